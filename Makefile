@@ -1,0 +1,6 @@
+.PHONY: test lab
+test:
+	go vet ./...
+	go test ./...
+lab:
+	@echo "make lab: coming with the notebooks"
