@@ -1,0 +1,251 @@
+package tensor
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// hostBuf is a CPU buffer: a plain Go slice.
+type hostBuf[T Elem] []T
+
+func (b hostBuf[T]) Len() int     { return len(b) }
+func (b hostBuf[T]) DType() DType { return DTypeOf[T]() }
+
+// CPU is the pure-Go CPU backend. It is registered as "cpu" and is the default.
+type CPU struct{}
+
+var cpuBackend Backend = CPU{}
+
+var defaultBackend atomic.Pointer[Backend]
+
+func init() {
+	Register(cpuBackend)
+	defaultBackend.Store(&cpuBackend)
+}
+
+// Default returns the backend new tensors are created on (the CPU unless
+// SetDefault was called).
+func Default() Backend { return *defaultBackend.Load() }
+
+// SetDefault makes be the backend for new tensors and returns the previous one.
+func SetDefault(be Backend) Backend { return *defaultBackend.Swap(&be) }
+
+// Name implements Backend.
+func (CPU) Name() string { return "cpu" }
+
+// Alloc implements Backend.
+func (CPU) Alloc(dt DType, n int) Buffer {
+	switch dt {
+	case Float32:
+		return make(hostBuf[float32], n)
+	case Float64:
+		return make(hostBuf[float64], n)
+	case Bool:
+		return make(hostBuf[bool], n)
+	case Int64:
+		return make(hostBuf[int64], n)
+	}
+	Panicf("Alloc", ErrDType, "unknown dtype %v", dt)
+	return nil
+}
+
+// FromSlice implements Backend. The slice is adopted, not copied; callers that
+// keep using it must pass a copy.
+func (CPU) FromSlice(data any) Buffer {
+	switch d := data.(type) {
+	case []float32:
+		return hostBuf[float32](d)
+	case []float64:
+		return hostBuf[float64](d)
+	case []bool:
+		return hostBuf[bool](d)
+	case []int64:
+		return hostBuf[int64](d)
+	}
+	Panicf("FromSlice", ErrDType, "unsupported slice type %T", data)
+	return nil
+}
+
+// HostSlice returns the Go slice behind a CPU buffer ([]float32, []float64,
+// []bool or []int64), or nil for another backend's buffer.
+func HostSlice(b Buffer) any {
+	switch h := b.(type) {
+	case hostBuf[float32]:
+		return []float32(h)
+	case hostBuf[float64]:
+		return []float64(h)
+	case hostBuf[bool]:
+		return []bool(h)
+	case hostBuf[int64]:
+		return []int64(h)
+	}
+	return nil
+}
+
+func host[T Elem](op string, b Buffer) []T {
+	h, ok := b.(hostBuf[T])
+	if !ok {
+		Panicf(op, ErrDevice, "CPU backend got a %T buffer (want %v on the CPU)", b, DTypeOf[T]())
+	}
+	return h
+}
+
+// ToSlice implements Backend.
+func (c CPU) ToSlice(src View) any {
+	n := 1
+	for _, s := range src.Shape {
+		n *= s
+	}
+	dst := c.Alloc(src.DType(), n)
+	c.Copy(View{Buf: dst, Shape: src.Shape, Strides: contiguousStrides(src.Shape)}, src)
+	return HostSlice(dst)
+}
+
+// Fill implements Backend.
+func (CPU) Fill(dst View, v float64) {
+	switch dst.DType() {
+	case Float32:
+		fillT(host[float32]("Fill", dst.Buf), dst, float32(v))
+	case Float64:
+		fillT(host[float64]("Fill", dst.Buf), dst, v)
+	case Int64:
+		fillT(host[int64]("Fill", dst.Buf), dst, int64(v))
+	case Bool:
+		fillT(host[bool]("Fill", dst.Buf), dst, v != 0)
+	}
+}
+
+func fillT[T Elem](d []T, dst View, v T) {
+	forEachRow(dst.Shape, [][]int{dst.Strides}, []int{dst.Offset}, func(o []int, n int, in []int) {
+		if in[0] == 1 {
+			s := d[o[0] : o[0]+n]
+			for i := range s {
+				s[i] = v
+			}
+			return
+		}
+		for i, p := 0, o[0]; i < n; i, p = i+1, p+in[0] {
+			d[p] = v
+		}
+	})
+}
+
+// Copy implements Backend.
+func (CPU) Copy(dst, src View) {
+	switch dst.DType() {
+	case Float32:
+		copyTo(host[float32]("Copy", dst.Buf), dst, src)
+	case Float64:
+		copyTo(host[float64]("Copy", dst.Buf), dst, src)
+	case Int64:
+		copyTo(host[int64]("Copy", dst.Buf), dst, src)
+	case Bool:
+		copyTo(host[bool]("Copy", dst.Buf), dst, src)
+	default:
+		panic(fmt.Sprintf("tensor: Copy to dtype %v", dst.DType()))
+	}
+}
+
+func copyTo[D Elem](d []D, dst, src View) {
+	switch src.DType() {
+	case Float32:
+		copyConv(d, host[float32]("Copy", src.Buf), dst, src)
+	case Float64:
+		copyConv(d, host[float64]("Copy", src.Buf), dst, src)
+	case Int64:
+		copyConv(d, host[int64]("Copy", src.Buf), dst, src)
+	case Bool:
+		copyConv(d, host[bool]("Copy", src.Buf), dst, src)
+	}
+}
+
+// convert returns v as a D, with PyTorch's conversion rules (bool ↔ 0/1, float
+// to int truncates toward zero, non-zero to bool is true).
+func convert[D, S Elem](v S) D {
+	var out D
+	switch o := any(&out).(type) {
+	case *bool:
+		switch x := any(v).(type) {
+		case bool:
+			*o = x
+		case float32:
+			*o = x != 0
+		case float64:
+			*o = x != 0
+		case int64:
+			*o = x != 0
+		}
+	case *float32:
+		*o = float32(toF64(v))
+	case *float64:
+		*o = toF64(v)
+	case *int64:
+		switch x := any(v).(type) {
+		case bool:
+			if x {
+				*o = 1
+			}
+		case float32:
+			*o = int64(x)
+		case float64:
+			*o = int64(x)
+		case int64:
+			*o = x
+		}
+	}
+	return out
+}
+
+func toF64[S Elem](v S) float64 {
+	switch x := any(v).(type) {
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case float32:
+		return float64(x)
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	}
+	return 0
+}
+
+func copyConv[D, S Elem](d []D, s []S, dst, src View) {
+	same := DTypeOf[D]() == DTypeOf[S]()
+	forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+		if same {
+			ds := any(d).([]D)
+			ss := any(s).([]D)
+			if in[0] == 1 && in[1] == 1 {
+				copy(ds[o[0]:o[0]+n], ss[o[1]:o[1]+n])
+				return
+			}
+			for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
+				ds[p] = ss[q]
+			}
+			return
+		}
+		switch dd := any(d).(type) {
+		case []float64:
+			if sf, ok := any(s).([]float32); ok && in[0] == 1 && in[1] == 1 {
+				for i, v := range sf[o[1] : o[1]+n] {
+					dd[o[0]+i] = float64(v)
+				}
+				return
+			}
+		case []float32:
+			if sf, ok := any(s).([]float64); ok && in[0] == 1 && in[1] == 1 {
+				for i, v := range sf[o[1] : o[1]+n] {
+					dd[o[0]+i] = float32(v)
+				}
+				return
+			}
+		}
+		for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
+			d[p] = convert[D](s[q])
+		}
+	})
+}

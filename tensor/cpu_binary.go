@@ -1,0 +1,223 @@
+package tensor
+
+import "math"
+
+// Binary implements Backend.
+func (CPU) Binary(op BinaryOp, dst, a, b View) {
+	sh := dst.Shape
+	st := [][]int{dst.Strides, a.Strides, b.Strides}
+	off := []int{dst.Offset, a.Offset, b.Offset}
+	switch {
+	case op.IsLogical():
+		logicalKernel(op, host[bool]("Binary", dst.Buf), host[bool]("Binary", a.Buf), host[bool]("Binary", b.Buf), sh, st, off)
+	case op.IsCompare():
+		d := host[bool]("Binary", dst.Buf)
+		switch a.DType() {
+		case Float32:
+			compareKernel(op, d, host[float32]("Binary", a.Buf), host[float32]("Binary", b.Buf), sh, st, off)
+		case Float64:
+			compareKernel(op, d, host[float64]("Binary", a.Buf), host[float64]("Binary", b.Buf), sh, st, off)
+		case Int64:
+			compareKernel(op, d, host[int64]("Binary", a.Buf), host[int64]("Binary", b.Buf), sh, st, off)
+		default:
+			Panicf("Binary", ErrDType, "comparison of %v operands", a.DType())
+		}
+	default:
+		switch dst.DType() {
+		case Float32:
+			arithKernel(op, host[float32]("Binary", dst.Buf), host[float32]("Binary", a.Buf), host[float32]("Binary", b.Buf), sh, st, off)
+		case Float64:
+			arithKernel(op, host[float64]("Binary", dst.Buf), host[float64]("Binary", a.Buf), host[float64]("Binary", b.Buf), sh, st, off)
+		case Int64:
+			arithKernel(op, host[int64]("Binary", dst.Buf), host[int64]("Binary", a.Buf), host[int64]("Binary", b.Buf), sh, st, off)
+		default:
+			Panicf("Binary", ErrDType, "arithmetic on %v operands", dst.DType())
+		}
+	}
+}
+
+func isNaN[T Num](x T) bool { return x != x }
+
+func arithScalar[T Num](op BinaryOp) func(x, y T) T {
+	switch op {
+	case OpAdd:
+		return func(x, y T) T { return x + y }
+	case OpSub:
+		return func(x, y T) T { return x - y }
+	case OpMul:
+		return func(x, y T) T { return x * y }
+	case OpDiv:
+		return func(x, y T) T { return x / y }
+	case OpPow:
+		return func(x, y T) T {
+			if y == 2 {
+				return x * x
+			}
+			return T(math.Pow(float64(x), float64(y)))
+		}
+	case OpMaximum:
+		return func(x, y T) T {
+			if isNaN(x) || x > y {
+				return x
+			}
+			return y
+		}
+	case OpMinimum:
+		return func(x, y T) T {
+			if isNaN(x) || x < y {
+				return x
+			}
+			return y
+		}
+	}
+	Panicf("Binary", ErrArg, "unknown arithmetic op %d", op)
+	return nil
+}
+
+func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []int) {
+	f := arithScalar[T](op)
+	forEachRow(sh, st, off, func(o []int, n int, in []int) {
+		switch {
+		case in[0] == 1 && in[1] == 1 && in[2] == 1:
+			dd, aa, bb := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]:o[2]+n]
+			switch op {
+			case OpAdd:
+				for i := range dd {
+					dd[i] = aa[i] + bb[i]
+				}
+			case OpSub:
+				for i := range dd {
+					dd[i] = aa[i] - bb[i]
+				}
+			case OpMul:
+				for i := range dd {
+					dd[i] = aa[i] * bb[i]
+				}
+			case OpDiv:
+				for i := range dd {
+					dd[i] = aa[i] / bb[i]
+				}
+			default:
+				for i := range dd {
+					dd[i] = f(aa[i], bb[i])
+				}
+			}
+		case in[0] == 1 && in[1] == 1 && in[2] == 0:
+			dd, aa, y := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]]
+			switch op {
+			case OpAdd:
+				for i, x := range aa {
+					dd[i] = x + y
+				}
+			case OpSub:
+				for i, x := range aa {
+					dd[i] = x - y
+				}
+			case OpMul:
+				for i, x := range aa {
+					dd[i] = x * y
+				}
+			case OpDiv:
+				for i, x := range aa {
+					dd[i] = x / y
+				}
+			default:
+				for i, x := range aa {
+					dd[i] = f(x, y)
+				}
+			}
+		case in[0] == 1 && in[1] == 0 && in[2] == 1:
+			dd, x, bb := d[o[0]:o[0]+n], a[o[1]], b[o[2]:o[2]+n]
+			switch op {
+			case OpAdd:
+				for i, y := range bb {
+					dd[i] = x + y
+				}
+			case OpSub:
+				for i, y := range bb {
+					dd[i] = x - y
+				}
+			case OpMul:
+				for i, y := range bb {
+					dd[i] = x * y
+				}
+			default:
+				for i, y := range bb {
+					dd[i] = f(x, y)
+				}
+			}
+		default:
+			for i, p, q, r := 0, o[0], o[1], o[2]; i < n; i, p, q, r = i+1, p+in[0], q+in[1], r+in[2] {
+				d[p] = f(a[q], b[r])
+			}
+		}
+	})
+}
+
+func compareKernel[T Num](op BinaryOp, d []bool, a, b []T, sh []int, st [][]int, off []int) {
+	var f func(x, y T) bool
+	switch op {
+	case OpEq:
+		f = func(x, y T) bool { return x == y }
+	case OpNe:
+		f = func(x, y T) bool { return x != y }
+	case OpLt:
+		f = func(x, y T) bool { return x < y }
+	case OpLe:
+		f = func(x, y T) bool { return x <= y }
+	case OpGt:
+		f = func(x, y T) bool { return x > y }
+	case OpGe:
+		f = func(x, y T) bool { return x >= y }
+	}
+	forEachRow(sh, st, off, func(o []int, n int, in []int) {
+		for i, p, q, r := 0, o[0], o[1], o[2]; i < n; i, p, q, r = i+1, p+in[0], q+in[1], r+in[2] {
+			d[p] = f(a[q], b[r])
+		}
+	})
+}
+
+func logicalKernel(op BinaryOp, d, a, b []bool, sh []int, st [][]int, off []int) {
+	forEachRow(sh, st, off, func(o []int, n int, in []int) {
+		for i, p, q, r := 0, o[0], o[1], o[2]; i < n; i, p, q, r = i+1, p+in[0], q+in[1], r+in[2] {
+			switch op {
+			case OpAnd:
+				d[p] = a[q] && b[r]
+			case OpOr:
+				d[p] = a[q] || b[r]
+			default:
+				d[p] = a[q] != b[r]
+			}
+		}
+	})
+}
+
+// Where implements Backend.
+func (CPU) Where(dst, cond, a, b View) {
+	c := host[bool]("Where", cond.Buf)
+	sh := dst.Shape
+	st := [][]int{dst.Strides, cond.Strides, a.Strides, b.Strides}
+	off := []int{dst.Offset, cond.Offset, a.Offset, b.Offset}
+	switch dst.DType() {
+	case Float32:
+		whereKernel(host[float32]("Where", dst.Buf), c, host[float32]("Where", a.Buf), host[float32]("Where", b.Buf), sh, st, off)
+	case Float64:
+		whereKernel(host[float64]("Where", dst.Buf), c, host[float64]("Where", a.Buf), host[float64]("Where", b.Buf), sh, st, off)
+	case Int64:
+		whereKernel(host[int64]("Where", dst.Buf), c, host[int64]("Where", a.Buf), host[int64]("Where", b.Buf), sh, st, off)
+	case Bool:
+		whereKernel(host[bool]("Where", dst.Buf), c, host[bool]("Where", a.Buf), host[bool]("Where", b.Buf), sh, st, off)
+	}
+}
+
+func whereKernel[T Elem](d []T, c []bool, a, b []T, sh []int, st [][]int, off []int) {
+	forEachRow(sh, st, off, func(o []int, n int, in []int) {
+		for i, p, q, r, s := 0, o[0], o[1], o[2], o[3]; i < n; i, p, q, r, s = i+1, p+in[0], q+in[1], r+in[2], s+in[3] {
+			if c[q] {
+				d[p] = a[r]
+			} else {
+				d[p] = b[s]
+			}
+		}
+	})
+}

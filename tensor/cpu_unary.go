@@ -1,0 +1,228 @@
+package tensor
+
+import "math"
+
+// Unary implements Backend.
+func (CPU) Unary(op UnaryOp, dst, src View, args ...float64) {
+	switch dst.DType() {
+	case Float32:
+		unaryFloat(op, host[float32]("Unary", dst.Buf), host[float32]("Unary", src.Buf), dst, src, args)
+	case Float64:
+		unaryFloat(op, host[float64]("Unary", dst.Buf), host[float64]("Unary", src.Buf), dst, src, args)
+	case Int64:
+		unaryInt(op, host[int64]("Unary", dst.Buf), host[int64]("Unary", src.Buf), dst, src, args)
+	case Bool:
+		if op != OpNot {
+			Panicf("Unary", ErrDType, "op %d is not defined for bool tensors", op)
+		}
+		d, s := host[bool]("Unary", dst.Buf), host[bool]("Unary", src.Buf)
+		forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+			for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
+				d[p] = !s[q]
+			}
+		})
+	}
+}
+
+func sigmoid64(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+func sign64(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return x // ±0 and NaN pass through
+}
+
+// floatUnary returns the scalar function for op.
+func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
+	switch op {
+	case OpNeg:
+		return func(x T) T { return -x }
+	case OpExp:
+		return func(x T) T { return T(math.Exp(float64(x))) }
+	case OpExpm1:
+		return func(x T) T { return T(math.Expm1(float64(x))) }
+	case OpLog:
+		return func(x T) T { return T(math.Log(float64(x))) }
+	case OpLog1p:
+		return func(x T) T { return T(math.Log1p(float64(x))) }
+	case OpSqrt:
+		return func(x T) T { return T(math.Sqrt(float64(x))) }
+	case OpRsqrt:
+		return func(x T) T { return T(1 / math.Sqrt(float64(x))) }
+	case OpAbs:
+		return func(x T) T { return T(math.Abs(float64(x))) }
+	case OpSign:
+		return func(x T) T { return T(sign64(float64(x))) }
+	case OpRound:
+		return func(x T) T { return T(math.RoundToEven(float64(x))) }
+	case OpFloor:
+		return func(x T) T { return T(math.Floor(float64(x))) }
+	case OpCeil:
+		return func(x T) T { return T(math.Ceil(float64(x))) }
+	case OpSigmoid:
+		return func(x T) T { return T(sigmoid64(float64(x))) }
+	case OpTanh:
+		return func(x T) T { return T(math.Tanh(float64(x))) }
+	case OpRelu:
+		return func(x T) T {
+			if x > 0 || x != x {
+				return x
+			}
+			return 0
+		}
+	case OpErf:
+		return func(x T) T { return T(math.Erf(float64(x))) }
+	case OpSin:
+		return func(x T) T { return T(math.Sin(float64(x))) }
+	case OpCos:
+		return func(x T) T { return T(math.Cos(float64(x))) }
+	case OpPowScalar:
+		p := args[0]
+		switch p {
+		case 1:
+			return func(x T) T { return x }
+		case 2:
+			return func(x T) T { return x * x }
+		case 3:
+			return func(x T) T { return x * x * x }
+		case 0.5:
+			return func(x T) T { return T(math.Sqrt(float64(x))) }
+		case -1:
+			return func(x T) T { return 1 / x }
+		}
+		return func(x T) T { return T(math.Pow(float64(x), p)) }
+	case OpClamp:
+		lo, hi := T(args[0]), T(args[1])
+		hasLo, hasHi := !math.IsInf(args[0], -1), !math.IsInf(args[1], 1)
+		return func(x T) T {
+			if hasLo && x < lo {
+				x = lo
+			}
+			if hasHi && x > hi {
+				x = hi
+			}
+			return x
+		}
+	}
+	Panicf("Unary", ErrDType, "op %d is not defined for float tensors", op)
+	return nil
+}
+
+func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
+	f := floatUnary[T](op, args)
+	forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+		if in[0] == 1 && in[1] == 1 {
+			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
+			// Hot ops get their own loops so the compiler can inline the math.
+			switch op {
+			case OpNeg:
+				for i, x := range ss {
+					dd[i] = -x
+				}
+			case OpExp:
+				for i, x := range ss {
+					dd[i] = T(math.Exp(float64(x)))
+				}
+			case OpLog:
+				for i, x := range ss {
+					dd[i] = T(math.Log(float64(x)))
+				}
+			case OpSqrt:
+				for i, x := range ss {
+					dd[i] = T(math.Sqrt(float64(x)))
+				}
+			case OpTanh:
+				for i, x := range ss {
+					dd[i] = T(math.Tanh(float64(x)))
+				}
+			case OpSigmoid:
+				for i, x := range ss {
+					v := float64(x)
+					if v >= 0 {
+						dd[i] = T(1 / (1 + math.Exp(-v)))
+					} else {
+						e := math.Exp(v)
+						dd[i] = T(e / (1 + e))
+					}
+				}
+			case OpRelu:
+				for i, x := range ss {
+					if x > 0 || x != x {
+						dd[i] = x
+					} else {
+						dd[i] = 0
+					}
+				}
+			default:
+				for i, x := range ss {
+					dd[i] = f(x)
+				}
+			}
+			return
+		}
+		for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
+			d[p] = f(s[q])
+		}
+	})
+}
+
+func unaryInt(op UnaryOp, d, s []int64, dst, src View, args []float64) {
+	var f func(int64) int64
+	switch op {
+	case OpNeg:
+		f = func(x int64) int64 { return -x }
+	case OpAbs:
+		f = func(x int64) int64 {
+			if x < 0 {
+				return -x
+			}
+			return x
+		}
+	case OpSign:
+		f = func(x int64) int64 {
+			switch {
+			case x > 0:
+				return 1
+			case x < 0:
+				return -1
+			}
+			return 0
+		}
+	case OpRound, OpFloor, OpCeil:
+		f = func(x int64) int64 { return x }
+	case OpRelu:
+		f = func(x int64) int64 { return max(x, 0) }
+	case OpPowScalar:
+		p := args[0]
+		f = func(x int64) int64 { return int64(math.Pow(float64(x), p)) }
+	case OpClamp:
+		hasLo, hasHi := !math.IsInf(args[0], -1), !math.IsInf(args[1], 1)
+		lo, hi := int64(math.Ceil(args[0])), int64(math.Floor(args[1]))
+		f = func(x int64) int64 {
+			if hasLo && x < lo {
+				x = lo
+			}
+			if hasHi && x > hi {
+				x = hi
+			}
+			return x
+		}
+	default:
+		Panicf("Unary", ErrDType, "op %d is not defined for int64 tensors", op)
+	}
+	forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+		for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
+			d[p] = f(s[q])
+		}
+	})
+}

@@ -1,0 +1,68 @@
+package tensor
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors: every panic raised for misuse wraps one of them, so callers can
+// match with errors.Is after recovering it through Try.
+var (
+	ErrShape  = errors.New("shape mismatch")
+	ErrDType  = errors.New("dtype mismatch")
+	ErrIndex  = errors.New("index out of range")
+	ErrArg    = errors.New("invalid argument")
+	ErrDevice = errors.New("device error")
+)
+
+// Error is the value agx panics with on misuse. Op names the operation, Kind is one
+// of the sentinel errors, Msg describes what was wrong with the shapes or dtypes
+// involved, and Hint (optional) says how to fix it.
+type Error struct {
+	Op   string
+	Kind error
+	Msg  string
+	Hint string
+}
+
+func (e *Error) Error() string {
+	s := "agx: " + e.Op + ": " + e.Msg
+	if e.Hint != "" {
+		s += " (hint: " + e.Hint + ")"
+	}
+	return s
+}
+
+// Unwrap returns the sentinel, for errors.Is.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Panicf panics with an *Error. It is exported for the packages built on tensor
+// (agx, functions, nn) so that their misuse errors share one type.
+func Panicf(op string, kind error, format string, args ...any) {
+	panic(&Error{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...)})
+}
+
+// PanicHint is Panicf with a hint telling the user how to fix the problem.
+func PanicHint(op string, kind error, hint string, format string, args ...any) {
+	panic(&Error{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+// Try runs f and returns the *Error it panicked with, if any. Panics that are not
+// agx errors (runtime errors, other libraries' panics) are re-raised unchanged.
+func Try(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(*Error); ok {
+				err = e
+				return
+			}
+			if e, ok := r.(interface{ AgxError() }); ok {
+				err = e.(error)
+				return
+			}
+			panic(r)
+		}
+	}()
+	f()
+	return nil
+}

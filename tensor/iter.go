@@ -1,0 +1,185 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+)
+
+// parallelMin is the element count above which element-wise kernels split their
+// work across goroutines. Below it the goroutine hand-off costs more than it saves.
+var parallelMin = 1 << 16
+
+// workers is the number of goroutines large element-wise kernels use.
+func workers() int { return runtime.GOMAXPROCS(0) }
+
+// collapse simplifies an iteration space over several operands: size-1 dims are
+// dropped and adjacent dims are merged when every operand steps through them
+// contiguously. The result has at least one dim.
+func collapse(shape []int, strides [][]int) ([]int, [][]int) {
+	cs := make([]int, 0, len(shape))
+	cst := make([][]int, len(strides))
+	for k := range cst {
+		cst[k] = make([]int, 0, len(shape))
+	}
+	for i, s := range shape {
+		if s == 1 {
+			continue
+		}
+		if j := len(cs) - 1; j >= 0 {
+			merge := true
+			for k := range strides {
+				if cst[k][j] != strides[k][i]*s {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				cs[j] *= s
+				for k := range strides {
+					cst[k][j] = strides[k][i]
+				}
+				continue
+			}
+		}
+		cs = append(cs, s)
+		for k := range strides {
+			cst[k] = append(cst[k], strides[k][i])
+		}
+	}
+	if len(cs) == 0 {
+		cs = append(cs, 1)
+		for k := range cst {
+			cst[k] = append(cst[k], 0)
+		}
+	}
+	return cs, cst
+}
+
+// rowFunc processes one innermost row of n elements: operand k starts at offs[k]
+// and advances by inner[k] per element.
+type rowFunc func(offs []int, n int, inner []int)
+
+// forEachRow runs fn over every innermost row of the iteration space given by
+// shape, with per-operand strides and starting offsets. Large spaces are split
+// across goroutines; fn must only write to disjoint destination elements.
+func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
+	shape, strides = collapse(shape, strides)
+	nops := len(strides)
+	last := len(shape) - 1
+	inner := make([]int, nops)
+	for k := range strides {
+		inner[k] = strides[k][last]
+	}
+	rowLen := shape[last]
+	rows := 1
+	for _, s := range shape[:last] {
+		rows *= s
+	}
+	total := rows * rowLen
+	if total == 0 {
+		return
+	}
+	w := workers()
+	if total < parallelMin || w < 2 {
+		runRows(shape, strides, offsets, 0, rows, fn, inner)
+		return
+	}
+	var wg sync.WaitGroup
+	if rows == 1 {
+		// One long row: split it into chunks.
+		chunk := (rowLen + w - 1) / w
+		for start := 0; start < rowLen; start += chunk {
+			n := min(chunk, rowLen-start)
+			offs := make([]int, nops)
+			for k := range offs {
+				offs[k] = offsets[k] + start*inner[k]
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fn(offs, n, inner)
+			}()
+		}
+		wg.Wait()
+		return
+	}
+	per := (rows + w - 1) / w
+	for r0 := 0; r0 < rows; r0 += per {
+		r1 := min(rows, r0+per)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runRows(shape, strides, offsets, r0, r1, fn, inner)
+		}()
+	}
+	wg.Wait()
+}
+
+// runRows runs fn over rows [r0, r1) of the collapsed space.
+func runRows(shape []int, strides [][]int, offsets []int, r0, r1 int, fn rowFunc, inner []int) {
+	nops := len(strides)
+	last := len(shape) - 1
+	outer := shape[:last]
+	idx := make([]int, len(outer))
+	offs := make([]int, nops)
+	copy(offs, offsets)
+	// position at row r0
+	r := r0
+	for d := len(outer) - 1; d >= 0; d-- {
+		idx[d] = r % outer[d]
+		r /= outer[d]
+		for k := 0; k < nops; k++ {
+			offs[k] += idx[d] * strides[k][d]
+		}
+	}
+	for row := r0; row < r1; row++ {
+		fn(offs, shape[last], inner)
+		// advance the odometer
+		for d := len(outer) - 1; d >= 0; d-- {
+			idx[d]++
+			for k := 0; k < nops; k++ {
+				offs[k] += strides[k][d]
+			}
+			if idx[d] < outer[d] {
+				break
+			}
+			for k := 0; k < nops; k++ {
+				offs[k] -= idx[d] * strides[k][d]
+			}
+			idx[d] = 0
+		}
+	}
+}
+
+// forEachIndex calls fn with the flat offsets of every element, in row-major
+// order, serially. It is the slow, simple path for kernels that are not hot.
+func forEachIndex(shape []int, strides [][]int, offsets []int, fn func(offs []int)) {
+	nops := len(strides)
+	cur := make([]int, nops)
+	runRowsSerial(shape, strides, offsets, func(offs []int, n int, inner []int) {
+		copy(cur, offs)
+		for i := 0; i < n; i++ {
+			fn(cur)
+			for k := 0; k < nops; k++ {
+				cur[k] += inner[k]
+			}
+		}
+	})
+}
+
+func runRowsSerial(shape []int, strides [][]int, offsets []int, fn rowFunc) {
+	shape, strides = collapse(shape, strides)
+	last := len(shape) - 1
+	inner := make([]int, len(strides))
+	rows := 1
+	for _, s := range shape[:last] {
+		rows *= s
+	}
+	for k := range strides {
+		inner[k] = strides[k][last]
+	}
+	if rows*shape[last] == 0 {
+		return
+	}
+	runRows(shape, strides, offsets, 0, rows, fn, inner)
+}

@@ -1,0 +1,373 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// opName maps primitives to the names used in error messages.
+var binaryNames = map[BinaryOp]string{
+	OpAdd: "Add", OpSub: "Sub", OpMul: "Mul", OpDiv: "Div", OpPow: "Pow",
+	OpMaximum: "Maximum", OpMinimum: "Minimum", OpEq: "Eq", OpNe: "Ne", OpLt: "Lt",
+	OpLe: "Le", OpGt: "Gt", OpGe: "Ge", OpAnd: "LogicalAnd", OpOr: "LogicalOr", OpXor: "LogicalXor",
+}
+
+var unaryNames = map[UnaryOp]string{
+	OpNeg: "Neg", OpExp: "Exp", OpLog: "Log", OpLog1p: "Log1p", OpSqrt: "Sqrt", OpRsqrt: "Rsqrt",
+	OpAbs: "Abs", OpSign: "Sign", OpRound: "Round", OpFloor: "Floor", OpCeil: "Ceil",
+	OpSigmoid: "Sigmoid", OpTanh: "Tanh", OpRelu: "Relu", OpErf: "Erf", OpNot: "LogicalNot",
+	OpPowScalar: "Pow", OpClamp: "Clamp", OpExpm1: "Expm1", OpSin: "Sin", OpCos: "Cos",
+}
+
+// String returns the op's name.
+func (op BinaryOp) String() string { return binaryNames[op] }
+
+// String returns the op's name.
+func (op UnaryOp) String() string { return unaryNames[op] }
+
+// weak is an operand that came from a Go scalar: it adapts to the other operand's
+// dtype, as Python scalars do in PyTorch.
+type operand struct {
+	t    *Tensor
+	weak bool    // from a Go number
+	isF  bool    // the Go number was a float
+	val  float64 // the Go number
+}
+
+func toOperand(op string, v any) operand {
+	switch x := v.(type) {
+	case *Tensor:
+		if x == nil {
+			Panicf(op, ErrArg, "nil tensor operand")
+		}
+		return operand{t: x}
+	case float64:
+		return operand{weak: true, isF: true, val: x}
+	case float32:
+		return operand{weak: true, isF: true, val: float64(x)}
+	case int:
+		return operand{weak: true, val: float64(x)}
+	case int64:
+		return operand{weak: true, val: float64(x)}
+	case int32:
+		return operand{weak: true, val: float64(x)}
+	case bool:
+		return operand{t: Scalar(x)}
+	}
+	PanicHint(op, ErrArg, "pass a *tensor.Tensor or a Go number", "unsupported operand type %T", v)
+	return operand{}
+}
+
+// resolve turns weak scalar operands into 0-d tensors of the right dtype and
+// returns the common dtype.
+func resolve(op string, ops ...*operand) DType {
+	var dt DType
+	strong := false
+	for _, o := range ops {
+		if o.t != nil {
+			if !strong {
+				dt = o.t.DType()
+				strong = true
+			} else {
+				dt = promote(dt, o.t.DType())
+			}
+		}
+	}
+	if !strong {
+		dt = Int64
+		for _, o := range ops {
+			if o.isF {
+				dt = Float64
+			}
+		}
+	}
+	for _, o := range ops {
+		if o.weak && o.isF && !dt.IsFloat() {
+			dt = Float32
+		}
+		if o.weak && !o.isF && dt == Bool {
+			dt = Int64
+		}
+	}
+	var be Backend = Default()
+	for _, o := range ops {
+		if o.t != nil {
+			be = o.t.Backend()
+			break
+		}
+	}
+	for _, o := range ops {
+		if o.weak {
+			o.t = EmptyOn(be, dt)
+			be.Fill(o.t.Raw(), o.val)
+		}
+	}
+	return dt
+}
+
+// Binary applies a binary primitive with broadcasting and type promotion. Either
+// operand may be a *Tensor or a Go number (which takes the other operand's dtype).
+func Binary(op BinaryOp, a, b any) *Tensor {
+	name := op.String()
+	x, y := toOperand(name, a), toOperand(name, b)
+	dt := resolve(name, &x, &y)
+	sameBackend(name, x.t, y.t)
+	switch {
+	case op.IsLogical():
+		dt = Bool
+	case op.IsCompare():
+		if dt == Bool {
+			dt = Int64
+		}
+	case op == OpDiv && !dt.IsFloat():
+		dt = Float32
+	case dt == Bool:
+		dt = Int64
+	}
+	shape := BroadcastShapes(name, x.t.shape, y.t.shape)
+	xt, yt := x.t.To(dt).Expand(shape...), y.t.To(dt).Expand(shape...)
+	rdt := dt
+	if op.IsCompare() {
+		rdt = Bool
+	}
+	out := EmptyOn(xt.Backend(), rdt, shape...)
+	out.Backend().Binary(op, out.Raw(), xt.Raw(), yt.Raw())
+	return out
+}
+
+// BinaryTo is Binary writing into dst, which must have the broadcast shape and
+// the result dtype; it bumps dst's version and returns dst. dst may be one of the
+// operands (an in-place update).
+func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
+	name := op.String()
+	x, y := toOperand(name, a), toOperand(name, b)
+	resolve(name, &x, &y)
+	sameBackend(name, dst, x.t, y.t)
+	shape := BroadcastShapes(name, dst.shape, x.t.shape, y.t.shape)
+	if !slices.Equal(shape, dst.shape) {
+		Panicf(name, ErrShape, "output with shape %v doesn't match the broadcast shape %v", dst.shape, shape)
+	}
+	dt := dst.DType()
+	if op.IsCompare() {
+		if dt != Bool {
+			Panicf(name, ErrDType, "comparison result needs a bool destination, got %v", dt)
+		}
+		dt = promote(x.t.DType(), y.t.DType())
+	}
+	xt, yt := x.t.To(dt).Expand(shape...), y.t.To(dt).Expand(shape...)
+	dst.Backend().Binary(op, dst.Raw(), xt.Raw(), yt.Raw())
+	dst.BumpVersion()
+	return dst
+}
+
+// floatOp reports whether the unary op produces floats from integer input
+// (PyTorch promotes integer input of such ops to the default float dtype).
+func floatOp(op UnaryOp) bool {
+	switch op {
+	case OpNeg, OpAbs, OpSign, OpRound, OpFloor, OpCeil, OpRelu, OpClamp, OpNot, OpPowScalar:
+		return false
+	}
+	return true
+}
+
+// Unary applies a unary primitive. Integer input of a floating op (Exp, Log, ...)
+// is promoted to Float32; LogicalNot works on any dtype via "!= 0".
+func Unary(op UnaryOp, x *Tensor, args ...float64) *Tensor {
+	name := op.String()
+	dt := x.DType()
+	switch {
+	case op == OpNot:
+		x = x.To(Bool)
+		dt = Bool
+	case dt == Bool:
+		PanicHint(name, ErrDType, "cast with To(tensor.Float32) first", "%s is not defined for bool tensors", name)
+	case floatOp(op) && !dt.IsFloat():
+		dt = Float32
+		x = x.To(dt)
+	case op == OpPowScalar && !dt.IsFloat() && args[0] != math.Trunc(args[0]):
+		dt = Float32
+		x = x.To(dt)
+	}
+	out := EmptyOn(x.Backend(), dt, x.shape...)
+	out.Backend().Unary(op, out.Raw(), x.Raw(), args...)
+	return out
+}
+
+// UnaryTo is Unary writing into dst (same shape and dtype as x; may be x itself).
+// It bumps dst's version and returns dst.
+func UnaryTo(dst *Tensor, op UnaryOp, x *Tensor, args ...float64) *Tensor {
+	sameBackend(op.String(), dst, x)
+	if !slices.Equal(dst.shape, x.shape) || dst.DType() != x.DType() {
+		Panicf(op.String(), ErrShape, "destination %v %v does not match input %v %v", dst.DType(), dst.shape, x.DType(), x.shape)
+	}
+	dst.Backend().Unary(op, dst.Raw(), x.Raw(), args...)
+	dst.BumpVersion()
+	return dst
+}
+
+// Add returns a + b with broadcasting (either may be a Go number).
+func Add(a, b any) *Tensor { return Binary(OpAdd, a, b) }
+
+// Sub returns a - b with broadcasting.
+func Sub(a, b any) *Tensor { return Binary(OpSub, a, b) }
+
+// Mul returns a * b with broadcasting.
+func Mul(a, b any) *Tensor { return Binary(OpMul, a, b) }
+
+// Div returns a / b with broadcasting (true division: integers give Float32).
+func Div(a, b any) *Tensor { return Binary(OpDiv, a, b) }
+
+// Pow returns a ** b with broadcasting; a Go number exponent uses a fast path.
+func Pow(a, b any) *Tensor {
+	if t, ok := a.(*Tensor); ok {
+		switch p := b.(type) {
+		case float64:
+			return Unary(OpPowScalar, t, p)
+		case int:
+			return Unary(OpPowScalar, t, float64(p))
+		}
+	}
+	return Binary(OpPow, a, b)
+}
+
+// Maximum is the element-wise maximum (NaN propagates).
+func Maximum(a, b any) *Tensor { return Binary(OpMaximum, a, b) }
+
+// Minimum is the element-wise minimum (NaN propagates).
+func Minimum(a, b any) *Tensor { return Binary(OpMinimum, a, b) }
+
+// Where returns cond ? a : b element-wise with broadcasting over all three; a and b
+// may be Go numbers. cond must be Bool.
+func Where(cond *Tensor, a, b any) *Tensor {
+	if cond.DType() != Bool {
+		PanicHint("Where", ErrDType, "build the condition with a comparison such as x.Gt(0)", "condition must be bool, got %v", cond.DType())
+	}
+	x, y := toOperand("Where", a), toOperand("Where", b)
+	dt := resolve("Where", &x, &y)
+	sameBackend("Where", cond, x.t, y.t)
+	shape := BroadcastShapes("Where", cond.shape, x.t.shape, y.t.shape)
+	out := EmptyOn(cond.Backend(), dt, shape...)
+	out.Backend().Where(out.Raw(), cond.Expand(shape...).Raw(), x.t.To(dt).Expand(shape...).Raw(), y.t.To(dt).Expand(shape...).Raw())
+	return out
+}
+
+// Method forms. Operands may be tensors or Go numbers.
+
+func (t *Tensor) Add(b any) *Tensor        { return Binary(OpAdd, t, b) }
+func (t *Tensor) Sub(b any) *Tensor        { return Binary(OpSub, t, b) }
+func (t *Tensor) Mul(b any) *Tensor        { return Binary(OpMul, t, b) }
+func (t *Tensor) Div(b any) *Tensor        { return Binary(OpDiv, t, b) }
+func (t *Tensor) Pow(b any) *Tensor        { return Pow(t, b) }
+func (t *Tensor) Maximum(b any) *Tensor    { return Binary(OpMaximum, t, b) }
+func (t *Tensor) Minimum(b any) *Tensor    { return Binary(OpMinimum, t, b) }
+func (t *Tensor) Eq(b any) *Tensor         { return Binary(OpEq, t, b) }
+func (t *Tensor) Ne(b any) *Tensor         { return Binary(OpNe, t, b) }
+func (t *Tensor) Lt(b any) *Tensor         { return Binary(OpLt, t, b) }
+func (t *Tensor) Le(b any) *Tensor         { return Binary(OpLe, t, b) }
+func (t *Tensor) Gt(b any) *Tensor         { return Binary(OpGt, t, b) }
+func (t *Tensor) Ge(b any) *Tensor         { return Binary(OpGe, t, b) }
+func (t *Tensor) LogicalAnd(b any) *Tensor { return Binary(OpAnd, t, b) }
+func (t *Tensor) LogicalOr(b any) *Tensor  { return Binary(OpOr, t, b) }
+func (t *Tensor) LogicalXor(b any) *Tensor { return Binary(OpXor, t, b) }
+func (t *Tensor) LogicalNot() *Tensor      { return Unary(OpNot, t) }
+
+func (t *Tensor) Neg() *Tensor     { return Unary(OpNeg, t) }
+func (t *Tensor) Exp() *Tensor     { return Unary(OpExp, t) }
+func (t *Tensor) Expm1() *Tensor   { return Unary(OpExpm1, t) }
+func (t *Tensor) Log() *Tensor     { return Unary(OpLog, t) }
+func (t *Tensor) Log1p() *Tensor   { return Unary(OpLog1p, t) }
+func (t *Tensor) Sqrt() *Tensor    { return Unary(OpSqrt, t) }
+func (t *Tensor) Rsqrt() *Tensor   { return Unary(OpRsqrt, t) }
+func (t *Tensor) Abs() *Tensor     { return Unary(OpAbs, t) }
+func (t *Tensor) Sign() *Tensor    { return Unary(OpSign, t) }
+func (t *Tensor) Round() *Tensor   { return Unary(OpRound, t) }
+func (t *Tensor) Floor() *Tensor   { return Unary(OpFloor, t) }
+func (t *Tensor) Ceil() *Tensor    { return Unary(OpCeil, t) }
+func (t *Tensor) Sigmoid() *Tensor { return Unary(OpSigmoid, t) }
+func (t *Tensor) Tanh() *Tensor    { return Unary(OpTanh, t) }
+func (t *Tensor) Relu() *Tensor    { return Unary(OpRelu, t) }
+func (t *Tensor) Erf() *Tensor     { return Unary(OpErf, t) }
+func (t *Tensor) Sin() *Tensor     { return Unary(OpSin, t) }
+func (t *Tensor) Cos() *Tensor     { return Unary(OpCos, t) }
+
+// Clamp limits every element to [lo, hi]; pass math.Inf(-1) or math.Inf(1) (or
+// use ClampMin / ClampMax) to leave a side unbounded. NaN stays NaN.
+func (t *Tensor) Clamp(lo, hi float64) *Tensor {
+	if lo > hi {
+		// PyTorch sets every element to hi in this case.
+		return Unary(OpClamp, t, hi, hi)
+	}
+	return Unary(OpClamp, t, lo, hi)
+}
+
+// ClampMin is Clamp with only a lower bound.
+func (t *Tensor) ClampMin(lo float64) *Tensor { return Unary(OpClamp, t, lo, math.Inf(1)) }
+
+// ClampMax is Clamp with only an upper bound.
+func (t *Tensor) ClampMax(hi float64) *Tensor { return Unary(OpClamp, t, math.Inf(-1), hi) }
+
+// MaskedFill returns a copy of t with value where mask (Bool, broadcastable to t)
+// is true.
+func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
+	if mask.DType() != Bool {
+		Panicf("MaskedFill", ErrDType, "mask must be bool, got %v", mask.DType())
+	}
+	shape := BroadcastShapes("MaskedFill", t.shape, mask.shape)
+	if !slices.Equal(shape, t.shape) {
+		Panicf("MaskedFill", ErrShape, "mask of shape %v does not broadcast to the tensor's shape %v", mask.shape, t.shape)
+	}
+	v := EmptyOn(t.Backend(), t.DType())
+	v.Backend().Fill(v.Raw(), value)
+	return Where(mask, v, t)
+}
+
+// In-place forms: they write into t, bump its version and return t.
+
+func (t *Tensor) AddInPlace(b any) *Tensor { return BinaryTo(t, OpAdd, t, b) }
+func (t *Tensor) SubInPlace(b any) *Tensor { return BinaryTo(t, OpSub, t, b) }
+func (t *Tensor) MulInPlace(b any) *Tensor { return BinaryTo(t, OpMul, t, b) }
+func (t *Tensor) DivInPlace(b any) *Tensor { return BinaryTo(t, OpDiv, t, b) }
+
+// ClampInPlace clamps t in place.
+func (t *Tensor) ClampInPlace(lo, hi float64) *Tensor { return UnaryTo(t, OpClamp, t, lo, hi) }
+
+// Item returns the value of a one-element tensor as a float64.
+func (t *Tensor) Item() float64 {
+	if t.Numel() != 1 {
+		PanicHint("Item", ErrShape, "reduce first (Sum, Mean) or index an element", "a tensor with %d elements (shape %v) cannot be converted to a scalar", t.Numel(), t.shape)
+	}
+	return t.Float64s()[0]
+}
+
+// Float64s returns the elements in row-major order converted to float64.
+func (t *Tensor) Float64s() []float64 { return ToSlice[float64](t) }
+
+// ToSlice returns t's elements in row-major order as a new []T (converting dtype).
+func ToSlice[T Elem](t *Tensor) []T {
+	if t.DType() != DTypeOf[T]() {
+		t = t.To(DTypeOf[T]())
+	}
+	s, ok := t.Backend().ToSlice(t.Raw()).([]T)
+	if !ok {
+		panic(fmt.Sprintf("tensor: backend %s returned the wrong slice type", t.Backend().Name()))
+	}
+	return s
+}
+
+// Data returns the slice behind a contiguous CPU tensor, in row-major order. It
+// aliases t's storage: writes are visible through t (call BumpVersion after
+// writing). It panics for other dtypes, other backends or non-contiguous tensors.
+func Data[T Elem](t *Tensor) []T {
+	if t.DType() != DTypeOf[T]() {
+		Panicf("Data", ErrDType, "tensor has dtype %v, asked for %v", t.DType(), DTypeOf[T]())
+	}
+	if !t.IsContiguous() {
+		PanicHint("Data", ErrArg, "call Contiguous() first", "tensor of shape %v with strides %v is not contiguous", t.shape, t.strides)
+	}
+	h, ok := t.st.buf.(hostBuf[T])
+	if !ok {
+		Panicf("Data", ErrDevice, "tensor lives on backend %q, not the CPU", t.Backend().Name())
+	}
+	return h[t.offset : t.offset+t.Numel()]
+}
