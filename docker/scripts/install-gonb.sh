@@ -13,13 +13,6 @@ set -euo pipefail
 require_go
 mkdir -p "$AGX_BIN"
 
-# has_version BIN MODULE VERSION: BIN exists and was built with MODULE at VERSION.
-has_version() {
-  [[ -x "$1" ]] || return 1
-  go version -m "$1" 2>/dev/null |
-    awk -v m="$2" -v v="$3" '($1 == "mod" || $1 == "dep") && $2 == m && $3 == v { ok = 1 } END { exit !ok }'
-}
-
 # build_tool NAME MODULE VERSION PACKAGE: builds PACKAGE from a fresh module that
 # requires MODULE@VERSION, and moves the binary into place atomically.
 build_tool() {

@@ -46,8 +46,8 @@ ensure_debs() {
   if [[ "$(id -u)" != 0 ]]; then
     if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
       log "installing with sudo: ${missing[*]}"
-      sudo -n env DEBIAN_FRONTEND=noninteractive apt-get update -q
-      sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+      sudo -n env DEBIAN_FRONTEND=noninteractive apt-get update -q -o DPkg::Lock::Timeout=300
+      sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 "${missing[@]}"
       return 0
     fi
     die "missing Debian packages (${missing[*]}) and not root. As root, run:
@@ -56,9 +56,9 @@ ensure_debs() {
   log "installing Debian packages: ${missing[*]}"
   # Only refresh the index when the packages are not installable from it yet.
   if ! apt-get install -y --no-install-recommends --dry-run "${missing[@]}" >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get update -q -o DPkg::Lock::Timeout=300
   fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 "${missing[@]}"
 }
 
 # require_go checks that a Go toolchain >= GO_MIN_VERSION is on PATH (or in /usr/local/go/bin).
@@ -78,6 +78,13 @@ require_go() {
   if [[ "$v" != "$GO_VERSION" ]]; then
     log "note: Go $v in use; the pinned version is $GO_VERSION."
   fi
+}
+
+# has_version BIN MODULE VERSION: BIN exists and was built with MODULE at VERSION.
+has_version() {
+  [[ -x "$1" ]] || return 1
+  go version -m "$1" 2>/dev/null |
+    awk -v m="$2" -v v="$3" '($1 == "mod" || $1 == "dep") && $2 == m && $3 == v { ok = 1 } END { exit !ok }'
 }
 
 # version_ge A B: true when dotted version A >= B.

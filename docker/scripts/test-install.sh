@@ -10,6 +10,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+require_go
 fails=0
 ok() { printf '  ok    %s\n' "$*"; }
 bad() { printf '  FAIL  %s\n' "$*"; fails=$((fails + 1)); }
@@ -80,7 +81,7 @@ PY
     ok "kernelspec argv and env point at existing executables and this checkout"
   fi
   kbin="$("$SYSTEM_PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"]["AGX_BIN"])' "$spec_dir/kernel.json")"
-  if go version -m "$kbin/gonb" 2>/dev/null | grep -Eq "^[[:space:]]+(mod|dep)[[:space:]]+github.com/janpfeifer/gonb[[:space:]]+${GONB_VERSION}[[:space:]]"; then
+  if has_version "$kbin/gonb" github.com/janpfeifer/gonb "$GONB_VERSION"; then
     ok "gonb is $GONB_VERSION"
   else
     bad "$kbin/gonb is not built from gonb $GONB_VERSION"
