@@ -18,10 +18,8 @@ mkdir -p "$AGX_BIN"
 build_tool() {
   local name="$1" module="$2" version="$3" pkg="$4" work
   work="$(mktemp -d "${TMPDIR:-/tmp}/agx-tools-XXXXXX")"
-  # shellcheck disable=SC2064  # expand $work now
-  trap "rm -rf '$work'" RETURN
   log "building $name ($module@$version); the first build takes ~1 min"
-  (
+  if ! (
     cd "$work"
     export GOFLAGS="-mod=mod -buildvcs=false" GOWORK=off
     go mod init agx-tools-"$name" >/dev/null 2>&1
@@ -29,8 +27,12 @@ build_tool() {
       { cat "$work/get.log" >&2; die "go get $module@$version failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"; }
     go build -trimpath -o "$work/$name" "$pkg" ||
       die "go build $pkg failed"
-  )
+  ); then
+    rm -rf "$work"
+    exit 1
+  fi
   mv -f "$work/$name" "$AGX_BIN/$name"
+  rm -rf "$work"
   has_version "$AGX_BIN/$name" "$module" "$version" ||
     die "$AGX_BIN/$name does not report $module $version after the build"
 }
