@@ -1,0 +1,12 @@
+package nb_test
+
+import "github.com/goagx/agx/agx/nb"
+
+// Outside a GoNB kernel the helpers print plain text.
+func ExampleHTML() {
+	nb.HTML("<b>loss</b> 0.25")
+	nb.Pre("a < b")
+	// Output:
+	// <b>loss</b> 0.25
+	// <pre>a &lt; b</pre>
+}

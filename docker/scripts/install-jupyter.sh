@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs Jupyter Notebook and the headless runner (nbconvert/nbclient) from
+# Debian's archive (PyPI is not needed). Does nothing when they are present.
+# Everything else calls Debian's /usr/bin/jupyter and /usr/bin/python3, never a
+# python3 that happens to be first on PATH.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ensure_debs jupyter-notebook python3-notebook jupyter-nbconvert python3-nbclient \
+  python3-ipykernel jupyter-client python3-nbformat jupyter-core
+[[ -x "$JUPYTER" ]] || die "$JUPYTER is missing although the Jupyter packages are installed"
