@@ -105,7 +105,7 @@ func TestMatMulAgainstNaive(t *testing.T) {
 		sw := slices.Clone(shape)
 		r := len(sw)
 		sw[r-1], sw[r-2] = sw[r-2], sw[r-1]
-		return FromSlice(seq(n+3)[3:], sw...).To(dt).Transpose(-1, -2)
+		return FromSlice(seq(n + 3)[3:], sw...).To(dt).Transpose(-1, -2)
 	}
 	for _, dt := range []DType{Float32, Float64} {
 		for _, tc := range cases {
