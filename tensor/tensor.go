@@ -152,7 +152,8 @@ func (t *Tensor) IsContiguous() bool {
 
 func (t *Tensor) normDim(op string, d int) int {
 	n := len(t.shape)
-	if d < -n || d >= n || (n == 0 && d != 0 && d != -1) {
+	// A 0-d tensor accepts dims 0 and -1, as in PyTorch.
+	if lim := max(n, 1); d < -lim || d >= lim {
 		PanicHint(op, ErrIndex, "valid dims are -n..n-1 for a tensor of n dims",
 			"dimension %d out of range for a %d-d tensor of shape %v", d, n, t.shape)
 	}

@@ -1,0 +1,227 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Benchmarks pair each tensor op with the same math written by hand on plain
+// slices ("hand"), so the ratio shows the framework's overhead. The hand loops
+// run on one goroutine; tensor kernels may use every core, so each element-wise
+// op is also timed with GOMAXPROCS=1 ("tensor-1core"). "tensor" allocates its
+// result, as ordinary ops do; "tensor-to" writes into a preallocated
+// destination like the hand loop. See bench/README.md for the figures.
+
+func benchF32(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(i%1000)/250 - 2
+	}
+	return v
+}
+
+// withProcs runs fn with GOMAXPROCS set to p.
+func withProcs(p int, fn func()) {
+	old := runtime.GOMAXPROCS(p)
+	defer runtime.GOMAXPROCS(old)
+	fn()
+}
+
+func BenchmarkElementwise(b *testing.B) {
+	const n = 1_000_000
+	xs, ys := benchF32(n), benchF32(n)
+	for i := range ys {
+		ys[i] += 3
+	}
+	x, y := FromSlice(xs), FromSlice(ys)
+	out := make([]float32, n)
+	dst := Empty(Float32, n)
+	type op struct {
+		name   string
+		tensor func() *Tensor
+		to     func()
+		hand   func()
+	}
+	ops := []op{
+		{"Add", func() *Tensor { return Add(x, y) }, func() { BinaryTo(dst, OpAdd, x, y) }, func() {
+			for i, v := range xs {
+				out[i] = v + ys[i]
+			}
+		}},
+		{"Mul", func() *Tensor { return Mul(x, y) }, func() { BinaryTo(dst, OpMul, x, y) }, func() {
+			for i, v := range xs {
+				out[i] = v * ys[i]
+			}
+		}},
+		{"Exp", x.Exp, func() { UnaryTo(dst, OpExp, x) }, func() {
+			for i, v := range xs {
+				out[i] = float32(math.Exp(float64(v)))
+			}
+		}},
+		{"Sigmoid", x.Sigmoid, func() { UnaryTo(dst, OpSigmoid, x) }, func() {
+			for i, v := range xs {
+				f := float64(v)
+				if f >= 0 {
+					out[i] = float32(1 / (1 + math.Exp(-f)))
+				} else {
+					e := math.Exp(f)
+					out[i] = float32(e / (1 + e))
+				}
+			}
+		}},
+		{"Tanh", x.Tanh, func() { UnaryTo(dst, OpTanh, x) }, func() {
+			for i, v := range xs {
+				out[i] = float32(math.Tanh(float64(v)))
+			}
+		}},
+	}
+	for _, o := range ops {
+		b.Run(o.name+"/f32/1e6/tensor", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				o.tensor()
+			}
+		})
+		b.Run(o.name+"/f32/1e6/tensor-to", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				o.to()
+			}
+		})
+		b.Run(o.name+"/f32/1e6/tensor-1core", func(b *testing.B) {
+			b.ReportAllocs()
+			withProcs(1, func() {
+				for b.Loop() {
+					o.to()
+				}
+			})
+		})
+		b.Run(o.name+"/f32/1e6/hand", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				o.hand()
+			}
+		})
+	}
+}
+
+func BenchmarkReduce(b *testing.B) {
+	data := benchF32(1024 * 1024)
+	x := FromSlice(data, 1024, 1024)
+	b.Run("SumAll/f32/1024x1024", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			x.Sum()
+		}
+	})
+	b.Run("SumAll/f32/1024x1024/hand", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var s float32
+			for _, v := range data {
+				s += v
+			}
+			_ = s
+		}
+	})
+	b.Run("SumDim0/f32/1024x1024", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			x.Sum(0)
+		}
+	})
+	b.Run("SumDim1/f32/1024x1024", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			x.Sum(1)
+		}
+	})
+	b.Run("AmaxDim1/f32/1024x1024", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			x.Amax(1)
+		}
+	})
+	s := FromSlice(benchF32(256*1024), 256, 1024)
+	b.Run("Softmax/f32/256x1024", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s.Softmax(-1)
+		}
+	})
+	b.Run("LogSoftmax/f32/256x1024", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s.LogSoftmax(-1)
+		}
+	})
+}
+
+func BenchmarkMatMul(b *testing.B) {
+	for _, n := range []int{256, 512, 1024} {
+		flops := 2 * float64(n) * float64(n) * float64(n)
+		report := func(b *testing.B) {
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		}
+		a32, b32 := benchF32(n*n), benchF32(n*n)
+		c32 := make([]float32, n*n)
+		ta, tb := FromSlice(a32, n, n), FromSlice(b32, n, n)
+		b.Run(fmt.Sprintf("f32/%d/tensor", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				MatMul(ta, tb)
+			}
+			report(b)
+		})
+		b.Run(fmt.Sprintf("f32/%d/gonum", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a32, n, b32, n, 0, c32, n)
+			}
+			report(b)
+		})
+		a64, b64 := ToSlice[float64](ta), ToSlice[float64](tb)
+		c64 := make([]float64, n*n)
+		ta64, tb64 := FromSlice(a64, n, n), FromSlice(b64, n, n)
+		b.Run(fmt.Sprintf("f64/%d/tensor", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				MatMul(ta64, tb64)
+			}
+			report(b)
+		})
+		b.Run(fmt.Sprintf("f64/%d/gonum", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a64, n, b64, n, 0, c64, n)
+			}
+			report(b)
+		})
+	}
+	// A transposed operand goes to GEMM as TransB, without a copy.
+	n := 512
+	ta, tb := FromSlice(benchF32(n*n), n, n), FromSlice(benchF32(n*n), n, n).T()
+	b.Run("f32/512/tensor-bT", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			MatMul(ta, tb)
+		}
+		b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+	// Batched small GEMMs (attention-sized): B2 H4 S128 D64.
+	q := FromSlice(benchF32(8*128*64), 2, 4, 128, 64)
+	k := q.MT()
+	b.Run("f32/batch-2x4x128x64", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			MatMul(q, k)
+		}
+		b.ReportMetric(2*8*128*128*64*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+}

@@ -1,0 +1,167 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// MatMul implements Backend. Every matrix product goes through gonum's BLAS
+// (blas32.Implementation().Sgemm, blas64.Implementation().Dgemm), so a program
+// that calls blas32.Use / blas64.Use (for example with gonum.org/v1/netlib's
+// OpenBLAS binding) gets that BLAS here. Operands whose last two dims are row-major
+// or transposed row-major (such as x.T()) are handed to GEMM in place with the
+// matching transpose flag and leading dimension; only other layouts (stride-0
+// or gapped inner dims) are copied first. Batches run one GEMM each; when the
+// GEMMs are small they are spread over the available cores.
+func (c CPU) MatMul(dst, a, b View) {
+	switch dst.DType() {
+	case Float32:
+		matmulT(c, dst, a, b, func(tA, tB blas.Transpose, m, n, k int, a []float32, lda int, b []float32, ldb int, cc []float32, ldc int) {
+			blas32.Implementation().Sgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
+		})
+	case Float64:
+		matmulT(c, dst, a, b, func(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, cc []float64, ldc int) {
+			blas64.Implementation().Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
+		})
+	default:
+		Panicf("MatMul", ErrDType, "matrix product of %v tensors", dst.DType())
+	}
+}
+
+type gemmFunc[T Float] func(tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int)
+
+// blasLayout reports how the matrix in the last two dims of v (r rows, c
+// columns) can be passed to GEMM: as stored (NoTrans) or as the transpose of a
+// row-major c×r matrix (Trans), with its leading dimension.
+func blasLayout(v View) (blas.Transpose, int, bool) {
+	n := len(v.Shape)
+	r, c := v.Shape[n-2], v.Shape[n-1]
+	sr, sc := v.Strides[n-2], v.Strides[n-1]
+	if r <= 1 {
+		sr = max(1, c)
+	}
+	if c <= 1 {
+		sc = 1
+		if r > 1 && sr < 1 {
+			return blas.NoTrans, 0, false
+		}
+	}
+	if sc == 1 && sr >= max(1, c) {
+		return blas.NoTrans, sr, true
+	}
+	if r <= 1 {
+		// A single row with a gapped stride: read it as a column of a transposed matrix.
+		if sc >= 1 {
+			return blas.Trans, sc, true
+		}
+		return blas.NoTrans, 0, false
+	}
+	if sr == 1 && sc >= r {
+		return blas.Trans, sc, true
+	}
+	return blas.NoTrans, 0, false
+}
+
+// contiguousView copies v into a fresh row-major buffer.
+func contiguousView(c CPU, v View) View {
+	n := 1
+	for _, s := range v.Shape {
+		n *= s
+	}
+	out := View{Buf: c.Alloc(v.DType(), n), Shape: v.Shape, Strides: contiguousStrides(v.Shape)}
+	c.Copy(out, v)
+	return out
+}
+
+func flip(t blas.Transpose) blas.Transpose {
+	if t == blas.NoTrans {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// batchParallelMax is the largest GEMM output (m*n) for which a batch is spread
+// over the cores, whole GEMMs per goroutine; larger GEMMs are left to gonum, which
+// parallelises a single product itself from 128×128 outputs. Measured on 2 cores
+// (f32): per-batch splitting beats gonum's own split by 1.7x at 32×(64×64×64),
+// 1.4x at 8×(128×128×64) and 1.15x at 8×(256×256×64).
+var batchParallelMax = 512 * 512
+
+func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
+	rank := len(dst.Shape)
+	m, n, k := dst.Shape[rank-2], dst.Shape[rank-1], a.Shape[rank-1]
+	batch := 1
+	for _, s := range dst.Shape[:rank-2] {
+		batch *= s
+	}
+	if batch == 0 || m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		c.Fill(dst, 0)
+		return
+	}
+	tA, lda, okA := blasLayout(a)
+	if !okA {
+		a = contiguousView(c, a)
+		tA, lda, _ = blasLayout(a)
+	}
+	tB, ldb, okB := blasLayout(b)
+	if !okB {
+		b = contiguousView(c, b)
+		tB, ldb, _ = blasLayout(b)
+	}
+	// The destination must be row-major, or transposed row-major, in which case
+	// C^T = B^T A^T is computed instead.
+	out := dst
+	tC, ldc, okC := blasLayout(dst)
+	if !okC {
+		out = View{Buf: c.Alloc(dst.DType(), batch*m*n), Shape: dst.Shape, Strides: contiguousStrides(dst.Shape)}
+		tC, ldc, _ = blasLayout(out)
+	}
+	ah, bh, ch := host[T]("MatMul", a.Buf), host[T]("MatMul", b.Buf), host[T]("MatMul", out.Buf)
+	one := func(oa, ob, oc int) {
+		if tC == blas.NoTrans {
+			gemm(tA, tB, m, n, k, ah[oa:], lda, bh[ob:], ldb, ch[oc:], ldc)
+		} else {
+			gemm(flip(tB), flip(tA), n, m, k, bh[ob:], ldb, ah[oa:], lda, ch[oc:], ldc)
+		}
+	}
+	if batch == 1 {
+		one(a.Offset, b.Offset, out.Offset)
+	} else {
+		bshape := dst.Shape[:rank-2]
+		st := [][]int{a.Strides[:rank-2], b.Strides[:rank-2], out.Strides[:rank-2]}
+		offs := make([][3]int, 0, batch)
+		forEachIndex(bshape, st, []int{a.Offset, b.Offset, out.Offset}, func(o []int) {
+			offs = append(offs, [3]int{o[0], o[1], o[2]})
+		})
+		w := runtime.GOMAXPROCS(0)
+		if w > 1 && m*n <= batchParallelMax && m*n*k >= 1<<12 {
+			var wg sync.WaitGroup
+			per := (batch + w - 1) / w
+			for lo := 0; lo < batch; lo += per {
+				hi := min(batch, lo+per)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for _, o := range offs[lo:hi] {
+						one(o[0], o[1], o[2])
+					}
+				}()
+			}
+			wg.Wait()
+		} else {
+			for _, o := range offs {
+				one(o[0], o[1], o[2])
+			}
+		}
+	}
+	if !okC {
+		c.Copy(dst, out)
+	}
+}

@@ -1,0 +1,456 @@
+package tensor
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"sync"
+)
+
+// Reduce implements Backend.
+//
+// Sum, Prod, Max and Min work over Float32, Float64 and Int64 (the frontend casts
+// Bool first). The kernel picks one of two loop orders from the source strides:
+//
+//   - when the dim with the smallest source stride is reduced (the common "sum over
+//     the last dim" case), each destination element is computed by a tight loop
+//     over the reduced elements; contiguous float runs are summed pairwise in
+//     blocks of 128 with four partial accumulators, so the rounding error grows
+//     with log(n) rather than n, and the accumulator keeps the element type (as
+//     PyTorch does for float32);
+//   - when that dim is kept (e.g. sum over dim 0 of a row-major matrix), the
+//     destination is accumulated slice by slice: dst_row op= src_row, a
+//     contiguous vector update instead of a strided gather per element.
+//
+// Large reductions are split across goroutines along a kept dim (disjoint
+// destination elements) or, for a reduction to one element, into per-worker
+// partial results combined in order, so results do not depend on scheduling.
+//
+// OpArgMax and OpArgMin take exactly one dim and write Int64 indices: the first
+// index of the extreme value, where NaN counts as the extreme (as in PyTorch).
+func (CPU) Reduce(op ReduceOp, dst, src View, dims []int) {
+	if len(dst.Shape) != len(src.Shape) {
+		Panicf("Reduce", ErrShape, "destination rank %d differs from source rank %d", len(dst.Shape), len(src.Shape))
+	}
+	if op == OpArgMax || op == OpArgMin {
+		if len(dims) != 1 {
+			Panicf("Reduce", ErrArg, "arg reductions take exactly one dim, got %v", dims)
+		}
+		d := host[int64]("Reduce", dst.Buf)
+		switch src.DType() {
+		case Float32:
+			argReduce(op, d, host[float32]("Reduce", src.Buf), dst, src, dims[0])
+		case Float64:
+			argReduce(op, d, host[float64]("Reduce", src.Buf), dst, src, dims[0])
+		case Int64:
+			argReduce(op, d, host[int64]("Reduce", src.Buf), dst, src, dims[0])
+		default:
+			Panicf("Reduce", ErrDType, "arg reduction of %v", src.DType())
+		}
+		return
+	}
+	if dst.DType() != src.DType() {
+		Panicf("Reduce", ErrDType, "destination %v differs from source %v", dst.DType(), src.DType())
+	}
+	reduced := make([]bool, len(src.Shape))
+	for _, d := range dims {
+		reduced[d] = true
+	}
+	switch src.DType() {
+	case Float32:
+		reduceT(op, host[float32]("Reduce", dst.Buf), host[float32]("Reduce", src.Buf), dst, src, reduced)
+	case Float64:
+		reduceT(op, host[float64]("Reduce", dst.Buf), host[float64]("Reduce", src.Buf), dst, src, reduced)
+	case Int64:
+		reduceT(op, host[int64]("Reduce", dst.Buf), host[int64]("Reduce", src.Buf), dst, src, reduced)
+	default:
+		Panicf("Reduce", ErrDType, "reduction of %v", src.DType())
+	}
+}
+
+// identity returns the neutral element of op for T.
+func identity[T Num](op ReduceOp) T {
+	var z T
+	switch op {
+	case OpSum:
+		return 0
+	case OpProd:
+		return 1
+	case OpMax:
+		switch any(z).(type) {
+		case int64:
+			return T(math.MinInt64)
+		}
+		return T(math.Inf(-1))
+	case OpMin:
+		switch any(z).(type) {
+		case int64:
+			return T(math.MaxInt64)
+		}
+		return T(math.Inf(1))
+	}
+	Panicf("Reduce", ErrArg, "unknown reduction op %d", op)
+	return z
+}
+
+// combine returns op(x, y); Max and Min propagate NaN.
+func combine[T Num](op ReduceOp, x, y T) T {
+	switch op {
+	case OpSum:
+		return x + y
+	case OpProd:
+		return x * y
+	case OpMax:
+		if y > x || y != y {
+			return y
+		}
+		return x
+	default:
+		if y < x || y != y {
+			return y
+		}
+		return x
+	}
+}
+
+// reduceState is one reduction laid out for the serial kernels: the views share
+// rank, and reduced marks the dims that collapse to size 1 in dst.
+type reduceState[T Num] struct {
+	op      ReduceOp
+	d, s    []T
+	reduced []bool
+}
+
+func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
+	fillT(d, dst, identity[T](op))
+	n := 1
+	for _, x := range src.Shape {
+		n *= x
+	}
+	if n == 0 {
+		return
+	}
+	rs := &reduceState[T]{op: op, d: d, s: s, reduced: reduced}
+	w := workers()
+	if n < parallelMin || w < 2 {
+		rs.serial(dst, src)
+		return
+	}
+	// Split along the largest kept dim, if it can feed every worker.
+	best := -1
+	for i, sz := range src.Shape {
+		if !reduced[i] && sz >= w && (best < 0 || sz > src.Shape[best]) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		parallelChunks(src.Shape[best], w, func(lo, hi int) {
+			rs.serial(narrowView(dst, best, lo, hi), narrowView(src, best, lo, hi))
+		})
+		return
+	}
+	// Reduce to few elements: per-worker partial results along the largest
+	// reduced dim, combined in a fixed order.
+	for i, sz := range src.Shape {
+		if reduced[i] && (best < 0 || sz > src.Shape[best]) {
+			best = i
+		}
+	}
+	if src.Shape[best] < w {
+		rs.serial(dst, src)
+		return
+	}
+	dn := 1
+	for _, x := range dst.Shape {
+		dn *= x
+	}
+	parts := make([][]T, w)
+	pstr := contiguousStrides(dst.Shape)
+	var chunks [][2]int
+	chunk := (src.Shape[best] + w - 1) / w
+	for lo := 0; lo < src.Shape[best]; lo += chunk {
+		chunks = append(chunks, [2]int{lo, min(src.Shape[best], lo+chunk)})
+	}
+	var wg sync.WaitGroup
+	for ci, c := range chunks {
+		part := make([]T, dn)
+		parts[ci] = part
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pv := View{Shape: dst.Shape, Strides: pstr}
+			prs := &reduceState[T]{op: op, d: part, s: s, reduced: reduced}
+			fillT(part, pv, identity[T](op))
+			prs.serial(pv, narrowView(src, best, c[0], c[1]))
+		}()
+	}
+	wg.Wait()
+	i := 0
+	forEachIndex(dst.Shape, [][]int{dst.Strides}, []int{dst.Offset}, func(o []int) {
+		acc := parts[0][i]
+		for _, p := range parts[1:len(chunks)] {
+			acc = combine(op, acc, p[i])
+		}
+		d[o[0]] = acc
+		i++
+	})
+}
+
+// parallelChunks splits [0, n) into at most w ranges and runs fn on each in its
+// own goroutine.
+func parallelChunks(n, w int, fn func(lo, hi int)) {
+	chunk := (n + w - 1) / w
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(n, lo+chunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// narrowView restricts dim d of v to [lo, hi) (a size-1 dim stays whole, so a
+// destination view can be narrowed along a dim it keeps).
+func narrowView(v View, d, lo, hi int) View {
+	if v.Shape[d] == 1 && hi-lo != 1 {
+		return v
+	}
+	sh := slices.Clone(v.Shape)
+	sh[d] = hi - lo
+	return View{Buf: v.Buf, Shape: sh, Strides: v.Strides, Offset: v.Offset + lo*v.Strides[d]}
+}
+
+// serial reduces src into dst (already holding the identity) on one goroutine.
+func (rs *reduceState[T]) serial(dst, src View) {
+	rank := len(src.Shape)
+	// Order dims by source stride, largest first, so the last dim is the one that
+	// moves fastest through memory.
+	order := make([]int, 0, rank)
+	for i := 0; i < rank; i++ {
+		if src.Shape[i] != 1 {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(x, y int) bool { return src.Strides[order[x]] > src.Strides[order[y]] })
+	if len(order) == 0 || rs.reduced[order[len(order)-1]] {
+		rs.innerReduce(dst, src, order)
+		return
+	}
+	rs.outerReduce(dst, src, order)
+}
+
+// innerReduce computes each destination element by a loop over its reduced
+// source elements.
+func (rs *reduceState[T]) innerReduce(dst, src View, order []int) {
+	var kShape, rShape []int
+	var kStr [][]int = [][]int{nil, nil}
+	var rStr []int
+	for _, i := range order {
+		if rs.reduced[i] {
+			rShape = append(rShape, src.Shape[i])
+			rStr = append(rStr, src.Strides[i])
+		} else {
+			kShape = append(kShape, src.Shape[i])
+			kStr[0] = append(kStr[0], dst.Strides[i])
+			kStr[1] = append(kStr[1], src.Strides[i])
+		}
+	}
+	if len(rShape) == 0 {
+		rShape, rStr = []int{1}, []int{0}
+	}
+	rShape2, rStr2 := collapse(rShape, [][]int{rStr})
+	rs1 := rStr2[0]
+	last := len(rShape2) - 1
+	rowLen, rowStr := rShape2[last], rs1[last]
+	outer := rShape2[:last]
+	idx := make([]int, len(outer))
+	one := func(so int) T {
+		acc := identity[T](rs.op)
+		clear(idx)
+		for {
+			acc = combine(rs.op, acc, rs.row(so, rowLen, rowStr))
+			d := len(outer) - 1
+			for ; d >= 0; d-- {
+				idx[d]++
+				so += rs1[d]
+				if idx[d] < outer[d] {
+					break
+				}
+				so -= idx[d] * rs1[d]
+				idx[d] = 0
+			}
+			if d < 0 {
+				return acc
+			}
+		}
+	}
+	if len(kShape) == 0 {
+		rs.d[dst.Offset] = combine(rs.op, rs.d[dst.Offset], one(src.Offset))
+		return
+	}
+	runRowsSerial(kShape, kStr, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+		for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
+			rs.d[p] = combine(rs.op, rs.d[p], one(q))
+		}
+	})
+}
+
+// row reduces n source elements starting at off with the given stride.
+func (rs *reduceState[T]) row(off, n, stride int) T {
+	s := rs.s
+	if stride == 1 {
+		v := s[off : off+n]
+		switch rs.op {
+		case OpSum:
+			return pairwiseSum(v)
+		case OpMax:
+			return maxContig(v)
+		case OpMin:
+			return minContig(v)
+		}
+		acc := T(1)
+		for _, x := range v {
+			acc *= x
+		}
+		return acc
+	}
+	acc := identity[T](rs.op)
+	for i, q := 0, off; i < n; i, q = i+1, q+stride {
+		acc = combine(rs.op, acc, s[q])
+	}
+	return acc
+}
+
+// sumBlock is the run length summed with plain (4-way) accumulation before
+// pairwise combination takes over.
+const sumBlock = 128
+
+// pairwiseSum sums v with pairwise (cascade) summation over blocks of sumBlock.
+func pairwiseSum[T Num](v []T) T {
+	if len(v) <= sumBlock {
+		var a0, a1, a2, a3 T
+		i := 0
+		for ; i+4 <= len(v); i += 4 {
+			a0 += v[i]
+			a1 += v[i+1]
+			a2 += v[i+2]
+			a3 += v[i+3]
+		}
+		for ; i < len(v); i++ {
+			a0 += v[i]
+		}
+		return (a0 + a1) + (a2 + a3)
+	}
+	h := (len(v)/2 + sumBlock - 1) / sumBlock * sumBlock
+	return pairwiseSum(v[:h]) + pairwiseSum(v[h:])
+}
+
+func maxContig[T Num](v []T) T {
+	acc := identity[T](OpMax)
+	for _, x := range v {
+		if x > acc {
+			acc = x
+		} else if x != x {
+			return x
+		}
+	}
+	return acc
+}
+
+func minContig[T Num](v []T) T {
+	acc := identity[T](OpMin)
+	for _, x := range v {
+		if x < acc {
+			acc = x
+		} else if x != x {
+			return x
+		}
+	}
+	return acc
+}
+
+// outerReduce accumulates the source slice by slice into dst: the innermost
+// (fastest) dim is kept, so every step is a vector update of a destination row.
+func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
+	shape := make([]int, len(order))
+	st := [][]int{make([]int, len(order)), make([]int, len(order))}
+	for j, i := range order {
+		shape[j] = src.Shape[i]
+		if !rs.reduced[i] {
+			st[0][j] = dst.Strides[i]
+		}
+		st[1][j] = src.Strides[i]
+	}
+	d, s, op := rs.d, rs.s, rs.op
+	runRowsSerial(shape, st, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+		if in[0] == 0 {
+			// The collapsed row is a reduction after all (can only happen when
+			// collapsing merged kept and reduced dims away).
+			d[o[0]] = combine(op, d[o[0]], rs.row(o[1], n, in[1]))
+			return
+		}
+		if in[0] == 1 && in[1] == 1 {
+			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
+			switch op {
+			case OpSum:
+				for i, x := range ss {
+					dd[i] += x
+				}
+			case OpProd:
+				for i, x := range ss {
+					dd[i] *= x
+				}
+			case OpMax:
+				for i, x := range ss {
+					if x > dd[i] || x != x {
+						dd[i] = x
+					}
+				}
+			default:
+				for i, x := range ss {
+					if x < dd[i] || x != x {
+						dd[i] = x
+					}
+				}
+			}
+			return
+		}
+		for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
+			d[p] = combine(op, d[p], s[q])
+		}
+	})
+}
+
+// argReduce writes the index of the extreme value along dim for every position
+// of dst.
+func argReduce[T Num](op ReduceOp, d []int64, s []T, dst, src View, dim int) {
+	n := src.Shape[dim]
+	if n == 0 {
+		Panicf("Reduce", ErrArg, "arg reduction over an empty dim %d", dim)
+	}
+	sd := src.Strides[dim]
+	sh := slices.Clone(src.Shape)
+	sh[dim] = 1
+	isMax := op == OpArgMax
+	forEachRow(sh, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, m int, in []int) {
+		for i, p, q := 0, o[0], o[1]; i < m; i, p, q = i+1, p+in[0], q+in[1] {
+			best, bi := s[q], 0
+			if best == best {
+				for j, r := 1, q+sd; j < n; j, r = j+1, r+sd {
+					x := s[r]
+					if x != x {
+						best, bi = x, j
+						break
+					}
+					if (isMax && x > best) || (!isMax && x < best) {
+						best, bi = x, j
+					}
+				}
+			}
+			d[p] = int64(bi)
+		}
+	})
+}
