@@ -102,7 +102,8 @@ func fromFloat64s(dt DType, vals []float64) *Tensor {
 // Linspace returns steps evenly spaced values from start to end inclusive, as
 // torch.linspace: with d = (end-start)/(steps-1), the first half is start + i*d
 // and the second half end - (steps-1-i)*d, so both endpoints are exact. Float32
-// results are computed in float32 arithmetic, Int64 ones in float64 and truncated.
+// results are computed in float32 arithmetic; for Int64 the bounds are truncated
+// to integers, the values computed in float64 and truncated.
 func Linspace(dt DType, start, end float64, steps int) *Tensor {
 	if steps < 0 {
 		Panicf("Linspace", ErrArg, "number of steps must be non-negative, got %d", steps)
@@ -112,7 +113,10 @@ func Linspace(dt DType, start, end float64, steps int) *Tensor {
 		return FromSlice(linspace(float32(start), float32(end), steps))
 	case Float64:
 		return FromSlice(linspace(start, end, steps))
-	case Int64, Bool:
+	case Int64:
+		// As PyTorch, the bounds are converted to integers first.
+		return FromSlice(linspace(math.Trunc(start), math.Trunc(end), steps)).To(dt)
+	case Bool:
 		return FromSlice(linspace(start, end, steps)).To(dt)
 	}
 	Panicf("Linspace", ErrDType, "unknown dtype %v", dt)

@@ -128,14 +128,11 @@ func (g *Generator) fill(op string, dt DType, shape []int, below float64, draw f
 		return FromSlice(out, shape...)
 	}
 	out := make([]float32, n)
-	var lim float32
-	if !math.IsNaN(below) {
-		lim = float32(below)
-	}
+	clamp := !math.IsNaN(below)
 	for i := range out {
 		v := float32(draw())
-		if lim != 0 && v >= lim && float64(v) >= below {
-			v = math.Nextafter32(lim, float32(math.Inf(-1)))
+		for clamp && float64(v) >= below {
+			v = math.Nextafter32(v, float32(math.Inf(-1)))
 		}
 		out[i] = v
 	}
