@@ -55,8 +55,11 @@ func EyeN(dt DType, n, m int) *Tensor {
 
 // Arange returns the 1-D tensor [start, start+step, ...] stopping before end, of
 // length ceil((end-start)/step) as torch.arange. Element i is start + i*step,
-// computed in float64 and converted to dt. It panics with ErrArg when step is 0,
-// when its sign disagrees with end-start, or when a bound is not finite.
+// computed in float64 with a fused multiply-add (as PyTorch's vectorised CPU
+// kernel does) and converted to dt. For Int64 the length is computed from the
+// float arguments and the values from start and step truncated to integers.
+// It panics with ErrArg when step is 0, when its sign disagrees with end-start,
+// or when a bound is not finite.
 func Arange(dt DType, start, end, step float64) *Tensor {
 	if step == 0 {
 		Panicf("Arange", ErrArg, "step must be nonzero")
@@ -68,29 +71,25 @@ func Arange(dt DType, start, end, step float64) *Tensor {
 		Panicf("Arange", ErrArg, "upper bound and larger bound inconsistent with step sign (start %v, end %v, step %v)", start, end, step)
 	}
 	n := int(math.Ceil((end - start) / step))
-	if dt == Int64 && start == math.Trunc(start) && end == math.Trunc(end) && step == math.Trunc(step) {
-		// PyTorch sizes integer ranges in integer arithmetic.
-		s, e, st := int64(start), int64(end), int64(step)
-		n = int((e - s + st - isign(st)) / st)
+	if dt == Int64 {
+		// As PyTorch, the length comes from the float bounds, the values from
+		// the bounds truncated to integers.
+		start, step = math.Trunc(start), math.Trunc(step)
+		if step == 0 {
+			Panicf("Arange", ErrArg, "step must be nonzero")
+		}
 	}
 	vals := make([]float64, n)
 	for i := range vals {
-		vals[i] = start + float64(i)*step
+		vals[i] = math.FMA(float64(i), step, start)
 	}
-	return fromFloat64s(dt, vals)
-}
-
-func isign(v int64) int64 {
-	if v < 0 {
-		return -1
-	}
-	return 1
+	return fromFloat64s("Arange", dt, vals)
 }
 
 // fromFloat64s converts vals to a new 1-D tensor of dtype dt.
-func fromFloat64s(dt DType, vals []float64) *Tensor {
+func fromFloat64s(op string, dt DType, vals []float64) *Tensor {
 	if !dt.valid() {
-		Panicf("FromSlice", ErrDType, "unknown dtype %v", dt)
+		Panicf(op, ErrDType, "unknown dtype %v", dt)
 	}
 	src := FromSlice(vals)
 	if dt == Float64 {
