@@ -1,0 +1,58 @@
+// Package agx is automatic differentiation for the tensor package, in the
+// model of PyTorch's autograd: tensors that require gradients record the ops
+// applied to them, and Backward or Grad walks that record in reverse.
+//
+// # Overview
+//
+// A leaf is a tensor the user created; SetRequiresGrad(true) asks for its
+// gradient. Every built-in op on tensors that require gradients records a
+// backward Node (its GradFn, named as PyTorch names it: MulBackward0,
+// SumBackward1, ...). Backward on a scalar result computes the gradient of
+// that scalar with respect to every leaf that requires grad and accumulates it
+// into the leaf's Grad(). Grad computes gradients of chosen outputs with
+// respect to chosen inputs and returns them instead.
+//
+// Custom operations implement Function (Forward and Backward over tensors, with
+// a Ctx for saving what Backward needs) and are applied with Apply or ApplyN; a
+// Function named Square gets the backward node SquareBackward. Func is the
+// closure form for quick notebook cells.
+//
+// # Gradients
+//
+// The contract follows PyTorch:
+//   - An op records a node iff some input requires grad (and no NoGrad scope is
+//     active). Inside a Function's Forward the inputs are seen detached, so
+//     nothing records; inside a backward pass ops record only with CreateGraph.
+//   - Backward returns exactly one gradient per input of Forward (nil for
+//     none). A gradient whose shape broadcasting reduces to the input's shape is
+//     summed down; any other shape is an error ("returned an invalid gradient at
+//     index i"). Its dtype is cast to the input's.
+//   - Every built-in backward is written with agx ops, so double and higher
+//     derivatives work (CreateGraph). Functions that embed Once are
+//     once-differentiable: differentiating their gradients fails clearly.
+//   - Saved tensors are version-checked: modifying one in place before backward
+//     fails with "has been modified by an inplace operation". Without
+//     RetainGraph, a pass frees the saved tensors, and a second pass through
+//     the same nodes fails with "Trying to backward through the graph a second
+//     time".
+//   - Gradients of broadcast operands are summed back to their shapes.
+//
+// GradCheck and GradGradCheck compare analytical gradients with central
+// finite differences in float64.
+//
+// # Errors
+//
+// Misuse panics with a *tensor.Error naming the op (or node) and what was
+// wrong, wrapping one of ErrGraph, ErrInplace, ErrGradient,
+// ErrOnceDifferentiable, ErrAnomaly or a tensor sentinel; Try converts such a
+// panic into an error. GradCheck returns a *GradCheckError (errors.Is
+// ErrGradCheck); MustGradCheck panics with it.
+//
+// # Invariants
+//
+// Ops never modify their operands; methods ending in InPlace do, bump the
+// version counter shared by all views of the storage, and rebase the tensor's
+// history. Detach shares data and version with the original. The engine is
+// iterative (no recursion), so graphs of any depth run; independent graphs may
+// be differentiated concurrently. NoGrad and SetDetectAnomaly are process-wide.
+package agx

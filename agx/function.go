@@ -1,0 +1,434 @@
+package agx
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// Function is a custom differentiable operation, the Go form of PyTorch's
+// torch.autograd.Function. Forward computes the outputs from the inputs (which it
+// sees detached: nothing inside Forward is recorded) and saves what Backward
+// needs on ctx. Backward receives one gradient per output and returns exactly one
+// gradient per input (nil for "no gradient"). Non-tensor parameters are fields of
+// the Function value. Apply a Function with Apply (one output) or ApplyN.
+type Function interface {
+	Forward(ctx *Ctx, inputs ...*Tensor) []*Tensor
+	Backward(ctx *Ctx, gradOutputs ...*Tensor) []*Tensor
+}
+
+// Named lets a Function choose its display name; by default it is the Go type's
+// name. The backward node is called Name()+"Backward".
+type Named interface{ Name() string }
+
+// OnceDifferentiable is implemented by Functions whose Backward is not itself
+// differentiable (like PyTorch's @once_differentiable): differentiating their
+// gradients again fails with ErrOnceDifferentiable instead of silently giving
+// wrong higher derivatives. Embed agx.Once to implement it.
+type OnceDifferentiable interface{ OnceDifferentiable() }
+
+// Once can be embedded in a Function to mark it once-differentiable.
+type Once struct{}
+
+// OnceDifferentiable implements the OnceDifferentiable interface.
+func (Once) OnceDifferentiable() {}
+
+// Func is the closure style of Function for quick notebook cells:
+//
+//	square := agx.Func{Name: "Square",
+//		Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor { ... },
+//		Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor { ... }}
+//	y := agx.Apply(square, x)
+type Func struct {
+	FuncName string
+	Fwd      func(ctx *Ctx, inputs ...*Tensor) []*Tensor
+	Bwd      func(ctx *Ctx, gradOutputs ...*Tensor) []*Tensor
+	Once     bool // once-differentiable
+}
+
+// Forward implements Function.
+func (f Func) Forward(ctx *Ctx, inputs ...*Tensor) []*Tensor { return f.Fwd(ctx, inputs...) }
+
+// Backward implements Function.
+func (f Func) Backward(ctx *Ctx, g ...*Tensor) []*Tensor { return f.Bwd(ctx, g...) }
+
+// Name implements Named.
+func (f Func) Name() string {
+	if f.FuncName == "" {
+		return "Func"
+	}
+	return f.FuncName
+}
+
+// Outputs is a convenience for returning from Forward and Backward:
+// return agx.Outputs(y) instead of []*agx.Tensor{y}.
+func Outputs(ts ...*Tensor) []*Tensor { return ts }
+
+// Ctx carries state from a Function's Forward to its Backward.
+type Ctx struct {
+	name         string
+	inputs       []*Tensor // the user's inputs (with their graph)
+	detached     []*Tensor // what Forward saw
+	needs        []bool
+	saved        []savedVar
+	savedSet     bool
+	savedRaw     []*Tensor
+	dirty        []*Tensor
+	nonDiff      []*Tensor
+	materialize  bool
+	values       map[string]any
+	inForward    bool
+	node         *Node
+	createGraph  bool
+	savedVersion []uint64
+}
+
+// FunctionName is the name of the Function this ctx belongs to.
+func (c *Ctx) FunctionName() string { return c.name }
+
+// SaveForBackward stores tensors (inputs, outputs or intermediates; nil entries
+// allowed) for Backward. Call it once, in Forward. Saved tensors are checked on
+// access: modifying one in place before Backward is an error.
+func (c *Ctx) SaveForBackward(ts ...*Tensor) {
+	if !c.inForward {
+		tensor.Panicf(c.name, ErrGraph, "SaveForBackward can only be called in Forward")
+	}
+	c.savedRaw = slices.Clone(ts)
+	c.savedSet = true
+}
+
+// SavedTensors returns the tensors saved by SaveForBackward, in order. It
+// panics with PyTorch's messages if one was modified in place since it was saved,
+// or if the graph was already freed by an earlier backward pass.
+func (c *Ctx) SavedTensors() []*Tensor {
+	if c.inForward {
+		return slices.Clone(c.savedRaw)
+	}
+	n := c.node
+	if n == nil {
+		return nil
+	}
+	if n.released && n.hadSaved {
+		n.unpack(0, false) // raises "Trying to backward through the graph a second time"
+	}
+	out := make([]*Tensor, len(n.saved))
+	for i := range n.saved {
+		out[i] = n.unpack(i, c.createGraph)
+	}
+	return out
+}
+
+// NeedsInputGrad reports whether input i requires a gradient; Backward may skip
+// computing the others (and return nil for them).
+func (c *Ctx) NeedsInputGrad(i int) bool {
+	if i < 0 || i >= len(c.needs) {
+		tensor.Panicf("NeedsInputGrad", tensor.ErrIndex, "input %d out of range for %s with %d inputs", i, c.name, len(c.needs))
+	}
+	return c.needs[i]
+}
+
+// MarkDirty declares that Forward modified these inputs in place. Forward must
+// then return them as outputs; Apply returns the caller's own input object, with
+// its history rebased onto this Function.
+func (c *Ctx) MarkDirty(ts ...*Tensor) { c.dirty = append(c.dirty, ts...) }
+
+// MarkNonDifferentiable declares outputs (for example indices or masks) that have
+// no gradient: they do not require grad, and Backward receives zeros (or nil, see
+// SetMaterializeGrads) for them.
+func (c *Ctx) MarkNonDifferentiable(ts ...*Tensor) { c.nonDiff = append(c.nonDiff, ts...) }
+
+// SetMaterializeGrads chooses whether Backward receives zero tensors (true, the
+// default) or nil for outputs that received no gradient.
+func (c *Ctx) SetMaterializeGrads(on bool) { c.materialize = on }
+
+// Set stores a non-tensor value (a shape, a flag, a scale) for Backward. Tensors
+// are refused: save them with SaveForBackward so that in-place changes are
+// detected and memory is released after backward.
+func (c *Ctx) Set(key string, v any) {
+	switch v.(type) {
+	case *Tensor, *tensor.Tensor, []*Tensor, []*tensor.Tensor:
+		tensor.PanicHint("Ctx.Set", tensor.ErrArg, "save tensors with SaveForBackward",
+			"%s: refusing to store a tensor under %q on ctx", c.name, key)
+	}
+	if c.values == nil {
+		c.values = map[string]any{}
+	}
+	c.values[key] = v
+}
+
+// Get returns a value stored with Set (nil if absent).
+func (c *Ctx) Get(key string) any { return c.values[key] }
+
+// CtxValue returns the value stored under key as a T, panicking with a clear
+// message if it is missing or has another type.
+func CtxValue[T any](c *Ctx, key string) T {
+	v, ok := c.values[key]
+	if !ok {
+		tensor.Panicf("CtxValue", tensor.ErrArg, "%s: no value stored under %q", c.name, key)
+	}
+	t, ok := v.(T)
+	if !ok {
+		tensor.Panicf("CtxValue", tensor.ErrArg, "%s: value under %q is a %T, not a %s", c.name, key, v, reflect.TypeFor[T]())
+	}
+	return t
+}
+
+type funcNode struct {
+	f    Function
+	ctx  *Ctx
+	once bool
+	// input metadata, to validate gradients
+	inMeta []meta
+	inReq  []bool
+}
+
+// FunctionName returns the display name of a Function value.
+func FunctionName(f Function) string {
+	if n, ok := f.(Named); ok {
+		return n.Name()
+	}
+	t := reflect.TypeOf(f)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	name := t.Name()
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		name = name[:i]
+	}
+	if name == "" {
+		name = "Function"
+	}
+	return name
+}
+
+// Apply runs a Function with one output and returns it.
+func Apply(f Function, inputs ...*Tensor) *Tensor {
+	out := ApplyN(f, inputs...)
+	if len(out) != 1 {
+		tensor.PanicHint("Apply", tensor.ErrArg, "use ApplyN for Functions with several outputs",
+			"%s returned %d outputs", FunctionName(f), len(out))
+	}
+	return out[0]
+}
+
+// ApplyN runs a Function and returns all its outputs. If any input requires
+// grad, the outputs record a node named <Name>Backward that calls f.Backward.
+func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
+	name := FunctionName(f)
+	ctx := &Ctx{name: name, inputs: inputs, materialize: true, needs: make([]bool, len(inputs))}
+	ctx.detached = make([]*Tensor, len(inputs))
+	record := false
+	enabled := IsGradEnabled()
+	for i, in := range inputs {
+		if in == nil {
+			continue
+		}
+		ctx.needs[i] = enabled && in.RequiresGrad()
+		record = record || ctx.needs[i]
+		ctx.detached[i] = &Tensor{data: in.data}
+	}
+	ctx.inForward = true
+	outs := f.Forward(ctx, ctx.detached...)
+	ctx.inForward = false
+	if len(outs) == 0 {
+		tensor.Panicf(name, ErrGradient, "Forward returned no outputs")
+	}
+	for i, o := range outs {
+		if o == nil {
+			tensor.Panicf(name, ErrGradient, "Forward returned nil as output %d", i)
+		}
+	}
+	isIn := func(t *Tensor) int {
+		for i, d := range ctx.detached {
+			if d != nil && (d == t || d.data == t.data) {
+				return i
+			}
+		}
+		return -1
+	}
+	contains := func(list []*Tensor, t *Tensor) bool {
+		for _, x := range list {
+			if x == t || (x != nil && x.data == t.data) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range ctx.dirty {
+		if isIn(d) < 0 {
+			tensor.Panicf(name, ErrGraph, "MarkDirty was given a tensor that is not an input of Forward")
+		}
+	}
+
+	var n *Node
+	if record {
+		n = &Node{name: name + "Backward", nOut: len(outs), seq: nodeSeq.Add(1), next: make([]Edge, len(inputs))}
+		fnode := &funcNode{f: f, ctx: ctx, inMeta: make([]meta, len(inputs)), inReq: ctx.needs}
+		_, fnode.once = f.(OnceDifferentiable)
+		if fo, ok := f.(Func); ok && fo.Once {
+			fnode.once = true
+		}
+		for i, in := range inputs {
+			if in != nil {
+				n.next[i] = gradEdge(in)
+				fnode.inMeta[i] = meta{in.data.Shape(), in.DType()}
+			}
+		}
+		n.fn = fnode
+		ctx.node = n
+		if anomalyEnabled.Load() {
+			n.stack = callerStack()
+		}
+	}
+
+	results := make([]*Tensor, len(outs))
+	for i, o := range outs {
+		var r *Tensor
+		if j := isIn(o); j >= 0 && contains(ctx.dirty, o) {
+			r = inputs[j]
+			if record && r.gradFn == nil && r.requiresGrad {
+				tensor.PanicHint(name, ErrGraph, "clone the leaf first, or run under NoGrad",
+					"a leaf Variable that requires grad is being used in an in-place operation")
+			}
+		} else {
+			r = &Tensor{data: o.data}
+		}
+		diff := o.DType().IsFloat() && !contains(ctx.nonDiff, o)
+		if n != nil {
+			n.outMeta = append(n.outMeta, meta{o.data.Shape(), o.DType()})
+			if diff {
+				r.gradFn, r.outputNr, r.requiresGrad = n, i, false
+			} else if r.gradFn == nil {
+				r.requiresGrad = false
+			}
+		}
+		results[i] = r
+	}
+	if n != nil && ctx.savedSet {
+		n.saved = make([]savedVar, len(ctx.savedRaw))
+		for i, s := range ctx.savedRaw {
+			switch {
+			case s == nil:
+			case slices.Contains(outs, s):
+				n.saved[i] = newSaved(results[slices.Index(outs, s)])
+			case isIn(s) >= 0 && s == ctx.detached[isIn(s)]:
+				n.saved[i] = newSaved(inputs[isIn(s)])
+			default:
+				n.saved[i] = newSaved(s)
+			}
+		}
+		n.hadSaved = len(n.saved) > 0
+	}
+	ctx.savedRaw = nil
+	return results
+}
+
+// backward runs the Function's Backward and validates its gradients.
+func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
+	ctx := fn.ctx
+	anyReq := false
+	for i, g := range grads {
+		if g == nil && ctx.materialize {
+			m := n.outMeta[i]
+			grads[i] = wrap(tensor.Zeros(m.dtype, m.shape...))
+		}
+		if g != nil && g.RequiresGrad() {
+			anyReq = true
+		}
+	}
+	ctx.createGraph = create
+	var in []*Tensor
+	if fn.once && create {
+		// Run without recording, then make the results fail when differentiated.
+		det := make([]*Tensor, len(grads))
+		for i, g := range grads {
+			if g != nil {
+				det[i] = g.Detach()
+			}
+		}
+		ctx.createGraph = false
+		in = fn.f.Backward(ctx, det...)
+		ctx.createGraph = create
+		for _, s := range n.saved {
+			if s.t != nil && s.t.RequiresGrad() {
+				anyReq = true
+			}
+		}
+		if anyReq {
+			for i, g := range in {
+				if g == nil {
+					continue
+				}
+				e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
+					errf:    fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name),
+					outMeta: []meta{{g.data.Shape(), g.DType()}}}
+				// The error node depends on everything the gradient depended on.
+				for _, gg := range grads {
+					if gg != nil && gg.RequiresGrad() {
+						e.next = append(e.next, gradEdge(gg))
+					}
+				}
+				for _, s := range n.saved {
+					if s.t != nil && s.t.RequiresGrad() {
+						e.next = append(e.next, gradEdge(s.t))
+					}
+				}
+				in[i] = &Tensor{data: g.data, gradFn: e}
+			}
+		}
+	} else {
+		in = fn.f.Backward(ctx, grads...)
+	}
+	if len(in) != len(fn.inMeta) {
+		tensor.PanicHint(n.name, ErrGradient, "return one gradient per input of Forward, nil where there is none",
+			"function %s returned an incorrect number of gradients (expected %d, got %d)", n.name, len(fn.inMeta), len(in))
+	}
+	for i, g := range in {
+		if g == nil {
+			continue
+		}
+		if !fn.inReq[i] {
+			in[i] = nil // a gradient for an input that needs none is dropped
+			continue
+		}
+		in[i] = validateGrad(n.name, i, g, fn.inMeta[i])
+	}
+	return in
+}
+
+// validateGrad checks a returned gradient against its input: broadcast shapes
+// are summed down, other shapes rejected, and the dtype cast to the input's.
+func validateGrad(name string, i int, g *Tensor, m meta) *Tensor {
+	gs := g.data.Shape()
+	if !slices.Equal(gs, m.shape) {
+		if !expandable(m.shape, gs) {
+			tensor.PanicHint(name, ErrGradient, "the gradient must have the input's shape (or one that broadcasting reduces to it)",
+				"Function %s returned an invalid gradient at index %d - got %v but expected shape compatible with %v", name, i, gs, m.shape)
+		}
+		g = sumTo(g, m.shape)
+	}
+	if !g.DType().IsFloat() {
+		tensor.Panicf(name, ErrGradient, "Function %s returned an invalid gradient at index %d - expected a floating point gradient, got %v", name, i, g.DType())
+	}
+	if g.DType() != m.dtype {
+		g = g.To(m.dtype)
+	}
+	return g
+}
+
+// expandable reports whether shape can be broadcast (expanded) to target.
+func expandable(shape, target []int) bool {
+	if len(shape) > len(target) {
+		return false
+	}
+	off := len(target) - len(shape)
+	for i, s := range shape {
+		if s != 1 && s != target[off+i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,557 @@
+package agx
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// ErrGradCheck is matched (errors.Is) by every GradCheck failure.
+var ErrGradCheck = errors.New("gradcheck failed")
+
+// GradCheckOption configures GradCheck and GradGradCheck.
+type GradCheckOption func(*gradCheckConfig)
+
+type gradCheckConfig struct {
+	eps, atol, rtol float64
+	nondetTol       float64
+	fast            bool
+	undefinedGrad   bool
+	scaleCheck      bool
+	allowFloat32    bool
+	seed            uint64
+	gradOutputs     []*Tensor
+	evalWithGrad    bool // the function differentiates its inputs itself (GradGradCheck)
+}
+
+func defaultGradCheck() gradCheckConfig {
+	return gradCheckConfig{eps: 1e-6, atol: 1e-5, rtol: 1e-3, undefinedGrad: true, scaleCheck: true, seed: 0x5eed}
+}
+
+// Eps sets the finite-difference step (default 1e-6).
+func Eps(v float64) GradCheckOption { return func(c *gradCheckConfig) { c.eps = v } }
+
+// Atol sets the absolute tolerance (default 1e-5).
+func Atol(v float64) GradCheckOption { return func(c *gradCheckConfig) { c.atol = v } }
+
+// Rtol sets the relative tolerance (default 1e-3). Elements pass when
+// |analytical - numerical| ≤ atol + rtol·|numerical|.
+func Rtol(v float64) GradCheckOption { return func(c *gradCheckConfig) { c.rtol = v } }
+
+// NondetTol allows repeated backward passes to differ by this much (default 0:
+// backward must be deterministic).
+func NondetTol(v float64) GradCheckOption { return func(c *gradCheckConfig) { c.nondetTol = v } }
+
+// FastMode compares random projections vᵀJu instead of whole Jacobians: one
+// backward and two forwards per input instead of one per element.
+func FastMode(on ...bool) GradCheckOption {
+	return func(c *gradCheckConfig) { c.fast = len(on) == 0 || on[0] }
+}
+
+// CheckUndefinedGrad checks that backward accepts missing (nil) output
+// gradients and treats them as zeros (default true).
+func CheckUndefinedGrad(on bool) GradCheckOption {
+	return func(c *gradCheckConfig) { c.undefinedGrad = on }
+}
+
+// CheckGradScaling checks that backward multiplies by the incoming gradient: a
+// backward that ignores grad_output can still match the Jacobian of a scalar
+// output (default true).
+func CheckGradScaling(on bool) GradCheckOption {
+	return func(c *gradCheckConfig) { c.scaleCheck = on }
+}
+
+// AllowFloat32 lets GradCheck run on float32 inputs (it refuses by default:
+// float32 finite differences are too imprecise for the default tolerances).
+func AllowFloat32() GradCheckOption { return func(c *gradCheckConfig) { c.allowFloat32 = true } }
+
+// CheckSeed seeds the private generator used for random projections and
+// random grad outputs (GradCheck never touches the default generator).
+func CheckSeed(seed uint64) GradCheckOption { return func(c *gradCheckConfig) { c.seed = seed } }
+
+// GradGradOutputs fixes the output gradients GradGradCheck differentiates
+// through (random by default).
+func GradGradOutputs(gs ...*Tensor) GradCheckOption {
+	return func(c *gradCheckConfig) { c.gradOutputs = gs }
+}
+
+// GradCheckError reports the first mismatch GradCheck found.
+type GradCheckError struct {
+	Kind       string // "jacobian", "nondeterministic", "undefined-grad", "grad-scaling", "dtype", "error"
+	Output     int
+	Input      int
+	Element    int // flat index into the input (-1 when not element-specific)
+	OutElement int // flat index into the output
+	Numerical  float64
+	Analytical float64
+	// The whole Jacobians (rows: output elements, columns: input elements) for
+	// a "jacobian" failure, for display.
+	NumericalJacobian  [][]float64
+	AnalyticalJacobian [][]float64
+	Msg                string
+	cause              error
+}
+
+func (e *GradCheckError) Error() string { return "agx: GradCheck: " + e.Msg }
+
+// Is makes errors.Is(err, ErrGradCheck) true.
+func (e *GradCheckError) Is(target error) bool { return target == ErrGradCheck }
+
+// Unwrap returns the panic that stopped the check, if any.
+func (e *GradCheckError) Unwrap() error { return e.cause }
+
+// checkFunc normalises what GradCheck accepts as the function under test.
+func checkFunc(f any) func(in ...*Tensor) []*Tensor {
+	switch fn := f.(type) {
+	case Function:
+		return func(in ...*Tensor) []*Tensor { return ApplyN(fn, in...) }
+	case func(...*Tensor) []*Tensor:
+		return fn
+	case func(...*Tensor) *Tensor:
+		return func(in ...*Tensor) []*Tensor { return []*Tensor{fn(in...)} }
+	case func(*Tensor) *Tensor:
+		return func(in ...*Tensor) []*Tensor { return []*Tensor{fn(in[0])} }
+	case func(*Tensor, *Tensor) *Tensor:
+		return func(in ...*Tensor) []*Tensor { return []*Tensor{fn(in[0], in[1])} }
+	}
+	tensor.PanicHint("GradCheck", tensor.ErrArg, "pass a Function or a func(...*agx.Tensor) *agx.Tensor",
+		"unsupported function type %T", f)
+	return nil
+}
+
+// GradCheck compares the gradients computed by backward with central finite
+// differences, in float64, for every input that requires grad: column j of the
+// numerical Jacobian is (f(x + eps·e_j) - f(x - eps·e_j)) / 2eps and row k of
+// the analytical one is the backward of the one-hot output gradient e_k. f is a
+// Function or a func over tensors. It returns nil when they agree, or a
+// *GradCheckError naming the output, input and element that disagree.
+func GradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) error {
+	c := defaultGradCheck()
+	for _, o := range opts {
+		o(&c)
+	}
+	return gradCheck(checkFunc(f), inputs, c)
+}
+
+// MustGradCheck is GradCheck that panics on failure.
+func MustGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) {
+	if err := GradCheck(f, inputs, opts...); err != nil {
+		panic(err)
+	}
+}
+
+// GradGradCheck checks second derivatives: it gradchecks the function
+// (inputs, v) ↦ vᵀ·∂f/∂inputs computed by Grad with CreateGraph, with random
+// output gradients v (which are themselves differentiated).
+func GradGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) error {
+	c := defaultGradCheck()
+	for _, o := range opts {
+		o(&c)
+	}
+	fn := checkFunc(f)
+	var outs []*Tensor
+	if err := tensor.Try(func() { outs = fn(inputs...) }); err != nil {
+		return &GradCheckError{Kind: "error", Element: -1, Msg: "the function failed: " + err.Error(), cause: err}
+	}
+	gen := tensor.NewGenerator(c.seed)
+	gos := c.gradOutputs
+	if gos == nil {
+		for _, o := range outs {
+			gos = append(gos, wrap(gen.Randn(tensor.Float64, o.data.Shape()...)).SetRequiresGrad(true))
+		}
+	}
+	if len(gos) != len(outs) {
+		return &GradCheckError{Kind: "error", Element: -1, Msg: fmt.Sprintf("got %d grad outputs for %d outputs", len(gos), len(outs))}
+	}
+	nIn := len(inputs)
+	second := func(all ...*Tensor) []*Tensor {
+		ins, gs := all[:nIn], all[nIn:]
+		o := fn(ins...)
+		var diffIn []*Tensor
+		for _, in := range ins {
+			if in != nil && in.RequiresGrad() {
+				diffIn = append(diffIn, in)
+			}
+		}
+		var keepO, keepG []*Tensor
+		for i := range o {
+			if o[i].RequiresGrad() {
+				keepO = append(keepO, o[i])
+				keepG = append(keepG, gs[i])
+			}
+		}
+		grads := Grad(keepO, diffIn, GradOutputs(keepG...), CreateGraph(), AllowUnused())
+		var res []*Tensor
+		for _, g := range grads {
+			if g != nil {
+				res = append(res, g)
+			}
+		}
+		return res
+	}
+	all := append(append([]*Tensor{}, inputs...), gos...)
+	c.gradOutputs = nil
+	c.undefinedGrad = false
+	c.evalWithGrad = true
+	return gradCheck(second, all, c)
+}
+
+// MustGradGradCheck is GradGradCheck that panics on failure.
+func MustGradGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) {
+	if err := GradGradCheck(f, inputs, opts...); err != nil {
+		panic(err)
+	}
+}
+
+func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckConfig) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			var te *tensor.Error
+			if !ok || !errors.As(e, &te) {
+				panic(r)
+			}
+			err = &GradCheckError{Kind: "error", Element: -1, Msg: e.Error(), cause: e}
+		}
+	}()
+	// Work on private leaves so the caller's tensors and grads are untouched.
+	var diff []int
+	for i, in := range inputs {
+		if in == nil || !in.RequiresGrad() {
+			continue
+		}
+		if in.DType() != Float64 && !c.allowFloat32 {
+			return &GradCheckError{Kind: "dtype", Input: i, Element: -1,
+				Msg: fmt.Sprintf("input %d requires gradient and is not a double precision floating point (%v); finite differences need float64: convert with To(agx.Float64), or pass AllowFloat32()", i, in.DType())}
+		}
+		diff = append(diff, i)
+	}
+	if len(diff) == 0 {
+		return &GradCheckError{Kind: "error", Element: -1, Msg: "gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True"}
+	}
+	leaves := make([]*Tensor, len(inputs))
+	plain := make([]*Tensor, len(inputs))
+	for i, in := range inputs {
+		if in == nil {
+			continue
+		}
+		plain[i] = wrap(in.data.Clone())
+		if c.evalWithGrad && in.RequiresGrad() {
+			plain[i].requiresGrad = true
+		}
+		leaves[i] = wrap(in.data)
+		if in.RequiresGrad() {
+			leaves[i] = wrap(in.data.Clone()).SetRequiresGrad(true)
+		}
+	}
+	outs := fn(leaves...)
+	outShapes := make([][]int, len(outs))
+	for i, o := range outs {
+		outShapes[i] = o.data.Shape()
+	}
+	eval := func() [][]float64 {
+		o := fn(plain...)
+		r := make([][]float64, len(o))
+		for i := range o {
+			if o[i].DType().IsFloat() {
+				r[i] = o[i].data.Float64s()
+			}
+		}
+		return r
+	}
+	if c.fast {
+		return fastCheck(fn, leaves, plain, outs, diff, eval, c)
+	}
+	// Numerical Jacobians: num[o][i] is [numel(out)][numel(in)].
+	num := make([][][][]float64, len(outs))
+	for o := range outs {
+		num[o] = make([][][]float64, len(inputs))
+	}
+	for _, i := range diff {
+		get, set, n := accessor(plain[i].data)
+		for o := range outs {
+			num[o][i] = newMatrix(outs[o].Numel(), n)
+		}
+		for j := 0; j < n; j++ {
+			orig := get(j)
+			set(j, orig+c.eps)
+			plus := eval()
+			set(j, orig-c.eps)
+			minus := eval()
+			set(j, orig)
+			for o := range outs {
+				for k := range plus[o] {
+					num[o][i][k][j] = (plus[o][k] - minus[o][k]) / (2 * c.eps)
+				}
+			}
+		}
+	}
+	// Analytical Jacobians, twice for the nondeterminism check.
+	ana := analyticalJacobian(outs, leaves, diff, nil)
+	for o := range outs {
+		for _, i := range diff {
+			if e := compareJacobian(num[o][i], ana[o][i], o, i, c); e != nil {
+				return e
+			}
+		}
+	}
+	again := analyticalJacobian(outs, leaves, diff, nil)
+	for o := range outs {
+		for _, i := range diff {
+			for k := range ana[o][i] {
+				for j := range ana[o][i][k] {
+					if d := math.Abs(ana[o][i][k][j] - again[o][i][k][j]); d > c.nondetTol {
+						return &GradCheckError{Kind: "nondeterministic", Output: o, Input: i, Element: j, OutElement: k,
+							Analytical: ana[o][i][k][j],
+							Msg:        fmt.Sprintf("Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives different values, although analytical gradient matches numerical gradient. The tolerance for nondeterminism was %g (output %d, input %d, element %d differs by %g)", c.nondetTol, o, i, j, d)}
+					}
+				}
+			}
+		}
+	}
+	if c.scaleCheck {
+		if e := scalingCheck(outs, leaves, diff, ana, c); e != nil {
+			return e
+		}
+	}
+	if c.undefinedGrad {
+		if e := undefinedGradCheck(outs, leaves, diff); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func newMatrix(rows, cols int) [][]float64 {
+	m := make([][]float64, rows)
+	flat := make([]float64, rows*cols)
+	for r := range m {
+		m[r] = flat[r*cols : (r+1)*cols]
+	}
+	return m
+}
+
+// analyticalJacobian builds J[o][i] row by row from one-hot output gradients.
+func analyticalJacobian(outs, leaves []*Tensor, diff []int, _ []*Tensor) [][][][]float64 {
+	ana := make([][][][]float64, len(outs))
+	diffLeaves := make([]*Tensor, len(diff))
+	for k, i := range diff {
+		diffLeaves[k] = leaves[i]
+	}
+	for o, out := range outs {
+		ana[o] = make([][][]float64, len(leaves))
+		for _, i := range diff {
+			ana[o][i] = newMatrix(out.Numel(), leaves[i].Numel())
+		}
+		if !out.RequiresGrad() || !out.DType().IsFloat() {
+			continue
+		}
+		for k := 0; k < out.Numel(); k++ {
+			onehot := tensor.Zeros(out.DType(), out.data.Shape()...)
+			tensor.Data[float64](onehot.To(Float64))[0] = 0 // shape check only
+			oh := onehotAt(out, k)
+			_ = onehot
+			grads := Grad([]*Tensor{out}, diffLeaves, GradOutputs(oh), RetainGraph(), AllowUnused())
+			for d, i := range diff {
+				if grads[d] == nil {
+					continue
+				}
+				copy(ana[o][i][k], grads[d].data.Float64s())
+			}
+		}
+	}
+	return ana
+}
+
+func onehotAt(out *Tensor, k int) *Tensor {
+	v := make([]float64, out.Numel())
+	v[k] = 1
+	return wrap(tensor.FromSlice(v, out.data.Shape()...).To(out.DType()))
+}
+
+func compareJacobian(num, ana [][]float64, o, i int, c gradCheckConfig) *GradCheckError {
+	for k := range num {
+		for j := range num[k] {
+			n, a := num[k][j], ana[k][j]
+			if math.Abs(a-n) > c.atol+c.rtol*math.Abs(n) || math.IsNaN(a) != math.IsNaN(n) {
+				return &GradCheckError{Kind: "jacobian", Output: o, Input: i, Element: j, OutElement: k,
+					Numerical: n, Analytical: a, NumericalJacobian: num, AnalyticalJacobian: ana,
+					Msg: fmt.Sprintf("Jacobian mismatch for output %d with respect to input %d,\nat input element %d, output element %d: numerical %.6g vs analytical %.6g (atol %g, rtol %g)\nnumerical:%s\nanalytical:%s",
+						o, i, j, k, n, a, c.atol, c.rtol, formatMatrix(num), formatMatrix(ana))}
+			}
+		}
+	}
+	return nil
+}
+
+func formatMatrix(m [][]float64) string {
+	var b strings.Builder
+	const maxRows = 8
+	for r, row := range m {
+		if r == maxRows {
+			fmt.Fprintf(&b, "\n  ... (%d rows)", len(m))
+			break
+		}
+		b.WriteString("\n  [")
+		for j, v := range row {
+			if j == 12 {
+				fmt.Fprintf(&b, " ... (%d cols)", len(row))
+				break
+			}
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%.4f", v)
+		}
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// scalingCheck verifies backward(v) = vᵀJ for a random v with entries far from 1.
+func scalingCheck(outs, leaves []*Tensor, diff []int, ana [][][][]float64, c gradCheckConfig) *GradCheckError {
+	gen := tensor.NewGenerator(c.seed + 1)
+	diffLeaves := make([]*Tensor, len(diff))
+	for k, i := range diff {
+		diffLeaves[k] = leaves[i]
+	}
+	for o, out := range outs {
+		if !out.RequiresGrad() || !out.DType().IsFloat() {
+			continue
+		}
+		v := gen.Uniform(tensor.Float64, 2, 3, out.data.Shape()...).Float64s()
+		vt := wrap(tensor.FromSlice(v, out.data.Shape()...).To(out.DType()))
+		grads := Grad([]*Tensor{out}, diffLeaves, GradOutputs(vt), RetainGraph(), AllowUnused())
+		for d, i := range diff {
+			want := make([]float64, leaves[i].Numel())
+			for k, vk := range v {
+				for j := range want {
+					want[j] += vk * ana[o][i][k][j]
+				}
+			}
+			got := make([]float64, len(want))
+			if grads[d] != nil {
+				got = grads[d].data.Float64s()
+			}
+			for j := range want {
+				if math.Abs(got[j]-want[j]) > c.atol+c.rtol*math.Abs(want[j]) {
+					return &GradCheckError{Kind: "grad-scaling", Output: o, Input: i, Element: j, Numerical: want[j], Analytical: got[j],
+						Msg: fmt.Sprintf("backward does not scale with grad_output for output %d with respect to input %d: with a random grad_output v, element %d of backward(v) is %.6g but vᵀJ is %.6g (does Backward multiply by the incoming gradient?)", o, i, j, got[j], want[j])}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// undefinedGradCheck runs backward with no gradient for every output and
+// expects nil or zero input gradients.
+func undefinedGradCheck(outs, leaves []*Tensor, diff []int) (ge *GradCheckError) {
+	var roots []*Tensor
+	for _, o := range outs {
+		if o.RequiresGrad() && o.DType().IsFloat() {
+			roots = append(roots, o)
+		}
+	}
+	if len(roots) == 0 {
+		return nil
+	}
+	diffLeaves := make([]*Tensor, len(diff))
+	for k, i := range diff {
+		diffLeaves[k] = leaves[i]
+	}
+	var grads []*Tensor
+	err := tensor.Try(func() {
+		grads = run("GradCheck", roots, diffLeaves, backwardConfig{retainGraph: true, allowUnused: true, undefinedRoots: true})
+	})
+	if err != nil {
+		return &GradCheckError{Kind: "undefined-grad", Element: -1, cause: err,
+			Msg: "Expected backward function to handle undefined output grads (nil gradients, treated as zeros): " + err.Error()}
+	}
+	for d, g := range grads {
+		if g == nil {
+			continue
+		}
+		for j, v := range g.data.Float64s() {
+			if v != 0 {
+				return &GradCheckError{Kind: "undefined-grad", Input: diff[d], Element: j, Analytical: v,
+					Msg: fmt.Sprintf("Expected all input grads to be undefined or zero when all output grads are undefined or zero; input %d element %d is %g", diff[d], j, v)}
+			}
+		}
+	}
+	return nil
+}
+
+// fastCheck compares vᵀJu computed numerically and analytically, per input.
+func fastCheck(fn func(...*Tensor) []*Tensor, leaves, plain, outs []*Tensor, diff []int, eval func() [][]float64, c gradCheckConfig) *GradCheckError {
+	gen := tensor.NewGenerator(c.seed)
+	vs := make([]*Tensor, len(outs))
+	var roots, rootV []*Tensor
+	for o, out := range outs {
+		vs[o] = wrap(gen.Randn(tensor.Float64, out.data.Shape()...))
+		if out.RequiresGrad() && out.DType().IsFloat() {
+			roots = append(roots, out)
+			rootV = append(rootV, wrap(vs[o].data.To(out.DType())))
+		}
+	}
+	diffLeaves := make([]*Tensor, len(diff))
+	for k, i := range diff {
+		diffLeaves[k] = leaves[i]
+	}
+	grads := Grad(roots, diffLeaves, GradOutputs(rootV...), RetainGraph(), AllowUnused())
+	for d, i := range diff {
+		u := gen.Randn(tensor.Float64, leaves[i].data.Shape()...).Float64s()
+		get, set, n := accessor(plain[i].data)
+		orig := make([]float64, n)
+		for j := range orig {
+			orig[j] = get(j)
+		}
+		shift := func(sign float64) {
+			for j := range orig {
+				set(j, orig[j]+sign*c.eps*u[j])
+			}
+		}
+		shift(1)
+		plus := eval()
+		shift(-1)
+		minus := eval()
+		shift(0)
+		numerical := 0.0
+		for o := range outs {
+			if plus[o] == nil {
+				continue
+			}
+			v := vs[o].data.Float64s()
+			for k := range plus[o] {
+				numerical += v[k] * (plus[o][k] - minus[o][k]) / (2 * c.eps)
+			}
+		}
+		analytical := 0.0
+		if grads[d] != nil {
+			for j, g := range grads[d].data.Float64s() {
+				analytical += g * u[j]
+			}
+		}
+		if math.Abs(analytical-numerical) > c.atol+c.rtol*math.Abs(numerical) {
+			return &GradCheckError{Kind: "jacobian", Input: i, Element: -1, Numerical: numerical, Analytical: analytical,
+				Msg: fmt.Sprintf("Jacobian mismatch for output 0 with respect to input %d (fast mode: the random projections vᵀJu differ: numerical %.6g vs analytical %.6g; rerun without FastMode to locate the element)", i, numerical, analytical)}
+		}
+	}
+	return nil
+}
+
+// accessor reads and writes the elements of a contiguous float tensor that
+// GradCheck owns, in its own dtype.
+func accessor(t *tensor.Tensor) (get func(int) float64, set func(int, float64), n int) {
+	switch t.DType() {
+	case tensor.Float32:
+		s := tensor.Data[float32](t)
+		return func(j int) float64 { return float64(s[j]) }, func(j int, v float64) { s[j] = float32(v) }, len(s)
+	default:
+		s := tensor.Data[float64](t)
+		return func(j int) float64 { return s[j] }, func(j int, v float64) { s[j] = v }, len(s)
+	}
+}

@@ -1,0 +1,218 @@
+package agx
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// Sentinel errors of the autograd layer (matched with errors.Is after Try).
+var (
+	// ErrGraph: misuse of the graph (backward twice, non-scalar output without a
+	// gradient, a tensor that does not require grad, an unused input).
+	ErrGraph = errors.New("autograd graph error")
+	// ErrInplace: a tensor saved for backward was modified in place.
+	ErrInplace = errors.New("inplace modification of a saved tensor")
+	// ErrGradient: a backward returned gradients of the wrong number, shape or kind.
+	ErrGradient = errors.New("invalid gradient")
+	// ErrOnceDifferentiable: a once-differentiable Function was differentiated twice.
+	ErrOnceDifferentiable = errors.New("once-differentiable function differentiated twice")
+	// ErrAnomaly: anomaly detection found NaN or Inf in a backward's output.
+	ErrAnomaly = errors.New("anomaly detected")
+)
+
+// Try runs f and returns the agx error it panicked with, if any (see tensor.Try).
+func Try(f func()) error { return tensor.Try(f) }
+
+// Edge points at one input slot of a Node: the gradient for the tensor that was
+// output Input of Node flows along it.
+type Edge struct {
+	Node  *Node
+	Input int
+}
+
+var nodeSeq atomic.Uint64
+
+// Node is one recorded backward step: the gradient function of an op's
+// output(s). Its Next edges lead to the nodes of the op's inputs (nil where an
+// input does not require grad).
+type Node struct {
+	name    string
+	next    []Edge
+	seq     uint64
+	nOut    int
+	outMeta []meta // shape and dtype of each output, to materialise zero grads
+
+	// Exactly one of these describes what the node does.
+	bw   func(g *Tensor, s []*Tensor) []*Tensor // a built-in op (one output)
+	fn   *funcNode                              // a custom Function
+	leaf *Tensor                                // AccumulateGrad: the leaf to accumulate into
+	errf string                                 // DelayedError: differentiating it fails with this
+
+	saved    []savedVar
+	released bool
+	hadSaved bool
+
+	preHooks  []*nodePreHook
+	postHooks []*nodePostHook
+	// tensor hooks and retained grads for each output slot (non-leaf tensors).
+	outHooks [][]*hookEntry
+	retain   []*Tensor
+
+	stack string // forward call site, with anomaly detection on
+}
+
+type meta struct {
+	shape []int
+	dtype tensor.DType
+}
+
+// Name is the node's name as PyTorch prints it: MulBackward0, SquareBackward,
+// AccumulateGrad.
+func (n *Node) Name() string { return n.name }
+
+// NextFunctions returns the edges to the nodes of the op's inputs.
+func (n *Node) NextFunctions() []Edge { return append([]Edge(nil), n.next...) }
+
+// NumOutputs is the number of outputs of the forward op (gradients Node receives).
+func (n *Node) NumOutputs() int { return n.nOut }
+
+// String returns "<Name>".
+func (n *Node) String() string { return "<" + n.name + ">" }
+
+// savedVar is a tensor saved for backward with the version it had when saved.
+type savedVar struct {
+	t        *Tensor // nil entries are allowed (SaveForBackward(nil))
+	version  uint64
+	gradFn   *Node // t's grad_fn when saved (in-place ops may rebase t later)
+	outputNr int
+}
+
+func newSaved(t *Tensor) savedVar {
+	if t == nil {
+		return savedVar{}
+	}
+	return savedVar{t: t, version: t.data.Version(), gradFn: t.gradFn, outputNr: t.outputNr}
+}
+
+// unpack returns the saved tensor, checking that it was not modified in place
+// since it was saved. Without createGraph it is returned detached, so that
+// computations in backward record nothing.
+func (n *Node) unpack(i int, create bool) *Tensor {
+	if n.released {
+		tensor.PanicHint(n.name, ErrGraph, "specify RetainGraph() on the first Backward/Grad call if you need to backward through the graph a second time",
+			"Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call Backward() or Grad()")
+	}
+	s := n.saved[i]
+	if s.t == nil {
+		return nil
+	}
+	if v := s.t.data.Version(); v != s.version {
+		what := "a leaf"
+		if s.gradFn != nil {
+			what = fmt.Sprintf("output %d of %s", s.outputNr, s.gradFn.name)
+		}
+		tensor.PanicHint(n.name, ErrInplace, "clone the tensor before modifying it in place, or save a copy",
+			"one of the variables needed for gradient computation has been modified by an inplace operation: [%v %v], which is %s, is at version %d; expected version %d instead",
+			s.t.DType(), s.t.data.Shape(), what, v, s.version)
+	}
+	if !create {
+		return &Tensor{data: s.t.data}
+	}
+	if s.t.gradFn != s.gradFn {
+		// t was rebased by a later in-place op: give back the tensor as it was.
+		return &Tensor{data: s.t.data, gradFn: s.gradFn, outputNr: s.outputNr}
+	}
+	return s.t
+}
+
+func (n *Node) release() {
+	if len(n.saved) > 0 {
+		n.saved = nil
+		n.released = true
+	}
+}
+
+// gradEdge returns the edge along which t's gradient flows.
+func gradEdge(t *Tensor) Edge {
+	if t.gradFn != nil {
+		return Edge{Node: t.gradFn, Input: t.outputNr}
+	}
+	if t.requiresGrad {
+		return Edge{Node: t.accumulator(), Input: 0}
+	}
+	return Edge{}
+}
+
+// accumulator returns the leaf's AccumulateGrad node.
+func (t *Tensor) accumulator() *Node {
+	if t.accum == nil {
+		t.accum = &Node{name: "AccumulateGrad", leaf: t, nOut: 1, seq: nodeSeq.Add(1),
+			outMeta: []meta{{t.data.Shape(), t.DType()}}}
+	}
+	return t.accum
+}
+
+var gradDisabled atomic.Int32
+
+// NoGrad runs f with graph recording disabled: ops inside f record no nodes, as
+// under PyTorch's torch.no_grad(). The setting is process-wide (Go has no
+// goroutine-local state): don't build graphs on other goroutines meanwhile.
+// Backward passes never need it; they record only with CreateGraph.
+func NoGrad(f func()) {
+	gradDisabled.Add(1)
+	defer gradDisabled.Add(-1)
+	f()
+}
+
+// IsGradEnabled reports whether ops currently record graph nodes.
+func IsGradEnabled() bool { return gradDisabled.Load() == 0 }
+
+// needsGrad reports whether an op on these inputs records a node.
+func needsGrad(ts ...*Tensor) bool {
+	for _, t := range ts {
+		if t != nil && (t.requiresGrad || t.gradFn != nil) {
+			return gradDisabled.Load() == 0
+		}
+	}
+	return false
+}
+
+// record attaches a built-in backward to out when some input requires grad.
+// bw receives the output gradient and the saved tensors (unpacked) and returns
+// one gradient per input (nil for none). Non-tensor state is captured by bw.
+func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, bw func(g *Tensor, s []*Tensor) []*Tensor) *Tensor {
+	res := &Tensor{data: out}
+	if !needsGrad(inputs...) {
+		return res
+	}
+	n := &Node{name: name, bw: bw, nOut: 1, seq: nodeSeq.Add(1), next: make([]Edge, len(inputs))}
+	for i, in := range inputs {
+		if in != nil {
+			n.next[i] = gradEdge(in)
+		}
+	}
+	if len(save) > 0 {
+		n.saved = make([]savedVar, len(save))
+		for i, s := range save {
+			n.saved[i] = newSaved(s)
+		}
+		n.hadSaved = true
+	}
+	n.outMeta = []meta{{out.Shape(), out.DType()}}
+	if anomalyEnabled.Load() {
+		n.stack = callerStack()
+	}
+	res.gradFn = n
+	return res
+}
+
+// saveOutput saves the op's own output (after record created the node).
+func saveOutput(t *Tensor) {
+	if n := t.gradFn; n != nil {
+		n.saved = append(n.saved, newSaved(t))
+		n.hadSaved = true
+	}
+}

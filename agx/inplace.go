@@ -1,0 +1,69 @@
+package agx
+
+import "github.com/goagx/agx/tensor"
+
+// In-place ops write into t's storage, bump its version (shared with its views)
+// and, when the graph is recorded, rebase t's history onto the op. They are not
+// allowed on a leaf that requires grad (outside NoGrad). A tensor saved for a
+// backward pass and then modified in place makes that pass fail with
+// "has been modified by an inplace operation".
+
+func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
+	if t.gradFn == nil && t.requiresGrad && IsGradEnabled() {
+		tensor.PanicHint(name, ErrGraph, "clone the leaf first, or run the update inside agx.NoGrad",
+			"a leaf Variable that requires grad is being used in an in-place operation")
+	}
+	// Compute out of place on an alias that carries t's current history, then
+	// write the values into t and move t's history onto the new node.
+	alias := &Tensor{data: t.data, gradFn: t.gradFn, outputNr: t.outputNr, requiresGrad: t.requiresGrad}
+	r := f(alias)
+	t.data.CopyFrom(r.data)
+	if r.gradFn != nil {
+		t.gradFn, t.outputNr = r.gradFn, r.outputNr
+		t.requiresGrad = false
+		if t.gradFn.outMeta != nil {
+			t.gradFn.outMeta[t.outputNr] = meta{t.data.Shape(), t.DType()}
+		}
+	}
+	return t
+}
+
+// AddInPlace adds b (tensor or Go number) into t.
+func (t *Tensor) AddInPlace(b any) *Tensor {
+	return t.inplace("AddInPlace", func(x *Tensor) *Tensor { return Add(x, b) })
+}
+
+// SubInPlace subtracts b from t.
+func (t *Tensor) SubInPlace(b any) *Tensor {
+	return t.inplace("SubInPlace", func(x *Tensor) *Tensor { return Sub(x, b) })
+}
+
+// MulInPlace multiplies t by b.
+func (t *Tensor) MulInPlace(b any) *Tensor {
+	return t.inplace("MulInPlace", func(x *Tensor) *Tensor { return Mul(x, b) })
+}
+
+// DivInPlace divides t by b.
+func (t *Tensor) DivInPlace(b any) *Tensor {
+	return t.inplace("DivInPlace", func(x *Tensor) *Tensor { return Div(x, b) })
+}
+
+// ClampInPlace clamps t to [lo, hi].
+func (t *Tensor) ClampInPlace(lo, hi float64) *Tensor {
+	return t.inplace("ClampInPlace", func(x *Tensor) *Tensor { return x.Clamp(lo, hi) })
+}
+
+// ExpInPlace replaces t by e^t.
+func (t *Tensor) ExpInPlace() *Tensor {
+	return t.inplace("ExpInPlace", func(x *Tensor) *Tensor { return x.Exp() })
+}
+
+// ZeroInPlace sets every element of t to 0 (no gradient flows through it).
+func (t *Tensor) ZeroInPlace() *Tensor {
+	return t.inplace("ZeroInPlace", func(x *Tensor) *Tensor { return x.Mul(0.0) })
+}
+
+// FillInPlace sets every element of t to v.
+func (t *Tensor) FillInPlace(v float64) *Tensor {
+	return t.inplace("FillInPlace", func(x *Tensor) *Tensor { return x.Mul(0.0).Add(v) })
+}

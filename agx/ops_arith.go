@@ -1,0 +1,297 @@
+package agx
+
+import (
+	"slices"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// operand splits a binary op's argument into its autograd tensor (nil for a Go
+// number) and what the tensor package should compute with.
+func operand(v any) (*Tensor, any) {
+	if t, ok := v.(*Tensor); ok {
+		if t == nil {
+			tensor.Panicf("agx", tensor.ErrArg, "nil tensor operand")
+		}
+		return t, t.data
+	}
+	if _, ok := v.(*tensor.Tensor); ok {
+		tensor.PanicHint("agx", tensor.ErrArg, "wrap it with agx.New", "got a *tensor.Tensor where an *agx.Tensor or a Go number was expected")
+	}
+	return nil, v
+}
+
+// reduceGrad sums a broadcast gradient back to x's shape and casts it to x's dtype.
+func reduceGrad(g *Tensor, x *Tensor) *Tensor {
+	if x == nil {
+		return nil
+	}
+	g = sumTo(g, x.data.Shape())
+	if g.DType() != x.DType() {
+		g = g.To(x.DType())
+	}
+	return g
+}
+
+// sumTo sums g over the dims that broadcasting added or expanded, giving shape.
+func sumTo(g *Tensor, shape []int) *Tensor {
+	gs := g.data.Shape()
+	if slices.Equal(gs, shape) {
+		return g
+	}
+	lead := len(gs) - len(shape)
+	var dims []int
+	for i := range gs {
+		if i < lead || (shape[i-lead] == 1 && gs[i] != 1) {
+			dims = append(dims, i)
+		}
+	}
+	r := g
+	if len(dims) > 0 {
+		r = g.SumKeep(dims...)
+	}
+	if lead > 0 || !slices.Equal(r.data.Shape(), shape) {
+		r = r.Reshape(shape...)
+	}
+	return r
+}
+
+// Add returns a + b with broadcasting; either may be a Go number.
+func Add(a, b any) *Tensor {
+	x, xd := operand(a)
+	y, yd := operand(b)
+	out := tensor.Add(xd, yd)
+	return record("AddBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{reduceGrad(g, x), reduceGrad(g, y)}
+	})
+}
+
+// Sub returns a - b with broadcasting; either may be a Go number.
+func Sub(a, b any) *Tensor {
+	x, xd := operand(a)
+	y, yd := operand(b)
+	out := tensor.Sub(xd, yd)
+	return record("SubBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		var gy *Tensor
+		if y != nil {
+			gy = reduceGrad(g.Neg(), y)
+		}
+		return []*Tensor{reduceGrad(g, x), gy}
+	})
+}
+
+// saveIf returns t when cond holds, else nil (so that unneeded tensors are not kept).
+func saveIf(cond bool, t *Tensor) *Tensor {
+	if cond {
+		return t
+	}
+	return nil
+}
+
+func req(t *Tensor) bool { return t != nil && t.RequiresGrad() }
+
+// Mul returns a * b with broadcasting; either may be a Go number.
+func Mul(a, b any) *Tensor {
+	x, xd := operand(a)
+	y, yd := operand(b)
+	out := tensor.Mul(xd, yd)
+	return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(req(x), y), saveIf(req(y), x)},
+		func(g *Tensor, s []*Tensor) []*Tensor {
+			var gx, gy *Tensor
+			if req(x) {
+				gx = reduceGrad(Mul(g, orScalar(s[0], b)), x)
+			}
+			if req(y) {
+				gy = reduceGrad(Mul(g, orScalar(s[1], a)), y)
+			}
+			return []*Tensor{gx, gy}
+		})
+}
+
+// orScalar returns the saved tensor, or the Go number when the operand was one.
+func orScalar(t *Tensor, v any) any {
+	if t != nil {
+		return t
+	}
+	if _, ok := v.(*Tensor); ok {
+		return v
+	}
+	return v
+}
+
+// Div returns a / b with broadcasting (true division); either may be a Go number.
+func Div(a, b any) *Tensor {
+	x, xd := operand(a)
+	y, yd := operand(b)
+	out := tensor.Div(xd, yd)
+	return record("DivBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(req(y), x), y},
+		func(g *Tensor, s []*Tensor) []*Tensor {
+			var gx, gy *Tensor
+			den := orScalar(s[1], b)
+			if req(x) {
+				gx = reduceGrad(Div(g, den), x)
+			}
+			if req(y) {
+				// d(a/b)/db = -a / b²
+				gy = reduceGrad(Mul(g, Div(orScalar(s[0], a), Mul(s[1], s[1])).Neg()), y)
+			}
+			return []*Tensor{gx, gy}
+		})
+}
+
+// Neg returns -x.
+func (t *Tensor) Neg() *Tensor {
+	return record("NegBackward0", t.data.Neg(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.Neg()}
+	})
+}
+
+// Pow returns a ** b with broadcasting; either may be a Go number. The gradient
+// with respect to the exponent is taken as 0 where the base is 0 and the
+// exponent non-negative (as PyTorch does), avoiding 0·log 0 = NaN.
+func Pow(a, b any) *Tensor {
+	x, xd := operand(a)
+	y, yd := operand(b)
+	if y == nil && x != nil {
+		p := toFloat(b)
+		out := tensor.Pow(x.data, p)
+		return record("PowBackward0", out, []*Tensor{x}, []*Tensor{x}, func(g *Tensor, s []*Tensor) []*Tensor {
+			if p == 0 {
+				return []*Tensor{ZerosLike(s[0])}
+			}
+			return []*Tensor{Mul(g, Mul(Pow(s[0], p-1), p))}
+		})
+	}
+	out := tensor.Binary(tensor.OpPow, xd, yd)
+	res := record("PowBackward1", out, []*Tensor{x, y}, []*Tensor{x, y}, func(g *Tensor, s []*Tensor) []*Tensor {
+		base, exp := orScalar(s[0], a), orScalar(s[1], b)
+		var gx, gy *Tensor
+		if req(x) {
+			gx = reduceGrad(Mul(g, Mul(exp, Pow(base, Sub(exp, 1)))), x)
+		}
+		if req(y) {
+			var lb *Tensor
+			if s[0] != nil {
+				lb = s[0].Log()
+				zero := s[0].data.Eq(0).LogicalAnd(s[1].data.Ge(0))
+				lb = lb.MaskedFill(wrap(zero), 0)
+			} else {
+				lb = Scalar(toFloat(a)).To(y.DType()).Log()
+			}
+			gy = reduceGrad(Mul(g, Mul(Pow(base, exp), lb)), y)
+		}
+		return []*Tensor{gx, gy}
+	})
+	return res
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case float32:
+		return float64(x)
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case int32:
+		return float64(x)
+	}
+	tensor.Panicf("agx", tensor.ErrArg, "expected a Go number, got %T", v)
+	return 0
+}
+
+// Maximum is the element-wise maximum; where the operands are equal the
+// gradient is split evenly between them.
+func Maximum(a, b any) *Tensor { return minmax("MaximumBackward0", tensor.OpMaximum, a, b) }
+
+// Minimum is the element-wise minimum; ties split the gradient evenly.
+func Minimum(a, b any) *Tensor { return minmax("MinimumBackward0", tensor.OpMinimum, a, b) }
+
+func minmax(name string, op tensor.BinaryOp, a, b any) *Tensor {
+	x, xd := operand(a)
+	y, yd := operand(b)
+	out := tensor.Binary(op, xd, yd)
+	res := record(name, out, []*Tensor{x, y}, []*Tensor{x, y}, func(g *Tensor, s []*Tensor) []*Tensor {
+		av, bv := dataOrNumber(s[0], a), dataOrNumber(s[1], b)
+		eq := tensor.Binary(tensor.OpEq, av, bv)
+		var winA *tensor.Tensor
+		if op == tensor.OpMaximum {
+			winA = tensor.Binary(tensor.OpGt, av, bv)
+		} else {
+			winA = tensor.Binary(tensor.OpLt, av, bv)
+		}
+		half := g.Mul(0.5)
+		ga := Where(wrap(eq), half, Where(wrap(winA), g, 0.0))
+		gb := Where(wrap(eq), half, Where(wrap(winA), 0.0, g))
+		return []*Tensor{reduceGrad(ga, x), reduceGrad(gb, y)}
+	})
+	return res
+}
+
+func dataOrNumber(t *Tensor, v any) any {
+	if t != nil {
+		return t.data
+	}
+	return v
+}
+
+// Where returns cond ? a : b (cond is a Bool tensor; a, b tensors or Go numbers).
+func Where(cond *Tensor, a, b any) *Tensor {
+	x, xd := operand(a)
+	y, yd := operand(b)
+	out := tensor.Where(cond.data, xd, yd)
+	c := cond.data
+	return record("WhereBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		var gx, gy *Tensor
+		if x != nil {
+			gx = reduceGrad(Where(wrap(c), g, 0.0), x)
+		}
+		if y != nil {
+			gy = reduceGrad(Where(wrap(c), 0.0, g), y)
+		}
+		return []*Tensor{gx, gy}
+	})
+}
+
+// MaskedFill returns a copy of t with value where mask (Bool, broadcastable to t)
+// is true; no gradient flows to the filled positions.
+func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
+	m := mask.data
+	return record("MaskedFillBackward0", t.data.MaskedFill(m, value), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.MaskedFill(wrap(m), 0)}
+	})
+}
+
+// Comparisons return Bool tensors that never require grad.
+
+func (t *Tensor) Eq(b any) *Tensor { return compare(tensor.OpEq, t, b) }
+func (t *Tensor) Ne(b any) *Tensor { return compare(tensor.OpNe, t, b) }
+func (t *Tensor) Lt(b any) *Tensor { return compare(tensor.OpLt, t, b) }
+func (t *Tensor) Le(b any) *Tensor { return compare(tensor.OpLe, t, b) }
+func (t *Tensor) Gt(b any) *Tensor { return compare(tensor.OpGt, t, b) }
+func (t *Tensor) Ge(b any) *Tensor { return compare(tensor.OpGe, t, b) }
+
+// LogicalAnd, LogicalOr and LogicalNot combine Bool masks.
+func (t *Tensor) LogicalAnd(b *Tensor) *Tensor { return wrap(t.data.LogicalAnd(b.data)) }
+func (t *Tensor) LogicalOr(b *Tensor) *Tensor  { return wrap(t.data.LogicalOr(b.data)) }
+func (t *Tensor) LogicalNot() *Tensor          { return wrap(t.data.LogicalNot()) }
+
+func compare(op tensor.BinaryOp, a *Tensor, b any) *Tensor {
+	_, bd := operand(b)
+	return wrap(tensor.Binary(op, a.data, bd))
+}
+
+// Method forms of the arithmetic ops.
+
+func (t *Tensor) Add(b any) *Tensor     { return Add(t, b) }
+func (t *Tensor) Sub(b any) *Tensor     { return Sub(t, b) }
+func (t *Tensor) Mul(b any) *Tensor     { return Mul(t, b) }
+func (t *Tensor) Div(b any) *Tensor     { return Div(t, b) }
+func (t *Tensor) Pow(b any) *Tensor     { return Pow(t, b) }
+func (t *Tensor) Maximum(b any) *Tensor { return Maximum(t, b) }
+func (t *Tensor) Minimum(b any) *Tensor { return Minimum(t, b) }
+
+// RSub returns b - t (handy when b is a Go number: x.RSub(1) is 1 - x).
+func (t *Tensor) RSub(b any) *Tensor { return Sub(b, t) }

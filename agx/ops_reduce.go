@@ -1,0 +1,278 @@
+package agx
+
+import (
+	"slices"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// normDims resolves negative dims; no dims means all dims.
+func normDims(shape []int, dims []int) []int {
+	n := len(shape)
+	if len(dims) == 0 {
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		return all
+	}
+	out := make([]int, len(dims))
+	for i, d := range dims {
+		if d < -n || d >= n {
+			if !(n == 0 && (d == 0 || d == -1)) {
+				tensor.Panicf("reduce", tensor.ErrIndex, "dimension %d out of range for a %d-d tensor of shape %v", d, n, shape)
+			}
+			d = 0
+		}
+		if d < 0 {
+			d += n
+		}
+		out[i] = d
+	}
+	slices.Sort(out)
+	return out
+}
+
+// keepShape is shape with the reduced dims set to 1.
+func keepShape(shape, dims []int) []int {
+	ks := slices.Clone(shape)
+	for _, d := range dims {
+		if d < len(ks) {
+			ks[d] = 1
+		}
+	}
+	return ks
+}
+
+// unreduce brings a reduced gradient back to the input's shape: it restores
+// the reduced dims as size 1 (when keepdim was false) and expands.
+func unreduce(g *Tensor, inShape, dims []int, keep bool) *Tensor {
+	if !keep {
+		g = g.Reshape(keepShape(inShape, dims)...)
+	}
+	return g.Expand(inShape...)
+}
+
+// Sum sums over dims (all when none are given), removing them.
+func (t *Tensor) Sum(dims ...int) *Tensor { return t.sum(false, dims) }
+
+// SumKeep sums over dims keeping them with size 1.
+func (t *Tensor) SumKeep(dims ...int) *Tensor { return t.sum(true, dims) }
+
+func (t *Tensor) sum(keep bool, dims []int) *Tensor {
+	shape := t.data.Shape()
+	nd := normDims(shape, dims)
+	var out *tensor.Tensor
+	if keep {
+		out = t.data.SumKeep(dims...)
+	} else {
+		out = t.data.Sum(dims...)
+	}
+	return record("SumBackward1", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{unreduce(g, shape, nd, keep)}
+	})
+}
+
+// Mean averages over dims (all when none are given).
+func (t *Tensor) Mean(dims ...int) *Tensor { return t.mean(false, dims) }
+
+// MeanKeep averages over dims keeping them with size 1.
+func (t *Tensor) MeanKeep(dims ...int) *Tensor { return t.mean(true, dims) }
+
+func (t *Tensor) mean(keep bool, dims []int) *Tensor {
+	shape := t.data.Shape()
+	nd := normDims(shape, dims)
+	n := 1
+	for _, d := range nd {
+		if d < len(shape) {
+			n *= shape[d]
+		}
+	}
+	var out *tensor.Tensor
+	if keep {
+		out = t.data.MeanKeep(dims...)
+	} else {
+		out = t.data.Mean(dims...)
+	}
+	return record("MeanBackward1", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{unreduce(g.Div(float64(n)), shape, nd, keep)}
+	})
+}
+
+// Var is the variance over dims (all when none are given); unbiased divides by
+// n-1 (Bessel's correction), otherwise by n.
+func (t *Tensor) Var(unbiased bool, dims ...int) *Tensor { return t.variance(unbiased, false, dims) }
+
+// VarKeep is Var keeping the reduced dims with size 1.
+func (t *Tensor) VarKeep(unbiased bool, dims ...int) *Tensor {
+	return t.variance(unbiased, true, dims)
+}
+
+func (t *Tensor) variance(unbiased, keep bool, dims []int) *Tensor {
+	shape := t.data.Shape()
+	nd := normDims(shape, dims)
+	n := 1
+	for _, d := range nd {
+		if d < len(shape) {
+			n *= shape[d]
+		}
+	}
+	var out *tensor.Tensor
+	if keep {
+		out = t.data.VarKeep(unbiased, dims...)
+	} else {
+		out = t.data.Var(unbiased, dims...)
+	}
+	den := float64(n)
+	if unbiased {
+		den = float64(n - 1)
+	}
+	return record("VarBackward0", out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		x := s[0]
+		centered := x.Sub(x.MeanKeep(nd...))
+		return []*Tensor{unreduce(g, shape, nd, keep).Mul(centered).Mul(2 / den)}
+	})
+}
+
+// Std is the standard deviation, the square root of Var.
+func (t *Tensor) Std(unbiased bool, dims ...int) *Tensor { return t.Var(unbiased, dims...).Sqrt() }
+
+// Amax is the maximum over dims (all when none are given); the gradient is
+// shared evenly among tied maxima.
+func (t *Tensor) Amax(dims ...int) *Tensor { return t.extreme(true, false, dims) }
+
+// AmaxKeep is Amax keeping the reduced dims.
+func (t *Tensor) AmaxKeep(dims ...int) *Tensor { return t.extreme(true, true, dims) }
+
+// Amin is the minimum over dims; ties share the gradient evenly.
+func (t *Tensor) Amin(dims ...int) *Tensor { return t.extreme(false, false, dims) }
+
+// AminKeep is Amin keeping the reduced dims.
+func (t *Tensor) AminKeep(dims ...int) *Tensor { return t.extreme(false, true, dims) }
+
+// Max is the maximum of all elements (a 0-d tensor).
+func (t *Tensor) Max() *Tensor { return t.Amax() }
+
+// Min is the minimum of all elements (a 0-d tensor).
+func (t *Tensor) Min() *Tensor { return t.Amin() }
+
+func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
+	shape := t.data.Shape()
+	nd := normDims(shape, dims)
+	var out *tensor.Tensor
+	switch {
+	case isMax && keep:
+		out = t.data.AmaxKeep(dims...)
+	case isMax:
+		out = t.data.Amax(dims...)
+	case keep:
+		out = t.data.AminKeep(dims...)
+	default:
+		out = t.data.Amin(dims...)
+	}
+	name := "AmaxBackward0"
+	if !isMax {
+		name = "AminBackward0"
+	}
+	r := record(name, out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		x, y := s[0], s[1]
+		mask := x.data.Eq(unreduce(y, shape, nd, keep).data).To(x.DType())
+		count := mask.SumKeep(nd...)
+		w := wrap(mask.Div(count))
+		return []*Tensor{unreduce(g, shape, nd, keep).Mul(w)}
+	})
+	saveOutput(r)
+	return r
+}
+
+// MaxDim returns the maximum along dim and its indices (Int64, no gradient).
+// The gradient goes to the position of the returned index.
+func (t *Tensor) MaxDim(dim int, keepdim bool) (values, indices *Tensor) {
+	return t.extremeDim(true, dim, keepdim)
+}
+
+// MinDim returns the minimum along dim and its indices.
+func (t *Tensor) MinDim(dim int, keepdim bool) (values, indices *Tensor) {
+	return t.extremeDim(false, dim, keepdim)
+}
+
+func (t *Tensor) extremeDim(isMax bool, dim int, keep bool) (*Tensor, *Tensor) {
+	var v, idx *tensor.Tensor
+	name := "MaxBackward0"
+	if isMax {
+		v, idx = t.data.MaxDim(dim, keep)
+	} else {
+		v, idx = t.data.MinDim(dim, keep)
+		name = "MinBackward0"
+	}
+	shape := t.data.Shape()
+	d := normDims(shape, []int{dim})[0]
+	ik := idx
+	if !keep && len(shape) > 0 {
+		ik = idx.Unsqueeze(d)
+	}
+	vals := record(name, v, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		if !keep && len(shape) > 0 {
+			g = g.Unsqueeze(d)
+		}
+		z := wrap(tensor.Zeros(g.DType(), shape...))
+		if len(shape) == 0 {
+			return []*Tensor{g}
+		}
+		return []*Tensor{z.ScatterAdd(d, wrap(ik), g)}
+	})
+	return vals, wrap(idx)
+}
+
+// ArgMax returns the indices of the maxima along dim (Int64, no gradient).
+func (t *Tensor) ArgMax(dim int, keepdim bool) *Tensor { return wrap(t.data.ArgMax(dim, keepdim)) }
+
+// ArgMin returns the indices of the minima along dim.
+func (t *Tensor) ArgMin(dim int, keepdim bool) *Tensor { return wrap(t.data.ArgMin(dim, keepdim)) }
+
+// LogSumExp returns log Σ exp(x) over dims, computed stably (max-shifted).
+// Backward: g·softmax(x).
+func (t *Tensor) LogSumExp(dims ...int) *Tensor { return t.logsumexp(false, dims) }
+
+// LogSumExpKeep is LogSumExp keeping the reduced dims.
+func (t *Tensor) LogSumExpKeep(dims ...int) *Tensor { return t.logsumexp(true, dims) }
+
+func (t *Tensor) logsumexp(keep bool, dims []int) *Tensor {
+	shape := t.data.Shape()
+	nd := normDims(shape, dims)
+	var out *tensor.Tensor
+	if keep {
+		out = t.data.LogSumExpKeep(dims...)
+	} else {
+		out = t.data.LogSumExp(dims...)
+	}
+	r := record("LogsumexpBackward0", out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		x, y := s[0], s[1]
+		p := x.Sub(unreduce(y, shape, nd, keep)).Exp()
+		return []*Tensor{unreduce(g, shape, nd, keep).Mul(p)}
+	})
+	saveOutput(r)
+	return r
+}
+
+// Softmax returns exp(x) / Σ exp(x) along dim, computed stably.
+// Backward: y·(g - Σ g·y) with y the saved output.
+func (t *Tensor) Softmax(dim int) *Tensor {
+	r := record("SoftmaxBackward0", t.data.Softmax(dim), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		y := s[0]
+		return []*Tensor{y.Mul(g.Sub(g.Mul(y).SumKeep(dim)))}
+	})
+	saveOutput(r)
+	return r
+}
+
+// LogSoftmax returns x - logsumexp(x) along dim.
+// Backward: g - softmax·Σ g, with softmax = exp(saved output).
+func (t *Tensor) LogSoftmax(dim int) *Tensor {
+	r := record("LogSoftmaxBackward0", t.data.LogSoftmax(dim), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		y := s[0]
+		return []*Tensor{g.Sub(y.Exp().Mul(g.SumKeep(dim)))}
+	})
+	saveOutput(r)
+	return r
+}

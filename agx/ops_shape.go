@@ -1,0 +1,184 @@
+package agx
+
+import (
+	"slices"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// Reshape returns t with a new shape (a view when possible); one dim may be -1.
+func (t *Tensor) Reshape(shape ...int) *Tensor {
+	in := t.data.Shape()
+	return record("ReshapeAliasBackward0", t.data.Reshape(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.Reshape(in...)}
+	})
+}
+
+// View is Reshape that never copies (it panics when t's layout does not allow it).
+func (t *Tensor) View(shape ...int) *Tensor {
+	in := t.data.Shape()
+	return record("ViewBackward0", t.data.View(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.Reshape(in...)}
+	})
+}
+
+// Flatten reshapes t to 1-D.
+func (t *Tensor) Flatten() *Tensor { return t.Reshape(-1) }
+
+// Transpose swaps two dims (a view).
+func (t *Tensor) Transpose(d0, d1 int) *Tensor {
+	return record("TransposeBackward0", t.data.Transpose(d0, d1), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.Transpose(d0, d1)}
+	})
+}
+
+// T transposes a tensor of at most 2 dims.
+func (t *Tensor) T() *Tensor {
+	if t.Dim() < 2 {
+		return t
+	}
+	if t.Dim() > 2 {
+		t.data.T() // raises the tensor package's error
+	}
+	return t.Transpose(0, 1)
+}
+
+// MT swaps the last two dims.
+func (t *Tensor) MT() *Tensor { return t.Transpose(-2, -1) }
+
+// Permute reorders dims (a view).
+func (t *Tensor) Permute(perm ...int) *Tensor {
+	out := t.data.Permute(perm...)
+	n := len(perm)
+	inv := make([]int, n)
+	for i, p := range perm {
+		if p < 0 {
+			p += n
+		}
+		inv[p] = i
+	}
+	return record("PermuteBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.Permute(inv...)}
+	})
+}
+
+// Squeeze removes size-1 dims (the given ones, or all).
+func (t *Tensor) Squeeze(dims ...int) *Tensor {
+	in := t.data.Shape()
+	return record("SqueezeBackward0", t.data.Squeeze(dims...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.Reshape(in...)}
+	})
+}
+
+// Unsqueeze inserts a size-1 dim.
+func (t *Tensor) Unsqueeze(dim int) *Tensor {
+	in := t.data.Shape()
+	return record("UnsqueezeBackward0", t.data.Unsqueeze(dim), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.Reshape(in...)}
+	})
+}
+
+// Expand broadcasts size-1 dims to shape without copying. Backward: the
+// gradient is summed over the expanded dims.
+func (t *Tensor) Expand(shape ...int) *Tensor {
+	in := t.data.Shape()
+	if slices.Equal(in, shape) {
+		return t
+	}
+	return record("ExpandBackward0", t.data.Expand(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{sumTo(g, in)}
+	})
+}
+
+// BroadcastTo is Expand with broadcasting's rules and errors.
+func (t *Tensor) BroadcastTo(shape ...int) *Tensor {
+	tensor.BroadcastShapes("BroadcastTo", t.data.Shape(), shape)
+	return t.Expand(shape...)
+}
+
+// Narrow returns length elements of dim starting at start (a view).
+func (t *Tensor) Narrow(dim, start, length int) *Tensor {
+	out := t.data.Narrow(dim, start, length)
+	return t.sliceLike("NarrowBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(dim, start, length) })
+}
+
+// Slice returns dim from start to stop (exclusive) with step, like x[start:stop:step].
+func (t *Tensor) Slice(dim, start, stop, step int) *Tensor {
+	out := t.data.Slice(dim, start, stop, step)
+	return t.sliceLike("SliceBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Slice(dim, start, stop, step) })
+}
+
+// Select returns index i of dim, removing the dim (a view).
+func (t *Tensor) Select(dim, i int) *Tensor {
+	out := t.data.Select(dim, i)
+	return t.sliceLike("SelectBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Select(dim, i) })
+}
+
+// sliceLike records a view op whose backward writes the gradient into the viewed
+// region of a zero tensor of the input's shape.
+func (t *Tensor) sliceLike(name string, out *tensor.Tensor, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
+	in := t.data.Shape()
+	return record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{embed(g, in, view)}
+	})
+}
+
+// embed places g into the region view() selects of a zero tensor of shape; its
+// own backward takes that region back out, so higher derivatives work.
+func embed(g *Tensor, shape []int, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
+	z := tensor.Zeros(g.DType(), shape...)
+	view(z).CopyFrom(g.data)
+	return record("EmbedBackward", z, []*Tensor{g}, nil, func(gg *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{wrapView(gg, view)}
+	})
+}
+
+// wrapView applies a tensor-level view to an autograd tensor, recording the
+// view's backward (embed).
+func wrapView(t *Tensor, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
+	return t.sliceLike("ViewBackward", view(t.data), view)
+}
+
+// Cat concatenates tensors along dim. Backward: each input gets its slice.
+func Cat(dim int, ts ...*Tensor) *Tensor {
+	datas := make([]*tensor.Tensor, len(ts))
+	for i, t := range ts {
+		datas[i] = t.data
+	}
+	out := tensor.Cat(dim, datas...)
+	if dim < 0 {
+		dim += out.Dim()
+	}
+	sizes := make([]int, len(ts))
+	for i, t := range ts {
+		sizes[i] = t.data.Size(dim)
+	}
+	return record("CatBackward0", out, ts, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		gs := make([]*Tensor, len(ts))
+		off := 0
+		for i, n := range sizes {
+			gs[i] = g.Narrow(dim, off, n)
+			if gs[i].DType() != ts[i].DType() {
+				gs[i] = gs[i].To(ts[i].DType())
+			}
+			off += n
+		}
+		return gs
+	})
+}
+
+// Stack joins tensors of the same shape along a new dim.
+func Stack(dim int, ts ...*Tensor) *Tensor {
+	us := make([]*Tensor, len(ts))
+	for i, t := range ts {
+		if i > 0 && !slices.Equal(t.data.Shape(), ts[0].data.Shape()) {
+			tensor.Panicf("Stack", tensor.ErrShape, "stack expects each tensor to be equal size, but got %v at entry 0 and %v at entry %d", ts[0].data.Shape(), t.data.Shape(), i)
+		}
+		d := dim
+		if d < 0 {
+			d += t.Dim() + 1
+		}
+		us[i] = t.Unsqueeze(d)
+	}
+	return Cat(dim, us...)
+}

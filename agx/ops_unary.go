@@ -1,0 +1,212 @@
+package agx
+
+import (
+	"math"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// Exp returns e^x. Backward: g·e^x (the saved output).
+func (t *Tensor) Exp() *Tensor {
+	r := record("ExpBackward0", t.data.Exp(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Mul(s[0])}
+	})
+	saveOutput(r)
+	return r
+}
+
+// Expm1 returns e^x - 1, accurate for small x. Backward: g·(out + 1).
+func (t *Tensor) Expm1() *Tensor {
+	r := record("Expm1Backward0", t.data.Expm1(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Mul(s[0].Add(1))}
+	})
+	saveOutput(r)
+	return r
+}
+
+// Log returns the natural logarithm. Backward: g / x.
+func (t *Tensor) Log() *Tensor {
+	return record("LogBackward0", t.data.Log(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Div(s[0])}
+	})
+}
+
+// Log1p returns log(1 + x), accurate for small x. Backward: g / (1 + x).
+func (t *Tensor) Log1p() *Tensor {
+	return record("Log1pBackward0", t.data.Log1p(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Div(s[0].Add(1))}
+	})
+}
+
+// Sqrt returns √x. Backward: g / (2√x).
+func (t *Tensor) Sqrt() *Tensor {
+	r := record("SqrtBackward0", t.data.Sqrt(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Div(s[0].Mul(2))}
+	})
+	saveOutput(r)
+	return r
+}
+
+// Rsqrt returns 1/√x. Backward: -g·out³/2.
+func (t *Tensor) Rsqrt() *Tensor {
+	r := record("RsqrtBackward0", t.data.Rsqrt(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Mul(s[0].Pow(3)).Mul(-0.5)}
+	})
+	saveOutput(r)
+	return r
+}
+
+// Abs returns |x|. Backward: g·sign(x) (0 at 0).
+func (t *Tensor) Abs() *Tensor {
+	return record("AbsBackward0", t.data.Abs(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Mul(s[0].Sign())}
+	})
+}
+
+// zeroGrad records ops whose derivative is zero almost everywhere (sign, round,
+// floor, ceil): their gradient is zeros, as in PyTorch.
+func zeroGrad(name string, out *tensor.Tensor, t *Tensor) *Tensor {
+	return record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.Mul(0.0)}
+	})
+}
+
+// Sign returns -1, 0 or 1. Its gradient is zero (see the STE helpers for the
+// straight-through alternative).
+func (t *Tensor) Sign() *Tensor { return zeroGrad("SignBackward0", t.data.Sign(), t) }
+
+// Round rounds half to even, as PyTorch does. Its gradient is zero.
+func (t *Tensor) Round() *Tensor { return zeroGrad("RoundBackward0", t.data.Round(), t) }
+
+// Floor rounds down. Its gradient is zero.
+func (t *Tensor) Floor() *Tensor { return zeroGrad("FloorBackward0", t.data.Floor(), t) }
+
+// Ceil rounds up. Its gradient is zero.
+func (t *Tensor) Ceil() *Tensor { return zeroGrad("CeilBackward0", t.data.Ceil(), t) }
+
+// Clamp limits x to [lo, hi] (math.Inf bounds mean none). Backward: g where
+// lo ≤ x ≤ hi, else 0.
+func (t *Tensor) Clamp(lo, hi float64) *Tensor {
+	return record("ClampBackward1", t.data.Clamp(lo, hi), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		x := s[0].data
+		in := x.Ge(lo).LogicalAnd(x.Le(hi))
+		return []*Tensor{Where(wrap(in), g, 0.0)}
+	})
+}
+
+// ClampMin is Clamp with only a lower bound (ReLU is ClampMin(0)).
+func (t *Tensor) ClampMin(lo float64) *Tensor { return t.Clamp(lo, math.Inf(1)) }
+
+// ClampMax is Clamp with only an upper bound.
+func (t *Tensor) ClampMax(hi float64) *Tensor { return t.Clamp(math.Inf(-1), hi) }
+
+// Sigmoid returns 1/(1+e^-x), computed stably for large |x|. Backward:
+// g·σ·(1-σ) from the saved output.
+func (t *Tensor) Sigmoid() *Tensor {
+	r := record("SigmoidBackward0", t.data.Sigmoid(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		y := s[0]
+		return []*Tensor{g.Mul(y.Mul(y.RSub(1)))}
+	})
+	saveOutput(r)
+	return r
+}
+
+// Tanh returns tanh(x). Backward: g·(1 - tanh²) from the saved output.
+func (t *Tensor) Tanh() *Tensor {
+	r := record("TanhBackward0", t.data.Tanh(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		y := s[0]
+		return []*Tensor{g.Mul(y.Mul(y).RSub(1))}
+	})
+	saveOutput(r)
+	return r
+}
+
+// Relu returns max(x, 0). Backward: g where the output is positive.
+func (t *Tensor) Relu() *Tensor {
+	r := record("ReluBackward0", t.data.Relu(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{Where(wrap(s[0].data.Gt(0)), g, 0.0)}
+	})
+	saveOutput(r)
+	return r
+}
+
+// Erf returns the error function. Backward: g·2/√π·e^(-x²).
+func (t *Tensor) Erf() *Tensor {
+	return record("ErfBackward0", t.data.Erf(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		x := s[0]
+		return []*Tensor{g.Mul(x.Mul(x).Neg().Exp().Mul(2 / math.Sqrt(math.Pi)))}
+	})
+}
+
+// Sin returns sin(x). Backward: g·cos(x).
+func (t *Tensor) Sin() *Tensor {
+	return record("SinBackward0", t.data.Sin(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Mul(s[0].Cos())}
+	})
+}
+
+// Cos returns cos(x). Backward: -g·sin(x).
+func (t *Tensor) Cos() *Tensor {
+	return record("CosBackward0", t.data.Cos(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Mul(s[0].Sin()).Neg()}
+	})
+}
+
+// GELU returns x·Φ(x) with Φ the standard normal CDF (exact, erf form).
+// Backward: g·(Φ(x) + x·φ(x)).
+func (t *Tensor) GELU() *Tensor {
+	x := t.data
+	cdf := x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)
+	return record("GeluBackward0", x.Mul(cdf), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		x := s[0]
+		phi := x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)
+		pdf := x.Mul(x).Mul(-0.5).Exp().Mul(1 / math.Sqrt(2*math.Pi))
+		return []*Tensor{g.Mul(phi.Add(x.Mul(pdf)))}
+	})
+}
+
+// GELUTanh is GELU's tanh approximation:
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+func (t *Tensor) GELUTanh() *Tensor {
+	c := math.Sqrt(2 / math.Pi)
+	inner := t.Add(t.Pow(3).Mul(0.044715)).Mul(c)
+	return t.Mul(0.5).Mul(inner.Tanh().Add(1))
+}
+
+// SiLU returns x·σ(x) (Swish). Backward: g·σ(x)·(1 + x·(1-σ(x))).
+func (t *Tensor) SiLU() *Tensor {
+	x := t.data
+	return record("SiluBackward0", x.Mul(x.Sigmoid()), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		x := s[0]
+		sg := x.Sigmoid()
+		return []*Tensor{g.Mul(sg.Mul(x.Mul(sg.RSub(1)).Add(1)))}
+	})
+}
+
+// To returns t converted to dtype dt (t itself if it has it already). The
+// gradient is cast back to t's dtype.
+func (t *Tensor) To(dt DType) *Tensor {
+	if t.DType() == dt {
+		return t
+	}
+	src := t.DType()
+	return record("ToCopyBackward0", t.data.To(dt), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g.To(src)}
+	})
+}
+
+// Clone returns a copy with its own storage; gradients flow through unchanged.
+func (t *Tensor) Clone() *Tensor {
+	return record("CloneBackward0", t.data.Clone(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		return []*Tensor{g}
+	})
+}
+
+// Contiguous returns t when it is contiguous, else a contiguous copy (which
+// gradients flow through unchanged).
+func (t *Tensor) Contiguous() *Tensor {
+	if t.data.IsContiguous() {
+		return t
+	}
+	return t.Clone()
+}

@@ -1,0 +1,153 @@
+package agx
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// DType aliases so that notebook code needs only the agx import.
+type DType = tensor.DType
+
+// The element types.
+const (
+	Float32 = tensor.Float32
+	Float64 = tensor.Float64
+	Bool    = tensor.Bool
+	Int64   = tensor.Int64
+)
+
+// Tensor is a tensor.Tensor that takes part in automatic differentiation. A leaf
+// (created by the user) can require gradients; the result of a differentiable op
+// on tensors that require gradients records the op's backward Node as its GradFn.
+type Tensor struct {
+	data         *tensor.Tensor
+	requiresGrad bool // leaves only; non-leaves require grad iff gradFn != nil
+	grad         *Tensor
+	gradOwned    bool  // grad was allocated by accumulation and may be updated in place
+	gradFn       *Node // nil for leaves
+	outputNr     int   // which output of gradFn this tensor is
+	accum        *Node // the AccumulateGrad node of a leaf, created on first use
+	hooks        []*hookEntry
+	retainsGrad  bool
+	name         string
+}
+
+// New wraps a tensor.Tensor as a leaf that does not require gradients. The data
+// is shared, not copied.
+func New(t *tensor.Tensor) *Tensor {
+	if t == nil {
+		tensor.Panicf("New", tensor.ErrArg, "nil tensor")
+	}
+	return &Tensor{data: t}
+}
+
+func wrap(t *tensor.Tensor) *Tensor { return &Tensor{data: t} }
+
+// Data returns the underlying tensor.Tensor (shared, not copied). Writing to it
+// bypasses autograd; call BumpVersion afterwards so saved-tensor checks see it.
+func (t *Tensor) Data() *tensor.Tensor { return t.data }
+
+// RequiresGrad reports whether gradients flow to or through t.
+func (t *Tensor) RequiresGrad() bool { return t.requiresGrad || t.gradFn != nil }
+
+// SetRequiresGrad marks a leaf as requiring gradients (or not) and returns it, so
+// that it can be chained: x := agx.FromSlice(...).SetRequiresGrad(true).
+func (t *Tensor) SetRequiresGrad(on bool) *Tensor {
+	if t.gradFn != nil {
+		tensor.PanicHint("SetRequiresGrad", ErrGraph, "call Detach() to get a leaf that shares the data",
+			"you can only change requires_grad flags of leaf variables (this tensor has grad_fn=<%s>)", t.gradFn.Name())
+	}
+	if on && !t.DType().IsFloat() {
+		tensor.Panicf("SetRequiresGrad", tensor.ErrDType, "only Tensors of floating point dtype can require gradients (got %v)", t.DType())
+	}
+	t.requiresGrad = on
+	return t
+}
+
+// IsLeaf reports whether t was created by the user rather than by a recorded op.
+func (t *Tensor) IsLeaf() bool { return t.gradFn == nil }
+
+// GradFn returns the backward node that produced t, or nil for a leaf.
+func (t *Tensor) GradFn() *Node { return t.gradFn }
+
+// OutputNr is the index of t among its GradFn's outputs.
+func (t *Tensor) OutputNr() int { return t.outputNr }
+
+// Grad returns the accumulated gradient of a leaf (or of a non-leaf after
+// RetainGrad), or nil when none has been computed.
+func (t *Tensor) Grad() *Tensor { return t.grad }
+
+// SetGrad replaces the accumulated gradient (nil clears it).
+func (t *Tensor) SetGrad(g *Tensor) {
+	if g != nil && !slices.Equal(g.data.Shape(), t.data.Shape()) {
+		tensor.Panicf("SetGrad", tensor.ErrShape, "assigned grad has shape %v but the tensor has shape %v", g.data.Shape(), t.data.Shape())
+	}
+	t.grad, t.gradOwned = g, false
+}
+
+// ZeroGrad clears the accumulated gradient (sets it to nil, as PyTorch's
+// zero_grad(set_to_none=True) does).
+func (t *Tensor) ZeroGrad() { t.grad, t.gradOwned = nil, false }
+
+// RetainGrad makes a non-leaf keep its gradient in Grad() after backward.
+func (t *Tensor) RetainGrad() *Tensor {
+	if t.gradFn == nil {
+		if !t.requiresGrad {
+			tensor.Panicf("RetainGrad", ErrGraph, "can't retain_grad on Tensor that has requires_grad=False")
+		}
+		return t
+	}
+	t.retainsGrad = true
+	t.gradFn.setRetain(t)
+	return t
+}
+
+// Detach returns a leaf sharing t's data (and version counter) that does not
+// require gradients.
+func (t *Tensor) Detach() *Tensor { return &Tensor{data: t.data} }
+
+// SetName gives the tensor a name shown in graph exports.
+func (t *Tensor) SetName(name string) *Tensor { t.name = name; return t }
+
+// Name is the name set with SetName.
+func (t *Tensor) Name() string { return t.name }
+
+// Shape returns a copy of the shape.
+func (t *Tensor) Shape() []int { return t.data.Shape() }
+
+// Dim is the number of dimensions.
+func (t *Tensor) Dim() int { return t.data.Dim() }
+
+// Size is the size of dim d (negative counts from the end).
+func (t *Tensor) Size(d int) int { return t.data.Size(d) }
+
+// Numel is the number of elements.
+func (t *Tensor) Numel() int { return t.data.Numel() }
+
+// DType is the element type.
+func (t *Tensor) DType() DType { return t.data.DType() }
+
+// Version counts in-place writes to t's storage (shared with its views).
+func (t *Tensor) Version() uint64 { return t.data.Version() }
+
+// BumpVersion records an in-place write made through Data().
+func (t *Tensor) BumpVersion() { t.data.BumpVersion() }
+
+// Item returns the single element of t as a float64.
+func (t *Tensor) Item() float64 { return t.data.Item() }
+
+// Float64s returns the elements in row-major order as float64.
+func (t *Tensor) Float64s() []float64 { return t.data.Float64s() }
+
+// String prints like PyTorch: tensor([4., 6.], grad_fn=<MulBackward0>).
+func (t *Tensor) String() string {
+	switch {
+	case t.gradFn != nil:
+		return t.data.StringWith(fmt.Sprintf("grad_fn=<%s>", t.gradFn.Name()))
+	case t.requiresGrad:
+		return t.data.StringWith("requires_grad=True")
+	}
+	return t.data.String()
+}
