@@ -1,0 +1,168 @@
+// Package oracle runs reference computations in PyTorch (Debian's
+// python3-torch, through /usr/bin/python3) so that tests can compare agx's
+// values and gradients with PyTorch's on the same inputs. When torch is not
+// importable, Skip skips the calling test with a clear message.
+//
+// A reference script is a small Python file that imports agx_oracle (next to
+// this file), reads its inputs with agx_oracle.load(), and writes its results
+// with agx_oracle.dump(...). Tensors travel as {"shape", "dtype", "data"}.
+package oracle
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// Python is the interpreter with Debian's packages (a python3 on PATH may be
+// another installation without torch).
+const Python = "/usr/bin/python3"
+
+//go:embed agx_oracle.py
+var helperPy []byte
+
+var (
+	availOnce sync.Once
+	availErr  error
+	helperDir string
+)
+
+// Available reports whether PyTorch can be imported, and why not.
+func Available() error {
+	availOnce.Do(func() {
+		if _, err := os.Stat(Python); err != nil {
+			availErr = fmt.Errorf("%s not found", Python)
+			return
+		}
+		out, err := exec.Command(Python, "-c", "import torch, sys; sys.stdout.write(torch.__version__)").CombinedOutput()
+		if err != nil {
+			availErr = fmt.Errorf("%s cannot import torch (install python3-torch; `make test` does): %s", Python, lastLine(string(out)))
+			return
+		}
+		dir, err := os.MkdirTemp("", "agx-oracle-")
+		if err != nil {
+			availErr = err
+			return
+		}
+		if err := os.WriteFile(filepath.Join(dir, "agx_oracle.py"), helperPy, 0o644); err != nil {
+			availErr = err
+			return
+		}
+		helperDir = dir
+	})
+	return availErr
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// Skip skips t when PyTorch is not available.
+func Skip(t testing.TB) {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Skipf("PyTorch oracle unavailable: %v", err)
+	}
+}
+
+// Tensor is the JSON form of a tensor.
+type Tensor struct {
+	Shape []int     `json:"shape"`
+	DType string    `json:"dtype"`
+	Data  []float64 `json:"data"`
+	// Null marks a missing value (a nil gradient).
+	Null bool `json:"null,omitempty"`
+}
+
+// Encode converts a tensor (nil allowed) to its JSON form.
+func Encode(t *tensor.Tensor) Tensor {
+	if t == nil {
+		return Tensor{Null: true}
+	}
+	data := t.Float64s()
+	for i, v := range data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			data[i] = 0 // JSON has no NaN; callers avoid such inputs
+		}
+	}
+	return Tensor{Shape: t.Shape(), DType: t.DType().String(), Data: data}
+}
+
+// Decode converts the JSON form back to a tensor (nil for Null).
+func (o Tensor) Decode() *tensor.Tensor {
+	if o.Null {
+		return nil
+	}
+	dt := map[string]tensor.DType{"float32": tensor.Float32, "float64": tensor.Float64, "int64": tensor.Int64, "bool": tensor.Bool}[o.DType]
+	if dt == 0 {
+		dt = tensor.Float64
+	}
+	return tensor.FromSlice(o.Data, o.Shape...).To(dt)
+}
+
+// Run executes the Python script with input (marshalled to JSON on stdin) and
+// decodes its JSON stdout into output.
+func Run(script string, input, output any) error {
+	if err := Available(); err != nil {
+		return err
+	}
+	in, err := json.Marshal(input)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(Python, "-c", script)
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+helperDir, "OMP_NUM_THREADS=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("oracle script failed: %v\n%s", err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), output); err != nil {
+		return fmt.Errorf("oracle output is not JSON: %v\n%s", err, stdout.String())
+	}
+	return nil
+}
+
+// RunFile is Run with the script read from a file (relative to the test's
+// package directory).
+func RunFile(path string, input, output any) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return Run(string(src), input, output)
+}
+
+// Close compares two tensors elementwise: |a-b| ≤ atol + rtol·|b|, with equal
+// shapes. It returns a description of the first difference, or "".
+func Close(got, want *tensor.Tensor, rtol, atol float64) string {
+	if got == nil || want == nil {
+		if got == want {
+			return ""
+		}
+		return fmt.Sprintf("got %v, want %v", got, want)
+	}
+	gs, ws := got.Shape(), want.Shape()
+	if fmt.Sprint(gs) != fmt.Sprint(ws) {
+		return fmt.Sprintf("shape %v, want %v", gs, ws)
+	}
+	g, w := got.Float64s(), want.Float64s()
+	for i := range g {
+		if math.Abs(g[i]-w[i]) > atol+rtol*math.Abs(w[i]) || math.IsNaN(g[i]) != math.IsNaN(w[i]) {
+			return fmt.Sprintf("element %d: got %.17g, want %.17g (rtol %g, atol %g)", i, g[i], w[i], rtol, atol)
+		}
+	}
+	return ""
+}
