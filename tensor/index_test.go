@@ -351,3 +351,11 @@ func TestGatherLarge(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexScalars(t *testing.T) {
+	x := tensor.Scalar(2.5)
+	checkTensor(t, x.Gather(0, tensor.Scalar(int64(0))), tensor.Float64, []int{}, []float64{2.5})
+	checkTensor(t, x.Scatter(0, tensor.Scalar(int64(0)), tensor.Scalar(4.0)), tensor.Float64, []int{}, []float64{4})
+	checkTensor(t, x.ScatterAdd(-1, tensor.Scalar(int64(0)), tensor.Scalar(4.0)), tensor.Float64, []int{}, []float64{6.5})
+	checkPanic(t, func() { x.Gather(0, tensor.Scalar(int64(1))) }, tensor.ErrIndex, "index 1 is out of bounds for dimension 0 with size 1")
+}
