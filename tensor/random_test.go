@@ -204,6 +204,6 @@ func TestRandomErrors(t *testing.T) {
 		{"negative shape", func() { g.Rand(tensor.Float32, -1) }, tensor.ErrShape, []string{"negative dimension"}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { checkPanic(t, tc.f, tc.kind, tc.frags...) })
+		t.Run(tc.name, func(t *testing.T) { tidxPanics(t, tc.f, tc.kind, tc.frags...) })
 	}
 }
