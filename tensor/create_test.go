@@ -8,26 +8,26 @@ import (
 )
 
 func TestFilled(t *testing.T) {
-	for _, dt := range allDTypes {
+	for _, dt := range tidxDTypes {
 		t.Run(dt.String(), func(t *testing.T) {
-			checkTensor(t, tensor.Zeros(dt, 2, 3), dt, []int{2, 3}, make([]float64, 6))
-			checkTensor(t, tensor.Ones(dt, 3), dt, []int{3}, []float64{1, 1, 1})
-			checkTensor(t, tensor.Full(dt, 2.5, 2), dt, []int{2}, []float64{2.5, 2.5})
-			checkTensor(t, tensor.Full(dt, 7), dt, []int{}, []float64{7})
+			tidxCheck(t, tensor.Zeros(dt, 2, 3), dt, []int{2, 3}, make([]float64, 6))
+			tidxCheck(t, tensor.Ones(dt, 3), dt, []int{3}, []float64{1, 1, 1})
+			tidxCheck(t, tensor.Full(dt, 2.5, 2), dt, []int{2}, []float64{2.5, 2.5})
+			tidxCheck(t, tensor.Full(dt, 7), dt, []int{}, []float64{7})
 			x := tensor.Full(dt, 3, 2, 1).Expand(2, 2)
-			checkTensor(t, tensor.ZerosLike(x), dt, []int{2, 2}, make([]float64, 4))
-			checkTensor(t, tensor.OnesLike(x), dt, []int{2, 2}, []float64{1, 1, 1, 1})
-			checkTensor(t, tensor.FullLike(x, -2), dt, []int{2, 2}, []float64{-2, -2, -2, -2})
-			checkTensor(t, tensor.Eye(dt, 2), dt, []int{2, 2}, []float64{1, 0, 0, 1})
-			checkTensor(t, tensor.EyeN(dt, 2, 3), dt, []int{2, 3}, []float64{1, 0, 0, 0, 1, 0})
-			checkTensor(t, tensor.EyeN(dt, 3, 2), dt, []int{3, 2}, []float64{1, 0, 0, 1, 0, 0})
-			checkTensor(t, tensor.Eye(dt, 0), dt, []int{0, 0}, nil)
+			tidxCheck(t, tensor.ZerosLike(x), dt, []int{2, 2}, make([]float64, 4))
+			tidxCheck(t, tensor.OnesLike(x), dt, []int{2, 2}, []float64{1, 1, 1, 1})
+			tidxCheck(t, tensor.FullLike(x, -2), dt, []int{2, 2}, []float64{-2, -2, -2, -2})
+			tidxCheck(t, tensor.Eye(dt, 2), dt, []int{2, 2}, []float64{1, 0, 0, 1})
+			tidxCheck(t, tensor.EyeN(dt, 2, 3), dt, []int{2, 3}, []float64{1, 0, 0, 0, 1, 0})
+			tidxCheck(t, tensor.EyeN(dt, 3, 2), dt, []int{3, 2}, []float64{1, 0, 0, 1, 0, 0})
+			tidxCheck(t, tensor.Eye(dt, 0), dt, []int{0, 0}, nil)
 		})
 	}
 	t.Run("errors", func(t *testing.T) {
-		checkPanic(t, func() { tensor.Zeros(tensor.Float32, 2, -1) }, tensor.ErrShape, "negative dimension")
-		checkPanic(t, func() { tensor.Eye(tensor.Float32, -1) }, tensor.ErrArg, "non-negative")
-		checkPanic(t, func() { tensor.Full(tensor.DType(0), 1, 2) }, tensor.ErrDType, "unknown dtype")
+		tidxPanics(t, func() { tensor.Zeros(tensor.Float32, 2, -1) }, tensor.ErrShape, "negative dimension")
+		tidxPanics(t, func() { tensor.Eye(tensor.Float32, -1) }, tensor.ErrArg, "non-negative")
+		tidxPanics(t, func() { tensor.Full(tensor.DType(0), 1, 2) }, tensor.ErrDType, "unknown dtype")
 	})
 }
 
@@ -55,7 +55,7 @@ func TestArange(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkTensor(t, tensor.Arange(tc.dt, tc.start, tc.end, tc.step), tc.dt, []int{len(tc.want)}, tc.want)
+			tidxCheck(t, tensor.Arange(tc.dt, tc.start, tc.end, tc.step), tc.dt, []int{len(tc.want)}, tc.want)
 		})
 	}
 	t.Run("length", func(t *testing.T) {
@@ -64,10 +64,10 @@ func TestArange(t *testing.T) {
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
-		checkPanic(t, func() { tensor.Arange(tensor.Float32, 0, 1, 0) }, tensor.ErrArg, "step must be nonzero")
-		checkPanic(t, func() { tensor.Arange(tensor.Float32, 0, 1, -1) }, tensor.ErrArg, "inconsistent with step sign")
-		checkPanic(t, func() { tensor.Arange(tensor.Float32, 1, 0, 1) }, tensor.ErrArg, "inconsistent with step sign")
-		checkPanic(t, func() { tensor.Arange(tensor.Int64, 0, 2, 0.5) }, tensor.ErrArg, "step must be nonzero")
+		tidxPanics(t, func() { tensor.Arange(tensor.Float32, 0, 1, 0) }, tensor.ErrArg, "step must be nonzero")
+		tidxPanics(t, func() { tensor.Arange(tensor.Float32, 0, 1, -1) }, tensor.ErrArg, "inconsistent with step sign")
+		tidxPanics(t, func() { tensor.Arange(tensor.Float32, 1, 0, 1) }, tensor.ErrArg, "inconsistent with step sign")
+		tidxPanics(t, func() { tensor.Arange(tensor.Int64, 0, 2, 0.5) }, tensor.ErrArg, "step must be nonzero")
 	})
 }
 
@@ -92,7 +92,7 @@ func TestLinspace(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkTensor(t, tensor.Linspace(tc.dt, tc.start, tc.end, tc.steps), tc.dt, []int{len(tc.want)}, tc.want)
+			tidxCheck(t, tensor.Linspace(tc.dt, tc.start, tc.end, tc.steps), tc.dt, []int{len(tc.want)}, tc.want)
 		})
 	}
 	t.Run("endpoints exact", func(t *testing.T) {
@@ -102,7 +102,7 @@ func TestLinspace(t *testing.T) {
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
-		checkPanic(t, func() { tensor.Linspace(tensor.Float32, 0, 1, -1) }, tensor.ErrArg, "non-negative")
+		tidxPanics(t, func() { tensor.Linspace(tensor.Float32, 0, 1, -1) }, tensor.ErrArg, "non-negative")
 	})
 }
 
@@ -127,16 +127,16 @@ func TestFromNested(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkTensor(t, tensor.FromNested(tc.v), tc.dt, tc.shape, tc.want)
+			tidxCheck(t, tensor.FromNested(tc.v), tc.dt, tc.shape, tc.want)
 		})
 	}
 	t.Run("errors", func(t *testing.T) {
-		checkPanic(t, func() { tensor.FromNested([][]float64{{1, 2}, {3}}) }, tensor.ErrShape, "ragged", "[1]", "length 1, expected 2")
-		checkPanic(t, func() { tensor.FromNested([]any{[]float64{1}, 2.0}) }, tensor.ErrShape, "ragged", "is a scalar")
-		checkPanic(t, func() { tensor.FromNested([]any{1.0, []float64{1}}) }, tensor.ErrShape, "ragged", "is a sequence")
-		checkPanic(t, func() { tensor.FromNested([]string{"a"}) }, tensor.ErrDType, "unsupported element type string")
-		checkPanic(t, func() { tensor.FromNested([]any{1.0, true}) }, tensor.ErrDType, "mixed element types")
-		checkPanic(t, func() { tensor.FromNested(nil) }, tensor.ErrArg, "nil")
+		tidxPanics(t, func() { tensor.FromNested([][]float64{{1, 2}, {3}}) }, tensor.ErrShape, "ragged", "[1]", "length 1, expected 2")
+		tidxPanics(t, func() { tensor.FromNested([]any{[]float64{1}, 2.0}) }, tensor.ErrShape, "ragged", "is a scalar")
+		tidxPanics(t, func() { tensor.FromNested([]any{1.0, []float64{1}}) }, tensor.ErrShape, "ragged", "is a sequence")
+		tidxPanics(t, func() { tensor.FromNested([]string{"a"}) }, tensor.ErrDType, "unsupported element type string")
+		tidxPanics(t, func() { tensor.FromNested([]any{1.0, true}) }, tensor.ErrDType, "mixed element types")
+		tidxPanics(t, func() { tensor.FromNested(nil) }, tensor.ErrArg, "nil")
 	})
 	t.Run("copies", func(t *testing.T) {
 		src := [][]float64{{1, 2}}

@@ -25,6 +25,10 @@ func checkIndexTensor(op string, t, index *Tensor) {
 // [0, t.Size(dim)).
 func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 	checkIndexTensor("Gather", t, index)
+	if t.Dim() == 0 {
+		scalarDim("Gather", dim)
+		return t.Reshape(1).Gather(0, index.Reshape(1)).Reshape()
+	}
 	dim = t.normDim("Gather", dim)
 	for d := range t.shape {
 		if d != dim && index.shape[d] > t.shape[d] {
@@ -37,6 +41,14 @@ func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 	}
 	t.Backend().Gather(out.Raw(), t.Raw(), index.Raw(), dim)
 	return out
+}
+
+// scalarDim panics unless dim is a valid dim for a 0-d tensor (0 or -1, as in
+// PyTorch).
+func scalarDim(op string, dim int) {
+	if dim != 0 && dim != -1 {
+		PanicHint(op, ErrIndex, "a 0-d tensor accepts dim 0 or -1", "dimension %d out of range for a 0-d tensor", dim)
+	}
 }
 
 // scatterArgs validates a scatter and returns src narrowed to index's shape and
@@ -84,6 +96,15 @@ func (t *Tensor) ScatterAddInPlace(dim int, index, src *Tensor) *Tensor {
 func (t *Tensor) scatter(op string, dim int, index, src *Tensor, acc bool) *Tensor {
 	if acc && t.DType() == Bool {
 		PanicHint(op, ErrDType, "cast with To(tensor.Int64) first", "%s is not defined for bool tensors", op)
+	}
+	if t.Dim() == 0 {
+		scalarDim(op, dim)
+		checkIndexTensor(op, t, index)
+		if src == nil || src.Dim() != 0 {
+			Panicf(op, ErrShape, "src must have the same number of dimensions as the input tensor (a 0-d tensor)")
+		}
+		t.Reshape(1).scatter(op, 0, index.Reshape(1), src.Reshape(1), acc)
+		return t
 	}
 	dim, src = t.scatterArgs(op, dim, index, src)
 	if index.Numel() > 0 {

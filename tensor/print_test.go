@@ -8,8 +8,8 @@ import (
 )
 
 var (
-	nan = math.NaN()
-	inf = math.Inf(1)
+	tidxNaN = math.NaN()
+	tidxInf = math.Inf(1)
 )
 
 // The expected strings were produced by PyTorch 1.13's repr on the same values
@@ -44,9 +44,9 @@ func TestString(t *testing.T) {
 			"tensor([-1.0000e-05,  2.0000e-03, -3.5000e+00,  1.0000e+03])"},
 		{"int-valued above 1e8", tensor.FromSlice([]float64{100000000.0, 1}).Reshape(2).To(tensor.Float32),
 			"tensor([1.0000e+08, 1.0000e+00])"},
-		{"nonfinite", tensor.FromSlice([]float64{nan, inf, -inf, 1.5}).Reshape(4).To(tensor.Float32),
+		{"nonfinite", tensor.FromSlice([]float64{tidxNaN, tidxInf, -tidxInf, 1.5}).Reshape(4).To(tensor.Float32),
 			"tensor([   nan,    inf,   -inf, 1.5000])"},
-		{"nonfinite int mode", tensor.FromSlice([]float64{nan, inf, -inf, 1}).Reshape(4).To(tensor.Float32),
+		{"nonfinite int mode", tensor.FromSlice([]float64{tidxNaN, tidxInf, -tidxInf, 1}).Reshape(4).To(tensor.Float32),
 			"tensor([nan, inf, -inf, 1.])"},
 		{"all zero", tensor.FromSlice([]float64{0, 0, 0}).Reshape(3).To(tensor.Float32),
 			"tensor([0., 0., 0.])"},
