@@ -1,0 +1,36 @@
+package arch
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/goagx/agx"
+
+// forbidden lists, per package, import paths (prefixes) it must not depend on,
+// directly or indirectly.
+var forbidden = map[string][]string{
+	mod + "/tensor":    {mod + "/agx", mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/agx":       {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/functions": {mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+}
+
+func TestDependencyDirection(t *testing.T) {
+	for pkg, bad := range forbidden {
+		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			if strings.Contains(string(out), "cannot find package") || strings.Contains(string(out), "no required module provides") {
+				continue // the package does not exist yet
+			}
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, b := range bad {
+				if dep == b || strings.HasPrefix(dep, b+"/") {
+					t.Errorf("%s must not depend on %s (it imports %s)", pkg, b, dep)
+				}
+			}
+		}
+	}
+}
