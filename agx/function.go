@@ -322,7 +322,9 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		}
 		n.hadSaved = len(n.saved) > 0
 	}
-	ctx.savedRaw = nil
+	// Keep no references to the inputs: only saved tensors outlive Forward, and
+	// they are released after backward.
+	ctx.savedRaw, ctx.inputs, ctx.detached = nil, nil, nil
 	return results
 }
 

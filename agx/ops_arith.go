@@ -21,16 +21,48 @@ func operand(v any) (*Tensor, any) {
 	return nil, v
 }
 
-// reduceGrad sums a broadcast gradient back to x's shape and casts it to x's dtype.
-func reduceGrad(g *Tensor, x *Tensor) *Tensor {
-	if x == nil {
+// inMeta is what a backward closure keeps of an input: never the tensor itself,
+// so that releasing the saved tensors after backward really frees memory.
+type inMeta struct {
+	ok, req bool // a tensor operand (not a Go number); it requires grad
+	shape   []int
+	dtype   DType
+}
+
+func metaOf(t *Tensor) inMeta {
+	if t == nil {
+		return inMeta{}
+	}
+	return inMeta{ok: true, req: t.RequiresGrad(), shape: t.data.Shape(), dtype: t.DType()}
+}
+
+// reduce sums a broadcast gradient back to the input's shape and casts it to
+// the input's dtype; nil for a Go-number operand.
+func (m inMeta) reduce(g *Tensor) *Tensor {
+	if !m.ok || g == nil {
 		return nil
 	}
-	g = sumTo(g, x.data.Shape())
-	if g.DType() != x.DType() {
-		g = g.To(x.DType())
+	g = sumTo(g, m.shape)
+	if g.DType() != m.dtype {
+		g = g.To(m.dtype)
 	}
 	return g
+}
+
+// number returns v when it is a Go number (not a tensor), else nil.
+func number(v any) any {
+	if _, ok := v.(*Tensor); ok {
+		return nil
+	}
+	return v
+}
+
+// orNumber returns the saved tensor, or the Go number the operand was.
+func orNumber(t *Tensor, num any) any {
+	if t != nil {
+		return t
+	}
+	return num
 }
 
 // sumTo sums g over the dims that broadcasting added or expanded, giving shape.
@@ -61,8 +93,9 @@ func Add(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Add(xd, yd)
+	mx, my := metaOf(x), metaOf(y)
 	return record("AddBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{reduceGrad(g, x), reduceGrad(g, y)}
+		return []*Tensor{mx.reduce(g), my.reduce(g)}
 	})
 }
 
@@ -71,12 +104,13 @@ func Sub(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Sub(xd, yd)
+	mx, my := metaOf(x), metaOf(y)
 	return record("SubBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		var gy *Tensor
-		if y != nil {
-			gy = reduceGrad(g.Neg(), y)
+		if my.ok {
+			gy = my.reduce(g.Neg())
 		}
-		return []*Tensor{reduceGrad(g, x), gy}
+		return []*Tensor{mx.reduce(g), gy}
 	})
 }
 
@@ -88,35 +122,23 @@ func saveIf(cond bool, t *Tensor) *Tensor {
 	return nil
 }
 
-func req(t *Tensor) bool { return t != nil && t.RequiresGrad() }
-
 // Mul returns a * b with broadcasting; either may be a Go number.
 func Mul(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Mul(xd, yd)
-	return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(req(x), y), saveIf(req(y), x)},
+	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
+	return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(mx.req, y), saveIf(my.req, x)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			var gx, gy *Tensor
-			if req(x) {
-				gx = reduceGrad(Mul(g, orScalar(s[0], b)), x)
+			if mx.req {
+				gx = mx.reduce(Mul(g, orNumber(s[0], nb)))
 			}
-			if req(y) {
-				gy = reduceGrad(Mul(g, orScalar(s[1], a)), y)
+			if my.req {
+				gy = my.reduce(Mul(g, orNumber(s[1], na)))
 			}
 			return []*Tensor{gx, gy}
 		})
-}
-
-// orScalar returns the saved tensor, or the Go number when the operand was one.
-func orScalar(t *Tensor, v any) any {
-	if t != nil {
-		return t
-	}
-	if _, ok := v.(*Tensor); ok {
-		return v
-	}
-	return v
 }
 
 // Div returns a / b with broadcasting (true division); either may be a Go number.
@@ -124,16 +146,16 @@ func Div(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Div(xd, yd)
-	return record("DivBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(req(y), x), y},
+	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
+	return record("DivBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(my.req, x), y},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			var gx, gy *Tensor
-			den := orScalar(s[1], b)
-			if req(x) {
-				gx = reduceGrad(Div(g, den), x)
+			if mx.req {
+				gx = mx.reduce(Div(g, orNumber(s[1], nb)))
 			}
-			if req(y) {
+			if my.req {
 				// d(a/b)/db = -a / b²
-				gy = reduceGrad(Mul(g, Div(orScalar(s[0], a), Mul(s[1], s[1])).Neg()), y)
+				gy = my.reduce(Mul(g, Div(orNumber(s[0], na), Mul(s[1], s[1])).Neg()))
 			}
 			return []*Tensor{gx, gy}
 		})
@@ -163,22 +185,23 @@ func Pow(a, b any) *Tensor {
 		})
 	}
 	out := tensor.Binary(tensor.OpPow, xd, yd)
+	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
 	res := record("PowBackward1", out, []*Tensor{x, y}, []*Tensor{x, y}, func(g *Tensor, s []*Tensor) []*Tensor {
-		base, exp := orScalar(s[0], a), orScalar(s[1], b)
+		base, exp := orNumber(s[0], na), orNumber(s[1], nb)
 		var gx, gy *Tensor
-		if req(x) {
-			gx = reduceGrad(Mul(g, Mul(exp, Pow(base, Sub(exp, 1)))), x)
+		if mx.req {
+			gx = mx.reduce(Mul(g, Mul(exp, Pow(base, Sub(exp, 1)))))
 		}
-		if req(y) {
+		if my.req {
 			var lb *Tensor
 			if s[0] != nil {
 				lb = s[0].Log()
 				zero := s[0].data.Eq(0).LogicalAnd(s[1].data.Ge(0))
 				lb = lb.MaskedFill(wrap(zero), 0)
 			} else {
-				lb = Scalar(toFloat(a)).To(y.DType()).Log()
+				lb = Scalar(toFloat(na)).To(my.dtype).Log()
 			}
-			gy = reduceGrad(Mul(g, Mul(Pow(base, exp), lb)), y)
+			gy = my.reduce(Mul(g, Mul(Pow(base, exp), lb)))
 		}
 		return []*Tensor{gx, gy}
 	})
@@ -213,8 +236,9 @@ func minmax(name string, op tensor.BinaryOp, a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Binary(op, xd, yd)
+	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
 	res := record(name, out, []*Tensor{x, y}, []*Tensor{x, y}, func(g *Tensor, s []*Tensor) []*Tensor {
-		av, bv := dataOrNumber(s[0], a), dataOrNumber(s[1], b)
+		av, bv := dataOrNumber(s[0], na), dataOrNumber(s[1], nb)
 		eq := tensor.Binary(tensor.OpEq, av, bv)
 		var winA *tensor.Tensor
 		if op == tensor.OpMaximum {
@@ -225,7 +249,7 @@ func minmax(name string, op tensor.BinaryOp, a, b any) *Tensor {
 		half := g.Mul(0.5)
 		ga := Where(wrap(eq), half, Where(wrap(winA), g, 0.0))
 		gb := Where(wrap(eq), half, Where(wrap(winA), 0.0, g))
-		return []*Tensor{reduceGrad(ga, x), reduceGrad(gb, y)}
+		return []*Tensor{mx.reduce(ga), my.reduce(gb)}
 	})
 	return res
 }
@@ -243,13 +267,14 @@ func Where(cond *Tensor, a, b any) *Tensor {
 	y, yd := operand(b)
 	out := tensor.Where(cond.data, xd, yd)
 	c := cond.data
+	mx, my := metaOf(x), metaOf(y)
 	return record("WhereBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		var gx, gy *Tensor
-		if x != nil {
-			gx = reduceGrad(Where(wrap(c), g, 0.0), x)
+		if mx.ok {
+			gx = mx.reduce(Where(wrap(c), g, 0.0))
 		}
-		if y != nil {
-			gy = reduceGrad(Where(wrap(c), 0.0, g), y)
+		if my.ok {
+			gy = my.reduce(Where(wrap(c), 0.0, g))
 		}
 		return []*Tensor{gx, gy}
 	})

@@ -28,14 +28,15 @@ func MatMul(a, b *Tensor) *Tensor {
 		return out
 	}
 	out := tensor.MatMul(a.data, b.data)
-	return record("MmBackward0", out, []*Tensor{a, b}, []*Tensor{saveIf(req(b), a), saveIf(req(a), b)},
+	ma, mb := metaOf(a), metaOf(b)
+	return record("MmBackward0", out, []*Tensor{a, b}, []*Tensor{saveIf(mb.req, a), saveIf(ma.req, b)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			var ga, gb *Tensor
-			if req(a) {
-				ga = reduceGrad(MatMul(g, s[1].MT()), a)
+			if ma.req {
+				ga = ma.reduce(MatMul(g, s[1].MT()))
 			}
-			if req(b) {
-				gb = reduceGrad(MatMul(s[0].MT(), g), b)
+			if mb.req {
+				gb = mb.reduce(MatMul(s[0].MT(), g))
 			}
 			return []*Tensor{ga, gb}
 		})

@@ -150,16 +150,17 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 		dim += out.Dim()
 	}
 	sizes := make([]int, len(ts))
+	dts := make([]DType, len(ts))
 	for i, t := range ts {
-		sizes[i] = t.data.Size(dim)
+		sizes[i], dts[i] = t.data.Size(dim), t.DType()
 	}
 	return record("CatBackward0", out, ts, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		gs := make([]*Tensor, len(ts))
 		off := 0
 		for i, n := range sizes {
 			gs[i] = g.Narrow(dim, off, n)
-			if gs[i].DType() != ts[i].DType() {
-				gs[i] = gs[i].To(ts[i].DType())
+			if gs[i].DType() != dts[i] {
+				gs[i] = gs[i].To(dts[i])
 			}
 			off += n
 		}
