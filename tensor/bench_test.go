@@ -16,7 +16,8 @@ import (
 // run on one goroutine; tensor kernels may use every core, so each element-wise
 // op is also timed with GOMAXPROCS=1 ("tensor-1core"). "tensor" allocates its
 // result, as ordinary ops do; "tensor-to" writes into a preallocated
-// destination like the hand loop. See bench/README.md for the figures.
+// destination like the hand loop, and "hand-alloc" makes a fresh output slice
+// per call like "tensor". See bench/README.md for the figures.
 
 func benchF32(n int) []float32 {
 	v := make([]float32, n)
@@ -105,6 +106,13 @@ func BenchmarkElementwise(b *testing.B) {
 		b.Run(o.name+"/f32/1e6/hand", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
+				o.hand()
+			}
+		})
+		b.Run(o.name+"/f32/1e6/hand-alloc", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				out = make([]float32, n)
 				o.hand()
 			}
 		})

@@ -3,7 +3,6 @@ package tensor
 import (
 	"math"
 	"slices"
-	"sort"
 	"sync"
 )
 
@@ -234,7 +233,7 @@ func (rs *reduceState[T]) serial(dst, src View) {
 			order = append(order, i)
 		}
 	}
-	sort.SliceStable(order, func(x, y int) bool { return src.Strides[order[x]] > src.Strides[order[y]] })
+	slices.SortStableFunc(order, func(x, y int) int { return src.Strides[y] - src.Strides[x] })
 	if len(order) == 0 || rs.reduced[order[len(order)-1]] {
 		rs.innerReduce(dst, src, order)
 		return

@@ -517,3 +517,29 @@ func TestReduceScalar(t *testing.T) {
 		}
 	})
 }
+
+func TestNaNReductions(t *testing.T) {
+	nan := math.NaN()
+	// [[1, nan, 3], [4, 5, nan], [0, 2, 1]]
+	data := []float64{1, nan, 3, 4, 5, nan, 0, 2, 1}
+	for _, dt := range []DType{Float32, Float64} {
+		for _, tr := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v/transposed=%v", dt, tr), func(t *testing.T) {
+				x := FromSlice(data, 3, 3).To(dt)
+				if tr {
+					x = FromSlice(data, 3, 3).T().Contiguous().To(dt).T()
+				}
+				checkClose(t, x.Amax(0).Float64s(), []float64{4, nan, nan}, 0)
+				checkClose(t, x.Amax(1).Float64s(), []float64{nan, nan, 2}, 0)
+				checkClose(t, x.Amin(1).Float64s(), []float64{nan, nan, 0}, 0)
+				checkClose(t, x.Sum(0).Float64s(), []float64{5, nan, nan}, 0)
+				checkClose(t, x.ArgMax(0, false).Float64s(), []float64{1, 0, 1}, 0)
+				checkClose(t, x.ArgMax(1, false).Float64s(), []float64{1, 2, 1}, 0)
+				checkClose(t, x.ArgMin(1, false).Float64s(), []float64{1, 2, 0}, 0)
+				if !math.IsNaN(x.Max().Item()) || x.ArgMaxAll().Item() != 1 {
+					t.Fatalf("Max %v ArgMaxAll %v", x.Max().Item(), x.ArgMaxAll().Item())
+				}
+			})
+		}
+	}
+}
