@@ -180,10 +180,11 @@ func (c *Cell) HasTag(tag string) bool {
 	return false
 }
 
-// FirstLine returns the first non-blank line of the cell's source, trimmed.
+// FirstLine returns the first line of the cell's source that says something,
+// trimmed: blank lines and GoNB's bare "%%" (wrap the rest in main) are skipped.
 func (c *Cell) FirstLine() string {
 	for line := range strings.Lines(c.Source) {
-		if s := strings.TrimSpace(line); s != "" {
+		if s := strings.TrimSpace(line); s != "" && s != "%%" {
 			return s
 		}
 	}

@@ -64,7 +64,7 @@ func TestParseFields(t *testing.T) {
 		if !code.HasTag("raises-exception") || code.HasTag("other") {
 			t.Errorf("tags %v", code.Tags())
 		}
-		if got := code.FirstLine(); got != "%%" {
+		if got := code.FirstLine(); got != `fmt.Println("hello")` {
 			t.Errorf("FirstLine %q", got)
 		}
 	})
