@@ -28,6 +28,7 @@ func TestParseNumbers(t *testing.T) {
 		{"signs", "+1 -2 (-3)", []float64{1, -2, -3}},
 		{"special", "NaN +Inf -inf infinity info nano", []float64{nan, inf, -inf, inf}},
 		{"empty", "", nil},
+		{"docs example", "x1 float32 go1.26.8 v0.11.4", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ParseNumbers(tc.in)
@@ -131,6 +132,8 @@ func TestCheck(t *testing.T) {
 		{"numbers ok", cell(`{"agx": {"expect_numbers": {"values": [4, 6]}}}`,
 			result("tensor([4., 6.], grad_fn=<SquareBackward>)")), nil},
 		{"numbers within tol", cell(`{"agx": {"expect_numbers": {"values": [0.333], "tol": 1e-3}}}`, stdout("0.3333333\n")), nil},
+		{"numbers docs example", cell(`{"agx": {"expect_numbers": {"values": [4, 6.1], "tol": 1e-3}}}`,
+			result("tensor([4., 6.], grad_fn=<SquareBackward>)")), []string{"number 2: got 6, want 6.1 (tol 0.001)"}},
 		{"numbers off", cell(`{"agx": {"expect_numbers": {"values": [4, 7]}}}`, stdout("4 6\n")),
 			[]string{"number 2: got 6, want 7"}},
 		{"numbers nan string", cell(`{"agx": {"expect_numbers": {"values": ["nan", "-inf"]}}}`, stdout("NaN -Inf\n")), nil},
