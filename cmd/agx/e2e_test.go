@@ -168,3 +168,15 @@ func TestRunTimeouts(t *testing.T) {
 		})
 	}
 }
+
+func TestRunUnknownKernel(t *testing.T) {
+	needJupyter(t)
+	var stdout, stderr bytes.Buffer
+	code := agxMain(context.Background(), []string{"run", "--kernel", "agx-no-such-kernel", "testdata/pass.ipynb"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "no Jupyter kernel named 'agx-no-such-kernel'") {
+		t.Errorf("exit status %d, stderr:\n%s", code, stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("no summary expected when the kernel is missing, got:\n%s", stdout.String())
+	}
+}

@@ -72,6 +72,11 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 
+	// One clear message up front instead of the same failure per notebook.
+	if err := jupyter.CheckKernel(ctx, opt.python, opt.kernel); err != nil {
+		return fmt.Errorf("%w\nInstall Jupyter and the Go (agx) kernel with docker/scripts/install-all.sh (make deps), or pick a kernel with --kernel", err)
+	}
+
 	prog := newProgress(stderr)
 	defer prog.close()
 	var summaries []runSummary

@@ -181,12 +181,12 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 	waitErr := cmd.Wait()
 
 	switch {
+	case ctx.Err() != nil:
+		res.Err = fmt.Errorf("stopped: %w", context.Cause(ctx))
 	case fatal != "":
 		res.Err = errors.New(fatal)
 	case nbTimeout:
 		res.Err = fmt.Errorf("the notebook time limit (%v) was reached", opt.Timeout)
-	case ctx.Err() != nil:
-		res.Err = fmt.Errorf("stopped: %w", ctx.Err())
 	case scanErr != nil:
 		res.Err = fmt.Errorf("reading the driver's output: %w", scanErr)
 	case waitErr != nil || !finished:
