@@ -131,6 +131,11 @@ type runJob struct {
 func planRun(paths []string, outDir string, stderr io.Writer) ([]runJob, error) {
 	var jobs []runJob
 	outs := map[string]string{}
+	inputs := map[string]bool{}
+	for _, p := range paths {
+		abs, _ := filepath.Abs(p)
+		inputs[abs] = true
+	}
 	for _, p := range paths {
 		if strings.HasSuffix(p, executedSuffix) {
 			fmt.Fprintf(stderr, "agx run: skipping %s (an executed copy)\n", p)
@@ -150,10 +155,9 @@ func planRun(paths []string, outDir string, stderr io.Writer) ([]runJob, error) 
 		if outDir != "" {
 			out = filepath.Join(outDir, filepath.Base(p))
 		}
-		absIn, _ := filepath.Abs(p)
 		absOut, _ := filepath.Abs(out)
-		if absIn == absOut {
-			return nil, usageError{fmt.Sprintf("-o %s would overwrite %s", outDir, p)}
+		if inputs[absOut] {
+			return nil, usageError{fmt.Sprintf("the executed copy of %s would overwrite the notebook %s", p, out)}
 		}
 		if prev, ok := outs[absOut]; ok {
 			return nil, usageError{fmt.Sprintf("%s and %s would both be written to %s", prev, p, out)}

@@ -114,6 +114,11 @@ func TestPlanRunOutputs(t *testing.T) {
 			t.Errorf("-o directory not created: %v", err)
 		}
 	})
+	t.Run("output is another input", func(t *testing.T) {
+		if _, err := planRun([]string{x, y}, filepath.Join(dir, "y"), &stderr); err == nil || !strings.Contains(err.Error(), "would overwrite the notebook") {
+			t.Errorf("err = %v", err)
+		}
+	})
 	t.Run("collision", func(t *testing.T) {
 		if _, err := planRun([]string{x, y}, filepath.Join(dir, "out"), &stderr); err == nil || !strings.Contains(err.Error(), "would both be written") {
 			t.Errorf("err = %v", err)
