@@ -316,7 +316,7 @@ func arangeTensor(shape []int) *Tensor {
 	for i := range data {
 		data[i] = float64(i + 1)
 	}
-	return FromSlice(data, shape...)
+	return FromSlice(data).Reshape(shape...)
 }
 
 func TestPropertyViewChains(t *testing.T) {
