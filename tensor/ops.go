@@ -138,7 +138,9 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 
 // BinaryTo is Binary writing into dst, which must have the broadcast shape and
 // the result dtype; it bumps dst's version and returns dst. dst may be one of the
-// operands (an in-place update).
+// operands (an in-place update). It panics with ErrDType when Binary's result
+// dtype cannot be cast to dst's (a float into an integer, anything but bool into
+// a bool), as PyTorch's in-place ops do.
 func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 	name := op.String()
 	x, y := toOperand(name, a), toOperand(name, b)
@@ -149,11 +151,32 @@ func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 		Panicf(name, ErrShape, "output with shape %v doesn't match the broadcast shape %v", dst.shape, shape)
 	}
 	dt := dst.DType()
-	if op.IsCompare() {
+	switch {
+	case op.IsCompare():
 		if dt != Bool {
 			Panicf(name, ErrDType, "comparison result needs a bool destination, got %v", dt)
 		}
 		dt = promote(x.t.DType(), y.t.DType())
+		if dt == Bool {
+			dt = Int64 // as in Binary: bools compare as 0/1
+		}
+	case op.IsLogical():
+		if dt != Bool {
+			Panicf(name, ErrDType, "logical result needs a bool destination, got %v", dt)
+		}
+	default:
+		// The result dtype Binary would produce must cast to dst's safely, as in
+		// PyTorch: no float into an integer, nothing but bool into a bool.
+		res := promote(x.t.DType(), y.t.DType())
+		if op == OpDiv && !res.IsFloat() {
+			res = Float32
+		} else if res == Bool {
+			res = Int64
+		}
+		if (res.IsFloat() && !dt.IsFloat()) || (dt == Bool && res != Bool) {
+			PanicHint(name, ErrDType, "use the out-of-place op, or write into a tensor of the result dtype",
+				"result type %v can't be cast to the desired output type %v", res, dt)
+		}
 	}
 	xt, yt := x.t.To(dt).Expand(shape...), y.t.To(dt).Expand(shape...)
 	dst.Backend().Binary(op, dst.Raw(), xt.Raw(), yt.Raw())
