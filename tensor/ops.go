@@ -178,7 +178,9 @@ func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 				"result type %v can't be cast to the desired output type %v", res, dt)
 		}
 	}
-	xt, yt := x.t.To(dt).Expand(shape...), y.t.To(dt).Expand(shape...)
+	xc, yc := x.t.To(dt), y.t.To(dt)
+	checkWrite(name, dst, xc, yc)
+	xt, yt := xc.Expand(shape...), yc.Expand(shape...)
 	dst.Backend().Binary(op, dst.Raw(), xt.Raw(), yt.Raw())
 	dst.BumpVersion()
 	return dst
@@ -224,9 +226,69 @@ func UnaryTo(dst *Tensor, op UnaryOp, x *Tensor, args ...float64) *Tensor {
 	if !slices.Equal(dst.shape, x.shape) || dst.DType() != x.DType() {
 		Panicf(op.String(), ErrShape, "destination %v %v does not match input %v %v", dst.DType(), dst.shape, x.DType(), x.shape)
 	}
+	checkWrite(op.String(), dst, x)
 	dst.Backend().Unary(op, dst.Raw(), x.Raw(), args...)
 	dst.BumpVersion()
 	return dst
+}
+
+// checkWrite panics when an in-place write into dst could read elements it has
+// already overwritten, as PyTorch does: dst must not map two of its elements to
+// one address (a broadcast view), and a source (before broadcasting) that shares
+// dst's storage must be dst's very view or not overlap it. As in PyTorch, overlap
+// is only checked when both layouts are dense (a permutation of a contiguous
+// block); other layouts are trusted.
+func checkWrite(op string, dst *Tensor, srcs ...*Tensor) {
+	for i, s := range dst.shape {
+		if s > 1 && dst.strides[i] == 0 {
+			PanicHint(op, ErrArg, "call Clone() on the tensor before writing into it",
+				"unsupported operation: more than one element of the written-to tensor (shape %v, strides %v) refers to a single memory location",
+				dst.shape, dst.strides)
+		}
+	}
+	for _, s := range srcs {
+		if !s.SameStorage(dst) || s.Numel() == 0 || dst.Numel() == 0 || sameView(dst, s) || !dense(dst) || !dense(s) {
+			continue
+		}
+		if s.offset < dst.offset+dst.Numel() && dst.offset < s.offset+s.Numel() {
+			PanicHint(op, ErrArg, "call Clone() on the input before writing",
+				"unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location")
+		}
+	}
+}
+
+// sameView reports whether u addresses exactly t's elements in t's order.
+func sameView(t, u *Tensor) bool {
+	if t.offset != u.offset || !slices.Equal(t.shape, u.shape) {
+		return false
+	}
+	for i, s := range t.shape {
+		if s > 1 && t.strides[i] != u.strides[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// dense reports whether t covers a gap-free block of Numel elements starting at
+// its offset, in some order of its dims.
+func dense(t *Tensor) bool {
+	type dim struct{ size, stride int }
+	var ds []dim
+	for i, s := range t.shape {
+		if s != 1 {
+			ds = append(ds, dim{s, t.strides[i]})
+		}
+	}
+	slices.SortFunc(ds, func(a, b dim) int { return a.stride - b.stride })
+	want := 1
+	for _, d := range ds {
+		if d.stride != want {
+			return false
+		}
+		want *= d.size
+	}
+	return true
 }
 
 // Add returns a + b with broadcasting (either may be a Go number).

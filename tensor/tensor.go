@@ -211,6 +211,7 @@ func (t *Tensor) ToBackend(be Backend) *Tensor {
 func (t *Tensor) CopyFrom(src *Tensor) *Tensor {
 	sameBackend("CopyFrom", t, src)
 	s := src.broadcastTo("CopyFrom", t.shape)
+	checkWrite("CopyFrom", t, src)
 	t.st.be.Copy(t.Raw(), s.Raw())
 	t.BumpVersion()
 	return t
