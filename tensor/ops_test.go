@@ -550,6 +550,32 @@ func TestInPlaceAndVersions(t *testing.T) {
 		mustPanicWith(t, ErrDType, func() { FromSlice([]int{1, 2}).AddInPlace(0.5) }, "can't be cast")
 		mustPanicWith(t, ErrDType, func() { FromSlice([]bool{true}).AddInPlace(1) }, "can't be cast to the desired output type bool")
 	})
+	t.Run("overlap", func(t *testing.T) {
+		x := ar(2, 2)
+		mustPanicWith(t, ErrArg, func() { x.AddInPlace(x.T()) }, "some elements of the input tensor and the written-to tensor refer to a single memory location", "Clone()")
+		mustPanicWith(t, ErrArg, func() { x.AddInPlace(x.Select(0, 1)) }, "refer to a single memory location")
+		mustPanicWith(t, ErrArg, func() { x.CopyFrom(x.T()) }, "CopyFrom: unsupported operation")
+		mustPanicWith(t, ErrArg, func() { x.CopyFrom(x.Select(0, 0)) }, "CopyFrom: unsupported operation")
+		mustPanicWith(t, ErrArg, func() { UnaryTo(x, OpNeg, x.T()) }, "Neg: unsupported operation")
+		e := ar(2, 1).Expand(2, 3)
+		mustPanicWith(t, ErrArg, func() { e.AddInPlace(1) }, "more than one element of the written-to tensor (shape [2 3], strides [1 0])")
+		if !slices.Equal(x.Float64s(), []float64{1, 2, 3, 4}) || x.Version() != 0 {
+			t.Fatalf("a refused write changed the tensor: %v version %d", x.Float64s(), x.Version())
+		}
+		// Disjoint regions of one storage and the identical view are fine.
+		x.Narrow(0, 0, 1).CopyFrom(x.Narrow(0, 1, 1))
+		x.Narrow(1, 1, 1).AddInPlace(x.Narrow(1, 0, 1))
+		x.View(4).MulInPlace(x.View(4))
+		x.Select(0, 0).CopyFrom(x.Select(0, 0))
+		if want := []float64{9, 49, 9, 49}; !slices.Equal(x.Float64s(), want) {
+			t.Fatalf("got %v, want %v", x.Float64s(), want)
+		}
+		y := ar(3)
+		y.AddInPlace(y.Clone())
+		if !slices.Equal(y.Float64s(), []float64{2, 4, 6}) {
+			t.Fatalf("got %v", y.Float64s())
+		}
+	})
 	t.Run("allowed-casts", func(t *testing.T) {
 		x := FromSlice([]float64{1, 2})
 		x.AddInPlace(FromSlice([]int{1, 1}))
