@@ -223,6 +223,30 @@ func TestTensorBasics(t *testing.T) {
 			t.Fatalf("got %v %v", y.DType(), ToSlice[int64](y))
 		}
 	})
+	t.Run("FromSlice/named-types", func(t *testing.T) {
+		type celsius float32
+		type count int
+		type flag bool
+		type meters float64
+		type id int64
+		cases := []struct {
+			x    *Tensor
+			dt   DType
+			want []float64
+		}{
+			{FromSlice([]celsius{1.5, -2}), Float32, []float64{1.5, -2}},
+			{FromSlice([]count{3, 4}, 2, 1), Int64, []float64{3, 4}},
+			{FromSlice([]flag{true, false}), Bool, []float64{1, 0}},
+			{FromSlice([]meters{0.25}), Float64, []float64{0.25}},
+			{FromSlice([]id{-7}), Int64, []float64{-7}},
+			{Scalar(meters(2)), Float64, []float64{2}},
+		}
+		for _, c := range cases {
+			if c.x.DType() != c.dt || !slices.Equal(c.x.Float64s(), c.want) {
+				t.Fatalf("got %v %v, want %v %v", c.x.DType(), c.x.Float64s(), c.dt, c.want)
+			}
+		}
+	})
 	t.Run("FromSlice/copies", func(t *testing.T) {
 		data := []float32{1, 2}
 		y := FromSlice(data)
