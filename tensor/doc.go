@@ -100,7 +100,11 @@
 // BinaryTo and UnaryTo write into an existing tensor and return it. In-place
 // arithmetic refuses a result dtype that does not cast safely to the
 // destination's (a float result into an Int64 tensor, anything but Bool into a
-// Bool tensor), as PyTorch does.
+// Bool tensor), as PyTorch does. In-place arithmetic, UnaryTo and CopyFrom also
+// refuse a destination with broadcast (stride-0) dims, whose elements alias, and
+// a source that shares the destination's storage in another layout and overlaps
+// it (x.AddInPlace(x.T())): Clone the source first. Disjoint parts of one
+// storage may be combined freely.
 //
 // # Invariants
 //
