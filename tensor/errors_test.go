@@ -13,6 +13,11 @@ type agxLike struct{ msg string }
 func (e agxLike) Error() string { return e.msg }
 func (agxLike) AgxError()       {}
 
+// markerOnly has the AgxError marker but is not an error: Try must not take it.
+type markerOnly struct{}
+
+func (markerOnly) AgxError() {}
+
 func TestErrorText(t *testing.T) {
 	cases := []struct {
 		name string
@@ -82,6 +87,7 @@ func TestPanicfAndTry(t *testing.T) {
 		{"plain-error", errors.New("other library")},
 		{"sentinel-itself", ErrShape},
 		{"Error-value", Error{Op: "x"}},
+		{"AgxError-without-Error", markerOnly{}},
 	}
 	for _, c := range repanics {
 		t.Run("repanic/"+c.name, func(t *testing.T) {
