@@ -196,10 +196,26 @@ func floatOp(op UnaryOp) bool {
 	return true
 }
 
+// checkUnaryArgs panics unless args holds the scalars op takes: the exponent
+// for OpPowScalar, (lo, hi) for OpClamp, none for the others.
+func checkUnaryArgs(op UnaryOp, args []float64) {
+	want := 0
+	switch op {
+	case OpPowScalar:
+		want = 1
+	case OpClamp:
+		want = 2
+	}
+	if len(args) != want {
+		Panicf(op.String(), ErrArg, "op takes %d scalar argument(s), got %d", want, len(args))
+	}
+}
+
 // Unary applies a unary primitive. Integer input of a floating op (Exp, Log, ...)
 // is promoted to Float32; LogicalNot works on any dtype via "!= 0".
 func Unary(op UnaryOp, x *Tensor, args ...float64) *Tensor {
 	name := op.String()
+	checkUnaryArgs(op, args)
 	dt := x.DType()
 	switch {
 	case op == OpNot:
@@ -222,6 +238,7 @@ func Unary(op UnaryOp, x *Tensor, args ...float64) *Tensor {
 // UnaryTo is Unary writing into dst (same shape and dtype as x; may be x itself).
 // It bumps dst's version and returns dst.
 func UnaryTo(dst *Tensor, op UnaryOp, x *Tensor, args ...float64) *Tensor {
+	checkUnaryArgs(op, args)
 	sameBackend(op.String(), dst, x)
 	if !slices.Equal(dst.shape, x.shape) || dst.DType() != x.DType() {
 		Panicf(op.String(), ErrShape, "destination %v %v does not match input %v %v", dst.DType(), dst.shape, x.DType(), x.shape)
