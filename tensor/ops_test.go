@@ -121,6 +121,12 @@ func TestUnaryOps(t *testing.T) {
 			t.Fatalf("got %v %v", got.DType(), got.Float64s())
 		}
 	})
+	t.Run("args", func(t *testing.T) {
+		mustPanicWith(t, ErrArg, func() { Unary(OpClamp, ar(2)) }, "Clamp: op takes 2 scalar argument(s), got 0")
+		mustPanicWith(t, ErrArg, func() { Unary(OpPowScalar, FromSlice([]int{1})) }, "Pow: op takes 1 scalar argument(s), got 0")
+		mustPanicWith(t, ErrArg, func() { UnaryTo(ar(2), OpClamp, ar(2), 1) }, "got 1")
+		mustPanicWith(t, ErrArg, func() { Unary(OpExp, ar(2), 1) }, "Exp: op takes 0 scalar argument(s), got 1")
+	})
 	t.Run("Unary/strided", func(t *testing.T) {
 		x := ar(2, 3).T()
 		if got, want := x.Neg().Float64s(), []float64{-1, -4, -2, -5, -3, -6}; !slices.Equal(got, want) {

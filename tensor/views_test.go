@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -64,6 +65,7 @@ func TestViewOps(t *testing.T) {
 		{"Slice/step", func() *Tensor { return ar(7).Slice(0, 1, 7, 2) }, []int{3}, []int{2}, []float64{2, 4, 6}},
 		{"Slice/negative", func() *Tensor { return ar(7).Slice(0, -3, -1, 1) }, []int{2}, []int{1}, []float64{5, 6}},
 		{"Slice/clipped", func() *Tensor { return ar(4).Slice(0, -10, 10, 3) }, []int{2}, []int{3}, []float64{1, 4}},
+		{"Slice/huge-step", func() *Tensor { return ar(4).Slice(0, 1, math.MaxInt, math.MaxInt) }, []int{1}, []int{math.MaxInt}, []float64{2}},
 		{"Slice/empty", func() *Tensor { return ar(4).Slice(0, 3, 1, 1) }, []int{0}, []int{1}, []float64{}},
 		{"Slice/dim1", func() *Tensor { return x.Slice(1, 0, 3, 2) }, []int{2, 2, 4}, []int{12, 8, 1},
 			refArange([]int{2, 3, 4}).slice(1, 0, 3, 2).data},
@@ -182,6 +184,8 @@ func TestViewErrors(t *testing.T) {
 		{"Narrow/range", ErrIndex, func() { x.Narrow(1, 2, 2) }, []string{"start (2) + length (2) exceeds dimension size (3) of dim 1"}},
 		{"Narrow/negative-length", ErrIndex, func() { x.Narrow(1, 0, -1) }, []string{"exceeds dimension size"}},
 		{"Narrow/scalar", ErrIndex, func() { Scalar(1.0).Narrow(0, 0, 1) }, []string{"out of range for a 0-d tensor"}},
+		{"Narrow/overflow", ErrIndex, func() { x.Narrow(1, math.MaxInt, 1) }, []string{"exceeds dimension size"}},
+		{"Narrow/overflow-length", ErrIndex, func() { x.Narrow(1, 1, math.MaxInt) }, []string{"exceeds dimension size"}},
 		{"Slice/step", ErrArg, func() { x.Slice(0, 0, 2, 0) }, []string{"step must be positive, got 0"}},
 		{"Slice/dim", ErrIndex, func() { x.Slice(-3, 0, 2, 1) }, []string{"dimension -3 out of range"}},
 		{"Select/index", ErrIndex, func() { x.Select(1, 3) }, []string{"index 3 is out of bounds for dimension 1 with size 3"}},
