@@ -88,8 +88,8 @@ func (r refArray) narrow(dim, start, length int) refArray {
 func (r refArray) slice(dim, start, stop, step int) refArray {
 	ns := slices.Clone(r.shape)
 	ns[dim] = 0
-	for i := start; i < stop; i += step {
-		ns[dim]++
+	if stop > start {
+		ns[dim] = (stop-start-1)/step + 1
 	}
 	old := make([]int, len(ns))
 	return refBuild(ns, func(idx []int) float64 {
