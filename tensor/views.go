@@ -186,7 +186,7 @@ func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 	if start < 0 {
 		start += size
 	}
-	if start < 0 || length < 0 || start+length > size {
+	if start < 0 || length < 0 || start > size || length > size-start { // no overflow for huge arguments
 		Panicf("Narrow", ErrIndex, "start (%d) + length (%d) exceeds dimension size (%d) of dim %d in shape %v", start, length, size, dim, t.shape)
 	}
 	ns := slices.Clone(t.shape)
@@ -212,7 +212,7 @@ func (t *Tensor) Slice(dim, start, stop, step int) *Tensor {
 	start, stop = clip(start), clip(stop)
 	n := 0
 	if stop > start {
-		n = (stop - start + step - 1) / step
+		n = (stop-start-1)/step + 1 // ceil((stop-start)/step) without overflow for huge steps
 	}
 	ns, nst := slices.Clone(t.shape), slices.Clone(t.strides)
 	ns[dim] = n
