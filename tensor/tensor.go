@@ -142,7 +142,7 @@ func (t *Tensor) Offset() int { return t.offset }
 func (t *Tensor) Dim() int { return len(t.shape) }
 
 // Size returns the size of dimension d (negative d counts from the end).
-func (t *Tensor) Size(d int) int { return t.shape[t.normDim("Size", d)] }
+func (t *Tensor) Size(d int) int { return t.shape[t.realDim("Size", d)] }
 
 // Numel is the number of elements.
 func (t *Tensor) Numel() int {
@@ -199,6 +199,16 @@ func (t *Tensor) normDim(op string, d int) int {
 		d += n
 	}
 	return d
+}
+
+// realDim is normDim for ops that need an actual dimension to index: it
+// rejects every dim of a 0-d tensor.
+func (t *Tensor) realDim(op string, d int) int {
+	if len(t.shape) == 0 {
+		PanicHint(op, ErrIndex, "a 0-d tensor has no dims; Unsqueeze(0) makes it 1-d",
+			"dimension %d out of range for a 0-d tensor", d)
+	}
+	return t.normDim(op, d)
 }
 
 func (t *Tensor) view(shape, strides []int, offset int) *Tensor {
