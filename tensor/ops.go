@@ -78,7 +78,7 @@ func resolve(op string, ops ...*operand) DType {
 		dt = Int64
 		for _, o := range ops {
 			if o.isF {
-				dt = Float64
+				dt = Float32 // PyTorch's default dtype for Python floats
 			}
 		}
 	}
@@ -323,12 +323,20 @@ func Div(a, b any) *Tensor { return Binary(OpDiv, a, b) }
 // Pow returns a ** b with broadcasting; a Go number exponent uses a fast path.
 func Pow(a, b any) *Tensor {
 	if t, ok := a.(*Tensor); ok {
-		switch p := b.(type) {
+		var p float64
+		switch v := b.(type) {
 		case float64:
-			return Unary(OpPowScalar, t, p)
+			p = v
 		case int:
-			return Unary(OpPowScalar, t, float64(p))
+			p = float64(v)
+		default:
+			return Binary(OpPow, a, b)
 		}
+		if t.DType() == Int64 && p < 0 && p == math.Trunc(p) {
+			PanicHint("Pow", ErrArg, "convert the base to a float dtype first",
+				"Integers to negative integer powers are not allowed (exponent %v)", p)
+		}
+		return Unary(OpPowScalar, t, p)
 	}
 	return Binary(OpPow, a, b)
 }

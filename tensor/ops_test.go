@@ -342,7 +342,7 @@ func TestTypePromotion(t *testing.T) {
 		{"i64/i64", Div(i64, i64), Float32, []float64{1, 1}},
 		{"i64/int", Div(i64, 2), Float32, []float64{0.5, 1}},
 		{"int/int", Add(2, 3), Int64, []float64{5}},
-		{"int+float", Add(2, 0.5), Float64, []float64{2.5}},
+		{"int+float", Add(2, 0.5), Float32, []float64{2.5}}, // PyTorch: torch.add(2, 0.5) is float32
 		{"i64-pow-int", Pow(i64, 2), Int64, []float64{1, 4}},
 		{"f32-eq-f64", f32.Eq(f64), Bool, []float64{1, 1}},
 		{"bool-eq-bool", bl.Eq(bl), Bool, []float64{1, 1}},

@@ -38,3 +38,13 @@ func TestZeroDimDims(t *testing.T) {
 		})
 	}
 }
+
+func TestIntNegativePowerRefused(t *testing.T) {
+	x := FromSlice([]int64{1, 2})
+	if err := Try(func() { Pow(x, -1) }); !errors.Is(err, ErrArg) {
+		t.Fatalf("got %v, want ErrArg", err)
+	}
+	if got := Pow(x, 2).Float64s(); got[1] != 4 {
+		t.Fatalf("2² = %v", got[1])
+	}
+}
