@@ -18,6 +18,7 @@ func TestGradCheckScalarOutput(t *testing.T) {
 		opts  []agx.GradCheckOption
 	}{
 		{"GradCheck", agx.GradCheck, nil},
+		{"GradCheck/fast", agx.GradCheck, []agx.GradCheckOption{agx.FastMode()}},
 		{"GradGradCheck", agx.GradGradCheck, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
