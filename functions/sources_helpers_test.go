@@ -1,6 +1,7 @@
 package functions_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/goagx/agx/agx"
@@ -126,5 +127,78 @@ func srcMatch(t *testing.T, fn, ref func(...*agx.Tensor) []*agx.Tensor, inputs [
 	}
 	for i := range g1 {
 		srcClose(t, "gradient of input", g1[i], g2[i], tol)
+	}
+}
+
+// srcCase is a forward table case: 1-D (or scalar, shape []) inputs that all
+// require grad, the expected outputs, and the expected gradient of the sum of
+// all outputs with respect to each input.
+type srcCase struct {
+	name  string
+	in    [][]float64
+	shape [][]int // per input; nil means 1-D
+	want  [][]float64
+	grad  [][]float64
+}
+
+// srcRunCases runs the cases for every dtype.
+func srcRunCases(t *testing.T, apply func(...*agx.Tensor) []*agx.Tensor, cases []srcCase) {
+	t.Helper()
+	for _, tc := range cases {
+		for _, dt := range srcDTypes {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				tol := srcTol(dt)
+				if dt == agx.Float64 {
+					tol = 1e-14
+				}
+				in := make([]*agx.Tensor, len(tc.in))
+				for i, v := range tc.in {
+					var shape []int
+					if tc.shape != nil {
+						shape = tc.shape[i]
+					}
+					in[i] = srcVec(dt, v).Reshape(srcShape(shape, len(v))...).SetRequiresGrad(true)
+				}
+				outs := apply(in...)
+				if len(outs) != len(tc.want) {
+					t.Fatalf("%d outputs, want %d", len(outs), len(tc.want))
+				}
+				var loss *agx.Tensor
+				for i, o := range outs {
+					if o.DType() != dt {
+						t.Errorf("output %d has dtype %v, want %v", i, o.DType(), dt)
+					}
+					srcValues(t, "output", o, tc.want[i], tol)
+					if loss == nil {
+						loss = o.Sum()
+					} else {
+						loss = loss.Add(o.Sum())
+					}
+				}
+				loss.Backward()
+				for i, g := range tc.grad {
+					if g == nil {
+						continue
+					}
+					srcValues(t, "gradient", in[i].Grad(), g, tol)
+				}
+			})
+		}
+	}
+}
+
+func srcShape(shape []int, n int) []int {
+	if shape == nil {
+		return []int{n}
+	}
+	return shape
+}
+
+// srcPanics fails t unless f panics with an agx error containing msg.
+func srcPanics(t *testing.T, f func(), msg string) {
+	t.Helper()
+	err := agx.Try(f)
+	if err == nil || !strings.Contains(err.Error(), msg) {
+		t.Fatalf("got %v, want an error containing %q", err, msg)
 	}
 }
