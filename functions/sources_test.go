@@ -129,7 +129,10 @@ var srcFunctions = []srcFunction{
 		one(func(in ...*agx.Tensor) *agx.Tensor { return agx.ClipGradientSTE(in[0], 0.5) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(24, dt, 6))} }},
 	{"SplitAndTransform", "D9", srcTwice,
-		func(in ...*agx.Tensor) []*agx.Tensor { p, n := functions.SplitAndTransform(in[0]); return agx.Outputs(p, n) },
+		func(in ...*agx.Tensor) []*agx.Tensor {
+			p, n := functions.SplitAndTransform(in[0])
+			return agx.Outputs(p, n)
+		},
 		func(in ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(in[0].Relu(), in[0].Neg().Relu()) },
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(25, dt, 7))} }},
 	{"DifferentiableClamp", "D10", srcTwice,
@@ -151,13 +154,18 @@ var srcFunctions = []srcFunction{
 			a := d.Abs()
 			return agx.Where(a.Lt(0.5), d.Pow(2), a.Sub(0.25)).Mean()
 		}),
-		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(28, dt, 10)), srcRandn(29, dt, 10)} }},
+		func(dt agx.DType) []*agx.Tensor {
+			return []*agx.Tensor{srcGrad(srcRandn(28, dt, 10)), srcRandn(29, dt, 10)}
+		}},
 	{"MyExp", "E1", srcTwice,
 		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.MyExp(in[0]) }),
 		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Exp() }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(30, dt, 3))} }},
 	{"TwoInTwoOut", "E2", srcTwice,
-		func(in ...*agx.Tensor) []*agx.Tensor { u, v := functions.TwoInTwoOut(in[0], in[1]); return agx.Outputs(u, v) },
+		func(in ...*agx.Tensor) []*agx.Tensor {
+			u, v := functions.TwoInTwoOut(in[0], in[1])
+			return agx.Outputs(u, v)
+		},
 		func(in ...*agx.Tensor) []*agx.Tensor {
 			x, y := in[0], in[1]
 			return agx.Outputs(x.Mul(x).Add(y.Mul(y)), x.Mul(y))
