@@ -17,7 +17,7 @@ func TestDifferentiableClamp(t *testing.T) {
 }
 
 // Example D10: the backward is differentiable. For f = Σ clamp(x)³,
-// f' = 3c²·mask and f” = 6c·mask.
+// the first derivative is 3c²·mask and the second 6c·mask.
 func TestDifferentiableClampDoubleBackward(t *testing.T) {
 	for _, dt := range srcDTypes {
 		t.Run(dt.String(), func(t *testing.T) {

@@ -82,12 +82,12 @@ func srcValues(t *testing.T, what string, x *agx.Tensor, want []float64, tol flo
 }
 
 // srcGradients runs fn on fresh leaves, then the backward pass of all
-// differentiable outputs with fixed pseudo-random upstream gradients, and
+// differentiable outputs with fixed pseudo-random upstream gradients ups, and
 // returns the outputs and the gradient of every input (nil where none).
-func srcGradients(fn func(...*agx.Tensor) []*agx.Tensor, inputs []*agx.Tensor, seed uint64) (outs, grads []*agx.Tensor) {
+func srcGradients(fn func(...*agx.Tensor) []*agx.Tensor, inputs []*agx.Tensor, seed uint64) (outs, grads, ups []*agx.Tensor) {
 	leaves := srcLeaves(inputs)
 	outs = fn(leaves...)
-	var diffOut, ups []*agx.Tensor
+	var diffOut []*agx.Tensor
 	for i, o := range outs {
 		if o.RequiresGrad() {
 			diffOut = append(diffOut, o)
@@ -104,21 +104,21 @@ func srcGradients(fn func(...*agx.Tensor) []*agx.Tensor, inputs []*agx.Tensor, s
 	}
 	grads = make([]*agx.Tensor, len(inputs))
 	if len(diffOut) == 0 || len(diffIn) == 0 {
-		return outs, grads
+		return outs, grads, ups
 	}
 	gs := agx.Grad(diffOut, diffIn, agx.GradOutputs(ups...), agx.AllowUnused())
 	for k, i := range idx {
 		grads[i] = gs[k]
 	}
-	return outs, grads
+	return outs, grads, ups
 }
 
 // srcMatch checks that fn and ref agree on outputs and on gradients for the
 // same upstream gradients.
 func srcMatch(t *testing.T, fn, ref func(...*agx.Tensor) []*agx.Tensor, inputs []*agx.Tensor, tol float64) {
 	t.Helper()
-	o1, g1 := srcGradients(fn, inputs, 7)
-	o2, g2 := srcGradients(ref, inputs, 7)
+	o1, g1, _ := srcGradients(fn, inputs, 7)
+	o2, g2, _ := srcGradients(ref, inputs, 7)
 	if len(o1) != len(o2) {
 		t.Fatalf("%d outputs, composite has %d", len(o1), len(o2))
 	}
