@@ -9,7 +9,7 @@ import (
 )
 
 func TestBinarizeSTE(t *testing.T) {
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.BinarizeSTE(in[0]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.BinarizeSTE(in[0]) })
 	srcRunCases(t, apply, []srcCase{
 		// example D6
 		{name: "D6", in: [][]float64{{-0.5, 0.3, 1.2, -0.1}}, want: [][]float64{{0, 1, 1, 0}}, grad: [][]float64{{1, 1, 1, 1}}},

@@ -9,7 +9,7 @@ import (
 )
 
 func TestDifferentiableClamp(t *testing.T) {
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.DifferentiableClamp(in[0], -1, 1) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.DifferentiableClamp(in[0], -1, 1) })
 	srcRunCases(t, apply, []srcCase{
 		// bounds are inside (gradient 1), as torch.clamp
 		{name: "clamp", in: [][]float64{{-2, 0.5, 3, -1, 1}}, want: [][]float64{{-1, 0.5, 1, -1, 1}}, grad: [][]float64{{0, 1, 0, 1, 1}}},

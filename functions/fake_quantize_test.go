@@ -9,13 +9,13 @@ import (
 )
 
 func TestFakeQuantize(t *testing.T) {
-	int8q := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.01, 0, -128, 127) })
+	int8q := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.01, 0, -128, 127) })
 	srcRunCases(t, int8q, []srcCase{
 		// 0.026/0.01 = 2.6 → 3 → 0.03; 1.5 → 150 clamps to 127; -1.3 → -130 clamps to -128.
 		{name: "int8", in: [][]float64{{0.026, -0.013, 1.5, -1.3, 0}},
 			want: [][]float64{{0.03, -0.01, 1.27, -1.28, 0}}, grad: [][]float64{{1, 1, 0, 0, 1}}},
 	})
-	uint8q := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.5, 10, 0, 255) })
+	uint8q := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.5, 10, 0, 255) })
 	srcRunCases(t, uint8q, []srcCase{
 		// v = x/0.5 + 10: -6 → -2 clamps to 0 → -5; 1.2 → 12.4 → 12 → 1; 200 → 410 → 255 → 122.5
 		{name: "zero-point", in: [][]float64{{-6, 1.2, 200, -4.9}},

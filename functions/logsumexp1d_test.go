@@ -11,7 +11,7 @@ import (
 )
 
 func TestStableLogSumExp1D(t *testing.T) {
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp1D(in[0]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp1D(in[0]) })
 	s := 1 + math.Exp(-1) + math.Exp(-2)
 	srcRunCases(t, apply, []srcCase{
 		{name: "123", in: [][]float64{{1, 2, 3}}, want: [][]float64{{3 + math.Log(s)}},
@@ -22,11 +22,11 @@ func TestStableLogSumExp1D(t *testing.T) {
 	})
 }
 
-// storeOnCtx is example D7 as the source writes it: the sum of exponentials
+// srcStoreOnCtx is example D7 as the source writes it: the sum of exponentials
 // is kept on ctx as an attribute. agx refuses to store a tensor with Set.
-type storeOnCtx struct{ agx.Once }
+type srcStoreOnCtx struct{ agx.Once }
 
-func (storeOnCtx) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+func (srcStoreOnCtx) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	x := in[0]
 	c := x.Max()
 	e := x.Sub(c).Exp()
@@ -36,7 +36,7 @@ func (storeOnCtx) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(c.Add(s.Log()))
 }
 
-func (storeOnCtx) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+func (srcStoreOnCtx) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	e := ctx.SavedTensors()[0]
 	return agx.Outputs(g[0].Mul(e.Div(ctx.Get("sum_exp").(*agx.Tensor))))
 }
@@ -46,7 +46,7 @@ func (storeOnCtx) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 // agrees with the built-in.
 func TestStableLogSumExp1DD7(t *testing.T) {
 	x := srcRandn(46, agx.Float64, 5).SetRequiresGrad(true)
-	err := agx.Try(func() { agx.Apply(storeOnCtx{}, x) })
+	err := agx.Try(func() { agx.Apply(srcStoreOnCtx{}, x) })
 	if err == nil || !strings.Contains(err.Error(), "SaveForBackward") || !strings.Contains(err.Error(), `"sum_exp"`) {
 		t.Fatalf("storing a tensor on ctx: got %v, want a refusal naming SaveForBackward", err)
 	}

@@ -12,7 +12,7 @@ import (
 
 func TestStableLogSumExp(t *testing.T) {
 	ln2, ln3 := math.Log(2), math.Log(3)
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp(in[0]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp(in[0]) })
 	srcRunCases(t, apply, []srcCase{
 		{name: "rows", in: [][]float64{{0, 0, 1, 1}}, shape: [][]int{{2, 2}},
 			want: [][]float64{{ln2, 1 + ln2}}, grad: [][]float64{{0.5, 0.5, 0.5, 0.5}}},

@@ -44,13 +44,13 @@ func TestMaskedLinearA5(t *testing.T) {
 	}
 }
 
-// needsProbe records what NeedsInputGrad told MaskedLinear's Backward.
-type needsProbe struct {
+// srcNeedsProbe records what NeedsInputGrad told MaskedLinear's Backward.
+type srcNeedsProbe struct {
 	functions.MaskedLinearFunction
 	seen *[]bool
 }
 
-func (p needsProbe) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+func (p srcNeedsProbe) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	*p.seen = []bool{ctx.NeedsInputGrad(0), ctx.NeedsInputGrad(1), ctx.NeedsInputGrad(2)}
 	return p.MaskedLinearFunction.Backward(ctx, g...)
 }
@@ -65,7 +65,7 @@ func TestMaskedLinearNeedsInputGrad(t *testing.T) {
 			w := srcRandn(54, agx.Float64, 4, 3).SetRequiresGrad(tc.wGrad)
 			mask := srcRandn(55, agx.Float64, 4, 3).Gt(0)
 			var seen []bool
-			agx.Apply(needsProbe{seen: &seen}, x, w, mask).Sum().Backward()
+			agx.Apply(srcNeedsProbe{seen: &seen}, x, w, mask).Sum().Backward()
 			if !slices.Equal(seen, []bool{tc.xGrad, tc.wGrad, false}) {
 				t.Fatalf("NeedsInputGrad = %v", seen)
 			}

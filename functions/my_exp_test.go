@@ -10,7 +10,7 @@ import (
 )
 
 func TestMyExp(t *testing.T) {
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.MyExp(in[0]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.MyExp(in[0]) })
 	srcRunCases(t, apply, []srcCase{
 		{name: "values", in: [][]float64{{0, 1, -1}}, want: [][]float64{{1, math.E, 1 / math.E}}, grad: [][]float64{{1, math.E, 1 / math.E}}},
 	})

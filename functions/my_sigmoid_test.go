@@ -10,7 +10,7 @@ import (
 )
 
 func TestMySigmoid(t *testing.T) {
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.MySigmoid(in[0]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.MySigmoid(in[0]) })
 	srcRunCases(t, apply, []srcCase{
 		{name: "values", in: [][]float64{{0, math.Log(3), -math.Log(3)}}, want: [][]float64{{0.5, 0.75, 0.25}}, grad: [][]float64{{0.25, 0.1875, 0.1875}}},
 		// no overflow at the extremes

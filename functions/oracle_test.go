@@ -13,7 +13,7 @@ import (
 // outputs and input gradients are compared. All cases go to one Python
 // process, since importing torch is slow.
 
-type oracleCase struct {
+type srcOracleCase struct {
 	Op       string             `json:"op"`
 	Inputs   []oracle.Tensor    `json:"inputs"`
 	Requires []bool             `json:"requires"`
@@ -21,7 +21,7 @@ type oracleCase struct {
 	Upstream []oracle.Tensor    `json:"upstream"`
 }
 
-type oracleResult struct {
+type srcOracleResult struct {
 	Outputs []oracle.Tensor `json:"outputs"`
 	Grads   []oracle.Tensor `json:"grads"`
 }
@@ -65,7 +65,7 @@ func TestOracleSources(t *testing.T) {
 		outs, grads []*agx.Tensor
 		dt          agx.DType
 	}
-	cases := map[string]oracleCase{}
+	cases := map[string]srcOracleCase{}
 	ours := map[string]local{}
 	for _, f := range srcFunctions {
 		op, ok := srcOracleOps[f.name]
@@ -77,7 +77,7 @@ func TestOracleSources(t *testing.T) {
 			name := f.name + "/" + dt.String()
 			in := f.inputs(dt)
 			outs, grads, ups := srcGradients(f.fn, in, 11)
-			c := oracleCase{Op: op.op, Params: op.params}
+			c := srcOracleCase{Op: op.op, Params: op.params}
 			if c.Params == nil {
 				c.Params = map[string]float64{}
 			}
@@ -92,7 +92,7 @@ func TestOracleSources(t *testing.T) {
 			ours[name] = local{outs, grads, dt}
 		}
 	}
-	var results map[string]oracleResult
+	var results map[string]srcOracleResult
 	if err := oracle.RunFile("testdata/oracle/run_all.py", cases, &results); err != nil {
 		t.Fatal(err)
 	}

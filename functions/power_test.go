@@ -18,7 +18,7 @@ func TestPower(t *testing.T) {
 		{0, srcCase{name: "zero", in: [][]float64{{2, -3, 0}}, want: [][]float64{{1, 1, 1}}, grad: [][]float64{{0, 0, 0}}}},
 		{-1, srcCase{name: "reciprocal", in: [][]float64{{2, 4}}, want: [][]float64{{0.5, 0.25}}, grad: [][]float64{{-0.25, -0.0625}}}},
 	} {
-		apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.Power(in[0], tc.n) })
+		apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Power(in[0], tc.n) })
 		srcRunCases(t, apply, []srcCase{tc.c})
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestQuadratic(t *testing.T) {
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.Quadratic(in[0], in[1], in[2], in[3]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Quadratic(in[0], in[1], in[2], in[3]) })
 	srcRunCases(t, apply, []srcCase{
 		// y = 3·4 + 4·2 + 5 = 25; grads 2ax+b = 16, x² = 4, x = 2, 1
 		{name: "scalars", in: [][]float64{{2}, {3}, {4}, {5}}, want: [][]float64{{25}}, grad: [][]float64{{16}, {4}, {2}, {1}}},

@@ -9,7 +9,7 @@ import (
 )
 
 func TestReLUViaClamp(t *testing.T) {
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ReLUViaClamp(in[0]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ReLUViaClamp(in[0]) })
 	srcRunCases(t, apply, []srcCase{
 		// the gradient at 0 is 0, as torch.relu's
 		{name: "signs", in: [][]float64{{-1, 0, 2, -0.5, 3.5}}, want: [][]float64{{0, 0, 2, 0, 3.5}}, grad: [][]float64{{0, 0, 1, 0, 1}}},

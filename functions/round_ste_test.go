@@ -9,7 +9,7 @@ import (
 )
 
 func TestStraightThroughRound(t *testing.T) {
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.StraightThroughRound(in[0]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StraightThroughRound(in[0]) })
 	srcRunCases(t, apply, []srcCase{
 		// halves round to even, as torch.round
 		{name: "halves", in: [][]float64{{0.4, 0.5, 1.5, 2.5, -1.7}}, want: [][]float64{{0, 0, 2, 2, -2}},

@@ -10,11 +10,11 @@ import (
 )
 
 func TestScaledActivation(t *testing.T) {
-	relu := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 2, true) })
+	relu := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 2, true) })
 	srcRunCases(t, relu, []srcCase{
 		{name: "relu", in: [][]float64{{-1, 2, 0}}, want: [][]float64{{0, 4, 0}}, grad: [][]float64{{0, 2, 0}}},
 	})
-	tanh := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 3, false) })
+	tanh := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 3, false) })
 	srcRunCases(t, tanh, []srcCase{
 		// tanh(atanh 0.5) = 0.5: y = 1.5, grad 3·(1 - 0.25) = 2.25
 		{name: "tanh", in: [][]float64{{0, math.Atanh(0.5), -math.Atanh(0.5)}}, want: [][]float64{{0, 1.5, -1.5}}, grad: [][]float64{{3, 2.25, 2.25}}},

@@ -12,7 +12,7 @@ import (
 
 func TestScaledSigmoid(t *testing.T) {
 	ln3 := math.Log(3) // σ(ln 3) = 0.75
-	apply := one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledSigmoid(in[0], in[1]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledSigmoid(in[0], in[1]) })
 	srcRunCases(t, apply, []srcCase{
 		{name: "scale2", in: [][]float64{{0, ln3}, {2}}, shape: [][]int{nil, {}},
 			want: [][]float64{{1, 1.5}}, grad: [][]float64{{0.5, 0.375}, {1.25}}},

@@ -27,7 +27,7 @@ type srcFunction struct {
 	inputs  func(dt agx.DType) []*agx.Tensor   // requires-grad set where wanted
 }
 
-func one(f func(...*agx.Tensor) *agx.Tensor) func(...*agx.Tensor) []*agx.Tensor {
+func srcOne(f func(...*agx.Tensor) *agx.Tensor) func(...*agx.Tensor) []*agx.Tensor {
 	return func(in ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(f(in...)) }
 }
 
@@ -37,56 +37,56 @@ func srcGrad(t *agx.Tensor) *agx.Tensor { return t.SetRequiresGrad(true) }
 // must agree with (example A9: a composite gives the same gradient).
 var srcFunctions = []srcFunction{
 	{"Square", "A1", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.Square(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Mul(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Square(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Mul(in[0]) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(1, dt, 4))} }},
 	{"ScaledSigmoid", "A2", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledSigmoid(in[0], in[1]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[1].Mul(in[0].Sigmoid()) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledSigmoid(in[0], in[1]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[1].Mul(in[0].Sigmoid()) }),
 		func(dt agx.DType) []*agx.Tensor {
 			return []*agx.Tensor{srcGrad(srcRandn(2, dt, 4, 8)), srcGrad(agx.Full(dt, 2, []int{}...))}
 		}},
 	{"ScaledSigmoid/row-scale", "A2", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledSigmoid(in[0], in[1]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[1].Mul(in[0].Sigmoid()) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledSigmoid(in[0], in[1]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[1].Mul(in[0].Sigmoid()) }),
 		func(dt agx.DType) []*agx.Tensor {
 			return []*agx.Tensor{srcGrad(srcRandn(3, dt, 3, 4)), srcGrad(srcRandn(4, dt, 4))}
 		}},
 	{"StableLogSumExp", "A3", srcOnce,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].LogSumExp(-1) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].LogSumExp(-1) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(5, dt, 4, 16))} }},
 	{"StableLogSumExp/3d", "A3", srcOnce,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].LogSumExp(-1) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].LogSumExp(-1) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(6, dt, 2, 3, 5))} }},
 	{"StraightThroughRound", "A4", srcEstimator,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.StraightThroughRound(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return agx.RoundSTE(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StraightThroughRound(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return agx.RoundSTE(in[0]) }),
 		func(dt agx.DType) []*agx.Tensor {
 			return []*agx.Tensor{srcGrad(srcRandn(7, dt, 3, 4).Mul(3))}
 		}},
 	{"FakeQuantize", "A4", srcEstimator,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.01, 0, -128, 127) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return agx.QuantizeSTE(in[0], 0.01, 0, -128, 127) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.01, 0, -128, 127) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return agx.QuantizeSTE(in[0], 0.01, 0, -128, 127) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(8, dt, 8, 64))} }},
 	{"FakeQuantize/zero-point", "A4", srcEstimator,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.05, 10, 0, 255) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return agx.QuantizeSTE(in[0], 0.05, 10, 0, 255) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.05, 10, 0, 255) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return agx.QuantizeSTE(in[0], 0.05, 10, 0, 255) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(9, dt, 4, 16).Mul(5))} }},
 	{"MaskedLinear", "A5", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.MaskedLinear(in[0], in[1], in[2]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].MatMul(in[1].Mul(in[2].To(in[1].DType())).T()) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.MaskedLinear(in[0], in[1], in[2]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].MatMul(in[1].Mul(in[2].To(in[1].DType())).T()) }),
 		func(dt agx.DType) []*agx.Tensor {
 			return []*agx.Tensor{srcGrad(srcRandn(10, dt, 3, 4)), srcGrad(srcRandn(11, dt, 5, 4)), srcRandn(12, agx.Float64, 5, 4).Gt(0)}
 		}},
 	{"ReLUViaClamp", "D1", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ReLUViaClamp(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Relu() }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ReLUViaClamp(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Relu() }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(13, dt, 5))} }},
 	{"Quadratic", "D2", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.Quadratic(in[0], in[1], in[2], in[3]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor {
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Quadratic(in[0], in[1], in[2], in[3]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor {
 			x, a, b, c := in[0], in[1], in[2], in[3]
 			return a.Mul(x.Pow(2)).Add(b.Mul(x)).Add(c)
 		}),
@@ -95,38 +95,38 @@ var srcFunctions = []srcFunction{
 				srcGrad(srcRandn(16, dt, 3)), srcGrad(srcRandn(17, dt, 1))}
 		}},
 	{"Power/3", "D3", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.Power(in[0], 3) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Pow(3) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Power(in[0], 3) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Pow(3) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(18, dt, 6))} }},
 	{"Power/-2", "D3", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.Power(in[0], -2) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Pow(-2) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Power(in[0], -2) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Pow(-2) }),
 		func(dt agx.DType) []*agx.Tensor {
 			return []*agx.Tensor{srcGrad(srcVec(dt, []float64{0.5, 1, 1.5, -2}))}
 		}},
 	{"ScaledActivation/relu", "D4", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 2.5, true) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Relu().Mul(2.5) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 2.5, true) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Relu().Mul(2.5) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(19, dt, 3, 4))} }},
 	{"ScaledActivation/tanh", "D4", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 2.5, false) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Tanh().Mul(2.5) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 2.5, false) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Tanh().Mul(2.5) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(20, dt, 3, 4))} }},
 	{"MySigmoid", "D5", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.MySigmoid(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Sigmoid() }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.MySigmoid(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Sigmoid() }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(21, dt, 3, 4))} }},
 	{"BinarizeSTE", "D6", srcEstimator,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.BinarizeSTE(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return agx.BinarizeSTE(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.BinarizeSTE(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return agx.BinarizeSTE(in[0]) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(22, dt, 6))} }},
 	{"StableLogSumExp1D", "D7", srcOnce,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp1D(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].LogSumExp(0) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp1D(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].LogSumExp(0) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(23, dt, 5))} }},
 	{"ClipGradient", "D8", srcEstimator,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.ClipGradient(in[0], 0.5) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return agx.ClipGradientSTE(in[0], 0.5) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ClipGradient(in[0], 0.5) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return agx.ClipGradientSTE(in[0], 0.5) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(24, dt, 6))} }},
 	{"SplitAndTransform", "D9", srcTwice,
 		func(in ...*agx.Tensor) []*agx.Tensor {
@@ -136,20 +136,20 @@ var srcFunctions = []srcFunction{
 		func(in ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(in[0].Relu(), in[0].Neg().Relu()) },
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(25, dt, 7))} }},
 	{"DifferentiableClamp", "D10", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.DifferentiableClamp(in[0], -0.5, 0.8) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Clamp(-0.5, 0.8) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.DifferentiableClamp(in[0], -0.5, 0.8) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Clamp(-0.5, 0.8) }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(26, dt, 8))} }},
 	{"SmoothL1", "D11", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1(in[0], 0.5) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor {
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1(in[0], 0.5) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor {
 			x := in[0]
 			a := x.Abs()
 			return agx.Where(a.Lt(0.5), x.Pow(2).Mul(0.5/0.5), a.Sub(0.25))
 		}),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(27, dt, 10))} }},
 	{"SmoothL1Loss", "D11", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1Loss(in[0], in[1], 0.5) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor {
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1Loss(in[0], in[1], 0.5) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor {
 			d := in[0].Sub(in[1])
 			a := d.Abs()
 			return agx.Where(a.Lt(0.5), d.Pow(2), a.Sub(0.25)).Mean()
@@ -158,8 +158,8 @@ var srcFunctions = []srcFunction{
 			return []*agx.Tensor{srcGrad(srcRandn(28, dt, 10)), srcRandn(29, dt, 10)}
 		}},
 	{"MyExp", "E1", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.MyExp(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Exp() }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.MyExp(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Exp() }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(30, dt, 3))} }},
 	{"TwoInTwoOut", "E2", srcTwice,
 		func(in ...*agx.Tensor) []*agx.Tensor {
@@ -174,8 +174,8 @@ var srcFunctions = []srcFunction{
 			return []*agx.Tensor{srcGrad(srcRandn(31, dt, 3)), srcGrad(srcRandn(32, dt, 3))}
 		}},
 	{"PositiveSum", "E3", srcTwice,
-		one(func(in ...*agx.Tensor) *agx.Tensor { return functions.PositiveSum(in[0]) }),
-		one(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Relu().Sum() }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.PositiveSum(in[0]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].Relu().Sum() }),
 		func(dt agx.DType) []*agx.Tensor { return []*agx.Tensor{srcGrad(srcRandn(33, dt, 5))} }},
 }
 

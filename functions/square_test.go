@@ -10,7 +10,7 @@ import (
 
 func TestSquare(t *testing.T) {
 	// example A1
-	srcRunCases(t, one(func(in ...*agx.Tensor) *agx.Tensor { return functions.Square(in[0]) }), []srcCase{
+	srcRunCases(t, srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Square(in[0]) }), []srcCase{
 		{name: "A1", in: [][]float64{{2, 3}}, want: [][]float64{{4, 9}}, grad: [][]float64{{4, 6}}},
 		{name: "signs", in: [][]float64{{-1.5, 0, 0.5}}, want: [][]float64{{2.25, 0, 0.25}}, grad: [][]float64{{-3, 0, 1}}},
 		{name: "2d", in: [][]float64{{1, 2, 3, 4}}, shape: [][]int{{2, 2}}, want: [][]float64{{1, 4, 9, 16}}, grad: [][]float64{{2, 4, 6, 8}}},

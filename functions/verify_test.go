@@ -10,15 +10,15 @@ import (
 	"github.com/goagx/agx/functions"
 )
 
-// wrongSquare forgets the factor 2 in its gradient.
-type wrongSquare struct{}
+// srcWrongSquare forgets the factor 2 in its gradient.
+type srcWrongSquare struct{}
 
-func (wrongSquare) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+func (srcWrongSquare) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	ctx.SaveForBackward(in[0])
 	return agx.Outputs(in[0].Mul(in[0]))
 }
 
-func (wrongSquare) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+func (srcWrongSquare) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(g[0].Mul(ctx.SavedTensors()[0]))
 }
 
@@ -36,7 +36,7 @@ func TestVerifyCustomFunction(t *testing.T) {
 		{"MaskedLinear-bool-input", functions.MaskedLinearFunction{},
 			[]*agx.Tensor{srcRandn(61, agx.Float32, 2, 3).SetRequiresGrad(true), srcRandn(62, agx.Float32, 4, 3).SetRequiresGrad(true), srcRandn(63, agx.Float32, 4, 3).Gt(0)}, ""},
 		{"func", func(x *agx.Tensor) *agx.Tensor { return x.Tanh() }, []*agx.Tensor{x32()}, ""},
-		{"wrong-gradient", wrongSquare{}, []*agx.Tensor{x32()}, "first-order gradcheck failed"},
+		{"wrong-gradient", srcWrongSquare{}, []*agx.Tensor{x32()}, "first-order gradcheck failed"},
 		{"once-differentiable", functions.StableLogSumExpFunction{}, []*agx.Tensor{x32()}, "second-order gradcheck failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func ExampleVerifyCustomFunction() {
 	err := functions.VerifyCustomFunction(functions.ScaledSigmoidFunction{}, x, scale)
 	fmt.Println("ScaledSigmoid:", err)
 
-	err = functions.VerifyCustomFunction(wrongSquare{}, x)
+	err = functions.VerifyCustomFunction(srcWrongSquare{}, x)
 	fmt.Println("wrong gradient detected:", errors.Is(err, agx.ErrGradCheck))
 	// Output:
 	// ScaledSigmoid: <nil>
