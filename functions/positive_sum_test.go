@@ -26,7 +26,9 @@ func (srcScalarGradSum) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(in[0].Relu().Sum())
 }
 
-func (srcScalarGradSum) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(g[0]) }
+func (srcScalarGradSum) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0])
+}
 
 // agx rejects the scalar gradient with PyTorch's words.
 func TestPositiveSumOriginalFails(t *testing.T) {
