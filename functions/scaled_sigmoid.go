@@ -16,7 +16,8 @@ import (
 // shape.
 //
 // It saves x and scale (not σ(x)) and keeps x's shape on ctx as a non-tensor
-// value: Backward recomputes σ(x) with agx ops so that second derivatives
+// value, which Backward uses to sum the x gradient back to x's shape when
+// scale broadcast x to a larger one. Backward recomputes σ(x) with agx ops so that second derivatives
 // (GradGradCheck, example A6) are right. Saving the σ(x) computed in Forward
 // would hand Backward a constant and make double backward silently wrong.
 //
@@ -41,7 +42,17 @@ func (ScaledSigmoidFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Ten
 	if ctx.NeedsInputGrad(0) {
 		gx = g[0].Mul(scale).Mul(sig.Mul(sig.RSub(1)))
 		if !slices.Equal(gx.Shape(), shape) {
-			gx = gx.Expand(shape...)
+			// scale broadcast x to a larger shape: sum the gradient back
+			// over the dims that broadcasting added or stretched.
+			lead := gx.Dim() - len(shape)
+			for d := 0; d < lead; d++ {
+				gx = gx.Sum(0)
+			}
+			for d, n := range shape {
+				if n == 1 && gx.Size(d) != 1 {
+					gx = gx.SumKeep(d)
+				}
+			}
 		}
 	}
 	if ctx.NeedsInputGrad(1) {

@@ -52,6 +52,12 @@ var srcFunctions = []srcFunction{
 		func(dt agx.DType) []*agx.Tensor {
 			return []*agx.Tensor{srcGrad(srcRandn(3, dt, 3, 4)), srcGrad(srcRandn(4, dt, 4))}
 		}},
+	{"ScaledSigmoid/broadcast-x", "A2", srcTwice,
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledSigmoid(in[0], in[1]) }),
+		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[1].Mul(in[0].Sigmoid()) }),
+		func(dt agx.DType) []*agx.Tensor {
+			return []*agx.Tensor{srcGrad(srcRandn(34, dt, 2, 1, 4)), srcGrad(srcRandn(35, dt, 3, 1))}
+		}},
 	{"StableLogSumExp", "A3", srcOnce,
 		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp(in[0]) }),
 		srcOne(func(in ...*agx.Tensor) *agx.Tensor { return in[0].LogSumExp(-1) }),
