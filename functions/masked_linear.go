@@ -28,10 +28,10 @@ func (MaskedLinearFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tens
 		tensor.Panicf("MaskedLinear", tensor.ErrDType, "mask must be a Bool tensor, got %v", mask.DType())
 	}
 	ctx.SaveForBackward(x, w, mask)
-	return agx.Outputs(x.MatMul(maskWeight(w, mask).T()))
+	return agx.Outputs(x.MatMul(maskedLinearWeight(w, mask).T()))
 }
 
-func maskWeight(w, mask *agx.Tensor) *agx.Tensor { return w.Mul(mask.To(w.DType())) }
+func maskedLinearWeight(w, mask *agx.Tensor) *agx.Tensor { return w.Mul(mask.To(w.DType())) }
 
 // Backward returns (g·W', (gᵀ·x)⊙M, nil).
 func (MaskedLinearFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
@@ -39,7 +39,7 @@ func (MaskedLinearFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tens
 	x, w, mask := s[0], s[1], s[2]
 	var gx, gw *agx.Tensor
 	if ctx.NeedsInputGrad(0) {
-		gx = g[0].MatMul(maskWeight(w, mask))
+		gx = g[0].MatMul(maskedLinearWeight(w, mask))
 	}
 	if ctx.NeedsInputGrad(1) {
 		g2 := g[0].Reshape(-1, g[0].Size(-1))
