@@ -67,6 +67,11 @@ func TestScaledDotProductAttention(t *testing.T) {
 			return agx.Apply(ScaledDotProductAttentionFunction{Scale: 0.9}, in...)
 		}, func(in ...*agx.Tensor) *agx.Tensor { return bcAttentionRef(in[0], in[1], in[2], nil, 0.9) }, in, 1e-12)
 	})
+	t.Run("broadcast K and V", func(t *testing.T) {
+		in := []*agx.Tensor{bcLeaf(19, tensor.Float64, 2, 3, 4, 5), bcLeaf(20, tensor.Float64, 1, 1, 6, 5), bcLeaf(21, tensor.Float64, 1, 1, 6, 2)}
+		bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], nil) },
+			func(in ...*agx.Tensor) *agx.Tensor { return bcAttentionRef(in[0], in[1], in[2], nil, 1/math.Sqrt(5)) }, in, 1e-12)
+	})
 	t.Run("fully masked row", func(t *testing.T) {
 		// Row 1 of the query may attend to nothing.
 		mask := agx.FromSlice([]float64{1, 1, 0, 0, 0, 0, 1, 0, 1}, 3, 3).Gt(0)

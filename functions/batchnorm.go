@@ -24,7 +24,13 @@ import (
 // ops; when it is itself being differentiated (agx.CreateGraph) it recomputes
 // rstd from x, so that the second derivative follows x through rstd as well as
 // through x̂, and GradGradCheck passes. Eps 0 means 1e-5 (PyTorch's default);
-// a negative Eps panics. Float32 and Float64; x needs at least one dim.
+// a negative Eps panics. Float32 and Float64; x needs at least one dim and a
+// non-empty batch. A batch of one sample gives zeros (x - μ = 0) where PyTorch
+// refuses it.
+//
+// On the CPU, for contiguous tensors, the first-order forward and backward run
+// as fused loops (two passes over the data each, sums in float64) instead of a
+// chain of element-wise ops.
 type BatchNormFunction struct{ Eps float64 }
 
 // Name implements agx.Named.
@@ -45,6 +51,9 @@ func (f BatchNormFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tenso
 	}
 	if x.Dim() == 0 {
 		tensor.PanicHint("BatchNorm", tensor.ErrShape, "pass a tensor of shape [N, ...]", "expected at least 1 dim, got a scalar")
+	}
+	if x.Size(0) == 0 {
+		tensor.Panicf("BatchNorm", tensor.ErrShape, "empty batch: input of shape %v", x.Shape())
 	}
 	xd := x.Data()
 	var y, rstd *tensor.Tensor

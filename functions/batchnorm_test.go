@@ -51,7 +51,16 @@ func TestBatchNorm(t *testing.T) {
 			}
 		})
 	}
+	t.Run("non-contiguous input and gradient", func(t *testing.T) {
+		// x.T() and a transposed upstream gradient take the op-by-op path.
+		for _, dt := range bcDTypes {
+			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return BatchNorm(in[0].T(), 0).T() },
+				func(in ...*agx.Tensor) *agx.Tensor { return bcBatchNormRef(in[0].T(), 1e-5).T() },
+				[]*agx.Tensor{bcLeaf(7, dt, 3, 6)}, 10*bcTol(dt))
+		}
+	})
 	t.Run("misuse", func(t *testing.T) {
+		bcPanics(t, tensor.ErrShape, func() { BatchNorm(agx.Zeros(tensor.Float64, 0, 3), 0) })
 		bcPanics(t, tensor.ErrArg, func() { BatchNorm(bcLeaf(3, tensor.Float64, 4, 2), -1) })
 		bcPanics(t, tensor.ErrShape, func() { BatchNorm(agx.Scalar(1.0), 0) })
 	})

@@ -56,3 +56,14 @@ func ExampleGELU() {
 	// tensor([-0.1587,  0.0000,  0.8413], grad_fn=<GELUBackward>)
 	// tensor([-0.0833,  0.5000,  1.0833])
 }
+
+func ExampleGELUTanh() {
+	x := agx.FromSlice([]float32{-1, 0, 1}, 3).SetRequiresGrad(true)
+	y := GELUTanh(x)
+	y.Sum().Backward()
+	fmt.Println(y)
+	fmt.Println(x.Grad())
+	// Output:
+	// tensor([-0.1588,  0.0000,  0.8412], grad_fn=<GELUBackward>)
+	// tensor([-0.0830,  0.5000,  1.0830])
+}
