@@ -37,6 +37,30 @@
 //     this package does: each Function is checked against the same computation
 //     composed from agx built-ins.
 //
+// From the course exercise (001):
+//   - MyLinearFunction / MyLinear: y = x·Wᵀ + b, examples B2 and B3 (MySigmoid is B1).
+//
+// From the textbook chapter (002):
+//   - TemplateSquareFunction / TemplateSquare: x² with a non-tensor ctx value, example C1.
+//   - ScaledSigmoidOutFunction / ScaledSigmoidOut: scale·σ(x) saving its output, example C4.
+//   - SavePatternsFunction / SavePatterns: alpha·x + y (with optional ReLU), NeedsInputGrad, example C5.
+//   - WeightedSumFunction / WeightedSum: w1·x1 + w2·x2, example C6.
+//   - SignSTEFunction / SignSTE and SignClippedSTEFunction / SignClippedSTE: sign with
+//     straight-through gradients, examples C7 and C8.
+//   - DoubleBackwardSquareFunction / DoubleBackwardSquare: x² with a differentiable backward, example C9.
+//   - OnceSquareFunction / OnceSquare: a once-differentiable Function, example C10.
+//   - ClippedReLUFunction / ClippedReLU: min(max(x, 0), clip), example C11.
+//   - SoftThresholdFunction / SoftThreshold: sign(x)·max(|x| - t, 0), example C12.
+//   - GumbelSoftmaxFunction / GumbelSoftmax: seeded Gumbel-softmax, soft or hard, example C13.
+//   - ProductNeedsGradFunction / ProductNeedsGrad: x·y computing only the needed gradients, example C14.
+//   - FusedAddReLUFunction / FusedAddReLU: relu(x + y) with one saved mask, example C15.
+//   - Exercise solutions (C24, C25): GELUFunction / GELU (exact erf form, or the tanh
+//     approximation with Tanh: true), SiLUFunction / SiLU (saves its output),
+//     BatchNormFunction / BatchNorm (training-mode statistics over dim 0, no
+//     parameters), SoftRankFunction / SoftRank (differentiable ranks with a
+//     temperature), ScaledDotProductAttentionFunction / ScaledDotProductAttention
+//     (optional Bool mask; a fully masked row gives zero output and zero gradients).
+//
 // From the reference notes (003):
 //   - ReLUViaClampFunction / ReLUViaClamp: max(x, 0) by clamping, example D1.
 //   - QuadraticFunction / Quadratic: a·x² + b·x + c with four tensor inputs, example D2.
