@@ -166,6 +166,7 @@ WORKLOADS = {
     "gradgradcheck_square": gradgradcheck_square,
     "attention_backward": attention_backward,
     "batchnorm_backward": batchnorm_backward,
+    "batchnorm_function": batchnorm_backward,
 }
 for _n in (256, 512, 1024):
     WORKLOADS[f"matmul_f32_{_n}"] = (lambda n: lambda: matmul(n, torch.float32))(_n)
