@@ -314,8 +314,10 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 			case s == nil:
 			case slices.Contains(outs, s):
 				n.saved[i] = newSaved(results[slices.Index(outs, s)])
-			case isIn(s) >= 0 && s == ctx.detached[isIn(s)]:
-				n.saved[i] = newSaved(inputs[isIn(s)])
+			case slices.Contains(ctx.detached, s):
+				// An input as Forward saw it: save the caller's tensor (found by
+				// identity, so that an input passed twice maps to its own slot).
+				n.saved[i] = newSaved(inputs[slices.Index(ctx.detached, s)])
 			default:
 				n.saved[i] = newSaved(s)
 			}

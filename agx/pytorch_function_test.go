@@ -258,6 +258,16 @@ func TestPortFunctionMechanics(t *testing.T) {
 		ptClose(t, "x.grad = y", x.Grad(), 3, 4)
 		ptClose(t, "y.grad = x", y.Grad(), 1, 2)
 	})
+	t.Run("same_input_twice_double_backward", func(t *testing.T) {
+		// x·x through a two-input Function: both saved inputs must keep x's
+		// history, or the second derivative loses a term.
+		var computed []int
+		x := ptLeaf(3)
+		y := agx.Apply(ptMul{&computed}, x, x)
+		g := agx.Grad1(y, x, agx.CreateGraph())
+		ptClose(t, "dy/dx", g, 6)
+		ptClose(t, "d²y/dx²", agx.Grad1(g, x), 2)
+	})
 	t.Run("returned_input_without_mark_dirty_is_new_tensor", func(t *testing.T) {
 		ident := agx.Func{FuncName: "Ident",
 			Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(in[0]) },
