@@ -263,7 +263,10 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 		return r
 	}
 	if c.fast {
-		return fastCheck(fn, leaves, plain, outs, diff, eval, c)
+		if e := fastCheck(fn, leaves, plain, outs, diff, eval, c); e != nil {
+			return e
+		}
+		return nil
 	}
 	// Numerical Jacobians: num[o][i] is [numel(out)][numel(in)].
 	num := make([][][][]float64, len(outs))
