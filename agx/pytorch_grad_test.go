@@ -374,6 +374,16 @@ func TestPortTensorState(t *testing.T) {
 		}
 		ptPanics(t, func() { y.Sum().Backward() }, agx.ErrInplace, "has been modified by an inplace operation")
 	})
+	t.Run("matmul_1d_dot", func(t *testing.T) {
+		x, y := ptLeaf(1, 2, 3), ptLeaf(4, 5, 6)
+		d := x.MatMul(y)
+		if d.Dim() != 0 || d.Item() != 32 {
+			t.Fatalf("dot = %v (shape %v), want 0-d 32", d, d.Shape())
+		}
+		d.Backward()
+		ptClose(t, "x.grad = y", x.Grad(), 4, 5, 6)
+		ptClose(t, "y.grad = x", y.Grad(), 1, 2, 3)
+	})
 	t.Run("item_and_grad_fn", func(t *testing.T) {
 		x := ptLeaf(4)
 		y := x.Mul(x)
