@@ -228,6 +228,20 @@ func TestPortGradCheckFailures(t *testing.T) {
 		err := agx.GradCheck(ptLazy{}, []*agx.Tensor{ptRandn(2)})
 		ptGradCheckErr(t, err, "undefined-grad", "Expected backward function to handle undefined output grads")
 	})
+	t.Run("undefined_grad_nil_dereference", func(t *testing.T) {
+		// A Backward that crashes on a nil gradient is reported, not fatal.
+		f := agx.Func{FuncName: "Crashy",
+			Fwd: func(c *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+				c.SetMaterializeGrads(false)
+				return agx.Outputs(in[0].Mul(3.0))
+			},
+			Bwd: func(c *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+				_ = g[0].Shape()
+				return agx.Outputs(g[0].Mul(3.0))
+			}}
+		err := agx.GradCheck(f, []*agx.Tensor{ptRandn(2)})
+		ptGradCheckErr(t, err, "undefined-grad", "Expected backward function to handle undefined output grads", "nil pointer")
+	})
 	t.Run("undefined_grad_handled", func(t *testing.T) {
 		if err := agx.GradCheck(ptLazy{careful: true}, []*agx.Tensor{ptRandn(2)}); err != nil {
 			t.Fatal(err)
