@@ -321,6 +321,27 @@ func TestPortHooks(t *testing.T) {
 			t.Fatalf("non-leaf without RetainGrad kept %v", k.Grad())
 		}
 	})
+	t.Run("retain_grad_accumulates_over_two_backwards", func(t *testing.T) {
+		// PyTorch 1.13: h.grad after two passes is 2·(2h) = [8, 16].
+		a := ptLeaf(1, 2)
+		h := a.Mul(2.0).RetainGrad()
+		s := h.Mul(h).Sum()
+		s.Backward(agx.RetainGraph())
+		s.Backward()
+		ptClose(t, "h.grad", h.Grad(), 8, 16)
+		ptClose(t, "a.grad", a.Grad(), 16, 32)
+	})
+	t.Run("leaf_hook_not_applied_by_grad", func(t *testing.T) {
+		// As in PyTorch 1.13, Grad returns the gradient before the leaf's
+		// hooks (which run when it is accumulated into .grad).
+		x := ptLeaf(1, 2)
+		calls := 0
+		x.RegisterHook(func(g *agx.Tensor) *agx.Tensor { calls++; return g.Mul(10.0) })
+		ptClose(t, "dx", agx.Grad1(x.Mul(x).Sum(), x), 2, 4)
+		if calls != 0 || x.Grad() != nil {
+			t.Fatalf("hook calls %d, x.grad %v", calls, x.Grad())
+		}
+	})
 	t.Run("retain_grad_with_hook", func(t *testing.T) {
 		x := ptLeaf(1)
 		h := x.Mul(2.0).RetainGrad()

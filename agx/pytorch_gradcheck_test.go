@@ -274,6 +274,8 @@ func TestPortGradGradCheck(t *testing.T) {
 		{"square", ptSquare{}, []*agx.Tensor{ptRandn(3)}},
 		{"scalar_output", func(x *agx.Tensor) *agx.Tensor { return x.Pow(3.0).Sum() }, []*agx.Tensor{ptRandn(3)}},
 		{"two_outputs", ptTwoOut{}, []*agx.Tensor{ptRandn(2), ptRandn(2)}},
+		{"exp_saving_output", ptExp{}, []*agx.Tensor{ptRandn(3)}},
+		{"mul_with_constant_input", ptMul{new([]int)}, []*agx.Tensor{ptRandn(2), ptRandn(2).Detach()}},
 		{"sigmoid_D5", func(x *agx.Tensor) *agx.Tensor { return x.Sigmoid() }, []*agx.Tensor{ptRandn(3)}},
 		{"composite_builtins", func(x, w *agx.Tensor) *agx.Tensor {
 			return x.MatMul(w).Tanh().Softmax(1).Mul(x.Exp().Sum())
