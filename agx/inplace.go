@@ -14,8 +14,15 @@ func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
 			"a leaf Variable that requires grad is being used in an in-place operation")
 	}
 	// Compute out of place on an alias that carries t's current history, then
-	// write the values into t and move t's history onto the new node.
-	alias := &Tensor{data: t.data, gradFn: t.gradFn, outputNr: t.outputNr, requiresGrad: t.requiresGrad}
+	// write the values into t and move t's history onto the new node. When the
+	// graph may be recorded the alias holds a copy of t's values (PyTorch's
+	// "original self"): the op may save it for backward (Mul, Div, Clamp do),
+	// and the write into t below must not invalidate that saved value.
+	data := t.data
+	if IsGradEnabled() {
+		data = t.data.Clone()
+	}
+	alias := &Tensor{data: data, gradFn: t.gradFn, outputNr: t.outputNr, requiresGrad: t.requiresGrad}
 	r := f(alias)
 	t.data.CopyFrom(r.data)
 	if r.gradFn != nil {

@@ -438,6 +438,49 @@ func TestPortInPlace(t *testing.T) {
 		ptPanics(t, func() { y.Sum().Backward() }, agx.ErrInplace,
 			"has been modified by an inplace operation", "output 0 of ExpBackward0", "is at version 1; expected version 0")
 	})
+	// Values from PyTorch 1.13: in-place ops whose backward needs the value
+	// before the write (mul_, div_, clamp_) keep working.
+	for _, tc := range []struct {
+		name   string
+		run    func() (got []*agx.Tensor)
+		want   [][]float64
+		labels []string
+	}{
+		{"mul_constant_by_param", func() []*agx.Tensor {
+			c, w := ptVec(1, 2), ptLeaf(5, 5)
+			c.MulInPlace(w)
+			c.Sum().Backward()
+			return []*agx.Tensor{c, w.Grad()}
+		}, [][]float64{{5, 10}, {1, 2}}, []string{"c", "w.grad"}},
+		{"clamp_non_leaf", func() []*agx.Tensor {
+			a := ptLeaf(1, 2)
+			h := a.Mul(1.0)
+			h.ClampInPlace(0, 1.5)
+			h.Sum().Backward()
+			return []*agx.Tensor{a.Grad()}
+		}, [][]float64{{1, 0}}, []string{"a.grad"}},
+		{"div_non_leaf_by_param", func() []*agx.Tensor {
+			a, w := ptLeaf(1, 2), ptLeaf(3, 4)
+			h := a.Mul(1.0)
+			h.DivInPlace(w)
+			h.Sum().Backward()
+			return []*agx.Tensor{a.Grad(), w.Grad()}
+		}, [][]float64{{1.0 / 3, 0.25}, {-1.0 / 9, -2.0 / 16}}, []string{"a.grad", "w.grad"}},
+		{"exp_non_leaf", func() []*agx.Tensor {
+			a := ptLeaf(1, 2)
+			h := a.Mul(1.0)
+			h.ExpInPlace()
+			h.Sum().Backward()
+			return []*agx.Tensor{a.Grad()}
+		}, [][]float64{{math.E, math.Exp(2)}}, []string{"a.grad"}},
+	} {
+		t.Run("original_self/"+tc.name, func(t *testing.T) {
+			got := tc.run()
+			for i := range got {
+				ptClose(t, tc.labels[i], got[i], tc.want[i]...)
+			}
+		})
+	}
 	t.Run("leaf_requiring_grad", func(t *testing.T) {
 		x := ptLeaf(1)
 		ptPanics(t, func() { x.AddInPlace(1.0) }, agx.ErrGraph,
