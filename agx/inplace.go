@@ -31,6 +31,9 @@ func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
 		if t.gradFn.outMeta != nil {
 			t.gradFn.outMeta[t.outputNr] = meta{t.data.Shape(), t.DType()}
 		}
+		if t.retainsGrad {
+			t.gradFn.setRetain(t) // Grad() is the gradient of the new value
+		}
 	}
 	return t
 }

@@ -342,6 +342,15 @@ func TestPortHooks(t *testing.T) {
 			t.Fatalf("hook calls %d, x.grad %v", calls, x.Grad())
 		}
 	})
+	t.Run("retain_grad_then_in_place", func(t *testing.T) {
+		// PyTorch 1.13: the retained gradient is that of the new value.
+		a := ptLeaf(1, 2)
+		h := a.Mul(2.0).RetainGrad()
+		h.AddInPlace(1.0)
+		h.Mul(h).Sum().Backward()
+		ptClose(t, "h.grad = 2(2a+1)", h.Grad(), 6, 10)
+		ptClose(t, "a.grad", a.Grad(), 12, 20)
+	})
 	t.Run("retain_grad_with_hook", func(t *testing.T) {
 		x := ptLeaf(1)
 		h := x.Mul(2.0).RetainGrad()
