@@ -172,6 +172,20 @@ func TestPortFunctionMechanics(t *testing.T) {
 		y.Sum().Backward()
 		ptClose(t, "x.grad", x.Grad(), 4, 6)
 	})
+	for _, dt := range []agx.DType{agx.Float32, agx.Float64} {
+		t.Run("dtype_preserved/"+dt.String(), func(t *testing.T) {
+			x := ptVec(2, -3).To(dt).SetRequiresGrad(true)
+			y := agx.Apply(ptSquare{}, x)
+			if y.DType() != dt {
+				t.Fatalf("output dtype %v", y.DType())
+			}
+			y.Sum().Backward()
+			if x.Grad().DType() != dt {
+				t.Fatalf("grad dtype %v", x.Grad().DType())
+			}
+			ptClose(t, "x.grad", x.Grad(), 4, -6)
+		})
+	}
 	t.Run("node_name_is_type_plus_Backward", func(t *testing.T) {
 		x := ptLeaf(1)
 		cases := []struct {

@@ -137,6 +137,19 @@ func TestPortBackwardAPI(t *testing.T) {
 			t.Fatalf("ZeroGrad left %v", x.Grad())
 		}
 	})
+	t.Run("backward_twice_without_saved_tensors_ok", func(t *testing.T) {
+		// Add and Sum save nothing, so a second pass needs no RetainGraph.
+		x := ptLeaf(2)
+		z := x.Add(1.0).Sum()
+		z.Backward()
+		z.Backward()
+		ptClose(t, "x.grad", x.Grad(), 2)
+	})
+	t.Run("same_output_twice", func(t *testing.T) {
+		x := ptLeaf(2)
+		y := x.Mul(x)
+		ptClose(t, "2·2x", agx.Grad([]*agx.Tensor{y, y}, []*agx.Tensor{x})[0], 8)
+	})
 	t.Run("accumulated_grad_does_not_alias_gradient_output", func(t *testing.T) {
 		// The first gradient stored in .grad must not be mutated by the
 		// second accumulation when it is the caller's tensor.
