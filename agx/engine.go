@@ -348,7 +348,7 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 				continue
 			}
 			if r := h.fn(grads[slot]); r != nil {
-				grads[slot] = r
+				grads[slot] = checkHookResult(n.name, grads[slot], r)
 			}
 		}
 	}
@@ -376,7 +376,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 		for _, h := range n.leaf.hooks {
 			if !h.removed && g != nil {
 				if r := h.fn(g); r != nil {
-					g = r
+					g = checkHookResult("AccumulateGrad", g, r)
 				}
 			}
 		}

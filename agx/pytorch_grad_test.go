@@ -287,6 +287,29 @@ func TestPortHooks(t *testing.T) {
 		ptClose(t, "hook saw ones", seen, 1, 1)
 		ptClose(t, "x.grad = 3·2", x.Grad(), 6, 6)
 	})
+	for _, tc := range []struct {
+		name   string
+		hook   func(g *agx.Tensor) *agx.Tensor
+		phrase string
+	}{
+		{"size", func(g *agx.Tensor) *agx.Tensor { return g.Sum() }, "hook has changed the size of value (was [2] got [])"},
+		{"type", func(g *agx.Tensor) *agx.Tensor { return g.To(agx.Float32) }, "hook has changed the type of value (was float64 got float32)"},
+	} {
+		t.Run("hook_changes_"+tc.name+"/leaf", func(t *testing.T) {
+			x := ptLeaf(1, 2)
+			x.RegisterHook(tc.hook)
+			ptPanics(t, func() { x.Mul(x).Sum().Backward() }, agx.ErrGradient, tc.phrase)
+			if x.Grad() != nil {
+				t.Fatalf("x.grad = %v after a rejected hook", x.Grad())
+			}
+		})
+		t.Run("hook_changes_"+tc.name+"/non_leaf", func(t *testing.T) {
+			a := ptLeaf(1, 2)
+			h := a.Mul(2.0)
+			h.RegisterHook(tc.hook)
+			ptPanics(t, func() { h.Mul(h).Sum().Backward() }, agx.ErrGradient, tc.phrase)
+		})
+	}
 	t.Run("hook_on_non_requiring_tensor", func(t *testing.T) {
 		ptPanics(t, func() { ptVec(1).RegisterHook(func(g *agx.Tensor) *agx.Tensor { return nil }) },
 			agx.ErrGraph, "doesn't require gradient")
