@@ -248,6 +248,19 @@ func TestPortGradAPI(t *testing.T) {
 		h.Mul(3.0).Backward()
 		ptClose(t, "x.grad", x.Grad(), 3*math.E)
 	})
+	t.Run("input_not_requiring_grad", func(t *testing.T) {
+		x := ptLeaf(1)
+		ptPanics(t, func() { agx.Grad1(x.Mul(2.0), ptVec(1)) }, agx.ErrGraph, "does not require grad")
+	})
+	t.Run("grad_outputs_count", func(t *testing.T) {
+		x := ptLeaf(1)
+		ptPanics(t, func() { agx.Grad([]*agx.Tensor{x.Sum()}, []*agx.Tensor{x}, agx.GradOutputs(ptVec(1), ptVec(1))) },
+			agx.ErrGraph, "got 2 gradient outputs for 1 outputs")
+	})
+	t.Run("no_inputs", func(t *testing.T) {
+		x := ptLeaf(1)
+		ptPanics(t, func() { agx.Grad([]*agx.Tensor{x.Sum()}, nil) }, agx.ErrGraph, "at least one input")
+	})
 	t.Run("grad_wrt_non_leaf", func(t *testing.T) {
 		x := ptLeaf(2)
 		h := x.Mul(3.0)
@@ -449,6 +462,9 @@ func TestPortTensorState(t *testing.T) {
 		d.Backward()
 		ptClose(t, "x.grad = y", x.Grad(), 4, 5, 6)
 		ptClose(t, "y.grad = x", y.Grad(), 1, 2, 3)
+	})
+	t.Run("item_of_several_elements", func(t *testing.T) {
+		ptPanics(t, func() { ptVec(1, 2).Item() }, nil, "a tensor with 2 elements", "cannot be converted to a scalar")
 	})
 	t.Run("item_and_grad_fn", func(t *testing.T) {
 		x := ptLeaf(4)
