@@ -324,7 +324,10 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		}
 		n.hadSaved = len(n.saved) > 0
 	}
-	ctx.savedRaw = nil
+	// Drop what only Forward and this function needed: the node keeps ctx,
+	// and ctx must not keep inputs and outputs alive once the saved tensors
+	// are released.
+	ctx.savedRaw, ctx.inputs, ctx.detached, ctx.dirty, ctx.nonDiff = nil, nil, nil, nil, nil
 	return results
 }
 

@@ -13,8 +13,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/tensor"
 )
 
 func TestPortDeepChain(t *testing.T) {
@@ -180,6 +182,45 @@ func TestPortSavedReleased(t *testing.T) {
 			t.Fatalf("some node still holds saved tensors:\n%s", dot)
 		}
 	})
+}
+
+// ptCollected reports whether the garbage collector reclaims obj once the
+// caller drops it, polling a bounded number of collections.
+func ptCollected(obj *tensor.Tensor, keep func()) bool {
+	freed := make(chan struct{})
+	runtime.AddCleanup(obj, func(struct{}) { close(freed) }, struct{}{})
+	for i := 0; i < 20; i++ {
+		runtime.GC()
+		select {
+		case <-freed:
+			keep()
+			return true
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	keep()
+	return false
+}
+
+func TestPortSavedMemoryReclaimed(t *testing.T) {
+	// After a pass without RetainGraph, a tensor saved by a Function (and not
+	// otherwise referenced) can be collected while the graph's output lives.
+	for _, tc := range []struct {
+		name   string
+		retain bool
+	}{{"without_retain_graph", false}, {"with_retain_graph", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := agx.Ones(agx.Float64, 1000).SetRequiresGrad(true)
+			h := a.Mul(2.0)
+			data := h.Data()
+			y := agx.Apply(ptSquare{}, h).Sum()
+			h = nil
+			y.Backward(agx.RetainGraph(tc.retain))
+			if got := ptCollected(data, func() { runtime.KeepAlive(y) }); got == tc.retain {
+				t.Fatalf("retain %v: saved input collected = %v", tc.retain, got)
+			}
+		})
+	}
 }
 
 func BenchmarkPortChain(b *testing.B) {
