@@ -137,6 +137,7 @@ func (n *Node) release() {
 
 // gradEdge returns the edge along which t's gradient flows.
 func gradEdge(t *Tensor) Edge {
+	t.syncView()
 	if t.gradFn != nil {
 		return Edge{Node: t.gradFn, Input: t.outputNr}
 	}
@@ -173,6 +174,9 @@ func IsGradEnabled() bool { return gradDisabled.Load() == 0 }
 // needsGrad reports whether an op on these inputs records a node.
 func needsGrad(ts ...*Tensor) bool {
 	for _, t := range ts {
+		if t != nil {
+			t.syncView()
+		}
 		if t != nil && (t.requiresGrad || t.gradFn != nil) {
 			return gradDisabled.Load() == 0
 		}
@@ -185,6 +189,12 @@ func needsGrad(ts ...*Tensor) bool {
 // one gradient per input (nil for none). Non-tensor state is captured by bw.
 func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, bw func(g *Tensor, s []*Tensor) []*Tensor) *Tensor {
 	res := &Tensor{data: out}
+	for _, in := range inputs {
+		if in != nil && in.data.SameStorage(out) {
+			res.view = newViewInfo(in)
+			break
+		}
+	}
 	if !needsGrad(inputs...) {
 		return res
 	}
