@@ -119,13 +119,13 @@ func tableHTML(t *tensor.Tensor, title string) string {
 	f := newElemFormat(t.DType(), vals)
 	switch len(shape) {
 	case 0:
-		writeTable(&b, title, f, vals, 0, 1, 1, false)
+		writeTable(&b, title, f, vals, 0, 1, 1, false, false)
 		return b.String()
 	case 1:
-		writeTable(&b, title, f, vals, 0, 1, shape[0], true)
+		writeTable(&b, title, f, vals, 0, 1, shape[0], true, false)
 		return b.String()
 	case 2:
-		writeTable(&b, title, f, vals, 0, shape[0], shape[1], true)
+		writeTable(&b, title, f, vals, 0, shape[0], shape[1], true, true)
 		return b.String()
 	}
 	lead := shape[:len(shape)-2]
@@ -150,17 +150,21 @@ func tableHTML(t *tensor.Tensor, title string) string {
 			sub = append(sub, strconv.Itoa(i))
 		}
 		sub = append(sub, ":", ":")
-		writeTable(&b, "["+strings.Join(sub, ", ")+"]", f, vals, k*rows*cols, rows, cols, true)
+		writeTable(&b, "["+strings.Join(sub, ", ")+"]", f, vals, k*rows*cols, rows, cols, true, true)
 	}
 	return b.String()
 }
 
-// writeTable writes a rows×cols block of vals starting at off.
-func writeTable(b *strings.Builder, title string, f elemFormat, vals []float64, off, rows, cols int, headers bool) {
+// writeTable writes a rows×cols block of vals starting at off, with column
+// and row indices as headers when asked.
+func writeTable(b *strings.Builder, title string, f elemFormat, vals []float64, off, rows, cols int, colHeads, rowHeads bool) {
 	fmt.Fprintf(b, `<table style="%s"><caption style="%s">%s</caption>`, tableStyle, capStyle, html.EscapeString(title))
 	rowIdx, colIdx := shown(rows, maxSide), shown(cols, maxSide)
-	if headers {
-		fmt.Fprintf(b, `<tr><th style="%s"></th>`, thStyle)
+	if colHeads {
+		b.WriteString("<tr>")
+		if rowHeads {
+			fmt.Fprintf(b, `<th style="%s"></th>`, thStyle)
+		}
 		for _, j := range colIdx {
 			fmt.Fprintf(b, `<th style="%s">%s</th>`, thStyle, indexLabel(j))
 		}
@@ -168,7 +172,7 @@ func writeTable(b *strings.Builder, title string, f elemFormat, vals []float64, 
 	}
 	for _, i := range rowIdx {
 		b.WriteString("<tr>")
-		if headers {
+		if rowHeads {
 			fmt.Fprintf(b, `<th style="%s">%s</th>`, thStyle, indexLabel(i))
 		}
 		for _, j := range colIdx {
