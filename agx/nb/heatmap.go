@@ -39,7 +39,9 @@ func HeatmapSVG(title string, m [][]float64) (string, error) {
 	sc := newScale(lo, hi)
 	p := layoutPanel(title, m)
 	var b strings.Builder
-	openSVG(&b, p.w+2*svgPad, p.h+2*svgPad+legendH)
+	// Wide enough for the title (about 7 px a character) and the legend.
+	w := max(p.w, labelW+7*float64(len([]rune(title))), labelW+130) + 2*svgPad
+	openSVG(&b, w, p.h+2*svgPad+legendH)
 	p.draw(&b, svgPad, svgPad, m, sc, -1, -1)
 	legend(&b, svgPad, svgPad+p.h+4, sc)
 	b.WriteString("</svg>")

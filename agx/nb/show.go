@@ -70,8 +70,12 @@ func showText(v any) string {
 }
 
 // ErrorHTML renders err in a red box. A *agx.GradCheckError that carries both
-// Jacobians is followed by the heatmaps of JacobianMismatchSVG.
+// Jacobians is followed by the heatmaps of JacobianMismatchSVG. A nil error
+// renders as a short "no error" note.
 func ErrorHTML(err error) string {
+	if err == nil {
+		return `<div style="font-family:monospace;color:#080">no error</div>`
+	}
 	box := `<div style="border:1px solid #d33;border-left:5px solid #d33;background:#fdecea;color:#900;` +
 		`padding:6px 10px;margin:4px 0;font-family:monospace;white-space:pre-wrap">` +
 		html.EscapeString(err.Error()) + "</div>"
