@@ -1,9 +1,3 @@
-// Package nb holds agx's notebook display helpers. It is the only agx package
-// that talks to GoNB (through gonbui); the tensor, autograd and function
-// packages never import it, so they build and test without Jupyter.
-//
-// Outside a GoNB kernel every helper falls back to plain text on stdout, so
-// code that uses them also runs as an ordinary Go program.
 package nb
 
 import (
