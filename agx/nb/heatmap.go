@@ -37,7 +37,8 @@ func HeatmapSVG(title string, m [][]float64) (string, error) {
 	}
 	lo, hi := finiteRange(m)
 	sc := newScale(lo, hi)
-	p := layoutPanel(title, m)
+	m, br, bc := pool(m)
+	p := layoutPanel(title, m, br, bc)
 	var b strings.Builder
 	// Wide enough for the title (about 7 px a character) and the legend.
 	w := max(p.w, labelW+7*float64(len([]rune(title))), labelW+130) + 2*svgPad
@@ -97,9 +98,15 @@ func JacobianMismatchSVG(err error) (string, error) {
 	if r < 0 || r >= len(num) || c < 0 || c >= len(num[0]) {
 		r, c = -1, -1
 	}
-	pn := layoutPanel("numerical", num)
-	pa := layoutPanel("analytical", ana)
-	pd := layoutPanel("|numerical − analytical|", diff)
+	num, br, bc := pool(num)
+	ana, _, _ = pool(ana)
+	diff, _, _ = pool(diff)
+	if r >= 0 {
+		r, c = r/br, c/bc
+	}
+	pn := layoutPanel("numerical", num, br, bc)
+	pa := layoutPanel("analytical", ana, br, bc)
+	pd := layoutPanel("|numerical − analytical|", diff, br, bc)
 	const gap = 28
 	head := 36.0
 	w := max(pn.w+pa.w+pd.w+2*gap+2*svgPad, 420)
@@ -262,19 +269,51 @@ const (
 	titleH  = 18.0
 )
 
+// maxGrid is the most cells a heatmap draws along a side; larger matrices are
+// pooled into blocks.
+const maxGrid = 100
+
+// pool shrinks m to at most maxGrid×maxGrid cells, each block represented by
+// its value of largest magnitude (NaN wins, so a NaN is never hidden). It
+// returns the block height and width (1, 1 when m is small enough).
+func pool(m [][]float64) ([][]float64, int, int) {
+	rows, cols := len(m), len(m[0])
+	br, bc := (rows+maxGrid-1)/maxGrid, (cols+maxGrid-1)/maxGrid
+	if br == 1 && bc == 1 {
+		return m, 1, 1
+	}
+	out := make([][]float64, (rows+br-1)/br)
+	for i := range out {
+		out[i] = make([]float64, (cols+bc-1)/bc)
+	}
+	for i, row := range m {
+		for j, v := range row {
+			o := &out[i/br][j/bc]
+			if math.IsNaN(v) || (!math.IsNaN(*o) && math.Abs(v) > math.Abs(*o)) {
+				*o = v
+			}
+		}
+	}
+	return out, br, bc
+}
+
 // panel is one heatmap's layout.
 type panel struct {
 	title      string
 	cell       float64
 	rows, cols int
+	br, bc     int // block size when the matrix was pooled
 	w, h       float64
 	values     bool // write values in the cells
 }
 
-func layoutPanel(title string, m [][]float64) panel {
+func layoutPanel(title string, m [][]float64, br, bc int) panel {
 	rows, cols := len(m), len(m[0])
 	cell := math.Floor(max(4, min(40, 260/float64(max(rows, cols)))))
-	p := panel{title: title, cell: cell, rows: rows, cols: cols, values: rows <= 8 && cols <= 8}
+	if br > 1 || bc > 1 {
+		title += fmt.Sprintf(" (%d×%d blocks, largest magnitude)", br, bc)
+	}
+	p := panel{title: title, cell: cell, rows: rows, cols: cols, br: br, bc: bc, values: rows <= 8 && cols <= 8}
 	p.w = labelW + cell*float64(cols)
 	p.h = titleH + 14 + cell*float64(rows)
 	return p
@@ -296,8 +335,12 @@ func (p panel) draw(b *strings.Builder, x, y float64, m [][]float64, sc scale, m
 	for i, row := range m {
 		for j, v := range row {
 			cx, cy := gx+p.cell*float64(j), gy+p.cell*float64(i)
-			fmt.Fprintf(b, `<rect x="%g" y="%g" width="%g" height="%g" fill="%s"><title>[%d, %d] = %s</title></rect>`,
-				cx, cy, p.cell, p.cell, sc.color(v), i, j, fmtNum(v))
+			where := fmt.Sprintf("[%d, %d]", i, j)
+			if p.br > 1 || p.bc > 1 {
+				where = fmt.Sprintf("[%d:%d, %d:%d]", i*p.br, (i+1)*p.br, j*p.bc, (j+1)*p.bc)
+			}
+			fmt.Fprintf(b, `<rect x="%g" y="%g" width="%g" height="%g" fill="%s"><title>%s = %s</title></rect>`,
+				cx, cy, p.cell, p.cell, sc.color(v), where, fmtNum(v))
 			if p.values && p.cell >= 24 {
 				fill := "#000"
 				if sc.dark(v) {

@@ -96,6 +96,8 @@ func TestHeatmapSVG(t *testing.T) {
 		{"nonfinite", [][]float64{{math.NaN(), math.Inf(1)}, {1, 2}}, []string{`fill="#999999"><title>[0, 0] = NaN`, "[0, 1] = +Inf"}},
 		// Large matrices: no values written in the cells.
 		{"large", square(30), []string{"<title>[29, 29] = 841"}},
+		// Beyond 100 cells a side: 2×2 blocks showing their largest magnitude.
+		{"pooled", square(150), []string{"(2×2 blocks, largest magnitude)", "<title>[148:150, 148:150] = 2.22e+04"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,10 +105,13 @@ func TestHeatmapSVG(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range append(tc.want, "<svg", ">title &lt;m&gt;</text>", "</svg>") {
+			for _, w := range append(tc.want, "<svg", ">title &lt;m&gt;", "</svg>") {
 				if !strings.Contains(svg, w) {
-					t.Errorf("missing %q in %s", w, svg)
+					t.Errorf("missing %q in %.300s", w, svg)
 				}
+			}
+			if tc.name == "pooled" && strings.Count(svg, "<rect") > 75*75+200 {
+				t.Errorf("pooled heatmap draws %d rects", strings.Count(svg, "<rect"))
 			}
 			if tc.name == "large" && strings.Contains(svg, `font-size="8"`) {
 				t.Errorf("values written into the cells of a 30x30 heatmap")
