@@ -109,13 +109,13 @@ func JacobianMismatchSVG(err error) (string, error) {
 	pd := layoutPanel("|numerical − analytical|", diff, br, bc)
 	const gap = 28
 	head := 36.0
-	w := max(pn.w+pa.w+pd.w+2*gap+2*svgPad, 420)
+	w := max(pn.w+pa.w+pd.w+2*gap+2*svgPad, 480)
 	h := head + pn.h + 2*svgPad + legendH
 	var b strings.Builder
 	openSVG(&b, w, h)
 	fmt.Fprintf(&b, `<text x="%g" y="%g" font-family="sans-serif" font-size="13" font-weight="bold">Jacobian mismatch for output %d with respect to input %d</text>`,
 		svgPad, svgPad+12, gc.Output, gc.Input)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" font-family="sans-serif" font-size="10" fill="#666">rows: output elements · columns: input elements · outlined: the element GradCheck reported</text>`,
+	fmt.Fprintf(&b, `<text x="%g" y="%g" font-family="sans-serif" font-size="10" fill="#666">rows: output elements · columns: input elements · outlined: the reported element</text>`,
 		svgPad, svgPad+26)
 	y := svgPad + head
 	x := svgPad
@@ -207,7 +207,13 @@ func finiteRange(m [][]float64) (lo, hi float64) {
 	return lo, hi
 }
 
-func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+// fmtNum formats a value to 4 significant digits; -0 prints as 0.
+func fmtNum(v float64) string {
+	if v == 0 {
+		v = 0
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
 
 // scale maps values to colours.
 type scale struct {

@@ -54,6 +54,9 @@ func TestJacobianMismatchSVG(t *testing.T) {
 			t.Errorf("missing %q", w)
 		}
 	}
+	if strings.Contains(svg, "= -0<") || strings.Contains(svg, ">-0<") {
+		t.Errorf("negative zero printed as -0")
+	}
 	if n := strings.Count(svg, "<rect"); n < 3*9 {
 		t.Errorf("want at least 27 cells, got %d rects", n)
 	}
