@@ -49,7 +49,7 @@ func ExampleSmoothL1Loss() {
 	fmt.Println(loss)
 	fmt.Println(pred.Grad())
 	// Output:
-	// tensor(1.0133, dtype=float64, grad_fn=<MeanBackward1>)
+	// tensor(1.0133, dtype=float64, grad_fn=<MeanBackward0>)
 	// tensor([ 0.3333, -0.3333,  0.1333], dtype=float64)
 }
 
