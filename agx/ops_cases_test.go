@@ -69,9 +69,9 @@ type opCase struct {
 	want []float64 // forward values on the concrete inputs
 	// wantShape is the output's shape (nil: not checked).
 	wantShape []int
-	// ste: the gradient is straight-through, not the derivative of the forward:
-	// GradCheck is replaced by a check of wantGrad for the upstream gradient
-	// gradOut (ones when nil).
+	// ste: the gradient is straight-through, not the derivative of the forward
+	// (or finite differences cannot resolve it): GradCheck is replaced by a
+	// check of wantGrad for the upstream gradient gradOut (ones when nil).
 	ste      bool
 	gradOut  []float64
 	wantGrad [][]float64
@@ -166,7 +166,7 @@ func gradsOf(out *Tensor, xs []*Tensor, gout []float64) []*Tensor {
 	if gout == nil {
 		gt = OnesLike(out)
 	} else {
-		gt = New(tensor.FromSlice(gout, out.Shape()...).To(out.DType()))
+		gt = New(tensor.FromSlice(gout, len(gout)).Reshape(out.Shape()...).To(out.DType()))
 	}
 	var diff []*Tensor
 	for _, x := range xs {
