@@ -23,7 +23,12 @@ func MatMul(a, b *Tensor) *Tensor {
 			out = out.Squeeze(-1)
 		}
 		if a.Dim() == 1 {
-			out = out.Squeeze(-2)
+			// The row dim is the last one once b's column dim is gone.
+			row := -2
+			if b.Dim() == 1 {
+				row = -1
+			}
+			out = out.Squeeze(row)
 		}
 		return out
 	}
