@@ -29,4 +29,3 @@ func indexCases() []opCase {
 }
 
 func TestIndexOps(t *testing.T) { runOpCases(t, indexCases()) }
-

@@ -55,4 +55,3 @@ func matmulCases() []opCase {
 }
 
 func TestMatMulOps(t *testing.T) { runOpCases(t, matmulCases()) }
-

@@ -29,4 +29,3 @@ func lossCases() []opCase {
 }
 
 func TestLossOps(t *testing.T) { runOpCases(t, lossCases()) }
-
