@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/goagx/agx/tensor"
@@ -21,5 +22,22 @@ o.dump({"Y": x.exp()})
 	}
 	if d := Close(out.Y.Decode(), x.Exp(), 1e-12, 0); d != "" {
 		t.Fatal(d)
+	}
+}
+
+func TestEncodeZeroDim(t *testing.T) {
+	b, err := json.Marshal(Encode(tensor.Scalar(2.5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"shape":[],"dtype":"float64","data":[2.5]}`; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
+	}
+	var back Tensor
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if d := back.Decode(); d.Dim() != 0 || d.Item() != 2.5 {
+		t.Fatalf("decoded %v, want a 0-d 2.5", d)
 	}
 }
