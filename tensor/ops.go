@@ -106,6 +106,14 @@ func resolve(op string, ops ...*operand) DType {
 	return dt
 }
 
+// expandTo is t.Expand(shape...) that skips the new view when t has the shape.
+func expandTo(t *Tensor, shape []int) *Tensor {
+	if slices.Equal(t.shape, shape) {
+		return t
+	}
+	return t.Expand(shape...)
+}
+
 // Binary applies a binary primitive with broadcasting and type promotion. Either
 // operand may be a *Tensor or a Go number (which takes the other operand's dtype).
 func Binary(op BinaryOp, a, b any) *Tensor {
@@ -126,7 +134,7 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 		dt = Int64
 	}
 	shape := BroadcastShapes(name, x.t.shape, y.t.shape)
-	xt, yt := x.t.To(dt).Expand(shape...), y.t.To(dt).Expand(shape...)
+	xt, yt := expandTo(x.t.To(dt), shape), expandTo(y.t.To(dt), shape)
 	rdt := dt
 	if op.IsCompare() {
 		rdt = Bool
@@ -155,7 +163,7 @@ func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 		}
 		dt = promote(x.t.DType(), y.t.DType())
 	}
-	xt, yt := x.t.To(dt).Expand(shape...), y.t.To(dt).Expand(shape...)
+	xt, yt := expandTo(x.t.To(dt), shape), expandTo(y.t.To(dt), shape)
 	dst.Backend().Binary(op, dst.Raw(), xt.Raw(), yt.Raw())
 	dst.BumpVersion()
 	return dst
