@@ -4,6 +4,9 @@ import "math"
 
 // Binary implements Backend.
 func (CPU) Binary(op BinaryOp, dst, a, b View) {
+	if !op.IsLogical() && !op.IsCompare() && flatArith(op, dst, a, b) {
+		return
+	}
 	sh := dst.Shape
 	st := [][]int{dst.Strides, a.Strides, b.Strides}
 	off := []int{dst.Offset, a.Offset, b.Offset}
@@ -23,9 +26,6 @@ func (CPU) Binary(op BinaryOp, dst, a, b View) {
 			Panicf("Binary", ErrDType, "comparison of %v operands", a.DType())
 		}
 	default:
-		if flatArith(op, dst, a, b) {
-			return
-		}
 		switch dst.DType() {
 		case Float32:
 			arithKernel(op, host[float32]("Binary", dst.Buf), host[float32]("Binary", a.Buf), host[float32]("Binary", b.Buf), sh, st, off)
