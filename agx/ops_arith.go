@@ -26,11 +26,27 @@ func reduceGrad(g *Tensor, x *Tensor) *Tensor {
 	if x == nil {
 		return nil
 	}
+	if g.DType() == x.DType() && sameShape(g.data, x.data) {
+		return g // the common case: no broadcasting, no cast, no shape copies
+	}
 	g = sumTo(g, x.data.Shape())
 	if g.DType() != x.DType() {
 		g = g.To(x.DType())
 	}
 	return g
+}
+
+// sameShape compares two tensors' shapes without copying them.
+func sameShape(a, b *tensor.Tensor) bool {
+	if a.Dim() != b.Dim() {
+		return false
+	}
+	for i := range a.Dim() {
+		if a.Size(i) != b.Size(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // sumTo sums g over the dims that broadcasting added or expanded, giving shape.
