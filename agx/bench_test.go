@@ -2,7 +2,9 @@ package agx
 
 import (
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/goagx/agx/tensor"
 )
@@ -46,12 +48,23 @@ func (benchLogSumExp) Backward(ctx *Ctx, g ...*Tensor) []*Tensor {
 	return Outputs(g[0].Unsqueeze(-1).Mul(x.Sub(out).Exp()))
 }
 
-// perOp reports the time and bytes per elementary op for a benchmark that
-// runs ops ops per iteration.
+// cpuTime is the process's user+system CPU time so far. On a shared machine
+// it is steadier than wall time (it excludes time spent waiting for a core).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// perOp reports the time, CPU time and bytes per elementary op for a
+// benchmark that runs ops ops per iteration.
 func perOp(b *testing.B, ops int, body func()) {
 	b.ReportAllocs()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	c0 := cpuTime()
 	b.ResetTimer()
 	n := 0
 	for b.Loop() {
@@ -59,8 +72,10 @@ func perOp(b *testing.B, ops int, body func()) {
 		n++
 	}
 	b.StopTimer()
+	c1 := cpuTime()
 	runtime.ReadMemStats(&m1)
 	total := float64(n * ops)
+	b.ReportMetric(float64((c1-c0).Nanoseconds())/total, "cpu-ns/tinyop")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/tinyop")
 	b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/total, "B/tinyop")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/total, "allocs/tinyop")
