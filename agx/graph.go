@@ -62,6 +62,14 @@ type Node struct {
 	retain   []*Tensor
 
 	stack string // forward call site, with anomaly detection on
+
+	// Backing arrays for the slices of a built-in op's node, which has at most
+	// two inputs and one output in the common case (saves three allocations).
+	inl struct {
+		next  [2]Edge
+		saved [2]savedVar
+		meta  [1]meta
+	}
 }
 
 type meta struct {
@@ -188,20 +196,30 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 	if !needsGrad(inputs...) {
 		return res
 	}
-	n := &Node{name: name, bw: bw, nOut: 1, seq: nodeSeq.Add(1), next: make([]Edge, len(inputs))}
+	n := &Node{name: name, bw: bw, nOut: 1, seq: nodeSeq.Add(1)}
+	if len(inputs) <= len(n.inl.next) {
+		n.next = n.inl.next[:len(inputs):len(inputs)]
+	} else {
+		n.next = make([]Edge, len(inputs))
+	}
 	for i, in := range inputs {
 		if in != nil {
 			n.next[i] = gradEdge(in)
 		}
 	}
-	if len(save) > 0 {
+	if len(save) <= len(n.inl.saved) {
+		n.saved = n.inl.saved[:len(save)] // saveOutput may append in place
+	} else {
 		n.saved = make([]savedVar, len(save))
+	}
+	if len(save) > 0 {
 		for i, s := range save {
 			n.saved[i] = newSaved(s)
 		}
 		n.hadSaved = true
 	}
-	n.outMeta = []meta{{out.Shape(), out.DType()}}
+	n.inl.meta[0] = meta{out.Shape(), out.DType()}
+	n.outMeta = n.inl.meta[:]
 	if anomalyEnabled.Load() {
 		n.stack = callerStack()
 	}
