@@ -106,6 +106,19 @@ func resolve(op string, ops ...*operand) DType {
 	return dt
 }
 
+// broadcastPair is BroadcastShapes for two operands, without allocating when
+// the shapes are equal or one operand is 0-d (the result is then one of the
+// arguments: callers must not modify it).
+func broadcastPair(op string, a, b []int) []int {
+	switch {
+	case len(b) == 0 || slices.Equal(a, b):
+		return a
+	case len(a) == 0:
+		return b
+	}
+	return BroadcastShapes(op, a, b)
+}
+
 // expandTo is t.Expand(shape...) that skips the new view when t has the shape.
 func expandTo(t *Tensor, shape []int) *Tensor {
 	if slices.Equal(t.shape, shape) {
@@ -133,7 +146,7 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 	case dt == Bool:
 		dt = Int64
 	}
-	shape := BroadcastShapes(name, x.t.shape, y.t.shape)
+	shape := broadcastPair(name, x.t.shape, y.t.shape)
 	xt, yt := expandTo(x.t.To(dt), shape), expandTo(y.t.To(dt), shape)
 	rdt := dt
 	if op.IsCompare() {
