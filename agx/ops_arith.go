@@ -77,6 +77,9 @@ func Add(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Add(xd, yd)
+	if !needsGrad(x, y) {
+		return wrap(out) // skip building the backward closure
+	}
 	return record("AddBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{reduceGrad(g, x), reduceGrad(g, y)}
 	})
@@ -87,6 +90,9 @@ func Sub(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Sub(xd, yd)
+	if !needsGrad(x, y) {
+		return wrap(out) // skip building the backward closure
+	}
 	return record("SubBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		var gy *Tensor
 		if y != nil {
@@ -111,6 +117,9 @@ func Mul(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Mul(xd, yd)
+	if !needsGrad(x, y) {
+		return wrap(out) // skip building the backward closure
+	}
 	return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(req(x), y), saveIf(req(y), x)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			var gx, gy *Tensor
@@ -140,6 +149,9 @@ func Div(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Div(xd, yd)
+	if !needsGrad(x, y) {
+		return wrap(out) // skip building the backward closure
+	}
 	return record("DivBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(req(y), x), y},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			var gx, gy *Tensor
