@@ -6,14 +6,15 @@ import (
 	"slices"
 )
 
-// opName maps primitives to the names used in error messages.
-var binaryNames = map[BinaryOp]string{
+// binaryNames and unaryNames are the primitives' names in error messages
+// (arrays: String runs on every op).
+var binaryNames = [...]string{
 	OpAdd: "Add", OpSub: "Sub", OpMul: "Mul", OpDiv: "Div", OpPow: "Pow",
 	OpMaximum: "Maximum", OpMinimum: "Minimum", OpEq: "Eq", OpNe: "Ne", OpLt: "Lt",
 	OpLe: "Le", OpGt: "Gt", OpGe: "Ge", OpAnd: "LogicalAnd", OpOr: "LogicalOr", OpXor: "LogicalXor",
 }
 
-var unaryNames = map[UnaryOp]string{
+var unaryNames = [...]string{
 	OpNeg: "Neg", OpExp: "Exp", OpLog: "Log", OpLog1p: "Log1p", OpSqrt: "Sqrt", OpRsqrt: "Rsqrt",
 	OpAbs: "Abs", OpSign: "Sign", OpRound: "Round", OpFloor: "Floor", OpCeil: "Ceil",
 	OpSigmoid: "Sigmoid", OpTanh: "Tanh", OpRelu: "Relu", OpErf: "Erf", OpNot: "LogicalNot",
@@ -21,10 +22,20 @@ var unaryNames = map[UnaryOp]string{
 }
 
 // String returns the op's name.
-func (op BinaryOp) String() string { return binaryNames[op] }
+func (op BinaryOp) String() string {
+	if int(op) < len(binaryNames) {
+		return binaryNames[op]
+	}
+	return ""
+}
 
 // String returns the op's name.
-func (op UnaryOp) String() string { return unaryNames[op] }
+func (op UnaryOp) String() string {
+	if int(op) < len(unaryNames) {
+		return unaryNames[op]
+	}
+	return ""
+}
 
 // weak is an operand that came from a Go scalar: it adapts to the other operand's
 // dtype, as Python scalars do in PyTorch.
