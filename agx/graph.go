@@ -138,6 +138,7 @@ func (n *Node) unpack(i int, create bool) *Tensor {
 
 func (n *Node) release() {
 	if len(n.saved) > 0 {
+		clear(n.saved) // the slice may be the node's inline array
 		n.saved = nil
 		n.released = true
 	}
