@@ -265,7 +265,13 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 
 	var n *Node
 	if record {
-		n = &Node{name: name + "Backward", nOut: len(outs), seq: nodeSeq.Add(1), next: make([]Edge, len(inputs))}
+		n = &Node{name: name + "Backward", nOut: len(outs), seq: nodeSeq.Add(1)}
+		if len(inputs) <= len(n.inl.next) {
+			n.next = n.inl.next[:len(inputs):len(inputs)]
+		} else {
+			n.next = make([]Edge, len(inputs))
+		}
+		n.outMeta = n.inl.meta[:0]
 		fnode := &funcNode{f: f, ctx: ctx, inMeta: make([]meta, len(inputs)), inReq: ctx.needs}
 		_, fnode.once = f.(OnceDifferentiable)
 		if fo, ok := f.(Func); ok && fo.Once {
@@ -308,7 +314,11 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		results[i] = r
 	}
 	if n != nil && ctx.savedSet {
-		n.saved = make([]savedVar, len(ctx.savedRaw))
+		if len(ctx.savedRaw) <= len(n.inl.saved) {
+			n.saved = n.inl.saved[:len(ctx.savedRaw)]
+		} else {
+			n.saved = make([]savedVar, len(ctx.savedRaw))
+		}
 		for i, s := range ctx.savedRaw {
 			switch {
 			case s == nil:

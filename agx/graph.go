@@ -62,6 +62,14 @@ type Node struct {
 	retain   []*Tensor
 
 	stack string // forward call site, with anomaly detection on
+
+	// Backing arrays for the slices of a built-in op's node, which has at most
+	// two inputs and one output in the common case (saves three allocations).
+	inl struct {
+		next  [2]Edge
+		saved [2]savedVar
+		meta  [1]meta
+	}
 }
 
 type meta struct {
@@ -130,6 +138,7 @@ func (n *Node) unpack(i int, create bool) *Tensor {
 
 func (n *Node) release() {
 	if n.hadSaved {
+		clear(n.saved) // the slice may be the node's inline array
 		n.saved = nil
 		n.released = true
 	}
@@ -198,7 +207,12 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 	if !needsGrad(inputs...) {
 		return res
 	}
-	n := &Node{name: name, bw: bw, nOut: 1, seq: nodeSeq.Add(1), next: make([]Edge, len(inputs))}
+	n := &Node{name: name, bw: bw, nOut: 1, seq: nodeSeq.Add(1)}
+	if len(inputs) <= len(n.inl.next) {
+		n.next = n.inl.next[:len(inputs):len(inputs)]
+	} else {
+		n.next = make([]Edge, len(inputs))
+	}
 	for i, in := range inputs {
 		if in != nil {
 			n.next[i] = gradEdge(in)
@@ -209,17 +223,20 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 			n.hadSaved = true
 		}
 	}
-	if n.hadSaved {
-		n.saved = make([]savedVar, len(save))
+	// A node that saved only nils (Go-number or unneeded operands) has nothing
+	// to free, so it can run again (as PyTorch's MulBackward1 for a scalar).
+	if len(save) > 0 {
+		if len(save) <= len(n.inl.saved) {
+			n.saved = n.inl.saved[:len(save)] // saveOutput may append in place
+		} else {
+			n.saved = make([]savedVar, len(save))
+		}
 		for i, s := range save {
 			n.saved[i] = newSaved(s)
 		}
-	} else if len(save) > 0 {
-		// Only Go numbers or unneeded operands: nothing to free, so the node
-		// can run again (as PyTorch's MulBackward1 for a scalar factor).
-		n.saved = make([]savedVar, len(save))
 	}
-	n.outMeta = []meta{{out.Shape(), out.DType()}}
+	n.inl.meta[0] = meta{out.Shape(), out.DType()}
+	n.outMeta = n.inl.meta[:]
 	if anomalyEnabled.Load() {
 		n.stack = callerStack()
 	}

@@ -42,6 +42,9 @@ func (m inMeta) reduce(g *Tensor) *Tensor {
 	if !m.ok || g == nil {
 		return nil
 	}
+	if g.DType() == m.dtype && shapeIs(g.data, m.shape) {
+		return g // the common case: no broadcasting, no cast, no shape copies
+	}
 	g = sumTo(g, m.shape)
 	if g.DType() != m.dtype {
 		g = g.To(m.dtype)
@@ -63,6 +66,19 @@ func orNumber(t *Tensor, num any) any {
 		return t
 	}
 	return num
+}
+
+// shapeIs compares a tensor's shape with shape without copying it.
+func shapeIs(a *tensor.Tensor, shape []int) bool {
+	if a.Dim() != len(shape) {
+		return false
+	}
+	for i, s := range shape {
+		if a.Size(i) != s {
+			return false
+		}
+	}
+	return true
 }
 
 // sumTo sums g over the dims that broadcasting added or expanded, giving shape.
@@ -93,6 +109,9 @@ func Add(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Add(xd, yd)
+	if !needsGrad(x, y) {
+		return wrap(out) // skip building the backward closure
+	}
 	mx, my := metaOf(x), metaOf(y)
 	return record("AddBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{mx.reduce(g), my.reduce(g)}
@@ -104,6 +123,9 @@ func Sub(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Sub(xd, yd)
+	if !needsGrad(x, y) {
+		return wrap(out) // skip building the backward closure
+	}
 	mx, my := metaOf(x), metaOf(y)
 	return record("SubBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		var gy *Tensor
@@ -127,6 +149,9 @@ func Mul(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Mul(xd, yd)
+	if !needsGrad(x, y) {
+		return wrap(out) // skip building the backward closure
+	}
 	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
 	return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(mx.req, y), saveIf(my.req, x)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
@@ -146,6 +171,9 @@ func Div(a, b any) *Tensor {
 	x, xd := operand(a)
 	y, yd := operand(b)
 	out := tensor.Div(xd, yd)
+	if !needsGrad(x, y) {
+		return wrap(out) // skip building the backward closure
+	}
 	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
 	return record("DivBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(my.req, x), y},
 		func(g *Tensor, s []*Tensor) []*Tensor {

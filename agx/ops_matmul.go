@@ -22,7 +22,12 @@ func MatMul(a, b *Tensor) *Tensor {
 		// Drop the row dim before the column dim: for 1-D·1-D the result is
 		// [1, 1], and squeezing -1 first would leave no dim -2.
 		if a.Dim() == 1 {
-			out = out.Squeeze(-2)
+			// The row dim is the last one once b's column dim is gone.
+			row := -2
+			if b.Dim() == 1 {
+				row = -1
+			}
+			out = out.Squeeze(row)
 		}
 		if b.Dim() == 1 {
 			out = out.Squeeze(-1)

@@ -116,6 +116,14 @@ func (CPU) Fill(dst View, v float64) {
 }
 
 func fillT[T Elem](d []T, dst View, v T) {
+	if n, ok := flatLayout(dst); ok && n < parallelMin {
+		// Dense and small (0-d scalars from Go numbers, mostly): no iterator.
+		s := d[dst.Offset : dst.Offset+n]
+		for i := range s {
+			s[i] = v
+		}
+		return
+	}
 	forEachRow(dst.Shape, [][]int{dst.Strides}, []int{dst.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 1 {
 			s := d[o[0] : o[0]+n]

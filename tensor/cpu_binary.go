@@ -4,6 +4,9 @@ import "math"
 
 // Binary implements Backend.
 func (CPU) Binary(op BinaryOp, dst, a, b View) {
+	if !op.IsLogical() && !op.IsCompare() && flatArith(op, dst, a, b) {
+		return
+	}
 	sh := dst.Shape
 	st := [][]int{dst.Strides, a.Strides, b.Strides}
 	off := []int{dst.Offset, a.Offset, b.Offset}
@@ -220,4 +223,112 @@ func whereKernel[T Elem](d []T, c []bool, a, b []T, sh []int, st [][]int, off []
 			}
 		}
 	})
+}
+
+// flatLayout reports whether v covers its elements contiguously from Offset
+// (a dense row-major tensor or a single element), and how many it has.
+func flatLayout(v View) (n int, ok bool) {
+	n, s := 1, 1
+	for i := len(v.Shape) - 1; i >= 0; i-- {
+		if v.Shape[i] != 1 && v.Strides[i] != s {
+			ok = false
+			for _, d := range v.Shape {
+				n *= d
+			}
+			return n, n == 1
+		}
+		s *= v.Shape[i]
+		n *= v.Shape[i]
+	}
+	return n, true
+}
+
+// flatArith is the allocation-free path of small arithmetic ops: dst dense,
+// each operand dense with dst's size or a single (broadcast) element. Large
+// ops keep the general path, which spreads the work over the cores.
+func flatArith(op BinaryOp, dst, a, b View) bool {
+	n, ok := flatLayout(dst)
+	if !ok || n >= parallelMin {
+		return false
+	}
+	na, oka := flatLayout(a)
+	nb, okb := flatLayout(b)
+	if !oka || !okb || (na != n && na != 1) || (nb != n && nb != 1) {
+		return false
+	}
+	switch dst.DType() {
+	case Float32:
+		flatKernel(op, host[float32]("Binary", dst.Buf)[dst.Offset:dst.Offset+n],
+			host[float32]("Binary", a.Buf)[a.Offset:a.Offset+na], host[float32]("Binary", b.Buf)[b.Offset:b.Offset+nb])
+	case Float64:
+		flatKernel(op, host[float64]("Binary", dst.Buf)[dst.Offset:dst.Offset+n],
+			host[float64]("Binary", a.Buf)[a.Offset:a.Offset+na], host[float64]("Binary", b.Buf)[b.Offset:b.Offset+nb])
+	default:
+		return false
+	}
+	return true
+}
+
+// flatKernel computes d = a op b where a and b have len(d) elements or one.
+func flatKernel[T Float](op BinaryOp, d, a, b []T) {
+	switch {
+	case len(a) == len(d) && len(b) == len(d):
+		switch op {
+		case OpAdd:
+			for i := range d {
+				d[i] = a[i] + b[i]
+			}
+			return
+		case OpSub:
+			for i := range d {
+				d[i] = a[i] - b[i]
+			}
+			return
+		case OpMul:
+			for i := range d {
+				d[i] = a[i] * b[i]
+			}
+			return
+		case OpDiv:
+			for i := range d {
+				d[i] = a[i] / b[i]
+			}
+			return
+		}
+	case len(a) == len(d):
+		y := b[0]
+		switch op {
+		case OpAdd:
+			for i, x := range a {
+				d[i] = x + y
+			}
+			return
+		case OpSub:
+			for i, x := range a {
+				d[i] = x - y
+			}
+			return
+		case OpMul:
+			for i, x := range a {
+				d[i] = x * y
+			}
+			return
+		case OpDiv:
+			for i, x := range a {
+				d[i] = x / y
+			}
+			return
+		}
+	}
+	f := arithScalar[T](op)
+	for i := range d {
+		x, y := a[0], b[0]
+		if len(a) > 1 {
+			x = a[i]
+		}
+		if len(b) > 1 {
+			y = b[i]
+		}
+		d[i] = f(x, y)
+	}
 }

@@ -147,3 +147,14 @@ func TestFromNested(t *testing.T) {
 		}
 	})
 }
+
+func TestRandomZeroDim(t *testing.T) {
+	g := tensor.NewGenerator(1)
+	for name, x := range map[string]*tensor.Tensor{
+		"Rand": g.Rand(tensor.Float64), "Randn": g.Randn(tensor.Float32), "Randint": g.Randint(0, 5),
+	} {
+		if x.Dim() != 0 || x.Numel() != 1 {
+			t.Errorf("%s() has shape %v, want a 0-d tensor", name, x.Shape())
+		}
+	}
+}

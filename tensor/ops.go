@@ -6,14 +6,15 @@ import (
 	"slices"
 )
 
-// opName maps primitives to the names used in error messages.
-var binaryNames = map[BinaryOp]string{
+// binaryNames and unaryNames are the primitives' names in error messages
+// (arrays: String runs on every op).
+var binaryNames = [...]string{
 	OpAdd: "Add", OpSub: "Sub", OpMul: "Mul", OpDiv: "Div", OpPow: "Pow",
 	OpMaximum: "Maximum", OpMinimum: "Minimum", OpEq: "Eq", OpNe: "Ne", OpLt: "Lt",
 	OpLe: "Le", OpGt: "Gt", OpGe: "Ge", OpAnd: "LogicalAnd", OpOr: "LogicalOr", OpXor: "LogicalXor",
 }
 
-var unaryNames = map[UnaryOp]string{
+var unaryNames = [...]string{
 	OpNeg: "Neg", OpExp: "Exp", OpLog: "Log", OpLog1p: "Log1p", OpSqrt: "Sqrt", OpRsqrt: "Rsqrt",
 	OpAbs: "Abs", OpSign: "Sign", OpRound: "Round", OpFloor: "Floor", OpCeil: "Ceil",
 	OpSigmoid: "Sigmoid", OpTanh: "Tanh", OpRelu: "Relu", OpErf: "Erf", OpNot: "LogicalNot",
@@ -21,10 +22,20 @@ var unaryNames = map[UnaryOp]string{
 }
 
 // String returns the op's name.
-func (op BinaryOp) String() string { return binaryNames[op] }
+func (op BinaryOp) String() string {
+	if int(op) < len(binaryNames) {
+		return binaryNames[op]
+	}
+	return ""
+}
 
 // String returns the op's name.
-func (op UnaryOp) String() string { return unaryNames[op] }
+func (op UnaryOp) String() string {
+	if int(op) < len(unaryNames) {
+		return unaryNames[op]
+	}
+	return ""
+}
 
 // weak is an operand that came from a Go scalar: it adapts to the other operand's
 // dtype, as Python scalars do in PyTorch.
@@ -106,6 +117,27 @@ func resolve(op string, ops ...*operand) DType {
 	return dt
 }
 
+// broadcastPair is BroadcastShapes for two operands, without allocating when
+// the shapes are equal or one operand is 0-d (the result is then one of the
+// arguments: callers must not modify it).
+func broadcastPair(op string, a, b []int) []int {
+	switch {
+	case len(b) == 0 || slices.Equal(a, b):
+		return a
+	case len(a) == 0:
+		return b
+	}
+	return BroadcastShapes(op, a, b)
+}
+
+// expandTo is t.Expand(shape...) that skips the new view when t has the shape.
+func expandTo(t *Tensor, shape []int) *Tensor {
+	if slices.Equal(t.shape, shape) {
+		return t
+	}
+	return t.Expand(shape...)
+}
+
 // Binary applies a binary primitive with broadcasting and type promotion. Either
 // operand may be a *Tensor or a Go number (which takes the other operand's dtype).
 func Binary(op BinaryOp, a, b any) *Tensor {
@@ -125,8 +157,8 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 	case dt == Bool:
 		dt = Int64
 	}
-	shape := BroadcastShapes(name, x.t.shape, y.t.shape)
-	xt, yt := x.t.To(dt).Expand(shape...), y.t.To(dt).Expand(shape...)
+	shape := broadcastPair(name, x.t.shape, y.t.shape)
+	xt, yt := expandTo(x.t.To(dt), shape), expandTo(y.t.To(dt), shape)
 	rdt := dt
 	if op.IsCompare() {
 		rdt = Bool
@@ -180,7 +212,7 @@ func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 	}
 	xc, yc := x.t.To(dt), y.t.To(dt)
 	checkWrite(name, dst, xc, yc)
-	xt, yt := xc.Expand(shape...), yc.Expand(shape...)
+	xt, yt := expandTo(xc, shape), expandTo(yc, shape)
 	dst.Backend().Binary(op, dst.Raw(), xt.Raw(), yt.Raw())
 	dst.BumpVersion()
 	return dst

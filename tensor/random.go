@@ -128,7 +128,7 @@ func (g *Generator) fill(op string, dt DType, shape []int, below float64, draw f
 		for i := range out {
 			out[i] = draw()
 		}
-		return FromSlice(out, shape...)
+		return FromSlice(out, n).Reshape(shape...)
 	}
 	out := make([]float32, n)
 	clamp := !math.IsNaN(below)
@@ -139,7 +139,7 @@ func (g *Generator) fill(op string, dt DType, shape []int, below float64, draw f
 		}
 		out[i] = v
 	}
-	return FromSlice(out, shape...)
+	return FromSlice(out, n).Reshape(shape...)
 }
 
 // Rand returns a tensor of uniform values in [0, 1) (Float32 or Float64).
@@ -188,7 +188,7 @@ func (g *Generator) Randint(lo, hi int64, shape ...int) *Tensor {
 	for i := range out {
 		out[i] = lo + int64(g.uint64n(span))
 	}
-	return FromSlice(out, shape...)
+	return FromSlice(out, n).Reshape(shape...)
 }
 
 // Perm returns a random permutation of 0..n-1 as an Int64 tensor (torch.randperm),

@@ -28,8 +28,23 @@ type Tensor struct {
 }
 
 func newTensor(be Backend, buf Buffer, shape []int) *Tensor {
-	shape = slices.Clone(shape)
-	return &Tensor{st: &storage{buf: buf, be: be}, shape: shape, strides: contiguousStrides(shape)}
+	// One allocation for the tensor and its storage, one for shape and strides:
+	// small tensors are made by the million in autograd loops.
+	n := len(shape)
+	dims := make([]int, 2*n)
+	sh, st := dims[:n:n], dims[n:]
+	copy(sh, shape)
+	for i, s := n-1, 1; i >= 0; i-- {
+		st[i] = s
+		s *= sh[i]
+	}
+	ts := &struct {
+		t Tensor
+		s storage
+	}{}
+	ts.s.buf, ts.s.be = buf, be
+	ts.t = Tensor{st: &ts.s, shape: sh, strides: st}
+	return &ts.t
 }
 
 // Empty returns an uninitialised-looking (in fact zeroed) tensor of the given dtype

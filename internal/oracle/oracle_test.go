@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/goagx/agx/tensor"
@@ -41,5 +42,22 @@ o.dump({"Y": x * 2})
 	y := out.Y.Decode()
 	if y.Dim() != 0 || y.Item() != 5 {
 		t.Fatalf("got %v (shape %v), want tensor(5.) with shape []", y, y.Shape())
+	}
+}
+
+func TestEncodeZeroDim(t *testing.T) {
+	b, err := json.Marshal(Encode(tensor.Scalar(2.5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"shape":[],"dtype":"float64","data":[2.5]}`; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
+	}
+	var back Tensor
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if d := back.Decode(); d.Dim() != 0 || d.Item() != 2.5 {
+		t.Fatalf("decoded %v, want a 0-d 2.5", d)
 	}
 }

@@ -1,0 +1,92 @@
+package agx
+
+import (
+	"math"
+	"testing"
+)
+
+var (
+	arA  = []float64{0.5, -1.25, 2, 1.5, -0.75, 0.3} // [2,3]
+	arB  = []float64{1.45, 0.8, -0.6}                // [3]
+	arBp = []float64{1.5, 0.8, 1.25}                 // [3], positive
+	arC  = []float64{0.4, -1.1}                      // [2,1]
+	arM  = []float64{1, 0, 1}                        // [3] mask
+)
+
+func arithCases() []opCase {
+	a23 := gIn(shp(2, 3), arA...)
+	b3 := gIn(shp(3), arB...)
+	bcA := func(v []float64, from []int) []float64 { return opBcast(v, from, shp(2, 3)) }
+	b := bcA(arB, shp(3))
+	bp := bcA(arBp, shp(3))
+	cc := bcA(arC, shp(2, 1))
+	posA := opMap(arA, math.Abs)
+	mask := bcA(arM, shp(3))
+	sel := func(m, x, y []float64) []float64 {
+		out := make([]float64, len(m))
+		for i := range m {
+			out[i] = y[i]
+			if m[i] != 0 {
+				out[i] = x[i]
+			}
+		}
+		return out
+	}
+	return []opCase{
+		{name: "Add/broadcast", in: []opIn{a23, b3}, f: func(x []*Tensor) *Tensor { return Add(x[0], x[1]) },
+			want: opZip(arA, b, func(x, y float64) float64 { return x + y }), wantShape: shp(2, 3), oracle: "add"},
+		{name: "Add/scalar", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return x[0].Add(2.5) },
+			want: opMap(arA, func(x float64) float64 { return x + 2.5 }), oracle: "add_scalar", params: map[string]any{"s": 2.5}},
+		{name: "Sub/broadcast", in: []opIn{a23, gIn(shp(2, 1), arC...)}, f: func(x []*Tensor) *Tensor { return Sub(x[0], x[1]) },
+			want: opZip(arA, cc, func(x, y float64) float64 { return x - y }), oracle: "sub"},
+		{name: "Sub/scalar_left", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return x[0].RSub(1) },
+			want: opMap(arA, func(x float64) float64 { return 1 - x }), oracle: "rsub_scalar", params: map[string]any{"s": 1.0}},
+		{name: "Mul/broadcast", in: []opIn{a23, b3}, f: func(x []*Tensor) *Tensor { return Mul(x[0], x[1]) },
+			want: opZip(arA, b, func(x, y float64) float64 { return x * y }), oracle: "mul"},
+		{name: "Mul/const_operand", in: []opIn{a23, cIn(shp(3), arB...)}, f: func(x []*Tensor) *Tensor { return Mul(x[0], x[1]) },
+			want: opZip(arA, b, func(x, y float64) float64 { return x * y }), oracle: "mul"},
+		{name: "Mul/scalar", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return x[0].Mul(-3) },
+			want: opMap(arA, func(x float64) float64 { return -3 * x }), oracle: "mul_scalar", params: map[string]any{"s": -3.0}},
+		{name: "Div/broadcast", in: []opIn{a23, gIn(shp(3), arBp...).rng(0.5, 2)}, f: func(x []*Tensor) *Tensor { return Div(x[0], x[1]) },
+			want: opZip(arA, bp, func(x, y float64) float64 { return x / y }), oracle: "div"},
+		{name: "Div/scalar_numerator", in: []opIn{gIn(shp(3), arBp...).rng(0.5, 2)}, f: func(x []*Tensor) *Tensor { return Div(2.0, x[0]) },
+			want: opMap(arBp, func(x float64) float64 { return 2 / x }), oracle: "rdiv_scalar", params: map[string]any{"s": 2.0}},
+		{name: "Div/scalar", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return x[0].Div(4) },
+			want: opMap(arA, func(x float64) float64 { return x / 4 }), oracle: "div_scalar", params: map[string]any{"s": 4.0}},
+		{name: "Pow/scalar_exponent", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return x[0].Pow(3) },
+			want: opMap(arA, func(x float64) float64 { return x * x * x }), oracle: "pow_scalar", params: map[string]any{"p": 3.0}},
+		{name: "Pow/fractional_exponent", in: []opIn{gIn(shp(2, 3), posA...).rng(0.2, 2)}, f: func(x []*Tensor) *Tensor { return x[0].Pow(2.5) },
+			want: opMap(posA, func(x float64) float64 { return math.Pow(x, 2.5) }), oracle: "pow_scalar", params: map[string]any{"p": 2.5}},
+		{name: "Pow/zero_exponent", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return x[0].Pow(0) },
+			want: opMap(arA, func(float64) float64 { return 1 }), oracle: "pow_scalar", params: map[string]any{"p": 0.0}},
+		{name: "Pow/tensor_exponent", in: []opIn{gIn(shp(2, 3), posA...).rng(0.2, 2), b3},
+			f:    func(x []*Tensor) *Tensor { return Pow(x[0], x[1]) },
+			want: opZip(posA, b, math.Pow), oracle: "pow"},
+		// At base 0 with a non-negative exponent, d/dexp is 0 (not 0·log 0).
+		// Integer exponents keep the finite differences real at base ±eps.
+		{name: "Pow/tensor_exponent_base0", in: []opIn{gIn(shp(3), 0, 1.5, 0).keep(), gIn(shp(3), 2, 1.5, 3).keep()},
+			f:    func(x []*Tensor) *Tensor { return Pow(x[0], x[1]) },
+			want: []float64{0, math.Pow(1.5, 1.5), 0}, oracle: "pow", noGradGrad: true},
+		{name: "Pow/scalar_base", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return Pow(2.0, x[0]) },
+			want: opMap(arA, func(x float64) float64 { return math.Pow(2, x) }), oracle: "rpow", params: map[string]any{"b": 2.0}},
+		{name: "Neg", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return x[0].Neg() },
+			want: opMap(arA, func(x float64) float64 { return -x }), oracle: "neg"},
+		{name: "Maximum/broadcast", in: []opIn{a23, b3}, f: func(x []*Tensor) *Tensor { return Maximum(x[0], x[1]) },
+			want: opZip(arA, b, math.Max), oracle: "maximum"},
+		{name: "Maximum/scalar", in: []opIn{a23}, f: func(x []*Tensor) *Tensor { return x[0].Maximum(0.1) },
+			want: opMap(arA, func(x float64) float64 { return math.Max(x, 0.1) }), oracle: "maximum_scalar", params: map[string]any{"s": 0.1}},
+		{name: "Minimum/broadcast", in: []opIn{a23, b3}, f: func(x []*Tensor) *Tensor { return Minimum(x[0], x[1]) },
+			want: opZip(arA, b, math.Min), oracle: "minimum"},
+		{name: "Where/broadcast", in: []opIn{maskIn(shp(3), arM...), a23, b3},
+			f:    func(x []*Tensor) *Tensor { return Where(x[0], x[1], x[2]) },
+			want: sel(mask, arA, b), oracle: "where"},
+		{name: "Where/scalar", in: []opIn{maskIn(shp(3), arM...), a23},
+			f:    func(x []*Tensor) *Tensor { return Where(x[0], x[1], 0.0) },
+			want: sel(mask, arA, make([]float64, 6)), oracle: "where_scalar", params: map[string]any{"s": 0.0}},
+		{name: "MaskedFill", in: []opIn{a23, maskIn(shp(3), arM...)},
+			f:    func(x []*Tensor) *Tensor { return x[0].MaskedFill(x[1], -1) },
+			want: sel(mask, []float64{-1, -1, -1, -1, -1, -1}, arA), oracle: "masked_fill", params: map[string]any{"v": -1.0}},
+	}
+}
+
+func TestArithOps(t *testing.T) { runOpCases(t, arithCases()) }
