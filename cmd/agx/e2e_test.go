@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goagx/agx/internal/jupyter"
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// testKernel is the kernelspec the end-to-end tests use: $AGX_TEST_KERNEL, else
+// the one docker/scripts/install-kernel.sh installs.
+func testKernel() string {
+	if k := os.Getenv("AGX_TEST_KERNEL"); k != "" {
+		return k
+	}
+	return DefaultKernel
+}
+
+// needJupyter skips the test when Jupyter or the Go kernel is not installed.
+func needJupyter(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping: runs Jupyter (-short)")
+	}
+	if _, err := os.Stat("/usr/bin/jupyter"); err != nil {
+		t.Skip("skipping: /usr/bin/jupyter is missing; install Jupyter and the kernel with docker/scripts/install-all.sh (make deps)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := jupyter.CheckKernel(ctx, jupyter.DefaultPython, testKernel()); err != nil {
+		t.Skipf("skipping: %v; install the kernel with docker/scripts/install-all.sh (make deps) or set AGX_TEST_KERNEL", err)
+	}
+}
+
+// summaryRows parses agx run's summary table: notebook -> [cells failures seconds result].
+func summaryRows(stdout string) map[string][]string {
+	rows := map[string][]string{}
+	for _, line := range strings.Split(stdout, "\n")[1:] {
+		if f := strings.Fields(line); len(f) == 5 {
+			rows[f[0]] = f[1:]
+		}
+	}
+	return rows
+}
+
+// TestRunEndToEnd runs the notebooks in testdata through the real kernel.
+func TestRunEndToEnd(t *testing.T) {
+	needJupyter(t)
+	out := t.TempDir()
+	names := []string{"pass", "panic", "raises", "raises_missing"}
+	args := []string{"run", "--kernel", testKernel(), "-o", out}
+	for _, n := range names {
+		args = append(args, filepath.Join("testdata", n+".ipynb"))
+	}
+	var stdout, stderr bytes.Buffer
+	code := agxMain(context.Background(), args, &stdout, &stderr)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 1 {
+		t.Errorf("exit status %d, want 1 (two notebooks fail)", code)
+	}
+	rows := summaryRows(stdout.String())
+
+	for _, tc := range []struct {
+		name     string
+		cells    string
+		failures string
+		result   string
+		messages []string // in agx run's stderr
+	}{
+		{"pass", "6", "0", "ok", nil},
+		{"panic", "3", "2", "FAIL", []string{
+			`cell 2 (panic("unexpected boom")): unexpected error: panic: unexpected boom`,
+			"cell 3 (fmt.Println(1.5, 2)): number 2: got 2, want 3",
+		}},
+		{"raises", "3", "0", "ok", nil},
+		{"raises_missing", "1", "1", "FAIL", []string{
+			`cell 1 (fmt.Println("no error here")): expected an error (the cell is tagged raises-exception) but it ran without one`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join("testdata", tc.name+".ipynb")
+			row := rows[path]
+			if len(row) != 4 || row[0] != tc.cells || row[1] != tc.failures || row[3] != tc.result {
+				t.Errorf("summary row %q, want cells %s failures %s result %s", row, tc.cells, tc.failures, tc.result)
+			}
+			for _, m := range tc.messages {
+				if !strings.Contains(stderr.String(), m) {
+					t.Errorf("stderr lacks %q", m)
+				}
+			}
+			executed, err := notebook.Read(filepath.Join(out, tc.name+".ipynb"))
+			if err != nil {
+				t.Fatalf("executed copy: %v", err)
+			}
+			orig, err := notebook.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(executed.Cells) != len(orig.Cells) {
+				t.Fatalf("executed copy has %d cells, want %d", len(executed.Cells), len(orig.Cells))
+			}
+			for i, c := range executed.Cells {
+				if c.CellType == notebook.Code && c.ExecutionCount == nil && strings.TrimSpace(c.Source) != "" {
+					t.Errorf("cell %d has no execution count in the executed copy", i)
+				}
+				if string(c.Metadata["agx"]) != string(orig.Cells[i].Metadata["agx"]) {
+					t.Errorf("cell %d metadata changed", i)
+				}
+			}
+		})
+	}
+	t.Run("outputs kept", func(t *testing.T) {
+		nb, err := notebook.Read(filepath.Join(out, "pass.ipynb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := nb.Cells[1].TextOutput(); got != "hello agx\nx = [4 6]\n" {
+			t.Errorf("cell 1 output %q", got)
+		}
+	})
+}
+
+// TestRunTimeouts checks the per-cell and per-notebook time limits.
+func TestRunTimeouts(t *testing.T) {
+	needJupyter(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "slow.ipynb")
+	writeNotebook(t, path,
+		"%%\ntime.Sleep(2 * time.Second)\nfmt.Println(\"slept\")",
+		"%%\nfmt.Println(\"never runs\")",
+	)
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  []string
+	}{
+		{"cell", []string{"--cell-timeout", "1s"}, []string{
+			"cell 1 (time.Sleep(2 * time.Second)): timed out after 1s (the cell time limit)",
+			"[2/2] skipped: an earlier cell timed out",
+		}},
+		{"notebook", []string{"--timeout", "1s"}, []string{
+			"run failed: the notebook time limit (1s) was reached",
+			"[2/2] skipped: the notebook time limit (1s) was reached",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"run", "--kernel", testKernel()}, tc.flags...)
+			code := agxMain(context.Background(), append(args, path), &stdout, &stderr)
+			t.Logf("stderr:\n%s", stderr.String())
+			if code != 1 {
+				t.Errorf("exit status %d, want 1", code)
+			}
+			for _, m := range tc.want {
+				if !strings.Contains(stderr.String(), m) {
+					t.Errorf("stderr lacks %q", m)
+				}
+			}
+			if _, err := notebook.Read(filepath.Join(dir, "slow.executed.ipynb")); err != nil {
+				t.Errorf("executed copy: %v", err)
+			}
+		})
+	}
+}
+
+func TestRunUnknownKernel(t *testing.T) {
+	needJupyter(t)
+	var stdout, stderr bytes.Buffer
+	code := agxMain(context.Background(), []string{"run", "--kernel", "agx-no-such-kernel", "testdata/pass.ipynb"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "no Jupyter kernel named 'agx-no-such-kernel'") {
+		t.Errorf("exit status %d, stderr:\n%s", code, stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("no summary expected when the kernel is missing, got:\n%s", stdout.String())
+	}
+}

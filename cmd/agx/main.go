@@ -1,0 +1,91 @@
+// Command agx is the command-line tool of the agx notebooks.
+//
+// Usage:
+//
+//	agx COMMAND [flags] [arguments]
+//
+// Commands:
+//
+//	run     execute notebooks headless through Jupyter and check their outputs
+//
+// Run `agx COMMAND -h` for a command's flags. See docs/notebooks.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// A command is one subcommand of agx. run returns an error to report (exit
+// status 1), a usageError for bad arguments (status 2) or errFailed when it has
+// already reported its failures (status 1).
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"run", "execute notebooks headless through Jupyter and check their outputs", runCommand},
+}
+
+// usageError is a problem with the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// errFailed means the command ran and has already printed why it failed.
+var errFailed = errors.New("failed")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := agxMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// agxMain runs the command line args and returns the exit status.
+func agxMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, args[1:], stdout, stderr)
+		var ue usageError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ue):
+			fmt.Fprintf(stderr, "agx %s: %s\nRun 'agx %s -h' for usage.\n", c.name, ue.msg, c.name)
+			return 2
+		case errors.Is(err, errFailed):
+			return 1
+		default:
+			fmt.Fprintf(stderr, "agx %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "agx: unknown command %q\n", args[0])
+	printUsage(stderr)
+	return 2
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: agx COMMAND [flags] [arguments]\n\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'agx COMMAND -h' for a command's flags.")
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/goagx/agx/internal/jupyter"
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// DefaultKernel is the kernelspec that docker/scripts/install-kernel.sh installs ("Go (agx)").
+const DefaultKernel = "agx-go"
+
+const executedSuffix = ".executed.ipynb"
+
+const runUsage = `usage: agx run [flags] NOTEBOOK...
+
+Executes each notebook headless through Jupyter with the GoNB kernel, writes an
+executed copy (NAME.executed.ipynb next to it, or DIR/NAME.ipynb with -o DIR)
+and checks every code cell:
+  - no error output and no Go panic or compile error on stderr, unless the cell
+    is tagged raises-exception, in which case it must produce an error;
+  - the expectations in its metadata.agx (expect, expect_numbers, expect_error).
+Exits with status 1 when a check fails. Arguments ending in .executed.ipynb are
+skipped. See docs/notebooks.md.
+
+Flags:
+`
+
+type runOptions struct {
+	kernel      string
+	python      string
+	cellTimeout time.Duration
+	timeout     time.Duration
+	outDir      string
+}
+
+// runCommand implements `agx run`.
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var opt runOptions
+	fs := flag.NewFlagSet("agx run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&opt.kernel, "kernel", DefaultKernel, "Jupyter kernelspec `name` to run the notebooks with")
+	fs.DurationVar(&opt.cellTimeout, "cell-timeout", 300*time.Second, "time limit per cell (a cold Go build takes ~30s); 0 for none")
+	fs.DurationVar(&opt.timeout, "timeout", 30*time.Minute, "time limit per notebook; 0 for none")
+	fs.StringVar(&opt.outDir, "o", "", "write executed copies to `DIR` as NAME.ipynb (default: NAME.executed.ipynb beside each notebook)")
+	fs.StringVar(&opt.python, "python", jupyter.DefaultPython, "Python `interpreter` that has nbclient (Debian's)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	if opt.cellTimeout < 0 || opt.timeout < 0 {
+		return usageError{"time limits must not be negative"}
+	}
+	jobs, err := planRun(paths, opt.outDir, stderr)
+	if err != nil {
+		return err
+	}
+
+	// One clear message up front instead of the same failure per notebook.
+	if err := jupyter.CheckKernel(ctx, opt.python, opt.kernel); err != nil {
+		return fmt.Errorf("%w\nInstall Jupyter and the Go (agx) kernel with docker/scripts/install-all.sh (make deps), or pick a kernel with --kernel", err)
+	}
+
+	prog := newProgress(stderr)
+	defer prog.close()
+	var summaries []runSummary
+	failed := false
+	for _, job := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		s := runNotebook(ctx, job, opt, prog)
+		summaries = append(summaries, s)
+		failed = failed || s.failures > 0
+	}
+	printSummary(stdout, summaries)
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted")
+	}
+	if failed {
+		return errFailed
+	}
+	return nil
+}
+
+// parseInterspersed parses flags that may come before, between or after the
+// positional arguments, and returns the positional ones. "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// flag stops at the first non-flag; it consumed a "--" itself when
+		// len(args)-len(rest) shows one right before rest.
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// A runJob is one notebook to execute and where its executed copy goes.
+type runJob struct {
+	path string
+	out  string
+}
+
+// planRun checks the inputs and chooses the output paths.
+func planRun(paths []string, outDir string, stderr io.Writer) ([]runJob, error) {
+	var jobs []runJob
+	outs := map[string]string{}
+	inputs := map[string]bool{}
+	for _, p := range paths {
+		abs, _ := filepath.Abs(p)
+		inputs[abs] = true
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, executedSuffix) {
+			fmt.Fprintf(stderr, "agx run: skipping %s (an executed copy)\n", p)
+			continue
+		}
+		if !strings.HasSuffix(p, ".ipynb") {
+			return nil, usageError{fmt.Sprintf("%s is not a notebook (.ipynb)", p)}
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			return nil, usageError{p + " is a directory"}
+		}
+		out := strings.TrimSuffix(p, ".ipynb") + executedSuffix
+		if outDir != "" {
+			out = filepath.Join(outDir, filepath.Base(p))
+		}
+		absOut, _ := filepath.Abs(out)
+		if inputs[absOut] {
+			return nil, usageError{fmt.Sprintf("the executed copy of %s would overwrite the notebook %s", p, out)}
+		}
+		if prev, ok := outs[absOut]; ok {
+			return nil, usageError{fmt.Sprintf("%s and %s would both be written to %s", prev, p, out)}
+		}
+		outs[absOut] = p
+		jobs = append(jobs, runJob{path: p, out: out})
+	}
+	if len(jobs) == 0 {
+		return nil, usageError{"no notebooks to run"}
+	}
+	if outDir != "" {
+		if err := os.MkdirAll(outDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return jobs, nil
+}
+
+// runSummary is one row of the final table.
+type runSummary struct {
+	path     string
+	cells    int // code cells
+	failures int // failing cells, plus one when the run itself failed
+	seconds  float64
+}
+
+// runNotebook executes and checks one notebook, reporting as it goes.
+func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress) runSummary {
+	sum := runSummary{path: job.path}
+	nb, err := notebook.Read(job.path)
+	if err != nil {
+		prog.fail(job.path, []string{err.Error()})
+		sum.failures++
+		return sum
+	}
+	_, indices := nb.CodeCells()
+	codeCells := len(indices)
+	ordinal := map[int]int{} // notebook cell index -> code cell number (1-based)
+	for k, i := range indices {
+		ordinal[i] = k + 1
+	}
+	prog.notebook(job.path, codeCells)
+	var failures []string
+	res, err := jupyter.Execute(ctx, job.path, jupyter.Options{
+		Python:      opt.python,
+		Kernel:      opt.kernel,
+		CellTimeout: opt.cellTimeout,
+		Timeout:     opt.timeout,
+		OnEvent: func(ev jupyter.Event) {
+			switch ev.Event {
+			case jupyter.Started:
+				prog.kernelUp()
+			case jupyter.CellStart:
+				prog.cellStart(ordinal[ev.Index], codeCells, ev.Cell.FirstLine())
+			case jupyter.CellDone:
+				var problems []string
+				if ev.TimedOut {
+					limit := "cell"
+					if ev.NotebookTimeout {
+						limit = "notebook"
+					}
+					problems = append(problems, fmt.Sprintf("timed out after %.0fs (the %s time limit)", ev.Seconds, limit))
+				} else {
+					problems = ev.Cell.Check()
+				}
+				prog.cellDone(ordinal[ev.Index], codeCells, ev.Cell.FirstLine(), ev.Seconds, len(problems) == 0)
+				for _, p := range problems {
+					failures = append(failures, fmt.Sprintf("cell %d (%s): %s", ordinal[ev.Index], clipLine(ev.Cell.FirstLine(), 40), p))
+				}
+				if len(problems) > 0 {
+					sum.failures++
+				}
+			case jupyter.Skipped:
+				prog.cellSkipped(ordinal[ev.Index], codeCells, ev.Reason)
+			}
+		},
+	})
+	if err != nil {
+		prog.fail(job.path, []string{err.Error()})
+		sum.failures++
+		return sum
+	}
+	sum.cells = len(res.Cells)
+	sum.seconds = res.Seconds
+	if res.Err != nil {
+		failures = append(failures, "run failed: "+res.Err.Error())
+		sum.failures++
+	}
+	if err := notebook.Write(job.out, res.Notebook); err != nil {
+		failures = append(failures, "writing the executed copy: "+err.Error())
+		sum.failures++
+	} else {
+		prog.wrote(job.out)
+	}
+	if len(failures) > 0 {
+		prog.fail(job.path, failures)
+	}
+	return sum
+}
+
+func printSummary(w io.Writer, rows []runSummary) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NOTEBOOK\tCELLS\tFAILURES\tSECONDS\tRESULT")
+	total := runSummary{path: "total"}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%s\n", r.path, r.cells, r.failures, r.seconds, verdict(r.failures))
+		total.cells += r.cells
+		total.failures += r.failures
+		total.seconds += r.seconds
+	}
+	if len(rows) > 1 {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%s\n", total.path, total.cells, total.failures, total.seconds, verdict(total.failures))
+	}
+	tw.Flush()
+}
+
+func verdict(failures int) string {
+	if failures > 0 {
+		return "FAIL"
+	}
+	return "ok"
+}
+
+// clipLine shortens s to at most n runes, marking a cut with "…".
+func clipLine(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

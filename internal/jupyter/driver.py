@@ -1,0 +1,131 @@
+# Executes one notebook through a Jupyter kernel with nbclient, cell by cell,
+# and reports progress as JSON lines on stdout (one object per line, "event"
+# names its kind). The Go side (package jupyter) embeds and runs this script
+# with Debian's /usr/bin/python3; it writes the executed notebook itself.
+#
+# usage: driver.py NOTEBOOK KERNEL CELL_TIMEOUT_S NOTEBOOK_TIMEOUT_S
+#   a timeout of 0 means none.
+#
+# Events:
+#   {"event": "started", "kernel": NAME}
+#   {"event": "cell_start", "index": I}
+#   {"event": "cell_done", "index": I, "seconds": S, "execution_count": N,
+#    "outputs": [...], "timed_out": BOOL, "notebook_timeout": BOOL}
+#   {"event": "skipped", "index": I, "reason": TEXT[, "notebook_timeout": true]}
+#   {"event": "fatal", "message": TEXT}
+#   {"event": "finished"}
+import json
+import os
+import signal
+import sys
+import time
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+NOTEBOOK_TIMEOUT = "the notebook time limit (%gs) was reached"
+
+
+class Terminated(Exception):
+    pass
+
+
+def on_term(signum, frame):
+    raise Terminated("terminated by signal %d" % signum)
+
+
+def main():
+    path, kernel = sys.argv[1], sys.argv[2]
+    cell_timeout = float(sys.argv[3])
+    nb_timeout = float(sys.argv[4])
+    start = time.monotonic()
+    deadline = start + nb_timeout if nb_timeout > 0 else None
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        import nbformat
+        from nbclient import NotebookClient
+        from nbclient.exceptions import CellTimeoutError, DeadKernelError
+        from jupyter_client.kernelspec import NoSuchKernel
+    except ImportError as e:
+        emit({"event": "fatal", "message": "cannot import the Jupyter modules (%s); "
+              "install Debian's jupyter-nbconvert python3-nbclient python3-nbformat" % e})
+        return 1
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        kernel_name=kernel,
+        timeout=int(cell_timeout) if cell_timeout > 0 else None,
+        allow_errors=True,
+        interrupt_on_timeout=False,
+        record_timing=False,
+        shutdown_kernel="immediate",
+        resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
+    )
+    try:
+        with client.setup_kernel():
+            emit({"event": "started", "kernel": kernel})
+            stop_reason = None
+            for i, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                if stop_reason is not None:
+                    emit({"event": "skipped", "index": i, "reason": stop_reason})
+                    continue
+                timeout = cell_timeout if cell_timeout > 0 else None
+                limited_by_notebook = False
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        stop_reason = NOTEBOOK_TIMEOUT % nb_timeout
+                        emit({"event": "skipped", "index": i, "reason": stop_reason,
+                              "notebook_timeout": True})
+                        continue
+                    if timeout is None or left < timeout:
+                        timeout, limited_by_notebook = left, True
+                client.timeout = max(1, int(timeout + 0.999)) if timeout is not None else None
+                emit({"event": "cell_start", "index": i})
+                t0 = time.monotonic()
+                timed_out = False
+                try:
+                    client.execute_cell(cell, i)
+                except CellTimeoutError:
+                    timed_out = True
+                    if limited_by_notebook:
+                        stop_reason = NOTEBOOK_TIMEOUT % nb_timeout
+                    else:
+                        stop_reason = "an earlier cell timed out"
+                except DeadKernelError:
+                    stop_reason = "the kernel died"
+                    cell.outputs.append(nbformat.v4.new_output(
+                        "error", ename="DeadKernelError", evalue="the kernel died", traceback=[]))
+                emit({
+                    "event": "cell_done",
+                    "index": i,
+                    "seconds": time.monotonic() - t0,
+                    "execution_count": cell.get("execution_count"),
+                    "outputs": cell.get("outputs", []),
+                    "timed_out": timed_out,
+                    "notebook_timeout": timed_out and limited_by_notebook,
+                })
+    except NoSuchKernel:
+        emit({"event": "fatal", "message": "no Jupyter kernel named %r; install it with "
+              "docker/scripts/install-all.sh (make deps) or pass --kernel" % kernel})
+        return 1
+    except Terminated as e:
+        emit({"event": "fatal", "message": str(e)})
+        return 1
+    except RuntimeError as e:
+        # Kernel start failures (e.g. "Kernel died before replying to kernel_info").
+        emit({"event": "fatal", "message": "kernel %r: %s" % (kernel, e)})
+        return 1
+    emit({"event": "finished"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+// Package jupyter executes notebooks headless through a Jupyter kernel.
+//
+// The work is done by a small Python script (driver.py, embedded) run with
+// Debian's /usr/bin/python3 and nbclient: it starts the kernel, executes the
+// code cells one by one with a per-cell time limit and reports each cell's
+// outputs and timing as JSON lines, which Execute turns into Events and an
+// executed copy of the notebook.
+package jupyter
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/goagx/agx/internal/notebook"
+)
+
+//go:embed driver.py
+var driverScript string
+
+// DefaultPython is Debian's interpreter, which has the Jupyter modules; a
+// python3 found first on PATH (pyenv, conda) usually does not.
+const DefaultPython = "/usr/bin/python3"
+
+// Options configure Execute.
+type Options struct {
+	Python      string        // interpreter with nbclient; DefaultPython when empty
+	Kernel      string        // kernelspec name
+	CellTimeout time.Duration // limit per cell; 0 means none
+	Timeout     time.Duration // limit for the whole notebook; 0 means none
+	// OnEvent, when set, is called for every event, in order, from Execute's goroutine.
+	OnEvent func(Event)
+}
+
+// Event kinds.
+const (
+	Started   = "started"    // the kernel is up
+	CellStart = "cell_start" // a code cell began executing
+	CellDone  = "cell_done"  // a code cell finished (or timed out)
+	Skipped   = "skipped"    // a code cell was not run (Reason says why)
+	Fatal     = "fatal"      // the run failed (Message says why)
+	Finished  = "finished"   // all cells were handled
+)
+
+// Event is one progress report of the driver.
+type Event struct {
+	Event          string             `json:"event"`
+	Index          int                `json:"index"` // cell index in the notebook (all cells)
+	Seconds        float64            `json:"seconds"`
+	ExecutionCount *int               `json:"execution_count"`
+	Outputs        []*notebook.Output `json:"outputs"`
+	TimedOut       bool               `json:"timed_out"`
+	// NotebookTimeout: the notebook's time limit (not the cell's) stopped this cell.
+	NotebookTimeout bool   `json:"notebook_timeout"`
+	Reason          string `json:"reason"`
+	Message         string `json:"message"`
+	Kernel          string `json:"kernel"`
+
+	// Cell is the notebook cell of a cell_start, cell_done or skipped event
+	// (with its new outputs for cell_done); nil for the others.
+	Cell *notebook.Cell `json:"-"`
+}
+
+// CellRun is what happened to one code cell.
+type CellRun struct {
+	Index    int     // in Notebook.Cells
+	Ran      bool    // false: not reached or skipped
+	Seconds  float64 // execution time, kernel round trip included
+	TimedOut bool
+	Skipped  string // why the cell was not run, when Ran is false
+}
+
+// Result of Execute.
+type Result struct {
+	// Notebook is the executed copy: code cells carry the new outputs and
+	// execution counts (none for cells that did not run).
+	Notebook *notebook.Notebook
+	Cells    []*CellRun // one per code cell, in order
+	// Err is set when the run as a whole failed (kernel missing or dead, driver
+	// crash, notebook time limit); cells not reached have Ran == false.
+	Err     error
+	Seconds float64
+}
+
+// Execute runs the notebook at path. It returns an error only when the
+// notebook cannot be read; failures while running are in Result.Err.
+func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
+	nb, err := notebook.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Notebook: nb}
+	byIndex := map[int]*CellRun{}
+	for i, c := range nb.Cells {
+		if c.CellType == notebook.Code {
+			c.Outputs, c.ExecutionCount = nil, nil
+			run := &CellRun{Index: i}
+			res.Cells = append(res.Cells, run)
+			byIndex[i] = run
+		}
+	}
+	start := time.Now()
+	defer func() { res.Seconds = time.Since(start).Seconds() }()
+
+	python := opt.Python
+	if python == "" {
+		python = DefaultPython
+	}
+	if opt.Timeout > 0 {
+		// The driver enforces the limit itself and shuts the kernel down; this
+		// is a backstop for a driver that hangs (e.g. in kernel start-up).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.Timeout+time.Minute)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, python, "-c", driverScript, path, opt.Kernel,
+		seconds(opt.CellTimeout), seconds(opt.Timeout))
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 15 * time.Second
+	stderr := &tailBuffer{max: 32 << 10}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		res.Err = fmt.Errorf("cannot start %s: %w (Jupyter is installed by docker/scripts/install-jupyter.sh)", python, err)
+		return res, nil
+	}
+
+	var fatal string
+	finished, nbTimeout := false, false
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		var ev Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			fatal = fmt.Sprintf("driver sent an unreadable line: %.200s", sc.Text())
+			continue
+		}
+		nbTimeout = nbTimeout || ev.NotebookTimeout
+		if byIndex[ev.Index] != nil && (ev.Event == CellStart || ev.Event == CellDone || ev.Event == Skipped) {
+			ev.Cell = nb.Cells[ev.Index]
+		}
+		switch ev.Event {
+		case CellDone:
+			if run := byIndex[ev.Index]; run != nil {
+				run.Ran, run.Seconds, run.TimedOut = true, ev.Seconds, ev.TimedOut
+				c := nb.Cells[ev.Index]
+				c.Outputs, c.ExecutionCount = ev.Outputs, ev.ExecutionCount
+			}
+		case Skipped:
+			if run := byIndex[ev.Index]; run != nil {
+				run.Skipped = ev.Reason
+			}
+		case Fatal:
+			fatal = ev.Message
+		case Finished:
+			finished = true
+		}
+		if opt.OnEvent != nil {
+			opt.OnEvent(ev)
+		}
+	}
+	scanErr := sc.Err()
+	if scanErr != nil {
+		// Drain so that the driver is not blocked on a full pipe.
+		_, _ = io.Copy(io.Discard, stdout)
+	}
+	waitErr := cmd.Wait()
+
+	switch {
+	case ctx.Err() != nil:
+		res.Err = fmt.Errorf("stopped: %w", context.Cause(ctx))
+	case fatal != "":
+		res.Err = errors.New(fatal)
+	case nbTimeout:
+		res.Err = fmt.Errorf("the notebook time limit (%v) was reached", opt.Timeout)
+	case scanErr != nil:
+		res.Err = fmt.Errorf("reading the driver's output: %w", scanErr)
+	case waitErr != nil || !finished:
+		res.Err = fmt.Errorf("the notebook driver failed (%v):\n%s", waitErr, stderr.String())
+	}
+	for _, run := range res.Cells {
+		if !run.Ran && run.Skipped == "" {
+			run.Skipped = "not reached"
+		}
+	}
+	return res, nil
+}
+
+// CheckKernel reports whether python can import nbclient and the kernelspec
+// named kernel is installed.
+func CheckKernel(ctx context.Context, python, kernel string) error {
+	if python == "" {
+		python = DefaultPython
+	}
+	const script = `import sys
+try:
+    import nbclient
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+except ImportError as e:
+    print("cannot import the Jupyter modules: %s" % e); sys.exit(1)
+try:
+    KernelSpecManager().get_kernel_spec(sys.argv[1])
+except NoSuchKernel:
+    print("no Jupyter kernel named %r" % sys.argv[1]); sys.exit(1)
+`
+	out, err := exec.CommandContext(ctx, python, "-c", script, kernel).CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("%s: %s", python, msg)
+	}
+	return nil
+}
+
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if over := t.buf.Len() - t.max; over > 0 {
+		t.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}

@@ -1,0 +1,148 @@
+package jupyter
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// fakePython writes a stand-in for the Python interpreter that ignores the
+// driver script, prints events and exits with status code.
+func fakePython(t *testing.T, events string, code int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "events"), []byte(events), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\ncat '" + filepath.Join(dir, "events") + "'\necho 'driver log line' >&2\nexit " + string(rune('0'+code)) + "\n"
+	path := filepath.Join(dir, "python")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func testNotebook(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "nb.ipynb")
+	one := 1
+	nb := &notebook.Notebook{Nbformat: 4, NbformatMinor: 5, Cells: []*notebook.Cell{
+		{CellType: notebook.Markdown, Source: "# title"},
+		{CellType: notebook.Code, Source: "%%\nfmt.Println(1)", ExecutionCount: &one,
+			Outputs: []*notebook.Output{{OutputType: notebook.Stream, Name: "stdout", Text: "stale\n"}}},
+		{CellType: notebook.Code, Source: "%%\nfmt.Println(2)"},
+	}}
+	if err := notebook.Write(path, nb); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const (
+	evStarted = `{"event": "started", "kernel": "k"}` + "\n"
+	evCell1   = `{"event": "cell_start", "index": 1}` + "\n" +
+		`{"event": "cell_done", "index": 1, "seconds": 0.5, "execution_count": 7, "outputs": [{"output_type": "stream", "name": "stdout", "text": "1\n"}], "timed_out": false}` + "\n"
+	evCell2   = `{"event": "cell_done", "index": 2, "seconds": 0.25, "execution_count": 8, "outputs": [], "timed_out": false}` + "\n"
+	evFinish  = `{"event": "finished"}` + "\n"
+	evSkipped = `{"event": "skipped", "index": 2, "reason": "the notebook time limit (1s) was reached", "notebook_timeout": true}` + "\n"
+)
+
+func TestExecuteEvents(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		events  string
+		code    int
+		wantErr string // "" for none
+		ran     []bool
+		skipped string // cell 2's Skipped
+	}{
+		{"all cells", evStarted + evCell1 + evCell2 + evFinish, 0, "", []bool{true, true}, ""},
+		{"notebook timeout", evStarted + evCell1 + evSkipped + evFinish, 0, "notebook time limit", []bool{true, false}, "the notebook time limit (1s) was reached"},
+		{"fatal", `{"event": "fatal", "message": "no Jupyter kernel named 'x'"}` + "\n", 1, "no Jupyter kernel named 'x'", []bool{false, false}, "not reached"},
+		{"driver crash", evStarted + evCell1, 1, "driver log line", []bool{true, false}, "not reached"},
+		{"garbage line", evStarted + "Traceback (most recent call last):\n" + evCell1 + evCell2 + evFinish, 0, "unreadable line", []bool{true, true}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen []string
+			res, err := Execute(context.Background(), testNotebook(t), Options{
+				Python: fakePython(t, tc.events, tc.code),
+				Kernel: "k",
+				OnEvent: func(ev Event) {
+					if (ev.Event == CellDone || ev.Event == CellStart) && ev.Cell == nil {
+						t.Errorf("%s event without its cell", ev.Event)
+					}
+					seen = append(seen, ev.Event)
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.wantErr == "" && res.Err != nil:
+				t.Errorf("Err = %v", res.Err)
+			case tc.wantErr != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tc.wantErr)):
+				t.Errorf("Err = %v, want it to contain %q", res.Err, tc.wantErr)
+			}
+			if len(res.Cells) != 2 {
+				t.Fatalf("%d cell runs, want 2", len(res.Cells))
+			}
+			for i, run := range res.Cells {
+				if run.Ran != tc.ran[i] {
+					t.Errorf("cell run %d: Ran %v, want %v", i, run.Ran, tc.ran[i])
+				}
+			}
+			if res.Cells[1].Skipped != tc.skipped {
+				t.Errorf("cell 2 Skipped %q, want %q", res.Cells[1].Skipped, tc.skipped)
+			}
+			c := res.Notebook.Cells[1]
+			if tc.ran[0] {
+				if c.TextOutput() != "1\n" || c.ExecutionCount == nil || *c.ExecutionCount != 7 || res.Cells[0].Seconds != 0.5 {
+					t.Errorf("cell 1 after the run: output %q count %v seconds %v", c.TextOutput(), c.ExecutionCount, res.Cells[0].Seconds)
+				}
+			} else if len(c.Outputs) != 0 || c.ExecutionCount != nil {
+				t.Errorf("cell 1 kept stale outputs: %+v", c.Outputs)
+			}
+			if len(seen) == 0 && tc.events != "" {
+				t.Errorf("no events seen")
+			}
+		})
+	}
+}
+
+func TestExecuteUnreadableNotebook(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.ipynb")
+	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Execute(context.Background(), path, Options{Python: "/bin/false"}); err == nil {
+		t.Error("Execute accepted a broken notebook")
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"under the limit", []string{"ab", "c"}, "abc"},
+		{"keeps the tail", []string{"abcd", "efgh"}, "defgh"},
+		{"one big write", []string{"0123456789"}, "56789"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &tailBuffer{max: 5}
+			for _, w := range tc.writes {
+				if n, err := b.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+			}
+			if got := b.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
