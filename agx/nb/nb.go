@@ -24,6 +24,7 @@ func HTML(fragment string) {
 		return
 	}
 	gonbui.DisplayHTML(fragment)
+	gonbui.Sync() // a cell that exits right after a display could otherwise lose it
 }
 
 // Markdown displays Markdown in the cell's output. Outside a notebook it prints
@@ -34,6 +35,7 @@ func Markdown(text string) {
 		return
 	}
 	gonbui.DisplayMarkdown(text)
+	gonbui.Sync()
 }
 
 // Pre displays text in a monospaced block, HTML-escaped.
