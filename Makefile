@@ -5,13 +5,47 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run
 
-.PHONY: test deps deps-test lab shellcheck test-install
+.PHONY: test deps deps-test lab shellcheck test-install fmt-check race fuzz notebooks bench
+
+# Packages with fuzz targets, and how long each target runs in `make test`.
+FUZZ_PKGS := ./tensor
+FUZZTIME ?= 3s
+# Executed copies of the notebooks go here (outside the source tree).
+NB_OUT ?= $(shell mktemp -d -t agx-notebooks-XXXXXX)
 
 test: deps-test
+	$(MAKE) fmt-check
 	go vet ./...
 	go test ./...
+	$(MAKE) race
+	$(MAKE) fuzz
 	shellcheck $(SHELL_SCRIPTS)
 	$(SCRIPTS)/test-install.sh
+	$(MAKE) notebooks
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The engine and the tensor package under the race detector.
+race:
+	go test -race ./tensor/... ./agx/...
+
+# Every fuzz target briefly (its seed corpus also runs in plain `go test`).
+fuzz:
+	@set -e; for pkg in $(FUZZ_PKGS); do \
+	  for f in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    go test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+# Every course notebook, headless through the Go (agx) kernel, with its checks.
+notebooks:
+	go run ./cmd/agx run -o $(NB_OUT) $$(ls notebooks/*.ipynb notebooks/exercises/*.ipynb 2>/dev/null | grep -v '\.executed\.ipynb$$')
+
+# Benchmarks (not part of `make test`); see bench/README.md.
+bench:
+	go test -run '^$$' -bench . -benchmem ./tensor/ ./agx/ ./functions/
 
 # Jupyter, GoNB + goimports, the kernelspec.
 deps:

@@ -320,7 +320,11 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 				n.saved[i] = newSaved(s)
 			}
 		}
-		n.hadSaved = len(n.saved) > 0
+		for _, s := range n.saved {
+			if s.t != nil {
+				n.hadSaved = true
+			}
+		}
 	}
 	// Keep no references to the inputs: only saved tensors outlive Forward, and
 	// they are released after backward.

@@ -129,7 +129,7 @@ func (n *Node) unpack(i int, create bool) *Tensor {
 }
 
 func (n *Node) release() {
-	if len(n.saved) > 0 {
+	if n.hadSaved {
 		n.saved = nil
 		n.released = true
 	}
@@ -194,12 +194,20 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 			n.next[i] = gradEdge(in)
 		}
 	}
-	if len(save) > 0 {
+	for _, s := range save {
+		if s != nil {
+			n.hadSaved = true
+		}
+	}
+	if n.hadSaved {
 		n.saved = make([]savedVar, len(save))
 		for i, s := range save {
 			n.saved[i] = newSaved(s)
 		}
-		n.hadSaved = true
+	} else if len(save) > 0 {
+		// Only Go numbers or unneeded operands: nothing to free, so the node
+		// can run again (as PyTorch's MulBackward1 for a scalar factor).
+		n.saved = make([]savedVar, len(save))
 	}
 	n.outMeta = []meta{{out.Shape(), out.DType()}}
 	if anomalyEnabled.Load() {

@@ -56,8 +56,11 @@ func Try(f func()) (err error) {
 				err = e
 				return
 			}
-			if e, ok := r.(interface{ AgxError() }); ok {
-				err = e.(error)
+			if e, ok := r.(interface {
+				error
+				AgxError()
+			}); ok {
+				err = e
 				return
 			}
 			panic(r)

@@ -78,7 +78,7 @@ func resolve(op string, ops ...*operand) DType {
 		dt = Int64
 		for _, o := range ops {
 			if o.isF {
-				dt = Float64
+				dt = Float32 // PyTorch's default dtype for Python floats
 			}
 		}
 	}
@@ -138,7 +138,9 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 
 // BinaryTo is Binary writing into dst, which must have the broadcast shape and
 // the result dtype; it bumps dst's version and returns dst. dst may be one of the
-// operands (an in-place update).
+// operands (an in-place update). It panics with ErrDType when Binary's result
+// dtype cannot be cast to dst's (a float into an integer, anything but bool into
+// a bool), as PyTorch's in-place ops do.
 func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 	name := op.String()
 	x, y := toOperand(name, a), toOperand(name, b)
@@ -149,13 +151,36 @@ func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 		Panicf(name, ErrShape, "output with shape %v doesn't match the broadcast shape %v", dst.shape, shape)
 	}
 	dt := dst.DType()
-	if op.IsCompare() {
+	switch {
+	case op.IsCompare():
 		if dt != Bool {
 			Panicf(name, ErrDType, "comparison result needs a bool destination, got %v", dt)
 		}
 		dt = promote(x.t.DType(), y.t.DType())
+		if dt == Bool {
+			dt = Int64 // as in Binary: bools compare as 0/1
+		}
+	case op.IsLogical():
+		if dt != Bool {
+			Panicf(name, ErrDType, "logical result needs a bool destination, got %v", dt)
+		}
+	default:
+		// The result dtype Binary would produce must cast to dst's safely, as in
+		// PyTorch: no float into an integer, nothing but bool into a bool.
+		res := promote(x.t.DType(), y.t.DType())
+		if op == OpDiv && !res.IsFloat() {
+			res = Float32
+		} else if res == Bool {
+			res = Int64
+		}
+		if (res.IsFloat() && !dt.IsFloat()) || (dt == Bool && res != Bool) {
+			PanicHint(name, ErrDType, "use the out-of-place op, or write into a tensor of the result dtype",
+				"result type %v can't be cast to the desired output type %v", res, dt)
+		}
 	}
-	xt, yt := x.t.To(dt).Expand(shape...), y.t.To(dt).Expand(shape...)
+	xc, yc := x.t.To(dt), y.t.To(dt)
+	checkWrite(name, dst, xc, yc)
+	xt, yt := xc.Expand(shape...), yc.Expand(shape...)
 	dst.Backend().Binary(op, dst.Raw(), xt.Raw(), yt.Raw())
 	dst.BumpVersion()
 	return dst
@@ -171,10 +196,26 @@ func floatOp(op UnaryOp) bool {
 	return true
 }
 
+// checkUnaryArgs panics unless args holds the scalars op takes: the exponent
+// for OpPowScalar, (lo, hi) for OpClamp, none for the others.
+func checkUnaryArgs(op UnaryOp, args []float64) {
+	want := 0
+	switch op {
+	case OpPowScalar:
+		want = 1
+	case OpClamp:
+		want = 2
+	}
+	if len(args) != want {
+		Panicf(op.String(), ErrArg, "op takes %d scalar argument(s), got %d", want, len(args))
+	}
+}
+
 // Unary applies a unary primitive. Integer input of a floating op (Exp, Log, ...)
 // is promoted to Float32; LogicalNot works on any dtype via "!= 0".
 func Unary(op UnaryOp, x *Tensor, args ...float64) *Tensor {
 	name := op.String()
+	checkUnaryArgs(op, args)
 	dt := x.DType()
 	switch {
 	case op == OpNot:
@@ -197,13 +238,74 @@ func Unary(op UnaryOp, x *Tensor, args ...float64) *Tensor {
 // UnaryTo is Unary writing into dst (same shape and dtype as x; may be x itself).
 // It bumps dst's version and returns dst.
 func UnaryTo(dst *Tensor, op UnaryOp, x *Tensor, args ...float64) *Tensor {
+	checkUnaryArgs(op, args)
 	sameBackend(op.String(), dst, x)
 	if !slices.Equal(dst.shape, x.shape) || dst.DType() != x.DType() {
 		Panicf(op.String(), ErrShape, "destination %v %v does not match input %v %v", dst.DType(), dst.shape, x.DType(), x.shape)
 	}
+	checkWrite(op.String(), dst, x)
 	dst.Backend().Unary(op, dst.Raw(), x.Raw(), args...)
 	dst.BumpVersion()
 	return dst
+}
+
+// checkWrite panics when an in-place write into dst could read elements it has
+// already overwritten, as PyTorch does: dst must not map two of its elements to
+// one address (a broadcast view), and a source (before broadcasting) that shares
+// dst's storage must be dst's very view or not overlap it. As in PyTorch, overlap
+// is only checked when both layouts are dense (a permutation of a contiguous
+// block); other layouts are trusted.
+func checkWrite(op string, dst *Tensor, srcs ...*Tensor) {
+	for i, s := range dst.shape {
+		if s > 1 && dst.strides[i] == 0 {
+			PanicHint(op, ErrArg, "call Clone() on the tensor before writing into it",
+				"unsupported operation: more than one element of the written-to tensor (shape %v, strides %v) refers to a single memory location",
+				dst.shape, dst.strides)
+		}
+	}
+	for _, s := range srcs {
+		if !s.SameStorage(dst) || s.Numel() == 0 || dst.Numel() == 0 || sameView(dst, s) || !dense(dst) || !dense(s) {
+			continue
+		}
+		if s.offset < dst.offset+dst.Numel() && dst.offset < s.offset+s.Numel() {
+			PanicHint(op, ErrArg, "call Clone() on the input before writing",
+				"unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location")
+		}
+	}
+}
+
+// sameView reports whether u addresses exactly t's elements in t's order.
+func sameView(t, u *Tensor) bool {
+	if t.offset != u.offset || !slices.Equal(t.shape, u.shape) {
+		return false
+	}
+	for i, s := range t.shape {
+		if s > 1 && t.strides[i] != u.strides[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// dense reports whether t covers a gap-free block of Numel elements starting at
+// its offset, in some order of its dims.
+func dense(t *Tensor) bool {
+	type dim struct{ size, stride int }
+	var ds []dim
+	for i, s := range t.shape {
+		if s != 1 {
+			ds = append(ds, dim{s, t.strides[i]})
+		}
+	}
+	slices.SortFunc(ds, func(a, b dim) int { return a.stride - b.stride })
+	want := 1
+	for _, d := range ds {
+		if d.stride != want {
+			return false
+		}
+		want *= d.size
+	}
+	return true
 }
 
 // Add returns a + b with broadcasting (either may be a Go number).
@@ -221,12 +323,20 @@ func Div(a, b any) *Tensor { return Binary(OpDiv, a, b) }
 // Pow returns a ** b with broadcasting; a Go number exponent uses a fast path.
 func Pow(a, b any) *Tensor {
 	if t, ok := a.(*Tensor); ok {
-		switch p := b.(type) {
+		var p float64
+		switch v := b.(type) {
 		case float64:
-			return Unary(OpPowScalar, t, p)
+			p = v
 		case int:
-			return Unary(OpPowScalar, t, float64(p))
+			p = float64(v)
+		default:
+			return Binary(OpPow, a, b)
 		}
+		if t.DType() == Int64 && p < 0 && p == math.Trunc(p) {
+			PanicHint("Pow", ErrArg, "convert the base to a float dtype first",
+				"Integers to negative integer powers are not allowed (exponent %v)", p)
+		}
+		return Unary(OpPowScalar, t, p)
 	}
 	return Binary(OpPow, a, b)
 }

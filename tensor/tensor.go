@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"reflect"
 	"slices"
 	"sync/atomic"
 )
@@ -77,8 +78,10 @@ func FromSlice[T Elem | ~int](data []T, shape ...int) *Tensor {
 			c[i] = int64(v)
 		}
 		buf = be.FromSlice(c)
-	default:
+	case []float32, []float64, []bool, []int64:
 		buf = be.FromSlice(slices.Clone(data))
+	default:
+		buf = be.FromSlice(underlyingCopy(data))
 	}
 	if len(shape) == 0 && buf.Len() >= 0 {
 		shape = []int{len(data)}
@@ -88,6 +91,38 @@ func FromSlice[T Elem | ~int](data []T, shape ...int) *Tensor {
 			"shape %v needs %d elements, got %d", shape, n, len(data))
 	}
 	return newTensor(be, buf, shape)
+}
+
+// underlyingCopy copies a slice whose elements have a named type (type Celsius
+// float64) into a new slice of the basic type beneath it (int becomes int64).
+func underlyingCopy(data any) any {
+	v := reflect.ValueOf(data)
+	n := v.Len()
+	switch v.Type().Elem().Kind() {
+	case reflect.Float32:
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = float32(v.Index(i).Float())
+		}
+		return out
+	case reflect.Float64:
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = v.Index(i).Float()
+		}
+		return out
+	case reflect.Bool:
+		out := make([]bool, n)
+		for i := range out {
+			out[i] = v.Index(i).Bool()
+		}
+		return out
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = v.Index(i).Int()
+	}
+	return out
 }
 
 // Scalar returns a 0-d tensor holding v (Float64 for float64, Float32 for float32,
@@ -107,7 +142,7 @@ func (t *Tensor) Offset() int { return t.offset }
 func (t *Tensor) Dim() int { return len(t.shape) }
 
 // Size returns the size of dimension d (negative d counts from the end).
-func (t *Tensor) Size(d int) int { return t.shape[t.normDim("Size", d)] }
+func (t *Tensor) Size(d int) int { return t.shape[t.realDim("Size", d)] }
 
 // Numel is the number of elements.
 func (t *Tensor) Numel() int {
@@ -166,6 +201,16 @@ func (t *Tensor) normDim(op string, d int) int {
 	return d
 }
 
+// realDim is normDim for ops that need an actual dimension to index: it
+// rejects every dim of a 0-d tensor.
+func (t *Tensor) realDim(op string, d int) int {
+	if len(t.shape) == 0 {
+		PanicHint(op, ErrIndex, "a 0-d tensor has no dims; Unsqueeze(0) makes it 1-d",
+			"dimension %d out of range for a 0-d tensor", d)
+	}
+	return t.normDim(op, d)
+}
+
 func (t *Tensor) view(shape, strides []int, offset int) *Tensor {
 	return &Tensor{st: t.st, shape: shape, strides: strides, offset: offset}
 }
@@ -212,6 +257,7 @@ func (t *Tensor) ToBackend(be Backend) *Tensor {
 func (t *Tensor) CopyFrom(src *Tensor) *Tensor {
 	sameBackend("CopyFrom", t, src)
 	s := src.broadcastTo("CopyFrom", t.shape)
+	checkWrite("CopyFrom", t, src)
 	t.st.be.Copy(t.Raw(), s.Raw())
 	t.BumpVersion()
 	return t

@@ -7,6 +7,9 @@ import (
 // Transpose swaps dims d0 and d1. The result is a view sharing t's storage.
 func (t *Tensor) Transpose(d0, d1 int) *Tensor {
 	d0, d1 = t.normDim("Transpose", d0), t.normDim("Transpose", d1)
+	if t.Dim() == 0 {
+		return t.view(nil, nil, t.offset) // PyTorch allows transpose(0, 0) of a scalar
+	}
 	perm := make([]int, t.Dim())
 	for i := range perm {
 		perm[i] = i
@@ -181,12 +184,12 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 
 // Narrow returns the view of length elements of dim starting at start.
 func (t *Tensor) Narrow(dim, start, length int) *Tensor {
-	dim = t.normDim("Narrow", dim)
+	dim = t.realDim("Narrow", dim)
 	size := t.shape[dim]
 	if start < 0 {
 		start += size
 	}
-	if start < 0 || length < 0 || start+length > size {
+	if start < 0 || length < 0 || start > size || length > size-start { // no overflow for huge arguments
 		Panicf("Narrow", ErrIndex, "start (%d) + length (%d) exceeds dimension size (%d) of dim %d in shape %v", start, length, size, dim, t.shape)
 	}
 	ns := slices.Clone(t.shape)
@@ -198,7 +201,7 @@ func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 // positive step, like x[start:stop:step] in Python; negative start/stop count
 // from the end and out-of-range bounds are clipped.
 func (t *Tensor) Slice(dim, start, stop, step int) *Tensor {
-	dim = t.normDim("Slice", dim)
+	dim = t.realDim("Slice", dim)
 	if step <= 0 {
 		Panicf("Slice", ErrArg, "step must be positive, got %d", step)
 	}
@@ -212,7 +215,7 @@ func (t *Tensor) Slice(dim, start, stop, step int) *Tensor {
 	start, stop = clip(start), clip(stop)
 	n := 0
 	if stop > start {
-		n = (stop - start + step - 1) / step
+		n = (stop-start-1)/step + 1 // ceil((stop-start)/step) without overflow for huge steps
 	}
 	ns, nst := slices.Clone(t.shape), slices.Clone(t.strides)
 	ns[dim] = n
@@ -222,7 +225,7 @@ func (t *Tensor) Slice(dim, start, stop, step int) *Tensor {
 
 // Select returns the view at index i of dim, with that dim removed.
 func (t *Tensor) Select(dim, i int) *Tensor {
-	dim = t.normDim("Select", dim)
+	dim = t.realDim("Select", dim)
 	size := t.shape[dim]
 	if i < -size || i >= size {
 		Panicf("Select", ErrIndex, "index %d is out of bounds for dimension %d with size %d", i, dim, size)
@@ -246,7 +249,9 @@ func (t *Tensor) Squeeze(dims ...int) *Tensor {
 	}
 	for _, d := range dims {
 		d = t.normDim("Squeeze", d)
-		drop[d] = t.shape[d] == 1
+		if t.Dim() > 0 {
+			drop[d] = t.shape[d] == 1
+		}
 	}
 	var ns, nst []int
 	for i := range t.shape {

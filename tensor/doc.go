@@ -1,0 +1,129 @@
+// Package tensor provides agx's dense n-dimensional arrays: dtypes, shapes and
+// strided views, broadcasting, element-wise operations, and the Backend
+// interface that devices implement. It knows nothing of gradients; autograd is
+// built on top of it in package agx.
+//
+// # Overview
+//
+// A Tensor is a strided view of a Buffer owned by a Backend: a shape, strides
+// (in elements, never negative) and an offset into the buffer. Tensors are made
+// with FromSlice (copying a Go slice, 1-D unless a shape is given), Scalar (a
+// 0-d tensor) and Empty / EmptyOn (zeroed). Operations follow PyTorch's names
+// and semantics: Add, Mul, Maximum, Eq, Where, MaskedFill, Exp, Clamp, ... as
+// functions and methods, with broadcasting and type promotion. Operands of the
+// element-wise functions may be tensors or Go numbers:
+//
+//	x := tensor.FromSlice([]float32{1, 2, 3, 4}, 2, 2)
+//	y := x.Mul(2).Add(tensor.FromSlice([]float32{10, 20})) // [[12 24] [16 28]]
+//
+// Values come back with Float64s, ToSlice[T], Item, or Data[T] (which aliases).
+//
+// # DTypes and promotion
+//
+// The dtypes are Float32, Float64, Bool and Int64; a tensor's dtype follows its
+// Go data ([]float64 is Float64, []int and []int64 are Int64). Between tensors,
+// binary ops promote along bool < int64 < float32 < float64, so Float32 with
+// Float64 gives Float64 and Int64 with Float32 gives Float32. Go numbers are
+// weak: they take the tensor operand's dtype (x.Mul(2) keeps Float32), except
+// that a Go float with an Int64 or Bool tensor gives Float32 and a Go integer
+// with a Bool tensor gives Int64. A Go bool operand is a Bool tensor. When every
+// operand is a Go number the result is Int64, or Float64 if any is a float.
+//
+// Div is true division: Int64 and Bool operands give Float32. Other arithmetic
+// on Bool operands gives Int64. Comparisons (Eq, Ne, Lt, Le, Gt, Ge) compare at
+// the promoted dtype and return Bool; the logical ops convert their operands
+// with "!= 0" and return Bool. Unary ops that only make sense for floats (Exp,
+// Expm1, Log, Log1p, Sqrt, Rsqrt, Sigmoid, Tanh, Erf, Sin, Cos, Pow with a
+// fractional exponent) turn Int64 input into Float32; Neg, Abs, Sign, Round,
+// Floor, Ceil, Relu, Clamp and Pow with an integral exponent keep Int64. Unary
+// ops other than LogicalNot panic on Bool input.
+//
+// Conversions (To, CopyFrom, ToSlice[T]) truncate floats toward zero when going
+// to Int64, map non-zero to true when going to Bool, and Bool to 0 or 1.
+//
+// # Views and storage
+//
+// Transpose, T, MT, Permute, View, Expand, BroadcastTo, Narrow, Slice, Select,
+// Squeeze and Unsqueeze return views: new shape and strides over the same
+// storage, with no copy. View panics when the layout cannot be expressed
+// without a copy (for example flattening a transposed matrix); Reshape and
+// Flatten return a view when one exists and a contiguous copy otherwise.
+// Contiguous returns the tensor itself when it is already contiguous, and Clone
+// always copies. SameStorage reports whether two tensors share a buffer.
+//
+// # Broadcasting
+//
+// Shapes broadcast as in NumPy and PyTorch: aligned from the right, each pair
+// of sizes must be equal or one of them 1, and missing leading dims count as 1.
+// BroadcastShapes computes the result shape (or panics with ErrShape naming the
+// op); Expand and BroadcastTo make broadcast views, in which the repeated dims
+// have stride 0. Binary ops, comparisons and Where broadcast all their operands;
+// MaskedFill broadcasts the mask to the tensor's shape and CopyFrom the source
+// to the destination's shape, but neither grows the destination.
+//
+// # Backends
+//
+// A Backend implements a small set of primitives over Views (buffer, shape,
+// strides, offset): Alloc, FromSlice, ToSlice, Fill, Copy, Unary, Binary,
+// Where, Reduce, MatMul, Gather and Scatter. Everything else is composed from
+// them, so a new backend gets it for free. Element-wise primitives receive
+// operands already broadcast to the destination's shape (stride 0 where
+// broadcast), and a destination never overlaps a source unless the two views
+// are identical.
+//
+// The pure-Go CPU backend is registered as "cpu" and is the default; Register,
+// Lookup and Backends manage the registry, and SetDefault changes the backend
+// new tensors are created on. Operands of one op must live on the same backend
+// (ToBackend moves a tensor). Embedding NotImplemented lets a backend under
+// construction compile while primitives are missing, and package tensortest
+// holds the conformance suite every backend runs. The CPU kernels split large
+// element-wise work across GOMAXPROCS goroutines.
+//
+// # Errors
+//
+// Misuse (mismatched shapes, wrong dtypes, out-of-range dims or indices, bad
+// arguments, mixed backends) panics with an *Error: Op names the operation,
+// Kind is one of the sentinels ErrShape, ErrDType, ErrIndex, ErrArg or
+// ErrDevice, Msg gives the shapes or values involved, and an optional Hint says
+// how to fix it. The message reads
+//
+//	agx: View: view size [6] is not compatible with input of shape [3 2] and strides [1 3] (hint: use Reshape, which copies when it must, or call Contiguous first)
+//
+// Try runs a function and returns such a panic as an error, which matches its
+// sentinel with errors.Is; any other panic (a runtime error, another library's)
+// passes through Try unchanged. Panicf and PanicHint let packages built on
+// tensor raise errors of the same type.
+//
+// # In-place operations
+//
+// AddInPlace, SubInPlace, MulInPlace, DivInPlace, ClampInPlace, Fill, CopyFrom,
+// BinaryTo and UnaryTo write into an existing tensor and return it. In-place
+// arithmetic refuses a result dtype that does not cast safely to the
+// destination's (a float result into an Int64 tensor, anything but Bool into a
+// Bool tensor), as PyTorch does. In-place arithmetic, UnaryTo and CopyFrom also
+// refuse a destination with broadcast (stride-0) dims, whose elements alias, and
+// a source that shares the destination's storage in another layout and overlaps
+// it (x.AddInPlace(x.T())): Clone the source first. Disjoint parts of one
+// storage may be combined freely.
+//
+// # Invariants
+//
+//   - Ordinary ops never modify their operands. They return new storage, except
+//     that To (to the same dtype), Contiguous (of a contiguous tensor), T (of a
+//     tensor with fewer than 2 dims) and ToBackend (to the same backend) may
+//     return the receiver itself.
+//   - Views alias: a write through a tensor is visible through every view of
+//     the same storage. A broadcast view maps many elements to one, so writing
+//     through it writes that element repeatedly.
+//   - FromSlice copies its input, and Float64s and ToSlice return fresh
+//     slices; Data returns the tensor's own memory (contiguous CPU tensors
+//     only), and Raw the backend view of it.
+//   - Each storage has a version counter, shared by all its views. Every
+//     in-place operation above bumps it once; code that writes through Data
+//     or a backend primitive calls BumpVersion. Out-of-place ops, views and
+//     reads never change it. Autograd uses it to detect tensors that were
+//     modified after being saved for backward.
+//   - Shape and Strides return copies. Reading a tensor from several
+//     goroutines is safe; writing while others read or write is a data race, as
+//     for a Go slice.
+package tensor
