@@ -20,7 +20,7 @@ func HTML(fragment string) {
 		return
 	}
 	gonbui.DisplayHTML(fragment)
-	gonbui.Sync()
+	gonbui.Sync() // a cell that exits right after a display could otherwise lose it
 }
 
 // Markdown displays Markdown in the cell's output, waiting for GoNB like
