@@ -7,7 +7,7 @@
 // A leaf is a tensor the user created; SetRequiresGrad(true) asks for its
 // gradient. Every built-in op on tensors that require gradients records a
 // backward Node (its GradFn, named as PyTorch names it: MulBackward0,
-// SumBackward1, ...). Backward on a scalar result computes the gradient of
+// SumBackward0, ...). Backward on a scalar result computes the gradient of
 // that scalar with respect to every leaf that requires grad and accumulates it
 // into the leaf's Grad(). Grad computes gradients of chosen outputs with
 // respect to chosen inputs and returns them instead.

@@ -184,23 +184,25 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	}
 	var needed map[*Node]bool
 	if inputs != nil {
-		// A node is needed when a capture node is reachable from it. Process in
+		// A node is needed (runs) when some capture point lies strictly below
+		// it; a capture point itself runs only if another one lies below it, so
+		// that Grad neither computes nor frees more than it must. Process in
 		// reverse topological order: Kahn's order over discovered nodes.
 		needed = map[*Node]bool{}
+		reach := map[*Node]bool{} // a capture point is n or below n
 		topo := topoOrder(order, rootEdges, deps)
 		for i := len(topo) - 1; i >= 0; i-- {
 			n := topo[i]
-			if _, ok := capAt[n]; ok {
-				needed[n] = true
-			}
-			if n.leaf != nil {
-				continue
-			}
-			for _, e := range n.next {
-				if e.Node != nil && needed[e.Node] {
-					needed[n] = true
-					break
+			if n.leaf == nil {
+				for _, e := range n.next {
+					if e.Node != nil && reach[e.Node] {
+						needed[n] = true
+						break
+					}
 				}
+			}
+			if _, ok := capAt[n]; ok || needed[n] {
+				reach[n] = true
 			}
 		}
 	}
@@ -346,7 +348,7 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 				continue
 			}
 			if r := h.fn(grads[slot]); r != nil {
-				grads[slot] = r
+				grads[slot] = checkHookResult(n.name, grads[slot], r)
 			}
 		}
 	}
@@ -374,7 +376,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 		for _, h := range n.leaf.hooks {
 			if !h.removed && g != nil {
 				if r := h.fn(g); r != nil {
-					g = r
+					g = checkHookResult("AccumulateGrad", g, r)
 				}
 			}
 		}

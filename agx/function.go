@@ -314,17 +314,24 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 			case s == nil:
 			case slices.Contains(outs, s):
 				n.saved[i] = newSaved(results[slices.Index(outs, s)])
-			case isIn(s) >= 0 && s == ctx.detached[isIn(s)]:
-				n.saved[i] = newSaved(inputs[isIn(s)])
+			case slices.Contains(ctx.detached, s):
+				// An input as Forward saw it: save the caller's tensor (found by
+				// identity, so that an input passed twice maps to its own slot).
+				n.saved[i] = newSaved(inputs[slices.Index(ctx.detached, s)])
 			default:
 				n.saved[i] = newSaved(s)
 			}
 		}
-		n.hadSaved = len(n.saved) > 0
+		for _, s := range n.saved {
+			if s.t != nil {
+				n.hadSaved = true
+			}
+		}
 	}
-	// Keep no references to the inputs: only saved tensors outlive Forward, and
-	// they are released after backward.
-	ctx.savedRaw, ctx.inputs, ctx.detached = nil, nil, nil
+	// Drop what only Forward and this function needed: the node keeps ctx,
+	// and ctx must not keep inputs and outputs alive once the saved tensors
+	// are released.
+	ctx.savedRaw, ctx.inputs, ctx.detached, ctx.dirty, ctx.nonDiff = nil, nil, nil, nil, nil
 	return results
 }
 

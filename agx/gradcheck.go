@@ -160,7 +160,7 @@ func GradGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) error {
 	gos := c.gradOutputs
 	if gos == nil {
 		for _, o := range outs {
-			gos = append(gos, wrap(gen.Randn(tensor.Float64, o.data.Shape()...)).SetRequiresGrad(true))
+			gos = append(gos, wrap(gen.Randn(tensor.Float64, o.data.Shape()...).Reshape(o.data.Shape()...)).SetRequiresGrad(true))
 		}
 	}
 	if len(gos) != len(outs) {
@@ -263,7 +263,10 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 		return r
 	}
 	if c.fast {
-		return fastCheck(fn, leaves, plain, outs, diff, eval, c)
+		if e := fastCheck(fn, leaves, plain, outs, diff, eval, c); e != nil {
+			return e
+		}
+		return nil
 	}
 	// Numerical Jacobians: num[o][i] is [numel(out)][numel(in)].
 	num := make([][][][]float64, len(outs))
@@ -369,7 +372,7 @@ func analyticalJacobian(outs, leaves []*Tensor, diff []int, _ []*Tensor) [][][][
 func onehotAt(out *Tensor, k int) *Tensor {
 	v := make([]float64, out.Numel())
 	v[k] = 1
-	return wrap(tensor.FromSlice(v, out.data.Shape()...).To(out.DType()))
+	return wrap(tensor.FromSlice(v, out.data.Shape()...).Reshape(out.data.Shape()...).To(out.DType()))
 }
 
 func compareJacobian(num, ana [][]float64, o, i int, c gradCheckConfig) *GradCheckError {
@@ -423,7 +426,7 @@ func scalingCheck(outs, leaves []*Tensor, diff []int, ana [][][][]float64, c gra
 			continue
 		}
 		v := gen.Uniform(tensor.Float64, 2, 3, out.data.Shape()...).Float64s()
-		vt := wrap(tensor.FromSlice(v, out.data.Shape()...).To(out.DType()))
+		vt := wrap(tensor.FromSlice(v, out.data.Shape()...).Reshape(out.data.Shape()...).To(out.DType()))
 		grads := Grad([]*Tensor{out}, diffLeaves, GradOutputs(vt), RetainGraph(), AllowUnused())
 		for d, i := range diff {
 			want := make([]float64, leaves[i].Numel())
@@ -464,7 +467,7 @@ func undefinedGradCheck(outs, leaves []*Tensor, diff []int) (ge *GradCheckError)
 		diffLeaves[k] = leaves[i]
 	}
 	var grads []*Tensor
-	err := tensor.Try(func() {
+	err := tryAny(func() {
 		grads = run("GradCheck", roots, diffLeaves, backwardConfig{retainGraph: true, allowUnused: true, undefinedRoots: true})
 	})
 	if err != nil {
@@ -485,13 +488,29 @@ func undefinedGradCheck(outs, leaves []*Tensor, diff []int) (ge *GradCheckError)
 	return nil
 }
 
+// tryAny is Try that also turns other panics (typically a nil dereference in a
+// Backward handed a nil gradient) into an error, for the undefined-grad check.
+func tryAny(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+			} else {
+				err = fmt.Errorf("%v", r)
+			}
+		}
+	}()
+	f()
+	return nil
+}
+
 // fastCheck compares vᵀJu computed numerically and analytically, per input.
 func fastCheck(fn func(...*Tensor) []*Tensor, leaves, plain, outs []*Tensor, diff []int, eval func() [][]float64, c gradCheckConfig) *GradCheckError {
 	gen := tensor.NewGenerator(c.seed)
 	vs := make([]*Tensor, len(outs))
 	var roots, rootV []*Tensor
 	for o, out := range outs {
-		vs[o] = wrap(gen.Randn(tensor.Float64, out.data.Shape()...))
+		vs[o] = wrap(gen.Randn(tensor.Float64, out.data.Shape()...).Reshape(out.data.Shape()...))
 		if out.RequiresGrad() && out.DType().IsFloat() {
 			roots = append(roots, out)
 			rootV = append(rootV, wrap(vs[o].data.To(out.DType())))

@@ -129,7 +129,7 @@ func (n *Node) unpack(i int, create bool) *Tensor {
 }
 
 func (n *Node) release() {
-	if len(n.saved) > 0 {
+	if n.hadSaved {
 		n.saved = nil
 		n.released = true
 	}
@@ -137,6 +137,7 @@ func (n *Node) release() {
 
 // gradEdge returns the edge along which t's gradient flows.
 func gradEdge(t *Tensor) Edge {
+	t.syncView()
 	if t.gradFn != nil {
 		return Edge{Node: t.gradFn, Input: t.outputNr}
 	}
@@ -173,6 +174,9 @@ func IsGradEnabled() bool { return gradDisabled.Load() == 0 }
 // needsGrad reports whether an op on these inputs records a node.
 func needsGrad(ts ...*Tensor) bool {
 	for _, t := range ts {
+		if t != nil {
+			t.syncView()
+		}
 		if t != nil && (t.requiresGrad || t.gradFn != nil) {
 			return gradDisabled.Load() == 0
 		}
@@ -185,6 +189,12 @@ func needsGrad(ts ...*Tensor) bool {
 // one gradient per input (nil for none). Non-tensor state is captured by bw.
 func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, bw func(g *Tensor, s []*Tensor) []*Tensor) *Tensor {
 	res := &Tensor{data: out}
+	for _, in := range inputs {
+		if in != nil && in.data.SameStorage(out) {
+			res.view = newViewInfo(in)
+			break
+		}
+	}
 	if !needsGrad(inputs...) {
 		return res
 	}
@@ -194,12 +204,20 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 			n.next[i] = gradEdge(in)
 		}
 	}
-	if len(save) > 0 {
+	for _, s := range save {
+		if s != nil {
+			n.hadSaved = true
+		}
+	}
+	if n.hadSaved {
 		n.saved = make([]savedVar, len(save))
 		for i, s := range save {
 			n.saved[i] = newSaved(s)
 		}
-		n.hadSaved = true
+	} else if len(save) > 0 {
+		// Only Go numbers or unneeded operands: nothing to free, so the node
+		// can run again (as PyTorch's MulBackward1 for a scalar factor).
+		n.saved = make([]savedVar, len(save))
 	}
 	n.outMeta = []meta{{out.Shape(), out.DType()}}
 	if anomalyEnabled.Load() {

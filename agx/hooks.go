@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -33,7 +34,8 @@ func (h HookHandle) Remove() { h.remove() }
 
 // RegisterHook calls fn with t's gradient every time one is computed, before it
 // is used further (accumulated into a leaf, or passed to t's GradFn). If fn
-// returns a non-nil tensor, it replaces the gradient.
+// returns a non-nil tensor, it replaces the gradient; it must have the same
+// shape and dtype (else the pass panics with ErrGradient).
 func (t *Tensor) RegisterHook(fn func(grad *Tensor) *Tensor) HookHandle {
 	if !t.RequiresGrad() {
 		tensor.Panicf("RegisterHook", ErrGraph, "cannot register a hook on a tensor that doesn't require gradient")
@@ -52,6 +54,19 @@ func (t *Tensor) RegisterHook(fn func(grad *Tensor) *Tensor) HookHandle {
 		}
 	}
 	return HookHandle{func() { h.removed = true }}
+}
+
+// checkHookResult rejects a tensor hook's replacement gradient whose shape or
+// dtype differs from the gradient it was given, as PyTorch does; otherwise the
+// wrong shape would surface later as a confusing error or a wrong-shaped Grad.
+func checkHookResult(node string, old, r *Tensor) *Tensor {
+	if !slices.Equal(old.data.Shape(), r.data.Shape()) {
+		tensor.Panicf(node, ErrGradient, "hook has changed the size of value (was %v got %v)", old.data.Shape(), r.data.Shape())
+	}
+	if old.DType() != r.DType() {
+		tensor.Panicf(node, ErrGradient, "hook has changed the type of value (was %v got %v)", old.DType(), r.DType())
+	}
+	return r
 }
 
 func (n *Node) setRetain(t *Tensor) {

@@ -9,20 +9,39 @@ import "github.com/goagx/agx/tensor"
 // "has been modified by an inplace operation".
 
 func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
+	t.syncView()
 	if t.gradFn == nil && t.requiresGrad && IsGradEnabled() {
 		tensor.PanicHint(name, ErrGraph, "clone the leaf first, or run the update inside agx.NoGrad",
 			"a leaf Variable that requires grad is being used in an in-place operation")
 	}
+	if v := t.view; v != nil && v.base.gradFn == nil && v.base.requiresGrad && IsGradEnabled() {
+		tensor.PanicHint(name, ErrGraph, "clone the view first, or run the update inside agx.NoGrad",
+			"a view of a leaf Variable that requires grad is being used in an in-place operation")
+	}
 	// Compute out of place on an alias that carries t's current history, then
-	// write the values into t and move t's history onto the new node.
-	alias := &Tensor{data: t.data, gradFn: t.gradFn, outputNr: t.outputNr, requiresGrad: t.requiresGrad}
+	// write the values into t and move t's history onto the new node. When the
+	// graph may be recorded the alias holds a copy of t's values (PyTorch's
+	// "original self"): the op may save it for backward (Mul, Div, Clamp do),
+	// and the write into t below must not invalidate that saved value.
+	data := t.data
+	if IsGradEnabled() {
+		data = t.data.Clone()
+	}
+	alias := &Tensor{data: data, gradFn: t.gradFn, outputNr: t.outputNr, requiresGrad: t.requiresGrad}
 	r := f(alias)
+	if t.view != nil && r.gradFn != nil {
+		t.inplaceView(name, r)
+		return t
+	}
 	t.data.CopyFrom(r.data)
 	if r.gradFn != nil {
 		t.gradFn, t.outputNr = r.gradFn, r.outputNr
 		t.requiresGrad = false
 		if t.gradFn.outMeta != nil {
 			t.gradFn.outMeta[t.outputNr] = meta{t.data.Shape(), t.DType()}
+		}
+		if t.retainsGrad {
+			t.gradFn.setRetain(t) // Grad() is the gradient of the new value
 		}
 	}
 	return t

@@ -19,11 +19,13 @@ func MatMul(a, b *Tensor) *Tensor {
 			y = b.Unsqueeze(-1)
 		}
 		out := MatMul(x, y)
-		if b.Dim() == 1 {
-			out = out.Squeeze(-1)
-		}
+		// Drop the row dim before the column dim: for 1-D·1-D the result is
+		// [1, 1], and squeezing -1 first would leave no dim -2.
 		if a.Dim() == 1 {
 			out = out.Squeeze(-2)
+		}
+		if b.Dim() == 1 {
+			out = out.Squeeze(-1)
 		}
 		return out
 	}

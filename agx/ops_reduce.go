@@ -68,7 +68,11 @@ func (t *Tensor) sum(keep bool, dims []int) *Tensor {
 	} else {
 		out = t.data.Sum(dims...)
 	}
-	return record("SumBackward1", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	name := "SumBackward1" // over given dims, as PyTorch names it
+	if len(dims) == 0 {
+		name = "SumBackward0"
+	}
+	return record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{unreduce(g, shape, nd, keep)}
 	})
 }
@@ -94,7 +98,11 @@ func (t *Tensor) mean(keep bool, dims []int) *Tensor {
 	} else {
 		out = t.data.Mean(dims...)
 	}
-	return record("MeanBackward1", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	name := "MeanBackward1"
+	if len(dims) == 0 {
+		name = "MeanBackward0"
+	}
+	return record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{unreduce(g.Div(float64(n)), shape, nd, keep)}
 	})
 }

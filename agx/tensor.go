@@ -32,6 +32,7 @@ type Tensor struct {
 	hooks        []*hookEntry
 	retainsGrad  bool
 	name         string
+	view         *viewInfo // set when t shares storage with the input of the op that made it
 }
 
 // New wraps a tensor.Tensor as a leaf that does not require gradients. The data
@@ -50,7 +51,10 @@ func wrap(t *tensor.Tensor) *Tensor { return &Tensor{data: t} }
 func (t *Tensor) Data() *tensor.Tensor { return t.data }
 
 // RequiresGrad reports whether gradients flow to or through t.
-func (t *Tensor) RequiresGrad() bool { return t.requiresGrad || t.gradFn != nil }
+func (t *Tensor) RequiresGrad() bool {
+	t.syncView()
+	return t.requiresGrad || t.gradFn != nil
+}
 
 // SetRequiresGrad marks a leaf as requiring gradients (or not) and returns it, so
 // that it can be chained: x := agx.FromSlice(...).SetRequiresGrad(true).
@@ -70,7 +74,10 @@ func (t *Tensor) SetRequiresGrad(on bool) *Tensor {
 func (t *Tensor) IsLeaf() bool { return t.gradFn == nil }
 
 // GradFn returns the backward node that produced t, or nil for a leaf.
-func (t *Tensor) GradFn() *Node { return t.gradFn }
+func (t *Tensor) GradFn() *Node {
+	t.syncView()
+	return t.gradFn
+}
 
 // OutputNr is the index of t among its GradFn's outputs.
 func (t *Tensor) OutputNr() int { return t.outputNr }

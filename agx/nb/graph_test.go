@@ -39,5 +39,5 @@ func ExampleGraph() {
 	y := x.Mul(w).Sum()
 	nb.Graph(y) // outside a notebook: a one-line summary
 	// Output:
-	// [autograd graph of 1 output(s): 4 nodes: SumBackward1, MulBackward0, AccumulateGrad]
+	// [autograd graph of 1 output(s): 4 nodes: SumBackward0, MulBackward0, AccumulateGrad]
 }

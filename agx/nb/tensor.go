@@ -14,7 +14,7 @@ import (
 // Display limits for tensor tables. A dimension longer than maxSide shows its
 // first and last edgeItems entries around an ellipsis; more than maxTables
 // leading-index tables (for tensors of 3 or more dimensions) are cut the same
-// way.
+// way. Only the displayed elements are read, so large tensors are cheap to show.
 const (
 	maxSide   = 20
 	edgeItems = 3
@@ -114,22 +114,26 @@ const (
 // tableHTML renders a plain tensor with the given caption.
 func tableHTML(t *tensor.Tensor, title string) string {
 	var b strings.Builder
+	origLead := t.Shape()
+	origLead = origLead[:max(0, len(origLead)-2)]
+	t, labels, cut := shrink(t)
 	shape := t.Shape()
 	vals := t.Float64s()
 	f := newElemFormat(t.DType(), vals)
 	switch len(shape) {
 	case 0:
-		writeTable(&b, title, f, vals, 0, 1, 1, false, false)
+		writeTable(&b, title, f, vals, 0, []int{0}, []int{0}, false, false)
 		return b.String()
 	case 1:
-		writeTable(&b, title, f, vals, 0, 1, shape[0], true, false)
+		writeTable(&b, title, f, vals, 0, []int{0}, labels[0], true, false)
 		return b.String()
 	case 2:
-		writeTable(&b, title, f, vals, 0, shape[0], shape[1], true, true)
+		writeTable(&b, title, f, vals, 0, labels[0], labels[1], true, true)
 		return b.String()
 	}
-	lead := shape[:len(shape)-2]
-	rows, cols := shape[len(shape)-2], shape[len(shape)-1]
+	nd := len(shape)
+	lead := shape[:nd-2]
+	rows, cols := shape[nd-2], shape[nd-1]
 	nTables := 1
 	for _, s := range lead {
 		nTables *= s
@@ -139,41 +143,88 @@ func tableHTML(t *tensor.Tensor, title string) string {
 		b.WriteString(`<div style="font-family:monospace;color:#666">(empty)</div>`)
 		return b.String()
 	}
+	const gapDiv = `<div style="font-family:monospace;color:#666">%s</div>`
+	prev, gapShown := -1, false
 	for _, k := range shown(nTables, maxTables) {
 		if k < 0 {
-			fmt.Fprintf(&b, `<div style="font-family:monospace;color:#666">… %d more …</div>`, nTables-2*edgeItems)
+			more := "…"
+			if !cut {
+				more = fmt.Sprintf("… %d more …", nTables-2*edgeItems)
+			}
+			fmt.Fprintf(&b, gapDiv, more)
+			gapShown = true
 			continue
 		}
 		idx := unravel(k, lead)
-		sub := make([]string, 0, len(shape))
-		for _, i := range idx {
-			sub = append(sub, strconv.Itoa(i))
+		sub := make([]string, 0, nd)
+		orig := 0 // the table's flat leading index in the original tensor
+		for d, i := range idx {
+			sub = append(sub, strconv.Itoa(labels[d][i]))
+			orig = orig*origLead[d] + labels[d][i]
 		}
+		if prev >= 0 && orig != prev+1 && !gapShown {
+			fmt.Fprintf(&b, gapDiv, "…")
+		}
+		prev, gapShown = orig, false
 		sub = append(sub, ":", ":")
-		writeTable(&b, "["+strings.Join(sub, ", ")+"]", f, vals, k*rows*cols, rows, cols, true, true)
+		writeTable(&b, "["+strings.Join(sub, ", ")+"]", f, vals, k*rows*cols, labels[nd-2], labels[nd-1], true, true)
 	}
 	return b.String()
 }
 
-// writeTable writes a rows×cols block of vals starting at off, with column
-// and row indices as headers when asked.
-func writeTable(b *strings.Builder, title string, f elemFormat, vals []float64, off, rows, cols int, colHeads, rowHeads bool) {
+// shrink keeps the first and last edgeItems entries of every dimension longer
+// than maxSide, so that only what is displayed is read. It returns the
+// smaller tensor, the original index of each entry along each dimension, and
+// whether a leading dimension (before the last two) was cut.
+func shrink(t *tensor.Tensor) (*tensor.Tensor, [][]int, bool) {
+	shape := t.Shape()
+	labels := make([][]int, len(shape))
+	cut := false
+	for d, n := range shape {
+		if n <= maxSide {
+			labels[d] = make([]int, n)
+			for i := range labels[d] {
+				labels[d][i] = i
+			}
+			continue
+		}
+		keep := make([]int64, 0, 2*edgeItems)
+		for i := 0; i < edgeItems; i++ {
+			keep = append(keep, int64(i))
+		}
+		for i := n - edgeItems; i < n; i++ {
+			keep = append(keep, int64(i))
+		}
+		for _, i := range keep {
+			labels[d] = append(labels[d], int(i))
+		}
+		t = t.IndexSelect(d, tensor.FromSlice(keep))
+		cut = cut || d < len(shape)-2
+	}
+	return t, labels, cut
+}
+
+// writeTable writes a block of vals starting at off whose rows and columns
+// have the given original indices; a jump in the indices shows as a row or
+// column of ellipses. Indices head the columns and rows when asked.
+func writeTable(b *strings.Builder, title string, f elemFormat, vals []float64, off int, rowLabels, colLabels []int, colHeads, rowHeads bool) {
 	fmt.Fprintf(b, `<table style="%s"><caption style="%s">%s</caption>`, tableStyle, capStyle, html.EscapeString(title))
-	rowIdx, colIdx := shown(rows, maxSide), shown(cols, maxSide)
+	cols := len(colLabels)
+	rowIdx, colIdx := withGaps(rowLabels), withGaps(colLabels)
 	if colHeads {
 		b.WriteString("<tr>")
 		if rowHeads {
 			fmt.Fprintf(b, `<th style="%s"></th>`, thStyle)
 		}
 		for _, j := range colIdx {
-			fmt.Fprintf(b, `<th style="%s">%s</th>`, thStyle, indexLabel(j))
+			fmt.Fprintf(b, `<th style="%s">%s</th>`, thStyle, indexLabel(j, colLabels))
 		}
 		b.WriteString("</tr>")
 	}
 	for _, i := range rowIdx {
 		b.WriteString("<tr>")
 		if rowHeads {
-			fmt.Fprintf(b, `<th style="%s">%s</th>`, thStyle, indexLabel(i))
+			fmt.Fprintf(b, `<th style="%s">%s</th>`, thStyle, indexLabel(i, rowLabels))
 		}
 		for _, j := range colIdx {
 			cell := "…"
@@ -187,15 +238,28 @@ func writeTable(b *strings.Builder, title string, f elemFormat, vals []float64, 
 	b.WriteString("</table>")
 }
 
-func indexLabel(i int) string {
+// withGaps lists positions 0..len(labels)-1, with -1 inserted where the
+// original indices jump.
+func withGaps(labels []int) []int {
+	out := make([]int, 0, len(labels)+1)
+	for i := range labels {
+		if i > 0 && labels[i] != labels[i-1]+1 {
+			out = append(out, -1)
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func indexLabel(i int, labels []int) string {
 	if i < 0 {
 		return "…"
 	}
-	return strconv.Itoa(i)
+	return strconv.Itoa(labels[i])
 }
 
-// shown lists the indices displayed along a dimension of length n: all of them
-// up to limit, else the first and last edgeItems with -1 marking the gap.
+// shown lists the indices displayed out of n: all of them up to limit, else
+// the first and last edgeItems with -1 marking the gap.
 func shown(n, limit int) []int {
 	var idx []int
 	if n <= limit {

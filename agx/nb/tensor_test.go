@@ -50,6 +50,15 @@ func TestTensorHTML(t *testing.T) {
 		{"4d/summarised", func() *agx.Tensor { return agx.Arange(agx.Float64, 0, 40, 1).Reshape(10, 2, 2, 1) },
 			[]string{">[0, 0, :, :]</caption>", ">[1, 0, :, :]</caption>", "… 14 more …", ">[8, 1, :, :]</caption>", ">[9, 1, :, :]</caption>"},
 			[]string{">[5, 0, :, :]</caption>"}},
+		{"large/2d", func() *agx.Tensor { return agx.Arange(agx.Float32, 0, 1e4, 1).Reshape(100, 100) },
+			[]string{th + "2</th>" + th + "…</th>" + th + "97</th>", "<tr>" + th + "…</th>" + td + "…</td>",
+				"<tr>" + th + "99</th>" + td + "9900.0000</td>", td + "9999.0000</td></tr></table>"},
+			[]string{th + "3</th>", th + "96</th>"}},
+		{"large/1d", func() *agx.Tensor { return agx.Zeros(agx.Float64, 1<<22) },
+			[]string{th + "4194303</th></tr>"}, nil},
+		{"large/3d", func() *agx.Tensor { return agx.Zeros(agx.Int64, 50, 2, 2) },
+			[]string{">[0, :, :]</caption>", ">[2, :, :]</caption>", `color:#666">…</div>`, ">[47, :, :]</caption>", ">[49, :, :]</caption>"},
+			[]string{">[3, :, :]</caption>", "more"}},
 		{"empty", func() *agx.Tensor { return agx.Zeros(agx.Float64, 2, 0, 3) }, []string{"(empty)"}, nil},
 	}
 	for _, tc := range tests {

@@ -7,6 +7,7 @@
 // Commands:
 //
 //	run     execute notebooks headless through Jupyter and check their outputs
+//	bench   time the performance workloads in agx and PyTorch and compare
 //
 // Run `agx COMMAND -h` for a command's flags. See docs/notebooks.md.
 package main
@@ -32,6 +33,7 @@ type command struct {
 
 var commands = []command{
 	{"run", "execute notebooks headless through Jupyter and check their outputs", runCommand},
+	{"bench", "time the performance workloads in agx and PyTorch, alternating, and compare", benchCommand},
 }
 
 // usageError is a problem with the command line.

@@ -96,7 +96,11 @@ func Encode(t *tensor.Tensor) Tensor {
 			data[i] = 0 // JSON has no NaN; callers avoid such inputs
 		}
 	}
-	return Tensor{Shape: t.Shape(), DType: t.DType().String(), Data: data}
+	shape := t.Shape()
+	if shape == nil {
+		shape = []int{} // a 0-d tensor: [] in JSON, not null
+	}
+	return Tensor{Shape: shape, DType: t.DType().String(), Data: data}
 }
 
 // Decode converts the JSON form back to a tensor (nil for Null).
@@ -108,7 +112,8 @@ func (o Tensor) Decode() *tensor.Tensor {
 	if dt == 0 {
 		dt = tensor.Float64
 	}
-	return tensor.FromSlice(o.Data, o.Shape...).To(dt)
+	// Reshape: FromSlice with an empty shape would make a 1-D tensor.
+	return tensor.FromSlice(o.Data, len(o.Data)).Reshape(o.Shape...).To(dt)
 }
 
 // Run executes the Python script with input (marshalled to JSON on stdin) and

@@ -23,3 +23,23 @@ o.dump({"Y": x.exp()})
 		t.Fatal(d)
 	}
 }
+
+// 0-d tensors keep their shape both ways (JSON [] rather than null, and not
+// [1] after decoding).
+func TestScalarRoundTrip(t *testing.T) {
+	Skip(t)
+	x := tensor.Scalar(2.5)
+	var out struct{ Y Tensor }
+	script := `
+import agx_oracle as o
+x = o.tensor(o.load()["x"])
+o.dump({"Y": x * 2})
+`
+	if err := Run(script, map[string]any{"x": Encode(x)}, &out); err != nil {
+		t.Fatal(err)
+	}
+	y := out.Y.Decode()
+	if y.Dim() != 0 || y.Item() != 5 {
+		t.Fatalf("got %v (shape %v), want tensor(5.) with shape []", y, y.Shape())
+	}
+}

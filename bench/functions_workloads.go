@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/tensor"
+)
+
+func init() {
+	extra = append(extra,
+		Workload{Name: "attention_backward", Desc: "scaled dot-product attention as a custom Function (functions.ScaledDotProductAttention), B2 H4 S128 D64 f32, forward+backward",
+			Flops: 6 * 2 * (2 * 4 * 128 * 128 * 64), Ops: 1, Setup: attentionBackward},
+		Workload{Name: "batchnorm_backward", Desc: "batch-norm over dim 0 of [256,512] f32 from composite ops, forward+backward with a random upstream grad", Ops: 1, Setup: batchnormComposite},
+		Workload{Name: "batchnorm_function", Desc: "the same with agx's BatchNorm Function (functions.BatchNorm); PyTorch side: composite ops", Ops: 1, Setup: batchnormFunction},
+	)
+}
+
+func attentionBackward() func() {
+	g := tensor.NewGenerator(7)
+	q := agx.New(g.Randn(tensor.Float32, 2, 4, 128, 64)).SetRequiresGrad(true)
+	k := agx.New(g.Randn(tensor.Float32, 2, 4, 128, 64)).SetRequiresGrad(true)
+	v := agx.New(g.Randn(tensor.Float32, 2, 4, 128, 64)).SetRequiresGrad(true)
+	up := agx.New(g.Randn(tensor.Float32, 2, 4, 128, 64))
+	return func() {
+		q.ZeroGrad()
+		k.ZeroGrad()
+		v.ZeroGrad()
+		functions.ScaledDotProductAttention(q, k, v, nil).Backward(agx.Gradient(up))
+	}
+}
+
+func batchnormComposite() func() {
+	g := tensor.NewGenerator(8)
+	x := agx.New(g.Randn(tensor.Float32, 256, 512)).SetRequiresGrad(true)
+	up := agx.New(g.Randn(tensor.Float32, 256, 512))
+	return func() {
+		x.ZeroGrad()
+		mean := x.MeanKeep(0)
+		variance := x.VarKeep(false, 0)
+		y := x.Sub(mean).Div(variance.Add(1e-5).Sqrt())
+		y.Backward(agx.Gradient(up))
+	}
+}
+
+func batchnormFunction() func() {
+	g := tensor.NewGenerator(8)
+	x := agx.New(g.Randn(tensor.Float32, 256, 512)).SetRequiresGrad(true)
+	up := agx.New(g.Randn(tensor.Float32, 256, 512))
+	return func() {
+		x.ZeroGrad()
+		functions.BatchNorm(x, 1e-5).Backward(agx.Gradient(up))
+	}
+}

@@ -1,0 +1,270 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+//go:embed torch_workloads.py
+var torchScript string
+
+// Options configures Run.
+type Options struct {
+	Filter   *regexp.Regexp // workloads to run (nil: all)
+	Rounds   int            // alternating A/B rounds (default 7)
+	Sample   time.Duration  // target duration of one timed sample (default 40ms)
+	Torch    bool           // also run PyTorch, when available
+	Python   string         // interpreter with torch (default /usr/bin/python3)
+	Progress io.Writer      // progress lines (nil: none)
+}
+
+// Result is one workload's figures. Times are medians per call (per op for
+// workloads with Ops > 1), in seconds; Torch fields are 0 without PyTorch.
+type Result struct {
+	Name        string  `json:"name"`
+	Desc        string  `json:"desc"`
+	PerOp       bool    `json:"per_op"`
+	Agx         float64 `json:"agx_seconds"`
+	Torch       float64 `json:"torch_seconds,omitempty"`
+	Ratio       float64 `json:"ratio,omitempty"`
+	GFlops      float64 `json:"agx_gflops,omitempty"`
+	TorchGFlops float64 `json:"torch_gflops,omitempty"`
+	AllocsPerOp float64 `json:"allocs_per_op"`
+	BytesPerOp  float64 `json:"bytes_per_op"`
+}
+
+// torchProc is the PyTorch side, a persistent process answering timing requests.
+type torchProc struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func startTorch(ctx context.Context, python string) (*torchProc, error) {
+	if _, err := os.Stat(python); err != nil {
+		return nil, fmt.Errorf("%s not found", python)
+	}
+	if out, err := exec.CommandContext(ctx, python, "-c", "import torch").CombinedOutput(); err != nil {
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		return nil, fmt.Errorf("%s cannot import torch: %s", python, lines[len(lines)-1])
+	}
+	cmd := exec.CommandContext(ctx, python, "-c", torchScript)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return &torchProc{cmd: cmd, in: in, out: sc}, nil
+}
+
+// time runs the workload iters times in PyTorch and returns the total seconds.
+func (p *torchProc) time(name string, iters int) (float64, error) {
+	if _, err := fmt.Fprintf(p.in, "%s %d\n", name, iters); err != nil {
+		return 0, err
+	}
+	if !p.out.Scan() {
+		return 0, fmt.Errorf("pytorch process ended: %v", p.out.Err())
+	}
+	var r struct {
+		Seconds float64 `json:"seconds"`
+		Error   string  `json:"error"`
+	}
+	if err := json.Unmarshal(p.out.Bytes(), &r); err != nil {
+		return 0, err
+	}
+	if r.Error != "" {
+		return 0, fmt.Errorf("pytorch: %s", r.Error)
+	}
+	return r.Seconds, nil
+}
+
+func (p *torchProc) close() {
+	p.in.Close()
+	p.cmd.Wait()
+}
+
+// calibrate returns how many calls make one sample of about target.
+func calibrate(one time.Duration, target time.Duration) int {
+	if one <= 0 {
+		return 1000
+	}
+	n := int(target / one)
+	return max(1, min(n, 1_000_000))
+}
+
+// Run times the workloads, alternating agx and PyTorch samples round by round,
+// and returns the medians. Without PyTorch (or with Torch false) only agx runs.
+func Run(ctx context.Context, opts Options) ([]Result, error) {
+	if opts.Rounds <= 0 {
+		opts.Rounds = 7
+	}
+	if opts.Sample <= 0 {
+		opts.Sample = 40 * time.Millisecond
+	}
+	if opts.Python == "" {
+		opts.Python = "/usr/bin/python3"
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	var tp *torchProc
+	if opts.Torch {
+		p, err := startTorch(ctx, opts.Python)
+		if err != nil {
+			fmt.Fprintf(progress, "PyTorch unavailable (%v): timing agx only\n", err)
+		} else {
+			tp = p
+			defer tp.close()
+		}
+	}
+	var results []Result
+	for _, w := range All() {
+		if opts.Filter != nil && !opts.Filter.MatchString(w.Name) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return results, err
+		}
+		fmt.Fprintf(progress, "%-26s ", w.Name)
+		run := w.Setup()
+		start := time.Now()
+		run() // warm up
+		agxIters := calibrate(time.Since(start), opts.Sample)
+		torchIters := 0
+		if tp != nil {
+			if _, err := tp.time(w.Name, 1); err != nil { // set up and warm up
+				return results, err
+			}
+			s, err := tp.time(w.Name, 1)
+			if err != nil {
+				return results, err
+			}
+			torchIters = calibrate(time.Duration(s*float64(time.Second)), opts.Sample)
+		}
+		var agxS, torchS []float64
+		var allocs, bytes float64
+		for r := 0; r < opts.Rounds; r++ {
+			sideA := func() {
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				t0 := time.Now()
+				for i := 0; i < agxIters; i++ {
+					run()
+				}
+				el := time.Since(t0).Seconds()
+				runtime.ReadMemStats(&m1)
+				agxS = append(agxS, el/float64(agxIters))
+				allocs = float64(m1.Mallocs-m0.Mallocs) / float64(agxIters*w.Ops)
+				bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(agxIters*w.Ops)
+			}
+			var terr error
+			sideB := func() {
+				if tp == nil || terr != nil {
+					return
+				}
+				s, err := tp.time(w.Name, torchIters)
+				terr = err
+				torchS = append(torchS, s/float64(torchIters))
+			}
+			if r%2 == 0 {
+				sideA()
+				sideB()
+			} else {
+				sideB()
+				sideA()
+			}
+			if terr != nil {
+				return results, terr
+			}
+			fmt.Fprint(progress, ".")
+		}
+		res := Result{Name: w.Name, Desc: w.Desc, PerOp: w.Ops > 1, AllocsPerOp: allocs, BytesPerOp: bytes}
+		res.Agx = median(agxS) / float64(w.Ops)
+		if w.Flops > 0 {
+			res.GFlops = w.Flops / median(agxS) / 1e9
+		}
+		if len(torchS) > 0 {
+			res.Torch = median(torchS) / float64(w.Ops)
+			res.Ratio = res.Agx / res.Torch
+			if w.Flops > 0 {
+				res.TorchGFlops = w.Flops / median(torchS) / 1e9
+			}
+		}
+		fmt.Fprintf(progress, " %s\n", fmtDur(res.Agx))
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func fmtDur(s float64) string {
+	switch {
+	case s == 0:
+		return "-"
+	case s < 1e-6:
+		return fmt.Sprintf("%.0f ns", s*1e9)
+	case s < 1e-3:
+		return fmt.Sprintf("%.2f µs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.2f ms", s*1e3)
+	}
+	return fmt.Sprintf("%.2f s", s)
+}
+
+// WriteTable prints the results as an aligned table.
+func WriteTable(w io.Writer, rs []Result) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKLOAD\tAGX\tPYTORCH\tRATIO\tGFLOP/S (AGX / TORCH)\tALLOCS/OP\tBYTES/OP")
+	for _, r := range rs {
+		unit := ""
+		if r.PerOp {
+			unit = "/op"
+		}
+		ratio, gf := "-", "-"
+		if r.Ratio > 0 {
+			ratio = fmt.Sprintf("%.2f", r.Ratio)
+		}
+		if r.GFlops > 0 {
+			gf = fmt.Sprintf("%.1f", r.GFlops)
+			if r.TorchGFlops > 0 {
+				gf += fmt.Sprintf(" / %.1f", r.TorchGFlops)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\t%s%s\t%s\t%s\t%.1f\t%.0f\n", r.Name, fmtDur(r.Agx), unit, fmtDur(r.Torch), unit, ratio, gf, r.AllocsPerOp, r.BytesPerOp)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,70 @@
+package functions
+
+import (
+	"slices"
+
+	"github.com/goagx/agx/agx"
+)
+
+// ScaledSigmoidFunction computes y = scale·σ(x) with σ(x) = 1/(1+e^-x) and a
+// learnable scale given as a second tensor input (a scalar, or any shape that
+// broadcasts against x).
+//
+// Gradients: ∂y/∂x = scale·σ(x)(1-σ(x)) and ∂y/∂scale = σ(x). For a scalar
+// (one-element) scale the scale gradient is Σ g·σ(x) over all elements, in the
+// scale's shape; for a broadcast scale the engine sums it down to the scale's
+// shape.
+//
+// It saves x and scale (not σ(x)) and keeps x's shape on ctx as a non-tensor
+// value, which Backward uses to sum the x gradient back to x's shape when
+// scale broadcast x to a larger one. Backward recomputes σ(x) with agx ops so that second derivatives
+// (GradGradCheck, example A6) are right. Saving the σ(x) computed in Forward
+// would hand Backward a constant and make double backward silently wrong.
+//
+// example A2
+type ScaledSigmoidFunction struct{}
+
+// Forward returns scale·σ(x).
+func (ScaledSigmoidFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	x, scale := in[0], in[1]
+	ctx.SaveForBackward(x, scale)
+	ctx.Set("inputShape", x.Shape())
+	return agx.Outputs(scale.Mul(x.Sigmoid()))
+}
+
+// Backward returns (g·scale·σ(1-σ), Σ g·σ).
+func (ScaledSigmoidFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	s := ctx.SavedTensors()
+	x, scale := s[0], s[1]
+	shape := agx.CtxValue[[]int](ctx, "inputShape")
+	sig := x.Sigmoid()
+	var gx, gs *agx.Tensor
+	if ctx.NeedsInputGrad(0) {
+		gx = g[0].Mul(scale).Mul(sig.Mul(sig.RSub(1)))
+		if !slices.Equal(gx.Shape(), shape) {
+			// scale broadcast x to a larger shape: sum the gradient back
+			// over the dims that broadcasting added or stretched.
+			lead := gx.Dim() - len(shape)
+			for d := 0; d < lead; d++ {
+				gx = gx.Sum(0)
+			}
+			for d, n := range shape {
+				if n == 1 && gx.Size(d) != 1 {
+					gx = gx.SumKeep(d)
+				}
+			}
+		}
+	}
+	if ctx.NeedsInputGrad(1) {
+		gs = g[0].Mul(sig)
+		if scale.Numel() == 1 {
+			gs = gs.Sum().Reshape(scale.Shape()...)
+		}
+	}
+	return agx.Outputs(gx, gs)
+}
+
+// ScaledSigmoid applies ScaledSigmoidFunction: scale·σ(x).
+func ScaledSigmoid(x, scale *agx.Tensor) *agx.Tensor {
+	return agx.Apply(ScaledSigmoidFunction{}, x, scale)
+}

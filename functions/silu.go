@@ -1,0 +1,38 @@
+package functions
+
+import "github.com/goagx/agx/agx"
+
+// example C24 (exercise: Swish/SiLU)
+
+// SiLUFunction is Swish/SiLU, y = x·σ(x), saving its output. The derivative
+// σ + x·σ·(1-σ) can be rewritten with the output y = x·σ as
+//
+//	∂L/∂x = g·(y + σ(x)·(1 - y))
+//
+// which is the formula used: Backward reuses the saved y and recomputes only
+// σ(x) from the saved input (σ cannot be recovered from y alone: y/x fails at
+// x = 0). Forward saves x and y; Backward uses agx ops, so SiLU is twice
+// differentiable (the saved output carries this node's own graph). It matches
+// agx's built-in Tensor.SiLU. Float32 and Float64.
+type SiLUFunction struct{}
+
+// Name implements agx.Named.
+func (SiLUFunction) Name() string { return "SiLU" }
+
+// Forward implements agx.Function.
+func (SiLUFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	x := in[0]
+	y := x.Mul(x.Sigmoid())
+	ctx.SaveForBackward(x, y)
+	return agx.Outputs(y)
+}
+
+// Backward implements agx.Function.
+func (SiLUFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	s := ctx.SavedTensors()
+	x, y := s[0], s[1]
+	return agx.Outputs(g[0].Mul(y.Add(x.Sigmoid().Mul(y.RSub(1)))))
+}
+
+// SiLU applies SiLUFunction: x·σ(x).
+func SiLU(x *agx.Tensor) *agx.Tensor { return agx.Apply(SiLUFunction{}, x) }
