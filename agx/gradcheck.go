@@ -407,7 +407,11 @@ func formatMatrix(m [][]float64) string {
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "%.4f", v)
+			cell := fmt.Sprintf("%.4f", v)
+			if cell == "-0.0000" {
+				cell = "0.0000" // tiny negatives and -0 read as noise otherwise
+			}
+			b.WriteString(cell)
 		}
 		b.WriteString("]")
 	}
