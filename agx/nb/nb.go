@@ -1,9 +1,3 @@
-// Package nb holds agx's notebook display helpers. It is the only agx package
-// that talks to GoNB (through gonbui); the tensor, autograd and function
-// packages never import it, so they build and test without Jupyter.
-//
-// Outside a GoNB kernel every helper falls back to plain text on stdout, so
-// code that uses them also runs as an ordinary Go program.
 package nb
 
 import (
@@ -16,24 +10,28 @@ import (
 // InNotebook reports whether the program runs as a GoNB cell.
 func InNotebook() bool { return gonbui.IsNotebook }
 
-// HTML displays an HTML fragment in the cell's output. Outside a notebook it
-// prints the fragment as text.
+// HTML displays an HTML fragment in the cell's output and waits until GoNB has
+// received it (without that wait, a display sent just before the cell's
+// program exits can be lost). Outside a notebook it prints the fragment as
+// text.
 func HTML(fragment string) {
 	if !gonbui.IsNotebook {
 		fmt.Println(fragment)
 		return
 	}
 	gonbui.DisplayHTML(fragment)
+	gonbui.Sync()
 }
 
-// Markdown displays Markdown in the cell's output. Outside a notebook it prints
-// the text.
+// Markdown displays Markdown in the cell's output, waiting for GoNB like
+// HTML. Outside a notebook it prints the text.
 func Markdown(text string) {
 	if !gonbui.IsNotebook {
 		fmt.Println(text)
 		return
 	}
 	gonbui.DisplayMarkdown(text)
+	gonbui.Sync()
 }
 
 // Pre displays text in a monospaced block, HTML-escaped.
