@@ -369,7 +369,7 @@ func analyticalJacobian(outs, leaves []*Tensor, diff []int, _ []*Tensor) [][][][
 func onehotAt(out *Tensor, k int) *Tensor {
 	v := make([]float64, out.Numel())
 	v[k] = 1
-	return wrap(tensor.FromSlice(v, out.data.Shape()...).To(out.DType()))
+	return wrap(tensor.FromSlice(v, len(v)).Reshape(out.data.Shape()...).To(out.DType()))
 }
 
 func compareJacobian(num, ana [][]float64, o, i int, c gradCheckConfig) *GradCheckError {
@@ -423,7 +423,7 @@ func scalingCheck(outs, leaves []*Tensor, diff []int, ana [][][][]float64, c gra
 			continue
 		}
 		v := gen.Uniform(tensor.Float64, 2, 3, out.data.Shape()...).Float64s()
-		vt := wrap(tensor.FromSlice(v, out.data.Shape()...).To(out.DType()))
+		vt := wrap(tensor.FromSlice(v, len(v)).Reshape(out.data.Shape()...).To(out.DType()))
 		grads := Grad([]*Tensor{out}, diffLeaves, GradOutputs(vt), RetainGraph(), AllowUnused())
 		for d, i := range diff {
 			want := make([]float64, leaves[i].Numel())
