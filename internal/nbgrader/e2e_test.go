@@ -104,6 +104,13 @@ func TestEndToEnd(t *testing.T) {
 			results[r.GradeID] = r
 		}
 	}
+	if t.Failed() || len(results) != len(nonces) {
+		for i, c := range res.Notebook.Cells {
+			for _, o := range c.Outputs {
+				t.Logf("cell %d output %s %s %.300s %v", i, o.OutputType, o.Name, o.Text, keys(o.Data))
+			}
+		}
+	}
 	for id, nonce := range nonces {
 		r := results[id]
 		if r == nil {
@@ -133,4 +140,12 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("robust: %v / %v, want 1 / 4", r.Score, r.MaxScore)
 		}
 	}
+}
+
+func keys(o notebook.Object) []string {
+	var ks []string
+	for k := range o {
+		ks = append(ks, k)
+	}
+	return ks
 }
