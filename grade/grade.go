@@ -138,11 +138,14 @@ func run(fn func(c *C), timeout time.Duration) (status, msg string) {
 	ch := make(chan outcome, 1) // buffered: an abandoned goroutine never blocks on it
 	go func() {
 		c := &C{}
+		finished := false
 		defer func() {
 			r := recover()
 			switch {
-			case r == nil:
+			case finished:
 				ch <- outcome{Pass, ""}
+			case r == nil: // runtime.Goexit in the code under test
+				ch <- outcome{Error, "the check stopped early (runtime.Goexit)"}
 			case r == errFailNow:
 				ch <- outcome{Fail, c.msg}
 			default:
@@ -150,6 +153,7 @@ func run(fn func(c *C), timeout time.Duration) (status, msg string) {
 			}
 		}()
 		fn(c)
+		finished = true
 	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -262,6 +266,9 @@ func ParseOutput(data []byte) (*Result, error) {
 	}
 	var score, max float64
 	for _, c := range r.Checks {
+		if _, ok := statusText[c.Status]; !ok {
+			return nil, fmt.Errorf("grade: %s: check %q has unknown status %q", r.GradeID, c.Name, c.Status)
+		}
 		if c.Max < 0 || c.Points < 0 || c.Points > c.Max || (c.Passed != (c.Points == c.Max && c.Status == Pass)) {
 			return nil, fmt.Errorf("grade: %s: check %q has inconsistent points (%v of %v, passed %v)", r.GradeID, c.Name, c.Points, c.Max, c.Passed)
 		}

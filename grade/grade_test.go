@@ -3,6 +3,7 @@ package grade
 import (
 	"encoding/json"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,8 @@ func TestChecks(t *testing.T) {
 		{"choices", func(c *C) { c.Choices([]string{"c", "A", "a"}, []string{"a", "c"}) }, Pass, ""},
 		{"choices wrong", func(c *C) { c.Choices([]string{"a"}, []string{"a", "c"}) }, Fail, "is not right"},
 		{"student panic", func(c *C) { var m map[string]int; m["x"] = 1 }, Error, "panic: assignment to entry in nil map"},
+		{"student Goexit", func(c *C) { runtime.Goexit() }, Error, "stopped early"},
+		{"student panic(nil)", func(c *C) { panic(nil) }, Error, "panic: panic called with nil argument"},
 		{"student agx panic", func(c *C) { agx.Zeros(agx.Float64, 2).Add(agx.Zeros(agx.Float64, 3)) }, Error, "panic: agx: Add"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,6 +152,7 @@ func TestParseOutputRejects(t *testing.T) {
 	for _, tc := range []struct{ name, data, want string }{
 		{"not json", `hello`, "not a grade result"},
 		{"version", `{"grade_id":"a","version":99}`, "version 99"},
+		{"status", `{"grade_id":"a","version":1,"checks":[{"name":"x","points":0,"max":1,"passed":false,"status":"weird"}]}`, "unknown status"},
 		{"no id", `{"version":1}`, "without grade_id"},
 		{"unknown field", `{"grade_id":"a","version":1,"extra":1}`, "unknown field"},
 		{"inflated", `{"grade_id":"a","version":1,"checks":[{"name":"x","points":5,"max":1,"passed":true,"status":"pass"}]}`, "inconsistent points"},
