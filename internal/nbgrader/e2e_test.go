@@ -61,7 +61,7 @@ func TestEndToEnd(t *testing.T) {
 	// The submission: the source, with the student's (stubbed) quiz answer.
 	nb := src
 	nb.Cells[5] = student.Cells[5]
-	nonces := map[string]string{"gelu-forward": "N-gelu-1", "quiz-smooth": "N-quiz-2", "robust": "N-robust-3"}
+	nonces := map[string]string{"gelu-forward": NewNonce(), "quiz-smooth": NewNonce(), "robust": NewNonce()}
 	nb.Cells = append(nb.Cells, &notebook.Cell{CellType: notebook.Code, Source: robustCell, Metadata: notebook.Object{
 		"nbgrader": json.RawMessage(`{"schema_version":3,"grade":true,"solution":false,"locked":true,"grade_id":"robust","points":4}`)}})
 	for _, c := range nb.Cells {

@@ -1,6 +1,8 @@
 package nbgrader
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -198,6 +200,14 @@ func InsertNonce(src, gradeID, nonce string) (string, error) {
 		return "", fmt.Errorf("test cell %s calls %s %d times, want once", gradeID, call, n)
 	}
 	return strings.Replace(src, call, call+".Nonce("+strconv.Quote(nonce)+")", 1), nil
+}
+
+// NewNonce returns a fresh random nonce for InsertNonce: 128 bits from
+// crypto/rand, hex-encoded.
+func NewNonce() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (it panics on a broken system)
+	return hex.EncodeToString(b)
 }
 
 // gradeNewCall is the call a test cell makes to start its checks.

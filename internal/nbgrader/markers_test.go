@@ -79,6 +79,9 @@ func TestInsertNonce(t *testing.T) {
 	if err != nil || !strings.Contains(got, `g := grade.New("gelu-forward").Nonce("Z9")`) {
 		t.Errorf("got %q, %v", got, err)
 	}
+	if a, b := NewNonce(), NewNonce(); len(a) != 32 || a == b {
+		t.Errorf("NewNonce: %q, %q", a, b)
+	}
 	if _, err := InsertNonce(src, "other", "Z9"); err == nil {
 		t.Error("no error for a cell without the call")
 	}
