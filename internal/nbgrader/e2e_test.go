@@ -36,7 +36,8 @@ g.Done()`
 // TestEndToEnd runs a graded notebook through the real Go kernel the way agx
 // autograde will: the instructor's GELU solution, the student's stub for the
 // quiz, test cells restored from the source (hidden tests included) with a
-// nonce written into their source, and a cell whose checks panic and loop.
+// nonce written into their source, a cell whose checks panic and loop, and a
+// student cell that forges a result.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: runs Jupyter (-short)")
@@ -72,6 +73,11 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 	}
+	// A student cell that forges a full-marks result for gelu-forward: it
+	// cannot know the nonce.
+	forged := &notebook.Cell{CellType: notebook.Code, Source: "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"forged\", 3, func(c *grade.C) {})\ng.Done()"}
+	const forgedAt = 3
+	nb.Cells = append(nb.Cells[:forgedAt], append([]*notebook.Cell{forged}, nb.Cells[forgedAt:]...)...)
 	path := filepath.Join(t.TempDir(), "submission.ipynb")
 	if err := notebook.Write(path, nb); err != nil {
 		t.Fatal(err)
@@ -85,6 +91,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	results := map[string]*grade.Result{}
+	sawForgery := false
 	for i, c := range res.Notebook.Cells {
 		for _, o := range c.Outputs {
 			if o.OutputType == notebook.ErrorOutput || (o.OutputType == notebook.Stream && o.Name == "stderr") {
@@ -101,8 +108,20 @@ func TestEndToEnd(t *testing.T) {
 			if html, _ := o.DataText("text/html"); strings.Contains(html, "<script>") {
 				t.Errorf("cell %d: unescaped student text in the HTML", i)
 			}
+			// What agx autograde does: a result counts only in the test cell
+			// with its grade_id, carrying that cell's nonce.
+			if m, _ := Get(c); m.Kind() != KindTest || m.GradeID != r.GradeID || r.Nonce != nonces[r.GradeID] {
+				if i != forgedAt || r.Nonce != "" {
+					t.Errorf("cell %d: unexpected result %s (nonce %q)", i, r.GradeID, r.Nonce)
+				}
+				sawForgery = true
+				continue
+			}
 			results[r.GradeID] = r
 		}
+	}
+	if !sawForgery {
+		t.Error("the forged result is missing from the outputs")
 	}
 	if t.Failed() || len(results) != len(nonces) {
 		for i, c := range res.Notebook.Cells {
