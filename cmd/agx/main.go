@@ -7,6 +7,7 @@
 // Commands:
 //
 //	run     execute notebooks headless through Jupyter and check their outputs
+//	assign  write the student versions of exercise notebooks
 //	bench   time the performance workloads in agx and PyTorch and compare
 //
 // Run `agx COMMAND -h` for a command's flags. See docs/notebooks.md.
@@ -33,6 +34,7 @@ type command struct {
 
 var commands = []command{
 	{"run", "execute notebooks headless through Jupyter and check their outputs", runCommand},
+	{"assign", "write the student versions of exercise notebooks (solutions and hidden tests removed)", assignCommand},
 	{"bench", "time the performance workloads in agx and PyTorch, alternating, and compare", benchCommand},
 }
 

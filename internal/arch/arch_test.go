@@ -13,7 +13,30 @@ const mod = "github.com/goagx/agx"
 var forbidden = map[string][]string{
 	mod + "/tensor":    {mod + "/agx", mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
 	mod + "/agx":       {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/grade":     {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/cmd", mod + "/internal"},
 	mod + "/functions": {mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+}
+
+// direct lists, per package, import paths it must not import itself (it may
+// reach them through an allowed package): display code goes through agx/nb.
+var direct = map[string][]string{
+	mod + "/grade": {"github.com/janpfeifer/gonb"},
+}
+
+func TestDirectImports(t *testing.T) {
+	for pkg, bad := range direct {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+		}
+		for _, imp := range strings.Fields(string(out)) {
+			for _, b := range bad {
+				if imp == b || strings.HasPrefix(imp, b+"/") {
+					t.Errorf("%s must not import %s directly (use agx/nb)", pkg, imp)
+				}
+			}
+		}
+	}
 }
 
 func TestDependencyDirection(t *testing.T) {

@@ -1,0 +1,50 @@
+package nb
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
+)
+
+// Display sends one display_data output whose MIME bundle is bundle (MIME type
+// -> text). Every value is a string, so GoNB's gob channel needs no type
+// registration; a JSON document goes in as its text. It waits until GoNB has
+// read the output and returns the display channel's error, if any (a failed
+// send is otherwise silent).
+// Outside a notebook it prints bundle["text/plain"] and returns nil.
+func Display(bundle map[string]string) error {
+	if !gonbui.IsNotebook {
+		if s, ok := bundle["text/plain"]; ok {
+			fmt.Println(s)
+		}
+		return nil
+	}
+	data := make(map[protocol.MIMEType]any, len(bundle))
+	for mime, v := range bundle {
+		data[protocol.MIMEType(mime)] = v
+	}
+	gonbui.SendData(&protocol.DisplayData{Data: data})
+	if err := gonbui.Error(); err != nil {
+		return err
+	}
+	// GoNB stops reading the display channel when the cell's program exits,
+	// so an output sent just before exit can be lost. Sync returns once GoNB
+	// has read everything sent before it; the wait is bounded in case the
+	// acknowledgement never comes.
+	synced := make(chan struct{})
+	go func() {
+		gonbui.Sync()
+		close(synced)
+	}()
+	select {
+	case <-synced:
+	case <-time.After(syncTimeout):
+		return fmt.Errorf("nb: GoNB did not acknowledge the display within %v", syncTimeout)
+	}
+	return gonbui.Error()
+}
+
+// syncTimeout bounds Display's wait for GoNB.
+const syncTimeout = 10 * time.Second

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// ManifestName is the file, in the output directory of agx assign, that
+// records the released cells of every notebook.
+const ManifestName = ".agx-assign.json"
+
+const assignUsage = `usage: agx assign -o DIR SOURCE.ipynb...
+
+Writes the student version of each instructor source to DIR/NAME.ipynb:
+solutions replaced by stubs, hidden tests removed, outputs and execution
+counts cleared, locked cells marked undeletable and uneditable, and nbgrader
+checksums recorded in each cell's metadata. It also writes DIR/` + ManifestName + `,
+which maps each notebook's grade_ids to their kind, points and checksums (an
+existing manifest keeps its other notebooks). Sources are validated first;
+nothing is written when one is invalid. See docs/grading.md.
+
+Flags:
+`
+
+// Manifest is the content of ManifestName: notebook file name -> grade_id ->
+// entry.
+type Manifest struct {
+	Version   int                                  `json:"version"`
+	Notebooks map[string]map[string]nbgrader.Entry `json:"notebooks"`
+}
+
+// assignCommand implements `agx assign`.
+func assignCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("agx assign", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	outDir := fs.String("o", "", "write the student versions and the manifest to `DIR` (required)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, assignUsage)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	if *outDir == "" {
+		return usageError{"-o DIR is required"}
+	}
+	if len(paths) == 0 {
+		return usageError{"no notebooks given"}
+	}
+
+	type job struct {
+		name    string
+		student *notebook.Notebook
+		entries map[string]nbgrader.Entry
+	}
+	var jobs []job
+	var errs []error
+	byName := map[string]string{}
+	for _, p := range paths {
+		name := filepath.Base(p)
+		if prev, ok := byName[name]; ok {
+			errs = append(errs, fmt.Errorf("%s and %s would both be written as %s", prev, p, name))
+			continue
+		}
+		byName[name] = p
+		src, err := notebook.Read(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		student, entries, err := nbgrader.Release(src)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s:\n%w", p, err))
+			continue
+		}
+		jobs = append(jobs, job{name, student, entries})
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	manifestPath := filepath.Join(*outDir, ManifestName)
+	man := Manifest{Version: 1, Notebooks: map[string]map[string]nbgrader.Entry{}}
+	if b, err := os.ReadFile(manifestPath); err == nil {
+		if err := json.Unmarshal(b, &man); err != nil {
+			return fmt.Errorf("%s: %w", manifestPath, err)
+		}
+		if man.Notebooks == nil {
+			man.Notebooks = map[string]map[string]nbgrader.Entry{}
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, j := range jobs {
+		out := filepath.Join(*outDir, j.name)
+		if err := notebook.Write(out, j.student); err != nil {
+			return err
+		}
+		man.Notebooks[j.name] = j.entries
+		cells, points := graded(j.entries)
+		fmt.Fprintf(stdout, "%s: %d graded cells, %g points\n", out, cells, points)
+	}
+	b, err := json.MarshalIndent(man, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(manifestPath, append(b, '\n'), 0o644)
+}
+
+// graded counts the graded cells of a release and their points.
+func graded(entries map[string]nbgrader.Entry) (cells int, points float64) {
+	for _, e := range entries {
+		if e.Kind == nbgrader.KindTest || e.Kind == nbgrader.KindManual || e.Kind == nbgrader.KindTask {
+			cells++
+			points += e.Points
+		}
+	}
+	return cells, points
+}

@@ -1,0 +1,226 @@
+package nbgrader
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// CellError is a problem with one cell of an instructor source.
+type CellError struct {
+	Index   int    // in Notebook.Cells
+	GradeID string // "" when the cell has none
+	Msg     string
+}
+
+func (e *CellError) Error() string {
+	if e.GradeID != "" {
+		return fmt.Sprintf("cell %d (%s): %s", e.Index, e.GradeID, e.Msg)
+	}
+	return fmt.Sprintf("cell %d: %s", e.Index, e.Msg)
+}
+
+// gradeNewPattern finds the grade IDs that a cell passes to grade.New.
+var gradeNewPattern = regexp.MustCompile(`grade\.New\(\s*"([^"]*)"\s*\)`)
+
+// Validate checks an instructor source: nbgrader metadata that parses and has
+// the required keys, unique grade_ids matching GradeIDPattern on every graded,
+// solution or locked cell, points only on grade cells (and not negative),
+// every test cell locked, balanced markers only where they belong (solution
+// markers in solution cells, hidden-test markers in test cells), and every Go
+// test cell calling grade.New with its own grade_id exactly once. It returns
+// all problems found, joined (each a *CellError).
+func Validate(nb *notebook.Notebook) error {
+	var errs []error
+	bad := func(i int, id, format string, args ...any) {
+		errs = append(errs, &CellError{i, id, fmt.Sprintf(format, args...)})
+	}
+	seen := map[string]int{}
+	for i, c := range nb.Cells {
+		m, err := Get(c)
+		if err != nil {
+			bad(i, "", "%v", err)
+			continue
+		}
+		if m == nil {
+			if HasSolution(c.Source) || HasHiddenTests(c.Source) {
+				bad(i, "", "has solution or hidden-test markers but no nbgrader metadata")
+			}
+			continue
+		}
+		id := m.GradeID
+		var keys map[string]json.RawMessage
+		_ = json.Unmarshal(c.Metadata["nbgrader"], &keys) // Get parsed it
+		for _, k := range []string{"schema_version", "grade", "solution", "locked"} {
+			if _, ok := keys[k]; !ok {
+				bad(i, id, "metadata.nbgrader lacks %q", k)
+			}
+		}
+		if m.SchemaVersion != SchemaVersion {
+			bad(i, id, "nbgrader schema_version %d, want %d", m.SchemaVersion, SchemaVersion)
+		}
+		if m.Grade || m.Solution || m.Locked || m.Task {
+			switch {
+			case id == "":
+				bad(i, id, "no grade_id")
+			case !GradeIDPattern.MatchString(id):
+				bad(i, id, "grade_id %q may only hold letters, digits, '_' and '-'", id)
+			case seen[id] != 0:
+				bad(i, id, "grade_id %q is also used by cell %d", id, seen[id]-1)
+			default:
+				seen[id] = i + 1
+			}
+		}
+		if m.HasPoints() && !m.Grade && !m.Task {
+			bad(i, id, "points on a cell that is not graded (set grade: true, or remove points)")
+		}
+		if m.Points < 0 {
+			bad(i, id, "negative points %v", m.Points)
+		}
+		if (m.Grade || m.Task) && !m.HasPoints() {
+			bad(i, id, "a graded cell needs points")
+		}
+		kind := m.Kind()
+		if kind == KindTest && !m.Locked {
+			bad(i, id, "test cell is not locked (set locked: true)")
+		}
+		if HasSolution(c.Source) && kind != KindSolution && kind != KindManual {
+			bad(i, id, "solution markers in a cell that is not a solution cell")
+		}
+		if HasHiddenTests(c.Source) && kind != KindTest {
+			bad(i, id, "hidden-test markers in a cell that is not a test cell")
+		}
+		if _, err := ClearSolutions(c.Source, id); err != nil {
+			bad(i, id, "%v", err)
+		}
+		if _, err := RemoveHiddenTests(c.Source); err != nil {
+			bad(i, id, "%v", err)
+		}
+		if kind == KindTest && c.CellType == notebook.Code {
+			calls := gradeNewPattern.FindAllStringSubmatch(c.Source, -1)
+			own := 0
+			for _, call := range calls {
+				if call[1] == id {
+					own++
+				} else {
+					bad(i, id, "calls grade.New(%q): a test cell must use its own grade_id", call[1])
+				}
+			}
+			if own != 1 {
+				bad(i, id, "calls grade.New(%q) %d times, want exactly once (written as %s)", id, own, gradeNewCall(id))
+			}
+			if strings.Contains(c.Source, ".Nonce(") {
+				bad(i, id, "sets a nonce itself; agx autograde writes it")
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Entry is what the assign manifest records for one nbgrader cell of a
+// released notebook.
+type Entry struct {
+	Index    int     `json:"index"`    // cell index in the notebook
+	Kind     string  `json:"kind"`     // Kind of the cell
+	Points   float64 `json:"points"`   // 0 unless graded
+	Checksum string  `json:"checksum"` // nbgrader checksum of the released cell
+	// SourceChecksum is the checksum of the instructor's cell (solutions and
+	// hidden tests in place), what nbgrader's own release would record for
+	// a test cell with hidden tests.
+	SourceChecksum string `json:"source_checksum"`
+}
+
+// Release returns the student version of the instructor source nb, which it
+// does not modify, and the manifest entries of its nbgrader cells by grade_id.
+// It validates nb first. In the student version:
+//   - solution blocks are replaced (ClearSolutions); a solution cell without
+//     markers becomes "// YOUR CODE HERE" (code) or "YOUR ANSWER HERE" (markdown);
+//   - hidden-test blocks are removed;
+//   - outputs and execution counts are cleared;
+//   - locked cells get metadata deletable=false and editable=false, solution
+//     cells deletable=false;
+//   - every graded, solution or locked cell gets metadata.nbgrader.checksum
+//     (Checksum of the released cell) and cell_type.
+func Release(src *notebook.Notebook) (*notebook.Notebook, map[string]Entry, error) {
+	if err := Validate(src); err != nil {
+		return nil, nil, err
+	}
+	raw, err := src.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	nb, err := notebook.Parse(raw) // a deep copy
+	if err != nil {
+		return nil, nil, err
+	}
+	entries := map[string]Entry{}
+	for i, c := range nb.Cells {
+		if c.CellType == notebook.Code {
+			c.Outputs, c.ExecutionCount = []*notebook.Output{}, nil
+		}
+		m, _ := Get(c) // Validate parsed it
+		if m == nil {
+			continue
+		}
+		sourceSum := Checksum(c, m)
+		if c.Source, err = RemoveHiddenTests(c.Source); err != nil {
+			return nil, nil, &CellError{i, m.GradeID, err.Error()}
+		}
+		if HasSolution(c.Source) {
+			if c.Source, err = ClearSolutions(c.Source, m.GradeID); err != nil {
+				return nil, nil, &CellError{i, m.GradeID, err.Error()}
+			}
+		} else if m.Solution {
+			c.Source = YourCodeHere
+			if c.CellType != notebook.Code {
+				c.Source = "YOUR ANSWER HERE"
+			}
+		}
+		if m.EffectiveLocked() {
+			setBool(c, "deletable", false)
+			setBool(c, "editable", false)
+		} else if m.Solution {
+			setBool(c, "deletable", false)
+		}
+		if !(m.Grade || m.Solution || m.EffectiveLocked()) {
+			continue
+		}
+		m.Checksum = Checksum(c, m)
+		// Only these two keys change, so the rest of the metadata keeps its bytes.
+		if err := setKeys(c, map[string]string{"checksum": m.Checksum, "cell_type": c.CellType}); err != nil {
+			return nil, nil, &CellError{i, m.GradeID, err.Error()}
+		}
+		entries[m.GradeID] = Entry{Index: i, Kind: m.Kind(), Points: m.Points, Checksum: m.Checksum, SourceChecksum: sourceSum}
+	}
+	return nb, entries, nil
+}
+
+func setBool(c *notebook.Cell, key string, v bool) {
+	if c.Metadata == nil {
+		c.Metadata = notebook.Object{}
+	}
+	b, _ := json.Marshal(v)
+	c.Metadata[key] = b
+}
+
+// setKeys sets string values in the cell's metadata.nbgrader object.
+func setKeys(c *notebook.Cell, kv map[string]string) error {
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(c.Metadata["nbgrader"], &obj); err != nil {
+		return fmt.Errorf("metadata.nbgrader: %w", err)
+	}
+	for k, v := range kv {
+		b, _ := json.Marshal(v)
+		obj[k] = b
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	c.Metadata["nbgrader"] = b
+	return nil
+}
