@@ -38,7 +38,7 @@ func (Once) OnceDifferentiable() {}
 
 // Func is the closure style of Function for quick notebook cells:
 //
-//	square := agx.Func{Name: "Square",
+//	square := agx.Func{FuncName: "Square",
 //		Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor { ... },
 //		Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor { ... }}
 //	y := agx.Apply(square, x)
