@@ -6,18 +6,21 @@
 #
 #   GO_ROOT_DIR   where Go goes (its parent must be writable)
 #   GO_TARBALL    use this local archive instead of downloading one
-#   GO_VERSION, GO_SHA256  override the pins (the image's build arguments)
+#   GO_VERSION, GO_SHA256_AMD64  override the pins (the image's build arguments)
+#   GO_SHA256     the archive's checksum on other architectures (no pin is kept)
 set -euo pipefail
 want_version="${GO_VERSION:-}"
 want_sha="${GO_SHA256:-}"
+pin_amd64="${GO_SHA256_AMD64:-}"
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 want_version="${want_version:-$GO_VERSION}"
+pin_amd64="${pin_amd64:-$GO_SHA256_AMD64}"
 root="${GO_ROOT_DIR:-/usr/local/go}"
 
 arch="$(uname -m)"
 case "$arch" in
-  x86_64 | amd64) want_sha="${want_sha:-$GO_SHA256_AMD64}" ;;
+  x86_64 | amd64) want_sha="${want_sha:-$pin_amd64}" ;;
   *) [[ -n "$want_sha" ]] || die "no pinned Go checksum for $arch: set GO_SHA256 (see docs/docker.md)" ;;
 esac
 [[ "$want_sha" =~ ^[0-9a-f]{64}$ ]] || die "GO_SHA256 '$want_sha' is not a sha256 hex digest"
