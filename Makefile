@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run
 
-.PHONY: test deps deps-test lab shellcheck test-install test-docker-install fmt-check race fuzz notebooks bench image image-cuda image-grader
+.PHONY: test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor
@@ -22,6 +22,7 @@ test: deps-test
 	shellcheck $(SHELL_SCRIPTS)
 	$(SCRIPTS)/test-install.sh
 	$(SCRIPTS)/test-docker-install.sh
+	$(MAKE) docker-lint
 	$(MAKE) notebooks
 
 fmt-check:
@@ -70,6 +71,11 @@ test-install:
 # (The Dockerfile itself is checked statically by internal/dockercheck in `go test`.)
 test-docker-install:
 	$(SCRIPTS)/test-docker-install.sh
+
+# BuildKit's own Dockerfile checks (`docker build --check` rules), offline, every
+# target, CPU and CUDA base (docker/lint is a separate module: BuildKit stays out of go.mod).
+docker-lint:
+	cd docker/lint && go run . ../Dockerfile ../versions.env
 
 # The lab images (need a Docker engine; see docs/docker.md). IMAGE sets the name.
 IMAGE ?= agx-lab
