@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run
 
-.PHONY: test deps deps-test lab shellcheck test-install fmt-check race fuzz notebooks bench
+.PHONY: test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor
@@ -21,6 +21,8 @@ test: deps-test
 	$(MAKE) fuzz
 	shellcheck $(SHELL_SCRIPTS)
 	$(SCRIPTS)/test-install.sh
+	$(SCRIPTS)/test-docker-install.sh
+	$(MAKE) docker-lint
 	$(MAKE) notebooks
 
 fmt-check:
@@ -64,3 +66,27 @@ shellcheck:
 
 test-install:
 	$(SCRIPTS)/test-install.sh
+
+# The lab image's install steps rehearsed on the host, into a temporary prefix.
+# (The Dockerfile itself is checked statically by internal/dockercheck in `go test`.)
+test-docker-install:
+	$(SCRIPTS)/test-docker-install.sh
+
+# BuildKit's own Dockerfile checks (`docker build --check` rules), offline, every
+# target, CPU and CUDA base (docker/lint is a separate module: BuildKit stays out of go.mod).
+docker-lint:
+	cd docker/lint && go run . ../Dockerfile ../versions.env
+
+# The lab images (need a Docker engine; see docs/docker.md). IMAGE sets the name.
+IMAGE ?= agx-lab
+CUDA_BASE_IMAGE = $(shell sed -n 's/^CUDA_BASE_IMAGE=//p' docker/versions.env)
+
+image:
+	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cpu .
+
+image-cuda:
+	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cuda \
+	  --build-arg BASE_IMAGE=$(CUDA_BASE_IMAGE) --build-arg AGX_GPU=1 .
+
+image-grader:
+	docker build -f docker/Dockerfile --target grader -t $(IMAGE):grader .

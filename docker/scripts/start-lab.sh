@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The lab image's command (run under tini). It prepares the container's settings and
+# hands over to lab.sh, the script behind `make lab`:
+#   - binds 0.0.0.0:8888 and serves $LAB_DIR (default /home/jovyan/work);
+#   - token: $JUPYTER_TOKEN, else the first line of $JUPYTER_TOKEN_FILE, else a random
+#     one that lab.sh prints with the URL;
+#   - copies the course notebooks from $AGX_NOTEBOOK_SEED into $LAB_DIR when they are
+#     missing there (an empty volume), never overwriting a student's file;
+#   - GPU: when the image was built with CUDA support (AGX_GPU_BUILD=1) and a GPU is
+#     visible (nvidia-smi lists one, or /dev/nvidia0 exists), sets AGX_CUDA=1, which
+#     the kernel launcher turns into GOFLAGS=-tags=cuda. Without a GPU it says so and
+#     the lab runs on the CPU. AGX_CUDA=0 or 1 in the environment overrides the probe;
+#   - removes CUDA stub-library directories from LD_LIBRARY_PATH (a stub libcuda
+#     would shadow the host driver that the NVIDIA runtime mounts).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+export LAB_IP="${LAB_IP:-0.0.0.0}"
+export LAB_PORT="${LAB_PORT:-8888}"
+export LAB_DIR="${LAB_DIR:-${HOME:-/home/jovyan}/work}"
+export LAB_SKIP_INSTALL="${LAB_SKIP_INSTALL:-1}"
+say() { printf '[agx] %s\n' "$*" >&2; }
+
+if [[ -z "${JUPYTER_TOKEN:-}" && -n "${JUPYTER_TOKEN_FILE:-}" ]]; then
+  [[ -r "$JUPYTER_TOKEN_FILE" ]] || { say "error: JUPYTER_TOKEN_FILE=$JUPYTER_TOKEN_FILE is not readable"; exit 1; }
+  JUPYTER_TOKEN="$(head -n1 "$JUPYTER_TOKEN_FILE" | tr -d '\r\n')"
+  [[ -n "$JUPYTER_TOKEN" ]] || { say "error: $JUPYTER_TOKEN_FILE is empty"; exit 1; }
+  export JUPYTER_TOKEN
+fi
+
+# strip_stubs PATHLIST: drops entries that name a CUDA stubs directory.
+strip_stubs() {
+  local out="" entry
+  local IFS=:
+  for entry in $1; do
+    [[ -z "$entry" || "$entry" == */stubs || "$entry" == */stubs/ ]] && continue
+    out="${out:+$out:}$entry"
+  done
+  printf '%s' "$out"
+}
+if [[ -n "${LD_LIBRARY_PATH:-}" ]]; then
+  LD_LIBRARY_PATH="$(strip_stubs "$LD_LIBRARY_PATH")"
+  export LD_LIBRARY_PATH
+fi
+
+gpu_visible() {
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    return 0
+  fi
+  [[ -e /dev/nvidia0 ]]
+}
+if [[ -z "${AGX_CUDA:-}" ]]; then
+  AGX_CUDA=0
+  if [[ "${AGX_GPU_BUILD:-0}" == 1 ]]; then
+    if gpu_visible; then
+      AGX_CUDA=1
+      say "GPU found: notebooks build with -tags=cuda (the gpu backend)"
+    else
+      say "no GPU visible (run with --gpus all for CUDA); using the CPU"
+    fi
+  fi
+fi
+export AGX_CUDA
+
+mkdir -p "$LAB_DIR"
+seed="${AGX_NOTEBOOK_SEED:-}"
+if [[ -n "$seed" && -d "$seed" ]]; then
+  # -n: never replace a file that is already there.
+  if cp -Rn "$seed/." "$LAB_DIR/" 2>/dev/null; then
+    :
+  else
+    say "note: could not copy every notebook from $seed into $LAB_DIR"
+  fi
+fi
+
+exec "$here/lab.sh"
