@@ -67,8 +67,8 @@ func TestNamedParameters(t *testing.T) {
 
 // blobs is a seeded classification task: Gaussian clusters around random
 // centres in `features` dims.
-func blobs(g *tensor.Generator, n, features, classes int) (*agx.Tensor, *agx.Tensor) {
-	centres := g.Randn(tensor.Float64, classes, features).Mul(1.5)
+func blobs(g *tensor.Generator, n, features, classes int, spread float64) (*agx.Tensor, *agx.Tensor) {
+	centres := g.Randn(tensor.Float64, classes, features).Mul(spread)
 	y := g.Randint(0, int64(classes), n)
 	x := centres.IndexSelect(0, y).Add(g.Randn(tensor.Float64, n, features))
 	return agx.New(x.To(tensor.Float32)), agx.New(y)
@@ -100,7 +100,7 @@ func train(m Module, opt Optimizer, loss Loss, x, y *agx.Tensor, steps int) (fir
 func TestTrainingLearns(t *testing.T) {
 	t.Run("classification/adam", func(t *testing.T) {
 		g := tensor.NewGenerator(3)
-		x, y := blobs(g, 256, 8, 3)
+		x, y := blobs(g, 256, 8, 3, 1.5)
 		m := NewSequential(NewLinear(8, 32, WithGenerator(g)), ReLU(), NewLinear(32, 3, WithGenerator(g)))
 		opt := NewAdam(m.Parameters())
 		opt.LR = 0.01

@@ -142,7 +142,7 @@ func Trace(m Module, example *agx.Tensor) (g *Graph, err error) {
 		t.vals[name] = p.Detach()
 	}
 	var last string
-	if err := agx.Try(func() { last = t.visit(out.GradFn()) }); err != nil {
+	if err := t.walk(out.GradFn(), &last); err != nil {
 		return nil, err
 	}
 	if out.OutputNr() != 0 {
@@ -177,6 +177,21 @@ type tracer struct {
 	done  map[*agx.Node]string
 	vals  map[string]*agx.Tensor // replayed values, to recover attributes
 	n     int
+}
+
+// walk visits the graph from root, turning a TraceError panic (or an agx
+// error from a replayed op) into an error.
+func (t *tracer) walk(root *agx.Node, last *string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			te, ok := r.(*TraceError)
+			if !ok {
+				panic(r)
+			}
+			err = te
+		}
+	}()
+	return agx.Try(func() { *last = t.visit(root) })
 }
 
 func (t *tracer) fail(n *agx.Node, format string, a ...any) {
