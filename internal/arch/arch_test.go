@@ -14,6 +14,7 @@ var forbidden = map[string][]string{
 	mod + "/tensor":    {mod + "/agx", mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
 	mod + "/agx":       {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
 	mod + "/functions": {mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/nn":        {mod + "/gpu", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
 }
 
 func TestDependencyDirection(t *testing.T) {
