@@ -295,8 +295,8 @@ func (g *Graph) onnxNodes(shapes map[string][]int, fuse bool) ([]onnxNode, map[s
 				onnxNode{op: "Mul", inputs: []string{x, p + "cdf2"}, outputs: []string{p + "xcdf2"}})
 			on = onnxNode{op: "Mul", inputs: []string{p + "xcdf2", constant(0.5, dt)}, outputs: []string{n.Output}}
 		case "Function":
-			return nil, nil, fmt.Errorf("nn: ONNX export: %s is the custom Function %s, which has no ONNX form; write it with built-in agx ops (they export) or leave it out of the exported model: %w",
-				n.Output, n.Function, tensor.ErrArg)
+			return nil, nil, fmt.Errorf("nn: ONNX export: custom Function %s (computing %q) has no ONNX form; write it with built-in agx ops, which export, or leave it out of the exported model: %w",
+				n.Function, n.Output, tensor.ErrArg)
 		}
 		out = append(out, on)
 	}
