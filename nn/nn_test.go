@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions"
 	"github.com/goagx/agx/internal/oracle"
 	"github.com/goagx/agx/tensor"
 )
@@ -105,6 +106,16 @@ func TestTrainingLearns(t *testing.T) {
 		opt := NewAdam(m.Parameters())
 		opt.LR = 0.01
 		first, last := train(m, opt, CrossEntropyLoss{}, x, y, 150)
+		if acc := accuracy(m, x, y); last > first/4 || acc < 0.9 {
+			t.Errorf("loss %.4f → %.4f, accuracy %.3f", first, last, acc)
+		}
+	})
+	t.Run("classification/custom_function_layer", func(t *testing.T) {
+		g := tensor.NewGenerator(5)
+		x, y := blobs(g, 256, 8, 3, 1.5)
+		m := NewSequential(NewLinear(8, 16, WithGenerator(g)), Func("GELU", functions.GELU), NewLinear(16, 3, WithGenerator(g)))
+		opt := NewSGD(m.Parameters(), 0.5)
+		first, last := train(m, opt, CrossEntropyLoss{}, x, y, 100)
 		if acc := accuracy(m, x, y); last > first/4 || acc < 0.9 {
 			t.Errorf("loss %.4f → %.4f, accuracy %.3f", first, last, acc)
 		}

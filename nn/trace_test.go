@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/internal/oracle"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -38,5 +40,40 @@ func TestTraceLinearReLU(t *testing.T) {
 	}
 	if !strings.Contains(gr.String(), "Softmax[axis=-1]") {
 		t.Fatal(gr)
+	}
+}
+
+// A custom Function used as a layer is traced, saved with its fields, loaded
+// after registration, and the loaded graph is differentiable like the module.
+func TestTraceCustomFunctionLayer(t *testing.T) {
+	RegisterFunction(functions.GELUFunction{})
+	g := tensor.NewGenerator(2)
+	m := NewSequential(NewLinear(4, 6, WithGenerator(g), WithDType(tensor.Float64)), Func("GELU", functions.GELUTanh),
+		NewLinear(6, 2, WithGenerator(g), WithDType(tensor.Float64)))
+	gr, err := Trace(m, agx.New(g.Randn(tensor.Float64, 1, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(gr.String(), `GELU{"Tanh":true}`) {
+		t.Errorf("graph:\n%v", gr)
+	}
+	var buf bytes.Buffer
+	if err := WriteGraph(&buf, gr); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadGraph(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x1 := agx.New(g.Randn(tensor.Float64, 5, 4)).SetRequiresGrad(true)
+	x2 := agx.New(x1.Data()).SetRequiresGrad(true)
+	m.Forward(x1).Sum().Backward()
+	out, err := back.Run(x2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out[0].Sum().Backward()
+	if d := oracle.Close(x2.Grad().Data(), x1.Grad().Data(), 1e-12, 1e-12); d != "" {
+		t.Errorf("input gradient through the loaded graph: %s", d)
 	}
 }
