@@ -654,12 +654,12 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 		case 7:
 			graph = f.b
 		case 8:
-			os, err := parseFields(f.b)
+			ids, err := parseFields(f.b)
 			if err != nil {
 				return nil, err
 			}
 			dom, ver := "", int64(0)
-			for _, o := range os {
+			for _, o := range ids {
 				if o.num == 1 {
 					dom = string(o.b)
 				} else if o.num == 2 {

@@ -40,8 +40,10 @@ type GraphNode struct {
 	Perm []int `json:"perm,omitempty"`
 	Axis int   `json:"axis,omitempty"`
 	// Gemm: Alpha·op(A)·op(B) + Beta·C with op a transpose where TransA/TransB.
-	Alpha, Beta    float64 `json:",omitempty"`
-	TransA, TransB bool    `json:",omitempty"`
+	Alpha  float64 `json:"alpha,omitempty"`
+	Beta   float64 `json:"beta,omitempty"`
+	TransA bool    `json:"trans_a,omitempty"`
+	TransB bool    `json:"trans_b,omitempty"`
 	// Function is a custom Function's registered name (Op "Function"), and
 	// Attrs its exported fields as JSON.
 	Function string          `json:"function,omitempty"`
