@@ -185,3 +185,47 @@ func TestONNXRefusesCustomFunction(t *testing.T) {
 		t.Error("a file was written")
 	}
 }
+
+// A file written by torch.onnx.export (another producer: IR 7, initializer
+// names like "linear.weight") reads into agx and gives PyTorch's outputs.
+func TestReadTorchONNX(t *testing.T) {
+	oracle.Skip(t)
+	path := filepath.Join(t.TempDir(), "torch.onnx")
+	g := tensor.NewGenerator(8)
+	xs := []*agx.Tensor{agx.New(g.Randn(tensor.Float32, 1, 10)), agx.New(g.Randn(tensor.Float32, 7, 10))}
+	in := map[string]any{"path": path, "inputs": []oracle.Tensor{oracle.Encode(xs[0].Data()), oracle.Encode(xs[1].Data())}}
+	var out struct{ Outputs []oracle.Tensor }
+	err := oracle.Run(`
+import torch, agx_oracle as o
+class MyModel(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(10, 5)
+        self.out = torch.nn.Linear(5, 3)
+    def forward(self, x):
+        return torch.softmax(self.out(torch.tanh(self.linear(x)).relu()), -1)
+inp = o.load()
+torch.manual_seed(0)
+m = MyModel().eval()
+torch.onnx.export(m, torch.randn(1, 10), inp["path"], input_names=["input"], output_names=["output"],
+    dynamic_axes={"input": {0: "batch_size"}, "output": {0: "batch_size"}}, opset_version=13)
+with torch.no_grad():
+    o.dump({"Outputs": [m(o.tensor(x)) for x in inp["inputs"]]})
+`, in, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := LoadONNX(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		got, err := gr.Run(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := oracle.Close(got[0].Data(), out.Outputs[i].Decode(), 1e-5, 1e-6); d != "" {
+			t.Errorf("batch %d: %s\n%v", x.Size(0), d, gr)
+		}
+	}
+}
