@@ -6,6 +6,7 @@ require (
 	github.com/janpfeifer/gonb v0.11.4
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.16.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (

@@ -15,6 +15,7 @@ var forbidden = map[string][]string{
 	mod + "/agx":       {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
 	mod + "/grade":     {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/cmd", mod + "/internal"},
 	mod + "/functions": {mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/nn":        {mod + "/gpu", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
 }
 
 // direct lists, per package, import paths it must not import itself (it may

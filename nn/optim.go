@@ -1,0 +1,149 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/tensor"
+)
+
+// Optimizer updates parameters from their accumulated gradients.
+type Optimizer interface {
+	Step()
+	ZeroGrad()
+}
+
+// update writes v into p's storage (an in-place write, so the version counter
+// moves as PyTorch's does after optimizer.step()).
+func update(p *agx.Tensor, v *tensor.Tensor) {
+	p.Data().CopyFrom(v)
+	p.BumpVersion()
+}
+
+// SGD is stochastic gradient descent with PyTorch's update rule:
+//
+//	d = g + WeightDecay·p
+//	buf = d (first step), else Momentum·buf + (1-Dampening)·d
+//	d = d + Momentum·buf (Nesterov) or buf
+//	p = p - LR·d
+//
+// Parameters without a gradient are skipped.
+type SGD struct {
+	Params                               []Param
+	LR, Momentum, Dampening, WeightDecay float64
+	Nesterov                             bool
+	buf                                  map[*agx.Tensor]*tensor.Tensor
+}
+
+// NewSGD makes an SGD optimiser with learning rate lr (no momentum or decay;
+// set the fields for them).
+func NewSGD(params []Param, lr float64) *SGD { return &SGD{Params: params, LR: lr} }
+
+// Step applies one update to every parameter that has a gradient.
+func (o *SGD) Step() {
+	if o.buf == nil {
+		o.buf = map[*agx.Tensor]*tensor.Tensor{}
+	}
+	for _, p := range o.Params {
+		g := p.Tensor.Grad()
+		if g == nil {
+			continue
+		}
+		x := p.Tensor.Data()
+		d := g.Data().To(x.DType())
+		if o.WeightDecay != 0 {
+			d = d.Add(x.Mul(o.WeightDecay))
+		}
+		if o.Momentum != 0 {
+			b, ok := o.buf[p.Tensor]
+			if !ok {
+				b = d.Clone()
+			} else {
+				b = b.Mul(o.Momentum).Add(d.Mul(1 - o.Dampening))
+			}
+			o.buf[p.Tensor] = b
+			if o.Nesterov {
+				d = d.Add(b.Mul(o.Momentum))
+			} else {
+				d = b
+			}
+		}
+		update(p.Tensor, x.Sub(d.Mul(o.LR)))
+	}
+}
+
+// ZeroGrad clears the parameters' gradients.
+func (o *SGD) ZeroGrad() { zeroGrads(o.Params) }
+
+func zeroGrads(ps []Param) {
+	for _, p := range ps {
+		p.Tensor.ZeroGrad()
+	}
+}
+
+// Adam is PyTorch's Adam (not AdamW: weight decay is added to the gradient):
+//
+//	g = g + WeightDecay·p
+//	m = β1·m + (1-β1)·g,  v = β2·v + (1-β2)·g²
+//	p = p - LR/(1-β1^t) · m / (√v/√(1-β2^t) + Eps)
+//
+// With AMSGrad, the running maximum of v replaces v in the denominator.
+type Adam struct {
+	Params           []Param
+	LR, Beta1, Beta2 float64
+	Eps, WeightDecay float64
+	AMSGrad          bool
+	state            map[*agx.Tensor]*adamState
+}
+
+type adamState struct {
+	step       int
+	m, v, vmax *tensor.Tensor
+}
+
+// NewAdam makes an Adam optimiser with PyTorch's defaults: lr 1e-3, betas
+// (0.9, 0.999), eps 1e-8, no weight decay.
+func NewAdam(params []Param) *Adam {
+	return &Adam{Params: params, LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8}
+}
+
+// Step applies one update to every parameter that has a gradient.
+func (o *Adam) Step() {
+	if o.state == nil {
+		o.state = map[*agx.Tensor]*adamState{}
+	}
+	for _, p := range o.Params {
+		g := p.Tensor.Grad()
+		if g == nil {
+			continue
+		}
+		x := p.Tensor.Data()
+		d := g.Data().To(x.DType())
+		if o.WeightDecay != 0 {
+			d = d.Add(x.Mul(o.WeightDecay))
+		}
+		s := o.state[p.Tensor]
+		if s == nil {
+			s = &adamState{m: tensor.ZerosLike(x), v: tensor.ZerosLike(x)}
+			if o.AMSGrad {
+				s.vmax = tensor.ZerosLike(x)
+			}
+			o.state[p.Tensor] = s
+		}
+		s.step++
+		s.m = s.m.Mul(o.Beta1).Add(d.Mul(1 - o.Beta1))
+		s.v = s.v.Mul(o.Beta2).Add(d.Mul(d).Mul(1 - o.Beta2))
+		bc1 := 1 - math.Pow(o.Beta1, float64(s.step))
+		bc2 := 1 - math.Pow(o.Beta2, float64(s.step))
+		v := s.v
+		if o.AMSGrad {
+			s.vmax = s.vmax.Maximum(s.v)
+			v = s.vmax
+		}
+		denom := v.Sqrt().Div(math.Sqrt(bc2)).Add(o.Eps)
+		update(p.Tensor, x.Sub(s.m.Div(denom).Mul(o.LR/bc1)))
+	}
+}
+
+// ZeroGrad clears the parameters' gradients.
+func (o *Adam) ZeroGrad() { zeroGrads(o.Params) }
