@@ -100,8 +100,8 @@ texts, problems = [], []
 for i, cell in enumerate(nb["cells"]):
     if cell["cell_type"] != "code":
         continue
-    if not cell.get("outputs"):
-        problems.append(f"cell {i} has no output")
+    # A cell that only declares types or functions prints nothing; the wanted
+    # strings below prove that the cells which should print did.
     for out in cell.get("outputs", []):
         kind = out["output_type"]
         if kind == "error":
