@@ -35,8 +35,14 @@ __device__ inline void agx_offsets(i64 i, const i64* meta, i64* off) {
 	}
 }
 
+// agx_inf is +Inf in T.
+#ifdef AGX_EMU
 template <typename T>
-__device__ inline T agx_inf() { return (T)__builtin_huge_val(); }
+__device__ inline T agx_inf() { return (T)HUGE_VAL; }
+#else
+template <typename T>
+__device__ inline T agx_inf() { return (T)__longlong_as_double(0x7ff0000000000000LL); }
+#endif
 
 template <typename T>
 __device__ inline bool agx_isnan(T x) { return x != x; }
