@@ -53,6 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"unsafe"
@@ -127,17 +128,29 @@ func (d *Driver) CopyDtoD(dst, src gpu.Ptr, bytes int) error {
 // Synchronize does nothing: emulated launches are synchronous.
 func (d *Driver) Synchronize() error { return nil }
 
+// kernelDecl matches the kernels a source defines by name (not those a macro
+// pastes together, which register themselves with AGX_EXPORT).
+var kernelDecl = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+
 // LoadModule compiles source as C++ under cuda_emu.h (cached by content in the
-// user cache directory) and loads it. Kernels defined with AGX_EXPORT are
-// launchable; the names in kernels are exported in addition.
+// user cache directory) and loads it. Every kernel declared
+// `extern "C" __global__ void name(` is launchable, as are those registered with
+// AGX_EXPORT and the names in kernelNames.
 func (d *Driver) LoadModule(name, source string, kernelNames []string) (gpu.Module, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var b strings.Builder
 	b.WriteString(source)
 	b.WriteString("\n")
+	seen := map[string]bool{}
+	for _, m := range kernelDecl.FindAllStringSubmatch(source, -1) {
+		kernelNames = append(kernelNames, m[1])
+	}
 	for _, k := range kernelNames {
-		fmt.Fprintf(&b, "AGX_EMU_EXPORT(%s)\n", k)
+		if !seen[k] {
+			seen[k] = true
+			fmt.Fprintf(&b, "AGX_EMU_EXPORT(%s)\n", k)
+		}
 	}
 	src := b.String()
 	so, err := compile(src)
