@@ -14,7 +14,7 @@ import (
 var files embed.FS
 
 // Files lists the kernel sources in the order Source concatenates them.
-var Files = []string{"elementwise.cu", "reduce.cu", "index.cu", "matmul.cu"}
+var Files = []string{"elementwise.cu", "reduce.cu", "index.cu", "matmul.cu", "attention.cu"}
 
 // Header is the shared header every kernel source starts with.
 func Header() string { return read("agx_cuda.h") }
