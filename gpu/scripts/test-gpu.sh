@@ -59,10 +59,19 @@ cxx="${CXX:-g++}"
 flags=(-std=c++17 -O1 -g -pthread -DAGX_EMU -include "$root/gpu/emu/cuda_emu.h" -x c++)
 (cd gpu/kernels && cat agx_cuda.h elementwise.cu reduce.cu index.cu matmul.cu attention.cu ../emu/testdata/sanitize.cc) >"$work/sanitize.cc"
 (cd gpu/kernels && cat agx_cuda.h ../emu/testdata/race.cu) >"$work/race.cc"
-"$cxx" "${flags[@]}" -fsanitize=thread "$work/sanitize.cc" -o "$work/tsan" &
-"$cxx" "${flags[@]}" -O0 -fsanitize=address,undefined -fno-sanitize-recover=all "$work/sanitize.cc" -o "$work/asan" &
-"$cxx" "${flags[@]}" -fsanitize=thread "$work/race.cc" -o "$work/race" &
-wait %1 %2 %3
+# The sanitized binaries are cached by content: the ASan+UBSan build alone takes ~40 s.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/agx-cuda-emu/sanitize"
+mkdir -p "$cache"
+key="$(cat "$work/sanitize.cc" "$work/race.cc" gpu/emu/cuda_emu.h | sha256sum | cut -c1-24)-$("$cxx" -dumpfullversion)"
+if [[ ! -x "$cache/$key-asan" ]]; then
+	"$cxx" "${flags[@]}" -fsanitize=thread "$work/sanitize.cc" -o "$work/tsan" &
+	"$cxx" "${flags[@]}" -O0 -fsanitize=address,undefined -fno-sanitize-recover=all "$work/sanitize.cc" -o "$work/asan" &
+	"$cxx" "${flags[@]}" -fsanitize=thread "$work/race.cc" -o "$work/race" &
+	wait %1 %2 %3
+	rm -f "$cache"/*-tsan "$cache"/*-race "$cache"/*-asan
+	for b in tsan race asan; do mv "$work/$b" "$cache/$key-$b"; done
+fi
+for b in tsan race asan; do cp "$cache/$key-$b" "$work/$b"; done
 TSAN_OPTIONS=halt_on_error=1 "$work/tsan"
 "$work/asan"
 if TSAN_OPTIONS=exitcode=66 "$work/race" >"$work/race.log" 2>&1; then
