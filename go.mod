@@ -6,6 +6,7 @@ require (
 	github.com/janpfeifer/gonb v0.11.4
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.16.0
+	gorgonia.org/cu v0.9.6
 )
 
 require (
@@ -24,6 +25,5 @@ require (
 	golang.org/x/exp v0.0.0-20250106191152-7588d65b2ba8 // indirect
 	golang.org/x/image v0.25.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
-	gorgonia.org/cu v0.9.6 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 )
