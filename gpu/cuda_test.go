@@ -77,3 +77,24 @@ func BenchmarkCUDAElementwise(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkCUDAAttention(b *testing.B) {
+	be := newCUDA(b)
+	for _, l := range []int{512, 2048} {
+		const bh, d = 16, 64
+		q := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
+		k := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
+		v := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
+		b.Run(fmt.Sprintf("fused/L=%d", l), func(b *testing.B) {
+			for b.Loop() {
+				o, _ := be.Attention(q, k, v, 0.125, false)
+				sync(be, o)
+			}
+		})
+		b.Run(fmt.Sprintf("composite/L=%d", l), func(b *testing.B) {
+			for b.Loop() {
+				sync(be, q.MatMul(k.Transpose(1, 2)).Mul(0.125).Softmax(2).MatMul(v))
+			}
+		})
+	}
+}
