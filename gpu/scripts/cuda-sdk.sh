@@ -8,6 +8,8 @@
 #   AGX_CUDA_SDK   cache directory (default: $XDG_CACHE_HOME/agx-cuda-11.8 or ~/.cache/...)
 #
 # The stub libraries are for linking only: never put them on LD_LIBRARY_PATH.
+# Side effect: adds the contrib/non-free components in
+# /etc/apt/sources.list.d/agx-cuda-nonfree.sources (with sudo when not root).
 set -euo pipefail
 
 sdk="${AGX_CUDA_SDK:-${XDG_CACHE_HOME:-$HOME/.cache}/agx-cuda-11.8}"
@@ -16,10 +18,14 @@ if [[ -f "$sdk/.complete" ]]; then
 	exit 0
 fi
 
+sudo=()
+if [[ $EUID -ne 0 ]]; then
+	sudo=(sudo)
+fi
 src=/etc/apt/sources.list.d/agx-cuda-nonfree.sources
 if ! apt-cache policy nvidia-cuda-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
 	if [[ ! -f "$src" ]]; then
-		cat >"$src" <<'SRC'
+		"${sudo[@]}" tee "$src" >/dev/null <<'SRC'
 Types: deb
 URIs: http://deb.debian.org/debian
 Suites: bookworm bookworm-updates
@@ -27,7 +33,7 @@ Components: contrib non-free
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 	fi
-	apt-get update -qq >&2
+	"${sudo[@]}" apt-get update -qq >&2
 fi
 
 work="$(mktemp -d)"
