@@ -1,0 +1,100 @@
+//go:build cuda
+
+package gpu_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/goagx/agx/gpu"
+	"github.com/goagx/agx/gpu/kernels"
+	"github.com/goagx/agx/tensor"
+	"github.com/goagx/agx/tensor/tensortest"
+)
+
+// These tests need a GPU: a binary linked with gorgonia.org/cu exits at
+// start-up without one, so on other machines only `go test -c -tags cuda`
+// (compile and link) is checked.
+
+func newCUDA(tb testing.TB) *gpu.Backend {
+	tb.Helper()
+	be, err := gpu.New()
+	if err != nil {
+		tb.Skipf("no CUDA backend: %v", err)
+	}
+	return be
+}
+
+func TestCUDAConformance(t *testing.T) {
+	tensortest.RunAll(t, newCUDA(t))
+}
+
+func TestCompileKernels(t *testing.T) {
+	for _, arch := range []string{"compute_80", "compute_90"} {
+		t.Run(arch, func(t *testing.T) {
+			if _, err := gpu.CompilePTX("agx.cu", kernels.Source(), arch); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// sync makes a benchmark's timing include the device work: every backend
+// primitive synchronises before returning, and ToSlice of one element reads
+// the result back.
+func sync(be *gpu.Backend, t *tensor.Tensor) {
+	be.ToSlice(tensor.View{Buf: t.Raw().Buf, Shape: []int{1}, Strides: []int{1}})
+}
+
+func BenchmarkCUDAMatMul(b *testing.B) {
+	be := newCUDA(b)
+	for _, n := range []int{256, 1024} {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+			b.Run(fmt.Sprintf("%v/n=%d", dt, n), func(b *testing.B) {
+				x := tensor.Randn(dt, n, n).ToBackend(be)
+				y := tensor.Randn(dt, n, n).ToBackend(be)
+				b.ResetTimer()
+				for b.Loop() {
+					sync(be, x.MatMul(y))
+				}
+				b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+func BenchmarkCUDAElementwise(b *testing.B) {
+	be := newCUDA(b)
+	for _, n := range []int{1 << 16, 1 << 22} {
+		b.Run(fmt.Sprintf("Mul/n=%d", n), func(b *testing.B) {
+			x := tensor.Randn(tensor.Float32, n).ToBackend(be)
+			y := tensor.Randn(tensor.Float32, n).ToBackend(be)
+			b.ResetTimer()
+			for b.Loop() {
+				sync(be, x.Mul(y))
+			}
+			b.SetBytes(int64(12 * n))
+		})
+	}
+}
+
+func BenchmarkCUDAAttention(b *testing.B) {
+	be := newCUDA(b)
+	for _, l := range []int{512, 2048} {
+		const bh, d = 16, 64
+		q := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
+		k := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
+		v := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
+		b.Run(fmt.Sprintf("fused/L=%d", l), func(b *testing.B) {
+			for b.Loop() {
+				o, _ := be.Attention(q, k, v, 0.125, false)
+				sync(be, o)
+			}
+		})
+		b.Run(fmt.Sprintf("composite/L=%d", l), func(b *testing.B) {
+			for b.Loop() {
+				sync(be, q.MatMul(k.Transpose(1, 2)).Mul(0.125).Softmax(2).MatMul(v))
+			}
+		})
+	}
+}

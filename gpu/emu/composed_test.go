@@ -1,0 +1,53 @@
+//go:build cudaemu
+
+package emu_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/goagx/agx/gpu/emu"
+	"github.com/goagx/agx/tensor"
+)
+
+// Ops the tensor package composes from the primitives (softmax, logsumexp,
+// variance, broadcasting arithmetic, batched matmul) give the CPU's results on
+// tensors moved to the emulated GPU with ToBackend.
+func TestComposedOps(t *testing.T) {
+	be, err := emu.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]func(x, y *tensor.Tensor) *tensor.Tensor{
+		"Softmax":    func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Softmax(2) },
+		"LogSoftmax": func(x, _ *tensor.Tensor) *tensor.Tensor { return x.LogSoftmax(1) },
+		"LogSumExp":  func(x, _ *tensor.Tensor) *tensor.Tensor { return x.LogSumExp(0, 2) },
+		"Var":        func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Var(true, 1) },
+		"Mean":       func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Mean() },
+		"Broadcast":  func(x, y *tensor.Tensor) *tensor.Tensor { return x.Mul(y.Sum(0)).Add(1.5) },
+		"MatMul":     func(x, y *tensor.Tensor) *tensor.Tensor { return x.MatMul(y.Transpose(1, 2)) },
+	}
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		for name, op := range ops {
+			t.Run(fmt.Sprintf("%s/%v", name, dt), func(t *testing.T) {
+				tensor.ManualSeed(5)
+				x, y := tensor.Randn(dt, 3, 4, 5), tensor.Randn(dt, 3, 4, 5)
+				want := op(x, y).Float64s()
+				got := op(x.ToBackend(be), y.ToBackend(be))
+				if got.Backend() != be {
+					t.Fatalf("result on backend %s, want %s", got.Backend().Name(), be.Name())
+				}
+				tol := 1e-12
+				if dt == tensor.Float32 {
+					tol = 1e-5
+				}
+				for i, g := range got.ToBackend(tensor.CPU{}).Float64s() {
+					if math.Abs(g-want[i]) > tol*(1+math.Abs(want[i])) {
+						t.Fatalf("element %d: got %v, want %v", i, g, want[i])
+					}
+				}
+			})
+		}
+	}
+}
