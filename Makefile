@@ -3,9 +3,9 @@
 # missing (see docker/scripts/ and docs/lab.md).
 SHELL := /bin/bash
 SCRIPTS := docker/scripts
-SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run
+SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run $(wildcard gpu/scripts/*.sh)
 
-.PHONY: test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader
+.PHONY: gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor
@@ -23,6 +23,7 @@ test: deps-test
 	$(SCRIPTS)/test-install.sh
 	$(SCRIPTS)/test-docker-install.sh
 	$(MAKE) docker-lint
+	$(MAKE) gpu-test
 	$(MAKE) notebooks
 
 fmt-check:
@@ -90,3 +91,10 @@ image-cuda:
 
 image-grader:
 	docker build -f docker/Dockerfile --target grader -t $(IMAGE):grader .
+
+# CUDA backend checks without a GPU (docs/gpu.md): build/vet with -tags cuda against
+# Debian's CUDA headers and stubs, kernels through NVRTC for compute_80/90, the host
+# emulator running the conformance suite, TSan/ASan. AGX_GPU_SKIP_SDK=1 skips the
+# steps that need the CUDA packages.
+gpu-test:
+	gpu/scripts/test-gpu.sh
