@@ -10,7 +10,8 @@ import (
 
 // The course notebooks must reproduce every example of the sources in the
 // ranges A1–A9, C1–C15, C17–C19, D1–D11 and E1–E3 (C16, the CUDA kernel, lives
-// in the GPU notebook): each ID appears in an `// example ID` comment of a code
+// in the GPU notebook), and the exercise notebooks (notebooks/exercises) cover
+// B1–B4 and C23–C25: each ID appears in an `// example ID` comment of a code
 // cell.
 func TestNotebooksCoverEveryExample(t *testing.T) {
 	var want []string
@@ -29,11 +30,18 @@ func TestNotebooksCoverEveryExample(t *testing.T) {
 	add("C", 1, 19, 16)
 	add("D", 1, 11)
 	add("E", 1, 3)
+	add("B", 1, 4)
+	add("C", 23, 25)
 
 	paths, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "*.ipynb"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no notebooks found: %v", err)
 	}
+	exercises, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "exercises", "*.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, exercises...)
 	re := regexp.MustCompile(`//\s*examples?\s+([A-E][0-9]+(?:\s*(?:,|and|/)\s*[A-E][0-9]+)*)`)
 	id := regexp.MustCompile(`[A-E][0-9]+`)
 	seen := map[string][]string{}
