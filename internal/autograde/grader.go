@@ -49,7 +49,7 @@ type Submission struct {
 type Summary struct {
 	Graded, Skipped, Ungradable int
 	Entries                     []*Entry // every entry in the gradebook after the run, by student
-	Warnings                    []string
+	Warnings                    []string // about overrides (the sandbox's go to Log and Isolation)
 	Isolation                   []string
 }
 
@@ -168,7 +168,6 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 	if sb != nil {
 		defer sb.cleanup()
 		sum.Isolation = sb.isolation()
-		sum.Warnings = append(sum.Warnings, sb.warnings...)
 		for _, w := range sb.warnings {
 			logf("warning: %s", w)
 		}
