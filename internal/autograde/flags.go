@@ -95,9 +95,13 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 				add(FlagRedefinition, d.line, "redefines %s (%s); GoNB keeps the last definition", d.name, locked[d.name])
 			}
 		}
-		code := stripComments(c.Source)
+		withStrings, code := stripComments(c.Source, false), stripComments(c.Source, true)
 		for _, p := range codePatterns {
-			if loc := p.re.FindStringIndex(code); loc != nil {
+			text := code
+			if strings.Contains(p.re.String(), `"`) {
+				text = withStrings // import paths are strings
+			}
+			if loc := p.re.FindStringIndex(text); loc != nil {
 				add(p.kind, 1+strings.Count(code[:loc[0]], "\n"), "%s", p.what)
 			}
 		}
@@ -130,7 +134,7 @@ var (
 // declarations that start in column 0, as gofmt writes them.
 func topLevelNames(src string) []declName {
 	var out []declName
-	lines := strings.Split(stripComments(src), "\n")
+	lines := strings.Split(stripComments(src, false), "\n")
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if strings.TrimSpace(l) == "%%" {
@@ -168,8 +172,8 @@ func topLevelNames(src string) []declName {
 }
 
 // stripComments blanks Go comments (keeping line breaks), skipping string and
-// rune literals.
-func stripComments(s string) string {
+// rune literals, whose contents it blanks too when blankStrings.
+func stripComments(s string, blankStrings bool) string {
 	b := []byte(s)
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; c {
@@ -192,15 +196,24 @@ func stripComments(s string) string {
 		case '"', '\'':
 			for i++; i < len(b) && b[i] != c && b[i] != '\n'; i++ {
 				if b[i] == '\\' {
+					blank(b, i, blankStrings)
 					i++
 				}
+				blank(b, i, blankStrings)
 			}
 		case '`':
 			for i++; i < len(b) && b[i] != '`'; i++ {
+				blank(b, i, blankStrings)
 			}
 		}
 	}
 	return string(b)
+}
+
+func blank(b []byte, i int, on bool) {
+	if on && i < len(b) && b[i] != '\n' {
+		b[i] = ' '
+	}
 }
 
 func clip(s string, n int) string {

@@ -3,6 +3,9 @@ package autograde
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"strings"
 
 	"github.com/goagx/agx/internal/nbgrader"
@@ -137,8 +140,14 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		delete(extra, key)
 	}
 	firstAnswer := true
+	var helpers []string // declarations of the source's own code cells so far
 	for _, c := range nb.Cells {
 		m, _ := nbgrader.Get(c)
+		if c.CellType == notebook.Code && m.Kind() != nbgrader.KindTest && !(m != nil && m.Solution) {
+			if d := declarations(c.Source); d != "" {
+				helpers = append(helpers, d)
+			}
+		}
 		if m == nil || m.GradeID == "" {
 			add(c, &RebuiltCell{Origin: FromSource})
 			continue
@@ -183,6 +192,12 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 			if c.Source, err = nbgrader.InsertNonce(c.Source, m.GradeID, rc.Nonce); err != nil {
 				return nil, err
 			}
+			if len(helpers) > 0 {
+				// GoNB keeps the last definition of a name: declared again
+				// here, the source's helpers are the ones this cell uses,
+				// whatever a student cell redefined.
+				c.Source = HelpersHeader + "\n" + strings.Join(helpers, "\n\n") + "\n\n" + c.Source
+			}
 		}
 		add(c, rc)
 	}
@@ -197,6 +212,60 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 	nb.Cells = cells
 	rb.Notebook = nb
 	return rb, nil
+}
+
+// HelpersHeader starts the declarations that Rebuild copies into each test
+// cell: those of the source's code cells before it (locked and unmarked
+// cells, not answer cells).
+const HelpersHeader = "// agx autograde: the instructor's declarations, restored for this test cell"
+
+// declarations returns the top-level declarations (functions, types, vars,
+// consts; not imports) of a GoNB cell's source, the part before a "%%"
+// line, as text. It returns "" when there are none or the part does not
+// parse as Go.
+func declarations(src string) string {
+	var keep []string
+	for line := range strings.Lines(src) {
+		t := strings.TrimSpace(line)
+		if t == "%%" {
+			break
+		}
+		if strings.HasPrefix(t, "!") || strings.HasPrefix(t, "%") {
+			keep = append(keep, "\n") // keep the line count
+			continue
+		}
+		keep = append(keep, line)
+	}
+	body := strings.Join(keep, "")
+	const pkg = "package main\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "cell.go", pkg+body, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return ""
+	}
+	text := pkg + body
+	var parts []string
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+			continue
+		}
+		start := d.Pos()
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+			if d.Name.Name == "init" || d.Name.Name == "main" {
+				continue // an init would run twice; main is GoNB's
+			}
+		case *ast.GenDecl:
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+		}
+		parts = append(parts, text[fset.Position(start).Offset:fset.Position(d.End()).Offset])
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 func (rb *Rebuilt) flag(f Flag) { rb.Flags = append(rb.Flags, f) }
