@@ -34,6 +34,7 @@ const (
 	FlagUnknownCell   = "unknown_cell"   // a cell with a grade_id the source lacks
 	FlagIncomplete    = "run_incomplete" // the run stopped before the last cell
 	FlagOutputCapped  = "output_capped"  // a cell's output was truncated
+	FlagTimeout       = "cell_timeout"   // a cell ran past its time limit
 )
 
 // codePatterns find risky uses in student code (comments removed first).

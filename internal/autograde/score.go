@@ -68,6 +68,9 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*CellGrade, []Flag) {
 		c := res.Notebook.Cells[rc.Index]
 		run := runs[rc.Index]
 		name := cellName(rc)
+		if run != nil && run.TimedOut {
+			flags = append(flags, Flag{Kind: FlagTimeout, Cell: name, Message: "the cell ran past its time limit and was interrupted"})
+		}
 		if run != nil && run.OutputTruncated {
 			flags = append(flags, Flag{Kind: FlagOutputCapped, Cell: name, Message: "the cell's output was truncated"})
 		}
