@@ -120,7 +120,8 @@ func ReadOverrides(dir string) (map[string]map[string]Override, error) {
 
 // ApplyOverrides sets each cell's points from the overrides (or back to its
 // automatic points) and recomputes the totals. It returns the overrides that
-// name no graded cell of the entry.
+// name no graded cell of the entry. An ungradable entry takes no overrides
+// (they wait until it is graded) and reports none as unused.
 func (e *Entry) ApplyOverrides(ov map[string]Override) (unused []string) {
 	e.Score, e.AutoScore, e.MaxScore = 0, 0, 0
 	used := map[string]bool{}
@@ -136,7 +137,7 @@ func (e *Entry) ApplyOverrides(ov map[string]Override) (unused []string) {
 		e.MaxScore += c.MaxPoints
 	}
 	for id := range ov {
-		if !used[id] {
+		if !used[id] && e.Status == Graded {
 			unused = append(unused, id)
 		}
 	}
