@@ -164,6 +164,12 @@ func TestTampering(t *testing.T) {
 	cellByID(t, panics, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
 	add("panics", panics)
 
+	hostile := solved(t, src)
+	insertAfter(t, hostile, "gelu-code", "%%\n"+
+		"conn, err := net.DialTimeout(\"tcp\", \"1.1.1.1:53\", 3*time.Second)\nfmt.Println(\"dial:\", conn, err)\n"+
+		"b := make([]byte, 6<<30)\nfor i := range b {\n\tb[i] = 1\n}\nfmt.Println(\"allocated\", len(b))")
+	add("hostile", hostile)
+
 	opt := testOptions(source, dir)
 	opt.Log = testWriter{t}
 	sum, err := Grade(context.Background(), opt, subs)
@@ -185,6 +191,7 @@ func TestTampering(t *testing.T) {
 		"exit":       {score: 1, cells: map[string]string{"gelu-forward": StatusNoResult, "quiz-smooth": StatusPassed}, flags: []string{FlagExit, FlagNoResult}, toEnd: true},
 		"loop":       {score: 3, cells: map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusFailed}, flags: []string{FlagTimeout}, toEnd: true},
 		"huge":       {score: 4, cells: all, flags: []string{FlagOutputCapped}, toEnd: true},
+		"hostile":    {score: 4, cells: all, flags: []string{FlagNetwork}, toEnd: true},
 		"panics":     {score: 1, cells: map[string]string{"gelu-forward": StatusFailed, "quiz-smooth": StatusPassed}, toEnd: true},
 	} {
 		t.Run(student, func(t *testing.T) {
@@ -218,6 +225,24 @@ func TestTampering(t *testing.T) {
 		}
 		if size > 2*opt.MaxOutputBytes {
 			t.Errorf("huge: %d bytes of output kept, cap %d", size, opt.MaxOutputBytes)
+		}
+	} else {
+		t.Error(err)
+	}
+
+	// The hostile cell: no network (where a namespace could be made), and
+	// its allocation fails past the address-space limit.
+	if nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, "hostile.ipynb")); err == nil {
+		var out strings.Builder
+		for _, o := range nb.Cells[3].Outputs {
+			out.WriteString(o.Text)
+		}
+		if slices.ContainsFunc(sum.Isolation, func(s string) bool { return strings.HasPrefix(s, "no network") }) &&
+			!strings.Contains(out.String(), "network is unreachable") {
+			t.Errorf("hostile: the dial did not fail for want of a network:\n%.500s", out.String())
+		}
+		if !strings.Contains(out.String(), "out of memory") || strings.Contains(out.String(), "allocated") {
+			t.Errorf("hostile: the allocation was not stopped:\n%.500s", out.String())
 		}
 	} else {
 		t.Error(err)
