@@ -6,9 +6,11 @@
 //
 // Commands:
 //
-//	run     execute notebooks headless through Jupyter and check their outputs
-//	assign  write the student versions of exercise notebooks
-//	bench   time the performance workloads in agx and PyTorch and compare
+//	run        execute notebooks headless through Jupyter and check their outputs
+//	assign     write the student versions of exercise notebooks
+//	autograde  grade students' notebooks against the instructor source
+//	feedback   write per-student HTML feedback from a gradebook
+//	bench      time the performance workloads in agx and PyTorch and compare
 //
 // Run `agx COMMAND -h` for a command's flags. See docs/notebooks.md.
 package main
@@ -35,6 +37,8 @@ type command struct {
 var commands = []command{
 	{"run", "execute notebooks headless through Jupyter and check their outputs", runCommand},
 	{"assign", "write the student versions of exercise notebooks (solutions and hidden tests removed)", assignCommand},
+	{"autograde", "grade students' notebooks against the instructor source (gradebook in a directory)", autogradeCommand},
+	{"feedback", "write per-student HTML feedback from a gradebook", feedbackCommand},
 	{"bench", "time the performance workloads in agx and PyTorch, alternating, and compare", benchCommand},
 }
 
@@ -89,7 +93,7 @@ func agxMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: agx COMMAND [flags] [arguments]\n\nCommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'agx COMMAND -h' for a command's flags.")
 }

@@ -3,14 +3,20 @@
 # names its kind). The Go side (package jupyter) embeds and runs this script
 # with Debian's /usr/bin/python3; it writes the executed notebook itself.
 #
-# usage: driver.py NOTEBOOK KERNEL CELL_TIMEOUT_S NOTEBOOK_TIMEOUT_S
-#   a timeout of 0 means none.
+# usage: driver.py NOTEBOOK KERNEL CELL_TIMEOUT_S NOTEBOOK_TIMEOUT_S [OPTIONS_JSON]
+#   a timeout of 0 means none. OPTIONS_JSON (optional) is an object with
+#   "max_output_bytes" (per cell; outputs past it are dropped, except results
+#   under a MIME type listed in "keep_mime", which count against 16x the cap)
+#   and "continue_on_timeout" (interrupt a cell that runs past its limit and go
+#   on with the next one instead of stopping; a cell that still does not answer
+#   after the interrupt stops the run).
 #
 # Events:
 #   {"event": "started", "kernel": NAME}
 #   {"event": "cell_start", "index": I}
 #   {"event": "cell_done", "index": I, "seconds": S, "execution_count": N,
-#    "outputs": [...], "timed_out": BOOL, "notebook_timeout": BOOL}
+#    "outputs": [...], "timed_out": BOOL, "notebook_timeout": BOOL,
+#    "output_truncated": BOOL}
 #   {"event": "skipped", "index": I, "reason": TEXT[, "notebook_timeout": true]}
 #   {"event": "fatal", "message": TEXT}
 #   {"event": "finished"}
@@ -37,10 +43,79 @@ def on_term(signum, frame):
     raise Terminated("terminated by signal %d" % signum)
 
 
+def output_size(out):
+    try:
+        return len(json.dumps(out))
+    except (TypeError, ValueError):
+        return 0
+
+
+def make_client_class(NotebookClient, CellTimeoutError, options):
+    """A NotebookClient that caps each cell's outputs and, when asked, goes on
+    after a cell timeout (interrupting the kernel once)."""
+    cap = int(options.get("max_output_bytes") or 0)
+    keep_mime = set(options.get("keep_mime") or [])
+    go_on = bool(options.get("continue_on_timeout"))
+
+    class Client(NotebookClient):
+        def reset_cell_state(self):
+            self.cell_bytes = 0
+            self.kept_bytes = 0
+            self.truncated = False
+            self.interrupted = False
+
+        def output(self, outs, msg, display_id, cell_index):
+            out = super().output(outs, msg, display_id, cell_index)
+            if out is None or cap <= 0:
+                return out
+            size = output_size(out)
+            data = out.get("data") or {}
+            if keep_mime and any(m in data for m in keep_mime):
+                self.kept_bytes += size
+                if self.kept_bytes <= 16 * cap:
+                    return out
+            else:
+                self.cell_bytes += size
+                if self.cell_bytes <= cap:
+                    return out
+            if outs and outs[-1] is out:
+                outs.pop()
+            if not self.truncated:
+                self.truncated = True
+                outs.append(nbformat_v4().new_output(
+                    "stream", name="stdout",
+                    text="\n[agx: output truncated: this cell printed more than %d bytes]\n" % cap))
+            return None
+
+        async def _async_handle_timeout(self, timeout, cell=None):
+            if go_on and not self.interrupted:
+                self.interrupted = True
+                self.cell_timed_out = True
+                await ensure_async_call(self.km.interrupt_kernel())
+                return None
+            raise CellTimeoutError.error_from_timeout_and_cell(
+                "Cell execution timed out", timeout, cell)
+
+    return Client
+
+
+def nbformat_v4():
+    import nbformat
+    return nbformat.v4
+
+
+async def ensure_async_call(x):
+    import inspect
+    if inspect.isawaitable(x):
+        return await x
+    return x
+
+
 def main():
     path, kernel = sys.argv[1], sys.argv[2]
     cell_timeout = float(sys.argv[3])
     nb_timeout = float(sys.argv[4])
+    options = json.loads(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else {}
     start = time.monotonic()
     deadline = start + nb_timeout if nb_timeout > 0 else None
 
@@ -56,7 +131,8 @@ def main():
         return 1
 
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
+    Client = make_client_class(NotebookClient, CellTimeoutError, options)
+    client = Client(
         nb,
         kernel_name=kernel,
         timeout=int(cell_timeout) if cell_timeout > 0 else None,
@@ -91,8 +167,14 @@ def main():
                 emit({"event": "cell_start", "index": i})
                 t0 = time.monotonic()
                 timed_out = False
+                client.reset_cell_state()
+                client.cell_timed_out = False
                 try:
                     client.execute_cell(cell, i)
+                    if client.cell_timed_out:
+                        timed_out = True
+                        if limited_by_notebook:
+                            stop_reason = NOTEBOOK_TIMEOUT % nb_timeout
                 except CellTimeoutError:
                     timed_out = True
                     if limited_by_notebook:
@@ -111,6 +193,7 @@ def main():
                     "outputs": cell.get("outputs", []),
                     "timed_out": timed_out,
                     "notebook_timeout": timed_out and limited_by_notebook,
+                    "output_truncated": client.truncated,
                 })
     except NoSuchKernel:
         emit({"event": "fatal", "message": "no Jupyter kernel named %r; install it with "

@@ -41,6 +41,24 @@ type Options struct {
 	Timeout     time.Duration // limit for the whole notebook; 0 means none
 	// OnEvent, when set, is called for every event, in order, from Execute's goroutine.
 	OnEvent func(Event)
+
+	// MaxOutputBytes caps the outputs kept per cell (their JSON size); later
+	// outputs are dropped and one note says so. Outputs carrying one of the
+	// KeepMIME types count against a separate budget of 16 times the cap, so
+	// that a flood of prints cannot push out a test cell's result. 0: no cap.
+	MaxOutputBytes int
+	KeepMIME       []string
+	// ContinueOnTimeout interrupts a cell that runs past CellTimeout and goes
+	// on with the next cell (the cell is reported TimedOut); without it, or
+	// when the interrupted cell still does not answer within CellTimeout, the
+	// run stops there.
+	ContinueOnTimeout bool
+	// Wrap, when set, is a command prefix the driver runs under (for example
+	// an unshare(1) invocation): the driver is started as
+	// Wrap[0] Wrap[1:]... PYTHON -c SCRIPT ARGS...
+	Wrap []string
+	// Env, when set, replaces the driver's environment (and so the kernel's).
+	Env []string
 }
 
 // Event kinds.
@@ -61,6 +79,8 @@ type Event struct {
 	ExecutionCount *int               `json:"execution_count"`
 	Outputs        []*notebook.Output `json:"outputs"`
 	TimedOut       bool               `json:"timed_out"`
+	// OutputTruncated: outputs past Options.MaxOutputBytes were dropped.
+	OutputTruncated bool `json:"output_truncated"`
 	// NotebookTimeout: the notebook's time limit (not the cell's) stopped this cell.
 	NotebookTimeout bool   `json:"notebook_timeout"`
 	Reason          string `json:"reason"`
@@ -78,7 +98,9 @@ type CellRun struct {
 	Ran      bool    // false: not reached or skipped
 	Seconds  float64 // execution time, kernel round trip included
 	TimedOut bool
-	Skipped  string // why the cell was not run, when Ran is false
+	// OutputTruncated: outputs past Options.MaxOutputBytes were dropped.
+	OutputTruncated bool
+	Skipped         string // why the cell was not run, when Ran is false
 }
 
 // Result of Execute.
@@ -124,8 +146,17 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, opt.Timeout+time.Minute)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, python, "-c", driverScript, path, opt.Kernel,
-		seconds(opt.CellTimeout), seconds(opt.Timeout))
+	driverOpts, _ := json.Marshal(map[string]any{ // plain values always encode
+		"max_output_bytes":    opt.MaxOutputBytes,
+		"keep_mime":           opt.KeepMIME,
+		"continue_on_timeout": opt.ContinueOnTimeout,
+	})
+	argv := append(append([]string{}, opt.Wrap...), python, "-c", driverScript, path, opt.Kernel,
+		seconds(opt.CellTimeout), seconds(opt.Timeout), string(driverOpts))
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if opt.Env != nil {
+		cmd.Env = opt.Env
+	}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 15 * time.Second
 	stderr := &tailBuffer{max: 32 << 10}
@@ -157,6 +188,7 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		case CellDone:
 			if run := byIndex[ev.Index]; run != nil {
 				run.Ran, run.Seconds, run.TimedOut = true, ev.Seconds, ev.TimedOut
+				run.OutputTruncated = ev.OutputTruncated
 				c := nb.Cells[ev.Index]
 				c.Outputs, c.ExecutionCount = ev.Outputs, ev.ExecutionCount
 			}

@@ -146,3 +146,29 @@ func TestTailBuffer(t *testing.T) {
 		})
 	}
 }
+
+// TestExecuteWrapEnv: the driver runs under the Wrap prefix with Env, and
+// the truncation and timeout flags of its events reach the CellRuns.
+func TestExecuteWrapEnv(t *testing.T) {
+	events := evStarted + evCell1 +
+		`{"event": "cell_done", "index": 2, "seconds": 3, "outputs": [], "timed_out": true, "output_truncated": true}` + "\n" + evFinish
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "wrapped")
+	wrap := []string{"sh", "-c", `touch "$MARK" && exec "$@"`, "sh"}
+	res, err := Execute(context.Background(), testNotebook(t), Options{
+		Python: fakePython(t, events, 0), Kernel: "k", Wrap: wrap,
+		Env: []string{"MARK=" + marker, "PATH=" + os.Getenv("PATH")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the driver did not run under the wrapper with the environment: %v", err)
+	}
+	if c := res.Cells[1]; !c.TimedOut || !c.OutputTruncated || !c.Ran {
+		t.Errorf("cell 2: %+v, want ran, timed out, truncated", c)
+	}
+}

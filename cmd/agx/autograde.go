@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/jupyter"
+)
+
+const autogradeUsage = `usage: agx autograde --source SOURCE.ipynb -o GRADEBOOK_DIR [flags] SUBMISSION...
+
+Grades students' notebooks against the instructor source. A SUBMISSION is a
+notebook STUDENT.ipynb, or a directory with one directory per student holding
+the notebook under the source's name (DIR/STUDENT/NAME.ipynb).
+
+Each submission is rebuilt from the source (locked and test cells restored,
+hidden tests re-inserted, deleted test cells re-added, the source's cell
+order, the student's answer cells by grade_id, outputs cleared), every test
+cell gets a fresh nonce, and the notebook runs through Jupyter with the Go
+kernel under time, output, memory and file-size limits and, where the
+machine allows, without network. Scores come from the source's points and the
+results that carry their cell's nonce. GRADEBOOK_DIR gets STUDENT.json per
+student, grades.csv for the class, executed/STUDENT.ipynb, and the overrides
+in overrides.csv are applied. A submission whose entry is up to date (same
+submission and source) is kept unless --force. See docs/grading.md.
+
+Flags:
+`
+
+// autogradeCommand implements `agx autograde`.
+func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var opt autograde.Options
+	var memMiB, fileMiB, outKiB int
+	fs := flag.NewFlagSet("agx autograde", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&opt.Source, "source", "", "the instructor source `notebook` (required)")
+	fs.StringVar(&opt.Dir, "o", "", "the gradebook `DIR` (required)")
+	fs.StringVar(&opt.Kernel, "kernel", DefaultKernel, "Jupyter kernelspec `name` to run the notebooks with")
+	fs.StringVar(&opt.Python, "python", jupyter.DefaultPython, "Python `interpreter` that has nbclient (Debian's)")
+	fs.DurationVar(&opt.CellTimeout, "cell-timeout", 120*time.Second, "time limit per cell (a cold Go build takes ~30s)")
+	fs.DurationVar(&opt.Timeout, "timeout", 10*time.Minute, "time limit per notebook")
+	fs.IntVar(&opt.Jobs, "j", 2, "grade `N` submissions at once")
+	fs.BoolVar(&opt.Force, "force", false, "regrade submissions whose entry is up to date")
+	fs.IntVar(&memMiB, "memory", 4096, "address-space limit of each kernel process, in `MiB` (0: none)")
+	fs.IntVar(&opt.Limits.Procs, "procs", 2048, "process and thread limit of the grading user (binds only when not root; 0: none)")
+	fs.IntVar(&fileMiB, "file-size", 1024, "largest file a kernel process may write, in `MiB` (0: none)")
+	fs.IntVar(&outKiB, "max-output", 1024, "output kept per cell, in `KiB` (0: no cap)")
+	fs.StringVar(&opt.Limits.Network, "net", autograde.NetAuto, "network: auto (none where unshare -n works, else a warning), none (or refuse), host")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, autogradeUsage)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	switch {
+	case opt.Source == "":
+		return usageError{"--source is required"}
+	case opt.Dir == "":
+		return usageError{"-o GRADEBOOK_DIR is required"}
+	case len(paths) == 0:
+		return usageError{"no submissions given"}
+	case opt.Jobs < 1:
+		return usageError{"-j must be at least 1"}
+	case opt.CellTimeout <= 0 || opt.Timeout <= 0:
+		return usageError{"the time limits must be positive"}
+	case memMiB < 0 || fileMiB < 0 || outKiB < 0 || opt.Limits.Procs < 0:
+		return usageError{"limits must not be negative"}
+	case opt.Limits.Network != autograde.NetAuto && opt.Limits.Network != autograde.NetNone && opt.Limits.Network != autograde.NetHost:
+		return usageError{"--net must be auto, none or host"}
+	}
+	opt.Limits.MemoryBytes = int64(memMiB) << 20
+	opt.Limits.FileBytes = int64(fileMiB) << 20
+	opt.MaxOutputBytes = outKiB << 10
+	opt.Log = stderr
+
+	subs, warnings, err := autograde.FindSubmissions(filepath.Base(opt.Source), paths)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agx autograde: %s\n", w)
+	}
+	if len(subs) == 0 {
+		return usageError{"no submissions found"}
+	}
+	sum, err := autograde.Grade(ctx, opt, subs)
+	if err != nil {
+		return err
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(stderr, "agx autograde: warning: %s\n", w)
+	}
+	printGradebook(stdout, sum.Entries)
+	if sum.Ungradable > 0 {
+		fmt.Fprintf(stderr, "agx autograde: %d %s ungradable (see ungradable_reason in their entries); fix the cause and run again\n",
+			sum.Ungradable, plural(sum.Ungradable, "submission is", "submissions are"))
+		return errFailed
+	}
+	return nil
+}
+
+// printGradebook prints the class table: student, status, total, flags.
+func printGradebook(w io.Writer, entries []*autograde.Entry) {
+	fmt.Fprintf(w, "%-16s %-10s %9s  %s\n", "STUDENT", "STATUS", "SCORE", "FLAGS")
+	for _, e := range entries {
+		flags := ""
+		for i, f := range e.Flags {
+			if i > 0 {
+				flags += " "
+			}
+			flags += f.Kind
+		}
+		fmt.Fprintf(w, "%-16s %-10s %4g/%-4g  %s\n", e.Student, e.Status, e.Score, e.MaxScore, clipLine(flags, 60))
+	}
+}
+
+const feedbackUsage = `usage: agx feedback GRADEBOOK_DIR -o DIR
+
+Writes DIR/STUDENT.html for every entry of the gradebook: totals, each graded
+cell with its visible checks and messages, hidden checks with their points
+only, instructor overrides and their comments, restored cells and flags.
+Everything shown is HTML-escaped. See docs/grading.md.
+
+Flags:
+`
+
+// feedbackCommand implements `agx feedback`.
+func feedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("agx feedback", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "write the feedback pages to `DIR` (required)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, feedbackUsage)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	if *out == "" {
+		return usageError{"-o DIR is required"}
+	}
+	if len(paths) != 1 {
+		return usageError{"give one gradebook directory"}
+	}
+	entries, err := autograde.ReadEntries(paths[0])
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("%s has no gradebook entries", paths[0])
+	}
+	written, err := autograde.WriteFeedback(*out, entries)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %d feedback %s to %s\n", len(written), plural(len(written), "page", "pages"), *out)
+	return nil
+}

@@ -1,0 +1,327 @@
+package autograde
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/notebook"
+)
+
+func readNB(t *testing.T, path string) *notebook.Notebook {
+	t.Helper()
+	nb, err := notebook.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nb
+}
+
+// release returns the student version of the source at path.
+func release(t *testing.T, src *notebook.Notebook) *notebook.Notebook {
+	t.Helper()
+	nb, _, err := nbgrader.Release(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nb
+}
+
+// cellByID returns the cell with that grade_id.
+func cellByID(t *testing.T, nb *notebook.Notebook, id string) *notebook.Cell {
+	t.Helper()
+	for _, c := range nb.Cells {
+		if m, _ := nbgrader.Get(c); m != nil && m.GradeID == id {
+			return c
+		}
+	}
+	t.Fatalf("no cell %s", id)
+	return nil
+}
+
+// removeCell deletes the cell with that grade_id.
+func removeCell(t *testing.T, nb *notebook.Notebook, id string) {
+	t.Helper()
+	c := cellByID(t, nb, id)
+	for i := range nb.Cells {
+		if nb.Cells[i] == c {
+			nb.Cells = append(nb.Cells[:i], nb.Cells[i+1:]...)
+			return
+		}
+	}
+}
+
+// insertAfter adds a plain code cell after the cell with that grade_id.
+func insertAfter(t *testing.T, nb *notebook.Notebook, id, src string) {
+	t.Helper()
+	c := cellByID(t, nb, id)
+	for i := range nb.Cells {
+		if nb.Cells[i] == c {
+			extra := &notebook.Cell{CellType: notebook.Code, Source: src, Metadata: notebook.Object{}}
+			nb.Cells = append(nb.Cells[:i+1], append([]*notebook.Cell{extra}, nb.Cells[i+1:]...)...)
+			return
+		}
+	}
+}
+
+func counter() func() string {
+	n := 0
+	return func() string { n++; return "nonce" + string(rune('0'+n)) }
+}
+
+func TestRebuild(t *testing.T) {
+	src := readNB(t, "../nbgrader/testdata/gelu.ipynb")
+	for _, tc := range []struct {
+		name   string
+		edit   func(nb *notebook.Notebook)
+		notes  []string // substrings, one per note
+		flags  []string // flag kinds
+		origin []string // origin per rebuilt cell
+	}{
+		{"student version", func(nb *notebook.Notebook) {}, nil, nil,
+			[]string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromSubmission, FromSource}},
+		{"edited test cell", func(nb *notebook.Notebook) {
+			cellByID(t, nb, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
+		}, []string{"gelu-forward was edited"}, nil, nil},
+		{"deleted test cell", func(nb *notebook.Notebook) { removeCell(t, nb, "quiz-smooth") },
+			[]string{"quiz-smooth was deleted; re-added"}, nil, nil},
+		{"deleted answer cell", func(nb *notebook.Notebook) { removeCell(t, nb, "quiz-answer") },
+			[]string{"quiz-answer is missing"}, []string{FlagMissingAnswer},
+			[]string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromStub, FromSource}},
+		{"added cell", func(nb *notebook.Notebook) { insertAfter(t, nb, "gelu-code", "%%\nfmt.Println(1)") }, nil, nil,
+			[]string{FromSource, FromSource, FromSubmission, FromStudent, FromSource, FromSource, FromSubmission, FromSource}},
+		{"reordered cells", func(nb *notebook.Notebook) {
+			nb.Cells[2], nb.Cells[6] = nb.Cells[6], nb.Cells[2]
+		}, nil, nil, []string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromSubmission, FromSource}},
+		{"unknown grade_id", func(nb *notebook.Notebook) {
+			nb.Cells = append(nb.Cells, &notebook.Cell{CellType: notebook.Code, Source: "x := 1", Metadata: notebook.Object{
+				"nbgrader": json.RawMessage(`{"schema_version":3,"grade":true,"solution":false,"locked":true,"grade_id":"bonus","points":5}`)}})
+		}, nil, []string{FlagUnknownCell}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := release(t, src)
+			tc.edit(sub)
+			rb, err := Rebuild(src, sub, counter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rb.Notes) != len(tc.notes) {
+				t.Errorf("notes %q, want %q", rb.Notes, tc.notes)
+			}
+			for i, n := range tc.notes {
+				if i < len(rb.Notes) && !strings.Contains(rb.Notes[i], n) {
+					t.Errorf("note %q, want one containing %q", rb.Notes[i], n)
+				}
+			}
+			var kinds []string
+			for _, f := range rb.Flags {
+				kinds = append(kinds, f.Kind)
+			}
+			if strings.Join(kinds, ",") != strings.Join(tc.flags, ",") {
+				t.Errorf("flags %v, want %v", kinds, tc.flags)
+			}
+			if tc.origin != nil {
+				var got []string
+				for _, rc := range rb.Cells {
+					got = append(got, rc.Origin)
+				}
+				if strings.Join(got, ",") != strings.Join(tc.origin, ",") {
+					t.Errorf("origins %v, want %v", got, tc.origin)
+				}
+			}
+			// Test cells come from the source, hidden tests and a nonce included.
+			fw := cellByID(t, rb.Notebook, "gelu-forward")
+			if !strings.Contains(fw.Source, `grade.New("gelu-forward").Nonce("nonce`) || !strings.Contains(fw.Source, "BEGIN HIDDEN TESTS") {
+				t.Errorf("gelu-forward not restored:\n%s", fw.Source)
+			}
+			for _, c := range rb.Notebook.Cells {
+				if len(c.Outputs) > 0 || c.ExecutionCount != nil {
+					t.Errorf("outputs not cleared: %q", c.Source)
+				}
+			}
+		})
+	}
+}
+
+func TestRebuildHelpers(t *testing.T) {
+	src := readNB(t, "testdata/double.ipynb")
+	sub := release(t, src)
+	insertAfter(t, sub, "double-code", "func near(a, b float64) bool { return true }")
+	rb, err := Rebuild(src, sub, counter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := cellByID(t, rb.Notebook, "double-test").Source
+	if !strings.HasPrefix(test, HelpersHeader+"\n// near reports") || !strings.Contains(test, "math.Abs(a-b) < 1e-9 }\n\n%%\n") {
+		t.Errorf("the helper is not declared again in the test cell:\n%s", test)
+	}
+	var redefined bool
+	for _, f := range scanStudentCells(rb) {
+		redefined = redefined || (f.Kind == FlagRedefinition && strings.Contains(f.Message, "near"))
+	}
+	if !redefined {
+		t.Error("the redefinition of near is not flagged")
+	}
+}
+
+func TestDeclarations(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"func and var", "import \"math\"\n\n// f doc\nfunc f() {}\nvar x = 1", "// f doc\nfunc f() {}\n\nvar x = 1"},
+		{"main part ignored", "const k = 2\n%%\nfmt.Println(k)", "const k = 2"},
+		{"magics ignored", "!echo hi\ntype T int", "type T int"},
+		{"init skipped", "func init() {}\nfunc g() {}", "func g() {}"},
+		{"not Go", "x := 1", ""},
+		{"imports only", "import \"github.com/goagx/agx/agx\"", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := declarations(tc.src); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestScanStudentCells(t *testing.T) {
+	src := readNB(t, "testdata/double.ipynb")
+	for _, tc := range []struct{ name, code, want string }{
+		{"clean", "func Double(x float64) float64 { return 2 * x } // os.Exit in a comment", ""},
+		{"shell", "!rm -rf /tmp/x", FlagMagic},
+		{"magic", "%env GOFLAGS=-tags=x", FlagMagic},
+		{"main wrapper is fine", "%%\nfmt.Println(Double(1))", ""},
+		{"init", "func init() { println(1) }", FlagInit},
+		{"gonb init", "func init_x() {}", FlagInit},
+		{"helper", "func near(a, b float64) bool { return true }", FlagRedefinition},
+		{"grade package", "var grade = 1", FlagRedefinition},
+		{"grouped", "var (\n\tnear = 1\n)", FlagRedefinition},
+		{"exit", "func Double(x float64) float64 { os.Exit(0); return 0 }", FlagExit},
+		{"unsafe", "import \"unsafe\"", FlagUnsafe},
+		{"syscall", "func f() { syscall.Kill(1, 9) }", FlagSyscall},
+		{"exec", "func f() { exec.Command(\"ls\").Run() }", FlagExec},
+		{"network", "func f() { http.Get(\"http://x\") }", FlagNetwork},
+		{"net import", "import \"net\"", FlagNetwork},
+		{"string is not code", "func f() string { return \"os.Exit(1)\" }", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := release(t, src)
+			cellByID(t, sub, "double-code").Source = tc.code
+			rb, err := Rebuild(src, sub, counter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, f := range scanStudentCells(rb) {
+				kinds = append(kinds, f.Kind)
+				if f.Cell != "double-code" {
+					t.Errorf("flag %+v in the wrong cell", f)
+				}
+			}
+			if got := strings.Join(kinds, ","); got != tc.want {
+				t.Errorf("flags %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	dir := t.TempDir()
+	csv := "student,grade_id,points,comment\nalice,explain,1,\"clear, and short\"\nbob,double-test,0.5\n"
+	if err := os.WriteFile(filepath.Join(dir, OverridesFile), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ov, err := ReadOverrides(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Entry{Student: "alice", Status: Graded, Cells: []*CellGrade{
+		{GradeID: "double-test", AutoPoints: 2, MaxPoints: 2},
+		{GradeID: "explain", MaxPoints: 1, Status: StatusManual},
+	}}
+	if unused := e.ApplyOverrides(ov["alice"]); len(unused) != 0 {
+		t.Errorf("unused overrides %v", unused)
+	}
+	if e.Score != 3 || e.AutoScore != 2 || e.MaxScore != 3 || e.Cells[1].Override.Comment != "clear, and short" {
+		t.Errorf("after overrides: %+v %+v", e, e.Cells[1].Override)
+	}
+	if unused := e.ApplyOverrides(ov["bob"]); e.Score != 0.5 || len(unused) != 0 {
+		t.Errorf("bob's override: score %v, unused %v", e.Score, unused)
+	}
+	if unused := e.ApplyOverrides(map[string]Override{"nope": {Points: 1}}); e.Score != 2 || strings.Join(unused, ",") != "nope" {
+		t.Errorf("unknown grade_id: score %v, unused %v", e.Score, unused)
+	}
+
+	for _, bad := range []string{"a,b\n", "alice,explain,-1\n", "alice,explain,lots\n"} {
+		if err := os.WriteFile(filepath.Join(dir, OverridesFile), []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadOverrides(dir); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestClassTable(t *testing.T) {
+	dir := t.TempDir()
+	entries := []*Entry{
+		{Student: "alice", Status: Graded, Score: 2.5, MaxScore: 3, Cells: []*CellGrade{{GradeID: "a", Points: 2}, {GradeID: "b", Points: 0.5}},
+			Flags: []Flag{{Kind: FlagInit}, {Kind: FlagExit}, {Kind: FlagInit}}},
+		{Student: "bob", Status: Ungradable, MaxScore: 3, Cells: []*CellGrade{{GradeID: "a"}, {GradeID: "b"}}},
+	}
+	if err := WriteClassTable(dir, entries); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ClassFile))
+	want := "student,status,total,max,a,b,flags\nalice,graded,2.5,3,2,0.5,init(2) os_exit\nbob,ungradable,0,3,0,0,\n"
+	if string(b) != want {
+		t.Errorf("got\n%s\nwant\n%s", b, want)
+	}
+}
+
+func TestFeedbackHTML(t *testing.T) {
+	e := &Entry{Student: "eve", Notebook: "gelu.ipynb", Status: Graded, Score: 1, MaxScore: 3, Cells: []*CellGrade{{
+		GradeID: "gelu-forward", Points: 1, MaxPoints: 3, Status: StatusPartial, Checks: []Check{
+			{Name: "<b>visible</b>", Points: 1, Max: 1, Status: "pass"},
+			{Name: "secret name", Max: 2, Status: "fail", Hidden: true, Message: "SECRET hidden message"},
+		}}, {GradeID: "quiz", MaxPoints: 1, Status: StatusError, HasHidden: true, Messages: []string{"HIDDEN SOURCE LINE"}}},
+		Flags: []Flag{{Kind: FlagForged, Cell: "cell 3", Message: "<script>alert(1)</script>"}}}
+	h := FeedbackHTML(e)
+	for _, bad := range []string{"<script>", "<b>visible", "SECRET", "HIDDEN SOURCE"} {
+		if strings.Contains(h, bad) {
+			t.Errorf("feedback contains %q", bad)
+		}
+	}
+	for _, want := range []string{"&lt;b&gt;visible&lt;/b&gt;", "secret name <i>(hidden test)</i>", "Total: 1 / 3", "&lt;script&gt;", "0 / 2"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("feedback lacks %q", want)
+		}
+	}
+}
+
+func TestFindSubmissions(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"class/alice/gelu.ipynb", "class/bob/gelu.ipynb", "class/carol/other.ipynb", "dave.ipynb"} {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	subs, warnings, err := FindSubmissions("gelu.ipynb", []string{filepath.Join(dir, "class"), filepath.Join(dir, "dave.ipynb")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range subs {
+		got = append(got, s.Student)
+	}
+	if strings.Join(got, ",") != "alice,bob,dave" || len(warnings) != 1 || !strings.Contains(warnings[0], "carol") {
+		t.Errorf("students %v, warnings %v", got, warnings)
+	}
+	if _, _, err := FindSubmissions("gelu.ipynb", []string{filepath.Join(dir, "dave.ipynb"), filepath.Join(dir, "dave.ipynb")}); err == nil {
+		t.Error("a student twice: no error")
+	}
+}

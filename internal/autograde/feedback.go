@@ -1,0 +1,132 @@
+package autograde
+
+import (
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteFeedback writes DIR/STUDENT.html for every entry: the totals, each
+// graded cell with its visible checks and their messages, hidden checks as
+// "hidden test" with their points only, overrides with their comments, what
+// was restored, and the flags. Every string is HTML-escaped: names, messages
+// and comments can come from student code and are never rendered as HTML.
+func WriteFeedback(dir string, entries []*Entry) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Student+".html")
+		if err := WriteFileAtomic(p, []byte(FeedbackHTML(e))); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+const feedbackStyle = `body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
+.pass{color:#1b7f3b}.fail{color:#b00020}.muted{color:#666}pre{white-space:pre-wrap;margin:0}`
+
+// FeedbackHTML renders one entry's feedback page.
+func FeedbackHTML(e *Entry) string {
+	esc := html.EscapeString
+	var b strings.Builder
+	title := fmt.Sprintf("%s — %s", e.Notebook, e.Student)
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), feedbackStyle)
+	fmt.Fprintf(&b, "<h1>%s</h1>\n", esc(title))
+	if e.Status == Ungradable {
+		b.WriteString("<p class=\"fail\">Your notebook could not be graded automatically (a problem on the grading side, not in your code). Your instructor will look at it.</p>\n")
+	}
+	fmt.Fprintf(&b, "<p><b>Total: %s / %s points</b></p>\n", formatPoints(e.Score), formatPoints(e.MaxScore))
+	for _, c := range e.Cells {
+		cls := "fail"
+		if c.Points >= c.MaxPoints {
+			cls = "pass"
+		}
+		fmt.Fprintf(&b, "<h2>%s: <span class=\"%s\">%s / %s</span></h2>\n", esc(c.GradeID), cls, formatPoints(c.Points), formatPoints(c.MaxPoints))
+		fmt.Fprintf(&b, "<p class=\"muted\">%s</p>\n", esc(statusSentence(c.Status)))
+		if c.Override != nil {
+			fmt.Fprintf(&b, "<p>Points set by your instructor (automatic: %s)", formatPoints(c.AutoPoints))
+			if c.Override.Comment != "" {
+				fmt.Fprintf(&b, ": %s", esc(c.Override.Comment))
+			}
+			b.WriteString("</p>\n")
+		}
+		if len(c.Checks) == 0 {
+			for _, m := range c.Messages {
+				if c.HasHidden && (c.Status == StatusError || c.Status == StatusNoResult) {
+					m = "details withheld: this test cell has hidden tests"
+				}
+				fmt.Fprintf(&b, "<pre>%s</pre>\n", esc(m))
+			}
+			continue
+		}
+		b.WriteString("<table><tr><th>check</th><th>result</th><th>points</th><th>message</th></tr>\n")
+		for _, ch := range c.Checks {
+			name, msg := esc(ch.Name), esc(ch.Message)
+			if ch.Hidden {
+				name += " <i>(hidden test)</i>"
+				msg = "<span class=\"muted\">hidden test</span>"
+			}
+			rcls := "fail"
+			if ch.Status == "pass" {
+				rcls = "pass"
+			}
+			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"%s\">%s</td><td>%s / %s</td><td><pre>%s</pre></td></tr>\n",
+				name, rcls, esc(ch.Status), formatPoints(ch.Points), formatPoints(ch.Max), msg)
+		}
+		b.WriteString("</table>\n")
+		for _, m := range c.Messages {
+			fmt.Fprintf(&b, "<p class=\"muted\">%s</p>\n", esc(m))
+		}
+	}
+	if len(e.Notes) > 0 {
+		b.WriteString("<h2>Restored cells</h2>\n<ul>\n")
+		for _, n := range e.Notes {
+			fmt.Fprintf(&b, "<li>%s</li>\n", esc(n))
+		}
+		b.WriteString("</ul>\n")
+	}
+	if len(e.Flags) > 0 {
+		b.WriteString("<h2>Flagged for review</h2>\n<ul>\n")
+		for _, f := range e.Flags {
+			where := f.Cell
+			if f.Line > 0 {
+				where += fmt.Sprintf(", line %d", f.Line)
+			}
+			fmt.Fprintf(&b, "<li><b>%s</b> (%s): %s</li>\n", esc(f.Kind), esc(where), esc(f.Message))
+		}
+		b.WriteString("</ul>\n")
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+func statusSentence(status string) string {
+	switch status {
+	case StatusPassed:
+		return "All checks passed."
+	case StatusPartial:
+		return "Some checks passed."
+	case StatusFailed:
+		return "No check passed."
+	case StatusRejected:
+		return "The result did not match this exercise's points; no points given."
+	case StatusError:
+		return "The test cell failed before it could report (for example, your code does not compile)."
+	case StatusTimeout:
+		return "The test cell ran past its time limit."
+	case StatusNotRun:
+		return "The test cell was not run."
+	case StatusNoResult:
+		return "The test cell reported no result (did the program exit early?)."
+	case StatusManual:
+		return "Graded by hand."
+	}
+	return status
+}

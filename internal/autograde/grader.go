@@ -1,0 +1,451 @@
+package autograde
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goagx/agx/grade"
+	"github.com/goagx/agx/internal/jupyter"
+	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// Options configure Grade.
+type Options struct {
+	Source         string        // the instructor source notebook
+	Dir            string        // the gradebook directory
+	Kernel         string        // Jupyter kernelspec to wrap
+	Python         string        // interpreter with nbclient; jupyter.DefaultPython when empty
+	CellTimeout    time.Duration // per cell
+	Timeout        time.Duration // per notebook
+	MaxOutputBytes int           // per cell
+	Limits         Limits
+	Jobs           int  // submissions graded at once (at least 1)
+	Force          bool // regrade submissions whose entry is up to date
+	// Log receives the progress display (one line per event); nil for none.
+	Log io.Writer
+	// NewNonce makes the nonces; nbgrader.NewNonce when nil.
+	NewNonce func() string
+}
+
+// Submission is one student's notebook.
+type Submission struct {
+	Student string
+	Path    string
+}
+
+// Summary is what Grade did.
+type Summary struct {
+	Graded, Skipped, Ungradable int
+	Entries                     []*Entry // every entry in the gradebook after the run, by student
+	Warnings                    []string // about overrides (the sandbox's go to Log and Isolation)
+	Isolation                   []string
+}
+
+// FindSubmissions turns the command-line arguments into submissions. An
+// argument is either a notebook file STUDENT.ipynb (the student id is the
+// file name without .ipynb) or a directory holding one directory per student
+// with the notebook under the source's file name: DIR/STUDENT/NAME.ipynb.
+// Student directories without it are reported in the warnings.
+func FindSubmissions(sourceName string, args []string) ([]Submission, []string, error) {
+	var subs []Submission
+	var warnings []string
+	seen := map[string]string{}
+	add := func(student, path string) error {
+		if !StudentPattern.MatchString(student) {
+			return fmt.Errorf("%s: student id %q may hold only letters, digits and . _ @ + - (and not start with a symbol)", path, student)
+		}
+		if prev, ok := seen[student]; ok {
+			return fmt.Errorf("student %s has two submissions: %s and %s", student, prev, path)
+		}
+		seen[student] = path
+		subs = append(subs, Submission{student, path})
+		return nil
+	}
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !st.IsDir() {
+			if !strings.HasSuffix(a, ".ipynb") {
+				return nil, nil, fmt.Errorf("%s is not a notebook (.ipynb) or a directory", a)
+			}
+			if err := add(strings.TrimSuffix(filepath.Base(a), ".ipynb"), a); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		ents, err := os.ReadDir(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range ents {
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			p := filepath.Join(a, e.Name(), sourceName)
+			if _, err := os.Stat(p); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: no %s; not graded", filepath.Join(a, e.Name()), sourceName))
+				continue
+			}
+			if err := add(e.Name(), p); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return subs, warnings, nil
+}
+
+// Grade grades the submissions against the source and updates the gradebook
+// in opt.Dir: one entry per student (written as soon as the student is
+// graded), the overrides applied to every entry, and the class table. An
+// entry that is graded and whose submission and source hashes match is kept
+// unless opt.Force. It returns an error only for problems with the run as a
+// whole (an invalid source, an unwritable gradebook, bad overrides); a
+// submission that cannot be run gets an "ungradable" entry.
+func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error) {
+	srcBytes, err := os.ReadFile(opt.Source)
+	if err != nil {
+		return nil, err
+	}
+	src, err := notebook.Parse(srcBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", opt.Source, err)
+	}
+	if err := nbgrader.Validate(src); err != nil {
+		return nil, fmt.Errorf("%s is not a valid instructor source:\n%w", opt.Source, err)
+	}
+	srcHash := sha256Hex(srcBytes)
+	overrides, err := ReadOverrides(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(opt.Dir, ExecutedDir), 0o755); err != nil {
+		return nil, err
+	}
+	if opt.Jobs < 1 {
+		opt.Jobs = 1
+	}
+	if opt.Python == "" {
+		opt.Python = jupyter.DefaultPython
+	}
+	if opt.NewNonce == nil {
+		opt.NewNonce = nbgrader.NewNonce
+	}
+	sum := &Summary{}
+	logf := func(format string, args ...any) {}
+	if opt.Log != nil {
+		var mu sync.Mutex
+		logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(opt.Log, format+"\n", args...)
+		}
+	}
+
+	// The kernel and the sandbox; when they are missing every submission
+	// that needs running is ungradable, with the reason.
+	var sb *sandbox
+	infraErr := jupyter.CheckKernel(ctx, opt.Python, opt.Kernel)
+	if infraErr == nil {
+		sb, infraErr = newSandbox(ctx, opt.Python, opt.Kernel, opt.Limits)
+		if sb == nil && opt.Limits.Network == NetNone && infraErr != nil {
+			return nil, infraErr
+		}
+	}
+	if sb != nil {
+		defer sb.cleanup()
+		sum.Isolation = sb.isolation()
+		for _, w := range sb.warnings {
+			logf("warning: %s", w)
+		}
+	}
+
+	g := &grader{opt: opt, src: src, srcName: filepath.Base(opt.Source), srcHash: srcHash, sb: sb, infraErr: infraErr, logf: logf}
+	total := len(subs)
+	logf("grading %d %s of %s, %d at a time", total, plural(total, "submission", "submissions"), g.srcName, opt.Jobs)
+	start := time.Now()
+	var (
+		mu   sync.Mutex
+		done int
+		wg   sync.WaitGroup
+	)
+	work := make(chan Submission)
+	var writeErr error
+	for range opt.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range work {
+				e, skipped := g.one(ctx, s)
+				if e == nil { // interrupted
+					continue
+				}
+				e.ApplyOverrides(overrides[e.Student])
+				var err error
+				if !skipped {
+					err = WriteEntry(opt.Dir, e)
+				}
+				mu.Lock()
+				done++
+				k := done
+				switch {
+				case err != nil:
+					writeErr = errors.Join(writeErr, err)
+				case skipped:
+					sum.Skipped++
+				case e.Status == Ungradable:
+					sum.Ungradable++
+				default:
+					sum.Graded++
+				}
+				mu.Unlock()
+				logf("[%*d/%d] %s", len(fmt.Sprint(total)), k, total, progressLine(e, skipped, time.Since(start)))
+			}
+		}()
+	}
+feed:
+	for _, s := range subs {
+		select {
+		case work <- s:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if writeErr != nil {
+		return nil, writeErr
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("interrupted: %w (the entries written so far are kept; run again to go on)", context.Cause(ctx))
+	}
+
+	// Overrides apply to every entry, those of earlier runs too.
+	entries, err := ReadEntries(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, e := range entries {
+		known[e.Student] = true
+		before := fmt.Sprint(e.Score, overrideKey(e))
+		for _, id := range e.ApplyOverrides(overrides[e.Student]) {
+			sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, which is not a graded cell of %s", OverridesFile, id, e.Student))
+		}
+		if fmt.Sprint(e.Score, overrideKey(e)) != before {
+			if err := WriteEntry(opt.Dir, e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var unknown []string
+	for s := range overrides {
+		if !known[s] {
+			unknown = append(unknown, s)
+		}
+	}
+	sort.Strings(unknown)
+	for _, s := range unknown {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, who has no gradebook entry", OverridesFile, s))
+	}
+	if err := WriteClassTable(opt.Dir, entries); err != nil {
+		return nil, err
+	}
+	sum.Entries = entries
+	logf("done in %.1fs: %d graded, %d unchanged, %d ungradable; wrote %s", time.Since(start).Seconds(),
+		sum.Graded, sum.Skipped, sum.Ungradable, filepath.Join(opt.Dir, ClassFile))
+	return sum, nil
+}
+
+func overrideKey(e *Entry) string {
+	var b strings.Builder
+	for _, c := range e.Cells {
+		if c.Override != nil {
+			fmt.Fprintf(&b, "%s=%v:%s;", c.GradeID, c.Override.Points, c.Override.Comment)
+		}
+	}
+	return b.String()
+}
+
+func progressLine(e *Entry, skipped bool, elapsed time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-12s ", e.Student)
+	switch {
+	case skipped:
+		fmt.Fprintf(&b, "%s / %s  unchanged, kept", formatPoints(e.Score), formatPoints(e.MaxScore))
+	case e.Status == Ungradable:
+		fmt.Fprintf(&b, "UNGRADABLE: %s", clip(firstLine(e.UngradableReason), 100))
+	default:
+		fmt.Fprintf(&b, "%s / %s  (%.1fs)", formatPoints(e.Score), formatPoints(e.MaxScore), e.Run.Seconds)
+	}
+	if len(e.Flags) > 0 {
+		fmt.Fprintf(&b, "  flags: %s", flagSummary(e.Flags))
+	}
+	fmt.Fprintf(&b, "  [%.0fs elapsed]", elapsed.Seconds())
+	return b.String()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+type grader struct {
+	opt      Options
+	src      *notebook.Notebook
+	srcName  string
+	srcHash  string
+	sb       *sandbox
+	infraErr error
+	logf     func(string, ...any)
+}
+
+// one grades one submission. It returns nil when the context was cancelled
+// before the submission was graded, and skipped when the existing entry is
+// up to date.
+func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool) {
+	if ctx.Err() != nil {
+		return nil, false
+	}
+	e = &Entry{Version: EntryVersion, Student: s.Student, Notebook: g.srcName, Submission: s.Path,
+		SourceSHA256: g.srcHash, Cells: []*CellGrade{}, Flags: []Flag{}, Notes: []string{}}
+	b, err := os.ReadFile(s.Path)
+	if err != nil {
+		return g.ungradable(e, "cannot read the submission: "+err.Error()), false
+	}
+	e.SubmissionSHA256 = sha256Hex(b)
+	if !g.opt.Force {
+		if old, err := ReadEntry(EntryPath(g.opt.Dir, s.Student)); err == nil && old.Status == Graded &&
+			old.SubmissionSHA256 == e.SubmissionSHA256 && old.SourceSHA256 == e.SourceSHA256 {
+			return old, true
+		}
+	}
+	sub, err := notebook.Parse(b)
+	if err != nil {
+		return g.ungradable(e, "the submission is not a readable notebook: "+err.Error()), false
+	}
+	rb, err := Rebuild(g.src, sub, g.opt.NewNonce)
+	if err != nil {
+		return g.ungradable(e, "cannot rebuild the submission: "+err.Error()), false
+	}
+	e.Notes = append(e.Notes, rb.Notes...)
+	e.Flags = append(e.Flags, rb.Flags...)
+	e.Flags = append(e.Flags, scanStudentCells(rb)...)
+	if g.infraErr != nil {
+		return g.ungradable(e, g.infraErr.Error()), false
+	}
+	e.Run.Isolation = g.sb.isolation()
+
+	work, err := os.MkdirTemp("", "agx-grade-"+s.Student+"-")
+	if err != nil {
+		return g.ungradable(e, err.Error()), false
+	}
+	defer os.RemoveAll(work)
+	path := filepath.Join(work, g.srcName)
+	if err := notebook.Write(path, rb.Notebook); err != nil {
+		return g.ungradable(e, err.Error()), false
+	}
+	student := map[int]bool{}
+	for _, rc := range rb.Cells {
+		student[rc.Index] = rc.Student() && rb.Notebook.Cells[rc.Index].CellType == notebook.Code
+	}
+	kernelUp, studentRan := false, false
+	res, err := jupyter.Execute(ctx, path, jupyter.Options{
+		Python:            g.opt.Python,
+		Kernel:            g.sb.kernel,
+		CellTimeout:       g.opt.CellTimeout,
+		Timeout:           g.opt.Timeout,
+		MaxOutputBytes:    g.opt.MaxOutputBytes,
+		KeepMIME:          []string{grade.MIMEType},
+		ContinueOnTimeout: true,
+		Wrap:              g.sb.wrap,
+		Env:               g.sb.env,
+		OnEvent: func(ev jupyter.Event) {
+			switch ev.Event {
+			case jupyter.Started:
+				kernelUp = true
+			case jupyter.CellStart:
+				studentRan = studentRan || student[ev.Index]
+			}
+		},
+	})
+	if ctx.Err() != nil {
+		return nil, false
+	}
+	if err != nil {
+		return g.ungradable(e, err.Error()), false
+	}
+	e.Run.Seconds = res.Seconds
+	e.Run.CodeCells = len(res.Cells)
+	for _, r := range res.Cells {
+		if r.Ran {
+			e.Run.CellsRun++
+		}
+	}
+	if res.Err != nil {
+		e.Run.Error = sanitize(res.Err.Error())
+		if !kernelUp || !studentRan {
+			return g.ungradable(e, "the notebook could not be run before any student code: "+e.Run.Error), false
+		}
+		e.Flags = append(e.Flags, Flag{Kind: FlagIncomplete, Cell: "notebook", Message: clip(firstLine(e.Run.Error), 300)})
+	}
+	cells, flags := score(rb, res)
+	for _, c := range cells {
+		for i, m := range c.Messages {
+			c.Messages[i] = sanitize(m)
+		}
+	}
+	e.Cells = cells
+	e.Flags = append(e.Flags, flags...)
+	e.Status = Graded
+	if err := notebook.Write(filepath.Join(g.opt.Dir, ExecutedDir, s.Student+".ipynb"), res.Notebook); err != nil {
+		g.logf("warning: %s: cannot keep the executed notebook: %v", s.Student, err)
+	}
+	return e, false
+}
+
+// ungradable marks e ungradable: every graded cell of the source is listed,
+// not run, with no points.
+func (g *grader) ungradable(e *Entry, reason string) *Entry {
+	e.Status, e.UngradableReason = Ungradable, sanitize(reason)
+	e.Cells = []*CellGrade{}
+	for _, c := range g.src.Cells {
+		m, _ := nbgrader.Get(c) // the source is valid
+		if k := m.Kind(); k == nbgrader.KindTest || k == nbgrader.KindManual || k == nbgrader.KindTask {
+			e.Cells = append(e.Cells, &CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: StatusNotRun,
+				Messages: []string{"ungradable: " + firstLine(e.UngradableReason)}})
+		}
+	}
+	return e
+}
+
+// tempPath matches the per-run directories (GoNB's, the grader's) that
+// appear in messages, so that the gradebook does not change from run to run.
+var tempPath = regexp.MustCompile(`/[^\s:'"]*/(gonb_|agx-grade-|agx-autograde-)[^/\s:'"]*`)
+
+func sanitize(s string) string { return tempPath.ReplaceAllString(s, "…") }

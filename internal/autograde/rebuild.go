@@ -1,0 +1,299 @@
+package autograde
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strings"
+
+	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// Origin says where a cell of a rebuilt notebook comes from.
+const (
+	FromSource     = "source"     // the instructor source (locked, test or unmarked cell)
+	FromSubmission = "submission" // the student's answer cell, by grade_id
+	FromStub       = "stub"       // the released stub: the answer cell was missing
+	FromStudent    = "student"    // a cell the student added
+)
+
+// RebuiltCell describes one cell of a rebuilt notebook.
+type RebuiltCell struct {
+	Index   int    // in the rebuilt notebook
+	GradeID string // "" for unmarked cells
+	Kind    string // nbgrader kind in the source (KindNone for student cells)
+	Origin  string
+	Points  float64 // test and manual cells
+	Nonce   string  // test code cells: the nonce written into the source
+}
+
+// Student reports whether the cell holds code the student wrote.
+func (c *RebuiltCell) Student() bool { return c.Origin == FromSubmission || c.Origin == FromStudent }
+
+// Rebuilt is a submission rebuilt from the instructor source.
+type Rebuilt struct {
+	Notebook *notebook.Notebook
+	Cells    []*RebuiltCell // one per cell of Notebook
+	Notes    []string       // what was restored or re-added, for the gradebook
+	Flags    []Flag         // problems found while rebuilding
+}
+
+// Rebuild rebuilds a submission from the instructor source src (which it does
+// not modify). The result follows the source's cell order:
+//   - locked cells (test, read-only) and cells without nbgrader metadata come
+//     from the source, hidden tests included; a test cell that the student
+//     edited is restored and one that the student deleted is re-added (both
+//     noted);
+//   - answer cells (solution, manual) come from the submission by grade_id;
+//     a missing one is replaced by its released stub (noted and flagged);
+//   - cells the student added (no nbgrader metadata and a source that is not
+//     one of the source's unmarked cells, or an unknown grade_id) are kept,
+//     right after the answer cell that precedes them in the submission (at
+//     the first answer cell's place when none precedes them);
+//   - outputs and execution counts are cleared;
+//   - each test code cell gets a fresh nonce (nbgrader.InsertNonce) from
+//     newNonce.
+func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, error) {
+	if err := nbgrader.Validate(src); err != nil {
+		return nil, fmt.Errorf("the instructor source is invalid:\n%w", err)
+	}
+	stubs, _, err := nbgrader.Release(src)
+	if err != nil {
+		return nil, err
+	}
+	srcCopy, err := deepCopy(src)
+	if err != nil {
+		return nil, err
+	}
+
+	// The source: kinds by grade_id, and the texts of its unmarked cells.
+	kinds := map[string]string{}
+	released := map[string]*notebook.Cell{}
+	unmarked := map[string]bool{}
+	for i, c := range srcCopy.Cells {
+		m, _ := nbgrader.Get(c) // Validate parsed it
+		if m == nil || m.GradeID == "" {
+			unmarked[strings.TrimSpace(c.Source)] = true
+			continue
+		}
+		kinds[m.GradeID] = m.Kind()
+		released[m.GradeID] = stubs.Cells[i]
+	}
+
+	// The submission: answer cells by grade_id, student cells by the answer
+	// cell they follow ("" for before any).
+	rb := &Rebuilt{}
+	answers := map[string]*notebook.Cell{}
+	seenLocked := map[string]*notebook.Cell{}
+	extra := map[string][]*notebook.Cell{}
+	after := ""
+	for i, c := range sub.Cells {
+		m, err := nbgrader.Get(c)
+		if err != nil {
+			m = nil // unreadable metadata: treat the cell as the student's
+		}
+		id := ""
+		if m != nil {
+			id = m.GradeID
+		}
+		kind, known := kinds[id]
+		switch {
+		case known && isAnswer(kind):
+			if answers[id] != nil {
+				rb.flag(Flag{Kind: FlagDuplicateCell, Cell: id, Message: fmt.Sprintf("the submission has answer cell %s twice; the first one (cell %d) is graded", id, i)})
+				extra[after] = append(extra[after], c) // kept, like a cell the student added
+				continue
+			}
+			answers[id] = c
+			after = id
+		case known:
+			seenLocked[id] = c
+		case id != "":
+			rb.flag(Flag{Kind: FlagUnknownCell, Cell: fmt.Sprintf("cell %d", i), Message: fmt.Sprintf("the submission has a cell with grade_id %q, which the source does not have; it is kept as a student cell", id)})
+			extra[after] = append(extra[after], c)
+		case unmarked[strings.TrimSpace(c.Source)]:
+			// an instructor cell, taken from the source
+		default:
+			extra[after] = append(extra[after], c)
+		}
+	}
+
+	nb := srcCopy
+	cells := []*notebook.Cell{}
+	add := func(c *notebook.Cell, rc *RebuiltCell) {
+		rc.Index = len(cells)
+		cells = append(cells, c)
+		rb.Cells = append(rb.Cells, rc)
+	}
+	addExtra := func(key string) {
+		for _, c := range extra[key] {
+			cp, err := copyCell(c)
+			if err != nil {
+				continue // a cell that does not encode cannot have come from JSON
+			}
+			stripNbgrader(cp)
+			add(cp, &RebuiltCell{Origin: FromStudent})
+		}
+		delete(extra, key)
+	}
+	firstAnswer := true
+	var helpers []string // declarations of the source's own code cells so far
+	for _, c := range nb.Cells {
+		m, _ := nbgrader.Get(c)
+		if c.CellType == notebook.Code && m.Kind() != nbgrader.KindTest && !(m != nil && m.Solution) {
+			if d := declarations(c.Source); d != "" {
+				helpers = append(helpers, d)
+			}
+		}
+		if m == nil || m.GradeID == "" {
+			add(c, &RebuiltCell{Origin: FromSource})
+			continue
+		}
+		kind := m.Kind()
+		rc := &RebuiltCell{GradeID: m.GradeID, Kind: kind, Points: m.Points}
+		if isAnswer(kind) {
+			if firstAnswer {
+				addExtra("")
+				firstAnswer = false
+			}
+			if s := answers[m.GradeID]; s != nil {
+				cp, err := copyCell(s)
+				if err != nil {
+					return nil, err
+				}
+				cp.CellType = c.CellType
+				cp.Metadata = c.Metadata // the source's metadata: the student cannot change the cell's role
+				rc.Origin = FromSubmission
+				add(cp, rc)
+			} else {
+				rc.Origin = FromStub
+				rb.Notes = append(rb.Notes, fmt.Sprintf("answer cell %s is missing from the submission; its released stub was used", m.GradeID))
+				rb.flag(Flag{Kind: FlagMissingAnswer, Cell: m.GradeID, Message: "the answer cell was deleted"})
+				add(released[m.GradeID], rc)
+			}
+			addExtra(m.GradeID)
+			continue
+		}
+		rc.Origin = FromSource
+		if s, ok := seenLocked[m.GradeID]; !ok {
+			if kind == nbgrader.KindTest {
+				rb.Notes = append(rb.Notes, fmt.Sprintf("test cell %s was deleted; re-added from the source", m.GradeID))
+			} else {
+				rb.Notes = append(rb.Notes, fmt.Sprintf("locked cell %s was deleted; re-added from the source", m.GradeID))
+			}
+		} else if strings.TrimSpace(s.Source) != strings.TrimSpace(released[m.GradeID].Source) {
+			rb.Notes = append(rb.Notes, fmt.Sprintf("locked cell %s was edited; restored from the source", m.GradeID))
+		}
+		if kind == nbgrader.KindTest && c.CellType == notebook.Code {
+			rc.Nonce = newNonce()
+			if c.Source, err = nbgrader.InsertNonce(c.Source, m.GradeID, rc.Nonce); err != nil {
+				return nil, err
+			}
+			if len(helpers) > 0 {
+				// GoNB keeps the last definition of a name: declared again
+				// here, the source's helpers are the ones this cell uses,
+				// whatever a student cell redefined.
+				c.Source = HelpersHeader + "\n" + strings.Join(helpers, "\n\n") + "\n\n" + c.Source
+			}
+		}
+		add(c, rc)
+	}
+	if firstAnswer { // no answer cells: student cells go last
+		addExtra("")
+	}
+	for _, c := range cells {
+		if c.CellType == notebook.Code {
+			c.Outputs, c.ExecutionCount = []*notebook.Output{}, nil
+		}
+	}
+	nb.Cells = cells
+	rb.Notebook = nb
+	return rb, nil
+}
+
+// HelpersHeader starts the declarations that Rebuild copies into each test
+// cell: those of the source's code cells before it (locked and unmarked
+// cells, not answer cells).
+const HelpersHeader = "// agx autograde: the instructor's declarations, restored for this test cell"
+
+// declarations returns the top-level declarations (functions, types, vars,
+// consts; not imports) of a GoNB cell's source, the part before a "%%"
+// line, as text. It returns "" when there are none or the part does not
+// parse as Go.
+func declarations(src string) string {
+	var keep []string
+	for line := range strings.Lines(src) {
+		t := strings.TrimSpace(line)
+		if t == "%%" {
+			break
+		}
+		if strings.HasPrefix(t, "!") || strings.HasPrefix(t, "%") {
+			keep = append(keep, "\n") // keep the line count
+			continue
+		}
+		keep = append(keep, line)
+	}
+	body := strings.Join(keep, "")
+	const pkg = "package main\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "cell.go", pkg+body, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return ""
+	}
+	text := pkg + body
+	var parts []string
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+			continue
+		}
+		start := d.Pos()
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+			if d.Name.Name == "init" || d.Name.Name == "main" {
+				continue // an init would run twice; main is GoNB's
+			}
+		case *ast.GenDecl:
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+		}
+		parts = append(parts, text[fset.Position(start).Offset:fset.Position(d.End()).Offset])
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+func (rb *Rebuilt) flag(f Flag) { rb.Flags = append(rb.Flags, f) }
+
+func isAnswer(kind string) bool { return kind == nbgrader.KindSolution || kind == nbgrader.KindManual }
+
+func deepCopy(nb *notebook.Notebook) (*notebook.Notebook, error) {
+	raw, err := nb.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return notebook.Parse(raw)
+}
+
+func copyCell(c *notebook.Cell) (*notebook.Cell, error) {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var cp notebook.Cell
+	if err := json.Unmarshal(raw, &cp); err != nil {
+		return nil, err
+	}
+	return &cp, nil
+}
+
+// stripNbgrader removes nbgrader metadata from a student cell, so that the
+// rebuilt notebook's graded cells are exactly the source's.
+func stripNbgrader(c *notebook.Cell) {
+	delete(c.Metadata, "nbgrader")
+}
