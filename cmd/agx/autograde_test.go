@@ -112,10 +112,39 @@ func gradeClass(t *testing.T, n, jobs int) {
 	if len(lines) != n+1 {
 		t.Fatalf("grades.csv has %d rows, want %d", len(lines)-1, n)
 	}
+	// The maximum is the sum of the source's test-cell points; solved copies
+	// get all of it, untouched student versions nothing, and copies with the
+	// last answer left out something in between.
+	src, err := notebook.Read(source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxPoints := 0.0
+	for _, c := range src.Cells {
+		if m, _ := nbgrader.Get(c); m != nil && m.Grade {
+			maxPoints += m.Points
+		}
+	}
+	max := fmt.Sprint(maxPoints)
 	for k, row := range lines[1:] {
-		want := []string{"4", "0", "3"}[k%3]
-		if f := strings.Split(row, ","); len(f) < 4 || f[1] != "graded" || f[2] != want || f[3] != "4" {
-			t.Errorf("row %q: want graded with %s / 4", row, want)
+		f := strings.Split(row, ",")
+		if len(f) < 4 || f[1] != "graded" || f[3] != max {
+			t.Errorf("row %q: want graded out of %s", row, max)
+			continue
+		}
+		switch k % 3 {
+		case 0:
+			if f[2] != max {
+				t.Errorf("row %q: a solved copy should score %s", row, max)
+			}
+		case 1:
+			if f[2] != "0" {
+				t.Errorf("row %q: the untouched student version should score 0", row)
+			}
+		default:
+			if f[2] == "0" || f[2] == max {
+				t.Errorf("row %q: a copy missing its last answer should score strictly between 0 and %s", row, max)
+			}
 		}
 	}
 	for k := range n {
@@ -144,9 +173,10 @@ func gradeClass(t *testing.T, n, jobs int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The hidden check fails with the same message as the visible one: the
-	// page shows it once.
-	if !strings.Contains(string(page), "Total: 0 / 4") || !strings.Contains(string(page), "(hidden test)") || strings.Count(string(page), "(in GELU)") != 1 {
+	// The untouched student version scores nothing; hidden checks are listed
+	// by name but their messages are withheld.
+	if !strings.Contains(string(page), "Total: 0 / "+max) || !strings.Contains(string(page), "(hidden test)") ||
+		!strings.Contains(string(page), `<span class="muted">hidden test</span>`) {
 		t.Errorf("student01.html:\n%s", page)
 	}
 }
