@@ -16,6 +16,8 @@ type kernel[T float32 | float64] struct {
 	// fn adds Apanel·Bpanel into C: Apanel holds k steps of mr values, Bpanel
 	// k steps of nr values, and C is an mr×nr tile with row stride ldc.
 	fn func(k int, a, b, c *T, ldc int)
+	// set is fn storing the product into C instead of adding it (C is not read).
+	set func(k int, a, b, c *T, ldc int)
 }
 
 // problem is one C = alpha·op(A)·op(B) + C update (beta already applied).
@@ -29,6 +31,9 @@ type problem[T float32 | float64] struct {
 	ldb            int
 	c              []T
 	ldc            int
+	// overwrite says that C holds no data to keep (beta == 0): the first k
+	// block stores its product instead of adding it.
+	overwrite bool
 }
 
 // parallelMin is the smallest m·n·k for which one product is split across
@@ -41,7 +46,9 @@ func gemm[T float32 | float64](kn *kernel[T], p problem[T], beta T) {
 	if p.m == 0 || p.n == 0 {
 		return
 	}
-	if beta != 1 {
+	if beta == 0 && p.alpha != 0 && p.k != 0 {
+		p.overwrite = true
+	} else if beta != 1 {
 		for i := 0; i < p.m; i++ {
 			row := p.c[i*p.ldc : i*p.ldc+p.n]
 			if beta == 0 {
@@ -125,6 +132,11 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 		for pc := 0; pc < p.k; pc += kc {
 			kcb := min(kc, p.k-pc)
 			packB(kn, p, bufB.s, pc, kcb, jc, ncb)
+			fn := kn.fn
+			set := pc == 0 && p.overwrite
+			if set {
+				fn = kn.set
+			}
 			for ic := 0; ic < p.m; ic += mc {
 				mcb := min(mc, p.m-ic)
 				packA(kn, p, bufA.s, ic, mcb, pc, kcb)
@@ -136,16 +148,19 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 						mrb := min(mr, mcb-ir)
 						ci := (ic+ir)*p.ldc + jc + jr
 						if mrb == mr && nrb == nr {
-							kn.fn(kcb, ap, bp, &p.c[ci], p.ldc)
+							fn(kcb, ap, bp, &p.c[ci], p.ldc)
 							continue
 						}
-						t := tile
-						clear(t)
-						kn.fn(kcb, ap, bp, &t[0], nr)
+						kn.set(kcb, ap, bp, &tile[0], nr)
 						for i := 0; i < mrb; i++ {
 							row := p.c[ci+i*p.ldc : ci+i*p.ldc+nrb]
-							for j := range row {
-								row[j] += t[i*nr+j]
+							t := tile[i*nr : i*nr+nrb]
+							if set {
+								copy(row, t)
+								continue
+							}
+							for j, v := range t {
+								row[j] += v
 							}
 						}
 					}
@@ -162,34 +177,14 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 // order. Rows past mcb are zero.
 func packA[T float32 | float64](kn *kernel[T], pr problem[T], dst []T, ic, mcb, pc, kcb int) {
 	mr := kn.mr
-	alpha := pr.alpha
 	for q := 0; q < mcb; q += mr {
 		panel := dst[q*kcb : (q+mr)*kcb]
 		rows := min(mr, mcb-q)
 		if pr.transA {
-			// op(A)[i][p] = a[p*lda+i]: the mr values of one p are contiguous.
-			for p := 0; p < kcb; p++ {
-				src := pr.a[(pc+p)*pr.lda+ic+q:]
-				d := panel[p*mr : p*mr+mr]
-				for i := 0; i < rows; i++ {
-					d[i] = alpha * src[i]
-				}
-				clear(d[rows:])
-			}
-			continue
-		}
-		// op(A)[i][p] = a[i*lda+p]: walk each row and scatter with stride mr.
-		for i := 0; i < rows; i++ {
-			src := pr.a[(ic+q+i)*pr.lda+pc:]
-			src = src[:kcb]
-			for p, v := range src {
-				panel[p*mr+i] = alpha * v
-			}
-		}
-		for i := rows; i < mr; i++ {
-			for p := 0; p < kcb; p++ {
-				panel[p*mr+i] = 0
-			}
+			// op(A)[i][p] = a[p*lda+i]: the values of one p are contiguous.
+			packContig(panel, pr.a[pc*pr.lda+ic+q:], pr.lda, rows, mr, kcb, pr.alpha)
+		} else {
+			packStrided(panel, pr.a[(ic+q)*pr.lda+pc:], pr.lda, rows, mr, kcb, pr.alpha)
 		}
 	}
 }
@@ -202,28 +197,60 @@ func packB[T float32 | float64](kn *kernel[T], pr problem[T], dst []T, pc, kcb, 
 	for r := 0; r < ncb; r += nr {
 		panel := dst[r*kcb : (r+nr)*kcb]
 		cols := min(nr, ncb-r)
-		if !pr.transB {
-			// op(B)[p][j] = b[p*ldb+j]: the nr values of one p are contiguous.
-			for p := 0; p < kcb; p++ {
-				src := pr.b[(pc+p)*pr.ldb+jc+r:]
-				d := panel[p*nr : p*nr+nr]
-				copy(d[:cols], src[:cols])
-				clear(d[cols:])
-			}
-			continue
+		if pr.transB {
+			// op(B)[p][j] = b[j*ldb+p]: each of the nr columns is a row of b.
+			packStrided(panel, pr.b[(jc+r)*pr.ldb+pc:], pr.ldb, cols, nr, kcb, 1)
+		} else {
+			packContig(panel, pr.b[pc*pr.ldb+jc+r:], pr.ldb, cols, nr, kcb, 1)
 		}
-		// op(B)[p][j] = b[j*ldb+p]: walk each row of b and scatter with stride nr.
-		for j := 0; j < cols; j++ {
-			src := pr.b[(jc+r+j)*pr.ldb+pc:]
-			src = src[:kcb]
-			for p, v := range src {
-				panel[p*nr+j] = v
+	}
+}
+
+// packContig fills the micro-panel dst (kcb steps of w values) from src,
+// where the n ≤ w values of step p are contiguous at src[p*ld:]; the other
+// w-n values of each step are zero.
+func packContig[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	for p := 0; p < kcb; p++ {
+		d := dst[p*w : p*w+w]
+		s := src[p*ld : p*ld+n]
+		if alpha == 1 {
+			copy(d, s)
+		} else {
+			for i, v := range s {
+				d[i] = alpha * v
 			}
 		}
-		for j := cols; j < nr; j++ {
-			for p := 0; p < kcb; p++ {
-				panel[p*nr+j] = 0
-			}
+		clear(d[n:])
+	}
+}
+
+// packStrided fills the micro-panel dst (kcb steps of w values) from n ≤ w
+// rows of src, ld apart, each holding kcb consecutive steps: it transposes
+// an n×kcb block. Four rows are read side by side so that each write of
+// dst covers four adjacent values. The other w-n values are zero.
+func packStrided[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		r0 := src[i*ld : i*ld+kcb]
+		r1 := src[(i+1)*ld : (i+1)*ld+kcb]
+		r2 := src[(i+2)*ld : (i+2)*ld+kcb]
+		r3 := src[(i+3)*ld : (i+3)*ld+kcb]
+		d := dst[i:]
+		for p := range r0 {
+			o := p * w
+			e := d[o : o+4 : o+4]
+			e[0], e[1], e[2], e[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
+		}
+	}
+	for ; i < n; i++ {
+		r := src[i*ld : i*ld+kcb]
+		for p, v := range r {
+			dst[p*w+i] = alpha * v
+		}
+	}
+	if n < w {
+		for p := 0; p < kcb; p++ {
+			clear(dst[p*w+n : p*w+w])
 		}
 	}
 }

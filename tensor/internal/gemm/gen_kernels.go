@@ -55,7 +55,8 @@ func main() {
 	fmt.Fprintln(&w)
 	fmt.Fprintln(&w, "#include \"textflag.h\"")
 	for _, s := range specs {
-		emit(&w, s)
+		emit(&w, s, false)
+		emit(&w, s, true)
 	}
 	if err := os.WriteFile("kernel_amd64.s", w.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -86,8 +87,13 @@ func step(w *bytes.Buffer, s spec, u int) {
 	}
 }
 
-func emit(w *bytes.Buffer, s spec) {
+// emit writes the kernel of s. With set, the kernel stores the product into
+// C (name suffix "Set") instead of adding it, and does not read C.
+func emit(w *bytes.Buffer, s spec, set bool) {
 	const unroll = 4
+	if set {
+		s.name += "Set"
+	}
 	fmt.Fprintf(w, "\n// func %s(k int, a, b, c *float%d, ldc int)\n", s.name, s.elem*8)
 	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", s.name)
 	fmt.Fprintln(w, "\tMOVQ k+0(FP), CX")
@@ -100,13 +106,15 @@ func emit(w *bytes.Buffer, s spec) {
 	} else {
 		fmt.Fprintln(w, "\tSHLQ $3, R8")
 	}
-	// Fetch the C tile into cache while the k loop runs; it is read at the end.
-	fmt.Fprintln(w, "\tMOVQ DX, R9")
-	for i := 0; i < s.mr; i++ {
-		fmt.Fprintln(w, "\tPREFETCHT0 (R9)")
-		fmt.Fprintf(w, "\tPREFETCHT0 %d(R9)\n", 2*s.vec-1)
-		if i < s.mr-1 {
-			fmt.Fprintln(w, "\tADDQ R8, R9")
+	if !set {
+		// Fetch the C tile into cache while the k loop runs; it is read at the end.
+		fmt.Fprintln(w, "\tMOVQ DX, R9")
+		for i := 0; i < s.mr; i++ {
+			fmt.Fprintln(w, "\tPREFETCHT0 (R9)")
+			fmt.Fprintf(w, "\tPREFETCHT0 %d(R9)\n", 2*s.vec-1)
+			if i < s.mr-1 {
+				fmt.Fprintln(w, "\tADDQ R8, R9")
+			}
 		}
 	}
 	zero := "VXORPS"
@@ -139,9 +147,11 @@ func emit(w *bytes.Buffer, s spec) {
 	fmt.Fprintf(w, "%s_store:\n", s.name)
 	for i := 0; i < s.mr; i++ {
 		r0, r1 := s.reg(2*i), s.reg(2*i+1)
-		fmt.Fprintf(w, "\tVADD%s (DX), %s, %s\n", s.suffix, r0, r0)
+		if !set {
+			fmt.Fprintf(w, "\tVADD%s (DX), %s, %s\n", s.suffix, r0, r0)
+			fmt.Fprintf(w, "\tVADD%s %d(DX), %s, %s\n", s.suffix, s.vec, r1, r1)
+		}
 		fmt.Fprintf(w, "\tVMOVUP%c %s, (DX)\n", s.suffix[1], r0)
-		fmt.Fprintf(w, "\tVADD%s %d(DX), %s, %s\n", s.suffix, s.vec, r1, r1)
 		fmt.Fprintf(w, "\tVMOVUP%c %s, %d(DX)\n", s.suffix[1], r1, s.vec)
 		if i < s.mr-1 {
 			fmt.Fprintln(w, "\tADDQ R8, DX")

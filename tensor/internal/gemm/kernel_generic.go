@@ -7,9 +7,18 @@ package gemm
 const genericMR, genericNR = 4, 4
 
 var (
-	genericF32 = &kernel[float32]{name: "go-4x4", mr: genericMR, nr: genericNR, mc: 128, kc: 256, nc: 2048, fn: kernGeneric[float32]}
-	genericF64 = &kernel[float64]{name: "go-4x4", mr: genericMR, nr: genericNR, mc: 128, kc: 256, nc: 2048, fn: kernGeneric[float64]}
+	genericF32 = &kernel[float32]{name: "go-4x4", mr: genericMR, nr: genericNR, mc: 128, kc: 256, nc: 2048, fn: kernGeneric[float32], set: kernGenericSet[float32]}
+	genericF64 = &kernel[float64]{name: "go-4x4", mr: genericMR, nr: genericNR, mc: 128, kc: 256, nc: 2048, fn: kernGeneric[float64], set: kernGenericSet[float64]}
 )
+
+// kernGenericSet stores the product of the panels into the tile at c.
+func kernGenericSet[T float32 | float64](k int, a, b, c *T, ldc int) {
+	cs := unsafeSlice(c, 3*ldc+genericNR)
+	for i := 0; i < genericMR; i++ {
+		clear(cs[i*ldc : i*ldc+genericNR])
+	}
+	kernGeneric(k, a, b, c, ldc)
+}
 
 // kernGeneric adds the product of a packed 4×k A panel and a packed k×4 B
 // panel into the 4×4 tile of C at c (row stride ldc).
