@@ -26,13 +26,18 @@ func best[T float32 | float64](ks []*kernel[T]) *kernel[T] {
 }
 
 // Kernels names the micro-kernels in use for float32 and float64, such as
-// "avx512-12x32" and "avx512-12x16".
+// "avx512-12x32" and "avx512-12x16"; "go-4x4" means that Sgemm and Dgemm
+// hand over to gonum.
 func Kernels() (f32, f64 string) { return kernF32.name, kernF64.name }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
 // matrices, where op(X) is X or Xᵀ as tA and tB say, op(A) is m×k, op(B) is
 // k×n and C is m×n. It panics on invalid arguments with gonum's messages.
-func (Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if kernF32 == genericF32 {
+		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	p := problem[float32]{m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	if check(tA, tB, m, n, k, lda, ldb, ldc, len(a), len(b), len(c), &p.transA, &p.transB) {
 		gemm(kernF32, p, beta)
@@ -41,7 +46,15 @@ func (Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float64
 // matrices; see Sgemm.
-func (Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+//
+// Without the assembly kernels (other architectures, or amd64 CPUs without
+// AVX2 and FMA) Sgemm and Dgemm are gonum's: its pure-Go GEMM is faster than
+// this package's portable kernel, which remains the reference of the tests.
+func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if kernF64 == genericF64 {
+		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	p := problem[float64]{m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	if check(tA, tB, m, n, k, lda, ldb, ldc, len(a), len(b), len(c), &p.transA, &p.transB) {
 		gemm(kernF64, p, beta)
