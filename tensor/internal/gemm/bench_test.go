@@ -11,9 +11,6 @@ import (
 
 // BenchmarkGemm times square C = A·B for each kernel this CPU runs and for
 // gonum's pure-Go Sgemm/Dgemm, on one and on all cores, and reports GFLOP/s.
-// On one core the kernels also report GFLOP/s-cpu, the rate per second of
-// CPU time of the (locked) calling thread, which other jobs on a shared
-// machine disturb much less than wall-clock time.
 func BenchmarkGemm(b *testing.B) {
 	for _, procs := range []int{1, runtime.NumCPU()} {
 		for _, n := range []int{64, 128, 256, 512, 1024} {
@@ -36,28 +33,21 @@ func benchOne[T float32 | float64](b *testing.B, procs, n int, ks []*kernel[T],
 		x[i], y[i] = T(i%7)-3, T(i%5)-2
 	}
 	flops := 2 * float64(n) * float64(n) * float64(n)
-	run := func(name string, cpu bool, f func()) {
+	run := func(name string, f func()) {
 		b.Run(name, func(b *testing.B) {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			t0 := threadTime()
 			for b.Loop() {
 				f()
 			}
-			t1 := threadTime()
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			if cpu && t0 >= 0 && t1 > t0 {
-				b.ReportMetric(flops*float64(b.N)/(t1-t0)/1e9, "GFLOP/s-cpu")
-			}
 		})
 	}
 	for i, ok := range available() {
 		if ok {
 			kn := ks[i]
-			run(kn.name, procs == 1, func() {
+			run(kn.name, func() {
 				gemm(kn, problem[T]{m: n, n: n, k: n, alpha: 1, a: x, lda: n, b: y, ldb: n, c: z, ldc: n}, 0)
 			})
 		}
 	}
-	run("gonum", false, func() { ref(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, z, n) })
+	run("gonum", func() { ref(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, z, n) })
 }

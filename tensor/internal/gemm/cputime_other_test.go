@@ -1,5 +1,0 @@
-//go:build !linux
-
-package gemm
-
-func threadTime() float64 { return -1 }
