@@ -28,7 +28,7 @@
 // unrolled four times and the C tile prefetched at entry. They are generated
 // by gen_kernels.go and chosen at run time with golang.org/x/sys/cpu:
 //
-//	AVX-512F     float32 12×32 (24 ZMM accumulators), float64 12×16
+//	AVX-512F     float32 14×32 (28 ZMM accumulators), float64 14×16
 //	AVX2 + FMA   float32 6×16 (12 YMM accumulators),  float64 6×8
 //	portable Go  4×4 (tests; without the assembly, Sgemm and Dgemm are gonum's)
 //

@@ -26,7 +26,7 @@ func best[T float32 | float64](ks []*kernel[T]) *kernel[T] {
 }
 
 // Kernels names the micro-kernels in use for float32 and float64, such as
-// "avx512-12x32" and "avx512-12x16"; "go-4x4" means that Sgemm and Dgemm
+// "avx512-14x32" and "avx512-14x16"; "go-4x4" means that Sgemm and Dgemm
 // hand over to gonum.
 func Kernels() (f32, f64 string) { return kernF32.name, kernF64.name }
 
