@@ -9,7 +9,9 @@
 //
 //	C[i][j] += Σ_p A[p][i] · B[p][j]   for i < mr, j < nr
 //
-// The k loop is unrolled four times, with a one-step loop for the rest.
+// The k loop is unrolled four times, with a one-step loop for the rest, and
+// the C tile is prefetched before it. Each kernel also comes as a "Set"
+// variant that stores the product (C[i][j] = Σ_p ...) without reading C.
 package main
 
 import (
