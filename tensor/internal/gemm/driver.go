@@ -226,10 +226,44 @@ func packContig[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
 
 // packStrided fills the micro-panel dst (kcb steps of w values) from n ≤ w
 // rows of src, ld apart, each holding kcb consecutive steps: it transposes
-// an n×kcb block. Four rows are read side by side so that each write of
-// dst covers four adjacent values. The other w-n values are zero.
+// an n×kcb block. It works on 16 steps at a time, so that the cache lines of
+// all n rows stay in L1 until they are used up (rows whose stride is a
+// multiple of 4 KiB share one L1 set), and the other w-n values are zero.
 func packStrided[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	const block = 16
+	for p0 := 0; p0 < kcb; p0 += block {
+		packStridedBlock(dst[p0*w:], src[p0:], ld, n, w, min(block, kcb-p0), alpha)
+	}
+}
+
+// packStridedBlock is packStrided for a few steps. Eight (then four) rows
+// are read side by side so that each step writes adjacent values.
+func packStridedBlock[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
 	i := 0
+	for ; i+8 <= n; i += 8 {
+		r0 := src[i*ld : i*ld+kcb]
+		r1 := src[(i+1)*ld : (i+1)*ld+kcb]
+		r2 := src[(i+2)*ld : (i+2)*ld+kcb]
+		r3 := src[(i+3)*ld : (i+3)*ld+kcb]
+		r4 := src[(i+4)*ld : (i+4)*ld+kcb]
+		r5 := src[(i+5)*ld : (i+5)*ld+kcb]
+		r6 := src[(i+6)*ld : (i+6)*ld+kcb]
+		r7 := src[(i+7)*ld : (i+7)*ld+kcb]
+		d := dst[i:]
+		if alpha == 1 {
+			for p := range r0 {
+				e := d[p*w : p*w+8 : p*w+8]
+				e[0], e[1], e[2], e[3] = r0[p], r1[p], r2[p], r3[p]
+				e[4], e[5], e[6], e[7] = r4[p], r5[p], r6[p], r7[p]
+			}
+			continue
+		}
+		for p := range r0 {
+			e := d[p*w : p*w+8 : p*w+8]
+			e[0], e[1], e[2], e[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
+			e[4], e[5], e[6], e[7] = alpha*r4[p], alpha*r5[p], alpha*r6[p], alpha*r7[p]
+		}
+	}
 	for ; i+4 <= n; i += 4 {
 		r0 := src[i*ld : i*ld+kcb]
 		r1 := src[(i+1)*ld : (i+1)*ld+kcb]
@@ -237,8 +271,7 @@ func packStrided[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) 
 		r3 := src[(i+3)*ld : (i+3)*ld+kcb]
 		d := dst[i:]
 		for p := range r0 {
-			o := p * w
-			e := d[o : o+4 : o+4]
+			e := d[p*w : p*w+4 : p*w+4]
 			e[0], e[1], e[2], e[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
 		}
 	}
