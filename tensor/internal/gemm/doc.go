@@ -37,8 +37,8 @@
 // On the project's 2-core Zen 5 class VM (AVX-512, peak about 237 GFLOP/s
 // float32 and 118 float64 per core), measured while other jobs shared it: the
 // AVX-512 kernels alone reach about 200 GFLOP/s float32 and 95 float64 with
-// their operands in L1; whole products of 256..1024 about 140 and 70 GFLOP/s
-// per core (thread CPU time), against gonum's pure-Go GEMM at 8-14 GFLOP/s
-// float32. PyTorch with one thread of OpenBLAS reaches about 113 and 54 on
-// the same machine. bench/README.md has the benchmark tables.
+// their operands in L1; whole square products of 256..1024 on one core
+// 115-150 and 55-70 GFLOP/s (medians), against 10-20 and about 9 for gonum's
+// pure-Go GEMM. PyTorch with one thread of OpenBLAS reached 113-153 and 54-71
+// on the same machine. bench/README.md has the tables.
 package gemm
