@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/janpfeifer/gonb v0.11.4
+	golang.org/x/sys v0.30.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.16.0
 	google.golang.org/protobuf v1.36.12

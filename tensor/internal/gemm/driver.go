@@ -1,0 +1,330 @@
+package gemm
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// kernel describes one micro-kernel and the cache blocking that suits it.
+type kernel[T float32 | float64] struct {
+	name   string
+	mr, nr int // register tile: fn updates an mr×nr block of C
+	mc     int // rows of A packed per block (multiple of mr; the block stays in L2)
+	kc     int // depth of one packed panel pair (a kc×nr B micro-panel stays in L1)
+	nc     int // columns of B packed per block (multiple of nr)
+	// fn adds Apanel·Bpanel into C: Apanel holds k steps of mr values, Bpanel
+	// k steps of nr values, and C is an mr×nr tile with row stride ldc.
+	fn func(k int, a, b, c *T, ldc int)
+	// set is fn storing the product into C instead of adding it (C is not read).
+	set func(k int, a, b, c *T, ldc int)
+}
+
+// problem is one C = alpha·op(A)·op(B) + C update (beta already applied).
+type problem[T float32 | float64] struct {
+	transA, transB bool
+	m, n, k        int
+	alpha          T
+	a              []T
+	lda            int
+	b              []T
+	ldb            int
+	c              []T
+	ldc            int
+	// overwrite says that C holds no data to keep (beta == 0): the first k
+	// block stores its product instead of adding it.
+	overwrite bool
+}
+
+// parallelMin is the smallest m·n·k for which one product is split across
+// goroutines; below it the start-up cost outweighs the gain.
+var parallelMin = 1 << 21
+
+// gemm computes C = alpha·op(A)·op(B) + beta·C with kernel kn. Arguments
+// are assumed valid.
+func gemm[T float32 | float64](kn *kernel[T], p problem[T], beta T) {
+	if p.m == 0 || p.n == 0 {
+		return
+	}
+	if beta == 0 && p.alpha != 0 && p.k != 0 {
+		p.overwrite = true
+	} else if beta != 1 {
+		for i := 0; i < p.m; i++ {
+			row := p.c[i*p.ldc : i*p.ldc+p.n]
+			if beta == 0 {
+				clear(row)
+			} else {
+				for j := range row {
+					row[j] *= beta
+				}
+			}
+		}
+	}
+	if p.alpha == 0 || p.k == 0 {
+		return
+	}
+	w := runtime.GOMAXPROCS(0)
+	if w == 1 || p.m*p.n*p.k < parallelMin {
+		serial(kn, p)
+		return
+	}
+	// Split the larger output dimension into w stripes of whole tiles. Each
+	// stripe is an independent product that packs its own panels.
+	var parts []problem[T]
+	if p.n >= p.m {
+		step := roundUp((p.n+w-1)/w, kn.nr)
+		for j := 0; j < p.n; j += step {
+			q := p
+			q.n = min(step, p.n-j)
+			if p.transB {
+				q.b = p.b[j*p.ldb:]
+			} else {
+				q.b = p.b[j:]
+			}
+			q.c = p.c[j:]
+			parts = append(parts, q)
+		}
+	} else {
+		step := roundUp((p.m+w-1)/w, kn.mr)
+		for i := 0; i < p.m; i += step {
+			q := p
+			q.m = min(step, p.m-i)
+			if p.transA {
+				q.a = p.a[i:]
+			} else {
+				q.a = p.a[i*p.lda:]
+			}
+			q.c = p.c[i*p.ldc:]
+			parts = append(parts, q)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, q := range parts[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			serial(kn, q)
+		}()
+	}
+	serial(kn, parts[0])
+	wg.Wait()
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// serial runs the blocked loop nest on the calling goroutine:
+//
+//	for jc (nc columns of B and C)
+//	  for pc (kc deep): pack B[pc:pc+kc, jc:jc+nc] into nr-wide micro-panels
+//	    for ic (mc rows of A and C): pack alpha·A[ic:ic+mc, pc:pc+kc] into mr-tall micro-panels
+//	      for jr (nr columns), for ir (mr rows): micro-kernel
+func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
+	mr, nr := kn.mr, kn.nr
+	kc := min(kn.kc, p.k)
+	nc := min(kn.nc, roundUp(p.n, nr))
+	mc := min(kn.mc, roundUp(p.m, mr))
+	bufA := getBuf[T](mc*kc + mr*nr)
+	bufB := getBuf[T](nc * kc)
+	// Edge tiles are computed into tile, then the valid part is added into C.
+	tile := bufA.s[mc*kc : mc*kc+mr*nr]
+	for jc := 0; jc < p.n; jc += nc {
+		ncb := min(nc, p.n-jc)
+		for pc := 0; pc < p.k; pc += kc {
+			kcb := min(kc, p.k-pc)
+			packB(kn, p, bufB.s, pc, kcb, jc, ncb)
+			fn := kn.fn
+			set := pc == 0 && p.overwrite
+			if set {
+				fn = kn.set
+			}
+			for ic := 0; ic < p.m; ic += mc {
+				mcb := min(mc, p.m-ic)
+				packA(kn, p, bufA.s, ic, mcb, pc, kcb)
+				for jr := 0; jr < ncb; jr += nr {
+					bp := &bufB.s[jr*kcb]
+					nrb := min(nr, ncb-jr)
+					for ir := 0; ir < mcb; ir += mr {
+						ap := &bufA.s[ir*kcb]
+						mrb := min(mr, mcb-ir)
+						ci := (ic+ir)*p.ldc + jc + jr
+						if mrb == mr && nrb == nr {
+							fn(kcb, ap, bp, &p.c[ci], p.ldc)
+							continue
+						}
+						kn.set(kcb, ap, bp, &tile[0], nr)
+						for i := 0; i < mrb; i++ {
+							row := p.c[ci+i*p.ldc : ci+i*p.ldc+nrb]
+							t := tile[i*nr : i*nr+nrb]
+							if set {
+								copy(row, t)
+								continue
+							}
+							for j, v := range t {
+								row[j] += v
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	putBuf(bufA)
+	putBuf(bufB)
+}
+
+// packA copies alpha·op(A)[ic:ic+mcb, pc:pc+kcb] into dst as mr-tall
+// micro-panels: panel q holds, for each p, the mr values of rows q·mr.. in
+// order. Rows past mcb are zero.
+func packA[T float32 | float64](kn *kernel[T], pr problem[T], dst []T, ic, mcb, pc, kcb int) {
+	mr := kn.mr
+	for q := 0; q < mcb; q += mr {
+		panel := dst[q*kcb : (q+mr)*kcb]
+		rows := min(mr, mcb-q)
+		if pr.transA {
+			// op(A)[i][p] = a[p*lda+i]: the values of one p are contiguous.
+			packContig(panel, pr.a[pc*pr.lda+ic+q:], pr.lda, rows, mr, kcb, pr.alpha)
+		} else {
+			packStrided(panel, pr.a[(ic+q)*pr.lda+pc:], pr.lda, rows, mr, kcb, pr.alpha)
+		}
+	}
+}
+
+// packB copies op(B)[pc:pc+kcb, jc:jc+ncb] into dst as nr-wide
+// micro-panels: panel r holds, for each p, the nr values of columns r·nr..
+// in order. Columns past ncb are zero.
+func packB[T float32 | float64](kn *kernel[T], pr problem[T], dst []T, pc, kcb, jc, ncb int) {
+	nr := kn.nr
+	for r := 0; r < ncb; r += nr {
+		panel := dst[r*kcb : (r+nr)*kcb]
+		cols := min(nr, ncb-r)
+		if pr.transB {
+			// op(B)[p][j] = b[j*ldb+p]: each of the nr columns is a row of b.
+			packStrided(panel, pr.b[(jc+r)*pr.ldb+pc:], pr.ldb, cols, nr, kcb, 1)
+		} else {
+			packContig(panel, pr.b[pc*pr.ldb+jc+r:], pr.ldb, cols, nr, kcb, 1)
+		}
+	}
+}
+
+// packContig fills the micro-panel dst (kcb steps of w values) from src,
+// where the n ≤ w values of step p are contiguous at src[p*ld:]; the other
+// w-n values of each step are zero.
+func packContig[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	for p := 0; p < kcb; p++ {
+		d := dst[p*w : p*w+w]
+		s := src[p*ld : p*ld+n]
+		if alpha == 1 {
+			copy(d, s)
+		} else {
+			for i, v := range s {
+				d[i] = alpha * v
+			}
+		}
+		clear(d[n:])
+	}
+}
+
+// packStrided fills the micro-panel dst (kcb steps of w values) from n ≤ w
+// rows of src, ld apart, each holding kcb consecutive steps: it transposes
+// an n×kcb block. It works on 16 steps at a time, so that the cache lines of
+// all n rows stay in L1 until they are used up (rows whose stride is a
+// multiple of 4 KiB share one L1 set), and the other w-n values are zero.
+func packStrided[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	const block = 16
+	for p0 := 0; p0 < kcb; p0 += block {
+		packStridedBlock(dst[p0*w:], src[p0:], ld, n, w, min(block, kcb-p0), alpha)
+	}
+}
+
+// packStridedBlock is packStrided for a few steps. Eight (then four) rows
+// are read side by side so that each step writes adjacent values.
+func packStridedBlock[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		r0 := src[i*ld : i*ld+kcb]
+		r1 := src[(i+1)*ld : (i+1)*ld+kcb]
+		r2 := src[(i+2)*ld : (i+2)*ld+kcb]
+		r3 := src[(i+3)*ld : (i+3)*ld+kcb]
+		r4 := src[(i+4)*ld : (i+4)*ld+kcb]
+		r5 := src[(i+5)*ld : (i+5)*ld+kcb]
+		r6 := src[(i+6)*ld : (i+6)*ld+kcb]
+		r7 := src[(i+7)*ld : (i+7)*ld+kcb]
+		d := dst[i:]
+		if alpha == 1 {
+			for p := range r0 {
+				e := d[p*w : p*w+8 : p*w+8]
+				e[0], e[1], e[2], e[3] = r0[p], r1[p], r2[p], r3[p]
+				e[4], e[5], e[6], e[7] = r4[p], r5[p], r6[p], r7[p]
+			}
+			continue
+		}
+		for p := range r0 {
+			e := d[p*w : p*w+8 : p*w+8]
+			e[0], e[1], e[2], e[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
+			e[4], e[5], e[6], e[7] = alpha*r4[p], alpha*r5[p], alpha*r6[p], alpha*r7[p]
+		}
+	}
+	for ; i+4 <= n; i += 4 {
+		r0 := src[i*ld : i*ld+kcb]
+		r1 := src[(i+1)*ld : (i+1)*ld+kcb]
+		r2 := src[(i+2)*ld : (i+2)*ld+kcb]
+		r3 := src[(i+3)*ld : (i+3)*ld+kcb]
+		d := dst[i:]
+		for p := range r0 {
+			e := d[p*w : p*w+4 : p*w+4]
+			e[0], e[1], e[2], e[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
+		}
+	}
+	for ; i < n; i++ {
+		r := src[i*ld : i*ld+kcb]
+		for p, v := range r {
+			dst[p*w+i] = alpha * v
+		}
+	}
+	if n < w {
+		for p := 0; p < kcb; p++ {
+			clear(dst[p*w+n : p*w+w])
+		}
+	}
+}
+
+// buf is a packing buffer whose slice s starts on a 64-byte boundary.
+type buf[T float32 | float64] struct {
+	raw []T
+	s   []T
+}
+
+var pools [2]sync.Pool // float32, float64 packing buffers (*buf)
+
+func poolFor[T float32 | float64]() *sync.Pool {
+	var z T
+	if unsafe.Sizeof(z) == 4 {
+		return &pools[0]
+	}
+	return &pools[1]
+}
+
+// getBuf returns a buffer of at least n elements, reusing a pooled one when
+// it is large enough.
+func getBuf[T float32 | float64](n int) *buf[T] {
+	if b, ok := poolFor[T]().Get().(*buf[T]); ok && len(b.s) >= n {
+		b.s = b.s[:n]
+		return b
+	}
+	var z T
+	extra := 64 / int(unsafe.Sizeof(z))
+	raw := make([]T, n+extra)
+	off := 0
+	for uintptr(unsafe.Pointer(&raw[off]))%64 != 0 {
+		off++
+	}
+	return &buf[T]{raw: raw, s: raw[off : off+n]}
+}
+
+func putBuf[T float32 | float64](b *buf[T]) {
+	b.s = b.s[:cap(b.s)]
+	poolFor[T]().Put(b)
+}
+
+// unsafeSlice views n elements starting at p.
+func unsafeSlice[T any](p *T, n int) []T { return unsafe.Slice(p, n) }
