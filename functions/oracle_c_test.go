@@ -23,6 +23,9 @@ type bcOracleCase struct {
 	run func(in ...*agx.Tensor) *agx.Tensor
 }
 
+// gumbelSeed seeds the Gumbel noise of the oracle cases on both sides.
+const gumbelSeed = 4242
+
 // TestOracleC compares the B/C Functions with PyTorch (forward and gradients),
 // in float64 and float32, with one Python run for all cases.
 func TestOracleC(t *testing.T) {
@@ -31,32 +34,65 @@ func TestOracleC(t *testing.T) {
 		op     string
 		shapes [][]int
 		mask   []int // shape of a Bool mask input appended to the inputs
-		params map[string]any
-		run    func(in ...*agx.Tensor) *agx.Tensor
+		// shape of uniform samples appended as a non-differentiable input
+		// (the Gumbel noise source: agx draws the same samples from gumbelSeed)
+		uniform []int
+		params  map[string]any
+		run     func(in ...*agx.Tensor) *agx.Tensor
 	}
 	specs := []struct {
 		name string
 		spec
 	}{
-		{"gelu", spec{"gelu", [][]int{{8, 16}}, nil, nil, func(in ...*agx.Tensor) *agx.Tensor { return GELU(in[0]) }}},
-		{"gelu_tanh", spec{"gelu_tanh", [][]int{{8, 16}}, nil, nil, func(in ...*agx.Tensor) *agx.Tensor { return GELUTanh(in[0]) }}},
-		{"silu", spec{"silu", [][]int{{8, 16}}, nil, nil, func(in ...*agx.Tensor) *agx.Tensor { return SiLU(in[0]) }}},
-		{"batch_norm/2d", spec{"batch_norm", [][]int{{16, 8}}, nil, map[string]any{"eps": 1e-5},
+		{"gelu", spec{"gelu", [][]int{{8, 16}}, nil, nil, nil, func(in ...*agx.Tensor) *agx.Tensor { return GELU(in[0]) }}},
+		{"gelu_tanh", spec{"gelu_tanh", [][]int{{8, 16}}, nil, nil, nil, func(in ...*agx.Tensor) *agx.Tensor { return GELUTanh(in[0]) }}},
+		{"silu", spec{"silu", [][]int{{8, 16}}, nil, nil, nil, func(in ...*agx.Tensor) *agx.Tensor { return SiLU(in[0]) }}},
+		{"batch_norm/2d", spec{"batch_norm", [][]int{{16, 8}}, nil, nil, map[string]any{"eps": 1e-5},
 			func(in ...*agx.Tensor) *agx.Tensor { return BatchNorm(in[0], 1e-5) }}},
-		{"batch_norm/3d", spec{"batch_norm", [][]int{{6, 3, 4}}, nil, map[string]any{"eps": 1e-3},
+		{"batch_norm/3d", spec{"batch_norm", [][]int{{6, 3, 4}}, nil, nil, map[string]any{"eps": 1e-3},
 			func(in ...*agx.Tensor) *agx.Tensor { return BatchNorm(in[0], 1e-3) }}},
-		{"attention", spec{"attention", [][]int{{2, 3, 5, 4}, {2, 3, 6, 4}, {2, 3, 6, 3}}, nil, nil,
+		{"attention", spec{"attention", [][]int{{2, 3, 5, 4}, {2, 3, 6, 4}, {2, 3, 6, 3}}, nil, nil, nil,
 			func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], nil) }}},
-		{"attention/mask", spec{"attention", [][]int{{2, 3, 5, 4}, {2, 3, 5, 4}, {2, 3, 5, 3}}, []int{2, 1, 5, 5}, nil,
+		{"attention/mask", spec{"attention", [][]int{{2, 3, 5, 4}, {2, 3, 5, 4}, {2, 3, 5, 3}}, []int{2, 1, 5, 5}, nil, nil,
 			func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], in[3]) }}},
-		{"linear", spec{"linear", [][]int{{5, 4}, {3, 4}, {3}}, nil, nil,
+		{"linear", spec{"linear", [][]int{{5, 4}, {3, 4}, {3}}, nil, nil, nil,
 			func(in ...*agx.Tensor) *agx.Tensor { return MyLinear(in[0], in[1], in[2]) }}},
-		{"clipped_relu", spec{"clipped_relu", [][]int{{4, 8}}, nil, map[string]any{"clip": 6.0},
+		{"clipped_relu", spec{"clipped_relu", [][]int{{4, 8}}, nil, nil, map[string]any{"clip": 6.0},
 			func(in ...*agx.Tensor) *agx.Tensor { return ClippedReLU(in[0], 6) }}},
-		{"soft_threshold", spec{"soft_threshold", [][]int{{4, 8}}, nil, map[string]any{"t": 0.5},
+		{"soft_threshold", spec{"soft_threshold", [][]int{{4, 8}}, nil, nil, map[string]any{"t": 0.5},
 			func(in ...*agx.Tensor) *agx.Tensor { return SoftThreshold(in[0], 0.5) }}},
-		{"fused_add_relu", spec{"fused_add_relu", [][]int{{4, 8}, {8}}, nil, nil,
+		{"fused_add_relu", spec{"fused_add_relu", [][]int{{4, 8}, {8}}, nil, nil, nil,
 			func(in ...*agx.Tensor) *agx.Tensor { return FusedAddReLU(in[0], in[1]) }}},
+		{"template_square", spec{"square", [][]int{{3, 5}}, nil, nil, nil,
+			func(in ...*agx.Tensor) *agx.Tensor { return TemplateSquare(in[0]) }}},
+		{"double_backward_square", spec{"square", [][]int{{3, 5}}, nil, nil, nil,
+			func(in ...*agx.Tensor) *agx.Tensor { return DoubleBackwardSquare(in[0]) }}},
+		{"once_square", spec{"square", [][]int{{3, 5}}, nil, nil, nil,
+			func(in ...*agx.Tensor) *agx.Tensor { return OnceSquare(in[0]) }}},
+		{"scaled_sigmoid_out", spec{"scaled_sigmoid", [][]int{{4, 6}}, nil, nil, map[string]any{"scale": 2.5},
+			func(in ...*agx.Tensor) *agx.Tensor { return ScaledSigmoidOut(in[0], 2.5) }}},
+		{"save_patterns/relu", spec{"save_patterns", [][]int{{4, 6}, {6}}, nil, nil, map[string]any{"alpha": 1.5, "relu": true},
+			func(in ...*agx.Tensor) *agx.Tensor { return SavePatterns(in[0], in[1], 1.5, true) }}},
+		{"save_patterns/linear", spec{"save_patterns", [][]int{{4, 6}, {4, 6}}, nil, nil, map[string]any{"alpha": -0.5, "relu": false},
+			func(in ...*agx.Tensor) *agx.Tensor { return SavePatterns(in[0], in[1], -0.5, false) }}},
+		{"weighted_sum", spec{"weighted_sum", [][]int{{5}, {5}}, nil, nil, map[string]any{"w1": 0.3, "w2": 0.7},
+			func(in ...*agx.Tensor) *agx.Tensor { return WeightedSum(in[0], in[1], 0.3, 0.7) }}},
+		{"sign_ste", spec{"sign_ste", [][]int{{4, 6}}, nil, nil, nil,
+			func(in ...*agx.Tensor) *agx.Tensor { return SignSTE(in[0]) }}},
+		{"sign_clipped_ste", spec{"sign_clipped_ste", [][]int{{4, 6}}, nil, nil, nil,
+			func(in ...*agx.Tensor) *agx.Tensor { return SignClippedSTE(in[0]) }}},
+		{"product_needs_grad", spec{"product", [][]int{{3, 4}, {3, 4}}, nil, nil, nil,
+			func(in ...*agx.Tensor) *agx.Tensor { return ProductNeedsGrad(in[0], in[1]) }}},
+		{"soft_rank", spec{"soft_rank", [][]int{{3, 7}}, nil, nil, map[string]any{"tau": 0.5},
+			func(in ...*agx.Tensor) *agx.Tensor { return SoftRank(in[0], 0.5) }}},
+		{"gumbel_softmax/soft", spec{"gumbel_softmax", [][]int{{4, 5}}, nil, []int{4, 5}, map[string]any{"tau": 0.7, "hard": false},
+			func(in ...*agx.Tensor) *agx.Tensor {
+				return GumbelSoftmax(in[0], 0.7, false, tensor.NewGenerator(gumbelSeed))
+			}}},
+		{"gumbel_softmax/hard", spec{"gumbel_softmax", [][]int{{4, 5}}, nil, []int{4, 5}, map[string]any{"tau": 0.7, "hard": true},
+			func(in ...*agx.Tensor) *agx.Tensor {
+				return GumbelSoftmax(in[0], 0.7, true, tensor.NewGenerator(gumbelSeed))
+			}}},
 	}
 	var cases []*bcOracleCase
 	seed := uint64(100)
@@ -72,6 +108,12 @@ func TestOracleC(t *testing.T) {
 				c.in = append(c.in, x)
 				c.Inputs = append(c.Inputs, oracle.Encode(x))
 				c.Grad = append(c.Grad, true)
+			}
+			if s.uniform != nil {
+				u := tensor.NewGenerator(gumbelSeed).Rand(dt, s.uniform...)
+				c.in = append(c.in, u)
+				c.Inputs = append(c.Inputs, oracle.Encode(u))
+				c.Grad = append(c.Grad, false)
 			}
 			if s.mask != nil {
 				// Random, with the diagonal always allowed so that no row is fully masked

@@ -25,6 +25,34 @@ def batch_norm(x, eps):
     return y.reshape(x.shape)
 
 
+def sign_ste(x):
+    return x + (torch.sign(x) - x).detach()
+
+
+def sign_clipped_ste(x):
+    c = x.clamp(-1, 1)
+    return c - c.detach() + torch.sign(x).detach()
+
+
+def save_patterns(x, y, alpha, relu):
+    z = alpha * x + y
+    return torch.relu(z) if relu else z
+
+
+def soft_rank(x, tau):
+    d = (x.unsqueeze(-1) - x.unsqueeze(-2)) / tau
+    return torch.sigmoid(d).sum(-1) + 0.5  # the self term σ(0) = 0.5 makes ranks start at 1
+
+
+def gumbel_softmax(logits, u, tau, hard):
+    noise = -torch.log(-torch.log(u + 1e-10) + 1e-10)
+    y = torch.softmax((logits + noise) / tau, dim=-1)
+    if not hard:
+        return y
+    onehot = torch.zeros_like(y).scatter_(-1, y.argmax(-1, keepdim=True), 1.0)
+    return onehot - y.detach() + y
+
+
 OPS = {
     "gelu": lambda a, p: F.gelu(a[0]),
     "gelu_tanh": lambda a, p: F.gelu(a[0], approximate="tanh"),
@@ -36,6 +64,15 @@ OPS = {
     "clipped_relu": lambda a, p: torch.clamp(a[0], 0, p["clip"]),
     "soft_threshold": lambda a, p: F.softshrink(a[0], p["t"]),
     "fused_add_relu": lambda a, p: torch.relu(a[0] + a[1]),
+    "square": lambda a, p: a[0] * a[0],
+    "scaled_sigmoid": lambda a, p: p["scale"] * torch.sigmoid(a[0]),
+    "save_patterns": lambda a, p: save_patterns(a[0], a[1], p["alpha"], p["relu"]),
+    "weighted_sum": lambda a, p: p["w1"] * a[0] + p["w2"] * a[1],
+    "sign_ste": lambda a, p: sign_ste(a[0]),
+    "sign_clipped_ste": lambda a, p: sign_clipped_ste(a[0]),
+    "product": lambda a, p: a[0] * a[1],
+    "soft_rank": lambda a, p: soft_rank(a[0], p["tau"]),
+    "gumbel_softmax": lambda a, p: gumbel_softmax(a[0], a[1], p["tau"], p["hard"]),
 }
 
 results = {}
