@@ -3,6 +3,7 @@ package agx
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/goagx/agx/tensor"
@@ -69,6 +70,7 @@ type Node struct {
 		next  [2]Edge
 		saved [2]savedVar
 		meta  [1]meta
+		dims  [4]int // the output's shape, up to 4 dims
 	}
 }
 
@@ -235,7 +237,12 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 			n.saved[i] = newSaved(s)
 		}
 	}
-	n.inl.meta[0] = meta{out.Shape(), out.DType()}
+	shape := out.Raw().Shape // read only: copied into the node
+	if len(shape) <= len(n.inl.dims) {
+		n.inl.meta[0] = meta{append(n.inl.dims[:0:len(shape)], shape...), out.DType()}
+	} else {
+		n.inl.meta[0] = meta{slices.Clone(shape), out.DType()}
+	}
 	n.outMeta = n.inl.meta[:]
 	if anomalyEnabled.Load() {
 		n.stack = callerStack()
