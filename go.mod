@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/janpfeifer/gonb v0.11.4
 	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/netlib v0.0.0-20190313105609-8cb42192e0e0
 	gonum.org/v1/plot v0.16.0
 )
 
