@@ -21,10 +21,10 @@ func TestOpenBLASMatMul(t *testing.T) {
 			tol = 1e-12
 		}
 		for _, c := range []struct {
-			name   string
+			name    string
 			m, k, n int
-			transA bool
-			transB bool
+			transA  bool
+			transB  bool
 		}{
 			{"square", 64, 64, 64, false, false},
 			{"rect", 33, 70, 17, false, false},

@@ -16,12 +16,34 @@ func (b *hostBuf[T]) DType() DType { return DTypeOf[T]() }
 
 // smallElems is the largest element count whose data is allocated together with
 // the buffer header (0-d and tiny tensors are made by the million in autograd
-// loops).
-const smallElems = 4
+// loops). Smaller buffers use blocks of 4, 16 or 32 elements.
+const smallElems = 64
 
 // allocHost returns a zeroed CPU buffer of n elements.
 func allocHost[T Elem](n int) *hostBuf[T] {
-	if n <= smallElems {
+	switch {
+	case n <= 4:
+		b := &struct {
+			h hostBuf[T]
+			a [4]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return &b.h
+	case n <= 16:
+		b := &struct {
+			h hostBuf[T]
+			a [16]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return &b.h
+	case n <= 32:
+		b := &struct {
+			h hostBuf[T]
+			a [32]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return &b.h
+	case n <= smallElems:
 		b := &struct {
 			h hostBuf[T]
 			a [smallElems]T

@@ -67,6 +67,32 @@ func (b *tensorBlock) init(be Backend, buf Buffer, shape []int) *Tensor {
 // inlineDims dims with one allocation for the tensor, its storage, shape,
 // strides, buffer and elements.
 func newSmallHost[T Elem](be Backend, shape []int, n int) *Tensor {
+	switch {
+	case n <= 4:
+		b := &struct {
+			tb tensorBlock
+			h  hostBuf[T]
+			a  [4]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return b.tb.init(be, &b.h, shape)
+	case n <= 16:
+		b := &struct {
+			tb tensorBlock
+			h  hostBuf[T]
+			a  [16]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return b.tb.init(be, &b.h, shape)
+	case n <= 32:
+		b := &struct {
+			tb tensorBlock
+			h  hostBuf[T]
+			a  [32]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return b.tb.init(be, &b.h, shape)
+	}
 	b := &struct {
 		tb tensorBlock
 		h  hostBuf[T]
