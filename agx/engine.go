@@ -320,7 +320,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		st := &states[index[n]]
 		grads := st.buf
 		st.buf = nil // drop the reference as the pass goes
-		userCode := n.fn != nil || len(n.preHooks) > 0 || len(n.postHooks) > 0
+		userCode := n.fn != nil || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
 		switch {
 		case grads == nil && n.nOut == 1 && !userCode:
 			grads = st.one[:]
@@ -430,7 +430,8 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 	if n.leaf != nil {
 		return grads
 	}
-	for slot, hs := range n.outHooks {
+	x := n.extra()
+	for slot, hs := range x.outHooks {
 		for _, h := range hs {
 			if h.removed || grads[slot] == nil {
 				continue
@@ -440,7 +441,7 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 			}
 		}
 	}
-	for slot, t := range n.retain {
+	for slot, t := range x.retain {
 		if t != nil && grads[slot] != nil && t.gradFn == n {
 			t.accumulateGrad(grads[slot], false)
 		}
@@ -450,7 +451,7 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 
 // execute runs one node and returns one gradient per next edge.
 func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
-	for _, h := range n.preHooks {
+	for _, h := range n.extra().preHooks {
 		if !h.removed {
 			if r := h.fn(grads); r != nil {
 				grads = r
@@ -493,7 +494,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 	if anomalyEnabled.Load() {
 		checkAnomaly(n, out)
 	}
-	for _, h := range n.postHooks {
+	for _, h := range n.extra().postHooks {
 		if !h.removed {
 			if r := h.fn(out, grads); r != nil {
 				out = r
