@@ -6,6 +6,7 @@ require (
 	github.com/janpfeifer/gonb v0.11.4
 	golang.org/x/sys v0.30.0
 	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/netlib v0.0.0-20201012070519-2390d26c3658
 	gonum.org/v1/plot v0.16.0
 	google.golang.org/protobuf v1.36.12
 	gorgonia.org/cu v0.9.6

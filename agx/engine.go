@@ -1,8 +1,8 @@
 package agx
 
 import (
-	"container/heap"
 	"slices"
+	"sync"
 
 	"github.com/goagx/agx/tensor"
 )
@@ -83,19 +83,91 @@ func Grad1(output, input *Tensor, opts ...BackwardOption) *Tensor {
 	return Grad([]*Tensor{output}, []*Tensor{input}, opts...)[0]
 }
 
-// readyQueue orders ready nodes by creation sequence, newest first, as PyTorch
-// does; dependencies guarantee correctness, the order makes runs reproducible.
+// nodeState is one node's bookkeeping during a pass.
+type nodeState struct {
+	deps   int32 // edges from not yet executed nodes
+	pushed bool
+	needed bool // Grad: the node lies above a capture point and runs
+	reach  bool // Grad: a capture point is this node or below it
+	buf    []*Tensor
+	one    [1]*Tensor // buf's backing array for a single-output node
+	caps   []*capture
+}
+
+// passScratch holds the discovery structures of a pass, reused across passes
+// through a sync.Pool (concurrent passes on independent graphs each take their
+// own). index maps a node to its position in order, states and deps.
+type passScratch struct {
+	index map[*Node]int32
+	order []*Node
+	deps  []int32
+	queue readyQueue
+	ints  []int32
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &passScratch{index: make(map[*Node]int32, 64)}
+}}
+
+// maxPooledNodes bounds the graphs whose scratch goes back to the pool, so that
+// one huge pass does not make every later clear of the map slow.
+const maxPooledNodes = 1 << 16
+
+func getScratch() *passScratch { return scratchPool.Get().(*passScratch) }
+
+func putScratch(p *passScratch) {
+	if len(p.order) > maxPooledNodes {
+		return
+	}
+	clear(p.index)
+	clear(p.order)
+	clear(p.queue[:cap(p.queue)])
+	p.order, p.deps, p.queue, p.ints = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0]
+	scratchPool.Put(p)
+}
+
+// readyQueue is a binary heap of ready nodes, newest (highest creation
+// sequence) first, as PyTorch orders them; dependencies guarantee correctness,
+// the order makes runs reproducible.
 type readyQueue []*Node
 
-func (q readyQueue) Len() int           { return len(q) }
-func (q readyQueue) Less(i, j int) bool { return q[i].seq > q[j].seq }
-func (q readyQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *readyQueue) Push(x any)        { *q = append(*q, x.(*Node)) }
-func (q *readyQueue) Pop() any {
-	old := *q
-	n := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return n
+func (q *readyQueue) push(n *Node) {
+	h := append(*q, n)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].seq >= h[i].seq {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	*q = h
+}
+
+func (q *readyQueue) pop() *Node {
+	h := *q
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h[last] = nil
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].seq > h[m].seq {
+			m = l
+		}
+		if r < len(h) && h[r].seq > h[m].seq {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[m], h[i] = h[i], h[m]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 type capture struct {
@@ -139,120 +211,130 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		rootEdges[i] = gradEdge(o)
 		rootGrads[i] = g
 	}
-
-	// Capture points for Grad.
-	var caps []*capture
-	capAt := map[*Node][]*capture{}
+	var capNodes []Edge
 	if inputs != nil {
+		capNodes = make([]Edge, len(inputs))
 		for i, in := range inputs {
 			if in == nil || !in.RequiresGrad() {
 				tensor.Panicf(op, ErrGraph, "input %d of grad does not require grad", i)
 			}
-			e := gradEdge(in)
-			cp := &capture{node: e.Node, slot: e.Input}
-			caps = append(caps, cp)
-			capAt[e.Node] = append(capAt[e.Node], cp)
+			capNodes[i] = gradEdge(in)
 		}
 	}
 
-	// Discover the graph iteratively: dependency counts, and (for Grad) which
-	// nodes lie on a path to an input.
-	deps := map[*Node]int{}
-	var order []*Node // discovery order (parents before children not guaranteed)
-	seen := map[*Node]bool{}
-	stack := make([]*Node, 0, 64)
+	// Discover the graph breadth-first: every reachable node gets an index, and
+	// its dependency count (edges from other discovered nodes).
+	sc := getScratch()
+	defer putScratch(sc)
+	index, order, deps := sc.index, sc.order, sc.deps
 	for _, e := range rootEdges {
-		if !seen[e.Node] {
-			seen[e.Node] = true
-			stack = append(stack, e.Node)
+		if _, ok := index[e.Node]; !ok {
+			index[e.Node] = int32(len(order))
+			order = append(order, e.Node)
+			deps = append(deps, 0)
 		}
 	}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		order = append(order, n)
-		for _, e := range n.next {
+	for i := 0; i < len(order); i++ {
+		for _, e := range order[i].next {
 			if e.Node == nil {
 				continue
 			}
-			deps[e.Node]++
-			if !seen[e.Node] {
-				seen[e.Node] = true
-				stack = append(stack, e.Node)
+			j, ok := index[e.Node]
+			if !ok {
+				j = int32(len(order))
+				index[e.Node] = j
+				order = append(order, e.Node)
+				deps = append(deps, 0)
 			}
+			deps[j]++
 		}
 	}
-	var needed map[*Node]bool
+	sc.order, sc.deps = order, deps
+	states := make([]nodeState, len(order))
+	for i, d := range deps {
+		states[i].deps = d
+	}
+
+	// Capture points for Grad.
+	var caps []*capture
+	for _, e := range capNodes {
+		cp := &capture{node: e.Node, slot: e.Input}
+		caps = append(caps, cp)
+		if j, ok := index[e.Node]; ok {
+			states[j].caps = append(states[j].caps, cp)
+		}
+	}
 	if inputs != nil {
 		// A node is needed (runs) when some capture point lies strictly below
 		// it; a capture point itself runs only if another one lies below it, so
 		// that Grad neither computes nor frees more than it must. Process in
-		// reverse topological order: Kahn's order over discovered nodes.
-		needed = map[*Node]bool{}
-		reach := map[*Node]bool{} // a capture point is n or below n
-		topo := topoOrder(order, rootEdges, deps)
+		// reverse topological order.
+		topo := topoOrder(sc, rootEdges, states)
 		for i := len(topo) - 1; i >= 0; i-- {
-			n := topo[i]
+			k := topo[i]
+			n, st := order[k], &states[k]
 			if n.leaf == nil {
 				for _, e := range n.next {
-					if e.Node != nil && reach[e.Node] {
-						needed[n] = true
+					if e.Node != nil && states[index[e.Node]].reach {
+						st.needed = true
 						break
 					}
 				}
 			}
-			if _, ok := capAt[n]; ok || needed[n] {
-				reach[n] = true
+			if len(st.caps) > 0 || st.needed {
+				st.reach = true
 			}
 		}
 	}
 
 	// Execute.
-	buffers := map[*Node][]*Tensor{}
-	add := func(e Edge, g *Tensor) {
-		buf := buffers[e.Node]
-		if buf == nil {
-			buf = make([]*Tensor, e.Node.nOut)
-			buffers[e.Node] = buf
+	add := func(st *nodeState, n *Node, slot int, g *Tensor) {
+		if st.buf == nil {
+			if n.nOut == 1 {
+				st.buf = st.one[:]
+			} else {
+				st.buf = make([]*Tensor, n.nOut)
+			}
 		}
-		if buf[e.Input] == nil {
-			buf[e.Input] = g
+		if st.buf[slot] == nil {
+			st.buf[slot] = g
 		} else {
-			buf[e.Input] = accumulate(buf[e.Input], g)
+			st.buf[slot] = accumulate(st.buf[slot], g)
 		}
 	}
 	for i, e := range rootEdges {
 		if rootGrads[i] != nil {
-			add(e, rootGrads[i])
-		} else if buffers[e.Node] == nil {
-			buffers[e.Node] = make([]*Tensor, e.Node.nOut)
+			add(&states[index[e.Node]], e.Node, e.Input, rootGrads[i])
 		}
 	}
-	q := &readyQueue{}
-	pushed := map[*Node]bool{}
+	q := &sc.queue
 	for _, e := range rootEdges {
-		if deps[e.Node] == 0 && !pushed[e.Node] {
-			pushed[e.Node] = true
-			heap.Push(q, e.Node)
+		st := &states[index[e.Node]]
+		if st.deps == 0 && !st.pushed {
+			st.pushed = true
+			q.push(e.Node)
 		}
 	}
-	for q.Len() > 0 {
-		n := heap.Pop(q).(*Node)
-		grads := buffers[n]
-		if grads == nil {
+	for len(*q) > 0 {
+		n := q.pop()
+		st := &states[index[n]]
+		grads := st.buf
+		st.buf = nil // drop the reference as the pass goes
+		userCode := n.fn != nil || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
+		switch {
+		case grads == nil && n.nOut == 1 && !userCode:
+			grads = st.one[:]
+		case grads == nil:
 			grads = make([]*Tensor, n.nOut)
+		case n.nOut == 1 && userCode:
+			// User code may keep the slice: give it its own.
+			grads = []*Tensor{st.one[0]}
 		}
-		delete(buffers, n)
 		grads = runOutHooks(n, grads)
-		if cs, ok := capAt[n]; ok {
-			for _, cp := range cs {
-				cp.grad = grads[cp.slot]
-			}
+		for _, cp := range st.caps {
+			cp.grad = grads[cp.slot]
 		}
-		skip := needed != nil && !needed[n]
-		if needed != nil && n.leaf != nil {
-			skip = true // Grad never accumulates into leaves
-		}
+		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
 		var inGrads []*Tensor
 		if !skip {
 			inGrads = execute(n, grads, c)
@@ -260,17 +342,19 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 				n.release()
 			}
 		}
+		st.one[0] = nil
 		for i, e := range n.next {
 			if e.Node == nil {
 				continue
 			}
+			ns := &states[index[e.Node]]
 			if inGrads != nil && inGrads[i] != nil {
-				add(e, inGrads[i])
+				add(ns, e.Node, e.Input, inGrads[i])
 			}
-			deps[e.Node]--
-			if deps[e.Node] == 0 && !pushed[e.Node] {
-				pushed[e.Node] = true
-				heap.Push(q, e.Node)
+			ns.deps--
+			if ns.deps == 0 && !ns.pushed {
+				ns.pushed = true
+				q.push(e.Node)
 			}
 		}
 	}
@@ -295,36 +379,40 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	return res
 }
 
-// topoOrder returns the discovered nodes in an order where every node comes
-// before the nodes its edges point to.
-func topoOrder(nodes []*Node, roots []Edge, deps map[*Node]int) []*Node {
-	d := make(map[*Node]int, len(deps))
-	for k, v := range deps {
-		d[k] = v
+// topoOrder returns the indices of the discovered nodes in an order where every
+// node comes before the nodes its edges point to.
+func topoOrder(sc *passScratch, roots []Edge, states []nodeState) []int32 {
+	d := make([]int32, len(states))
+	for i := range states {
+		d[i] = states[i].deps
 	}
-	var out, stack []*Node
-	seen := map[*Node]bool{}
+	out := make([]int32, 0, len(states))
+	stack := sc.ints[:0]
+	seen := make([]bool, len(states))
 	for _, e := range roots {
-		if d[e.Node] == 0 && !seen[e.Node] {
-			seen[e.Node] = true
-			stack = append(stack, e.Node)
+		j := sc.index[e.Node]
+		if d[j] == 0 && !seen[j] {
+			seen[j] = true
+			stack = append(stack, j)
 		}
 	}
 	for len(stack) > 0 {
-		n := stack[len(stack)-1]
+		k := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		out = append(out, n)
-		for _, e := range n.next {
+		out = append(out, k)
+		for _, e := range sc.order[k].next {
 			if e.Node == nil {
 				continue
 			}
-			d[e.Node]--
-			if d[e.Node] == 0 && !seen[e.Node] {
-				seen[e.Node] = true
-				stack = append(stack, e.Node)
+			j := sc.index[e.Node]
+			d[j]--
+			if d[j] == 0 && !seen[j] {
+				seen[j] = true
+				stack = append(stack, j)
 			}
 		}
 	}
+	sc.ints = stack
 	return out
 }
 
@@ -342,7 +430,8 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 	if n.leaf != nil {
 		return grads
 	}
-	for slot, hs := range n.outHooks {
+	x := n.extra()
+	for slot, hs := range x.outHooks {
 		for _, h := range hs {
 			if h.removed || grads[slot] == nil {
 				continue
@@ -352,7 +441,7 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 			}
 		}
 	}
-	for slot, t := range n.retain {
+	for slot, t := range x.retain {
 		if t != nil && grads[slot] != nil && t.gradFn == n {
 			t.accumulateGrad(grads[slot], false)
 		}
@@ -362,7 +451,7 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 
 // execute runs one node and returns one gradient per next edge.
 func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
-	for _, h := range n.preHooks {
+	for _, h := range n.extra().preHooks {
 		if !h.removed {
 			if r := h.fn(grads); r != nil {
 				grads = r
@@ -405,7 +494,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 	if anomalyEnabled.Load() {
 		checkAnomaly(n, out)
 	}
-	for _, h := range n.postHooks {
+	for _, h := range n.extra().postHooks {
 		if !h.removed {
 			if r := h.fn(out, grads); r != nil {
 				out = r

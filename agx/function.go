@@ -286,7 +286,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		n.fn = fnode
 		ctx.node = n
 		if anomalyEnabled.Load() {
-			n.stack = callerStack()
+			n.ext().stack = callerStack()
 		}
 	}
 

@@ -3,6 +3,7 @@ package agx
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/goagx/agx/tensor"
@@ -55,13 +56,9 @@ type Node struct {
 	released bool
 	hadSaved bool
 
-	preHooks  []*nodePreHook
-	postHooks []*nodePostHook
-	// tensor hooks and retained grads for each output slot (non-leaf tensors).
-	outHooks [][]*hookEntry
-	retain   []*Tensor
-
-	stack string // forward call site, with anomaly detection on
+	// Hooks, retained grads and the anomaly call site, which few nodes have:
+	// nil until one is set (read through extra, written through ext).
+	x *nodeExtra
 
 	// Backing arrays for the slices of a built-in op's node, which has at most
 	// two inputs and one output in the common case (saves three allocations).
@@ -69,7 +66,38 @@ type Node struct {
 		next  [2]Edge
 		saved [2]savedVar
 		meta  [1]meta
+		dims  [4]int // the output's shape, up to 4 dims
 	}
+}
+
+// nodeExtra is the part of a Node that most nodes never use.
+type nodeExtra struct {
+	preHooks  []*nodePreHook
+	postHooks []*nodePostHook
+	// tensor hooks and retained grads for each output slot (non-leaf tensors).
+	outHooks [][]*hookEntry
+	retain   []*Tensor
+
+	stack string // forward call site, with anomaly detection on
+}
+
+// noExtra is what extra returns for a node without hooks; never written.
+var noExtra nodeExtra
+
+// extra returns the node's hooks and call site for reading.
+func (n *Node) extra() *nodeExtra {
+	if n.x != nil {
+		return n.x
+	}
+	return &noExtra
+}
+
+// ext returns the node's hooks and call site for writing, allocating them.
+func (n *Node) ext() *nodeExtra {
+	if n.x == nil {
+		n.x = &nodeExtra{}
+	}
+	return n.x
 }
 
 type meta struct {
@@ -235,10 +263,15 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 			n.saved[i] = newSaved(s)
 		}
 	}
-	n.inl.meta[0] = meta{out.Shape(), out.DType()}
+	shape := out.Raw().Shape // read only: copied into the node
+	if len(shape) <= len(n.inl.dims) {
+		n.inl.meta[0] = meta{append(n.inl.dims[:0:len(shape)], shape...), out.DType()}
+	} else {
+		n.inl.meta[0] = meta{slices.Clone(shape), out.DType()}
+	}
 	n.outMeta = n.inl.meta[:]
 	if anomalyEnabled.Load() {
-		n.stack = callerStack()
+		n.ext().stack = callerStack()
 	}
 	res.gradFn = n
 	return res

@@ -44,11 +44,11 @@ func (t *Tensor) RegisterHook(fn func(grad *Tensor) *Tensor) HookHandle {
 	if t.gradFn == nil {
 		t.hooks = append(t.hooks, h)
 	} else {
-		n := t.gradFn
-		for len(n.outHooks) < n.nOut {
-			n.outHooks = append(n.outHooks, nil)
+		n, x := t.gradFn, t.gradFn.ext()
+		for len(x.outHooks) < n.nOut {
+			x.outHooks = append(x.outHooks, nil)
 		}
-		n.outHooks[t.outputNr] = append(n.outHooks[t.outputNr], h)
+		x.outHooks[t.outputNr] = append(x.outHooks[t.outputNr], h)
 		if t.retainsGrad {
 			n.setRetain(t)
 		}
@@ -70,17 +70,19 @@ func checkHookResult(node string, old, r *Tensor) *Tensor {
 }
 
 func (n *Node) setRetain(t *Tensor) {
-	for len(n.retain) < n.nOut {
-		n.retain = append(n.retain, nil)
+	x := n.ext()
+	for len(x.retain) < n.nOut {
+		x.retain = append(x.retain, nil)
 	}
-	n.retain[t.outputNr] = t
+	x.retain[t.outputNr] = t
 }
 
 // RegisterPreHook calls fn with the gradients of the node's outputs before the
 // node runs; a non-nil result replaces them.
 func (n *Node) RegisterPreHook(fn func(gradOutputs []*Tensor) []*Tensor) HookHandle {
 	h := &nodePreHook{fn: fn}
-	n.preHooks = append(n.preHooks, h)
+	x := n.ext()
+	x.preHooks = append(x.preHooks, h)
 	return HookHandle{func() { h.removed = true }}
 }
 
@@ -89,7 +91,8 @@ func (n *Node) RegisterPreHook(fn func(gradOutputs []*Tensor) []*Tensor) HookHan
 // input gradients.
 func (n *Node) RegisterHook(fn func(gradInputs, gradOutputs []*Tensor) []*Tensor) HookHandle {
 	h := &nodePostHook{fn: fn}
-	n.postHooks = append(n.postHooks, h)
+	x := n.ext()
+	x.postHooks = append(x.postHooks, h)
 	return HookHandle{func() { h.removed = true }}
 }
 
@@ -141,7 +144,7 @@ func checkAnomaly(n *Node, out []*Tensor) {
 				if math.IsInf(v, 0) {
 					kind = "inf"
 				}
-				where := n.stack
+				where := n.extra().stack
 				if where == "" {
 					where = "(unknown: the node was recorded before anomaly detection was enabled)"
 				}

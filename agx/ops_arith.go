@@ -22,18 +22,55 @@ func operand(v any) (*Tensor, any) {
 }
 
 // inMeta is what a backward closure keeps of an input: never the tensor itself,
-// so that releasing the saved tensors after backward really frees memory.
+// so that releasing the saved tensors after backward really frees memory. The
+// shape of up to 4 dims is stored inline (the closure holds the value, so no
+// separate allocation); longer shapes go to ext.
 type inMeta struct {
 	ok, req bool // a tensor operand (not a Go number); it requires grad
-	shape   []int
+	rank    int
 	dtype   DType
+	dims    [4]int
+	ext     []int
 }
 
 func metaOf(t *Tensor) inMeta {
 	if t == nil {
 		return inMeta{}
 	}
-	return inMeta{ok: true, req: t.RequiresGrad(), shape: t.data.Shape(), dtype: t.DType()}
+	m := inMeta{ok: true, req: t.RequiresGrad(), dtype: t.DType()}
+	sh := t.data.Raw().Shape // read only: copied below
+	m.rank = len(sh)
+	if len(sh) <= len(m.dims) {
+		copy(m.dims[:], sh)
+	} else {
+		m.ext = slices.Clone(sh)
+	}
+	return m
+}
+
+// shape returns a copy of the input's shape.
+func (m inMeta) shape() []int {
+	if m.ext != nil {
+		return m.ext
+	}
+	sh := m.dims // escapes only here, off the common path of reduce
+	return sh[:m.rank]
+}
+
+// shapeOf reports whether a has the input's shape, without copying it.
+func (m inMeta) shapeOf(a *tensor.Tensor) bool {
+	if m.ext != nil {
+		return shapeIs(a, m.ext)
+	}
+	if a.Dim() != m.rank {
+		return false
+	}
+	for i := range m.rank {
+		if a.Size(i) != m.dims[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // reduce sums a broadcast gradient back to the input's shape and casts it to
@@ -42,10 +79,10 @@ func (m inMeta) reduce(g *Tensor) *Tensor {
 	if !m.ok || g == nil {
 		return nil
 	}
-	if g.DType() == m.dtype && shapeIs(g.data, m.shape) {
+	if g.DType() == m.dtype && m.shapeOf(g.data) {
 		return g // the common case: no broadcasting, no cast, no shape copies
 	}
-	g = sumTo(g, m.shape)
+	g = sumTo(g, m.shape())
 	if g.DType() != m.dtype {
 		g = g.To(m.dtype)
 	}

@@ -30,7 +30,7 @@ func (t *Tensor) Scatter(dim int, index, src *Tensor) *Tensor {
 	idx := index.data
 	ms := metaOf(src)
 	return record("ScatterBackward0", t.data.Scatter(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		zeros := wrap(tensor.Zeros(g.DType(), ms.shape...))
+		zeros := wrap(tensor.Zeros(g.DType(), ms.shape()...))
 		return []*Tensor{g.Scatter(dim, wrap(idx), zeros), g.Gather(dim, wrap(idx))}
 	})
 }

@@ -22,17 +22,18 @@ const (
 // (created by the user) can require gradients; the result of a differentiable op
 // on tensors that require gradients records the op's backward Node as its GradFn.
 type Tensor struct {
-	data         *tensor.Tensor
+	data     *tensor.Tensor
+	grad     *Tensor
+	gradFn   *Node // nil for leaves
+	outputNr int   // which output of gradFn this tensor is
+	accum    *Node // the AccumulateGrad node of a leaf, created on first use
+	hooks    []*hookEntry
+	name     string
+	view     *viewInfo // set when t shares storage with the input of the op that made it
+	// The flags last, packed together (tiny tensors are made by the million).
 	requiresGrad bool // leaves only; non-leaves require grad iff gradFn != nil
-	grad         *Tensor
-	gradOwned    bool  // grad was allocated by accumulation and may be updated in place
-	gradFn       *Node // nil for leaves
-	outputNr     int   // which output of gradFn this tensor is
-	accum        *Node // the AccumulateGrad node of a leaf, created on first use
-	hooks        []*hookEntry
+	gradOwned    bool // grad was allocated by accumulation and may be updated in place
 	retainsGrad  bool
-	name         string
-	view         *viewInfo // set when t shares storage with the input of the op that made it
 }
 
 // New wraps a tensor.Tensor as a leaf that does not require gradients. The data

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/goagx/agx/tensor"
 	"io"
 	"os"
 	"os/exec"
@@ -130,6 +131,7 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
+	fmt.Fprintf(progress, "agx BLAS: %s\n", tensor.BLAS())
 	var tp *torchProc
 	if opts.Torch {
 		p, err := startTorch(ctx, opts.Python)

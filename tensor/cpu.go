@@ -5,11 +5,54 @@ import (
 	"sync/atomic"
 )
 
-// hostBuf is a CPU buffer: a plain Go slice.
-type hostBuf[T Elem] []T
+// hostBuf is a CPU buffer: a plain Go slice. Buffers hold it by pointer, so
+// that storing one in the Buffer interface does not allocate a copy of the slice
+// header, and a small buffer can share one allocation with its elements (and,
+// through newSmallHost, with its tensor).
+type hostBuf[T Elem] struct{ s []T }
 
-func (b hostBuf[T]) Len() int     { return len(b) }
-func (b hostBuf[T]) DType() DType { return DTypeOf[T]() }
+func (b *hostBuf[T]) Len() int     { return len(b.s) }
+func (b *hostBuf[T]) DType() DType { return DTypeOf[T]() }
+
+// smallElems is the largest element count whose data is allocated together with
+// the buffer header (0-d and tiny tensors are made by the million in autograd
+// loops). Smaller buffers use blocks of 4, 16 or 32 elements.
+const smallElems = 64
+
+// allocHost returns a zeroed CPU buffer of n elements.
+func allocHost[T Elem](n int) *hostBuf[T] {
+	switch {
+	case n <= 4:
+		b := &struct {
+			h hostBuf[T]
+			a [4]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return &b.h
+	case n <= 16:
+		b := &struct {
+			h hostBuf[T]
+			a [16]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return &b.h
+	case n <= 32:
+		b := &struct {
+			h hostBuf[T]
+			a [32]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return &b.h
+	case n <= smallElems:
+		b := &struct {
+			h hostBuf[T]
+			a [smallElems]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return &b.h
+	}
+	return &hostBuf[T]{s: make([]T, n)}
+}
 
 // CPU is the pure-Go CPU backend. It is registered as "cpu" and is the default.
 type CPU struct{}
@@ -37,13 +80,13 @@ func (CPU) Name() string { return "cpu" }
 func (CPU) Alloc(dt DType, n int) Buffer {
 	switch dt {
 	case Float32:
-		return make(hostBuf[float32], n)
+		return allocHost[float32](n)
 	case Float64:
-		return make(hostBuf[float64], n)
+		return allocHost[float64](n)
 	case Bool:
-		return make(hostBuf[bool], n)
+		return allocHost[bool](n)
 	case Int64:
-		return make(hostBuf[int64], n)
+		return allocHost[int64](n)
 	}
 	Panicf("Alloc", ErrDType, "unknown dtype %v", dt)
 	return nil
@@ -54,13 +97,13 @@ func (CPU) Alloc(dt DType, n int) Buffer {
 func (CPU) FromSlice(data any) Buffer {
 	switch d := data.(type) {
 	case []float32:
-		return hostBuf[float32](d)
+		return &hostBuf[float32]{s: d}
 	case []float64:
-		return hostBuf[float64](d)
+		return &hostBuf[float64]{s: d}
 	case []bool:
-		return hostBuf[bool](d)
+		return &hostBuf[bool]{s: d}
 	case []int64:
-		return hostBuf[int64](d)
+		return &hostBuf[int64]{s: d}
 	}
 	Panicf("FromSlice", ErrDType, "unsupported slice type %T", data)
 	return nil
@@ -70,24 +113,24 @@ func (CPU) FromSlice(data any) Buffer {
 // []bool or []int64), or nil for another backend's buffer.
 func HostSlice(b Buffer) any {
 	switch h := b.(type) {
-	case hostBuf[float32]:
-		return []float32(h)
-	case hostBuf[float64]:
-		return []float64(h)
-	case hostBuf[bool]:
-		return []bool(h)
-	case hostBuf[int64]:
-		return []int64(h)
+	case *hostBuf[float32]:
+		return h.s
+	case *hostBuf[float64]:
+		return h.s
+	case *hostBuf[bool]:
+		return h.s
+	case *hostBuf[int64]:
+		return h.s
 	}
 	return nil
 }
 
 func host[T Elem](op string, b Buffer) []T {
-	h, ok := b.(hostBuf[T])
+	h, ok := b.(*hostBuf[T])
 	if !ok {
 		Panicf(op, ErrDevice, "CPU backend got a %T buffer (want %v on the CPU)", b, DTypeOf[T]())
 	}
-	return h
+	return h.s
 }
 
 // ToSlice implements Backend.

@@ -243,6 +243,17 @@ func flatLayout(v View) (n int, ok bool) {
 	return n, true
 }
 
+// singleElement reports whether every element of v is the one at Offset (a
+// single element broadcast with stride 0).
+func singleElement(v View) bool {
+	for i, d := range v.Shape {
+		if d != 1 && v.Strides[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // flatArith is the allocation-free path of small arithmetic ops: dst dense,
 // each operand dense with dst's size or a single (broadcast) element. Large
 // ops keep the general path, which spreads the work over the cores.
@@ -252,7 +263,13 @@ func flatArith(op BinaryOp, dst, a, b View) bool {
 		return false
 	}
 	na, oka := flatLayout(a)
+	if !oka && singleElement(a) {
+		na, oka = 1, true // a Go number or 0-d tensor expanded to dst's shape
+	}
 	nb, okb := flatLayout(b)
+	if !okb && singleElement(b) {
+		nb, okb = 1, true
+	}
 	if !oka || !okb || (na != n && na != 1) || (nb != n && nb != 1) {
 		return false
 	}

@@ -92,6 +92,10 @@ func flip(t blas.Transpose) blas.Transpose {
 // 1.4x at 8×(128×128×64) and 1.15x at 8×(256×256×64).
 var batchParallelMax = 512 * 512
 
+// copyBTransposed enables the Bᵀ copy in matmulT, which pays off with gonum's
+// pure-Go GEMM only; a build that plugs in an optimised BLAS turns it off.
+var copyBTransposed = true
+
 // hasZeroBatchStride reports whether a batch dim of v is broadcast (stride 0).
 func hasZeroBatchStride(v View) bool {
 	for i, s := range v.Strides[:len(v.Strides)-2] {
@@ -138,9 +142,9 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 	// A·Bᵀ form): 1.3x at 512³ and 2x at 128×128×64 here. A row-major B is
 	// therefore copied once as Bᵀ, which costs O(k·n) against the product's
 	// O(m·k·n). Broadcast batches of B are not copied (that would multiply the
-	// memory); neither is a B that is tiny or already transposed. agx's own
-	// GEMM (UseFastGEMM) packs B whatever its layout and needs no copy.
-	if tB == blas.NoTrans && tC == blas.NoTrans && m >= 16 && !hasZeroBatchStride(b) && !packingGEMM[T]() {
+	// memory); neither is a B that is tiny or already transposed. OpenBLAS and
+	// agx's own GEMM (UseFastGEMM) pack B whatever its layout and need no copy.
+	if copyBTransposed && tB == blas.NoTrans && tC == blas.NoTrans && m >= 16 && !hasZeroBatchStride(b) && !packingGEMM[T]() {
 		r := len(b.Shape)
 		sh, st := slices.Clone(b.Shape), slices.Clone(b.Strides)
 		sh[r-2], sh[r-1] = sh[r-1], sh[r-2]

@@ -16,10 +16,13 @@ func workers() int { return runtime.GOMAXPROCS(0) }
 // dropped and adjacent dims are merged when every operand steps through them
 // contiguously. The result has at least one dim.
 func collapse(shape []int, strides [][]int) ([]int, [][]int) {
-	cs := make([]int, 0, len(shape))
+	// One backing array for the collapsed shape and every operand's strides.
+	r := max(len(shape), 1)
+	buf := make([]int, 0, r*(len(strides)+1))
+	cs := buf[0:0:r]
 	cst := make([][]int, len(strides))
 	for k := range cst {
-		cst[k] = make([]int, 0, len(shape))
+		cst[k] = buf[r*(k+1) : r*(k+1) : r*(k+2)]
 	}
 	for i, s := range shape {
 		if s == 1 {
@@ -66,7 +69,10 @@ func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 	shape, strides = collapse(shape, strides)
 	nops := len(strides)
 	last := len(shape) - 1
-	inner := make([]int, nops)
+	// Scratch for the inner strides and, on the serial path, runRows' offsets
+	// and odometer: one allocation.
+	scratch := make([]int, 2*nops+last)
+	inner := scratch[:nops:nops]
 	for k := range strides {
 		inner[k] = strides[k][last]
 	}
@@ -81,7 +87,7 @@ func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 	}
 	w := workers()
 	if total < parallelMin || w < 2 {
-		runRows(shape, strides, offsets, 0, rows, fn, inner)
+		runRowsIn(shape, strides, offsets, 0, rows, fn, inner, scratch[nops:])
 		return
 	}
 	var wg sync.WaitGroup
@@ -117,11 +123,18 @@ func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 
 // runRows runs fn over rows [r0, r1) of the collapsed space.
 func runRows(shape []int, strides [][]int, offsets []int, r0, r1 int, fn rowFunc, inner []int) {
+	runRowsIn(shape, strides, offsets, r0, r1, fn, inner, make([]int, len(strides)+len(shape)-1))
+}
+
+// runRowsIn is runRows with scratch space for the offsets and the odometer
+// (len(strides) + len(shape) - 1 ints).
+func runRowsIn(shape []int, strides [][]int, offsets []int, r0, r1 int, fn rowFunc, inner, scratch []int) {
 	nops := len(strides)
 	last := len(shape) - 1
 	outer := shape[:last]
-	idx := make([]int, len(outer))
-	offs := make([]int, nops)
+	offs := scratch[:nops:nops]
+	idx := scratch[nops : nops+last]
+	clear(idx)
 	copy(offs, offsets)
 	// position at row r0
 	r := r0

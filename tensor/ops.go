@@ -507,9 +507,9 @@ func Data[T Elem](t *Tensor) []T {
 	if !t.IsContiguous() {
 		PanicHint("Data", ErrArg, "call Contiguous() first", "tensor of shape %v with strides %v is not contiguous", t.shape, t.strides)
 	}
-	h, ok := t.st.buf.(hostBuf[T])
+	h, ok := t.st.buf.(*hostBuf[T])
 	if !ok {
 		Panicf("Data", ErrDevice, "tensor lives on backend %q, not the CPU", t.Backend().Name())
 	}
-	return h[t.offset : t.offset+t.Numel()]
+	return h.s[t.offset : t.offset+t.Numel()]
 }

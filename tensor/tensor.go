@@ -27,24 +27,79 @@ type Tensor struct {
 	offset  int
 }
 
+// inlineDims is the largest rank whose shape and strides live in the same
+// allocation as the tensor.
+const inlineDims = 4
+
+// tensorBlock is a tensor with its storage and room for the shape and strides of
+// up to inlineDims dims: small tensors are made by the million in autograd loops,
+// and this makes each one a single allocation (plus its buffer).
+type tensorBlock struct {
+	t    Tensor
+	s    storage
+	dims [2 * inlineDims]int
+}
+
 func newTensor(be Backend, buf Buffer, shape []int) *Tensor {
-	// One allocation for the tensor and its storage, one for shape and strides:
-	// small tensors are made by the million in autograd loops.
+	return new(tensorBlock).init(be, buf, shape)
+}
+
+func (b *tensorBlock) init(be Backend, buf Buffer, shape []int) *Tensor {
 	n := len(shape)
-	dims := make([]int, 2*n)
+	var dims []int
+	if n <= inlineDims {
+		dims = b.dims[: 2*n : 2*n]
+	} else {
+		dims = make([]int, 2*n)
+	}
 	sh, st := dims[:n:n], dims[n:]
 	copy(sh, shape)
 	for i, s := n-1, 1; i >= 0; i-- {
 		st[i] = s
 		s *= sh[i]
 	}
-	ts := &struct {
-		t Tensor
-		s storage
+	b.s.buf, b.s.be = buf, be
+	b.t = Tensor{st: &b.s, shape: sh, strides: st}
+	return &b.t
+}
+
+// newSmallHost makes a zeroed CPU tensor of at most smallElems elements and
+// inlineDims dims with one allocation for the tensor, its storage, shape,
+// strides, buffer and elements.
+func newSmallHost[T Elem](be Backend, shape []int, n int) *Tensor {
+	switch {
+	case n <= 4:
+		b := &struct {
+			tb tensorBlock
+			h  hostBuf[T]
+			a  [4]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return b.tb.init(be, &b.h, shape)
+	case n <= 16:
+		b := &struct {
+			tb tensorBlock
+			h  hostBuf[T]
+			a  [16]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return b.tb.init(be, &b.h, shape)
+	case n <= 32:
+		b := &struct {
+			tb tensorBlock
+			h  hostBuf[T]
+			a  [32]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return b.tb.init(be, &b.h, shape)
+	}
+	b := &struct {
+		tb tensorBlock
+		h  hostBuf[T]
+		a  [smallElems]T
 	}{}
-	ts.s.buf, ts.s.be = buf, be
-	ts.t = Tensor{st: &ts.s, shape: sh, strides: st}
-	return &ts.t
+	b.h.s = b.a[:n:n]
+	return b.tb.init(be, &b.h, shape)
 }
 
 // Empty returns an uninitialised-looking (in fact zeroed) tensor of the given dtype
@@ -57,6 +112,18 @@ func EmptyOn(be Backend, dt DType, shape ...int) *Tensor {
 		Panicf("Empty", ErrDType, "unknown dtype %v", dt)
 	}
 	n := checkShape("Empty", shape)
+	if _, cpu := be.(CPU); cpu && n <= smallElems && len(shape) <= inlineDims {
+		switch dt {
+		case Float32:
+			return newSmallHost[float32](be, shape, n)
+		case Float64:
+			return newSmallHost[float64](be, shape, n)
+		case Bool:
+			return newSmallHost[bool](be, shape, n)
+		case Int64:
+			return newSmallHost[int64](be, shape, n)
+		}
+	}
 	return newTensor(be, be.Alloc(dt, n), shape)
 }
 

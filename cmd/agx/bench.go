@@ -33,6 +33,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	noTorch := fs.Bool("no-torch", false, "time agx only")
 	python := fs.String("python", "/usr/bin/python3", "Python `interpreter` with torch")
 	jsonOut := fs.String("json", "", "also write the results as JSON to `FILE`")
+	memSteps := fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, benchUsage)
 		fs.PrintDefaults()
@@ -53,6 +54,18 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usageError{"bad -run: " + err.Error()}
 		}
 		opts.Filter = re
+	}
+	if *memSteps > 0 {
+		var ws []bench.Workload
+		for _, w := range bench.All() {
+			if opts.Filter == nil || opts.Filter.MatchString(w.Name) {
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) == 0 {
+			return fmt.Errorf("no workload matches %q", *filter)
+		}
+		return bench.WriteMemTable(stdout, bench.Memory(ws, *memSteps))
 	}
 	res, err := bench.Run(ctx, opts)
 	if err != nil {
