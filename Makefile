@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run $(wildcard gpu/scripts/*.sh)
 
-.PHONY: class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader
+.PHONY: openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor
@@ -18,6 +18,7 @@ test: deps-test
 	go vet ./...
 	go test ./...
 	$(MAKE) race
+	$(MAKE) openblas
 	$(MAKE) fuzz
 	shellcheck $(SHELL_SCRIPTS)
 	$(SCRIPTS)/test-install.sh
@@ -104,3 +105,9 @@ gpu-test:
 # command, in parallel, twice, with identical gradebooks (docs/grading.md).
 class-test:
 	AGX_TEST_FULL_CLASS=1 go test -count=1 -run TestAutogradeFullClass -timeout 20m ./cmd/agx/
+
+# The OpenBLAS build (cgo to Debian's libopenblas through gonum.org/v1/netlib;
+# docs/performance.md). The default build stays pure Go.
+openblas:
+	go vet -tags openblas ./...
+	go test -tags openblas ./tensor/
