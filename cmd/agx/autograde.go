@@ -48,7 +48,7 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.IntVar(&opt.Jobs, "j", 2, "grade `N` submissions at once")
 	fs.BoolVar(&opt.Force, "force", false, "regrade submissions whose entry is up to date")
 	fs.IntVar(&memMiB, "memory", 4096, "address-space limit of each kernel process, in `MiB` (0: none)")
-	fs.IntVar(&opt.Limits.Procs, "procs", 2048, "process and thread limit of the grading user (binds only when not root; 0: none)")
+	fs.IntVar(&opt.Limits.Procs, "procs", 2048, "process and thread limit of the kernel's user (as root, the kernel runs as a user of its own so that it binds; 0: none)")
 	fs.IntVar(&fileMiB, "file-size", 1024, "largest file a kernel process may write, in `MiB` (0: none)")
 	fs.IntVar(&outKiB, "max-output", 1024, "output kept per cell, in `KiB` (0: no cap)")
 	fs.StringVar(&opt.Limits.Network, "net", autograde.NetAuto, "network: auto (none where unshare -n works, else a warning), none (or refuse), host")

@@ -160,7 +160,7 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 	var sb *sandbox
 	infraErr := jupyter.CheckKernel(ctx, opt.Python, opt.Kernel)
 	if infraErr == nil {
-		sb, infraErr = newSandbox(ctx, opt.Python, opt.Kernel, opt.Limits)
+		sb, infraErr = newSandbox(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs)
 		if sb == nil && opt.Limits.Network == NetNone && infraErr != nil {
 			return nil, infraErr
 		}
@@ -374,6 +374,15 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	for _, rc := range rb.Cells {
 		student[rc.Index] = rc.Student() && rb.Notebook.Cells[rc.Index].CellType == notebook.Code
 	}
+	env := g.sb.env
+	if g.sb.drop != nil {
+		sl, err := g.sb.drop.acquire(ctx)
+		if err != nil {
+			return nil, false
+		}
+		defer g.sb.drop.release(sl)
+		env = append(append([]string{}, env...), sl.env()...)
+	}
 	kernelUp, studentRan := false, false
 	res, err := jupyter.Execute(ctx, path, jupyter.Options{
 		Python:            g.opt.Python,
@@ -384,7 +393,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		KeepMIME:          []string{grade.MIMEType},
 		ContinueOnTimeout: true,
 		Wrap:              g.sb.wrap,
-		Env:               g.sb.env,
+		Env:               env,
 		OnEvent: func(ev jupyter.Event) {
 			switch ev.Event {
 			case jupyter.Started:

@@ -39,6 +39,7 @@ type sandbox struct {
 	wrap      []string // command prefix of the driver
 	measures  []string // what is in force, for the gradebook
 	warnings  []string // what could not be put in force
+	drop      *dropper // the slot users when the kernel runs unprivileged; nil otherwise
 	cleanupTo string
 }
 
@@ -53,8 +54,9 @@ type kernelSpec struct {
 }
 
 // newSandbox writes the wrapping kernelspec for kernel into a temporary
-// directory and works out the isolation this machine allows.
-func newSandbox(ctx context.Context, python, kernel string, lim Limits) (*sandbox, error) {
+// directory and works out the isolation this machine allows. jobs is the
+// number of kernels run at once.
+func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int) (*sandbox, error) {
 	spec, err := readKernelSpec(ctx, python, kernel)
 	if err != nil {
 		return nil, err
@@ -64,6 +66,51 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits) (*sandbo
 		return nil, err
 	}
 	sb := &sandbox{cleanupTo: dir, kernel: "agx-grade-" + filepath.Base(dir)[len("agx-autograde-"):]}
+	ok := false
+	defer func() {
+		if !ok {
+			sb.cleanup()
+		}
+	}()
+
+	// As root, the kernel runs as a slot user (see privdrop.go).
+	var plan *nsPlan
+	orig := spec // prepareDrop replaces Argv and Env, never edits them
+	if os.Geteuid() == 0 {
+		var why string
+		sb.drop, plan, why = prepareDrop(ctx, dir, &spec, max(jobs, 1))
+		if sb.drop == nil {
+			sb.warnings = append(sb.warnings, "the kernel runs as root: "+why)
+		}
+	}
+
+	// The driver's namespaces: no network unless --net host, and the bind
+	// mounts of the dropped kernel.
+	net := lim.Network != NetHost
+	var wrap []string
+	why := ""
+	if net || plan != nil {
+		var probeEnv []string
+		if sb.drop != nil {
+			// The probe sets up slot 0's build cache, as for a kernel.
+			probeEnv = sb.drop.all[0].env()
+			defer sb.drop.all[0].reset()
+		}
+		wrap, why = nsWrap(ctx, dir, net, plan, probeEnv)
+		if wrap == nil && plan != nil {
+			sb.drop.close()
+			sb.drop, plan = nil, nil
+			sb.warnings = append(sb.warnings, "the kernel runs as root: cannot bind-mount what it needs into a mount namespace ("+why+")")
+			spec = orig
+			if net {
+				wrap, why = nsWrap(ctx, dir, net, nil, nil)
+			}
+		}
+	}
+	if sb.drop != nil {
+		sb.measures = append(sb.measures, "the kernel runs as an unprivileged user, one per job ("+graderUserPrefix+"N, setpriv --no-new-privs), "+
+			"with a private HOME and TMPDIR and a private layer over the build cache; its processes are killed after each submission")
+	}
 
 	var prefix []string
 	if lim.MemoryBytes > 0 || lim.Procs > 0 || lim.FileBytes > 0 {
@@ -82,17 +129,29 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits) (*sandbo
 			}
 			if lim.Procs > 0 {
 				prefix = append(prefix, "--nproc="+strconv.Itoa(lim.Procs))
-				if os.Geteuid() == 0 {
+				if os.Geteuid() == 0 && sb.drop == nil {
 					sb.warnings = append(sb.warnings, "the process limit does not bind: the kernel runs as root, which RLIMIT_NPROC exempts (run agx autograde as an unprivileged user)")
 				} else {
-					sb.measures = append(sb.measures, fmt.Sprintf("%d processes and threads for the user (prlimit --nproc)", lim.Procs))
+					sb.measures = append(sb.measures, fmt.Sprintf("%d processes and threads for the kernel's user (prlimit --nproc)", lim.Procs))
 				}
 			}
 			prefix = append(prefix, "--")
 		}
 	}
 	wrapped := spec
-	wrapped.Argv = append(prefix, spec.Argv...)
+	if sb.drop != nil {
+		quoted := make([]string, len(prefix))
+		for i, a := range prefix {
+			quoted[i] = shQuote(a)
+		}
+		script := filepath.Join(dir, "drop.sh")
+		if err := os.WriteFile(script, fmt.Appendf(nil, dropScript, shQuote(sb.drop.setpriv), strings.Join(quoted, " ")), 0o644); err != nil {
+			return nil, err
+		}
+		wrapped.Argv = append([]string{"/bin/sh", script, "{connection_file}", "--"}, spec.Argv...)
+	} else {
+		wrapped.Argv = append(prefix, spec.Argv...)
+	}
 	wrapped.DisplayName = spec.DisplayName + " (agx autograde)"
 	b, _ := json.MarshalIndent(wrapped, "", "  ") // plain values always encode
 	kdir := filepath.Join(dir, "kernels", sb.kernel)
@@ -113,26 +172,90 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits) (*sandbo
 	}
 	sb.env = append(sb.env, "JUPYTER_PATH="+jp)
 
-	switch lim.Network {
-	case NetHost:
+	switch {
+	case lim.Network == NetHost:
 		sb.measures = append(sb.measures, "network: the host's (--net host)")
-	default:
-		wrap, why := netnsWrap(ctx)
-		switch {
-		case wrap != nil:
+		if plan != nil {
 			sb.wrap = wrap
-			sb.measures = append(sb.measures, "no network (unshare -n: a network namespace with loopback only)")
-		case lim.Network == NetNone:
-			sb.cleanup()
-			return nil, fmt.Errorf("--net none: cannot make a network namespace: %s", why)
-		default:
-			sb.warnings = append(sb.warnings, "the network is NOT isolated: "+why)
 		}
+	case wrap != nil:
+		sb.wrap = wrap
+		sb.measures = append(sb.measures, "no network (unshare -n: a network namespace with loopback only)")
+	case lim.Network == NetNone:
+		return nil, fmt.Errorf("--net none: cannot make a network namespace: %s", why)
+	default:
+		sb.warnings = append(sb.warnings, "the network is NOT isolated: "+why)
 	}
+	ok = true
 	return sb, nil
 }
 
-func (sb *sandbox) cleanup() { os.RemoveAll(sb.cleanupTo) }
+// prepareDrop sets up the slot users and works out what the kernel needs
+// that they cannot reach (see hidePlan). It adds root's Go settings to
+// spec's environment (the kernel's HOME is not root's, so root's go env file
+// is not read). It returns a nil dropper, with the reason, when the kernel
+// cannot run unprivileged.
+func prepareDrop(ctx context.Context, dir string, spec *kernelSpec, jobs int) (*dropper, *nsPlan, string) {
+	env := map[string]string{}
+	for k, v := range spec.Env {
+		env[k] = v
+	}
+	goBin := env["AGX_GO"]
+	if goBin == "" {
+		var err error
+		if goBin, err = exec.LookPath("go"); err != nil {
+			return nil, nil, "no go on PATH"
+		}
+	}
+	goEnv, err := readGoEnv(ctx, goBin)
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	plan := &nsPlan{stage: filepath.Join(dir, "stage")}
+	if c := goEnv["GOCACHE"]; c != "" && c != "off" {
+		plan.gocache = c
+	}
+	delete(goEnv, "GOCACHE")
+	for k, v := range goEnv {
+		if _, set := env[k]; !set {
+			env[k] = v
+		}
+	}
+	need := []string{filepath.Dir(filepath.Dir(goBin)), env["GOMODCACHE"]}
+	if filepath.IsAbs(spec.Argv[0]) {
+		need = append(need, filepath.Dir(spec.Argv[0]))
+	}
+	for _, k := range []string{"AGX_ROOT", "AGX_BIN"} {
+		need = append(need, env[k])
+	}
+	if err := plan.expose(need); err != nil {
+		return nil, nil, err.Error()
+	}
+	if err := os.Mkdir(plan.stage, 0o700); err != nil {
+		return nil, nil, err.Error()
+	}
+	for _, p := range []string{dir, filepath.Join(dir, "home")} {
+		if err := os.MkdirAll(p, 0o711); err != nil {
+			return nil, nil, err.Error()
+		}
+		if err := os.Chmod(p, 0o711); err != nil {
+			return nil, nil, err.Error()
+		}
+	}
+	d, err := newDropper(dir, jobs)
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	spec.Env = env
+	return d, plan, ""
+}
+
+func (sb *sandbox) cleanup() {
+	if sb.drop != nil {
+		sb.drop.close()
+	}
+	os.RemoveAll(sb.cleanupTo)
+}
 
 // isolation lists the measures and the missing ones, for the gradebook.
 func (sb *sandbox) isolation() []string {
@@ -143,24 +266,45 @@ func (sb *sandbox) isolation() []string {
 	return out
 }
 
-// netnsScript brings up loopback in the new namespace (the driver talks to
-// the kernel over 127.0.0.1) and runs the command.
-const netnsScript = `ip link set lo up && exec "$@"`
-
-// netnsWrap returns the prefix that runs a command without network, or why
-// it cannot.
-func netnsWrap(ctx context.Context) ([]string, string) {
+// nsWrap returns the prefix that runs the notebook driver (and so the
+// kernel) in new namespaces: a network namespace with only loopback (the
+// driver talks to the kernel over 127.0.0.1) when net, and a mount namespace
+// set up by plan when it is not nil; or why it cannot. The prefix runs a
+// script that it writes into dir.
+func nsWrap(ctx context.Context, dir string, net bool, plan *nsPlan, probeEnv []string) ([]string, string) {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		return nil, "unshare (util-linux) is not installed"
 	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		return nil, "ip (iproute2) is not installed"
+	var script strings.Builder
+	script.WriteString("set -e\n")
+	args := []string{unshare}
+	if net {
+		if _, err := exec.LookPath("ip"); err != nil {
+			return nil, "ip (iproute2) is not installed"
+		}
+		args = append(args, "-n")
+		script.WriteString("ip link set lo up\n")
 	}
-	wrap := []string{unshare, "-n", "--", "sh", "-c", netnsScript, "sh"}
-	out, err := exec.CommandContext(ctx, wrap[0], append(wrap[1:], "true")...).CombinedOutput()
+	if plan != nil {
+		args = append(args, "-m", "--propagation", "private")
+		plan.write(&script)
+	}
+	script.WriteString("exec \"$@\"\n")
+	path := filepath.Join(dir, "enter.sh")
+	if err := os.WriteFile(path, []byte(script.String()), 0o644); err != nil {
+		return nil, err.Error()
+	}
+	wrap := append(args, "--", "/bin/sh", path)
+	probe := exec.CommandContext(ctx, wrap[0], append(wrap[1:], "true")...)
+	probe.Env = append(os.Environ(), probeEnv...)
+	out, err := probe.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Sprintf("unshare -n failed (%v: %s); it needs root or CAP_SYS_ADMIN", err, strings.TrimSpace(string(out)))
+		what := "unshare -n"
+		if plan != nil {
+			what = strings.Join(args[1:], " ") + " with its mounts"
+		}
+		return nil, fmt.Sprintf("%s failed (%v: %s); it needs root or CAP_SYS_ADMIN", what, err, strings.TrimSpace(string(out)))
 	}
 	return wrap, ""
 }
