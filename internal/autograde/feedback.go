@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/goagx/agx/internal/notebook"
 )
 
 // WriteFeedback writes DIR/STUDENT.html for every entry: the totals, each
@@ -20,7 +22,7 @@ func WriteFeedback(dir string, entries []*Entry) ([]string, error) {
 	var paths []string
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Student+".html")
-		if err := WriteFileAtomic(p, []byte(FeedbackHTML(e))); err != nil {
+		if err := notebook.WriteFileAtomic(p, []byte(FeedbackHTML(e))); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)

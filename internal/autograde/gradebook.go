@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/goagx/agx/internal/notebook"
 )
 
 // Files in a gradebook directory.
@@ -188,7 +190,7 @@ func WriteEntry(dir string, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(EntryPath(dir, e.Student), append(b, '\n'))
+	return notebook.WriteFileAtomic(EntryPath(dir, e.Student), append(b, '\n'))
 }
 
 // WriteClassTable writes grades.csv: one row per entry with the student, the
@@ -221,7 +223,7 @@ func WriteClassTable(dir string, entries []*Entry) error {
 		_ = w.Write(row)
 	}
 	w.Flush()
-	return WriteFileAtomic(filepath.Join(dir, ClassFile), buf.Bytes())
+	return notebook.WriteFileAtomic(filepath.Join(dir, ClassFile), buf.Bytes())
 }
 
 // flagSummary lists the flag kinds, sorted, each with its count when more than one.
@@ -244,26 +246,3 @@ func flagSummary(flags []Flag) string {
 }
 
 func formatPoints(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so that readers never see a partial file.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
