@@ -1,0 +1,87 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goagx/agx/internal/oracle"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCalibrate(t *testing.T) {
+	if got := calibrate(10*time.Millisecond, 40*time.Millisecond); got != 4 {
+		t.Errorf("calibrate = %d, want 4", got)
+	}
+	if got := calibrate(time.Second, 40*time.Millisecond); got != 1 {
+		t.Errorf("a slow call still gets one iteration, got %d", got)
+	}
+}
+
+// Run times a workload on the agx side alone and reports its figures.
+func TestRunAgxOnly(t *testing.T) {
+	res, err := Run(context.Background(), Options{
+		Filter: regexp.MustCompile(`^custom_function_overhead$`), Rounds: 2, Sample: time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Name != "custom_function_overhead" {
+		t.Fatalf("got %+v", res)
+	}
+	r := res[0]
+	if r.Agx <= 0 || r.Torch != 0 || r.Ratio != 0 || r.AllocsPerOp <= 0 {
+		t.Errorf("unexpected figures %+v", r)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "custom_function_overhead") || !strings.Contains(buf.String(), "WORKLOAD") {
+		t.Errorf("table:\n%s", buf.String())
+	}
+}
+
+// Every Go workload has a PyTorch twin with the same name, and vice versa.
+func TestTorchScriptHasEveryWorkload(t *testing.T) {
+	oracle.Skip(t)
+	cmd := exec.Command(oracle.Python, "-c", torchScript)
+	cmd.Stdin = strings.NewReader("list\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Names []string }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var want []string
+	for _, w := range All() {
+		want = append(want, w.Name)
+	}
+	slices.Sort(want)
+	if !slices.Equal(got.Names, want) {
+		t.Errorf("PyTorch workloads %v\nGo workloads      %v", got.Names, want)
+	}
+}
