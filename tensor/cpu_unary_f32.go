@@ -39,6 +39,28 @@ func expm1Poly(r float64) float64 {
 	return r * ((a + b*r2) + (c+d*r2)*(r2*r2))
 }
 
+// clampExp limits a non-NaN v to [f32ExpMin, f32ExpMax]. (Comparisons are
+// cheaper than the builtin min and max, which order NaNs and signed zeros.)
+func clampExp(v float64) float64 {
+	if v < f32ExpMin {
+		v = f32ExpMin
+	}
+	if v > f32ExpMax {
+		v = f32ExpMax
+	}
+	return v
+}
+
+// clampTanh returns min(|v|, 20) for a non-NaN v; tanh(20) rounds to 1 in
+// float32.
+func clampTanh(v float64) float64 {
+	a := math.Abs(v)
+	if a > 20 {
+		a = 20
+	}
+	return a
+}
+
 // pow2 returns 2^k for an integral k in [-1022, 1023].
 func pow2(k float64) float64 { return math.Float64frombits(uint64(int64(k)+1023) << 52) }
 
@@ -48,7 +70,7 @@ func exp32(x float32) float32 {
 	if x != x {
 		return x
 	}
-	v := min(max(float64(x), f32ExpMin), f32ExpMax)
+	v := clampExp(float64(x))
 	k := (v*f32Log2e + f32Round) - f32Round
 	return float32((1 + expm1Poly(v-k*f32Ln2)) * pow2(k))
 }
@@ -58,23 +80,23 @@ func sigmoid32(x float32) float32 {
 	if x != x {
 		return x
 	}
-	v := min(max(-float64(x), f32ExpMin), f32ExpMax)
+	v := clampExp(-float64(x))
 	k := (v*f32Log2e + f32Round) - f32Round
 	return float32(1 / (1 + (1+expm1Poly(v-k*f32Ln2))*pow2(k)))
 }
 
-// tanh32 is tanh(x) for a float32 x, as (e^2|x| - 1)/(e^2|x| + 1) with e^2|x|-1
-// computed without cancellation, and the sign of x (so tanh(-0) = -0).
+// tanh32 is tanh(x) for a float32 x, as (e^2|x| - 1)/(e^2|x| + 1) with the
+// sign of x (so tanh(-0) = -0). e^v - 1 = 2^k·(e^r - 1) + (2^k - 1), where
+// both products are exact and the second term is 0 for k = 0, so small x keep
+// their relative accuracy without a branch.
 func tanh32(x float32) float32 {
 	if x != x {
 		return x
 	}
-	v := 2 * min(math.Abs(float64(x)), 20) // tanh(20) rounds to 1 in float32
+	v := 2 * clampTanh(float64(x))
 	k := (v*f32Log2e + f32Round) - f32Round
-	em1 := expm1Poly(v - k*f32Ln2)
-	if k != 0 {
-		em1 = (1+em1)*pow2(k) - 1
-	}
+	s := pow2(k)
+	em1 := expm1Poly(v-k*f32Ln2)*s + (s - 1)
 	return float32(math.Copysign(em1/(em1+2), float64(x)))
 }
 
@@ -88,7 +110,7 @@ func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 				dd[i] = x
 				continue
 			}
-			v := min(max(float64(x), f32ExpMin), f32ExpMax)
+			v := clampExp(float64(x))
 			k := (v*f32Log2e + f32Round) - f32Round
 			dd[i] = float32((1 + expm1Poly(v-k*f32Ln2)) * pow2(k))
 		}
@@ -98,7 +120,7 @@ func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 				dd[i] = x
 				continue
 			}
-			v := min(max(-float64(x), f32ExpMin), f32ExpMax)
+			v := clampExp(-float64(x))
 			k := (v*f32Log2e + f32Round) - f32Round
 			dd[i] = float32(1 / (1 + (1+expm1Poly(v-k*f32Ln2))*pow2(k)))
 		}
@@ -108,12 +130,10 @@ func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 				dd[i] = x
 				continue
 			}
-			v := 2 * min(math.Abs(float64(x)), 20)
+			v := 2 * clampTanh(float64(x))
 			k := (v*f32Log2e + f32Round) - f32Round
-			em1 := expm1Poly(v - k*f32Ln2)
-			if k != 0 {
-				em1 = (1+em1)*pow2(k) - 1
-			}
+			s := pow2(k)
+			em1 := expm1Poly(v-k*f32Ln2)*s + (s - 1)
 			dd[i] = float32(math.Copysign(em1/(em1+2), float64(x)))
 		}
 	default:
