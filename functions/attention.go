@@ -2,6 +2,7 @@ package functions
 
 import (
 	"math"
+	"slices"
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/tensor"
@@ -73,15 +74,21 @@ func (f ScaledDotProductAttentionFunction) Forward(ctx *agx.Ctx, in ...*agx.Tens
 	}
 	scale := f.scale(q)
 	// Plain tensor ops, in place where the intermediate is private.
-	s := tensor.MatMul(q.Data(), k.Data().MT()).MulInPlace(scale)
-	var off *tensor.Tensor
-	if mask != nil {
-		off = mask.Data().LogicalNot()
-		s = s.MaskedFill(off, attnMaskedScore)
-	}
-	p := attnSoftmaxInPlace(s)
-	if mask != nil {
-		p = p.MaskedFill(off, 0)
+	s := tensor.MatMul(q.Data(), k.Data().MT())
+	var p *tensor.Tensor
+	if mask == nil && attnRowsOK(s) {
+		p = attnSoftmaxScaled(s, scale)
+	} else {
+		s.MulInPlace(scale)
+		var off *tensor.Tensor
+		if mask != nil {
+			off = mask.Data().LogicalNot()
+			s = s.MaskedFill(off, attnMaskedScore)
+		}
+		p = attnSoftmaxInPlace(s)
+		if mask != nil {
+			p = p.MaskedFill(off, 0)
+		}
 	}
 	pt := agx.New(p)
 	ctx.SaveForBackward(q, k, v, pt, mask)
@@ -136,8 +143,13 @@ func (f ScaledDotProductAttentionFunction) Backward(ctx *agx.Ctx, g ...*agx.Tens
 	}
 	if needQ || needK {
 		dp := tensor.MatMul(gd, v.Data().MT())
-		rs := dp.Mul(pd).SumKeep(-1)
-		ds := dp.SubInPlace(rs).MulInPlace(pd).MulInPlace(scale)
+		var ds *tensor.Tensor
+		if attnRowsOK(dp) && attnRowsOK(pd) && dp.DType() == pd.DType() && slices.Equal(dp.Shape(), pd.Shape()) {
+			ds = attnSoftmaxGrad(dp, pd, scale)
+		} else {
+			rs := dp.Mul(pd).SumKeep(-1)
+			ds = dp.SubInPlace(rs).MulInPlace(pd).MulInPlace(scale)
+		}
 		if needQ {
 			grads[0] = agx.New(tensor.MatMul(ds, k.Data()))
 		}
