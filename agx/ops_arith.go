@@ -167,7 +167,11 @@ func Sub(a, b any) *Tensor {
 	return record("SubBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		var gy *Tensor
 		if my.ok {
-			gy = my.reduce(g.Neg())
+			// Negating after the reduction is exact and touches fewer elements
+			// when y was broadcast.
+			if gy = my.reduce(g); gy != nil {
+				gy = gy.Neg()
+			}
 		}
 		return []*Tensor{mx.reduce(g), gy}
 	})
@@ -219,8 +223,9 @@ func Div(a, b any) *Tensor {
 				gx = mx.reduce(Div(g, orNumber(s[1], nb)))
 			}
 			if my.req {
-				// d(a/b)/db = -a / b²
-				gy = my.reduce(Mul(g, Div(orNumber(s[0], na), Mul(s[1], s[1])).Neg()))
+				// d(a/b)/db = a / -b² (= -a / b² exactly; negating b², which is
+				// the smaller operand when b is broadcast, saves a full pass)
+				gy = my.reduce(Mul(g, Div(orNumber(s[0], na), Mul(s[1], s[1]).Neg())))
 			}
 			return []*Tensor{gx, gy}
 		})

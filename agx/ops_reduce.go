@@ -138,7 +138,8 @@ func (t *Tensor) variance(unbiased, keep bool, dims []int) *Tensor {
 	return record("VarBackward0", out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		x := s[0]
 		centered := x.Sub(x.MeanKeep(nd...))
-		return []*Tensor{unreduce(g, shape, nd, keep).Mul(centered).Mul(2 / den)}
+		// Scale the (reduced, smaller) gradient before it is broadcast.
+		return []*Tensor{unreduce(g.Mul(2/den), shape, nd, keep).Mul(centered)}
 	})
 }
 

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"math"
+	"slices"
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/tensor"
@@ -73,30 +74,36 @@ func (f ScaledDotProductAttentionFunction) Forward(ctx *agx.Ctx, in ...*agx.Tens
 	}
 	scale := f.scale(q)
 	// Plain tensor ops, in place where the intermediate is private.
-	s := attnMatMulNT(q.Data(), k.Data()).MulInPlace(scale)
-	var off *tensor.Tensor
-	if mask != nil {
-		off = mask.Data().LogicalNot()
-		s = s.MaskedFill(off, attnMaskedScore)
-	}
-	p := s.Softmax(-1)
-	if mask != nil {
-		p = p.MaskedFill(off, 0)
+	s := tensor.MatMul(q.Data(), k.Data().MT())
+	var p *tensor.Tensor
+	if mask == nil && attnRowsOK(s) {
+		p = attnSoftmaxScaled(s, scale)
+	} else {
+		s.MulInPlace(scale)
+		var off *tensor.Tensor
+		if mask != nil {
+			off = mask.Data().LogicalNot()
+			s = s.MaskedFill(off, attnMaskedScore)
+		}
+		p = attnSoftmaxInPlace(s)
+		if mask != nil {
+			p = p.MaskedFill(off, 0)
+		}
 	}
 	pt := agx.New(p)
 	ctx.SaveForBackward(q, k, v, pt, mask)
 	ctx.Set("inputs", len(in))
-	return agx.Outputs(agx.New(attnMatMulNT(p, attnRowMajorT(v.Data()))))
+	return agx.Outputs(agx.New(tensor.MatMul(p, v.Data())))
 }
 
-// attnMatMulNT returns a·bᵀ for a [..., m, k] and b [..., n, k]. Both operands
-// are then read along contiguous rows, the layout in which the pure-Go GEMM
-// is fastest (about 3x faster than a·b with b [..., k, n] on the attention
-// benchmark's shapes).
-func attnMatMulNT(a, b *tensor.Tensor) *tensor.Tensor { return tensor.MatMul(a, b.MT()) }
-
-// attnRowMajorT returns xᵀ over the last two dims as a contiguous copy.
-func attnRowMajorT(x *tensor.Tensor) *tensor.Tensor { return x.MT().Contiguous() }
+// attnSoftmaxInPlace overwrites the private score tensor s with its softmax
+// over the last dim (max-shifted, like Tensor.Softmax) and returns it, which
+// saves Softmax's fresh result.
+func attnSoftmaxInPlace(s *tensor.Tensor) *tensor.Tensor {
+	s.SubInPlace(s.AmaxKeep(-1))
+	tensor.UnaryTo(s, tensor.OpExp, s)
+	return s.DivInPlace(s.SumKeep(-1))
+}
 
 // Backward implements agx.Function.
 func (f ScaledDotProductAttentionFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
@@ -126,21 +133,28 @@ func (f ScaledDotProductAttentionFunction) Backward(ctx *agx.Ctx, g ...*agx.Tens
 		}
 		return grads
 	}
-	// First-order pass: the same formulas on plain tensors, every product in
-	// the a·bᵀ layout and the softmax Jacobian applied in place.
+	// First-order pass: the same formulas on plain tensors, with the softmax
+	// Jacobian applied in place. Transposed operands are passed as views: the
+	// GEMM packs its operands, and a transposed left or a row-major right
+	// operand is the cheapest layout for it to pack.
 	gd, pd := gr.Data(), p.Data()
 	if needV {
-		grads[2] = agx.New(attnMatMulNT(attnRowMajorT(pd), attnRowMajorT(gd)))
+		grads[2] = agx.New(tensor.MatMul(pd.MT(), gd))
 	}
 	if needQ || needK {
-		dp := attnMatMulNT(gd, v.Data())
-		rs := dp.Mul(pd).SumKeep(-1)
-		ds := dp.SubInPlace(rs).MulInPlace(pd)
+		dp := tensor.MatMul(gd, v.Data().MT())
+		var ds *tensor.Tensor
+		if attnRowsOK(dp) && attnRowsOK(pd) && dp.DType() == pd.DType() && slices.Equal(dp.Shape(), pd.Shape()) {
+			ds = attnSoftmaxGrad(dp, pd, scale)
+		} else {
+			rs := dp.Mul(pd).SumKeep(-1)
+			ds = dp.SubInPlace(rs).MulInPlace(pd).MulInPlace(scale)
+		}
 		if needQ {
-			grads[0] = agx.New(attnMatMulNT(ds, attnRowMajorT(k.Data())).MulInPlace(scale))
+			grads[0] = agx.New(tensor.MatMul(ds, k.Data()))
 		}
 		if needK {
-			grads[1] = agx.New(attnMatMulNT(attnRowMajorT(ds), attnRowMajorT(q.Data())).MulInPlace(scale))
+			grads[1] = agx.New(tensor.MatMul(ds.MT(), q.Data()))
 		}
 	}
 	return grads

@@ -83,6 +83,7 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 		switch {
 		case in[0] == 1 && in[1] == 1 && in[2] == 1:
 			dd, aa, bb := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]:o[2]+n]
+			aa, bb = aa[:len(dd)], bb[:len(dd)] // lets the compiler drop bounds checks
 			switch op {
 			case OpAdd:
 				for i := range dd {
@@ -107,6 +108,7 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 			}
 		case in[0] == 1 && in[1] == 1 && in[2] == 0:
 			dd, aa, y := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]]
+			dd = dd[:len(aa)]
 			switch op {
 			case OpAdd:
 				for i, x := range aa {
@@ -131,6 +133,7 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 			}
 		case in[0] == 1 && in[1] == 0 && in[2] == 1:
 			dd, x, bb := d[o[0]:o[0]+n], a[o[1]], b[o[2]:o[2]+n]
+			dd = dd[:len(bb)]
 			switch op {
 			case OpAdd:
 				for i, y := range bb {

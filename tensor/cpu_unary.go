@@ -44,6 +44,16 @@ func sign64(x float64) float64 {
 
 // floatUnary returns the scalar function for op.
 func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
+	if _, f32 := any(T(0)).(float32); f32 {
+		switch op {
+		case OpExp:
+			return func(x T) T { return T(exp32(float32(x))) }
+		case OpSigmoid:
+			return func(x T) T { return T(sigmoid32(float32(x))) }
+		case OpTanh:
+			return func(x T) T { return T(tanh32(float32(x))) }
+		}
+	}
 	switch op {
 	case OpNeg:
 		return func(x T) T { return -x }
@@ -123,6 +133,9 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 	forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 1 && in[1] == 1 {
 			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
+			if d32, ok := any(dd).([]float32); ok && unaryFloat32Fast(op, d32, any(ss).([]float32)) {
+				return
+			}
 			// Hot ops get their own loops so the compiler can inline the math.
 			switch op {
 			case OpNeg:

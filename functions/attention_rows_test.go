@@ -1,0 +1,45 @@
+package functions
+
+import (
+	"math"
+	"testing"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// TestAttnRowKernels compares the fused row kernels with the whole-tensor
+// ops they replace, per dtype, including a row holding a NaN.
+func TestAttnRowKernels(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		t.Run(dt.String(), func(t *testing.T) {
+			gen := tensor.NewGenerator(3)
+			s := gen.Randn(dt, 2, 5, 7).Mul(4)
+			nan := s.Clone()
+			nan.Select(0, 1).Select(0, 2).Select(0, 3).Fill(math.NaN())
+			for _, in := range []struct {
+				name string
+				s    *tensor.Tensor
+			}{{"finite", s}, {"nan", nan}} {
+				want := in.s.Mul(0.3).Softmax(-1)
+				got := attnSoftmaxScaled(in.s.Clone(), 0.3)
+				close := func(a, b float64) bool {
+					return (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b))
+				}
+				w, g := want.Float64s(), got.Float64s()
+				for i := range w {
+					if !close(g[i], w[i]) {
+						t.Fatalf("%s: softmax element %d = %v, want %v", in.name, i, g[i], w[i])
+					}
+				}
+				dp := gen.Randn(dt, 2, 5, 7)
+				wantG := dp.Sub(dp.Mul(want).SumKeep(-1)).Mul(want).Mul(0.3).Float64s()
+				gotG := attnSoftmaxGrad(dp.Clone(), want, 0.3).Float64s()
+				for i := range wantG {
+					if !close(gotG[i], wantG[i]) {
+						t.Fatalf("%s: softmax grad element %d = %v, want %v", in.name, i, gotG[i], wantG[i])
+					}
+				}
+			}
+		})
+	}
+}
