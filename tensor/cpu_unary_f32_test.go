@@ -47,9 +47,10 @@ func TestFloat32Kernels(t *testing.T) {
 		{"tanh", tanh32, math.Tanh},
 	}
 	// Every 61st float32 bit pattern (70 million inputs over the whole range,
-	// both signs) plus the specials; with -short every 997th.
+	// both signs) plus the specials; with -short or under the race detector
+	// (already exhaustive in the plain run) every 997th.
 	step := uint64(61)
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		step = 997
 	}
 	for _, c := range cases {
