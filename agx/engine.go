@@ -485,7 +485,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 		}
 		s := make([]*Tensor, len(n.saved))
 		for i := range n.saved {
-			s[i] = n.unpack(i, c.createGraph)
+			s[i] = n.unpackFor(i, c.createGraph, true)
 		}
 		out = n.bw(g, s)
 	case n.fn != nil:

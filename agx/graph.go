@@ -136,7 +136,12 @@ func newSaved(t *Tensor) savedVar {
 // unpack returns the saved tensor, checking that it was not modified in place
 // since it was saved. Without createGraph it is returned detached, so that
 // computations in backward record nothing.
-func (n *Node) unpack(i int, create bool) *Tensor {
+func (n *Node) unpack(i int, create bool) *Tensor { return n.unpackFor(i, create, false) }
+
+// unpackFor is unpack; with shared, a saved tensor that does not require grad
+// is returned itself rather than as a detached copy (for the built-in
+// backwards, which never keep or modify their saved tensors).
+func (n *Node) unpackFor(i int, create, shared bool) *Tensor {
 	if n.released {
 		tensor.PanicHint(n.name, ErrGraph, "specify RetainGraph() on the first Backward/Grad call if you need to backward through the graph a second time",
 			"Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call Backward() or Grad()")
@@ -155,6 +160,9 @@ func (n *Node) unpack(i int, create bool) *Tensor {
 			s.t.DType(), s.t.data.Shape(), what, v, s.version)
 	}
 	if !create {
+		if shared && !s.t.RequiresGrad() {
+			return s.t // already records nothing; no detached copy needed
+		}
 		return &Tensor{data: s.t.data}
 	}
 	if s.t.gradFn != s.gradFn {
