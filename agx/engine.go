@@ -98,11 +98,12 @@ type nodeState struct {
 // through a sync.Pool (concurrent passes on independent graphs each take their
 // own). index maps a node to its position in order, states and deps.
 type passScratch struct {
-	index map[*Node]int32
-	order []*Node
-	deps  []int32
-	queue readyQueue
-	ints  []int32
+	index  map[*Node]int32
+	order  []*Node
+	deps   []int32
+	queue  readyQueue
+	ints   []int32
+	states []nodeState
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -122,7 +123,8 @@ func putScratch(p *passScratch) {
 	clear(p.index)
 	clear(p.order)
 	clear(p.queue[:cap(p.queue)])
-	p.order, p.deps, p.queue, p.ints = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0]
+	clear(p.states)
+	p.order, p.deps, p.queue, p.ints, p.states = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0], p.states[:0]
 	scratchPool.Put(p)
 }
 
@@ -250,7 +252,8 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		}
 	}
 	sc.order, sc.deps = order, deps
-	states := make([]nodeState, len(order))
+	states := slices.Grow(sc.states[:0], len(order))[:len(order)]
+	sc.states = states
 	for i, d := range deps {
 		states[i].deps = d
 	}
