@@ -66,6 +66,14 @@ type rowFunc func(offs []int, n int, inner []int)
 // shape, with per-operand strides and starting offsets. Large spaces are split
 // across goroutines; fn must only write to disjoint destination elements.
 func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
+	if n, ok := denseRow(shape, strides); ok && (n < parallelMin || workers() < 2) {
+		// Every operand is row-major and dense: the space is one row, and needs
+		// no collapsed copy of the shape and strides, nor an odometer.
+		if n > 0 {
+			fn(offsets, n, unitStrides[:len(strides):len(strides)])
+		}
+		return
+	}
 	shape, strides = collapse(shape, strides)
 	nops := len(strides)
 	last := len(shape) - 1
@@ -119,6 +127,30 @@ func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 		}()
 	}
 	wg.Wait()
+}
+
+// unitStrides holds the inner strides of a dense row for up to its length of
+// operands; rowFuncs only read their inner strides.
+var unitStrides = [...]int{1, 1, 1, 1, 1, 1, 1, 1}
+
+// denseRow reports whether every operand steps through shape row-major and
+// densely (stride 1 in the last non-trivial dim, and so on outwards), so that
+// the whole space is one row of n elements, and returns n.
+func denseRow(shape []int, strides [][]int) (n int, ok bool) {
+	if len(strides) > len(unitStrides) {
+		return 0, false
+	}
+	for _, st := range strides {
+		s := 1
+		for i := len(shape) - 1; i >= 0; i-- {
+			if shape[i] != 1 && st[i] != s {
+				return 0, false
+			}
+			s *= shape[i]
+		}
+		n = s
+	}
+	return n, true
 }
 
 // runRows runs fn over rows [r0, r1) of the collapsed space.
