@@ -74,7 +74,14 @@ func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 		}
 		return
 	}
-	shape, strides = collapse(shape, strides)
+	cs, cst := collapse(shape, strides)
+	forEachRowIn(cs, cst, offsets, fn)
+}
+
+// forEachRowIn is forEachRow over a collapsed space. It is a function of its
+// own so that forEachRow's arguments stay on its callers' stacks (only the
+// collapsed copies are captured by the worker goroutines).
+func forEachRowIn(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 	nops := len(strides)
 	last := len(shape) - 1
 	// Scratch for the inner strides and, on the serial path, runRows' offsets
