@@ -476,8 +476,8 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 			n.leaf.accumulateGrad(g, c.createGraph)
 		}
 		return nil
-	case n.errf != "":
-		tensor.Panicf(n.name, ErrOnceDifferentiable, "%s", n.errf)
+	case n.extra().errf != "":
+		tensor.Panicf(n.name, ErrOnceDifferentiable, "%s", n.extra().errf)
 	case n.bw != nil:
 		g := grads[0]
 		if g == nil {

@@ -265,7 +265,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 
 	var n *Node
 	if record {
-		n = &Node{name: name + "Backward", nOut: len(outs), seq: nodeSeq.Add(1)}
+		n = &Node{name: name + "Backward", nOut: int32(len(outs)), seq: nodeSeq.Add(1)}
 		if len(inputs) <= len(n.inl.next) {
 			n.next = n.inl.next[:len(inputs):len(inputs)]
 		} else {
@@ -382,7 +382,7 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 					continue
 				}
 				e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
-					errf:    fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name),
+					x:       &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
 					outMeta: []meta{{g.data.Shape(), g.DType()}}}
 				// The error node depends on everything the gradient depended on.
 				for _, gg := range grads {

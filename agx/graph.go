@@ -43,16 +43,16 @@ type Node struct {
 	name    string
 	next    []Edge
 	seq     uint64
-	nOut    int
 	outMeta []meta // shape and dtype of each output, to materialise zero grads
 
 	// Exactly one of these describes what the node does.
 	bw   func(g *Tensor, s []*Tensor) []*Tensor // a built-in op (one output)
 	fn   *funcNode                              // a custom Function
 	leaf *Tensor                                // AccumulateGrad: the leaf to accumulate into
-	errf string                                 // DelayedError: differentiating it fails with this
+	// (DelayedError: nodeExtra.errf.)
 
 	saved    []savedVar
+	nOut     int32 // packed with the flags below
 	released bool
 	hadSaved bool
 
@@ -66,7 +66,7 @@ type Node struct {
 		next  [2]Edge
 		saved [2]savedVar
 		meta  [1]meta
-		dims  [4]int // the output's shape, up to 4 dims
+		dims  [3]int // the output's shape, up to 3 dims
 	}
 }
 
@@ -79,6 +79,7 @@ type nodeExtra struct {
 	retain   []*Tensor
 
 	stack string // forward call site, with anomaly detection on
+	errf  string // DelayedError: differentiating the node fails with this
 }
 
 // noExtra is what extra returns for a node without hooks; never written.
@@ -113,7 +114,7 @@ func (n *Node) Name() string { return n.name }
 func (n *Node) NextFunctions() []Edge { return append([]Edge(nil), n.next...) }
 
 // NumOutputs is the number of outputs of the forward op (gradients Node receives).
-func (n *Node) NumOutputs() int { return n.nOut }
+func (n *Node) NumOutputs() int { return int(n.nOut) }
 
 // String returns "<Name>".
 func (n *Node) String() string { return "<" + n.name + ">" }
