@@ -465,7 +465,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 	switch {
 	case n.leaf != nil:
 		g := grads[0]
-		for _, h := range n.leaf.hooks {
+		for _, h := range n.leaf.extra().hooks {
 			if !h.removed && g != nil {
 				if r := h.fn(g); r != nil {
 					g = checkHookResult("AccumulateGrad", g, r)

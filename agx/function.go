@@ -306,7 +306,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		if n != nil {
 			n.outMeta = append(n.outMeta, meta{o.data.Shape(), o.DType()})
 			if diff {
-				r.gradFn, r.outputNr, r.requiresGrad = n, i, false
+				r.gradFn, r.outputNr, r.requiresGrad = n, int32(i), false
 			} else if r.gradFn == nil {
 				r.requiresGrad = false
 			}

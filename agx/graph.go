@@ -124,7 +124,7 @@ type savedVar struct {
 	t        *Tensor // nil entries are allowed (SaveForBackward(nil))
 	version  uint64
 	gradFn   *Node // t's grad_fn when saved (in-place ops may rebase t later)
-	outputNr int
+	outputNr int32
 }
 
 func newSaved(t *Tensor) savedVar {
@@ -185,7 +185,7 @@ func (n *Node) release() {
 func gradEdge(t *Tensor) Edge {
 	t.syncView()
 	if t.gradFn != nil {
-		return Edge{Node: t.gradFn, Input: t.outputNr}
+		return Edge{Node: t.gradFn, Input: int(t.outputNr)}
 	}
 	if t.requiresGrad {
 		return Edge{Node: t.accumulator(), Input: 0}
@@ -195,11 +195,12 @@ func gradEdge(t *Tensor) Edge {
 
 // accumulator returns the leaf's AccumulateGrad node.
 func (t *Tensor) accumulator() *Node {
-	if t.accum == nil {
-		t.accum = &Node{name: "AccumulateGrad", leaf: t, nOut: 1, seq: nodeSeq.Add(1),
+	x := t.ext()
+	if x.accum == nil {
+		x.accum = &Node{name: "AccumulateGrad", leaf: t, nOut: 1, seq: nodeSeq.Add(1),
 			outMeta: []meta{{t.data.Shape(), t.DType()}}}
 	}
-	return t.accum
+	return x.accum
 }
 
 var gradDisabled atomic.Int32

@@ -42,7 +42,8 @@ func (t *Tensor) RegisterHook(fn func(grad *Tensor) *Tensor) HookHandle {
 	}
 	h := &hookEntry{fn: fn}
 	if t.gradFn == nil {
-		t.hooks = append(t.hooks, h)
+		x := t.ext()
+		x.hooks = append(x.hooks, h)
 	} else {
 		n, x := t.gradFn, t.gradFn.ext()
 		for len(x.outHooks) < int(n.nOut) {
