@@ -104,6 +104,7 @@ type passScratch struct {
 	queue  readyQueue
 	ints   []int32
 	states []nodeState
+	saved  []*Tensor // a built-in backward's unpacked saved tensors
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -124,6 +125,7 @@ func putScratch(p *passScratch) {
 	clear(p.order)
 	clear(p.queue[:cap(p.queue)])
 	clear(p.states)
+	clear(p.saved[:cap(p.saved)])
 	p.order, p.deps, p.queue, p.ints, p.states = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0], p.states[:0]
 	scratchPool.Put(p)
 }
@@ -340,7 +342,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
 		var inGrads []*Tensor
 		if !skip {
-			inGrads = execute(n, grads, c)
+			inGrads = execute(n, grads, c, sc)
 			if !c.retainGraph {
 				n.release()
 			}
@@ -452,8 +454,9 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 	return grads
 }
 
-// execute runs one node and returns one gradient per next edge.
-func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
+// execute runs one node and returns one gradient per next edge. A built-in
+// backward gets its unpacked saved tensors in sc's reused slice.
+func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch) []*Tensor {
 	for _, h := range n.extra().preHooks {
 		if !h.removed {
 			if r := h.fn(grads); r != nil {
@@ -486,11 +489,13 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 		if n.released && n.hadSaved {
 			n.unpack(0, false) // raises the "second time" error
 		}
-		s := make([]*Tensor, len(n.saved))
+		s := slices.Grow(sc.saved[:0], len(n.saved))[:len(n.saved)]
+		sc.saved = s
 		for i := range n.saved {
 			s[i] = n.unpackFor(i, c.createGraph, true)
 		}
 		out = n.bw(g, s)
+		clear(s)
 	case n.fn != nil:
 		out = n.fn.backward(n, grads, c.createGraph)
 	}

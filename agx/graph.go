@@ -234,6 +234,8 @@ func needsGrad(ts ...*Tensor) bool {
 // record attaches a built-in backward to out when some input requires grad.
 // bw receives the output gradient and the saved tensors (unpacked) and returns
 // one gradient per input (nil for none). Non-tensor state is captured by bw.
+// The engine reuses the saved-tensor slice for the next node: bw reads its
+// elements but must not keep the slice itself.
 func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, bw func(g *Tensor, s []*Tensor) []*Tensor) *Tensor {
 	res := &Tensor{data: out}
 	for _, in := range inputs {
