@@ -153,7 +153,8 @@ func checkShape(op string, shape []int) int {
 	n := 1
 	for _, s := range shape {
 		if s < 0 {
-			Panicf(op, ErrShape, "negative dimension in shape %v", shape)
+			// A copy, so that shape does not escape on the common path.
+			Panicf(op, ErrShape, "negative dimension in shape %v", slices.Clone(shape))
 		}
 		n *= s
 	}
