@@ -25,8 +25,8 @@ func GraphDOT(outputs ...*Tensor) string {
 	var stack []*Node
 	for i, o := range outputs {
 		label := fmt.Sprintf("output %d\\n%v %v", i, o.DType(), o.data.Shape())
-		if o.name != "" {
-			label = o.name + "\\n" + label
+		if o.Name() != "" {
+			label = o.Name() + "\\n" + label
 		}
 		fmt.Fprintf(&b, "  out%d [label=\"%s\", shape=ellipse, style=filled, fillcolor=\"#d5e8d4\"];\n", i, label)
 		e := gradEdge(o)
@@ -47,8 +47,8 @@ func GraphDOT(outputs ...*Tensor) string {
 		case n.leaf != nil:
 			l := n.leaf
 			label := fmt.Sprintf("%v %v", l.DType(), l.data.Shape())
-			if l.name != "" {
-				label = l.name + "\\n" + label
+			if l.Name() != "" {
+				label = l.Name() + "\\n" + label
 			}
 			fmt.Fprintf(&b, "  %s [label=\"AccumulateGrad\\n%s\", shape=ellipse, style=filled, fillcolor=\"#dae8fc\"];\n", id(n), label)
 		default:

@@ -98,11 +98,15 @@ type nodeState struct {
 // through a sync.Pool (concurrent passes on independent graphs each take their
 // own). index maps a node to its position in order, states and deps.
 type passScratch struct {
-	index map[*Node]int32
-	order []*Node
-	deps  []int32
-	queue readyQueue
-	ints  []int32
+	index  map[*Node]int32
+	order  []*Node
+	deps   []int32
+	queue  readyQueue
+	ints   []int32
+	states []nodeState
+	saved  []*Tensor // a built-in backward's unpacked saved tensors
+	edges  []int32   // see run
+	edgeAt []int32
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -122,21 +126,30 @@ func putScratch(p *passScratch) {
 	clear(p.index)
 	clear(p.order)
 	clear(p.queue[:cap(p.queue)])
-	p.order, p.deps, p.queue, p.ints = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0]
+	clear(p.states)
+	clear(p.saved[:cap(p.saved)])
+	p.order, p.deps, p.queue, p.ints, p.states = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0], p.states[:0]
+	p.edges, p.edgeAt = p.edges[:0], p.edgeAt[:0]
 	scratchPool.Put(p)
 }
 
 // readyQueue is a binary heap of ready nodes, newest (highest creation
 // sequence) first, as PyTorch orders them; dependencies guarantee correctness,
 // the order makes runs reproducible.
-type readyQueue []*Node
+type readyQueue []readyNode
 
-func (q *readyQueue) push(n *Node) {
-	h := append(*q, n)
+// readyNode is a node in the ready queue with its position in the pass.
+type readyNode struct {
+	n *Node
+	k int32
+}
+
+func (q *readyQueue) push(n *Node, k int32) {
+	h := append(*q, readyNode{n, k})
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if h[p].seq >= h[i].seq {
+		if h[p].n.seq >= h[i].n.seq {
 			break
 		}
 		h[p], h[i] = h[i], h[p]
@@ -145,19 +158,19 @@ func (q *readyQueue) push(n *Node) {
 	*q = h
 }
 
-func (q *readyQueue) pop() *Node {
+func (q *readyQueue) pop() readyNode {
 	h := *q
 	top := h[0]
 	last := len(h) - 1
 	h[0] = h[last]
-	h[last] = nil
+	h[last] = readyNode{}
 	h = h[:last]
 	for i := 0; ; {
 		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].seq > h[m].seq {
+		if l < len(h) && h[l].n.seq > h[m].n.seq {
 			m = l
 		}
-		if r < len(h) && h[r].seq > h[m].seq {
+		if r < len(h) && h[r].n.seq > h[m].n.seq {
 			m = r
 		}
 		if m == i {
@@ -234,9 +247,14 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 			deps = append(deps, 0)
 		}
 	}
+	// edges lists, node by node in order, the index of each next edge's node
+	// (-1 for none), so that execution looks nothing up in index.
+	edges, edgeAt := sc.edges[:0], sc.edgeAt[:0]
 	for i := 0; i < len(order); i++ {
+		edgeAt = append(edgeAt, int32(len(edges)))
 		for _, e := range order[i].next {
 			if e.Node == nil {
+				edges = append(edges, -1)
 				continue
 			}
 			j, ok := index[e.Node]
@@ -247,10 +265,12 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 				deps = append(deps, 0)
 			}
 			deps[j]++
+			edges = append(edges, j)
 		}
 	}
-	sc.order, sc.deps = order, deps
-	states := make([]nodeState, len(order))
+	sc.order, sc.deps, sc.edges, sc.edgeAt = order, deps, edges, edgeAt
+	states := slices.Grow(sc.states[:0], len(order))[:len(order)]
+	sc.states = states
 	for i, d := range deps {
 		states[i].deps = d
 	}
@@ -309,15 +329,17 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	}
 	q := &sc.queue
 	for _, e := range rootEdges {
-		st := &states[index[e.Node]]
+		k := index[e.Node]
+		st := &states[k]
 		if st.deps == 0 && !st.pushed {
 			st.pushed = true
-			q.push(e.Node)
+			q.push(e.Node, k)
 		}
 	}
 	for len(*q) > 0 {
-		n := q.pop()
-		st := &states[index[n]]
+		top := q.pop()
+		n, st := top.n, &states[top.k]
+		nextIdx := edges[edgeAt[top.k]:]
 		grads := st.buf
 		st.buf = nil // drop the reference as the pass goes
 		userCode := n.fn != nil || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
@@ -337,7 +359,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
 		var inGrads []*Tensor
 		if !skip {
-			inGrads = execute(n, grads, c)
+			inGrads = execute(n, grads, c, sc)
 			if !c.retainGraph {
 				n.release()
 			}
@@ -347,14 +369,15 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 			if e.Node == nil {
 				continue
 			}
-			ns := &states[index[e.Node]]
+			j := nextIdx[i]
+			ns := &states[j]
 			if inGrads != nil && inGrads[i] != nil {
 				add(ns, e.Node, e.Input, inGrads[i])
 			}
 			ns.deps--
 			if ns.deps == 0 && !ns.pushed {
 				ns.pushed = true
-				q.push(e.Node)
+				q.push(e.Node, j)
 			}
 		}
 	}
@@ -449,8 +472,9 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 	return grads
 }
 
-// execute runs one node and returns one gradient per next edge.
-func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
+// execute runs one node and returns one gradient per next edge. A built-in
+// backward gets its unpacked saved tensors in sc's reused slice.
+func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch) []*Tensor {
 	for _, h := range n.extra().preHooks {
 		if !h.removed {
 			if r := h.fn(grads); r != nil {
@@ -462,7 +486,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 	switch {
 	case n.leaf != nil:
 		g := grads[0]
-		for _, h := range n.leaf.hooks {
+		for _, h := range n.leaf.extra().hooks {
 			if !h.removed && g != nil {
 				if r := h.fn(g); r != nil {
 					g = checkHookResult("AccumulateGrad", g, r)
@@ -473,8 +497,8 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 			n.leaf.accumulateGrad(g, c.createGraph)
 		}
 		return nil
-	case n.errf != "":
-		tensor.Panicf(n.name, ErrOnceDifferentiable, "%s", n.errf)
+	case n.extra().errf != "":
+		tensor.Panicf(n.name, ErrOnceDifferentiable, "%s", n.extra().errf)
 	case n.bw != nil:
 		g := grads[0]
 		if g == nil {
@@ -483,11 +507,13 @@ func execute(n *Node, grads []*Tensor, c backwardConfig) []*Tensor {
 		if n.released && n.hadSaved {
 			n.unpack(0, false) // raises the "second time" error
 		}
-		s := make([]*Tensor, len(n.saved))
+		s := slices.Grow(sc.saved[:0], len(n.saved))[:len(n.saved)]
+		sc.saved = s
 		for i := range n.saved {
-			s[i] = n.unpack(i, c.createGraph)
+			s[i] = n.unpackFor(i, c.createGraph, true)
 		}
 		out = n.bw(g, s)
+		clear(s)
 	case n.fn != nil:
 		out = n.fn.backward(n, grads, c.createGraph)
 	}

@@ -84,6 +84,13 @@ type Ctx struct {
 	node         *Node
 	createGraph  bool
 	savedVersion []uint64
+
+	// Backing arrays of needs and, when the call records nothing (so that no
+	// node keeps ctx), detached, for Functions of up to two inputs.
+	inl struct {
+		needs    [2]bool
+		detached [2]*Tensor
+	}
 }
 
 // FunctionName is the name of the Function this ctx belongs to.
@@ -218,17 +225,29 @@ func Apply(f Function, inputs ...*Tensor) *Tensor {
 // grad, the outputs record a node named <Name>Backward that calls f.Backward.
 func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 	name := FunctionName(f)
-	ctx := &Ctx{name: name, inputs: inputs, materialize: true, needs: make([]bool, len(inputs))}
-	ctx.detached = make([]*Tensor, len(inputs))
+	ctx := &Ctx{name: name, inputs: inputs, materialize: true}
+	if len(inputs) <= len(ctx.inl.needs) {
+		ctx.needs = ctx.inl.needs[:len(inputs):len(inputs)]
+	} else {
+		ctx.needs = make([]bool, len(inputs))
+	}
 	record := false
 	enabled := IsGradEnabled()
 	for i, in := range inputs {
-		if in == nil {
-			continue
+		if in != nil {
+			ctx.needs[i] = enabled && in.RequiresGrad()
+			record = record || ctx.needs[i]
 		}
-		ctx.needs[i] = enabled && in.RequiresGrad()
-		record = record || ctx.needs[i]
-		ctx.detached[i] = &Tensor{data: in.data}
+	}
+	if !record && len(inputs) <= len(ctx.inl.detached) {
+		ctx.detached = ctx.inl.detached[:len(inputs):len(inputs)]
+	} else {
+		ctx.detached = make([]*Tensor, len(inputs))
+	}
+	for i, in := range inputs {
+		if in != nil {
+			ctx.detached[i] = &Tensor{data: in.data}
+		}
 	}
 	ctx.inForward = true
 	outs := f.Forward(ctx, ctx.detached...)
@@ -265,7 +284,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 
 	var n *Node
 	if record {
-		n = &Node{name: name + "Backward", nOut: len(outs), seq: nodeSeq.Add(1)}
+		n = &Node{name: name + "Backward", nOut: int32(len(outs)), seq: nodeSeq.Add(1)}
 		if len(inputs) <= len(n.inl.next) {
 			n.next = n.inl.next[:len(inputs):len(inputs)]
 		} else {
@@ -306,7 +325,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		if n != nil {
 			n.outMeta = append(n.outMeta, meta{o.data.Shape(), o.DType()})
 			if diff {
-				r.gradFn, r.outputNr, r.requiresGrad = n, i, false
+				r.gradFn, r.outputNr, r.requiresGrad = n, int32(i), false
 			} else if r.gradFn == nil {
 				r.requiresGrad = false
 			}
@@ -382,7 +401,7 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 					continue
 				}
 				e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
-					errf:    fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name),
+					x:       &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
 					outMeta: []meta{{g.data.Shape(), g.DType()}}}
 				// The error node depends on everything the gradient depended on.
 				for _, gg := range grads {

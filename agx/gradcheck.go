@@ -273,6 +273,22 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 	for o := range outs {
 		num[o] = make([][][]float64, len(inputs))
 	}
+	// evalInto is eval reusing the result slices of the previous evaluation.
+	evalInto := func(r [][]float64) [][]float64 {
+		o := fn(plain...)
+		if len(r) != len(o) {
+			r = make([][]float64, len(o))
+		}
+		for i := range o {
+			if o[i].DType().IsFloat() {
+				r[i] = appendFloat64s(r[i][:0], o[i].data)
+			} else {
+				r[i] = nil
+			}
+		}
+		return r
+	}
+	var plus, minus [][]float64
 	for _, i := range diff {
 		get, set, n := accessor(plain[i].data)
 		for o := range outs {
@@ -281,9 +297,9 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 		for j := 0; j < n; j++ {
 			orig := get(j)
 			set(j, orig+c.eps)
-			plus := eval()
+			plus = evalInto(plus)
 			set(j, orig-c.eps)
-			minus := eval()
+			minus = evalInto(minus)
 			set(j, orig)
 			for o := range outs {
 				for k := range plus[o] {
@@ -353,10 +369,7 @@ func analyticalJacobian(outs, leaves []*Tensor, diff []int, _ []*Tensor) [][][][
 			continue
 		}
 		for k := 0; k < out.Numel(); k++ {
-			onehot := tensor.Zeros(out.DType(), out.data.Shape()...)
-			tensor.Data[float64](onehot.To(Float64))[0] = 0 // shape check only
 			oh := onehotAt(out, k)
-			_ = onehot
 			grads := Grad([]*Tensor{out}, diffLeaves, GradOutputs(oh), RetainGraph(), AllowUnused())
 			for d, i := range diff {
 				if grads[d] == nil {
@@ -577,4 +590,13 @@ func accessor(t *tensor.Tensor) (get func(int) float64, set func(int, float64), 
 		s := tensor.Data[float64](t)
 		return func(j int) float64 { return s[j] }, func(j int, v float64) { s[j] = v }, len(s)
 	}
+}
+
+// appendFloat64s appends t's elements, as float64, to dst; a contiguous
+// float64 CPU tensor is copied straight from its storage.
+func appendFloat64s(dst []float64, t *tensor.Tensor) []float64 {
+	if _, cpu := t.Backend().(tensor.CPU); cpu && t.DType() == Float64 && t.IsContiguous() {
+		return append(dst, tensor.Data[float64](t)...)
+	}
+	return append(dst, t.Float64s()...)
 }

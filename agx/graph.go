@@ -43,16 +43,16 @@ type Node struct {
 	name    string
 	next    []Edge
 	seq     uint64
-	nOut    int
 	outMeta []meta // shape and dtype of each output, to materialise zero grads
 
 	// Exactly one of these describes what the node does.
 	bw   func(g *Tensor, s []*Tensor) []*Tensor // a built-in op (one output)
 	fn   *funcNode                              // a custom Function
 	leaf *Tensor                                // AccumulateGrad: the leaf to accumulate into
-	errf string                                 // DelayedError: differentiating it fails with this
+	// (DelayedError: nodeExtra.errf.)
 
 	saved    []savedVar
+	nOut     int32 // packed with the flags below
 	released bool
 	hadSaved bool
 
@@ -66,7 +66,7 @@ type Node struct {
 		next  [2]Edge
 		saved [2]savedVar
 		meta  [1]meta
-		dims  [4]int // the output's shape, up to 4 dims
+		dims  [3]int // the output's shape, up to 3 dims
 	}
 }
 
@@ -79,6 +79,7 @@ type nodeExtra struct {
 	retain   []*Tensor
 
 	stack string // forward call site, with anomaly detection on
+	errf  string // DelayedError: differentiating the node fails with this
 }
 
 // noExtra is what extra returns for a node without hooks; never written.
@@ -113,7 +114,7 @@ func (n *Node) Name() string { return n.name }
 func (n *Node) NextFunctions() []Edge { return append([]Edge(nil), n.next...) }
 
 // NumOutputs is the number of outputs of the forward op (gradients Node receives).
-func (n *Node) NumOutputs() int { return n.nOut }
+func (n *Node) NumOutputs() int { return int(n.nOut) }
 
 // String returns "<Name>".
 func (n *Node) String() string { return "<" + n.name + ">" }
@@ -123,7 +124,7 @@ type savedVar struct {
 	t        *Tensor // nil entries are allowed (SaveForBackward(nil))
 	version  uint64
 	gradFn   *Node // t's grad_fn when saved (in-place ops may rebase t later)
-	outputNr int
+	outputNr int32
 }
 
 func newSaved(t *Tensor) savedVar {
@@ -136,7 +137,12 @@ func newSaved(t *Tensor) savedVar {
 // unpack returns the saved tensor, checking that it was not modified in place
 // since it was saved. Without createGraph it is returned detached, so that
 // computations in backward record nothing.
-func (n *Node) unpack(i int, create bool) *Tensor {
+func (n *Node) unpack(i int, create bool) *Tensor { return n.unpackFor(i, create, false) }
+
+// unpackFor is unpack; with shared, a saved tensor that does not require grad
+// is returned itself rather than as a detached copy (for the built-in
+// backwards, which never keep or modify their saved tensors).
+func (n *Node) unpackFor(i int, create, shared bool) *Tensor {
 	if n.released {
 		tensor.PanicHint(n.name, ErrGraph, "specify RetainGraph() on the first Backward/Grad call if you need to backward through the graph a second time",
 			"Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call Backward() or Grad()")
@@ -155,6 +161,9 @@ func (n *Node) unpack(i int, create bool) *Tensor {
 			s.t.DType(), s.t.data.Shape(), what, v, s.version)
 	}
 	if !create {
+		if shared && !s.t.RequiresGrad() {
+			return s.t // already records nothing; no detached copy needed
+		}
 		return &Tensor{data: s.t.data}
 	}
 	if s.t.gradFn != s.gradFn {
@@ -176,7 +185,7 @@ func (n *Node) release() {
 func gradEdge(t *Tensor) Edge {
 	t.syncView()
 	if t.gradFn != nil {
-		return Edge{Node: t.gradFn, Input: t.outputNr}
+		return Edge{Node: t.gradFn, Input: int(t.outputNr)}
 	}
 	if t.requiresGrad {
 		return Edge{Node: t.accumulator(), Input: 0}
@@ -186,11 +195,12 @@ func gradEdge(t *Tensor) Edge {
 
 // accumulator returns the leaf's AccumulateGrad node.
 func (t *Tensor) accumulator() *Node {
-	if t.accum == nil {
-		t.accum = &Node{name: "AccumulateGrad", leaf: t, nOut: 1, seq: nodeSeq.Add(1),
+	x := t.ext()
+	if x.accum == nil {
+		x.accum = &Node{name: "AccumulateGrad", leaf: t, nOut: 1, seq: nodeSeq.Add(1),
 			outMeta: []meta{{t.data.Shape(), t.DType()}}}
 	}
-	return t.accum
+	return x.accum
 }
 
 var gradDisabled atomic.Int32
@@ -224,6 +234,8 @@ func needsGrad(ts ...*Tensor) bool {
 // record attaches a built-in backward to out when some input requires grad.
 // bw receives the output gradient and the saved tensors (unpacked) and returns
 // one gradient per input (nil for none). Non-tensor state is captured by bw.
+// The engine reuses the saved-tensor slice for the next node: bw reads its
+// elements but must not keep the slice itself.
 func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, bw func(g *Tensor, s []*Tensor) []*Tensor) *Tensor {
 	res := &Tensor{data: out}
 	for _, in := range inputs {

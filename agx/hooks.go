@@ -42,10 +42,11 @@ func (t *Tensor) RegisterHook(fn func(grad *Tensor) *Tensor) HookHandle {
 	}
 	h := &hookEntry{fn: fn}
 	if t.gradFn == nil {
-		t.hooks = append(t.hooks, h)
+		x := t.ext()
+		x.hooks = append(x.hooks, h)
 	} else {
 		n, x := t.gradFn, t.gradFn.ext()
-		for len(x.outHooks) < n.nOut {
+		for len(x.outHooks) < int(n.nOut) {
 			x.outHooks = append(x.outHooks, nil)
 		}
 		x.outHooks[t.outputNr] = append(x.outHooks[t.outputNr], h)
@@ -71,7 +72,7 @@ func checkHookResult(node string, old, r *Tensor) *Tensor {
 
 func (n *Node) setRetain(t *Tensor) {
 	x := n.ext()
-	for len(x.retain) < n.nOut {
+	for len(x.retain) < int(n.nOut) {
 		x.retain = append(x.retain, nil)
 	}
 	x.retain[t.outputNr] = t

@@ -149,6 +149,9 @@ func Add(a, b any) *Tensor {
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
 	}
+	if bw := addSameBackward(x, y, out); bw != nil {
+		return record("AddBackward0", out, []*Tensor{x, y}, nil, bw)
+	}
 	mx, my := metaOf(x), metaOf(y)
 	return record("AddBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{mx.reduce(g), my.reduce(g)}
@@ -192,6 +195,9 @@ func Mul(a, b any) *Tensor {
 	out := tensor.Mul(xd, yd)
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
+	}
+	if x != nil && y != nil && sameAsOut(x, out) && sameAsOut(y, out) {
+		return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(x.RequiresGrad(), y), saveIf(y.RequiresGrad(), x)}, mulSameBackward)
 	}
 	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
 	return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(mx.req, y), saveIf(my.req, x)},

@@ -60,14 +60,17 @@ func (t *Tensor) Sum(dims ...int) *Tensor { return t.sum(false, dims) }
 func (t *Tensor) SumKeep(dims ...int) *Tensor { return t.sum(true, dims) }
 
 func (t *Tensor) sum(keep bool, dims []int) *Tensor {
-	shape := t.data.Shape()
-	nd := normDims(shape, dims)
+	nd := normDims(t.data.Raw().Shape, dims) // read only
 	var out *tensor.Tensor
 	if keep {
 		out = t.data.SumKeep(dims...)
 	} else {
 		out = t.data.Sum(dims...)
 	}
+	if r := untracked(out, t); r != nil {
+		return r
+	}
+	shape := t.data.Shape()
 	name := "SumBackward1" // over given dims, as PyTorch names it
 	if len(dims) == 0 {
 		name = "SumBackward0"
@@ -166,8 +169,7 @@ func (t *Tensor) Max() *Tensor { return t.Amax() }
 func (t *Tensor) Min() *Tensor { return t.Amin() }
 
 func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
-	shape := t.data.Shape()
-	nd := normDims(shape, dims)
+	nd := normDims(t.data.Raw().Shape, dims) // read only
 	var out *tensor.Tensor
 	switch {
 	case isMax && keep:
@@ -179,6 +181,10 @@ func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
 	default:
 		out = t.data.Amin(dims...)
 	}
+	if r := untracked(out, t); r != nil {
+		return r
+	}
+	shape := t.data.Shape()
 	name := "AmaxBackward0"
 	if !isMax {
 		name = "AminBackward0"

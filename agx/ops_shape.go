@@ -64,16 +64,24 @@ func (t *Tensor) Permute(perm ...int) *Tensor {
 
 // Squeeze removes size-1 dims (the given ones, or all).
 func (t *Tensor) Squeeze(dims ...int) *Tensor {
+	out := t.data.Squeeze(dims...)
+	if r := untracked(out, t); r != nil {
+		return r
+	}
 	in := t.data.Shape()
-	return record("SqueezeBackward0", t.data.Squeeze(dims...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	return record("SqueezeBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Reshape(in...)}
 	})
 }
 
 // Unsqueeze inserts a size-1 dim.
 func (t *Tensor) Unsqueeze(dim int) *Tensor {
+	out := t.data.Unsqueeze(dim)
+	if r := untracked(out, t); r != nil {
+		return r
+	}
 	in := t.data.Shape()
-	return record("UnsqueezeBackward0", t.data.Unsqueeze(dim), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	return record("UnsqueezeBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Reshape(in...)}
 	})
 }

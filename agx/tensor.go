@@ -22,18 +22,43 @@ const (
 // (created by the user) can require gradients; the result of a differentiable op
 // on tensors that require gradients records the op's backward Node as its GradFn.
 type Tensor struct {
-	data     *tensor.Tensor
-	grad     *Tensor
-	gradFn   *Node // nil for leaves
-	outputNr int   // which output of gradFn this tensor is
-	accum    *Node // the AccumulateGrad node of a leaf, created on first use
-	hooks    []*hookEntry
-	name     string
-	view     *viewInfo // set when t shares storage with the input of the op that made it
-	// The flags last, packed together (tiny tensors are made by the million).
-	requiresGrad bool // leaves only; non-leaves require grad iff gradFn != nil
-	gradOwned    bool // grad was allocated by accumulation and may be updated in place
+	data   *tensor.Tensor
+	grad   *Tensor
+	gradFn *Node        // nil for leaves
+	view   *viewInfo    // set when t shares storage with the input of the op that made it
+	x      *tensorExtra // leaf node, hooks and name, which few tensors have
+	// The small fields last, packed together (tiny tensors are made by the
+	// million: the struct is 48 bytes).
+	outputNr     int32 // which output of gradFn this tensor is
+	requiresGrad bool  // leaves only; non-leaves require grad iff gradFn != nil
+	gradOwned    bool  // grad was allocated by accumulation and may be updated in place
 	retainsGrad  bool
+}
+
+// tensorExtra is the part of a Tensor that most tensors never use.
+type tensorExtra struct {
+	accum *Node // the AccumulateGrad node of a leaf, created on first use
+	hooks []*hookEntry
+	name  string
+}
+
+// noTensorExtra is what extra returns for a tensor without one; never written.
+var noTensorExtra tensorExtra
+
+// extra returns the tensor's leaf node, hooks and name for reading.
+func (t *Tensor) extra() *tensorExtra {
+	if t.x != nil {
+		return t.x
+	}
+	return &noTensorExtra
+}
+
+// ext returns them for writing, allocating them.
+func (t *Tensor) ext() *tensorExtra {
+	if t.x == nil {
+		t.x = &tensorExtra{}
+	}
+	return t.x
 }
 
 // New wraps a tensor.Tensor as a leaf that does not require gradients. The data
@@ -81,7 +106,7 @@ func (t *Tensor) GradFn() *Node {
 }
 
 // OutputNr is the index of t among its GradFn's outputs.
-func (t *Tensor) OutputNr() int { return t.outputNr }
+func (t *Tensor) OutputNr() int { return int(t.outputNr) }
 
 // Grad returns the accumulated gradient of a leaf (or of a non-leaf after
 // RetainGrad), or nil when none has been computed.
@@ -117,10 +142,10 @@ func (t *Tensor) RetainGrad() *Tensor {
 func (t *Tensor) Detach() *Tensor { return &Tensor{data: t.data} }
 
 // SetName gives the tensor a name shown in graph exports.
-func (t *Tensor) SetName(name string) *Tensor { t.name = name; return t }
+func (t *Tensor) SetName(name string) *Tensor { t.ext().name = name; return t }
 
 // Name is the name set with SetName.
-func (t *Tensor) Name() string { return t.name }
+func (t *Tensor) Name() string { return t.extra().name }
 
 // Shape returns a copy of the shape.
 func (t *Tensor) Shape() []int { return t.data.Shape() }

@@ -51,6 +51,9 @@ func (CPU) Reduce(op ReduceOp, dst, src View, dims []int) {
 	if dst.DType() != src.DType() {
 		Panicf("Reduce", ErrDType, "destination %v differs from source %v", dst.DType(), src.DType())
 	}
+	if reduceTrailing(op, dst, src, dims) {
+		return
+	}
 	reduced := make([]bool, len(src.Shape))
 	for _, d := range dims {
 		reduced[d] = true
@@ -452,4 +455,55 @@ func argReduce[T Num](op ReduceOp, d []int64, s []T, dst, src View, dim int) {
 			d[p] = int64(bi)
 		}
 	})
+}
+
+// reduceTrailing is the fast path of Reduce for small dense tensors reduced over
+// trailing dims (the last dim of a row-major tensor, or all of them): each
+// destination element is then one contiguous source run, reduced directly
+// without the iteration plan of the general kernel, which for tensors of a few
+// dozen elements costs more than the arithmetic. It reports whether it handled
+// the reduction; the results are those of the general kernel.
+func reduceTrailing(op ReduceOp, dst, src View, dims []int) bool {
+	n, ok := flatLayout(src)
+	if !ok || n == 0 || n >= parallelMin {
+		return false
+	}
+	if _, ok := flatLayout(dst); !ok {
+		return false
+	}
+	// Every non-trivial reduced dim must come after every non-trivial kept one.
+	inner, seenReduced := 1, false
+	for i, sz := range src.Shape {
+		if sz == 1 {
+			continue
+		}
+		if slices.Contains(dims, i) {
+			seenReduced = true
+			inner *= sz
+		} else if seenReduced {
+			return false
+		}
+	}
+	switch src.DType() {
+	case Float32:
+		reduceRuns(op, host[float32]("Reduce", dst.Buf)[dst.Offset:], host[float32]("Reduce", src.Buf)[src.Offset:src.Offset+n], inner)
+	case Float64:
+		reduceRuns(op, host[float64]("Reduce", dst.Buf)[dst.Offset:], host[float64]("Reduce", src.Buf)[src.Offset:src.Offset+n], inner)
+	case Int64:
+		reduceRuns(op, host[int64]("Reduce", dst.Buf)[dst.Offset:], host[int64]("Reduce", src.Buf)[src.Offset:src.Offset+n], inner)
+	default:
+		return false
+	}
+	return true
+}
+
+// reduceRuns sets d[r] to the reduction of s[r*inner : (r+1)*inner], combined
+// with the identity as the general kernel does (so that, e.g., a sum of -0 is +0
+// there and here alike).
+func reduceRuns[T Num](op ReduceOp, d, s []T, inner int) {
+	rs := reduceState[T]{op: op, s: s}
+	id := identity[T](op)
+	for r := range len(s) / inner {
+		d[r] = combine(op, id, combine(op, id, rs.row(r*inner, inner, 1)))
+	}
 }

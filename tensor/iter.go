@@ -66,7 +66,22 @@ type rowFunc func(offs []int, n int, inner []int)
 // shape, with per-operand strides and starting offsets. Large spaces are split
 // across goroutines; fn must only write to disjoint destination elements.
 func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
-	shape, strides = collapse(shape, strides)
+	if n, ok := denseRow(shape, strides); ok && (n < parallelMin || workers() < 2) {
+		// Every operand is row-major and dense: the space is one row, and needs
+		// no collapsed copy of the shape and strides, nor an odometer.
+		if n > 0 {
+			fn(offsets, n, unitStrides[:len(strides):len(strides)])
+		}
+		return
+	}
+	cs, cst := collapse(shape, strides)
+	forEachRowIn(cs, cst, offsets, fn)
+}
+
+// forEachRowIn is forEachRow over a collapsed space. It is a function of its
+// own so that forEachRow's arguments stay on its callers' stacks (only the
+// collapsed copies are captured by the worker goroutines).
+func forEachRowIn(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 	nops := len(strides)
 	last := len(shape) - 1
 	// Scratch for the inner strides and, on the serial path, runRows' offsets
@@ -119,6 +134,30 @@ func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 		}()
 	}
 	wg.Wait()
+}
+
+// unitStrides holds the inner strides of a dense row for up to its length of
+// operands; rowFuncs only read their inner strides.
+var unitStrides = [...]int{1, 1, 1, 1, 1, 1, 1, 1}
+
+// denseRow reports whether every operand steps through shape row-major and
+// densely (stride 1 in the last non-trivial dim, and so on outwards), so that
+// the whole space is one row of n elements, and returns n.
+func denseRow(shape []int, strides [][]int) (n int, ok bool) {
+	if len(strides) > len(unitStrides) {
+		return 0, false
+	}
+	for _, st := range strides {
+		s := 1
+		for i := len(shape) - 1; i >= 0; i-- {
+			if shape[i] != 1 && st[i] != s {
+				return 0, false
+			}
+			s *= shape[i]
+		}
+		n = s
+	}
+	return n, true
 }
 
 // runRows runs fn over rows [r0, r1) of the collapsed space.

@@ -158,14 +158,32 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 		dt = Int64
 	}
 	shape := broadcastPair(name, x.t.shape, y.t.shape)
-	xt, yt := expandTo(x.t.To(dt), shape), expandTo(y.t.To(dt), shape)
+	xt, yt := x.t.To(dt), y.t.To(dt)
 	rdt := dt
 	if op.IsCompare() {
 		rdt = Bool
 	}
 	out := EmptyOn(xt.Backend(), rdt, shape...)
-	out.Backend().Binary(op, out.Raw(), xt.Raw(), yt.Raw())
+	out.Backend().Binary(op, out.Raw(), broadcastView(xt, shape), broadcastView(yt, shape))
 	return out
+}
+
+// broadcastView is t.Expand(shape...).Raw() for a shape that t broadcasts to
+// (checked by the caller), without making the expanded tensor: expanded and
+// new leading dims get stride 0.
+func broadcastView(t *Tensor, shape []int) View {
+	v := t.Raw()
+	if slices.Equal(t.shape, shape) {
+		return v
+	}
+	st := make([]int, len(shape))
+	lead := len(shape) - len(t.shape)
+	for i := lead; i < len(shape); i++ {
+		if t.shape[i-lead] == shape[i] {
+			st[i] = t.strides[i-lead]
+		}
+	}
+	return View{Buf: v.Buf, Shape: shape, Strides: st, Offset: v.Offset}
 }
 
 // BinaryTo is Binary writing into dst, which must have the broadcast shape and

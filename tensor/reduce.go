@@ -86,7 +86,11 @@ func (t *Tensor) reduce(name string, op ReduceOp, dims []int, keep bool) *Tensor
 		PanicHint(name, ErrShape, "the reduction needs at least one element; use Sum for empty inputs",
 			"cannot reduce over a zero-size dim of shape %v (dims %v)", t.shape, ds)
 	}
-	ks := keptShape(t.shape, ds)
+	var room [8]int // the kept shape, on the stack for up to 8 dims
+	ks := append(room[:0], t.shape...)
+	for _, d := range ds {
+		ks[d] = 1
+	}
 	out := EmptyOn(t.Backend(), x.DType(), ks...)
 	out.Backend().Reduce(op, out.Raw(), x.Raw(), ds)
 	if back != 0 {

@@ -45,10 +45,23 @@ func newTensor(be Backend, buf Buffer, shape []int) *Tensor {
 }
 
 func (b *tensorBlock) init(be Backend, buf Buffer, shape []int) *Tensor {
+	return initTensor(&b.t, &b.s, b.dims[:], be, buf, shape)
+}
+
+// lowRankBlock is tensorBlock for 0-d and 1-d tensors (48 bytes smaller).
+type lowRankBlock struct {
+	t    Tensor
+	s    storage
+	dims [2]int
+}
+
+// initTensor sets up t as a contiguous tensor of shape over buf, with storage s,
+// keeping its shape and strides in room when they fit.
+func initTensor(t *Tensor, s *storage, room []int, be Backend, buf Buffer, shape []int) *Tensor {
 	n := len(shape)
 	var dims []int
-	if n <= inlineDims {
-		dims = b.dims[: 2*n : 2*n]
+	if 2*n <= len(room) {
+		dims = room[: 2*n : 2*n]
 	} else {
 		dims = make([]int, 2*n)
 	}
@@ -58,9 +71,9 @@ func (b *tensorBlock) init(be Backend, buf Buffer, shape []int) *Tensor {
 		st[i] = s
 		s *= sh[i]
 	}
-	b.s.buf, b.s.be = buf, be
-	b.t = Tensor{st: &b.s, shape: sh, strides: st}
-	return &b.t
+	s.buf, s.be = buf, be
+	*t = Tensor{st: s, shape: sh, strides: st}
+	return t
 }
 
 // newSmallHost makes a zeroed CPU tensor of at most smallElems elements and
@@ -68,6 +81,15 @@ func (b *tensorBlock) init(be Backend, buf Buffer, shape []int) *Tensor {
 // strides, buffer and elements.
 func newSmallHost[T Elem](be Backend, shape []int, n int) *Tensor {
 	switch {
+	case n <= 4 && len(shape) <= 1:
+		// Scalars and short vectors, the bulk of what autograd loops make.
+		b := &struct {
+			tb lowRankBlock
+			h  hostBuf[T]
+			a  [4]T
+		}{}
+		b.h.s = b.a[:n:n]
+		return initTensor(&b.tb.t, &b.tb.s, b.tb.dims[:], be, &b.h, shape)
 	case n <= 4:
 		b := &struct {
 			tb tensorBlock
@@ -131,7 +153,8 @@ func checkShape(op string, shape []int) int {
 	n := 1
 	for _, s := range shape {
 		if s < 0 {
-			Panicf(op, ErrShape, "negative dimension in shape %v", shape)
+			// A copy, so that shape does not escape on the common path.
+			Panicf(op, ErrShape, "negative dimension in shape %v", slices.Clone(shape))
 		}
 		n *= s
 	}
