@@ -139,9 +139,25 @@ func (c CPU) ToSlice(src View) any {
 	for _, s := range src.Shape {
 		n *= s
 	}
-	dst := c.Alloc(src.DType(), n)
+	// A plain make'd slice, not Alloc's small-tensor block: the result is the
+	// caller's own memory (it may go to cgo, which refuses Go memory that
+	// holds Go pointers) and keeps no tensor header alive.
+	var data any
+	switch src.DType() {
+	case Float32:
+		data = make([]float32, n)
+	case Float64:
+		data = make([]float64, n)
+	case Bool:
+		data = make([]bool, n)
+	case Int64:
+		data = make([]int64, n)
+	default:
+		Panicf("ToSlice", ErrDType, "unknown dtype %v", src.DType())
+	}
+	dst := c.FromSlice(data)
 	c.Copy(View{Buf: dst, Shape: src.Shape, Strides: contiguousStrides(src.Shape)}, src)
-	return HostSlice(dst)
+	return data
 }
 
 // Fill implements Backend.
