@@ -78,7 +78,7 @@ func Grad(outputs, inputs []*Tensor, opts ...BackwardOption) []*Tensor {
 	return run("Grad", outputs, inputs, c)
 }
 
-// MustGrad1 is Grad for one output and one input.
+// Grad1 is Grad for one output and one input.
 func Grad1(output, input *Tensor, opts ...BackwardOption) *Tensor {
 	return Grad([]*Tensor{output}, []*Tensor{input}, opts...)[0]
 }
