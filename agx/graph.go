@@ -55,6 +55,7 @@ type Node struct {
 	nOut     int32 // packed with the flags below
 	released bool
 	hadSaved bool
+	fast     uint8 // nonzero: bw has an allocation-free form (see fastBackward)
 
 	// Hooks, retained grads and the anomaly call site, which few nodes have:
 	// nil until one is set (read through extra, written through ext).
