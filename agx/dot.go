@@ -53,8 +53,8 @@ func GraphDOT(outputs ...*Tensor) string {
 			fmt.Fprintf(&b, "  %s [label=\"AccumulateGrad\\n%s\", shape=ellipse, style=filled, fillcolor=\"#dae8fc\"];\n", id(n), label)
 		default:
 			var shapes []string
-			for _, m := range n.outMeta {
-				shapes = append(shapes, fmt.Sprint(m.shape))
+			for i := range n.numOutMeta() {
+				shapes = append(shapes, fmt.Sprint(n.outMetaAt(i).shape))
 			}
 			label := n.name + "\\nout " + strings.Join(shapes, " ")
 			if bytes := n.savedBytes(); bytes > 0 {

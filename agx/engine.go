@@ -104,8 +104,9 @@ type passScratch struct {
 	queue  readyQueue
 	ints   []int32
 	states []nodeState
-	saved  []*Tensor // a built-in backward's unpacked saved tensors
-	edges  []int32   // see run
+	saved  []*Tensor  // a built-in backward's unpacked saved tensors
+	out    [2]*Tensor // the result of a fastBackward, consumed before the next node runs
+	edges  []int32    // see run
 	edgeAt []int32
 }
 
@@ -128,6 +129,7 @@ func putScratch(p *passScratch) {
 	clear(p.queue[:cap(p.queue)])
 	clear(p.states)
 	clear(p.saved[:cap(p.saved)])
+	p.out = [2]*Tensor{}
 	p.order, p.deps, p.queue, p.ints, p.states = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0], p.states[:0]
 	p.edges, p.edgeAt = p.edges[:0], p.edgeAt[:0]
 	scratchPool.Put(p)
@@ -380,6 +382,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 				q.push(e.Node, j)
 			}
 		}
+		sc.out = [2]*Tensor{}
 	}
 	if inputs == nil {
 		return nil
@@ -512,7 +515,12 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch) []*Ten
 		for i := range n.saved {
 			s[i] = n.unpackFor(i, c.createGraph, true)
 		}
-		out = n.bw(g, s)
+		if n.fast != 0 && len(n.extra().postHooks) == 0 {
+			// No user code sees the result: it goes into the pass's slice.
+			out = fastBackward(n.fast, g, s, sc.out[:len(n.next)])
+		} else {
+			out = n.bw(g, s)
+		}
 		clear(s)
 	case n.fn != nil:
 		out = n.fn.backward(n, grads, c.createGraph)

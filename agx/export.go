@@ -19,10 +19,10 @@ func (n *Node) Function() Function {
 
 // OutputShape returns a copy of the shape of the forward op's output i.
 func (n *Node) OutputShape(i int) []int {
-	if i < 0 || i >= len(n.outMeta) {
+	if i < 0 || i >= n.numOutMeta() {
 		return nil
 	}
-	return append([]int{}, n.outMeta[i].shape...)
+	return append([]int{}, n.outMetaAt(i).shape...)
 }
 
 // SavedValues returns the tensors the node saved for backward, detached and

@@ -190,6 +190,10 @@ type funcNode struct {
 	// input metadata, to validate gradients
 	inMeta []meta
 	inReq  []bool
+	// shape and dtype of each output, to materialise zero grads; outInl backs
+	// the one output most Functions have
+	outMeta []meta
+	outInl  [1]meta
 }
 
 // FunctionName returns the display name of a Function value.
@@ -290,8 +294,8 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		} else {
 			n.next = make([]Edge, len(inputs))
 		}
-		n.outMeta = n.inl.meta[:0]
 		fnode := &funcNode{f: f, ctx: ctx, inMeta: make([]meta, len(inputs)), inReq: ctx.needs}
+		fnode.outMeta = fnode.outInl[:0]
 		_, fnode.once = f.(OnceDifferentiable)
 		if fo, ok := f.(Func); ok && fo.Once {
 			fnode.once = true
@@ -323,7 +327,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		}
 		diff := o.DType().IsFloat() && !contains(ctx.nonDiff, o)
 		if n != nil {
-			n.outMeta = append(n.outMeta, meta{o.data.Shape(), o.DType()})
+			n.fn.outMeta = append(n.fn.outMeta, meta{o.data.Shape(), o.DType()})
 			if diff {
 				r.gradFn, r.outputNr, r.requiresGrad = n, int32(i), false
 			} else if r.gradFn == nil {
@@ -370,7 +374,7 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 	anyReq := false
 	for i, g := range grads {
 		if g == nil && ctx.materialize {
-			m := n.outMeta[i]
+			m := n.outMetaAt(i)
 			grads[i] = wrap(tensor.Zeros(m.dtype, m.shape...))
 		}
 		if g != nil && g.RequiresGrad() {
@@ -401,8 +405,8 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 					continue
 				}
 				e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
-					x:       &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
-					outMeta: []meta{{g.data.Shape(), g.DType()}}}
+					x:      &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
+					oshape: g.data.Shape(), odtype: g.DType()}
 				// The error node depends on everything the gradient depended on.
 				for _, gg := range grads {
 					if gg != nil && gg.RequiresGrad() {

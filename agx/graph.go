@@ -40,10 +40,12 @@ var nodeSeq atomic.Uint64
 // output(s). Its Next edges lead to the nodes of the op's inputs (nil where an
 // input does not require grad).
 type Node struct {
-	name    string
-	next    []Edge
-	seq     uint64
-	outMeta []meta // shape and dtype of each output, to materialise zero grads
+	name string
+	next []Edge
+	seq  uint64
+	// The shape and dtype of a one-output node's output (a custom Function's
+	// node keeps one per output in funcNode.outMeta); see outMetaAt.
+	oshape []int
 
 	// Exactly one of these describes what the node does.
 	bw   func(g *Tensor, s []*Tensor) []*Tensor // a built-in op (one output)
@@ -55,6 +57,8 @@ type Node struct {
 	nOut     int32 // packed with the flags below
 	released bool
 	hadSaved bool
+	fast     uint8 // nonzero: bw has an allocation-free form (see fastBackward)
+	odtype   tensor.DType
 
 	// Hooks, retained grads and the anomaly call site, which few nodes have:
 	// nil until one is set (read through extra, written through ext).
@@ -65,7 +69,6 @@ type Node struct {
 	inl struct {
 		next  [2]Edge
 		saved [2]savedVar
-		meta  [1]meta
 		dims  [3]int // the output's shape, up to 3 dims
 	}
 }
@@ -198,7 +201,7 @@ func (t *Tensor) accumulator() *Node {
 	x := t.ext()
 	if x.accum == nil {
 		x.accum = &Node{name: "AccumulateGrad", leaf: t, nOut: 1, seq: nodeSeq.Add(1),
-			outMeta: []meta{{t.data.Shape(), t.DType()}}}
+			oshape: t.data.Shape(), odtype: t.DType()}
 	}
 	return x.accum
 }
@@ -277,11 +280,11 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 	}
 	shape := out.Raw().Shape // read only: copied into the node
 	if len(shape) <= len(n.inl.dims) {
-		n.inl.meta[0] = meta{append(n.inl.dims[:0:len(shape)], shape...), out.DType()}
+		n.oshape = append(n.inl.dims[:0:len(shape)], shape...)
 	} else {
-		n.inl.meta[0] = meta{slices.Clone(shape), out.DType()}
+		n.oshape = slices.Clone(shape)
 	}
-	n.outMeta = n.inl.meta[:]
+	n.odtype = out.DType()
 	if anomalyEnabled.Load() {
 		n.ext().stack = callerStack()
 	}
@@ -295,4 +298,29 @@ func saveOutput(t *Tensor) {
 		n.saved = append(n.saved, newSaved(t))
 		n.hadSaved = true
 	}
+}
+
+// numOutMeta is the number of outputs whose metadata the node keeps.
+func (n *Node) numOutMeta() int {
+	if n.fn != nil {
+		return len(n.fn.outMeta)
+	}
+	return 1
+}
+
+// outMetaAt returns the shape and dtype of the node's output i.
+func (n *Node) outMetaAt(i int) meta {
+	if n.fn != nil {
+		return n.fn.outMeta[i]
+	}
+	return meta{n.oshape, n.odtype}
+}
+
+// setOutMeta replaces the shape and dtype of the node's output i.
+func (n *Node) setOutMeta(i int, m meta) {
+	if n.fn != nil {
+		n.fn.outMeta[i] = m
+		return
+	}
+	n.oshape, n.odtype = m.shape, m.dtype
 }

@@ -37,9 +37,7 @@ func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
 	if r.gradFn != nil {
 		t.gradFn, t.outputNr = r.gradFn, r.outputNr
 		t.requiresGrad = false
-		if t.gradFn.outMeta != nil {
-			t.gradFn.outMeta[t.outputNr] = meta{t.data.Shape(), t.DType()}
-		}
+		t.gradFn.setOutMeta(int(t.outputNr), meta{t.data.Shape(), t.DType()})
 		if t.retainsGrad {
 			t.gradFn.setRetain(t) // Grad() is the gradient of the new value
 		}

@@ -149,8 +149,8 @@ func Add(a, b any) *Tensor {
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
 	}
-	if bw := addSameBackward(x, y, out); bw != nil {
-		return record("AddBackward0", out, []*Tensor{x, y}, nil, bw)
+	if bw, kind := addSameBackward(x, y, out); bw != nil {
+		return withFast(record("AddBackward0", out, []*Tensor{x, y}, nil, bw), kind)
 	}
 	mx, my := metaOf(x), metaOf(y)
 	return record("AddBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
@@ -197,7 +197,7 @@ func Mul(a, b any) *Tensor {
 		return wrap(out) // skip building the backward closure
 	}
 	if x != nil && y != nil && sameAsOut(x, out) && sameAsOut(y, out) {
-		return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(x.RequiresGrad(), y), saveIf(y.RequiresGrad(), x)}, mulSameBackward)
+		return withFast(record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(x.RequiresGrad(), y), saveIf(y.RequiresGrad(), x)}, mulSameBackward), fastMul)
 	}
 	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
 	return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(mx.req, y), saveIf(my.req, x)},

@@ -16,33 +16,69 @@ func sameAsOut(t *Tensor, out *tensor.Tensor) bool {
 	return shapeIs(t.data, out.Raw().Shape)
 }
 
+// Kinds of Node.fast: Mul's backward, or Add's with the dtype and which
+// operands are tensors packed in (fastAdd | k<<fastShift | fastF64).
+const (
+	fastMul   uint8 = 1
+	fastAdd   uint8 = 2
+	fastF64   uint8 = 4
+	fastShift       = 3
+)
+
+// fastBackward computes the backward of a node of fast kind into out (two
+// slots) and returns out. It is what the node's bw computes, without
+// allocating the result slice.
+func fastBackward(kind uint8, g *Tensor, s, out []*Tensor) []*Tensor {
+	if kind == fastMul {
+		out[0], out[1] = nil, nil
+		if s[0] != nil {
+			out[0] = likeInput(Mul(g, s[0]), s[0])
+		}
+		if s[1] != nil {
+			out[1] = likeInput(Mul(g, s[1]), s[1])
+		}
+		return out
+	}
+	dt := Float32
+	if kind&fastF64 != 0 {
+		dt = Float64
+	}
+	if g.DType() != dt {
+		g = g.To(dt)
+	}
+	k := kind >> fastShift
+	out[0], out[1] = nil, nil
+	if k&1 != 0 {
+		out[0] = g
+	}
+	if k&2 != 0 {
+		out[1] = g
+	}
+	return out
+}
+
 // addSame holds the shared Add backwards, indexed by dtype (Float32, Float64)
-// and by which operands are tensors (1: a, 2: b, 3: both).
-var addSame = func() (tab [2][4]func(g *Tensor, _ []*Tensor) []*Tensor) {
-	for i, dt := range []DType{Float32, Float64} {
+// and by which operands are tensors (1: a, 2: b, 3: both), with their fast
+// kinds.
+var addSame, addSameKind = func() (tab [2][4]func(g *Tensor, _ []*Tensor) []*Tensor, kinds [2][4]uint8) {
+	for i := range 2 {
 		for k := 1; k < 4; k++ {
-			ga, gb := k&1 != 0, k&2 != 0
-			tab[i][k] = func(g *Tensor, _ []*Tensor) []*Tensor {
-				if g.DType() != dt {
-					g = g.To(dt)
-				}
-				var gx, gy *Tensor
-				if ga {
-					gx = g
-				}
-				if gb {
-					gy = g
-				}
-				return []*Tensor{gx, gy}
+			kind := fastAdd | uint8(k)<<fastShift
+			if i == 1 {
+				kind |= fastF64
+			}
+			kinds[i][k] = kind
+			tab[i][k] = func(g *Tensor, s []*Tensor) []*Tensor {
+				return fastBackward(kind, g, s, make([]*Tensor, 2))
 			}
 		}
 	}
-	return tab
+	return tab, kinds
 }()
 
 // addSameBackward returns the shared Add backward when every tensor operand
 // has out's shape and dtype, else nil.
-func addSameBackward(x, y *Tensor, out *tensor.Tensor) func(g *Tensor, _ []*Tensor) []*Tensor {
+func addSameBackward(x, y *Tensor, out *tensor.Tensor) (func(g *Tensor, _ []*Tensor) []*Tensor, uint8) {
 	var i int
 	switch out.DType() {
 	case Float32:
@@ -50,35 +86,28 @@ func addSameBackward(x, y *Tensor, out *tensor.Tensor) func(g *Tensor, _ []*Tens
 	case Float64:
 		i = 1
 	default:
-		return nil
+		return nil, 0
 	}
 	k := 0
 	if x != nil {
 		if !sameAsOut(x, out) {
-			return nil
+			return nil, 0
 		}
 		k |= 1
 	}
 	if y != nil {
 		if !sameAsOut(y, out) {
-			return nil
+			return nil, 0
 		}
 		k |= 2
 	}
-	return addSame[i][k]
+	return addSame[i][k], addSameKind[i][k]
 }
 
 // mulSameBackward is Mul's backward when both operands are tensors of the
 // output's shape and dtype. s[0] is b (saved when a requires grad), s[1] is a.
 func mulSameBackward(g *Tensor, s []*Tensor) []*Tensor {
-	var gx, gy *Tensor
-	if s[0] != nil {
-		gx = likeInput(Mul(g, s[0]), s[0])
-	}
-	if s[1] != nil {
-		gy = likeInput(Mul(g, s[1]), s[1])
-	}
-	return []*Tensor{gx, gy}
+	return fastBackward(fastMul, g, s, make([]*Tensor, 2))
 }
 
 // likeInput casts a gradient to the dtype of like, which has the input's shape
@@ -103,4 +132,12 @@ func untracked(out *tensor.Tensor, inputs ...*Tensor) *Tensor {
 		return nil
 	}
 	return record("", out, inputs, nil, nil)
+}
+
+// withFast marks the node of t, which record has just made, as of fast kind.
+func withFast(t *Tensor, kind uint8) *Tensor {
+	if t.gradFn != nil {
+		t.gradFn.fast = kind
+	}
+	return t
 }

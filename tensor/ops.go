@@ -141,6 +141,9 @@ func expandTo(t *Tensor, shape []int) *Tensor {
 // Binary applies a binary primitive with broadcasting and type promotion. Either
 // operand may be a *Tensor or a Go number (which takes the other operand's dtype).
 func Binary(op BinaryOp, a, b any) *Tensor {
+	if out := binarySmall(op, a, b); out != nil {
+		return out
+	}
 	name := op.String()
 	x, y := toOperand(name, a), toOperand(name, b)
 	dt := resolve(name, &x, &y)
