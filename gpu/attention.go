@@ -26,7 +26,7 @@ func attnDims(op string, q, k, v *tensor.Tensor) (bh, lq, lk, d int) {
 	if d > attnMaxD {
 		tensor.Panicf(op, tensor.ErrShape, "head dimension %d is larger than the kernel's maximum %d", d, attnMaxD)
 	}
-	return numel(qs[:r-2]), qs[r-2], ks[r-2], d
+	return tensor.NumelOf(qs[:r-2]), qs[r-2], ks[r-2], d
 }
 
 // dev returns a contiguous copy of t on b and its buffer.

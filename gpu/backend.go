@@ -157,24 +157,6 @@ func (b *Backend) FromSlice(data any) tensor.Buffer {
 	return buf
 }
 
-func numel(shape []int) int {
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
-	return n
-}
-
-func rowMajor(shape []int) []int {
-	st := make([]int, len(shape))
-	s := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		st[i] = s
-		s *= shape[i]
-	}
-	return st
-}
-
 func buffer(op string, v tensor.View) *Buffer {
 	buf, ok := v.Buf.(*Buffer)
 	if !ok {
@@ -230,7 +212,7 @@ func blocks(n, threads int) Dim3 {
 // elementwise launches kernel over dst's shape with the views' strides; the
 // arguments are n, meta, then the views' base pointers, then extra.
 func (b *Backend) elementwise(op, kernel string, dst tensor.View, views []tensor.View, extra ...any) {
-	n := numel(dst.Shape)
+	n := tensor.NumelOf(dst.Shape)
 	if n == 0 {
 		return
 	}
@@ -248,7 +230,7 @@ func (b *Backend) elementwise(op, kernel string, dst tensor.View, views []tensor
 
 // ToSlice copies the view, row-major, into a new Go slice.
 func (b *Backend) ToSlice(src tensor.View) any {
-	n := numel(src.Shape)
+	n := tensor.NumelOf(src.Shape)
 	dt := src.DType()
 	var out any
 	var p unsafe.Pointer
@@ -269,12 +251,12 @@ func (b *Backend) ToSlice(src tensor.View) any {
 	if n == 0 {
 		return out
 	}
-	if slices.Equal(src.Strides, rowMajor(src.Shape)) {
+	if slices.Equal(src.Strides, tensor.ContiguousStrides(src.Shape)) {
 		b.do(func() { check("ToSlice", b.drv.CopyDtoH(p, base("ToSlice", src), n*dt.Size())) })
 		return out
 	}
 	tmp := b.Alloc(dt, n).(*Buffer)
-	dst := tensor.View{Buf: tmp, Shape: src.Shape, Strides: rowMajor(src.Shape)}
+	dst := tensor.View{Buf: tmp, Shape: src.Shape, Strides: tensor.ContiguousStrides(src.Shape)}
 	b.Copy(dst, src)
 	b.do(func() { check("ToSlice", b.drv.CopyDtoH(p, tmp.ptr, n*dt.Size())) })
 	runtime.KeepAlive(tmp)
@@ -341,7 +323,7 @@ func (b *Backend) Reduce(op tensor.ReduceOp, dst, src tensor.View, dims []int) {
 	m := []int64{int64(len(oshape))}
 	m = append(append(append(append(m, oshape...), odst...), osrc...), int64(len(rshape)))
 	m = append(append(m, rshape...), rsrc...)
-	nout := numel(dst.Shape)
+	nout := tensor.NumelOf(dst.Shape)
 	nred := 1
 	for _, s := range rshape {
 		nred *= int(s)
@@ -373,8 +355,8 @@ func (b *Backend) MatMul(dst, a, bv tensor.View) {
 	}
 	r := len(dst.Shape)
 	m, n, k := dst.Shape[r-2], dst.Shape[r-1], a.Shape[r-1]
-	nb := numel(dst.Shape[:r-2])
-	if numel(dst.Shape) == 0 {
+	nb := tensor.NumelOf(dst.Shape[:r-2])
+	if tensor.NumelOf(dst.Shape) == 0 {
 		return
 	}
 	if k == 0 {
@@ -390,15 +372,15 @@ func (b *Backend) MatMul(dst, a, bv tensor.View) {
 				ac.ptr.Add(i*m*k*sz), bc.ptr.Add(i*k*n*sz), c.ptr.Add(i*m*n*sz)))
 		}
 	})
-	b.Copy(dst, tensor.View{Buf: c, Shape: dst.Shape, Strides: rowMajor(dst.Shape)})
+	b.Copy(dst, tensor.View{Buf: c, Shape: dst.Shape, Strides: tensor.ContiguousStrides(dst.Shape)})
 	runtime.KeepAlive(ac)
 	runtime.KeepAlive(bc)
 }
 
 // contiguous returns a row-major copy of v.
 func (b *Backend) contiguous(v tensor.View) *Buffer {
-	out := b.Alloc(v.DType(), numel(v.Shape)).(*Buffer)
-	b.Copy(tensor.View{Buf: out, Shape: v.Shape, Strides: rowMajor(v.Shape)}, v)
+	out := b.Alloc(v.DType(), tensor.NumelOf(v.Shape)).(*Buffer)
+	b.Copy(tensor.View{Buf: out, Shape: v.Shape, Strides: tensor.ContiguousStrides(v.Shape)}, v)
 	return out
 }
 
@@ -409,7 +391,7 @@ func (b *Backend) Gather(dst, src, index tensor.View, dim int) {
 
 // Scatter writes (or with accumulate adds) src into dst at index along dim.
 func (b *Backend) Scatter(dst, index, src tensor.View, dim int, accumulate bool) {
-	n := numel(index.Shape)
+	n := tensor.NumelOf(index.Shape)
 	if n == 0 {
 		return
 	}

@@ -196,3 +196,18 @@ func (n NotImplemented) Reduce(ReduceOp, View, View, []int)    { n.ni("Reduce") 
 func (n NotImplemented) MatMul(View, View, View)               { n.ni("MatMul") }
 func (n NotImplemented) Gather(View, View, View, int)          { n.ni("Gather") }
 func (n NotImplemented) Scatter(View, View, View, int, bool)   { n.ni("Scatter") }
+
+// NumelOf is the number of elements of a tensor of the given shape (1 for a
+// 0-d shape). With ContiguousStrides it is the layout arithmetic a backend
+// needs to lay out its own buffers.
+func NumelOf(shape []int) int {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
+// ContiguousStrides returns the row-major strides, in elements, of a dense
+// tensor of the given shape.
+func ContiguousStrides(shape []int) []int { return contiguousStrides(shape) }

@@ -111,24 +111,6 @@ var floatDTypes = []tensor.DType{tensor.Float32, tensor.Float64}
 
 // --- helpers ---
 
-func numel(shape []int) int {
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
-	return n
-}
-
-func rowMajor(shape []int) []int {
-	st := make([]int, len(shape))
-	s := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		st[i] = s
-		s *= shape[i]
-	}
-	return st
-}
-
 // typed converts float64 values to a Go slice of dt, with the conversions
 // the backends implement (truncation toward zero for Int64, != 0 for Bool).
 func typed(dt tensor.DType, vals []float64) any {
@@ -196,15 +178,15 @@ func buf(be tensor.Backend, dt tensor.DType, vals []float64) tensor.Buffer {
 
 // contig makes a contiguous view of a new buffer holding vals with shape.
 func contig(be tensor.Backend, dt tensor.DType, vals []float64, shape ...int) tensor.View {
-	if len(vals) != numel(shape) {
+	if len(vals) != tensor.NumelOf(shape) {
 		panic(fmt.Sprintf("tensortest: %d values for shape %v", len(vals), shape))
 	}
-	return tensor.View{Buf: buf(be, dt, vals), Shape: shape, Strides: rowMajor(shape)}
+	return tensor.View{Buf: buf(be, dt, vals), Shape: shape, Strides: tensor.ContiguousStrides(shape)}
 }
 
 // zeros makes a contiguous zeroed view from Alloc.
 func zeros(be tensor.Backend, dt tensor.DType, shape ...int) tensor.View {
-	return tensor.View{Buf: be.Alloc(dt, numel(shape)), Shape: shape, Strides: rowMajor(shape)}
+	return tensor.View{Buf: be.Alloc(dt, tensor.NumelOf(shape)), Shape: shape, Strides: tensor.ContiguousStrides(shape)}
 }
 
 // read returns the view's elements in row-major order as float64s, checking the
@@ -831,8 +813,8 @@ func reduceRef(op tensor.ReduceOp, vals []float64, shape, dims []int) []float64 
 	for _, d := range dims {
 		out[d], red[d] = 1, true
 	}
-	ostr := rowMajor(out)
-	res := make([]float64, numel(out))
+	ostr := tensor.ContiguousStrides(out)
+	res := make([]float64, tensor.NumelOf(out))
 	best := make([]float64, len(res))
 	seen := make([]bool, len(res))
 	idx := make([]int, len(shape))
@@ -1134,7 +1116,7 @@ func testMatMul(t *testing.T, be tensor.Backend) {
 // --- Gather ---
 
 func gatherRef(src []float64, sshape []int, index []float64, ishape []int, dim int) []float64 {
-	sstr, istr := rowMajor(sshape), rowMajor(ishape)
+	sstr, istr := tensor.ContiguousStrides(sshape), tensor.ContiguousStrides(ishape)
 	out := make([]float64, len(index))
 	for flat := range index {
 		off := 0
@@ -1206,7 +1188,7 @@ func testGather(t *testing.T, be tensor.Backend) {
 
 func scatterRef(dst []float64, dshape []int, index []float64, ishape []int, src []float64, dim int, acc bool) []float64 {
 	out := slices.Clone(dst)
-	dstr, istr := rowMajor(dshape), rowMajor(ishape)
+	dstr, istr := tensor.ContiguousStrides(dshape), tensor.ContiguousStrides(ishape)
 	for flat := range index {
 		off := 0
 		rem := flat
