@@ -47,12 +47,9 @@ func assignCommand(_ context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprint(stderr, assignUsage)
 		fs.PrintDefaults()
 	}
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err.Error()}
+	paths, help, err := parseArgs(fs, args)
+	if help || err != nil {
+		return err
 	}
 	if *outDir == "" {
 		return usageError{"-o DIR is required"}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,12 +55,9 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprint(stderr, autogradeUsage)
 		fs.PrintDefaults()
 	}
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err.Error()}
+	paths, help, err := parseArgs(fs, args)
+	if help || err != nil {
+		return err
 	}
 	switch {
 	case opt.Source == "":
@@ -144,12 +140,9 @@ func feedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprint(stderr, feedbackUsage)
 		fs.PrintDefaults()
 	}
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err.Error()}
+	paths, help, err := parseArgs(fs, args)
+	if help || err != nil {
+		return err
 	}
 	if *out == "" {
 		return usageError{"-o DIR is required"}

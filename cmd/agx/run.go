@@ -57,12 +57,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
 	}
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err.Error()}
+	paths, help, err := parseArgs(fs, args)
+	if help || err != nil {
+		return err
 	}
 	if opt.cellTimeout < 0 || opt.timeout < 0 {
 		return usageError{"time limits must not be negative"}
@@ -97,6 +94,20 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return errFailed
 	}
 	return nil
+}
+
+// parseArgs parses a subcommand's flags and positional arguments: -h has
+// printed the usage and ends the command successfully (help is true), and a
+// bad flag is a usageError.
+func parseArgs(fs *flag.FlagSet, args []string) (paths []string, help bool, err error) {
+	paths, err = parseInterspersed(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return nil, true, nil
+	case err != nil:
+		return nil, false, usageError{err.Error()}
+	}
+	return paths, false, nil
 }
 
 // parseInterspersed parses flags that may come before, between or after the
