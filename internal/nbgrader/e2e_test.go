@@ -33,23 +33,32 @@ g.Check("loops", 1, func(c *grade.C) { for { runtime.Gosched() } })
 g.Check("escapes", 1, func(c *grade.C) { c.Fail("<script>alert(1)</script>") })
 g.Done()`
 
-// TestEndToEnd runs a graded notebook through the real Go kernel the way agx
-// autograde will: the instructor's GELU solution, the student's stub for the
-// quiz, test cells restored from the source (hidden tests included) with a
-// nonce written into their source, a cell whose checks panic and loop, and a
-// student cell that forges a result.
-func TestEndToEnd(t *testing.T) {
+// needKernel skips t unless Jupyter and the Go kernel are available (and not
+// under -short), and returns a context bounding the test's kernel runs.
+func needKernel(t *testing.T, d time.Duration) (context.Context, context.CancelFunc) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("skipping: runs Jupyter (-short)")
 	}
 	if _, err := os.Stat(jupyter.DefaultPython); err != nil {
 		t.Skip("skipping: no " + jupyter.DefaultPython)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	if err := jupyter.CheckKernel(ctx, "", e2eKernel()); err != nil {
+		cancel()
 		t.Skipf("skipping: %v (install it with docker/scripts/install-kernel.sh, or set AGX_TEST_KERNEL)", err)
 	}
+	return ctx, cancel
+}
+
+// TestEndToEnd runs a graded notebook through the real Go kernel the way agx
+// autograde will: the instructor's GELU solution, the student's stub for the
+// quiz, test cells restored from the source (hidden tests included) with a
+// nonce written into their source, a cell whose checks panic and loop, and a
+// student cell that forges a result.
+func TestEndToEnd(t *testing.T) {
+	ctx, cancel := needKernel(t, 10*time.Minute)
+	defer cancel()
 
 	src, err := notebook.Read("testdata/gelu.ipynb")
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,17 +106,8 @@ func TestExerciseSources(t *testing.T) {
 // hidden tests removed) must run to the end, every test cell still reporting
 // its result, and score nothing.
 func TestExerciseNotebooks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping: runs Jupyter (-short)")
-	}
-	if _, err := os.Stat(jupyter.DefaultPython); err != nil {
-		t.Skip("skipping: no " + jupyter.DefaultPython)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := needKernel(t, 15*time.Minute)
 	defer cancel()
-	if err := jupyter.CheckKernel(ctx, "", e2eKernel()); err != nil {
-		t.Skipf("skipping: %v (install it with docker/scripts/install-kernel.sh, or set AGX_TEST_KERNEL)", err)
-	}
 	// The group returns when its parallel subtests are done, before cancel.
 	t.Run("run", func(t *testing.T) {
 		for name, src := range exerciseSources(t) {
