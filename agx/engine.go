@@ -91,7 +91,10 @@ type nodeState struct {
 	reach  bool // Grad: a capture point is this node or below it
 	buf    []*Tensor
 	one    [1]*Tensor // buf's backing array for a single-output node
-	caps   []*capture
+	// owned has bit i set when buf[i] is a sum the engine allocated itself
+	// (nothing else refers to it), so further gradients add into it in place.
+	owned uint64
+	caps  []*capture
 }
 
 // passScratch holds the discovery structures of a pass, reused across passes
@@ -318,10 +321,16 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 				st.buf = make([]*Tensor, n.nOut)
 			}
 		}
-		if st.buf[slot] == nil {
+		switch a := st.buf[slot]; {
+		case a == nil:
 			st.buf[slot] = g
-		} else {
-			st.buf[slot] = accumulate(st.buf[slot], g)
+		case slot < 64 && st.owned&(1<<slot) != 0 && canAddInPlace(a, g):
+			a.data.AddInPlace(g.data)
+		default:
+			st.buf[slot] = accumulate(a, g)
+			if slot < 64 && !st.buf[slot].RequiresGrad() {
+				st.owned |= 1 << slot
+			}
 		}
 	}
 	for i, e := range rootEdges {
@@ -440,6 +449,12 @@ func topoOrder(sc *passScratch, roots []Edge, states []nodeState) []int32 {
 	}
 	sc.ints = stack
 	return out
+}
+
+// canAddInPlace reports whether g can be added into the engine-owned sum a
+// without changing a's shape or dtype and without recording a graph.
+func canAddInPlace(a, g *Tensor) bool {
+	return !g.RequiresGrad() && a.DType() == g.DType() && slices.Equal(a.data.Shape(), g.data.Shape())
 }
 
 // accumulate sums two gradients flowing into the same slot.

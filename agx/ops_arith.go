@@ -231,7 +231,14 @@ func Div(a, b any) *Tensor {
 			if my.req {
 				// d(a/b)/db = a / -b² (= -a / b² exactly; negating b², which is
 				// the smaller operand when b is broadcast, saves a full pass)
-				gy = my.reduce(Mul(g, Div(orNumber(s[0], na), Mul(s[1], s[1]).Neg())))
+				xa, y := orNumber(s[0], na), s[1]
+				if y.Numel() < g.Numel() {
+					// b was broadcast: reduce g·a first, then divide the
+					// reduced (small) tensor, one full pass fewer.
+					gy = my.reduce(Mul(g, xa)).Div(Mul(y, y).Neg())
+				} else {
+					gy = my.reduce(Mul(g, Div(xa, Mul(y, y).Neg())))
+				}
 			}
 			return []*Tensor{gx, gy}
 		})

@@ -2,7 +2,6 @@ package agx
 
 import (
 	"math"
-	"slices"
 
 	"github.com/goagx/agx/tensor"
 )
@@ -106,10 +105,9 @@ func (t *Tensor) ClampMax(hi float64) *Tensor { return t.Clamp(math.Inf(-1), hi)
 func (t *Tensor) Sigmoid() *Tensor {
 	r := record("SigmoidBackward0", t.data.Sigmoid(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
-		if d := unaryGradInPlace(g, y); d != nil {
-			// g·(y·(1-y)) in one fresh tensor, the same products in the same order.
-			tensor.BinaryTo(d, tensor.OpSub, 1.0, y.data)
-			return []*Tensor{wrap(d.MulInPlace(y.data).MulInPlace(g.data))}
+		if !needsGrad(g, y) {
+			// one fused pass; the same products in the same order as below
+			return []*Tensor{wrap(tensor.SigmoidGrad(g.data, y.data))}
 		}
 		return []*Tensor{g.Mul(y.Mul(y.RSub(1)))}
 	})
@@ -121,11 +119,8 @@ func (t *Tensor) Sigmoid() *Tensor {
 func (t *Tensor) Tanh() *Tensor {
 	r := record("TanhBackward0", t.data.Tanh(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
-		if d := unaryGradInPlace(g, y); d != nil {
-			// g·(1-y·y) in one fresh tensor.
-			tensor.BinaryTo(d, tensor.OpMul, y.data, y.data)
-			tensor.BinaryTo(d, tensor.OpSub, 1.0, d)
-			return []*Tensor{wrap(d.MulInPlace(g.data))}
+		if !needsGrad(g, y) {
+			return []*Tensor{wrap(tensor.TanhGrad(g.data, y.data))}
 		}
 		return []*Tensor{g.Mul(y.Mul(y).RSub(1))}
 	})
@@ -221,16 +216,4 @@ func (t *Tensor) Contiguous() *Tensor {
 		return t
 	}
 	return t.Clone()
-}
-
-// unaryGradInPlace returns a fresh tensor shaped like the saved output y for
-// a backward formula to be computed in place, or nil when that formula must
-// be recorded (a graph is being built: g or y needs grad) or g and y differ
-// in shape or dtype. Computing on plain tensors saves the intermediate
-// results of the recorded formula (two full-size allocations per call).
-func unaryGradInPlace(g, y *Tensor) *tensor.Tensor {
-	if needsGrad(g, y) || g.DType() != y.DType() || !slices.Equal(g.data.Shape(), y.data.Shape()) {
-		return nil
-	}
-	return tensor.EmptyOn(y.data.Backend(), y.DType(), y.data.Shape()...)
 }

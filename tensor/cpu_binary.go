@@ -177,6 +177,9 @@ func compareKernel[T Num](op BinaryOp, d []bool, a, b []T, sh []int, st [][]int,
 		f = func(x, y T) bool { return x >= y }
 	}
 	forEachRow(sh, st, off, func(o []int, n int, in []int) {
+		if compareFast(op, d, a, b, o, n, in) {
+			return
+		}
 		for i, p, q, r := 0, o[0], o[1], o[2]; i < n; i, p, q, r = i+1, p+in[0], q+in[1], r+in[2] {
 			d[p] = f(a[q], b[r])
 		}
@@ -218,6 +221,9 @@ func (CPU) Where(dst, cond, a, b View) {
 
 func whereKernel[T Elem](d []T, c []bool, a, b []T, sh []int, st [][]int, off []int) {
 	forEachRow(sh, st, off, func(o []int, n int, in []int) {
+		if whereFast(d, c, a, b, o, n, in) {
+			return
+		}
 		for i, p, q, r, s := 0, o[0], o[1], o[2], o[3]; i < n; i, p, q, r, s = i+1, p+in[0], q+in[1], r+in[2], s+in[3] {
 			if c[q] {
 				d[p] = a[r]

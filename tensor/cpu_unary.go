@@ -169,12 +169,10 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 					}
 				}
 			case OpRelu:
+				// max keeps NaN and maps -0 to +0, as relu does; unlike
+				// an if, it compiles to no branch (signs are unpredictable).
 				for i, x := range ss {
-					if x > 0 || x != x {
-						dd[i] = x
-					} else {
-						dd[i] = 0
-					}
+					dd[i] = max(x, 0)
 				}
 			default:
 				for i, x := range ss {

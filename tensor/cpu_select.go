@@ -1,0 +1,167 @@
+package tensor
+
+import "unsafe"
+
+// Branch-free kernels for selections and comparisons.
+//
+// With data-dependent conditions (the sign of random activations, a ReLU
+// mask) a branch per element is mispredicted about half the time, which
+// costs more than the arithmetic. These loops turn the condition into a
+// bit mask (a Go bool is one byte holding 0 or 1) and select with integer
+// and/or, so the compiler emits no branch; the plain loops stay as the
+// general (strided, other dtype) path.
+
+// b2u is 0 or 1 for a bool without a branch.
+func b2u(c bool) uint64 { return uint64(*(*uint8)(unsafe.Pointer(&c))) }
+
+// selectBits writes d[i] = c[i] ? a[i] : b[i] over equal-length
+// contiguous slices of a 4- or 8-byte element type, as raw bits.
+func selectBits[U uint32 | uint64](d []U, c []bool, a, b []U) {
+	c, a, b = c[:len(d)], a[:len(d)], b[:len(d)]
+	for i := range d {
+		m := -U(b2u(c[i]))
+		d[i] = a[i]&m | b[i]&^m
+	}
+}
+
+// selectScalarBits writes d[i] = c[i] ? a[i] : y (or y : a[i] when swap)
+// over contiguous slices.
+func selectScalarBits[U uint32 | uint64](d []U, c []bool, a []U, y U, swap bool) {
+	c, a = c[:len(d)], a[:len(d)]
+	for i := range d {
+		m := -U(b2u(c[i]))
+		if swap {
+			m = ^m
+		}
+		d[i] = a[i]&m | y&^m
+	}
+}
+
+// asBits views a float32 or float64 slice as unsigned integers of the
+// same width; ok is false for other element types.
+func asBits32[T Elem](s []T) ([]uint32, bool) {
+	if f, ok := any(s).([]float32); ok {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(f))), len(f)), true
+	}
+	return nil, false
+}
+
+func asBits64[T Elem](s []T) ([]uint64, bool) {
+	switch f := any(s).(type) {
+	case []float64:
+		return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(f))), len(f)), true
+	case []int64:
+		return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(f))), len(f)), true
+	}
+	return nil, false
+}
+
+// whereFast handles the contiguous cases of whereKernel for 4- and 8-byte
+// element types: every operand dense, or one of a and b a broadcast scalar
+// (inner stride 0). It reports whether it wrote the row.
+func whereFast[T Elem](d []T, c []bool, a, b []T, o []int, n int, in []int) bool {
+	if in[0] != 1 || in[1] != 1 {
+		return false
+	}
+	dd, cc := d[o[0]:o[0]+n], c[o[1]:o[1]+n]
+	if d32, ok := asBits32(dd); ok {
+		a32, _ := asBits32(a)
+		b32, _ := asBits32(b)
+		return selectRow(d32, cc, a32, b32, o, n, in)
+	}
+	if d64, ok := asBits64(dd); ok {
+		a64, _ := asBits64(a)
+		b64, _ := asBits64(b)
+		return selectRow(d64, cc, a64, b64, o, n, in)
+	}
+	return false
+}
+
+func selectRow[U uint32 | uint64](d []U, c []bool, a, b []U, o []int, n int, in []int) bool {
+	switch {
+	case in[2] == 1 && in[3] == 1:
+		selectBits(d, c, a[o[2]:o[2]+n], b[o[3]:o[3]+n])
+	case in[2] == 1 && in[3] == 0:
+		selectScalarBits(d, c, a[o[2]:o[2]+n], b[o[3]], false)
+	case in[2] == 0 && in[3] == 1:
+		selectScalarBits(d, c, b[o[3]:o[3]+n], a[o[2]], true)
+	default:
+		return false
+	}
+	return true
+}
+
+// compareFast handles the contiguous vector-vector and vector-scalar cases
+// of compareKernel without an indirect call per element. It reports
+// whether it wrote the row.
+func compareFast[T Num](op BinaryOp, d []bool, a, b []T, o []int, n int, in []int) bool {
+	if in[0] != 1 || in[1] != 1 {
+		return false
+	}
+	dd, aa := d[o[0]:o[0]+n], a[o[1]:o[1]+n]
+	switch in[2] {
+	case 1:
+		bb := b[o[2] : o[2]+n]
+		switch op {
+		case OpEq:
+			for i := range dd {
+				dd[i] = aa[i] == bb[i]
+			}
+		case OpNe:
+			for i := range dd {
+				dd[i] = aa[i] != bb[i]
+			}
+		case OpLt:
+			for i := range dd {
+				dd[i] = aa[i] < bb[i]
+			}
+		case OpLe:
+			for i := range dd {
+				dd[i] = aa[i] <= bb[i]
+			}
+		case OpGt:
+			for i := range dd {
+				dd[i] = aa[i] > bb[i]
+			}
+		case OpGe:
+			for i := range dd {
+				dd[i] = aa[i] >= bb[i]
+			}
+		default:
+			return false
+		}
+	case 0:
+		y := b[o[2]]
+		switch op {
+		case OpEq:
+			for i, x := range aa {
+				dd[i] = x == y
+			}
+		case OpNe:
+			for i, x := range aa {
+				dd[i] = x != y
+			}
+		case OpLt:
+			for i, x := range aa {
+				dd[i] = x < y
+			}
+		case OpLe:
+			for i, x := range aa {
+				dd[i] = x <= y
+			}
+		case OpGt:
+			for i, x := range aa {
+				dd[i] = x > y
+			}
+		case OpGe:
+			for i, x := range aa {
+				dd[i] = x >= y
+			}
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	return true
+}

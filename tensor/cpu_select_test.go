@@ -1,0 +1,135 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// selectCase builds n values of T with NaN, ±0 and ±Inf mixed in, and a
+// random mask.
+func selectValues[T Num](r *rand.Rand, n int) []T {
+	v := make([]T, n)
+	special := []float64{math.NaN(), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1)}
+	for i := range v {
+		x := r.NormFloat64() * 3
+		if _, isInt := any(T(0)).(int64); !isInt && r.IntN(8) == 0 {
+			x = special[r.IntN(len(special))]
+		}
+		v[i] = T(x)
+	}
+	return v
+}
+
+func sameBits[T Num](x, y T) bool {
+	switch a := any(x).(type) {
+	case float32:
+		return math.Float32bits(a) == math.Float32bits(any(y).(float32))
+	case float64:
+		return math.Float64bits(a) == math.Float64bits(any(y).(float64))
+	}
+	return x == y
+}
+
+// TestWhereCompareFast checks the branch-free Where and comparison loops
+// against per-element references: dense operands and broadcast scalars on
+// either side, every length up to 70 (so every tail), offsets into larger
+// buffers, and special values.
+func TestWhereCompareFast(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { testWhereCompareFast[float32](t) })
+	t.Run("float64", func(t *testing.T) { testWhereCompareFast[float64](t) })
+	t.Run("int64", func(t *testing.T) { testWhereCompareFast[int64](t) })
+}
+
+func testWhereCompareFast[T Num](t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	cmp := map[string]func(x, y T) bool{
+		"Eq": func(x, y T) bool { return x == y }, "Ne": func(x, y T) bool { return x != y },
+		"Lt": func(x, y T) bool { return x < y }, "Le": func(x, y T) bool { return x <= y },
+		"Gt": func(x, y T) bool { return x > y }, "Ge": func(x, y T) bool { return x >= y },
+	}
+	for n := 0; n <= 70; n++ {
+		a := FromSlice(selectValues[T](r, n+3)).Narrow(0, 2, n) // offset view
+		b := FromSlice(selectValues[T](r, n))
+		s := FromSlice(selectValues[T](r, 1)).Reshape()
+		av, bv, sv := ToSlice[T](a), ToSlice[T](b), ToSlice[T](s)[0]
+		for name, f := range cmp {
+			for _, tc := range []struct {
+				kind string
+				got  *Tensor
+				ref  func(i int) bool
+			}{
+				{"vv", Binary(cmpOp(name), a, b), func(i int) bool { return f(av[i], bv[i]) }},
+				{"vs", Binary(cmpOp(name), a, s), func(i int) bool { return f(av[i], sv) }},
+			} {
+				got := ToSlice[bool](tc.got)
+				for i := range got {
+					if got[i] != tc.ref(i) {
+						t.Fatalf("n=%d %s %s [%d]: %v %v -> %v", n, name, tc.kind, i, av[i], bv[i], got[i])
+					}
+				}
+			}
+		}
+		cond := a.Gt(0)
+		cv := ToSlice[bool](cond)
+		for _, tc := range []struct {
+			kind string
+			got  *Tensor
+			ref  func(i int) T
+		}{
+			{"vv", Where(cond, a, b), func(i int) T { return pick(cv[i], av[i], bv[i]) }},
+			{"vs", Where(cond, a, s), func(i int) T { return pick(cv[i], av[i], sv) }},
+			{"sv", Where(cond, s, b), func(i int) T { return pick(cv[i], sv, bv[i]) }},
+		} {
+			got := ToSlice[T](tc.got)
+			for i := range got {
+				if want := tc.ref(i); !sameBits(got[i], want) {
+					t.Fatalf("n=%d Where %s [%d] = %v, want %v", n, tc.kind, i, got[i], want)
+				}
+			}
+		}
+	}
+}
+
+func pick[T any](c bool, a, b T) T {
+	if c {
+		return a
+	}
+	return b
+}
+
+func cmpOp(name string) BinaryOp {
+	switch name {
+	case "Eq":
+		return OpEq
+	case "Ne":
+		return OpNe
+	case "Lt":
+		return OpLt
+	case "Le":
+		return OpLe
+	case "Gt":
+		return OpGt
+	case "Ge":
+		return OpGe
+	}
+	panic(fmt.Sprint("unknown comparison ", name))
+}
+
+// TestReluSpecialValues pins Relu on the values where max(x, 0) and a
+// branch could differ: NaN stays NaN, -0 becomes +0, -Inf 0, +Inf +Inf.
+func TestReluSpecialValues(t *testing.T) {
+	in := []float64{math.NaN(), math.Copysign(0, -1), 0, math.Inf(-1), math.Inf(1), -2.5, 2.5}
+	want := []float64{math.NaN(), 0, 0, 0, math.Inf(1), 0, 2.5}
+	for _, dt := range []DType{Float32, Float64} {
+		t.Run(dt.String(), func(t *testing.T) {
+			got := FromSlice(in).To(dt).Relu().Float64s()
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+					t.Errorf("Relu(%v) = %v, want %v", in[i], got[i], want[i])
+				}
+			}
+		})
+	}
+}
