@@ -14,7 +14,11 @@
 // the packed A block in L2. Packing absorbs the transposes (each operand is
 // read along its rows whatever its layout) and zero-pads ragged edges, so the
 // kernels see only full tiles; a tile that overhangs C is computed into a
-// scratch tile and its valid part added. Packing buffers are 64-byte aligned
+// scratch tile and its valid part added. On CPUs with AVX-512 the packing is
+// assembly too (generated with the kernels): an operand read across its
+// rows is transposed in registers a 16×16 (float64 8×8) block at a time,
+// and one read along its rows is copied with masked vector loads and stores,
+// which also write the zero padding. Packing buffers are 64-byte aligned
 // and reused through a sync.Pool. With beta == 0 the first k block stores its
 // product without reading C. Products of at least 2²¹ multiply-adds are cut
 // into GOMAXPROCS stripes of whole tiles (along the larger of m and n), each

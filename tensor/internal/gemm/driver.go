@@ -210,6 +210,9 @@ func packB[T float32 | float64](kn *kernel[T], pr problem[T], dst []T, pc, kcb, 
 // where the n ≤ w values of step p are contiguous at src[p*ld:]; the other
 // w-n values of each step are zero.
 func packContig[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	if packContigAsm(dst, src, ld, n, w, kcb, alpha) {
+		return
+	}
 	for p := 0; p < kcb; p++ {
 		d := dst[p*w : p*w+w]
 		s := src[p*ld : p*ld+n]
@@ -230,6 +233,9 @@ func packContig[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
 // all n rows stay in L1 until they are used up (rows whose stride is a
 // multiple of 4 KiB share one L1 set), and the other w-n values are zero.
 func packStrided[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	if packStridedAsm(dst, src, ld, n, w, kcb, alpha) {
+		return
+	}
 	const block = 16
 	for p0 := 0; p0 < kcb; p0 += block {
 		packStridedBlock(dst[p0*w:], src[p0:], ld, n, w, min(block, kcb-p0), alpha)

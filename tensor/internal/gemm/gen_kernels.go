@@ -60,6 +60,10 @@ func main() {
 		emit(&w, s, false)
 		emit(&w, s, true)
 	}
+	emitPackT(&w, 4)
+	emitPackT(&w, 8)
+	emitPackN(&w, 4)
+	emitPackN(&w, 8)
 	if err := os.WriteFile("kernel_amd64.s", w.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -159,6 +163,206 @@ func emit(w *bytes.Buffer, s spec, set bool) {
 			fmt.Fprintln(w, "\tADDQ R8, DX")
 		}
 	}
+	fmt.Fprintln(w, "\tVZEROUPPER")
+	fmt.Fprintln(w, "\tRET")
+}
+
+// regs hands out the vector registers Z0..Z30 (Z31 holds alpha) to the
+// stages of the in-register transpose of emitPackT.
+type regs struct{ free []int }
+
+func (r *regs) get() int {
+	x := r.free[0]
+	r.free = r.free[1:]
+	return x
+}
+
+func (r *regs) put(xs ...int) { r.free = append(r.free, xs...) }
+
+// emitPackT writes packTF32AVX512 or packTF64AVX512 (elem 4 or 8 bytes):
+//
+//	func packT(dst, src *T, ld, w, rows, steps int, mask uint64, alpha T)
+//
+// It transposes rows ≤ L rows of src (row stride ld elements), steps values
+// each, into dst: dst[p*w+i] = alpha·src[i*ld+p], L = 64/elem lanes per
+// step, of which the lanes set in mask are stored. Lanes rows..L-1 are
+// stored as zeros. It works on blocks of L steps: L rows are loaded (masked
+// for the last block, zero for rows past rows), transposed in registers
+// with unpack and 128-bit lane shuffles, and stored one step at a time.
+func emitPackT(w *bytes.Buffer, elem int) {
+	L := 64 / elem
+	name, sfx, shuf := "packTF32AVX512", "PS", "VSHUFF32X4"
+	if elem == 8 {
+		name, sfx, shuf = "packTF64AVX512", "PD", "VSHUFF64X2"
+	}
+	shift := 2
+	if elem == 8 {
+		shift = 3
+	}
+	z := func(i int) string { return fmt.Sprintf("Z%d", i) }
+	op := func(ins string, dst, src1, src2 int) {
+		// Go assembler order: sources right to left, then the destination.
+		fmt.Fprintf(w, "\t%s %s, %s, %s\n", ins, z(src2), z(src1), z(dst))
+	}
+	sh := func(imm, dst, src1, src2 int) {
+		fmt.Fprintf(w, "\t%s $0x%02x, %s, %s, %s\n", shuf, imm, z(src2), z(src1), z(dst))
+	}
+	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, rows, steps int, mask uint64, alpha float%d)\n", name, elem*8, elem*8)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 56+elem)
+	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
+	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
+	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
+	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
+	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
+	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+	fmt.Fprintln(w, "\tMOVQ rows+32(FP), R10")
+	fmt.Fprintln(w, "\tMOVQ steps+40(FP), BX")
+	fmt.Fprintln(w, "\tMOVQ mask+48(FP), AX")
+	fmt.Fprintln(w, "\tKMOVW AX, K2")
+	fmt.Fprintf(w, "\tVBROADCASTS%c alpha+56(FP), Z31\n", sfx[1])
+	fmt.Fprintln(w, "\tTESTQ BX, BX")
+	fmt.Fprintf(w, "\tJLE %s_done\n", name)
+	fmt.Fprintf(w, "%s_block:\n", name)
+	// CX = min(L, steps left); K1 selects that many values of each row.
+	fmt.Fprintf(w, "\tMOVQ $%d, CX\n", L)
+	fmt.Fprintln(w, "\tCMPQ BX, CX")
+	fmt.Fprintln(w, "\tCMOVQLT BX, CX")
+	fmt.Fprintln(w, "\tMOVQ $1, AX")
+	fmt.Fprintln(w, "\tSHLQ CX, AX")
+	fmt.Fprintln(w, "\tDECQ AX")
+	fmt.Fprintln(w, "\tKMOVW AX, K1")
+	for i := 0; i < L; i++ {
+		fmt.Fprintf(w, "\tVPXORQ %s, %s, %s\n", z(i), z(i), z(i))
+	}
+	fmt.Fprintln(w, "\tMOVQ SI, R11")
+	fmt.Fprintln(w, "\tMOVQ R10, R12")
+	for i := 0; i < L; i++ {
+		fmt.Fprintln(w, "\tTESTQ R12, R12")
+		fmt.Fprintf(w, "\tJEQ %s_loaded\n", name)
+		fmt.Fprintf(w, "\tVMUL%s.Z (R11), Z31, K1, %s\n", sfx, z(i))
+		if i < L-1 {
+			fmt.Fprintln(w, "\tADDQ R8, R11")
+			fmt.Fprintln(w, "\tDECQ R12")
+		}
+	}
+	fmt.Fprintf(w, "%s_loaded:\n", name)
+	r := &regs{}
+	for i := L; i < 31; i++ {
+		r.free = append(r.free, i)
+	}
+	// x[q][c] holds, in 128-bit lane l, rows of group q (of 4 rows for
+	// float32, 2 for float64) at column c + l·(columns per lane).
+	var x [4][4]int
+	if elem == 4 {
+		var a, b [8]int
+		for j := 0; j < 8; j++ {
+			a[j], b[j] = r.get(), r.get()
+			op("VUNPCKLPS", a[j], 2*j, 2*j+1)
+			op("VUNPCKHPS", b[j], 2*j, 2*j+1)
+			r.put(2*j, 2*j+1)
+		}
+		for q := 0; q < 4; q++ {
+			for c, src := range [][2]int{{a[2*q], a[2*q+1]}, {a[2*q], a[2*q+1]}, {b[2*q], b[2*q+1]}, {b[2*q], b[2*q+1]}} {
+				x[q][c] = r.get()
+				ins := "VUNPCKLPD"
+				if c%2 == 1 {
+					ins = "VUNPCKHPD"
+				}
+				op(ins, x[q][c], src[0], src[1])
+				if c%2 == 1 {
+					r.put(src[0], src[1])
+				}
+			}
+		}
+	} else {
+		for q := 0; q < 4; q++ {
+			x[q][0], x[q][1] = r.get(), r.get()
+			op("VUNPCKLPD", x[q][0], 2*q, 2*q+1)
+			op("VUNPCKHPD", x[q][1], 2*q, 2*q+1)
+			r.put(2*q, 2*q+1)
+		}
+	}
+	// Per c, a 4×4 transpose of 128-bit lanes across x[0..3][c] gives the
+	// steps c, c+cpl, c+2·cpl, c+3·cpl (cpl columns per lane).
+	cpl := 16 / elem
+	out := make([]int, L)
+	for c := 0; c < cpl; c++ {
+		y0, y1 := r.get(), r.get()
+		sh(0x44, y0, x[0][c], x[1][c])
+		sh(0xee, y1, x[0][c], x[1][c])
+		r.put(x[0][c], x[1][c])
+		y2, y3 := r.get(), r.get()
+		sh(0x44, y2, x[2][c], x[3][c])
+		sh(0xee, y3, x[2][c], x[3][c])
+		r.put(x[2][c], x[3][c])
+		for l, s := range [][3]int{{0x88, y0, y2}, {0xdd, y0, y2}, {0x88, y1, y3}, {0xdd, y1, y3}} {
+			out[c+l*cpl] = r.get()
+			sh(s[0], out[c+l*cpl], s[1], s[2])
+		}
+		r.put(y0, y1, y2, y3)
+	}
+	for p := 0; p < L; p++ {
+		fmt.Fprintf(w, "\tVMOVUP%c %s, K2, (DI)\n", sfx[1], z(out[p]))
+		fmt.Fprintln(w, "\tADDQ R9, DI")
+		if p < L-1 {
+			fmt.Fprintln(w, "\tDECQ CX")
+			fmt.Fprintf(w, "\tJEQ %s_next\n", name)
+		}
+	}
+	fmt.Fprintf(w, "%s_next:\n", name)
+	fmt.Fprintln(w, "\tADDQ $64, SI")
+	fmt.Fprintf(w, "\tSUBQ $%d, BX\n", L)
+	fmt.Fprintf(w, "\tJGT %s_block\n", name)
+	fmt.Fprintf(w, "%s_done:\n", name)
+	fmt.Fprintln(w, "\tVZEROUPPER")
+	fmt.Fprintln(w, "\tRET")
+}
+
+// emitPackN writes packNF32AVX512 or packNF64AVX512:
+//
+//	func packN(dst, src *T, ld, w, steps int, load, store uint64, alpha T)
+//
+// For each of steps steps it copies alpha times the values of src selected
+// by load (two vectors: bits 0..L-1 the first, L..2L-1 the second) into
+// the lanes of dst selected by store, zeroing the stored lanes that load
+// leaves out; src and dst advance by ld and w elements per step.
+func emitPackN(w *bytes.Buffer, elem int) {
+	L := 64 / elem
+	name, sfx := "packNF32AVX512", "PS"
+	shift := 2
+	if elem == 8 {
+		name, sfx, shift = "packNF64AVX512", "PD", 3
+	}
+	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, steps int, load, store uint64, alpha float%d)\n", name, elem*8, elem*8)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 56+elem)
+	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
+	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
+	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
+	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
+	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
+	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+	fmt.Fprintln(w, "\tMOVQ steps+32(FP), BX")
+	fmt.Fprintln(w, "\tMOVQ load+40(FP), AX")
+	fmt.Fprintln(w, "\tKMOVW AX, K1")
+	fmt.Fprintf(w, "\tSHRQ $%d, AX\n", L)
+	fmt.Fprintln(w, "\tKMOVW AX, K2")
+	fmt.Fprintln(w, "\tMOVQ store+48(FP), AX")
+	fmt.Fprintln(w, "\tKMOVW AX, K3")
+	fmt.Fprintf(w, "\tSHRQ $%d, AX\n", L)
+	fmt.Fprintln(w, "\tKMOVW AX, K4")
+	fmt.Fprintf(w, "\tVBROADCASTS%c alpha+56(FP), Z31\n", sfx[1])
+	fmt.Fprintln(w, "\tTESTQ BX, BX")
+	fmt.Fprintf(w, "\tJLE %s_done\n", name)
+	fmt.Fprintf(w, "%s_loop:\n", name)
+	fmt.Fprintf(w, "\tVMUL%s.Z (SI), Z31, K1, Z0\n", sfx)
+	fmt.Fprintf(w, "\tVMUL%s.Z 64(SI), Z31, K2, Z1\n", sfx)
+	fmt.Fprintf(w, "\tVMOVUP%c Z0, K3, (DI)\n", sfx[1])
+	fmt.Fprintf(w, "\tVMOVUP%c Z1, K4, 64(DI)\n", sfx[1])
+	fmt.Fprintln(w, "\tADDQ R8, SI")
+	fmt.Fprintln(w, "\tADDQ R9, DI")
+	fmt.Fprintln(w, "\tDECQ BX")
+	fmt.Fprintf(w, "\tJNE %s_loop\n", name)
+	fmt.Fprintf(w, "%s_done:\n", name)
 	fmt.Fprintln(w, "\tVZEROUPPER")
 	fmt.Fprintln(w, "\tRET")
 }
