@@ -13,8 +13,10 @@
 // over B panels, ir over A panels), so that the B micro-panel stays in L1 and
 // the packed A block in L2. Packing absorbs the transposes (each operand is
 // read along its rows whatever its layout) and zero-pads ragged edges, so the
-// kernels see only full tiles; a tile that overhangs C is computed into a
-// scratch tile and its valid part added. On CPUs with AVX-512 the packing is
+// kernels see only full tiles. A tile that overhangs C goes, with AVX-512,
+// to an edge kernel that computes only its rows (one generated kernel per
+// row count) and stores only its columns (masked stores); the AVX2 kernels
+// compute it into a scratch tile whose valid part is then added. On CPUs with AVX-512 the packing is
 // assembly too (generated with the kernels): an operand read across its
 // rows is transposed in registers a 16×16 (float64 8×8) block at a time,
 // and one read along its rows is copied with masked vector loads and stores,

@@ -3,6 +3,7 @@ package gemm
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -18,6 +19,16 @@ type kernel[T float32 | float64] struct {
 	fn func(k int, a, b, c *T, ldc int)
 	// set is fn storing the product into C instead of adding it (C is not read).
 	set func(k int, a, b, c *T, ldc int)
+	// edge, when not nil, holds at index r (1..mr) the kernels for tiles
+	// that overhang C: they compute the first r rows and store the first
+	// cols columns only. Without it such tiles go through a scratch tile.
+	edge []edgeKernel[T]
+}
+
+// edgeKernel is a kernel pair (adding, storing) for the first rows of a
+// tile, whose last argument is the number of columns of C to update.
+type edgeKernel[T float32 | float64] struct {
+	fn, set func(k int, a, b, c *T, ldc, cols int)
 }
 
 // problem is one C = alpha·op(A)·op(B) + C update (beta already applied).
@@ -98,15 +109,27 @@ func gemm[T float32 | float64](kn *kernel[T], p problem[T], beta T) {
 			parts = append(parts, q)
 		}
 	}
+	// The stripes are claimed in order by whichever goroutine is free: the
+	// caller starts on the first at once, and takes the others too when the
+	// helpers it starts are slow to be scheduled (a busy machine), so that
+	// it never waits for a helper that has not begun.
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for _, q := range parts[1:] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			serial(kn, q)
-		}()
+	wg.Add(len(parts))
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(parts) {
+				return
+			}
+			serial(kn, parts[i])
+			wg.Done()
+		}
 	}
-	serial(kn, parts[0])
+	for range min(w, len(parts)) - 1 {
+		go work()
+	}
+	work()
 	wg.Wait()
 }
 
@@ -125,7 +148,8 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 	mc := min(kn.mc, roundUp(p.m, mr))
 	bufA := getBuf[T](mc*kc + mr*nr)
 	bufB := getBuf[T](nc * kc)
-	// Edge tiles are computed into tile, then the valid part is added into C.
+	// Without edge kernels, edge tiles are computed into tile, then the
+	// valid part is added into C.
 	tile := bufA.s[mc*kc : mc*kc+mr*nr]
 	for jc := 0; jc < p.n; jc += nc {
 		ncb := min(nc, p.n-jc)
@@ -149,6 +173,14 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 						ci := (ic+ir)*p.ldc + jc + jr
 						if mrb == mr && nrb == nr {
 							fn(kcb, ap, bp, &p.c[ci], p.ldc)
+							continue
+						}
+						if kn.edge != nil {
+							e := kn.edge[mrb].fn
+							if set {
+								e = kn.edge[mrb].set
+							}
+							e(kcb, ap, bp, &p.c[ci], p.ldc, nrb)
 							continue
 						}
 						kn.set(kcb, ap, bp, &tile[0], nr)

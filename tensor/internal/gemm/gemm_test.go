@@ -15,7 +15,8 @@ import (
 
 // testKernels lists the kernels this CPU runs, each also with tiny cache
 // blocks so that every level of the loop nest (several jc, pc and ic
-// blocks, partial blocks) is exercised on small matrices.
+// blocks, partial blocks) is exercised on small matrices, and, for kernels
+// with edge kernels, without them.
 func testKernels[T float32 | float64](ks []*kernel[T]) []*kernel[T] {
 	var out []*kernel[T]
 	for i, ok := range available() {
@@ -27,6 +28,13 @@ func testKernels[T float32 | float64](ks []*kernel[T]) []*kernel[T] {
 		small.name += "-smallblocks"
 		small.mc, small.kc, small.nc = 2*k.mr, 5, 2*k.nr
 		out = append(out, k, &small)
+		if k.edge != nil {
+			// The scratch-tile path that kernels without edge kernels take.
+			noEdge := *k
+			noEdge.name += "-noedge"
+			noEdge.edge = nil
+			out = append(out, &noEdge)
+		}
 	}
 	return out
 }

@@ -46,12 +46,12 @@ func packNF64AVX512(dst, src *float64, ld, w, steps int, load, store uint64, alp
 
 var (
 	kernelsF32 = []*kernel[float32]{
-		{name: "avx512-14x32", mr: 14, nr: 32, mc: 238, kc: 256, nc: 3072, fn: kernF32x14x32AVX512, set: kernF32x14x32AVX512Set},
+		{name: "avx512-14x32", mr: 14, nr: 32, mc: 238, kc: 256, nc: 3072, fn: kernF32x14x32AVX512, set: kernF32x14x32AVX512Set, edge: edgeF32x14x32AVX512},
 		{name: "avx2-6x16", mr: 6, nr: 16, mc: 240, kc: 256, nc: 3072, fn: kernF32x6x16AVX2, set: kernF32x6x16AVX2Set},
 		genericF32,
 	}
 	kernelsF64 = []*kernel[float64]{
-		{name: "avx512-14x16", mr: 14, nr: 16, mc: 238, kc: 256, nc: 3072, fn: kernF64x14x16AVX512, set: kernF64x14x16AVX512Set},
+		{name: "avx512-14x16", mr: 14, nr: 16, mc: 238, kc: 256, nc: 3072, fn: kernF64x14x16AVX512, set: kernF64x14x16AVX512Set, edge: edgeF64x14x16AVX512},
 		{name: "avx2-6x8", mr: 6, nr: 8, mc: 240, kc: 256, nc: 3072, fn: kernF64x6x8AVX2, set: kernF64x6x8AVX2Set},
 		genericF64,
 	}
