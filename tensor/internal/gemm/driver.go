@@ -146,16 +146,19 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 	kc := min(kn.kc, p.k)
 	nc := min(kn.nc, roundUp(p.n, nr))
 	mc := min(kn.mc, roundUp(p.m, mr))
-	bufA := getBuf[T](mc*kc + mr*nr)
-	bufB := getBuf[T](nc * kc)
+	// One pooled buffer holds the packed A block, the scratch tile and the
+	// packed B block (from a 64-byte boundary).
+	sizeA := roundUp(mc*kc+mr*nr, 16)
+	buf := getBuf[T](sizeA + nc*kc)
+	bufA, bufB := buf.s[:sizeA], buf.s[sizeA:]
 	// Without edge kernels, edge tiles are computed into tile, then the
 	// valid part is added into C.
-	tile := bufA.s[mc*kc : mc*kc+mr*nr]
+	tile := bufA[mc*kc : mc*kc+mr*nr]
 	for jc := 0; jc < p.n; jc += nc {
 		ncb := min(nc, p.n-jc)
 		for pc := 0; pc < p.k; pc += kc {
 			kcb := min(kc, p.k-pc)
-			packB(kn, p, bufB.s, pc, kcb, jc, ncb)
+			packB(kn, p, bufB, pc, kcb, jc, ncb)
 			fn := kn.fn
 			set := pc == 0 && p.overwrite
 			if set {
@@ -163,12 +166,12 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 			}
 			for ic := 0; ic < p.m; ic += mc {
 				mcb := min(mc, p.m-ic)
-				packA(kn, p, bufA.s, ic, mcb, pc, kcb)
+				packA(kn, p, bufA, ic, mcb, pc, kcb)
 				for jr := 0; jr < ncb; jr += nr {
-					bp := &bufB.s[jr*kcb]
+					bp := &bufB[jr*kcb]
 					nrb := min(nr, ncb-jr)
 					for ir := 0; ir < mcb; ir += mr {
-						ap := &bufA.s[ir*kcb]
+						ap := &bufA[ir*kcb]
 						mrb := min(mr, mcb-ir)
 						ci := (ic+ir)*p.ldc + jc + jr
 						if mrb == mr && nrb == nr {
@@ -200,8 +203,7 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 			}
 		}
 	}
-	putBuf(bufA)
-	putBuf(bufB)
+	putBuf(buf)
 }
 
 // packA copies alpha·op(A)[ic:ic+mcb, pc:pc+kcb] into dst as mr-tall
@@ -332,36 +334,93 @@ type buf[T float32 | float64] struct {
 	s   []T
 }
 
-var pools [2]sync.Pool // float32, float64 packing buffers (*buf)
+// Packing buffers are kept for reuse in a small stash per element type,
+// which, unlike a sync.Pool, the garbage collector does not empty: the
+// workloads allocate fast enough to collect several times a second, and a
+// fresh buffer costs its zeroing. Buffers larger than stashMax bytes, or
+// beyond stashLen of them, go to a sync.Pool instead.
+const (
+	stashLen = 4
+	stashMax = 4 << 20
+)
 
-func poolFor[T float32 | float64]() *sync.Pool {
-	var z T
-	if unsafe.Sizeof(z) == 4 {
-		return &pools[0]
-	}
-	return &pools[1]
+type stash struct {
+	mu   sync.Mutex
+	bufs []any // *buf[T]
+	pool sync.Pool
 }
 
-// getBuf returns a buffer of at least n elements, reusing a pooled one when
+var stashes [2]stash // float32, float64
+
+func stashFor[T float32 | float64]() *stash {
+	var z T
+	if unsafe.Sizeof(z) == 4 {
+		return &stashes[0]
+	}
+	return &stashes[1]
+}
+
+// getBuf returns a buffer of at least n elements, reusing a kept one when
 // it is large enough.
 func getBuf[T float32 | float64](n int) *buf[T] {
-	if b, ok := poolFor[T]().Get().(*buf[T]); ok && len(b.s) >= n {
-		b.s = b.s[:n]
-		return b
+	st := stashFor[T]()
+	st.mu.Lock()
+	for i := len(st.bufs) - 1; i >= 0; i-- {
+		if b := st.bufs[i].(*buf[T]); len(b.s) >= n {
+			st.bufs = append(st.bufs[:i], st.bufs[i+1:]...)
+			st.mu.Unlock()
+			b.s = b.s[:n]
+			return b
+		}
+	}
+	st.mu.Unlock()
+	if b, ok := st.pool.Get().(*buf[T]); ok {
+		if len(b.s) >= n {
+			b.s = b.s[:n]
+			return b
+		}
+		st.pool.Put(b)
 	}
 	var z T
 	extra := 64 / int(unsafe.Sizeof(z))
-	raw := make([]T, n+extra)
+	// Round up to a power of two, so that products of similar sizes reuse
+	// the buffer.
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	raw := make([]T, size+extra)
 	off := 0
 	for uintptr(unsafe.Pointer(&raw[off]))%64 != 0 {
 		off++
 	}
-	return &buf[T]{raw: raw, s: raw[off : off+n]}
+	return &buf[T]{raw: raw, s: raw[off : off+size][:n]}
 }
 
+// putBuf gives b back for reuse. A full stash swaps out its smallest
+// buffer for b when b is larger.
 func putBuf[T float32 | float64](b *buf[T]) {
 	b.s = b.s[:cap(b.s)]
-	poolFor[T]().Put(b)
+	st := stashFor[T]()
+	if len(b.s)*int(unsafe.Sizeof(b.s[0])) <= stashMax {
+		st.mu.Lock()
+		if len(st.bufs) < stashLen {
+			st.bufs = append(st.bufs, b)
+			st.mu.Unlock()
+			return
+		}
+		small := 0
+		for i, x := range st.bufs {
+			if len(x.(*buf[T]).s) < len(st.bufs[small].(*buf[T]).s) {
+				small = i
+			}
+		}
+		if len(st.bufs[small].(*buf[T]).s) < len(b.s) {
+			st.bufs[small], b = b, st.bufs[small].(*buf[T])
+		}
+		st.mu.Unlock()
+	}
+	st.pool.Put(b)
 }
 
 // unsafeSlice views n elements starting at p.

@@ -115,3 +115,33 @@ func sizeOf[T float32 | float64]() uintptr {
 	var z T
 	return unsafe.Sizeof(z)
 }
+
+func testBufs[T float32 | float64](t *testing.T) {
+	st := stashFor[T]()
+	st.mu.Lock()
+	st.bufs = nil
+	st.mu.Unlock()
+	var kept []*buf[T]
+	for _, n := range []int{1, 100, 5000, 70000, 3} {
+		b := getBuf[T](n)
+		if len(b.s) != n || uintptr(unsafe.Pointer(&b.s[0]))%64 != 0 {
+			t.Fatalf("getBuf(%d): len %d, address %p (want a 64-byte boundary)", n, len(b.s), &b.s[0])
+		}
+		kept = append(kept, b)
+	}
+	for _, b := range kept {
+		putBuf(b)
+	}
+	// A kept buffer serves a later request of at most its size.
+	b := getBuf[T](60000)
+	if len(b.s) != 60000 || &b.s[0] != &kept[3].s[0] {
+		t.Errorf("getBuf(60000) after putBuf did not reuse the 70000-element buffer")
+	}
+	putBuf(b)
+}
+
+// TestBufs checks the packing buffers' length, alignment and reuse.
+func TestBufs(t *testing.T) {
+	t.Run("float32", testBufs[float32])
+	t.Run("float64", testBufs[float64])
+}
