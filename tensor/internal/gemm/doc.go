@@ -44,7 +44,11 @@
 // float32 and 118 float64 per core), measured while other jobs shared it: the
 // AVX-512 kernels alone reach about 200 GFLOP/s float32 and 95 float64 with
 // their operands in L1; whole square products of 256..1024 on one core
-// 115-150 and 55-70 GFLOP/s (medians), against 10-20 and about 9 for gonum's
-// pure-Go GEMM. PyTorch with one thread of OpenBLAS reached 113-153 and 54-71
-// on the same machine. bench/README.md has the tables.
+// 155-170 and 75-78 GFLOP/s (medians, with the assembly packing and edge
+// kernels), against 10-20 and about 9 for gonum's pure-Go GEMM. PyTorch with
+// one thread of OpenBLAS reached 113-153 and 54-71 on the same machine. The
+// small products of the mlp_step and attention_backward workloads
+// (BenchmarkShapes: 64×256×784, 128×128×64 and the like, all transposes)
+// run at 130-170 GFLOP/s float32 and 65-80 float64 on one core.
+// bench/README.md has the tables.
 package gemm
