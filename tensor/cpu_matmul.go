@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -17,7 +18,8 @@ import (
 // or transposed row-major (such as x.T()) are handed to GEMM in place with the
 // matching transpose flag and leading dimension; only other layouts (stride-0
 // or gapped inner dims) are copied first. Batches run one GEMM each; when the
-// GEMMs are small they are spread over the available cores.
+// GEMMs are small they are spread over the available cores, claimed one by
+// one by the calling goroutine and its helpers.
 func (c CPU) MatMul(dst, a, b View) {
 	switch dst.DType() {
 	case Float32:
@@ -171,18 +173,27 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 		})
 		w := runtime.GOMAXPROCS(0)
 		if w > 1 && m*n <= batchParallelMax && m*n*k >= 1<<12 {
+			// The products are claimed one at a time by the caller and w-1
+			// helpers, so that the caller never waits for a helper that a
+			// busy machine has not yet scheduled: it takes the work itself.
+			var next atomic.Int64
 			var wg sync.WaitGroup
-			per := (batch + w - 1) / w
-			for lo := 0; lo < batch; lo += per {
-				hi := min(batch, lo+per)
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for _, o := range offs[lo:hi] {
-						one(o[0], o[1], o[2])
+			wg.Add(batch)
+			work := func() {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= batch {
+						return
 					}
-				}()
+					o := offs[i]
+					one(o[0], o[1], o[2])
+					wg.Done()
+				}
 			}
+			for range min(w, batch) - 1 {
+				go work()
+			}
+			work()
 			wg.Wait()
 		} else {
 			for _, o := range offs {

@@ -51,3 +51,69 @@ func benchOne[T float32 | float64](b *testing.B, procs, n int, ks []*kernel[T],
 	}
 	run("gonum", func() { ref(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, z, n) })
 }
+
+// workloadShapes are the products of the project's mlp_step and
+// attention_backward workloads (per batch element), and 256³.
+var workloadShapes = []struct {
+	tA, tB  bool
+	m, n, k int
+}{
+	{false, false, 256, 256, 256},
+	{false, true, 64, 256, 784},
+	{true, false, 784, 256, 64},
+	{false, true, 64, 10, 256},
+	{false, false, 64, 256, 10},
+	{true, false, 256, 10, 64},
+	{false, true, 128, 128, 64},
+	{false, false, 128, 64, 128},
+	{true, false, 128, 64, 128},
+}
+
+// BenchmarkShapes times Sgemm and Dgemm (C = op(A)·op(B)) on the workload
+// shapes, on one core and on all, and reports GFLOP/s.
+func BenchmarkShapes(b *testing.B) {
+	for _, procs := range []int{1, runtime.NumCPU()} {
+		for _, s := range workloadShapes {
+			name := fmt.Sprintf("%s%s/%dx%dx%d/procs=%d", trName(s.tA), trName(s.tB), s.m, s.n, s.k, procs)
+			b.Run("float32/"+name, func(b *testing.B) {
+				benchShape(b, procs, s.tA, s.tB, s.m, s.n, s.k, Implementation{}.Sgemm)
+			})
+			b.Run("float64/"+name, func(b *testing.B) {
+				benchShape(b, procs, s.tA, s.tB, s.m, s.n, s.k, Implementation{}.Dgemm)
+			})
+		}
+	}
+}
+
+func trName(t bool) string {
+	if t {
+		return "T"
+	}
+	return "N"
+}
+
+func benchShape[T float32 | float64](b *testing.B, procs int, tA, tB bool, m, n, k int,
+	f func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)) {
+	old := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(old)
+	x, y, z := make([]T, m*k), make([]T, k*n), make([]T, m*n)
+	for i := range x {
+		x[i] = T(i%7) - 3
+	}
+	for i := range y {
+		y[i] = T(i%5) - 2
+	}
+	ta, lda := blas.NoTrans, k
+	if tA {
+		ta, lda = blas.Trans, m
+	}
+	tb, ldb := blas.NoTrans, n
+	if tB {
+		tb, ldb = blas.Trans, k
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		f(ta, tb, m, n, k, 1, x, lda, y, ldb, 0, z, n)
+	}
+	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

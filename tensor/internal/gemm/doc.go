@@ -13,8 +13,14 @@
 // over B panels, ir over A panels), so that the B micro-panel stays in L1 and
 // the packed A block in L2. Packing absorbs the transposes (each operand is
 // read along its rows whatever its layout) and zero-pads ragged edges, so the
-// kernels see only full tiles; a tile that overhangs C is computed into a
-// scratch tile and its valid part added. Packing buffers are 64-byte aligned
+// kernels see only full tiles. A tile that overhangs C goes, with AVX-512,
+// to an edge kernel that computes only its rows (one generated kernel per
+// row count) and stores only its columns (masked stores); the AVX2 kernels
+// compute it into a scratch tile whose valid part is then added. On CPUs with AVX-512 the packing is
+// assembly too (generated with the kernels): an operand read across its
+// rows is transposed in registers a 16×16 (float64 8×8) block at a time,
+// and one read along its rows is copied with masked vector loads and stores,
+// which also write the zero padding. Packing buffers are 64-byte aligned
 // and reused through a sync.Pool. With beta == 0 the first k block stores its
 // product without reading C. Products of at least 2²¹ multiply-adds are cut
 // into GOMAXPROCS stripes of whole tiles (along the larger of m and n), each
@@ -38,7 +44,11 @@
 // float32 and 118 float64 per core), measured while other jobs shared it: the
 // AVX-512 kernels alone reach about 200 GFLOP/s float32 and 95 float64 with
 // their operands in L1; whole square products of 256..1024 on one core
-// 115-150 and 55-70 GFLOP/s (medians), against 10-20 and about 9 for gonum's
-// pure-Go GEMM. PyTorch with one thread of OpenBLAS reached 113-153 and 54-71
-// on the same machine. bench/README.md has the tables.
+// 155-170 and 75-78 GFLOP/s (medians, with the assembly packing and edge
+// kernels), against 10-20 and about 9 for gonum's pure-Go GEMM. PyTorch with
+// one thread of OpenBLAS reached 113-153 and 54-71 on the same machine. The
+// small products of the mlp_step and attention_backward workloads
+// (BenchmarkShapes: 64×256×784, 128×128×64 and the like, all transposes)
+// run at 130-170 GFLOP/s float32 and 65-80 float64 on one core.
+// bench/README.md has the tables.
 package gemm

@@ -3,6 +3,7 @@ package gemm
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -18,6 +19,16 @@ type kernel[T float32 | float64] struct {
 	fn func(k int, a, b, c *T, ldc int)
 	// set is fn storing the product into C instead of adding it (C is not read).
 	set func(k int, a, b, c *T, ldc int)
+	// edge, when not nil, holds at index r (1..mr) the kernels for tiles
+	// that overhang C: they compute the first r rows and store the first
+	// cols columns only. Without it such tiles go through a scratch tile.
+	edge []edgeKernel[T]
+}
+
+// edgeKernel is a kernel pair (adding, storing) for the first rows of a
+// tile, whose last argument is the number of columns of C to update.
+type edgeKernel[T float32 | float64] struct {
+	fn, set func(k int, a, b, c *T, ldc, cols int)
 }
 
 // problem is one C = alpha·op(A)·op(B) + C update (beta already applied).
@@ -98,15 +109,27 @@ func gemm[T float32 | float64](kn *kernel[T], p problem[T], beta T) {
 			parts = append(parts, q)
 		}
 	}
+	// The stripes are claimed in order by whichever goroutine is free: the
+	// caller starts on the first at once, and takes the others too when the
+	// helpers it starts are slow to be scheduled (a busy machine), so that
+	// it never waits for a helper that has not begun.
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for _, q := range parts[1:] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			serial(kn, q)
-		}()
+	wg.Add(len(parts))
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(parts) {
+				return
+			}
+			serial(kn, parts[i])
+			wg.Done()
+		}
 	}
-	serial(kn, parts[0])
+	for range min(w, len(parts)) - 1 {
+		go work()
+	}
+	work()
 	wg.Wait()
 }
 
@@ -123,15 +146,19 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 	kc := min(kn.kc, p.k)
 	nc := min(kn.nc, roundUp(p.n, nr))
 	mc := min(kn.mc, roundUp(p.m, mr))
-	bufA := getBuf[T](mc*kc + mr*nr)
-	bufB := getBuf[T](nc * kc)
-	// Edge tiles are computed into tile, then the valid part is added into C.
-	tile := bufA.s[mc*kc : mc*kc+mr*nr]
+	// One pooled buffer holds the packed A block, the scratch tile and the
+	// packed B block (from a 64-byte boundary).
+	sizeA := roundUp(mc*kc+mr*nr, 16)
+	buf := getBuf[T](sizeA + nc*kc)
+	bufA, bufB := buf.s[:sizeA], buf.s[sizeA:]
+	// Without edge kernels, edge tiles are computed into tile, then the
+	// valid part is added into C.
+	tile := bufA[mc*kc : mc*kc+mr*nr]
 	for jc := 0; jc < p.n; jc += nc {
 		ncb := min(nc, p.n-jc)
 		for pc := 0; pc < p.k; pc += kc {
 			kcb := min(kc, p.k-pc)
-			packB(kn, p, bufB.s, pc, kcb, jc, ncb)
+			packB(kn, p, bufB, pc, kcb, jc, ncb)
 			fn := kn.fn
 			set := pc == 0 && p.overwrite
 			if set {
@@ -139,16 +166,24 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 			}
 			for ic := 0; ic < p.m; ic += mc {
 				mcb := min(mc, p.m-ic)
-				packA(kn, p, bufA.s, ic, mcb, pc, kcb)
+				packA(kn, p, bufA, ic, mcb, pc, kcb)
 				for jr := 0; jr < ncb; jr += nr {
-					bp := &bufB.s[jr*kcb]
+					bp := &bufB[jr*kcb]
 					nrb := min(nr, ncb-jr)
 					for ir := 0; ir < mcb; ir += mr {
-						ap := &bufA.s[ir*kcb]
+						ap := &bufA[ir*kcb]
 						mrb := min(mr, mcb-ir)
 						ci := (ic+ir)*p.ldc + jc + jr
 						if mrb == mr && nrb == nr {
 							fn(kcb, ap, bp, &p.c[ci], p.ldc)
+							continue
+						}
+						if kn.edge != nil {
+							e := kn.edge[mrb].fn
+							if set {
+								e = kn.edge[mrb].set
+							}
+							e(kcb, ap, bp, &p.c[ci], p.ldc, nrb)
 							continue
 						}
 						kn.set(kcb, ap, bp, &tile[0], nr)
@@ -168,8 +203,7 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 			}
 		}
 	}
-	putBuf(bufA)
-	putBuf(bufB)
+	putBuf(buf)
 }
 
 // packA copies alpha·op(A)[ic:ic+mcb, pc:pc+kcb] into dst as mr-tall
@@ -210,6 +244,9 @@ func packB[T float32 | float64](kn *kernel[T], pr problem[T], dst []T, pc, kcb, 
 // where the n ≤ w values of step p are contiguous at src[p*ld:]; the other
 // w-n values of each step are zero.
 func packContig[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	if packContigAsm(dst, src, ld, n, w, kcb, alpha) {
+		return
+	}
 	for p := 0; p < kcb; p++ {
 		d := dst[p*w : p*w+w]
 		s := src[p*ld : p*ld+n]
@@ -230,6 +267,9 @@ func packContig[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
 // all n rows stay in L1 until they are used up (rows whose stride is a
 // multiple of 4 KiB share one L1 set), and the other w-n values are zero.
 func packStrided[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) {
+	if packStridedAsm(dst, src, ld, n, w, kcb, alpha) {
+		return
+	}
 	const block = 16
 	for p0 := 0; p0 < kcb; p0 += block {
 		packStridedBlock(dst[p0*w:], src[p0:], ld, n, w, min(block, kcb-p0), alpha)
@@ -294,36 +334,93 @@ type buf[T float32 | float64] struct {
 	s   []T
 }
 
-var pools [2]sync.Pool // float32, float64 packing buffers (*buf)
+// Packing buffers are kept for reuse in a small stash per element type,
+// which, unlike a sync.Pool, the garbage collector does not empty: the
+// workloads allocate fast enough to collect several times a second, and a
+// fresh buffer costs its zeroing. Buffers larger than stashMax bytes, or
+// beyond stashLen of them, go to a sync.Pool instead.
+const (
+	stashLen = 4
+	stashMax = 4 << 20
+)
 
-func poolFor[T float32 | float64]() *sync.Pool {
-	var z T
-	if unsafe.Sizeof(z) == 4 {
-		return &pools[0]
-	}
-	return &pools[1]
+type stash struct {
+	mu   sync.Mutex
+	bufs []any // *buf[T]
+	pool sync.Pool
 }
 
-// getBuf returns a buffer of at least n elements, reusing a pooled one when
+var stashes [2]stash // float32, float64
+
+func stashFor[T float32 | float64]() *stash {
+	var z T
+	if unsafe.Sizeof(z) == 4 {
+		return &stashes[0]
+	}
+	return &stashes[1]
+}
+
+// getBuf returns a buffer of at least n elements, reusing a kept one when
 // it is large enough.
 func getBuf[T float32 | float64](n int) *buf[T] {
-	if b, ok := poolFor[T]().Get().(*buf[T]); ok && len(b.s) >= n {
-		b.s = b.s[:n]
-		return b
+	st := stashFor[T]()
+	st.mu.Lock()
+	for i := len(st.bufs) - 1; i >= 0; i-- {
+		if b := st.bufs[i].(*buf[T]); len(b.s) >= n {
+			st.bufs = append(st.bufs[:i], st.bufs[i+1:]...)
+			st.mu.Unlock()
+			b.s = b.s[:n]
+			return b
+		}
+	}
+	st.mu.Unlock()
+	if b, ok := st.pool.Get().(*buf[T]); ok {
+		if len(b.s) >= n {
+			b.s = b.s[:n]
+			return b
+		}
+		st.pool.Put(b)
 	}
 	var z T
 	extra := 64 / int(unsafe.Sizeof(z))
-	raw := make([]T, n+extra)
+	// Round up to a power of two, so that products of similar sizes reuse
+	// the buffer.
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	raw := make([]T, size+extra)
 	off := 0
 	for uintptr(unsafe.Pointer(&raw[off]))%64 != 0 {
 		off++
 	}
-	return &buf[T]{raw: raw, s: raw[off : off+n]}
+	return &buf[T]{raw: raw, s: raw[off : off+size][:n]}
 }
 
+// putBuf gives b back for reuse. A full stash swaps out its smallest
+// buffer for b when b is larger.
 func putBuf[T float32 | float64](b *buf[T]) {
 	b.s = b.s[:cap(b.s)]
-	poolFor[T]().Put(b)
+	st := stashFor[T]()
+	if len(b.s)*int(unsafe.Sizeof(b.s[0])) <= stashMax {
+		st.mu.Lock()
+		if len(st.bufs) < stashLen {
+			st.bufs = append(st.bufs, b)
+			st.mu.Unlock()
+			return
+		}
+		small := 0
+		for i, x := range st.bufs {
+			if len(x.(*buf[T]).s) < len(st.bufs[small].(*buf[T]).s) {
+				small = i
+			}
+		}
+		if len(st.bufs[small].(*buf[T]).s) < len(b.s) {
+			st.bufs[small], b = b, st.bufs[small].(*buf[T])
+		}
+		st.mu.Unlock()
+	}
+	st.pool.Put(b)
 }
 
 // unsafeSlice views n elements starting at p.

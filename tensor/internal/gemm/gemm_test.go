@@ -15,7 +15,8 @@ import (
 
 // testKernels lists the kernels this CPU runs, each also with tiny cache
 // blocks so that every level of the loop nest (several jc, pc and ic
-// blocks, partial blocks) is exercised on small matrices.
+// blocks, partial blocks) is exercised on small matrices, and, for kernels
+// with edge kernels, without them.
 func testKernels[T float32 | float64](ks []*kernel[T]) []*kernel[T] {
 	var out []*kernel[T]
 	for i, ok := range available() {
@@ -27,6 +28,13 @@ func testKernels[T float32 | float64](ks []*kernel[T]) []*kernel[T] {
 		small.name += "-smallblocks"
 		small.mc, small.kc, small.nc = 2*k.mr, 5, 2*k.nr
 		out = append(out, k, &small)
+		if k.edge != nil {
+			// The scratch-tile path that kernels without edge kernels take.
+			noEdge := *k
+			noEdge.name += "-noedge"
+			noEdge.edge = nil
+			out = append(out, &noEdge)
+		}
 	}
 	return out
 }
@@ -140,9 +148,32 @@ func testShapes[T float32 | float64](t *testing.T, ks []*kernel[T]) {
 	}
 }
 
+// packModes runs f with the packing assembly (where the CPU has it) and
+// with the Go packing code.
+func packModes(t *testing.T, f func(t *testing.T)) {
+	modes := []bool{false}
+	if asmPack {
+		modes = []bool{true, false}
+	}
+	for _, on := range modes {
+		name := "gopack"
+		if on {
+			name = "asmpack"
+		}
+		t.Run(name, func(t *testing.T) {
+			old := asmPack
+			asmPack = on
+			defer func() { asmPack = old }()
+			f(t)
+		})
+	}
+}
+
 func TestShapes(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { testShapes(t, kernelsF32) })
-	t.Run("float64", func(t *testing.T) { testShapes(t, kernelsF64) })
+	packModes(t, func(t *testing.T) {
+		t.Run("float32", func(t *testing.T) { testShapes(t, kernelsF32) })
+		t.Run("float64", func(t *testing.T) { testShapes(t, kernelsF64) })
+	})
 }
 
 // testEveryDim sweeps each of m, n and k over 1..70 with the other two fixed.
@@ -163,8 +194,10 @@ func testEveryDim[T float32 | float64](t *testing.T, ks []*kernel[T]) {
 }
 
 func TestEveryDim(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { testEveryDim(t, kernelsF32) })
-	t.Run("float64", func(t *testing.T) { testEveryDim(t, kernelsF64) })
+	packModes(t, func(t *testing.T) {
+		t.Run("float32", func(t *testing.T) { testEveryDim(t, kernelsF32) })
+		t.Run("float64", func(t *testing.T) { testEveryDim(t, kernelsF64) })
+	})
 }
 
 // testLarge covers products above parallelMin (split across goroutines) and
@@ -194,8 +227,10 @@ func TestLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large products")
 	}
-	t.Run("float32", func(t *testing.T) { testLarge(t, kernelsF32) })
-	t.Run("float64", func(t *testing.T) { testLarge(t, kernelsF64) })
+	packModes(t, func(t *testing.T) {
+		t.Run("float32", func(t *testing.T) { testLarge(t, kernelsF32) })
+		t.Run("float64", func(t *testing.T) { testLarge(t, kernelsF64) })
+	})
 }
 
 // TestGonumSuite runs gonum's own Dgemm tests against Implementation.

@@ -8,3 +8,14 @@ var (
 )
 
 func available() []bool { return []bool{true} }
+
+// asmPack is false: there is no packing assembly on this architecture.
+var asmPack = false
+
+func packStridedAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) bool {
+	return false
+}
+
+func packContigAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) bool {
+	return false
+}
