@@ -7,8 +7,8 @@
 //
 // On amd64 the loops are Go assembly (vec_amd64.s, written by gen.go): AVX2
 // with four vectors per iteration, or AVX-512 with a masked tail, chosen at
-// run time with golang.org/x/sys/cpu. Elsewhere, and on CPUs without AVX2 and
-// FMA, plain Go loops do the same work; they are also the reference the tests
+// run time with golang.org/x/sys/cpu. Elsewhere, and on CPUs without AVX2,
+// plain Go loops do the same work; they are also the reference the tests
 // compare the assembly with.
 //
 // # Invariants

@@ -62,19 +62,19 @@ func checkLen(fn string, n, m int) {
 func Binary[T Float](op Op, dst, a, b []T) {
 	checkLen("Binary", len(dst), len(a))
 	checkLen("Binary", len(dst), len(b))
-	active[T]().vv[op&3](unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), len(dst))
+	active[T]().vv[op](unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), len(dst))
 }
 
 // BinaryScalar sets dst[i] = a[i] op s. The slices must have the same length.
 func BinaryScalar[T Float](op Op, dst, a []T, s T) {
 	checkLen("BinaryScalar", len(dst), len(a))
-	active[T]().vs[op&3](unsafe.SliceData(dst), unsafe.SliceData(a), s, len(dst))
+	active[T]().vs[op](unsafe.SliceData(dst), unsafe.SliceData(a), s, len(dst))
 }
 
 // ScalarBinary sets dst[i] = s op b[i]. The slices must have the same length.
 func ScalarBinary[T Float](op Op, dst []T, s T, b []T) {
 	checkLen("ScalarBinary", len(dst), len(b))
-	active[T]().sv[op&3](unsafe.SliceData(dst), unsafe.SliceData(b), s, len(dst))
+	active[T]().sv[op](unsafe.SliceData(dst), unsafe.SliceData(b), s, len(dst))
 }
 
 // lanes is the number of interleaved partial sums of Sum's leaf: as many as

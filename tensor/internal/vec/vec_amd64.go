@@ -156,7 +156,7 @@ func sumLeafF32AVX2(v *float32, n int) float32
 func sumLeafF64AVX2(v *float64, n int) float64
 
 var (
-	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX2   = cpu.X86.HasAVX2
 	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
 )
 
