@@ -79,10 +79,17 @@ func arithScalar[T Num](op BinaryOp) func(x, y T) T {
 
 func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []int) {
 	f := arithScalar[T](op)
-	forEachRow(sh, st, off, func(o []int, n int, in []int) {
+	pmin := parallelMin
+	if vecArith[T](op) {
+		pmin = parallelMinCheap()
+	}
+	forEachRowMin(pmin, sh, st, off, func(o []int, n int, in []int) {
 		switch {
 		case in[0] == 1 && in[1] == 1 && in[2] == 1:
 			dd, aa, bb := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]:o[2]+n]
+			if vecBinary(op, dd, aa, bb) {
+				return
+			}
 			aa, bb = aa[:len(dd)], bb[:len(dd)] // lets the compiler drop bounds checks
 			switch op {
 			case OpAdd:
@@ -108,6 +115,9 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 			}
 		case in[0] == 1 && in[1] == 1 && in[2] == 0:
 			dd, aa, y := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]]
+			if vecBinaryScalar(op, dd, aa, y) {
+				return
+			}
 			dd = dd[:len(aa)]
 			switch op {
 			case OpAdd:
@@ -133,6 +143,9 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 			}
 		case in[0] == 1 && in[1] == 0 && in[2] == 1:
 			dd, x, bb := d[o[0]:o[0]+n], a[o[1]], b[o[2]:o[2]+n]
+			if vecScalarBinary(op, dd, x, bb) {
+				return
+			}
 			dd = dd[:len(bb)]
 			switch op {
 			case OpAdd:
@@ -268,7 +281,11 @@ func singleElement(v View) bool {
 // ops keep the general path, which spreads the work over the cores.
 func flatArith(op BinaryOp, dst, a, b View) bool {
 	n, ok := flatLayout(dst)
-	if !ok || n >= parallelMin {
+	pmin := parallelMin
+	if _, cheap := vecOp(op); cheap {
+		pmin = parallelMinCheap() // flatArith only takes float dtypes
+	}
+	if !ok || n >= pmin {
 		return false
 	}
 	na, oka := flatLayout(a)
@@ -299,6 +316,9 @@ func flatArith(op BinaryOp, dst, a, b View) bool {
 func flatKernel[T Float](op BinaryOp, d, a, b []T) {
 	switch {
 	case len(a) == len(d) && len(b) == len(d):
+		if vecBinary(op, d, a, b) {
+			return
+		}
 		switch op {
 		case OpAdd:
 			for i := range d {
@@ -323,6 +343,9 @@ func flatKernel[T Float](op BinaryOp, d, a, b []T) {
 		}
 	case len(a) == len(d):
 		y := b[0]
+		if vecBinaryScalar(op, d, a, y) {
+			return
+		}
 		switch op {
 		case OpAdd:
 			for i, x := range a {
@@ -343,6 +366,10 @@ func flatKernel[T Float](op BinaryOp, d, a, b []T) {
 			for i, x := range a {
 				d[i] = x / y
 			}
+			return
+		}
+	case len(b) == len(d):
+		if vecScalarBinary(op, d, a[0], b) {
 			return
 		}
 	}

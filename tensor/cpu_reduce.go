@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/goagx/agx/tensor/internal/vec"
 )
 
 // Reduce implements Backend.
@@ -13,10 +15,11 @@ import (
 //
 //   - when the dim with the smallest source stride is reduced (the common "sum over
 //     the last dim" case), each destination element is computed by a tight loop
-//     over the reduced elements; contiguous float runs are summed pairwise in
-//     blocks of 128 with four partial accumulators, so the rounding error grows
-//     with log(n) rather than n, and the accumulator keeps the element type (as
-//     PyTorch does for float32);
+//     over the reduced elements; contiguous float runs are summed pairwise
+//     (vec.Sum: runs of 1024 float32 or 512 float64 elements in 32 or 16
+//     interleaved partial sums, then a pairwise tree), so the rounding error
+//     grows with log(n) rather than n, and the accumulator keeps the element
+//     type (as PyTorch does for float32);
 //   - when that dim is kept (e.g. sum over dim 0 of a row-major matrix), the
 //     destination is accumulated slice by slice: dst_row op= src_row, a
 //     contiguous vector update instead of a strided gather per element.
@@ -134,7 +137,7 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 	}
 	rs := &reduceState[T]{op: op, d: d, s: s, reduced: reduced}
 	w := workers()
-	if n < parallelMin || w < 2 {
+	if n < reduceParallelMin[T](op) || w < 2 {
 		rs.serial(dst, src)
 		return
 	}
@@ -196,6 +199,20 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 		d[o[0]] = acc
 		i++
 	})
+}
+
+// reduceParallelMin is the source size from which a reduction is split
+// across goroutines: float sums run on package vec at about one memory pass
+// per element, and split later (parallelMinCheap).
+func reduceParallelMin[T Num](op ReduceOp) int {
+	var z T
+	switch any(z).(type) {
+	case float32, float64:
+		if op == OpSum {
+			return parallelMinCheap()
+		}
+	}
+	return parallelMin
 }
 
 // parallelChunks splits [0, n) into at most w ranges and runs fn on each in its
@@ -326,12 +343,21 @@ func (rs *reduceState[T]) row(off, n, stride int) T {
 	return acc
 }
 
-// sumBlock is the run length summed with plain (4-way) accumulation before
-// pairwise combination takes over.
+// sumBlock is the run length of Int64 sums summed with plain (4-way)
+// accumulation before pairwise combination takes over.
 const sumBlock = 128
 
-// pairwiseSum sums v with pairwise (cascade) summation over blocks of sumBlock.
+// pairwiseSum sums v with pairwise (cascade) summation: floats with vec.Sum
+// (runs of 1024 float32 or 512 float64 elements, each summed in 32 or 16
+// interleaved partial sums, so that no element goes through more than 32
+// additions before the pairwise tree), Int64 over blocks of sumBlock.
 func pairwiseSum[T Num](v []T) T {
+	switch f := any(v).(type) {
+	case []float32:
+		return T(vec.Sum(f))
+	case []float64:
+		return T(vec.Sum(f))
+	}
 	if len(v) <= sumBlock {
 		var a0, a1, a2, a3 T
 		i := 0
@@ -398,10 +424,16 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
 			switch op {
 			case OpSum:
+				if vecBinary(OpAdd, dd, dd, ss) {
+					return
+				}
 				for i, x := range ss {
 					dd[i] += x
 				}
 			case OpProd:
+				if vecBinary(OpMul, dd, dd, ss) {
+					return
+				}
 				for i, x := range ss {
 					dd[i] *= x
 				}
@@ -465,7 +497,11 @@ func argReduce[T Num](op ReduceOp, d []int64, s []T, dst, src View, dim int) {
 // the reduction; the results are those of the general kernel.
 func reduceTrailing(op ReduceOp, dst, src View, dims []int) bool {
 	n, ok := flatLayout(src)
-	if !ok || n == 0 || n >= parallelMin {
+	pmin := parallelMin
+	if op == OpSum && src.DType().IsFloat() {
+		pmin = parallelMinCheap()
+	}
+	if !ok || n == 0 || n >= pmin {
 		return false
 	}
 	if _, ok := flatLayout(dst); !ok {

@@ -9,6 +9,25 @@ import (
 // work across goroutines. Below it the goroutine hand-off costs more than it saves.
 var parallelMin = 1 << 16
 
+// cheapFactor raises the split threshold for kernels that do about one memory
+// pass per element: the vectorised float add, sub, mul and div, and float sums.
+// At 0.1-0.15 ns per element (one core, data in L2) a [256,512] float32 add
+// takes ~17 µs, the same order as handing half of it to a second goroutine
+// and waiting for it (waking an idle thread costs several µs on a VM, and on a
+// shared machine the second core is often busy, so the split waits for the
+// slower half). Measured on the 2-core build VM under the usual load of other
+// jobs: an add of 2^18 elements took 66-90 µs on one goroutine and 81-100 µs
+// split in two, a sum over dim 0 16-17 µs against 34-47 µs; at 2^20 elements
+// the split add was sometimes faster (260 against 320 µs) and sometimes
+// slower, and at 2^22 it won by 1.3-1.4x. Costlier kernels (exp, tanh, pow,
+// comparisons, strided gathers) keep parallelMin.
+const cheapFactor = 16
+
+// parallelMinCheap is parallelMin for the cheap kernels (see cheapFactor). It
+// follows parallelMin, so tests that lower parallelMin to exercise the
+// parallel paths reach these kernels' too.
+func parallelMinCheap() int { return parallelMin * cheapFactor }
+
 // workers is the number of goroutines large element-wise kernels use.
 func workers() int { return runtime.GOMAXPROCS(0) }
 
@@ -63,10 +82,16 @@ func collapse(shape []int, strides [][]int) ([]int, [][]int) {
 type rowFunc func(offs []int, n int, inner []int)
 
 // forEachRow runs fn over every innermost row of the iteration space given by
-// shape, with per-operand strides and starting offsets. Large spaces are split
-// across goroutines; fn must only write to disjoint destination elements.
+// shape, with per-operand strides and starting offsets. Spaces of parallelMin
+// elements or more are split across goroutines; fn must only write to disjoint
+// destination elements.
 func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
-	if n, ok := denseRow(shape, strides); ok && (n < parallelMin || workers() < 2) {
+	forEachRowMin(parallelMin, shape, strides, offsets, fn)
+}
+
+// forEachRowMin is forEachRow splitting spaces of at least pmin elements.
+func forEachRowMin(pmin int, shape []int, strides [][]int, offsets []int, fn rowFunc) {
+	if n, ok := denseRow(shape, strides); ok && (n < pmin || workers() < 2) {
 		// Every operand is row-major and dense: the space is one row, and needs
 		// no collapsed copy of the shape and strides, nor an odometer.
 		if n > 0 {
@@ -75,13 +100,13 @@ func forEachRow(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 		return
 	}
 	cs, cst := collapse(shape, strides)
-	forEachRowIn(cs, cst, offsets, fn)
+	forEachRowIn(pmin, cs, cst, offsets, fn)
 }
 
 // forEachRowIn is forEachRow over a collapsed space. It is a function of its
 // own so that forEachRow's arguments stay on its callers' stacks (only the
 // collapsed copies are captured by the worker goroutines).
-func forEachRowIn(shape []int, strides [][]int, offsets []int, fn rowFunc) {
+func forEachRowIn(pmin int, shape []int, strides [][]int, offsets []int, fn rowFunc) {
 	nops := len(strides)
 	last := len(shape) - 1
 	// Scratch for the inner strides and, on the serial path, runRows' offsets
@@ -101,7 +126,7 @@ func forEachRowIn(shape []int, strides [][]int, offsets []int, fn rowFunc) {
 		return
 	}
 	w := workers()
-	if total < parallelMin || w < 2 {
+	if total < pmin || w < 2 {
 		runRowsIn(shape, strides, offsets, 0, rows, fn, inner, scratch[nops:])
 		return
 	}

@@ -1,0 +1,23 @@
+// Package vec holds agx's vectorised loops over contiguous float32 and float64
+// slices: the four arithmetic operations between two slices or a slice and a
+// scalar, and the leaf of the pairwise sum. Package tensor calls them from its
+// element-wise and reduction kernels for dense runs of elements.
+//
+// # Implementations
+//
+// On amd64 the loops are Go assembly (vec_amd64.s, written by gen.go): AVX2
+// with four vectors per iteration, or AVX-512 with a masked tail, chosen at
+// run time with golang.org/x/sys/cpu. Elsewhere, and on CPUs without AVX2,
+// plain Go loops do the same work; they are also the reference the tests
+// compare the assembly with.
+//
+// # Invariants
+//
+// Add, Sub, Mul and Div give exactly the results of the scalar Go expressions
+// a+b, a-b, a*b and a/b, element by element (one IEEE rounding each; division
+// is a true division, never a reciprocal estimate), on every implementation.
+// Sum's order of additions is fixed by the package, not by the CPU: every
+// implementation returns the same bits (see Sum). dst may be the same slice as
+// an operand (dst = a op dst is an in-place update); partial overlaps are not
+// allowed.
+package vec

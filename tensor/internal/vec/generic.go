@@ -1,0 +1,122 @@
+package vec
+
+import "unsafe"
+
+// The portable loops: the implementation on CPUs without the assembly ones,
+// and the reference the tests hold those to.
+
+func goImpl[T Float]() *impl[T] {
+	return &impl[T]{
+		name:    "go",
+		vv:      [4]func(dst, a, b *T, n int){goVV[T](Add), goVV[T](Sub), goVV[T](Mul), goVV[T](Div)},
+		vs:      [4]func(dst, a *T, s T, n int){goVS[T](Add), goVS[T](Sub), goVS[T](Mul), goVS[T](Div)},
+		sv:      [4]func(dst, a *T, s T, n int){goSV[T](Add), goSV[T](Sub), goSV[T](Mul), goSV[T](Div)},
+		sumLeaf: func(v *T, n int) T { return sumLeafGo(unsafe.Slice(v, n)) },
+	}
+}
+
+func goVV[T Float](op Op) func(dst, a, b *T, n int) {
+	return func(dp, ap, bp *T, n int) {
+		d, a, b := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n)
+		switch op {
+		case Add:
+			for i := range d {
+				d[i] = a[i] + b[i]
+			}
+		case Sub:
+			for i := range d {
+				d[i] = a[i] - b[i]
+			}
+		case Mul:
+			for i := range d {
+				d[i] = a[i] * b[i]
+			}
+		case Div:
+			for i := range d {
+				d[i] = a[i] / b[i]
+			}
+		}
+	}
+}
+
+func goVS[T Float](op Op) func(dst, a *T, s T, n int) {
+	return func(dp, ap *T, s T, n int) {
+		d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
+		switch op {
+		case Add:
+			for i, x := range a {
+				d[i] = x + s
+			}
+		case Sub:
+			for i, x := range a {
+				d[i] = x - s
+			}
+		case Mul:
+			for i, x := range a {
+				d[i] = x * s
+			}
+		case Div:
+			for i, x := range a {
+				d[i] = x / s
+			}
+		}
+	}
+}
+
+func goSV[T Float](op Op) func(dst, a *T, s T, n int) {
+	return func(dp, ap *T, s T, n int) {
+		d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
+		switch op {
+		case Add:
+			for i, x := range a {
+				d[i] = s + x
+			}
+		case Sub:
+			for i, x := range a {
+				d[i] = s - x
+			}
+		case Mul:
+			for i, x := range a {
+				d[i] = s * x
+			}
+		case Div:
+			for i, x := range a {
+				d[i] = s / x
+			}
+		}
+	}
+}
+
+// sumLeafGo sums v in lanes[T]() interleaved partial sums folded in halves,
+// the order Sum documents. It computes the partial sums eight at a time, in
+// registers, with one pass over v per group of eight.
+func sumLeafGo[T Float](v []T) T {
+	var buf [32]T
+	l := buf[:lanes[T]()]
+	for g := 0; g < len(l); g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 T
+		i := g
+		for ; i+8 <= len(v); i += len(l) {
+			w := v[i : i+8 : i+8]
+			s0 += w[0]
+			s1 += w[1]
+			s2 += w[2]
+			s3 += w[3]
+			s4 += w[4]
+			s5 += w[5]
+			s6 += w[6]
+			s7 += w[7]
+		}
+		p := l[g : g+8 : g+8]
+		p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		for j := 0; i+j < len(v) && j < 8; j++ {
+			p[j] += v[i+j]
+		}
+	}
+	for w := len(l) / 2; w >= 1; w /= 2 {
+		for j := range w {
+			l[j] += l[j+w]
+		}
+	}
+	return l[0]
+}

@@ -1,0 +1,108 @@
+package vec
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+//go:generate go run gen.go
+
+// Float is the element types the package handles.
+type Float interface{ float32 | float64 }
+
+// Op is an arithmetic operation.
+type Op uint8
+
+// The operations, in the order of the routine tables.
+const (
+	Add Op = iota
+	Sub
+	Mul
+	Div
+)
+
+// impl is one implementation of the loops for element type T. Every routine
+// takes a length n and pointers to the first elements (which it reads only
+// when n > 0).
+type impl[T Float] struct {
+	name string
+	// vv[op] computes dst[i] = a[i] op b[i].
+	vv [4]func(dst, a, b *T, n int)
+	// vs[op] computes dst[i] = a[i] op s, sv[op] dst[i] = s op a[i].
+	vs, sv [4]func(dst, a *T, s T, n int)
+	// sumLeaf sums n elements in lanes(T) interleaved partial sums (see Sum).
+	sumLeaf func(v *T, n int) T
+}
+
+// active returns the implementation in use for T: the first of impls32 or
+// impls64 that this CPU runs.
+func active[T Float]() *impl[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(active32).(*impl[T])
+	}
+	return any(active64).(*impl[T])
+}
+
+var (
+	active32 = impls32()[0]
+	active64 = impls64()[0]
+)
+
+// Name names the implementation in use for T ("avx512", "avx2" or "go").
+func Name[T Float]() string { return active[T]().name }
+
+func checkLen(fn string, n, m int) {
+	if n != m {
+		panic(fmt.Sprintf("vec: %s: operand of length %d for a destination of length %d", fn, m, n))
+	}
+}
+
+// Binary sets dst[i] = a[i] op b[i]. The slices must have the same length.
+func Binary[T Float](op Op, dst, a, b []T) {
+	checkLen("Binary", len(dst), len(a))
+	checkLen("Binary", len(dst), len(b))
+	active[T]().vv[op](unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), len(dst))
+}
+
+// BinaryScalar sets dst[i] = a[i] op s. The slices must have the same length.
+func BinaryScalar[T Float](op Op, dst, a []T, s T) {
+	checkLen("BinaryScalar", len(dst), len(a))
+	active[T]().vs[op](unsafe.SliceData(dst), unsafe.SliceData(a), s, len(dst))
+}
+
+// ScalarBinary sets dst[i] = s op b[i]. The slices must have the same length.
+func ScalarBinary[T Float](op Op, dst []T, s T, b []T) {
+	checkLen("ScalarBinary", len(dst), len(b))
+	active[T]().sv[op](unsafe.SliceData(dst), unsafe.SliceData(b), s, len(dst))
+}
+
+// lanes is the number of interleaved partial sums of Sum's leaf: as many as
+// four AVX2 vectors hold (32 float32, 16 float64).
+func lanes[T Float]() int { return 128 / int(unsafe.Sizeof(T(0))) }
+
+// SumBlock returns the length of Sum's leaf runs for T (1024 float32, 512
+// float64): 32 elements per partial sum.
+func SumBlock[T Float]() int { return 32 * lanes[T]() }
+
+// Sum returns the sum of v by pairwise (cascade) summation over runs of
+// SumBlock elements. A run is summed in L = lanes interleaved partial sums
+// (partial sum j adds the elements at j, j+L, j+2L, ... in order, from +0),
+// which are then folded in halves: partial j += partial j+w for w = L/2,
+// L/4, ..., 1. A longer v is split at half its length rounded up to whole runs
+// and the two halves' sums added. Each element thus passes through at most 32
+// additions in its partial sum and about log2(len(v)) above it, so the
+// rounding error grows with the logarithm of the length; the result does not
+// depend on the implementation. The sum of no elements, and of only zeros, is
+// +0.
+func Sum[T Float](v []T) T {
+	return pairwise(active[T]().sumLeaf, v, SumBlock[T]())
+}
+
+func pairwise[T Float](leaf func(v *T, n int) T, v []T, block int) T {
+	if len(v) <= block {
+		return leaf(unsafe.SliceData(v), len(v))
+	}
+	h := (len(v)/2 + block - 1) / block * block
+	return pairwise(leaf, v[:h], block) + pairwise(leaf, v[h:], block)
+}

@@ -1,0 +1,228 @@
+package vec
+
+import "golang.org/x/sys/cpu"
+
+// Routines of vec_amd64.s. vv computes dst[i] = a[i] op b[i], vs dst[i] =
+// a[i] op s, sv dst[i] = s op a[i], for i < n.
+
+//go:noescape
+func vvAddF32AVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func vvSubF32AVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func vvMulF32AVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func vvDivF32AVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func vsAddF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vsSubF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vsMulF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vsDivF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svAddF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svSubF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svMulF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svDivF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vvAddF64AVX2(dst, a, b *float64, n int)
+
+//go:noescape
+func vvSubF64AVX2(dst, a, b *float64, n int)
+
+//go:noescape
+func vvMulF64AVX2(dst, a, b *float64, n int)
+
+//go:noescape
+func vvDivF64AVX2(dst, a, b *float64, n int)
+
+//go:noescape
+func vsAddF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vsSubF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vsMulF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vsDivF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svAddF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svSubF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svMulF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svDivF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vvAddF32AVX512(dst, a, b *float32, n int)
+
+//go:noescape
+func vvSubF32AVX512(dst, a, b *float32, n int)
+
+//go:noescape
+func vvMulF32AVX512(dst, a, b *float32, n int)
+
+//go:noescape
+func vvDivF32AVX512(dst, a, b *float32, n int)
+
+//go:noescape
+func vsAddF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vsSubF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vsMulF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vsDivF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svAddF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svSubF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svMulF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svDivF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vvAddF64AVX512(dst, a, b *float64, n int)
+
+//go:noescape
+func vvSubF64AVX512(dst, a, b *float64, n int)
+
+//go:noescape
+func vvMulF64AVX512(dst, a, b *float64, n int)
+
+//go:noescape
+func vvDivF64AVX512(dst, a, b *float64, n int)
+
+//go:noescape
+func vsAddF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vsSubF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vsMulF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vsDivF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svAddF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svSubF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svMulF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svDivF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func sumLeafF32AVX2(v *float32, n int) float32
+
+//go:noescape
+func sumLeafF64AVX2(v *float64, n int) float64
+
+var (
+	hasAVX2   = cpu.X86.HasAVX2
+	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
+)
+
+func avx2Impl32() *impl[float32] {
+	return &impl[float32]{
+		name:    "avx2",
+		vv:      [4]func(dst, a, b *float32, n int){vvAddF32AVX2, vvSubF32AVX2, vvMulF32AVX2, vvDivF32AVX2},
+		vs:      [4]func(dst, a *float32, s float32, n int){vsAddF32AVX2, vsSubF32AVX2, vsMulF32AVX2, vsDivF32AVX2},
+		sv:      [4]func(dst, a *float32, s float32, n int){svAddF32AVX2, svSubF32AVX2, svMulF32AVX2, svDivF32AVX2},
+		sumLeaf: sumLeafF32AVX2,
+	}
+}
+
+func avx2Impl64() *impl[float64] {
+	return &impl[float64]{
+		name:    "avx2",
+		vv:      [4]func(dst, a, b *float64, n int){vvAddF64AVX2, vvSubF64AVX2, vvMulF64AVX2, vvDivF64AVX2},
+		vs:      [4]func(dst, a *float64, s float64, n int){vsAddF64AVX2, vsSubF64AVX2, vsMulF64AVX2, vsDivF64AVX2},
+		sv:      [4]func(dst, a *float64, s float64, n int){svAddF64AVX2, svSubF64AVX2, svMulF64AVX2, svDivF64AVX2},
+		sumLeaf: sumLeafF64AVX2,
+	}
+}
+
+// The AVX-512 implementations share the AVX2 sum leaf: a sum is one stream of
+// loads, which AVX2 already runs at the speed of the caches.
+
+func avx512Impl32() *impl[float32] {
+	return &impl[float32]{
+		name:    "avx512",
+		vv:      [4]func(dst, a, b *float32, n int){vvAddF32AVX512, vvSubF32AVX512, vvMulF32AVX512, vvDivF32AVX512},
+		vs:      [4]func(dst, a *float32, s float32, n int){vsAddF32AVX512, vsSubF32AVX512, vsMulF32AVX512, vsDivF32AVX512},
+		sv:      [4]func(dst, a *float32, s float32, n int){svAddF32AVX512, svSubF32AVX512, svMulF32AVX512, svDivF32AVX512},
+		sumLeaf: sumLeafF32AVX2,
+	}
+}
+
+func avx512Impl64() *impl[float64] {
+	return &impl[float64]{
+		name:    "avx512",
+		vv:      [4]func(dst, a, b *float64, n int){vvAddF64AVX512, vvSubF64AVX512, vvMulF64AVX512, vvDivF64AVX512},
+		vs:      [4]func(dst, a *float64, s float64, n int){vsAddF64AVX512, vsSubF64AVX512, vsMulF64AVX512, vsDivF64AVX512},
+		sv:      [4]func(dst, a *float64, s float64, n int){svAddF64AVX512, svSubF64AVX512, svMulF64AVX512, svDivF64AVX512},
+		sumLeaf: sumLeafF64AVX2,
+	}
+}
+
+// impls32 lists the float32 implementations this CPU runs, preferred first.
+func impls32() []*impl[float32] {
+	var l []*impl[float32]
+	if hasAVX512 {
+		l = append(l, avx512Impl32())
+	}
+	if hasAVX2 {
+		l = append(l, avx2Impl32())
+	}
+	return append(l, goImpl[float32]())
+}
+
+// impls64 lists the float64 implementations this CPU runs, preferred first.
+func impls64() []*impl[float64] {
+	var l []*impl[float64]
+	if hasAVX512 {
+		l = append(l, avx512Impl64())
+	}
+	if hasAVX2 {
+		l = append(l, avx2Impl64())
+	}
+	return append(l, goImpl[float64]())
+}
