@@ -22,7 +22,7 @@ func selectValues[T Num](r *rand.Rand, n int) []T {
 	return v
 }
 
-func sameBits[T Num](x, y T) bool {
+func sameBitsNum[T Num](x, y T) bool {
 	switch a := any(x).(type) {
 	case float32:
 		return math.Float32bits(a) == math.Float32bits(any(y).(float32))
@@ -84,7 +84,7 @@ func testWhereCompareFast[T Num](t *testing.T) {
 		} {
 			got := ToSlice[T](tc.got)
 			for i := range got {
-				if want := tc.ref(i); !sameBits(got[i], want) {
+				if want := tc.ref(i); !sameBitsNum(got[i], want) {
 					t.Fatalf("n=%d Where %s [%d] = %v, want %v", n, tc.kind, i, got[i], want)
 				}
 			}
