@@ -131,7 +131,7 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	fmt.Fprintf(progress, "agx BLAS: %s\n", tensor.BLAS())
+	fmt.Fprintf(progress, "agx BLAS: %s; heap floor: %d MiB (AGX_HEAP_FLOOR_MB)\n", tensor.BLAS(), tensor.HeapFloorMiB())
 	var tp *torchProc
 	if opts.Torch {
 		p, err := startTorch(ctx, opts.Python)

@@ -106,6 +106,17 @@
 // it (x.AddInPlace(x.T())): Clone the source first. Disjoint parts of one
 // storage may be combined freely.
 //
+// # Memory and the garbage collector
+//
+// CPU tensors live in ordinary Go memory, freed by the garbage collector
+// when no tensor refers to it. Because training steps allocate many large,
+// short-lived results while their live heap is often small, the package
+// holds an untouched 16 MiB allocation, the heap floor, that keeps the
+// collector from running on every step (it costs address space, not
+// resident memory; see heapfloor.go for the measurements). Set
+// AGX_HEAP_FLOOR_MB before the program starts to change it (0 turns it
+// off); HeapFloorMiB reports the size in use.
+//
 // # Invariants
 //
 //   - Ordinary ops never modify their operands. They return new storage, except
