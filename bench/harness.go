@@ -153,8 +153,13 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 		fmt.Fprintf(progress, "%-26s ", w.Name)
 		run := w.Setup()
 		start := time.Now()
-		run() // warm up
+		run()
 		agxIters := calibrate(time.Since(start), opts.Sample)
+		// Warm up for one sample's worth of calls (caches, packing buffers,
+		// the heap's size), then time.
+		for i := 0; i < agxIters; i++ {
+			run()
+		}
 		torchIters := 0
 		if tp != nil {
 			if _, err := tp.time(w.Name, 1); err != nil { // set up and warm up
@@ -165,6 +170,9 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 				return results, err
 			}
 			torchIters = calibrate(time.Duration(s*float64(time.Second)), opts.Sample)
+			if _, err := tp.time(w.Name, torchIters); err != nil { // the same warm-up
+				return results, err
+			}
 		}
 		var agxS, torchS []float64
 		var allocs, bytes float64
