@@ -1,6 +1,10 @@
 package tensor
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/goagx/agx/tensor/internal/vec"
+)
 
 // Branch-free kernels for selections and comparisons.
 //
@@ -77,14 +81,29 @@ func whereFast[T Elem](d []T, c []bool, a, b []T, o []int, n int, in []int) bool
 	return false
 }
 
+// selectRow runs the row with package vec's vectorised selections when it is
+// long enough (see vecMin), with the Go loops below otherwise.
 func selectRow[U uint32 | uint64](d []U, c []bool, a, b []U, o []int, n int, in []int) bool {
+	long := n >= vecMin
 	switch {
 	case in[2] == 1 && in[3] == 1:
-		selectBits(d, c, a[o[2]:o[2]+n], b[o[3]:o[3]+n])
+		if long {
+			vec.Select(d, c, a[o[2]:o[2]+n], b[o[3]:o[3]+n])
+		} else {
+			selectBits(d, c, a[o[2]:o[2]+n], b[o[3]:o[3]+n])
+		}
 	case in[2] == 1 && in[3] == 0:
-		selectScalarBits(d, c, a[o[2]:o[2]+n], b[o[3]], false)
+		if long {
+			vec.SelectScalar(d, c, a[o[2]:o[2]+n], b[o[3]])
+		} else {
+			selectScalarBits(d, c, a[o[2]:o[2]+n], b[o[3]], false)
+		}
 	case in[2] == 0 && in[3] == 1:
-		selectScalarBits(d, c, b[o[3]:o[3]+n], a[o[2]], true)
+		if long {
+			vec.ScalarSelect(d, c, a[o[2]], b[o[3]:o[3]+n])
+		} else {
+			selectScalarBits(d, c, b[o[3]:o[3]+n], a[o[2]], true)
+		}
 	default:
 		return false
 	}
@@ -102,6 +121,9 @@ func compareFast[T Num](op BinaryOp, d []bool, a, b []T, o []int, n int, in []in
 	switch in[2] {
 	case 1:
 		bb := b[o[2] : o[2]+n]
+		if vecCompare(op, dd, aa, bb) {
+			return true
+		}
 		switch op {
 		case OpEq:
 			for i := range dd {
@@ -132,6 +154,9 @@ func compareFast[T Num](op BinaryOp, d []bool, a, b []T, o []int, n int, in []in
 		}
 	case 0:
 		y := b[o[2]]
+		if vecCompareScalar(op, dd, aa, y) {
+			return true
+		}
 		switch op {
 		case OpEq:
 			for i, x := range aa {

@@ -133,3 +133,40 @@ func TestReluSpecialValues(t *testing.T) {
 		})
 	}
 }
+
+// TestReluDense checks Relu's dense loop, which runs on package vec from
+// vecMin elements on, against Go's max(x, 0) bit for bit (NaNs of either
+// sign and ±0 among the values) on every length up to 70 and a large one,
+// at an offset into a larger buffer.
+func TestReluDense(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { testReluDense[float32](t) })
+	t.Run("float64", func(t *testing.T) { testReluDense[float64](t) })
+}
+
+func testReluDense[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	negNaN := T(math.Copysign(math.NaN(), -1))
+	for _, n := range append(rangeInts(71), 1<<17) {
+		v := selectValues[T](r, n+3)
+		for i := range v {
+			if r.IntN(20) == 0 {
+				v[i] = negNaN
+			}
+		}
+		x := FromSlice(v).Narrow(0, 2, n)
+		got, xv := ToSlice[T](x.Relu()), ToSlice[T](x)
+		for i := range got {
+			if want := max(xv[i], 0); !sameBitsNum(got[i], want) {
+				t.Fatalf("n=%d: Relu(%v) = %v, want %v", n, xv[i], got[i], want)
+			}
+		}
+	}
+}
+
+func rangeInts(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}

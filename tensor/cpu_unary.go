@@ -169,6 +169,9 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 					}
 				}
 			case OpRelu:
+				if vecRelu(dd, ss) {
+					return
+				}
 				// max keeps NaN and maps -0 to +0, as relu does; unlike
 				// an if, it compiles to no branch (signs are unpredictable).
 				for i, x := range ss {

@@ -91,3 +91,102 @@ func vecScalarBinary[T Num](op BinaryOp, d []T, s T, b []T) bool {
 	}
 	return true
 }
+
+// vecGradRow runs a fused gradient row (see fused.go) with package vec when g
+// is dense (gs 1) or a broadcast scalar (gs 0) and the row long enough; it
+// reports whether it did.
+func vecGradRow[T Float](gr vec.Grad, d, y, g []T, gs int) bool {
+	if len(d) < vecMin || gs > 1 {
+		return false
+	}
+	switch dd := any(d).(type) {
+	case []float32:
+		yy, gg := any(y).([]float32), any(g).([]float32)
+		if gs == 0 {
+			vec.GradMulScalar(gr, dd, yy[:len(dd)], gg[0])
+		} else {
+			vec.GradMul(gr, dd, yy[:len(dd)], gg[:len(dd)])
+		}
+	case []float64:
+		yy, gg := any(y).([]float64), any(g).([]float64)
+		if gs == 0 {
+			vec.GradMulScalar(gr, dd, yy[:len(dd)], gg[0])
+		} else {
+			vec.GradMul(gr, dd, yy[:len(dd)], gg[:len(dd)])
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// vecRelu sets d[i] = max(s[i], 0) with package vec for a long enough run of
+// floats and reports whether it did.
+func vecRelu[T Float](d, s []T) bool {
+	if len(d) < vecMin {
+		return false
+	}
+	switch dd := any(d).(type) {
+	case []float32:
+		vec.Relu(dd, any(s).([]float32))
+	case []float64:
+		vec.Relu(dd, any(s).([]float64))
+	default:
+		return false
+	}
+	return true
+}
+
+// vecCmp maps the comparisons to vec's.
+func vecCmp(op BinaryOp) (vec.Cmp, bool) {
+	switch op {
+	case OpEq:
+		return vec.Eq, true
+	case OpNe:
+		return vec.Ne, true
+	case OpLt:
+		return vec.Lt, true
+	case OpLe:
+		return vec.Le, true
+	case OpGt:
+		return vec.Gt, true
+	case OpGe:
+		return vec.Ge, true
+	}
+	return 0, false
+}
+
+// vecCompare sets d[i] = a[i] op b[i] with package vec (T float, op a
+// comparison, the run long enough) and reports whether it did.
+func vecCompare[T Num](op BinaryOp, d []bool, a, b []T) bool {
+	c, ok := vecCmp(op)
+	if !ok || len(d) < vecMin {
+		return false
+	}
+	switch aa := any(a).(type) {
+	case []float32:
+		vec.Compare(c, d, aa, any(b).([]float32))
+	case []float64:
+		vec.Compare(c, d, aa, any(b).([]float64))
+	default:
+		return false
+	}
+	return true
+}
+
+// vecCompareScalar is vecCompare for d[i] = a[i] op s.
+func vecCompareScalar[T Num](op BinaryOp, d []bool, a []T, s T) bool {
+	c, ok := vecCmp(op)
+	if !ok || len(d) < vecMin {
+		return false
+	}
+	switch aa := any(a).(type) {
+	case []float32:
+		vec.CompareScalar(c, d, aa, any(s).(float32))
+	case []float64:
+		vec.CompareScalar(c, d, aa, any(s).(float64))
+	default:
+		return false
+	}
+	return true
+}

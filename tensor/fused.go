@@ -1,6 +1,10 @@
 package tensor
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/goagx/agx/tensor/internal/vec"
+)
 
 // Fused gradient kernels of element-wise functions, given their output.
 //
@@ -35,6 +39,9 @@ func TanhGrad(g, y *Tensor) *Tensor {
 // dense rows, anything else for strided views).
 
 func sigmoidGradRow[T Float](d, y, g []T, gs int) {
+	if vecGradRow(vec.SigmoidGrad, d, y, g, gs) {
+		return
+	}
 	y = y[:len(d)]
 	switch gs {
 	case 1:
@@ -55,6 +62,9 @@ func sigmoidGradRow[T Float](d, y, g []T, gs int) {
 }
 
 func tanhGradRow[T Float](d, y, g []T, gs int) {
+	if vecGradRow(vec.TanhGrad, d, y, g, gs) {
+		return
+	}
 	// T(v*v) forbids fusing the product into an FMA, which would round
 	// differently from the composite path.
 	y = y[:len(d)]

@@ -63,3 +63,61 @@ func benchSum[T Float](b *testing.B, impls []*impl[T], n int) {
 }
 
 func sizeOf[T Float]() int { return 128 / lanes[T]() }
+
+// BenchmarkKernels times a fused gradient, relu, a comparison and a
+// selection for each implementation this CPU runs, reporting the bytes
+// moved per second.
+func BenchmarkKernels(b *testing.B) {
+	for _, n := range []int{4096, 1 << 20} {
+		b.Run(fmt.Sprintf("f32/n=%d", n), func(b *testing.B) { benchKernels(b, impls32(), n) })
+		b.Run(fmt.Sprintf("f64/n=%d", n), func(b *testing.B) { benchKernels(b, impls64(), n) })
+	}
+}
+
+func benchKernels[T Float](b *testing.B, impls []*impl[T], n int) {
+	x, y, d := make([]T, n), make([]T, n), make([]T, n)
+	c := make([]bool, n)
+	for i := range x {
+		x[i], y[i] = T(i%100)/100-0.5, T(i%7)+1
+		c[i] = (i*7919)%13 < 6
+	}
+	size := int64(n) * int64(sizeOf[T]())
+	for _, im := range impls {
+		b.Run(im.name+"/sigmoidGrad", func(b *testing.B) {
+			b.SetBytes(3 * size)
+			for b.Loop() {
+				im.grad[SigmoidGrad](&d[0], &x[0], &y[0], n)
+			}
+		})
+		b.Run(im.name+"/tanhGradScalar", func(b *testing.B) {
+			b.SetBytes(2 * size)
+			for b.Loop() {
+				im.gradS[TanhGrad](&d[0], &x[0], 1, n)
+			}
+		})
+		b.Run(im.name+"/relu", func(b *testing.B) {
+			b.SetBytes(2 * size)
+			for b.Loop() {
+				im.relu(&d[0], &x[0], n)
+			}
+		})
+		b.Run(im.name+"/cmpLt", func(b *testing.B) {
+			b.SetBytes(2*size + int64(n))
+			for b.Loop() {
+				im.cmp[Lt](&c[0], &x[0], &y[0], n)
+			}
+		})
+		b.Run(im.name+"/cmpScalarGt", func(b *testing.B) {
+			b.SetBytes(size + int64(n))
+			for b.Loop() {
+				im.cmpS[Gt](&c[0], &x[0], 0, n)
+			}
+		})
+		b.Run(im.name+"/select", func(b *testing.B) {
+			b.SetBytes(3*size + int64(n))
+			for b.Loop() {
+				im.sel(&d[0], &x[0], &y[0], &c[0], n)
+			}
+		})
+	}
+}

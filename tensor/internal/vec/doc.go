@@ -1,7 +1,10 @@
 // Package vec holds agx's vectorised loops over contiguous float32 and float64
 // slices: the four arithmetic operations between two slices or a slice and a
-// scalar, and the leaf of the pairwise sum. Package tensor calls them from its
-// element-wise and reduction kernels for dense runs of elements.
+// scalar, the leaf of the pairwise sum, the fused gradients of sigmoid and
+// tanh (GradMul), Relu, the six comparisons into bools (Compare) and the
+// selection by a bool mask (Select, on raw 4- and 8-byte values). Package
+// tensor calls them from its element-wise and reduction kernels for dense
+// runs of elements.
 //
 // # Implementations
 //
@@ -16,6 +19,9 @@
 // Add, Sub, Mul and Div give exactly the results of the scalar Go expressions
 // a+b, a-b, a*b and a/b, element by element (one IEEE rounding each; division
 // is a true division, never a reciprocal estimate), on every implementation.
+// Likewise GradMul rounds each of its operations, without fused
+// multiply-adds; Relu, Compare and Select give the bits of Go's max(x, 0),
+// comparison operators and a bitwise select.
 // Sum's order of additions is fixed by the package, not by the CPU: every
 // implementation returns the same bits (see Sum). dst may be the same slice as
 // an operand (dst = a op dst is an in-place update); partial overlaps are not

@@ -12,6 +12,7 @@ func goImpl[T Float]() *impl[T] {
 		vs:      [4]func(dst, a *T, s T, n int){goVS[T](Add), goVS[T](Sub), goVS[T](Mul), goVS[T](Div)},
 		sv:      [4]func(dst, a *T, s T, n int){goSV[T](Add), goSV[T](Sub), goSV[T](Mul), goSV[T](Div)},
 		sumLeaf: func(v *T, n int) T { return sumLeafGo(unsafe.Slice(v, n)) },
+		kernels: goKernels[T](),
 	}
 }
 

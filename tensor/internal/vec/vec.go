@@ -32,6 +32,7 @@ type impl[T Float] struct {
 	vs, sv [4]func(dst, a *T, s T, n int)
 	// sumLeaf sums n elements in lanes(T) interleaved partial sums (see Sum).
 	sumLeaf func(v *T, n int) T
+	kernels[T]
 }
 
 // active returns the implementation in use for T: the first of impls32 or

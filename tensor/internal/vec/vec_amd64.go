@@ -167,6 +167,7 @@ func avx2Impl32() *impl[float32] {
 		vs:      [4]func(dst, a *float32, s float32, n int){vsAddF32AVX2, vsSubF32AVX2, vsMulF32AVX2, vsDivF32AVX2},
 		sv:      [4]func(dst, a *float32, s float32, n int){svAddF32AVX2, svSubF32AVX2, svMulF32AVX2, svDivF32AVX2},
 		sumLeaf: sumLeafF32AVX2,
+		kernels: kernelsAVX2F32(),
 	}
 }
 
@@ -177,6 +178,7 @@ func avx2Impl64() *impl[float64] {
 		vs:      [4]func(dst, a *float64, s float64, n int){vsAddF64AVX2, vsSubF64AVX2, vsMulF64AVX2, vsDivF64AVX2},
 		sv:      [4]func(dst, a *float64, s float64, n int){svAddF64AVX2, svSubF64AVX2, svMulF64AVX2, svDivF64AVX2},
 		sumLeaf: sumLeafF64AVX2,
+		kernels: kernelsAVX2F64(),
 	}
 }
 
@@ -190,6 +192,7 @@ func avx512Impl32() *impl[float32] {
 		vs:      [4]func(dst, a *float32, s float32, n int){vsAddF32AVX512, vsSubF32AVX512, vsMulF32AVX512, vsDivF32AVX512},
 		sv:      [4]func(dst, a *float32, s float32, n int){svAddF32AVX512, svSubF32AVX512, svMulF32AVX512, svDivF32AVX512},
 		sumLeaf: sumLeafF32AVX2,
+		kernels: kernelsAVX512F32(),
 	}
 }
 
@@ -200,6 +203,7 @@ func avx512Impl64() *impl[float64] {
 		vs:      [4]func(dst, a *float64, s float64, n int){vsAddF64AVX512, vsSubF64AVX512, vsMulF64AVX512, vsDivF64AVX512},
 		sv:      [4]func(dst, a *float64, s float64, n int){svAddF64AVX512, svSubF64AVX512, svMulF64AVX512, svDivF64AVX512},
 		sumLeaf: sumLeafF64AVX2,
+		kernels: kernelsAVX512F64(),
 	}
 }
 

@@ -1,0 +1,299 @@
+package vec
+
+import (
+	"math"
+	"unsafe"
+)
+
+// kernels is the part of an implementation beyond the arithmetic: fused
+// activation gradients, relu, comparisons and selections. Like impl's
+// routines, each takes a length n and pointers it reads only when n > 0.
+type kernels[T Float] struct {
+	// grad[g] computes dst[i] = g'(y[i])·g[i], gradS[g] g'(y[i])·s (see
+	// GradMul).
+	grad  [2]func(dst, y, gr *T, n int)
+	gradS [2]func(dst, y *T, s T, n int)
+	// relu computes dst[i] = max(a[i], 0).
+	relu func(dst, a *T, n int)
+	// cmp[op] computes dst[i] = a[i] op b[i], cmpS[op] a[i] op s.
+	cmp  [6]func(dst *bool, a, b *T, n int)
+	cmpS [6]func(dst *bool, a *T, s T, n int)
+	// sel computes dst[i] = c[i] ? a[i] : b[i], selVS c[i] ? a[i] : s and
+	// selSV c[i] ? s : a[i], copying bits.
+	sel          func(dst, a, b *T, c *bool, n int)
+	selVS, selSV func(dst, a *T, c *bool, s T, n int)
+}
+
+// Grad is an activation whose gradient GradMul computes from its output.
+type Grad uint8
+
+// The activations.
+const (
+	// SigmoidGrad is y = sigmoid(x): dy/dx = (1-y)·y.
+	SigmoidGrad Grad = iota
+	// TanhGrad is y = tanh(x): dy/dx = 1 - y·y.
+	TanhGrad
+)
+
+// GradMul sets dst[i] = ((1-y[i])·y[i])·g[i] (SigmoidGrad) or
+// (1-y[i]·y[i])·g[i] (TanhGrad), rounding after every operation (no fused
+// multiply-add), so the results are those of the scalar Go expressions
+// (1-y)*y*g and (1-T(y*y))*g. The slices must have the same length; dst may
+// be y or g.
+func GradMul[T Float](gr Grad, dst, y, g []T) {
+	checkLen("GradMul", len(dst), len(y))
+	checkLen("GradMul", len(dst), len(g))
+	active[T]().grad[gr](unsafe.SliceData(dst), unsafe.SliceData(y), unsafe.SliceData(g), len(dst))
+}
+
+// GradMulScalar is GradMul with g[i] = s for every i.
+func GradMulScalar[T Float](gr Grad, dst, y []T, s T) {
+	checkLen("GradMulScalar", len(dst), len(y))
+	active[T]().gradS[gr](unsafe.SliceData(dst), unsafe.SliceData(y), s, len(dst))
+}
+
+// Relu sets dst[i] = max(a[i], 0) with the bits of Go's max: a[i] if it is
+// positive, +0 if it is zero (of either sign) or negative, and for a NaN
+// the same NaN with its sign bit cleared. dst may be a.
+func Relu[T Float](dst, a []T) {
+	checkLen("Relu", len(dst), len(a))
+	active[T]().relu(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
+}
+
+// Cmp is a comparison.
+type Cmp uint8
+
+// The comparisons, with Go's semantics: a comparison with a NaN is false,
+// except Ne, which is true.
+const (
+	Eq Cmp = iota
+	Ne
+	Lt
+	Le
+	Gt
+	Ge
+)
+
+// Compare sets dst[i] = a[i] op b[i]. The slices must have the same length.
+func Compare[T Float](op Cmp, dst []bool, a, b []T) {
+	checkLen("Compare", len(dst), len(a))
+	checkLen("Compare", len(dst), len(b))
+	active[T]().cmp[op](unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), len(dst))
+}
+
+// CompareScalar sets dst[i] = a[i] op s. The slices must have the same
+// length.
+func CompareScalar[T Float](op Cmp, dst []bool, a []T, s T) {
+	checkLen("CompareScalar", len(dst), len(a))
+	active[T]().cmpS[op](unsafe.SliceData(dst), unsafe.SliceData(a), s, len(dst))
+}
+
+// Bits is the element types of the selections: 4- and 8-byte values moved
+// as raw bits (float32 and float64 through math.Float32bits and
+// Float64bits, int64 by conversion).
+type Bits interface{ ~uint32 | ~uint64 }
+
+// Select sets dst[i] = a[i] if c[i], else b[i]. The slices must have the
+// same length; dst may be a or b.
+func Select[U Bits](dst []U, c []bool, a, b []U) {
+	checkLen("Select", len(dst), len(c))
+	checkLen("Select", len(dst), len(a))
+	checkLen("Select", len(dst), len(b))
+	d, ap, bp, cp, n := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.SliceData(c), len(dst)
+	if unsafe.Sizeof(U(0)) == 4 {
+		active32.sel((*float32)(d), (*float32)(ap), (*float32)(bp), cp, n)
+	} else {
+		active64.sel((*float64)(d), (*float64)(ap), (*float64)(bp), cp, n)
+	}
+}
+
+// SelectScalar sets dst[i] = a[i] if c[i], else s. The slices must have
+// the same length.
+func SelectScalar[U Bits](dst []U, c []bool, a []U, s U) {
+	selectScalar(dst, c, a, s, false)
+}
+
+// ScalarSelect sets dst[i] = s if c[i], else b[i]. The slices must have
+// the same length.
+func ScalarSelect[U Bits](dst []U, c []bool, s U, b []U) {
+	selectScalar(dst, c, b, s, true)
+}
+
+func selectScalar[U Bits](dst []U, c []bool, a []U, s U, swap bool) {
+	checkLen("Select", len(dst), len(c))
+	checkLen("Select", len(dst), len(a))
+	d, ap, cp, n := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(a)), unsafe.SliceData(c), len(dst)
+	if unsafe.Sizeof(U(0)) == 4 {
+		f := active32.selVS
+		if swap {
+			f = active32.selSV
+		}
+		f((*float32)(d), (*float32)(ap), cp, math.Float32frombits(uint32(s)), n)
+	} else {
+		f := active64.selVS
+		if swap {
+			f = active64.selSV
+		}
+		f((*float64)(d), (*float64)(ap), cp, math.Float64frombits(uint64(s)), n)
+	}
+}
+
+// The portable kernels.
+
+func goKernels[T Float]() kernels[T] {
+	return kernels[T]{
+		grad:  [2]func(dst, y, gr *T, n int){goGrad[T](SigmoidGrad), goGrad[T](TanhGrad)},
+		gradS: [2]func(dst, y *T, s T, n int){goGradS[T](SigmoidGrad), goGradS[T](TanhGrad)},
+		relu: func(dp, ap *T, n int) {
+			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
+			for i, x := range a {
+				d[i] = max(x, 0)
+			}
+		},
+		cmp:   [6]func(dst *bool, a, b *T, n int){goCmp[T](Eq), goCmp[T](Ne), goCmp[T](Lt), goCmp[T](Le), goCmp[T](Gt), goCmp[T](Ge)},
+		cmpS:  [6]func(dst *bool, a *T, s T, n int){goCmpS[T](Eq), goCmpS[T](Ne), goCmpS[T](Lt), goCmpS[T](Le), goCmpS[T](Gt), goCmpS[T](Ge)},
+		sel:   goSel[T],
+		selVS: func(d, a *T, c *bool, s T, n int) { goSelS(d, a, c, s, n, false) },
+		selSV: func(d, a *T, c *bool, s T, n int) { goSelS(d, a, c, s, n, true) },
+	}
+}
+
+func goGrad[T Float](gr Grad) func(dst, y, g *T, n int) {
+	return func(dp, yp, gp *T, n int) {
+		d, y, g := unsafe.Slice(dp, n), unsafe.Slice(yp, n), unsafe.Slice(gp, n)
+		if gr == SigmoidGrad {
+			for i, v := range y {
+				d[i] = (1 - v) * v * g[i]
+			}
+			return
+		}
+		// T(v*v) forbids fusing the product into the subtraction.
+		for i, v := range y {
+			d[i] = (1 - T(v*v)) * g[i]
+		}
+	}
+}
+
+func goGradS[T Float](gr Grad) func(dst, y *T, s T, n int) {
+	return func(dp, yp *T, s T, n int) {
+		d, y := unsafe.Slice(dp, n), unsafe.Slice(yp, n)
+		if gr == SigmoidGrad {
+			for i, v := range y {
+				d[i] = (1 - v) * v * s
+			}
+			return
+		}
+		for i, v := range y {
+			d[i] = (1 - T(v*v)) * s
+		}
+	}
+}
+
+func goCmp[T Float](op Cmp) func(dst *bool, a, b *T, n int) {
+	return func(dp *bool, ap, bp *T, n int) {
+		d, a, b := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n)
+		switch op {
+		case Eq:
+			for i := range d {
+				d[i] = a[i] == b[i]
+			}
+		case Ne:
+			for i := range d {
+				d[i] = a[i] != b[i]
+			}
+		case Lt:
+			for i := range d {
+				d[i] = a[i] < b[i]
+			}
+		case Le:
+			for i := range d {
+				d[i] = a[i] <= b[i]
+			}
+		case Gt:
+			for i := range d {
+				d[i] = a[i] > b[i]
+			}
+		case Ge:
+			for i := range d {
+				d[i] = a[i] >= b[i]
+			}
+		}
+	}
+}
+
+func goCmpS[T Float](op Cmp) func(dst *bool, a *T, s T, n int) {
+	return func(dp *bool, ap *T, s T, n int) {
+		d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
+		switch op {
+		case Eq:
+			for i, x := range a {
+				d[i] = x == s
+			}
+		case Ne:
+			for i, x := range a {
+				d[i] = x != s
+			}
+		case Lt:
+			for i, x := range a {
+				d[i] = x < s
+			}
+		case Le:
+			for i, x := range a {
+				d[i] = x <= s
+			}
+		case Gt:
+			for i, x := range a {
+				d[i] = x > s
+			}
+		case Ge:
+			for i, x := range a {
+				d[i] = x >= s
+			}
+		}
+	}
+}
+
+// b2u is 0 or 1 for a bool, without a branch.
+func b2u(c bool) uint64 { return uint64(*(*uint8)(unsafe.Pointer(&c))) }
+
+// goSel selects on the bits of the elements with and/or under a mask made
+// from each bool, so that the loop has no data-dependent branch.
+func goSel[T Float](dp, ap, bp *T, cp *bool, n int) {
+	if unsafe.Sizeof(T(0)) == 4 {
+		selBits(unsafe.Slice((*uint32)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
+			unsafe.Slice((*uint32)(unsafe.Pointer(ap)), n), unsafe.Slice((*uint32)(unsafe.Pointer(bp)), n))
+	} else {
+		selBits(unsafe.Slice((*uint64)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
+			unsafe.Slice((*uint64)(unsafe.Pointer(ap)), n), unsafe.Slice((*uint64)(unsafe.Pointer(bp)), n))
+	}
+}
+
+func selBits[U uint32 | uint64](d []U, c []bool, a, b []U) {
+	for i := range d {
+		m := -U(b2u(c[i]))
+		d[i] = a[i]&m | b[i]&^m
+	}
+}
+
+// goSelS is goSel with a scalar: c[i] ? a[i] : s, or c[i] ? s : a[i] when
+// swap.
+func goSelS[T Float](dp, ap *T, cp *bool, s T, n int, swap bool) {
+	if unsafe.Sizeof(T(0)) == 4 {
+		selBitsS(unsafe.Slice((*uint32)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
+			unsafe.Slice((*uint32)(unsafe.Pointer(ap)), n), *(*uint32)(unsafe.Pointer(&s)), swap)
+	} else {
+		selBitsS(unsafe.Slice((*uint64)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
+			unsafe.Slice((*uint64)(unsafe.Pointer(ap)), n), *(*uint64)(unsafe.Pointer(&s)), swap)
+	}
+}
+
+func selBitsS[U uint32 | uint64](d []U, c []bool, a []U, s U, swap bool) {
+	var flip U
+	if swap {
+		flip = ^U(0)
+	}
+	for i := range d {
+		m := -U(b2u(c[i])) ^ flip
+		d[i] = a[i]&m | s&^m
+	}
+}

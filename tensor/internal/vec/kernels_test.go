@@ -1,0 +1,376 @@
+package vec
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// bitsOf returns the bits of x as a uint64.
+func bitsOf[T Float](x T) uint64 {
+	if unsafe.Sizeof(x) == 4 {
+		return uint64(*(*uint32)(unsafe.Pointer(&x)))
+	}
+	return *(*uint64)(unsafe.Pointer(&x))
+}
+
+// withNaNs returns values with some NaNs of varied sign and payload added,
+// quiet and signalling, so that the tests see the bits those keep.
+func withNaNs[T Float](r *rand.Rand, n int) []T {
+	v := values[T](r, n)
+	for i := range v {
+		if r.IntN(16) != 0 {
+			continue
+		}
+		if unsafe.Sizeof(v[i]) == 4 {
+			b := uint32(0x7f800000) | uint32(1+r.IntN(0x7fffff)) | uint32(r.IntN(2))<<31
+			*(*uint32)(unsafe.Pointer(&v[i])) = b
+		} else {
+			b := uint64(0x7ff0000000000000) | uint64(1+r.Int64N(0xfffffffffffff)) | uint64(r.IntN(2))<<63
+			*(*uint64)(unsafe.Pointer(&v[i])) = b
+		}
+	}
+	return v
+}
+
+// fill returns a buffer of n+2·guard+off elements set to -12345 and its
+// destination part, n elements from guard+off.
+func fill[T Float](n, off int) (buf, d []T) {
+	buf = make([]T, n+2*guard+off)
+	for i := range buf {
+		buf[i] = -12345
+	}
+	return buf, buf[guard+off : guard+off+n]
+}
+
+// checkGuards fails if an element of buf outside d changed.
+func checkGuards[T Float](t *testing.T, what string, buf []T, n, off int) {
+	t.Helper()
+	for i, x := range buf {
+		if j := i - guard - off; (j < 0 || j >= n) && x != -12345 {
+			t.Fatalf("%s n=%d: wrote %v outside dst at %d", what, n, x, j)
+		}
+	}
+}
+
+var gradNames = [2]string{"Sigmoid", "Tanh"}
+
+func gradRef[T Float](gr Grad, y, g T) T {
+	if gr == SigmoidGrad {
+		return (1 - y) * y * g
+	}
+	return (1 - T(y*y)) * g
+}
+
+func TestGradMul(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testGradMul(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testGradMul(t, impls64()) })
+}
+
+func testGradMul[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, im := range impls {
+		for gr := SigmoidGrad; gr <= TanhGrad; gr++ {
+			t.Run(im.name+"/"+gradNames[gr], func(t *testing.T) {
+				for _, n := range testLengths() {
+					off := n % 4
+					y := values[T](r, n+off)[off:]
+					g := values[T](r, n+off)[off:]
+					for i := range y {
+						if r.IntN(2) == 0 {
+							y[i] = T(r.Float64()) // the range of sigmoid and tanh
+						}
+					}
+					s := specials[T]()[n%len(specials[T]())]
+					if n%3 == 0 {
+						s = T(r.NormFloat64())
+					}
+					buf, d := fill[T](n, off)
+					im.grad[gr](ptr(d), ptr(y), ptr(g), n)
+					checkGuards(t, "vv", buf, n, off)
+					for i := range d {
+						if want := gradRef(gr, y[i], g[i]); !same(d[i], want) {
+							t.Fatalf("vv n=%d: element %d: y=%v g=%v: got %v, want %v", n, i, y[i], g[i], d[i], want)
+						}
+					}
+					buf, d = fill[T](n, off)
+					im.gradS[gr](ptr(d), ptr(y), s, n)
+					checkGuards(t, "vs", buf, n, off)
+					for i := range d {
+						if want := gradRef(gr, y[i], s); !same(d[i], want) {
+							t.Fatalf("vs n=%d: element %d: y=%v s=%v: got %v, want %v", n, i, y[i], s, d[i], want)
+						}
+					}
+					// In place, over g.
+					d = append([]T(nil), g...)
+					im.grad[gr](ptr(d), ptr(y), ptr(d), n)
+					for i := range d {
+						if want := gradRef(gr, y[i], g[i]); !same(d[i], want) {
+							t.Fatalf("in place n=%d: element %d: got %v, want %v", n, i, d[i], want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestRelu(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testRelu(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testRelu(t, impls64()) })
+}
+
+// testRelu holds every implementation to Go's max(x, 0) bit for bit, NaNs
+// included.
+func testRelu[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				a := withNaNs[T](r, n+off)[off:]
+				buf, d := fill[T](n, off)
+				im.relu(ptr(d), ptr(a), n)
+				checkGuards(t, "relu", buf, n, off)
+				for i := range d {
+					if want := max(a[i], 0); bitsOf(d[i]) != bitsOf(want) {
+						t.Fatalf("n=%d: element %d: max(%#x, 0): got %#x, want %#x", n, i, bitsOf(a[i]), bitsOf(d[i]), bitsOf(want))
+					}
+				}
+				d = append([]T(nil), a...)
+				im.relu(ptr(d), ptr(d), n)
+				for i := range d {
+					if want := max(a[i], 0); bitsOf(d[i]) != bitsOf(want) {
+						t.Fatalf("in place n=%d: element %d: got %#x, want %#x", n, i, bitsOf(d[i]), bitsOf(want))
+					}
+				}
+			}
+		})
+	}
+}
+
+var cmpNames = [6]string{"Eq", "Ne", "Lt", "Le", "Gt", "Ge"}
+
+func cmpRef[T Float](op Cmp, x, y T) bool {
+	switch op {
+	case Eq:
+		return x == y
+	case Ne:
+		return x != y
+	case Lt:
+		return x < y
+	case Le:
+		return x <= y
+	case Gt:
+		return x > y
+	}
+	return x >= y
+}
+
+func TestCompare(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testCompare(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testCompare(t, impls64()) })
+}
+
+// boolBuf returns a buffer of n+2·guard+off bytes set to 0x5a and its
+// destination part as bools, so that the test sees both a write outside it
+// and a byte in it other than 0 or 1.
+func boolBuf(n, off int) (buf []byte, d []bool) {
+	buf = make([]byte, n+2*guard+off)
+	for i := range buf {
+		buf[i] = 0x5a
+	}
+	return buf, unsafe.Slice((*bool)(unsafe.Pointer(&buf[guard+off])), n)
+}
+
+func checkBools(t *testing.T, what string, buf []byte, n, off int, want func(i int) bool) {
+	t.Helper()
+	for i, x := range buf {
+		j := i - guard - off
+		if j < 0 || j >= n {
+			if x != 0x5a {
+				t.Fatalf("%s n=%d: wrote %#x outside dst at %d", what, n, x, j)
+			}
+			continue
+		}
+		w := byte(b2u(want(j)))
+		if x != w {
+			t.Fatalf("%s n=%d: element %d: got byte %#x, want %#x", what, n, j, x, w)
+		}
+	}
+}
+
+func testCompare[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, im := range impls {
+		for op := Eq; op <= Ge; op++ {
+			t.Run(im.name+"/"+cmpNames[op], func(t *testing.T) {
+				for _, n := range testLengths() {
+					off := n % 4
+					a := values[T](r, n+off)[off:]
+					b := values[T](r, n+off)[off:]
+					for i := range b {
+						if r.IntN(3) == 0 {
+							b[i] = a[i] // equal pairs, NaN and ±0 among them
+						}
+					}
+					s := specials[T]()[n%len(specials[T]())]
+					if n%3 == 0 && n > 0 {
+						s = a[n/2]
+					}
+					buf, d := boolBuf(n, off)
+					var dp *bool
+					if n > 0 {
+						dp = &d[0]
+					}
+					im.cmp[op](dp, ptr(a), ptr(b), n)
+					checkBools(t, "vv", buf, n, off, func(i int) bool { return cmpRef(op, a[i], b[i]) })
+					buf, d = boolBuf(n, off)
+					if n > 0 {
+						dp = &d[0]
+					}
+					im.cmpS[op](dp, ptr(a), s, n)
+					checkBools(t, "vs", buf, n, off, func(i int) bool { return cmpRef(op, a[i], s) })
+				}
+			})
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testSelect(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testSelect(t, impls64()) })
+}
+
+// testSelect checks the three selections bit for bit (NaN payloads
+// included), at unaligned starts, in place, and the guards.
+func testSelect[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				a := withNaNs[T](r, n+off)[off:]
+				b := withNaNs[T](r, n+off)[off:]
+				cbuf := make([]bool, n+off)
+				for i := range cbuf {
+					cbuf[i] = r.IntN(2) == 0
+				}
+				c := cbuf[off:]
+				var cp *bool
+				if n > 0 {
+					cp = &c[0]
+				}
+				s := withNaNs[T](r, 1)[0]
+				pick := func(c bool, x, y T) T {
+					if c {
+						return x
+					}
+					return y
+				}
+				forms := []struct {
+					name string
+					run  func(d []T)
+					want func(i int) T
+				}{
+					{"vv", func(d []T) { im.sel(ptr(d), ptr(a), ptr(b), cp, n) }, func(i int) T { return pick(c[i], a[i], b[i]) }},
+					{"vs", func(d []T) { im.selVS(ptr(d), ptr(a), cp, s, n) }, func(i int) T { return pick(c[i], a[i], s) }},
+					{"sv", func(d []T) { im.selSV(ptr(d), ptr(a), cp, s, n) }, func(i int) T { return pick(c[i], s, a[i]) }},
+				}
+				for _, f := range forms {
+					buf, d := fill[T](n, off)
+					f.run(d)
+					checkGuards(t, f.name, buf, n, off)
+					for i := range d {
+						if want := f.want(i); bitsOf(d[i]) != bitsOf(want) {
+							t.Fatalf("%s n=%d: element %d: got %#x, want %#x", f.name, n, i, bitsOf(d[i]), bitsOf(want))
+						}
+					}
+				}
+				d := append([]T(nil), b...)
+				im.sel(ptr(d), ptr(a), ptr(d), cp, n)
+				for i := range d {
+					if want := pick(c[i], a[i], b[i]); bitsOf(d[i]) != bitsOf(want) {
+						t.Fatalf("in place n=%d: element %d: got %#x, want %#x", n, i, bitsOf(d[i]), bitsOf(want))
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestKernelsAPI(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testKernelsAPI[float32, uint32](t) })
+	t.Run("f64", func(t *testing.T) { testKernelsAPI[float64, uint64](t) })
+}
+
+// testKernelsAPI checks the exported functions' dispatch and length checks.
+func testKernelsAPI[T Float, U uint32 | uint64](t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	const n = 1000
+	y, g := values[T](r, n), values[T](r, n)
+	d := make([]T, n)
+	GradMul(TanhGrad, d, y, g)
+	for i := range d {
+		if !same(d[i], gradRef(TanhGrad, y[i], g[i])) {
+			t.Fatalf("GradMul: element %d", i)
+		}
+	}
+	GradMulScalar(SigmoidGrad, d, y, 3)
+	for i := range d {
+		if !same(d[i], gradRef(SigmoidGrad, y[i], 3)) {
+			t.Fatalf("GradMulScalar: element %d", i)
+		}
+	}
+	Relu(d, y)
+	for i := range d {
+		if bitsOf(d[i]) != bitsOf(max(y[i], 0)) {
+			t.Fatalf("Relu: element %d", i)
+		}
+	}
+	c := make([]bool, n)
+	Compare(Lt, c, y, g)
+	for i := range c {
+		if c[i] != (y[i] < g[i]) {
+			t.Fatalf("Compare: element %d", i)
+		}
+	}
+	CompareScalar(Ne, c, y, T(math.NaN()))
+	for i := range c {
+		if !c[i] {
+			t.Fatalf("CompareScalar Ne NaN: element %d", i)
+		}
+	}
+	a, b := make([]U, n), make([]U, n)
+	for i := range a {
+		c[i] = r.IntN(2) == 0
+		a[i], b[i] = U(r.Uint64()), U(r.Uint64())
+	}
+	du := make([]U, n)
+	Select(du, c, a, b)
+	SelectScalar(du[:10], c[:10], a[:10], 7)
+	ScalarSelect(du[10:20], c[10:20], 9, b[10:20])
+	for i := range du {
+		want := b[i]
+		switch {
+		case i < 10 && c[i]:
+			want = a[i]
+		case i < 10:
+			want = 7
+		case i < 20 && c[i]:
+			want = 9
+		case c[i]:
+			want = a[i]
+		}
+		if du[i] != want {
+			t.Fatalf("Select: element %d: got %#x, want %#x", i, du[i], want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Select with a short mask did not panic")
+		}
+	}()
+	Select(du, c[:n-1], a, b)
+}
