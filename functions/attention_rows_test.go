@@ -43,3 +43,27 @@ func TestAttnRowKernels(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkAttnRowKernels(b *testing.B) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		gen := tensor.NewGenerator(5)
+		s := gen.Randn(dt, 2, 4, 128, 128)
+		p := s.Softmax(-1)
+		dp := gen.Randn(dt, 2, 4, 128, 128)
+		work := s.Clone()
+		b.Run(dt.String()+"/softmax", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				work.CopyFrom(s)
+				attnSoftmaxScaled(work, 0.125)
+			}
+		})
+		b.Run(dt.String()+"/softmax_grad", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				work.CopyFrom(dp)
+				attnSoftmaxGrad(work, p, 0.125)
+			}
+		})
+	}
+}

@@ -1,6 +1,10 @@
 package tensor
 
-import "math"
+import (
+	"math"
+
+	"github.com/goagx/agx/tensor/internal/vmath"
+)
 
 // Unary implements Backend.
 func (CPU) Unary(op UnaryOp, dst, src View, args ...float64) {
@@ -47,11 +51,11 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 	if _, f32 := any(T(0)).(float32); f32 {
 		switch op {
 		case OpExp:
-			return func(x T) T { return T(exp32(float32(x))) }
+			return func(x T) T { return T(vmath.Exp32(float32(x))) }
 		case OpSigmoid:
-			return func(x T) T { return T(sigmoid32(float32(x))) }
+			return func(x T) T { return T(vmath.Sigmoid32(float32(x))) }
 		case OpTanh:
-			return func(x T) T { return T(tanh32(float32(x))) }
+			return func(x T) T { return T(vmath.Tanh32(float32(x))) }
 		}
 	}
 	switch op {

@@ -1,0 +1,369 @@
+//go:build ignore
+
+// gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
+// Go kernels in kernels_go.go, operation for operation. Run it with
+// go generate.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"log"
+	"math"
+	"os"
+	"strings"
+)
+
+// constant is a float64 (or, with bits set, a raw 64-bit pattern) that the
+// kernels broadcast to every lane.
+type constant struct {
+	name string
+	val  float64
+	bits uint64
+	raw  bool
+}
+
+var constants = []constant{
+	{name: "lo", val: -150},
+	{name: "hi", val: 150},
+	{name: "tanhHi", val: 20},
+	{name: "log2e", val: 1.4426950408889634},
+	{name: "round", val: 0x1.8p52},
+	{name: "ln2", val: 0.6931471805599453},
+	{name: "one", val: 1},
+	{name: "two", val: 2},
+	{name: "c2", val: 1.0 / 2},
+	{name: "c6", val: 1.0 / 6},
+	{name: "c24", val: 1.0 / 24},
+	{name: "c120", val: 1.0 / 120},
+	{name: "c720", val: 1.0 / 720},
+	{name: "c5040", val: 1.0 / 5040},
+	{name: "c40320", val: 1.0 / 40320},
+	{name: "bias", bits: 1023, raw: true},
+	{name: "sign64", bits: 1 << 63, raw: true},
+	{name: "abs64", bits: 1<<63 - 1, raw: true},
+	{name: "sign32", bits: 1<<63 | 1<<31, raw: true}, // two float32 sign bits
+}
+
+// isa describes one instruction set: the register prefixes for 4 or 8
+// float64 lanes (d) and for the float32 values they come from (f), the
+// float32 bytes per step, and whether constants sit in registers (AVX-512,
+// 32 registers) or are memory operands (AVX2, 16 registers).
+type isa struct {
+	name  string
+	d, f  string
+	step  int
+	inReg bool
+}
+
+var isas = []isa{
+	{name: "AVX2", d: "Y", f: "X", step: 16},
+	{name: "AVX512", d: "Z", f: "Y", step: 32, inReg: true},
+}
+
+type op struct {
+	name string // Go name prefix: exp, sigmoid, tanh
+	doc  string
+}
+
+var ops = []op{
+	{"exp", "e^x"},
+	{"sigmoid", "1/(1+e^-x)"},
+	{"tanh", "tanh x"},
+}
+
+type gen struct {
+	buf   bytes.Buffer
+	isa   isa
+	op    string
+	regOf map[string]string // constant name -> register, for AVX-512
+}
+
+func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
+
+// i emits one instruction.
+func (g *gen) i(ins string, args ...string) { g.p("\t%s %s", ins, strings.Join(args, ", ")) }
+
+// c is the operand for constant name.
+func (g *gen) c(name string) string {
+	if g.isa.inReg {
+		r, ok := g.regOf[name]
+		if !ok {
+			log.Fatalf("constant %s not loaded for %s", name, g.op)
+		}
+		return r
+	}
+	return "vmath_" + name + "<>(SB)"
+}
+
+func (g *gen) d(n int) string { return fmt.Sprintf("%s%d", g.isa.d, n) }
+func (g *gen) f(n int) string { return fmt.Sprintf("%s%d", g.isa.f, n) }
+
+// used lists the constants that op needs in registers.
+func used(op string) []string {
+	common := []string{"log2e", "round", "ln2", "one", "c2", "c6", "c24", "c120", "c720", "c5040", "c40320", "bias"}
+	switch op {
+	case "exp":
+		return append(common, "lo", "hi")
+	case "sigmoid":
+		return append(common, "lo", "hi", "sign64")
+	}
+	return append(common, "abs64", "tanhHi", "two")
+}
+
+// body emits one step: load the float32 values at off(SI) (under mask K1
+// when masked), compute, store them at off(DI). Registers: f0 input, d1 v
+// (later d), d2 t then 2^k, d3 r, d4 r² then r⁴, d5 a then the result, d6
+// b, d7 c, f8 the float32 result, f9 (AVX2) a mask.
+func (g *gen) body(off int, masked bool) {
+	f0, f8, f9 := g.f(0), g.f(8), g.f(9)
+	d1, d2, d3, d4, d5, d6, d7 := g.d(1), g.d(2), g.d(3), g.d(4), g.d(5), g.d(6), g.d(7)
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		g.i("VMOVUPS.Z", src, "K1", f0)
+	} else {
+		g.i("VMOVUPS", src, f0)
+	}
+	g.i("VCVTPS2PD", f0, d1)
+	xor, and := "VXORPD", "VANDPD"
+	if g.isa.inReg {
+		xor, and = "VPXORQ", "VPANDQ"
+	}
+	switch g.op {
+	case "sigmoid":
+		g.i(xor, g.c("sign64"), d1, d1)
+		fallthrough
+	case "exp":
+		g.i("VMAXPD", g.c("lo"), d1, d1)
+		g.i("VMINPD", g.c("hi"), d1, d1)
+	case "tanh":
+		g.i(and, g.c("abs64"), d1, d1)
+		g.i("VMINPD", g.c("tanhHi"), d1, d1)
+		g.i("VADDPD", d1, d1, d1)
+	}
+	// t = v·log2e + round; k = t - round; r = v - k·ln2
+	g.i("VMULPD", g.c("log2e"), d1, d2)
+	g.i("VADDPD", g.c("round"), d2, d2)
+	g.i("VSUBPD", g.c("round"), d2, d3)
+	g.i("VMULPD", g.c("ln2"), d3, d3)
+	g.i("VSUBPD", d3, d1, d3)
+	// expm1Poly(r), Estrin
+	g.i("VMULPD", d3, d3, d4)
+	g.i("VMULPD", g.c("c2"), d3, d5)
+	g.i("VADDPD", g.c("one"), d5, d5)
+	g.i("VMULPD", g.c("c24"), d3, d6)
+	g.i("VADDPD", g.c("c6"), d6, d6)
+	g.i("VMULPD", g.c("c720"), d3, d7)
+	g.i("VADDPD", g.c("c120"), d7, d7)
+	g.i("VMULPD", g.c("c40320"), d3, d1)
+	g.i("VADDPD", g.c("c5040"), d1, d1)
+	g.i("VMULPD", d4, d6, d6)
+	g.i("VADDPD", d6, d5, d5)
+	g.i("VMULPD", d4, d1, d1)
+	g.i("VADDPD", d1, d7, d7)
+	g.i("VMULPD", d4, d4, d4)
+	g.i("VMULPD", d4, d7, d7)
+	g.i("VADDPD", d7, d5, d5)
+	g.i("VMULPD", d5, d3, d5)
+	// 2^k from t's low bits
+	g.i("VPADDQ", g.c("bias"), d2, d2)
+	g.i("VPSLLQ", "$52", d2, d2)
+	switch g.op {
+	case "exp":
+		g.i("VADDPD", g.c("one"), d5, d5)
+		g.i("VMULPD", d2, d5, d5)
+	case "sigmoid":
+		g.i("VADDPD", g.c("one"), d5, d5)
+		g.i("VMULPD", d2, d5, d5)
+		g.i("VADDPD", g.c("one"), d5, d5)
+		one := g.c("one")
+		if !g.isa.inReg {
+			g.i("VMOVUPD", one, d6)
+			one = d6
+		}
+		g.i("VDIVPD", d5, one, d5)
+	case "tanh":
+		g.i("VMULPD", d2, d5, d5)
+		g.i("VSUBPD", g.c("one"), d2, d2)
+		g.i("VADDPD", d2, d5, d5)
+		g.i("VADDPD", g.c("two"), d5, d6)
+		g.i("VDIVPD", d6, d5, d5)
+	}
+	if g.isa.inReg {
+		g.i("VCVTPD2PS", d5, f8)
+	} else {
+		g.i("VCVTPD2PSY", d5, f8)
+	}
+	if g.op == "tanh" {
+		// the sign of x (a VEX memory operand: f0 and f8 are low registers)
+		g.i("VANDPS", "vmath_sign32<>(SB)", f0, f9)
+		g.i("VORPS", f9, f8, f8)
+	}
+	// NaN inputs come back unchanged
+	if g.isa.inReg {
+		g.i("VCMPPS", "$3", f0, f0, "K2")
+		g.i("VMOVAPS", f0, "K2", f8)
+	} else {
+		g.i("VCMPPS", "$3", f0, f0, f9)
+		g.i("VBLENDVPS", f9, f0, f8, f8)
+	}
+	if masked {
+		g.i("VMOVUPS", f8, "K1", dst)
+	} else {
+		g.i("VMOVUPS", f8, dst)
+	}
+}
+
+func (g *gen) function(is isa, o op) {
+	g.isa, g.op = is, o.name
+	name := o.name + is.name
+	lanes := is.step / 4
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n.", name, o.doc)
+	} else {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n; n is a multiple of %d.", name, o.doc, lanes)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	if is.inReg {
+		g.regOf = map[string]string{}
+		for k, c := range used(o.name) {
+			r := fmt.Sprintf("Z%d", 16+k)
+			g.regOf[c] = r
+			g.i("VBROADCASTSD", "vmath_"+c+"<>(SB)", r)
+		}
+	}
+	l := func(s string) string { return name + "_" + s }
+	g.p("%s:", l("loop2"))
+	g.i("CMPQ", "CX", fmt.Sprintf("$%d", 2*lanes))
+	g.i("JLT", l("one"))
+	g.body(0, false)
+	g.body(is.step, false)
+	g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "SI")
+	g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "DI")
+	g.i("SUBQ", fmt.Sprintf("$%d", 2*lanes), "CX")
+	g.i("JMP", l("loop2"))
+	g.p("%s:", l("one"))
+	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
+	g.i("JLT", l("tail"))
+	g.body(0, false)
+	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "SI")
+	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "DI")
+	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
+	g.p("%s:", l("tail"))
+	if is.inReg {
+		g.i("TESTQ", "CX", "CX")
+		g.i("JZ", l("done"))
+		g.i("MOVQ", "$1", "AX")
+		g.i("SHLQ", "CX", "AX")
+		g.i("DECQ", "AX")
+		g.i("KMOVW", "AX", "K1")
+		g.body(0, true)
+	}
+	g.p("%s:", l("done"))
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// relu emits the kernel of max(x, 0) with NaNs kept: a compare "not less
+// or equal to 0" (true for x > 0 and for NaN) selects x, other lanes get +0.
+// It works on float32 directly, a whole vector (8 or 16 lanes) per step.
+func (g *gen) relu(is isa) {
+	name := "relu" + is.name
+	v := "Y"
+	lanes := 8
+	if is.inReg {
+		v, lanes = "Z", 16
+	}
+	r := func(n int) string { return fmt.Sprintf("%s%d", v, n) }
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = src[i] if src[i] > 0 or NaN, else +0, for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = src[i] if src[i] > 0 or NaN, else +0, for i < n; n is a multiple of %d.", name, lanes)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	zero := r(15)
+	if is.inReg {
+		zero = "Z16"
+		g.i("VPXORD", zero, zero, zero)
+	} else {
+		g.i("VXORPS", zero, zero, zero)
+	}
+	step := func(masked bool) {
+		if masked {
+			g.i("VMOVUPS.Z", "(SI)", "K2", r(0))
+		} else {
+			g.i("VMOVUPS", "(SI)", r(0))
+		}
+		if is.inReg {
+			g.i("VCMPPS", "$6", zero, r(0), "K1")
+			g.i("VMOVUPS.Z", r(0), "K1", r(1))
+		} else {
+			g.i("VCMPPS", "$6", zero, r(0), r(1))
+			g.i("VANDPS", r(1), r(0), r(1))
+		}
+		if masked {
+			g.i("VMOVUPS", r(1), "K2", "(DI)")
+		} else {
+			g.i("VMOVUPS", r(1), "(DI)")
+		}
+	}
+	l := func(s string) string { return name + "_" + s }
+	g.p("%s:", l("loop"))
+	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
+	g.i("JLT", l("tail"))
+	step(false)
+	g.i("ADDQ", fmt.Sprintf("$%d", 4*lanes), "SI")
+	g.i("ADDQ", fmt.Sprintf("$%d", 4*lanes), "DI")
+	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
+	g.i("JMP", l("loop"))
+	g.p("%s:", l("tail"))
+	if is.inReg {
+		g.i("TESTQ", "CX", "CX")
+		g.i("JZ", l("done"))
+		g.i("MOVQ", "$1", "AX")
+		g.i("SHLQ", "CX", "AX")
+		g.i("DECQ", "AX")
+		g.i("KMOVW", "AX", "K2")
+		step(true)
+	}
+	g.p("%s:", l("done"))
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+func main() {
+	g := &gen{}
+	g.p("// Code generated by gen_kernels.go; DO NOT EDIT.")
+	g.p("")
+	g.p("#include \"textflag.h\"")
+	g.p("")
+	g.p("// Each constant is stored four times (32 bytes): AVX2 uses it as a YMM")
+	g.p("// memory operand, AVX-512 broadcasts the first copy.")
+	for _, c := range constants {
+		bits := c.bits
+		if !c.raw {
+			bits = math.Float64bits(c.val)
+		}
+		for k := 0; k < 4; k++ {
+			g.p("DATA vmath_%s<>+%d(SB)/8, $%#016x", c.name, 8*k, bits)
+		}
+		g.p("GLOBL vmath_%s<>(SB), RODATA|NOPTR, $32", c.name)
+	}
+	for _, is := range isas {
+		for _, o := range ops {
+			g.function(is, o)
+		}
+		g.relu(is)
+	}
+	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}

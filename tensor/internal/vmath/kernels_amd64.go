@@ -1,0 +1,64 @@
+package vmath
+
+import "golang.org/x/sys/cpu"
+
+//go:generate go run gen_kernels.go
+
+//go:noescape
+func expAVX2(dst, src *float32, n int)
+
+//go:noescape
+func sigmoidAVX2(dst, src *float32, n int)
+
+//go:noescape
+func tanhAVX2(dst, src *float32, n int)
+
+//go:noescape
+func reluAVX2(dst, src *float32, n int)
+
+//go:noescape
+func expAVX512(dst, src *float32, n int)
+
+//go:noescape
+func sigmoidAVX512(dst, src *float32, n int)
+
+//go:noescape
+func tanhAVX512(dst, src *float32, n int)
+
+//go:noescape
+func reluAVX512(dst, src *float32, n int)
+
+func detect() int {
+	switch {
+	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512DQ:
+		return levelAVX512
+	case cpu.X86.HasAVX2:
+		return levelAVX2
+	}
+	return levelGo
+}
+
+// simd runs the kernel of the current level over a prefix of src and returns
+// its length; the caller finishes the rest in Go. The AVX2 kernels take
+// multiples of avx2Lanes.
+func simd(avx512, avx2 func(dst, src *float32, n int), avx2Lanes int, dst, src []float32) int {
+	switch level {
+	case levelAVX512:
+		if len(src) > 0 {
+			avx512(&dst[0], &src[0], len(src))
+		}
+		return len(src)
+	case levelAVX2:
+		n := len(src) / avx2Lanes * avx2Lanes
+		if n > 0 {
+			avx2(&dst[0], &src[0], n)
+		}
+		return n
+	}
+	return 0
+}
+
+func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 4, dst, src) }
+func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 4, dst, src) }
+func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 4, dst, src) }
+func reluSIMD(dst, src []float32) int    { return simd(reluAVX512, reluAVX2, 8, dst, src) }
