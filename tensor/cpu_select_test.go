@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/goagx/agx/tensor/internal/vec"
 )
 
 // selectCase builds n values of T with NaN, ±0 and ±Inf mixed in, and a
@@ -117,8 +119,8 @@ func cmpOp(name string) BinaryOp {
 	panic(fmt.Sprint("unknown comparison ", name))
 }
 
-// TestReluSpecialValues pins Relu on the values where max(x, 0) and a
-// branch could differ: NaN stays NaN, -0 becomes +0, -Inf 0, +Inf +Inf.
+// TestReluSpecialValues pins Relu on its edge values: NaN stays NaN, -0
+// becomes +0, -Inf 0, +Inf +Inf.
 func TestReluSpecialValues(t *testing.T) {
 	in := []float64{math.NaN(), math.Copysign(0, -1), 0, math.Inf(-1), math.Inf(1), -2.5, 2.5}
 	want := []float64{math.NaN(), 0, 0, 0, math.Inf(1), 0, 2.5}
@@ -135,8 +137,9 @@ func TestReluSpecialValues(t *testing.T) {
 }
 
 // TestReluDense checks Relu's dense loop, which runs on package vec from
-// vecMin elements on, against Go's max(x, 0) bit for bit (NaNs of either
-// sign and ±0 among the values) on every length up to 70 and a large one,
+// vecMin elements on, against vec.ReluOf bit for bit: x for a positive x or
+// a NaN (a negative NaN keeps its sign bit, unlike with Go's max(x, 0)),
+// else +0 (NaNs of either sign and ±0 among the values) on every length up to 70 and a large one,
 // at an offset into a larger buffer.
 func TestReluDense(t *testing.T) {
 	t.Run("float32", func(t *testing.T) { testReluDense[float32](t) })
@@ -156,7 +159,7 @@ func testReluDense[T Float](t *testing.T) {
 		x := FromSlice(v).Narrow(0, 2, n)
 		got, xv := ToSlice[T](x.Relu()), ToSlice[T](x)
 		for i := range got {
-			if want := max(xv[i], 0); !sameBitsNum(got[i], want) {
+			if want := vec.ReluOf(xv[i]); !sameBitsNum(got[i], want) {
 				t.Fatalf("n=%d: Relu(%v) = %v, want %v", n, xv[i], got[i], want)
 			}
 		}

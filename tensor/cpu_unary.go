@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 
+	"github.com/goagx/agx/tensor/internal/vec"
 	"github.com/goagx/agx/tensor/internal/vmath"
 )
 
@@ -176,10 +177,8 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 				if vecRelu(dd, ss) {
 					return
 				}
-				// max keeps NaN and maps -0 to +0, as relu does; unlike
-				// an if, it compiles to no branch (signs are unpredictable).
 				for i, x := range ss {
-					dd[i] = max(x, 0)
+					dd[i] = vec.ReluOf(x)
 				}
 			default:
 				for i, x := range ss {

@@ -2,7 +2,7 @@ package tensor
 
 import "github.com/goagx/agx/tensor/internal/vmath"
 
-// Float32 kernels for exp, sigmoid, tanh and relu.
+// Float32 kernels for exp, sigmoid and tanh.
 //
 // The generic path converts each float32 to float64 and calls math.Exp or
 // math.Tanh, which handle the whole float64 range and are not inlined. A
@@ -12,8 +12,7 @@ import "github.com/goagx/agx/tensor/internal/vmath"
 // outputs are at most 1 ulp from float32(math.Exp(float64(x))) etc.; see the
 // vmath package comment and its tests.
 
-// unaryFloat32Fast runs the float32 kernels of exp, sigmoid, tanh and relu
-// (vectorised, without the branch per element of the generic loop) over
+// unaryFloat32Fast runs the float32 kernels of exp, sigmoid and tanh over
 // contiguous slices; it reports false for other ops.
 func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 	switch op {
@@ -23,8 +22,6 @@ func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 		vmath.Sigmoid(dd, ss)
 	case OpTanh:
 		vmath.Tanh(dd, ss)
-	case OpRelu:
-		vmath.Relu(dd, ss)
 	default:
 		return false
 	}

@@ -34,7 +34,6 @@ func TestFloat32KernelsAgreeWithOps(t *testing.T) {
 		{"exp", (*Tensor).Exp, vmath.Exp32},
 		{"sigmoid", (*Tensor).Sigmoid, vmath.Sigmoid32},
 		{"tanh", (*Tensor).Tanh, vmath.Tanh32},
-		{"relu", (*Tensor).Relu, vmath.Relu32},
 	} {
 		for _, in := range []struct {
 			name string

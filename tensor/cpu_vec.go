@@ -120,7 +120,7 @@ func vecGradRow[T Float](gr vec.Grad, d, y, g []T, gs int) bool {
 	return true
 }
 
-// vecRelu sets d[i] = max(s[i], 0) with package vec for a long enough run of
+// vecRelu sets d[i] = vec.ReluOf(s[i]) with package vec for a long enough run of
 // floats and reports whether it did.
 func vecRelu[T Float](d, s []T) bool {
 	if len(d) < vecMin {

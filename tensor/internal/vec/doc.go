@@ -20,8 +20,9 @@
 // a+b, a-b, a*b and a/b, element by element (one IEEE rounding each; division
 // is a true division, never a reciprocal estimate), on every implementation.
 // Likewise GradMul rounds each of its operations, without fused
-// multiply-adds; Relu, Compare and Select give the bits of Go's max(x, 0),
-// comparison operators and a bitwise select.
+// multiply-adds; Relu, Compare and Select give the bits of ReluOf (x for a
+// positive x or a NaN, else +0), Go's comparison operators and a bitwise
+// select.
 // Sum's order of additions is fixed by the package, not by the CPU: every
 // implementation returns the same bits (see Sum). dst may be the same slice as
 // an operand (dst = a op dst is an in-place update); partial overlaps are not

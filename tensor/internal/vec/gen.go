@@ -548,11 +548,10 @@ func gradKernel(w *bytes.Buffer, x isa, e elem, gr, f string) string {
 	return name
 }
 
-// reluKernel writes dst[i] = max(a[i], 0) with the bits of Go's max: a[i]
-// where a[i] > 0, +0 where a[i] <= 0 (-0 included), and a NaN with its sign
-// bit cleared. That is a[i] & 0x7f..f where !(a[i] <= 0), else 0: a compare
-// with the predicate NLE_UQ (true on NaN) and two ands. Registers: DI dst,
-// SI a, reg 14 zero, reg 13 the sign-clearing mask.
+// reluKernel writes dst[i] = a[i] where !(a[i] <= 0), that is where a[i]
+// is positive or a NaN (which keeps its bits), and +0 elsewhere (-0
+// included): a compare with the predicate NLE_UQ (true on NaN) and an and.
+// Registers: DI dst, SI a, reg 14 zero.
 func reluKernel(w *bytes.Buffer, x isa, e elem) string {
 	name := "relu" + e.name + x.name
 	lanes := x.bytes / e.size
@@ -562,14 +561,6 @@ func reluKernel(w *bytes.Buffer, x isa, e elem) string {
 	p(w, "MOVQ dst+0(FP), DI")
 	p(w, "MOVQ a+8(FP), SI")
 	p(w, "MOVQ n+16(FP), CX")
-	if e.size == 4 {
-		p(w, "MOVL $0x7fffffff, AX")
-		p(w, "VMOVD AX, X13")
-	} else {
-		p(w, "MOVQ $0x7fffffffffffffff, AX")
-		p(w, "VMOVQ AX, X13")
-	}
-	p(w, "VBROADCAST%s X13, %s13", e.scalar, x.reg)
 	if x.bytes == 64 {
 		p(w, "VPXORD Z14, Z14, Z14")
 	} else {
@@ -584,10 +575,9 @@ func reluKernel(w *bytes.Buffer, x isa, e elem) string {
 		if x.bytes == 64 {
 			kr := fmt.Sprintf("K%d", 2+i)
 			p(w, "VCMP%s $0x16, Z14, %s, %s", e.suffix, r(i), kr)
-			p(w, "VPAND%c.Z Z13, %s, %s, %s", "DQ"[e.size/8], r(i), kr, r(i+4))
+			p(w, "VPAND%c.Z %s, %s, %s, %s", "DQ"[e.size/8], r(i), r(i), kr, r(i+4))
 		} else {
 			p(w, "VCMP%s $0x16, Y14, %s, %s", e.suffix, r(i), r(i+4))
-			p(w, "VANDP%s Y13, %s, %s", e.suffix[1:], r(i+4), r(i+4))
 			p(w, "VANDP%s %s, %s, %s", e.suffix[1:], r(i), r(i+4), r(i+4))
 		}
 		store(w, mov, r(i+4), mask, mem(dst, k))
@@ -595,7 +585,6 @@ func reluKernel(w *bytes.Buffer, x isa, e elem) string {
 		smov := "VMOV" + e.scalar
 		p(w, "%s (SI), X0", smov)
 		p(w, "VCMP%s $0x16, X14, X0, X4", e.scalar)
-		p(w, "VANDP%s X13, X4, X4", e.suffix[1:])
 		p(w, "VANDP%s X0, X4, X4", e.suffix[1:])
 		p(w, "%s X4, (DI)", smov)
 	})

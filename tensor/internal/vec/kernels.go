@@ -52,9 +52,9 @@ func GradMulScalar[T Float](gr Grad, dst, y []T, s T) {
 	active[T]().gradS[gr](unsafe.SliceData(dst), unsafe.SliceData(y), s, len(dst))
 }
 
-// Relu sets dst[i] = max(a[i], 0) with the bits of Go's max: a[i] if it is
-// positive, +0 if it is zero (of either sign) or negative, and for a NaN
-// the same NaN with its sign bit cleared. dst may be a.
+// Relu sets dst[i] = ReluOf(a[i]): a[i] if it is positive or a NaN (with
+// its bits unchanged), +0 if it is zero (of either sign) or negative. dst
+// may be a.
 func Relu[T Float](dst, a []T) {
 	checkLen("Relu", len(dst), len(a))
 	active[T]().relu(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
@@ -147,7 +147,7 @@ func goKernels[T Float]() kernels[T] {
 		relu: func(dp, ap *T, n int) {
 			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
 			for i, x := range a {
-				d[i] = max(x, 0)
+				d[i] = ReluOf(x)
 			}
 		},
 		cmp:   [6]func(dst *bool, a, b *T, n int){goCmp[T](Eq), goCmp[T](Ne), goCmp[T](Lt), goCmp[T](Le), goCmp[T](Gt), goCmp[T](Ge)},
@@ -296,4 +296,13 @@ func selBitsS[U uint32 | uint64](d []U, c []bool, a []U, s U, swap bool) {
 		m := -U(b2u(c[i])) ^ flip
 		d[i] = a[i]&m | s&^m
 	}
+}
+
+// ReluOf is relu of one value: x if x > 0 or x is a NaN (same bits), else
+// +0. (Go's max(x, 0) would clear a NaN's sign bit.)
+func ReluOf[T ~float32 | ~float64](x T) T {
+	if x > 0 || x != x {
+		return x
+	}
+	return 0
 }

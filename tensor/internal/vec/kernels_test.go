@@ -121,7 +121,7 @@ func TestRelu(t *testing.T) {
 	t.Run("f64", func(t *testing.T) { testRelu(t, impls64()) })
 }
 
-// testRelu holds every implementation to Go's max(x, 0) bit for bit, NaNs
+// testRelu holds every implementation to ReluOf bit for bit, NaNs
 // included.
 func testRelu[T Float](t *testing.T, impls []*impl[T]) {
 	r := rand.New(rand.NewPCG(9, 10))
@@ -134,14 +134,14 @@ func testRelu[T Float](t *testing.T, impls []*impl[T]) {
 				im.relu(ptr(d), ptr(a), n)
 				checkGuards(t, "relu", buf, n, off)
 				for i := range d {
-					if want := max(a[i], 0); bitsOf(d[i]) != bitsOf(want) {
-						t.Fatalf("n=%d: element %d: max(%#x, 0): got %#x, want %#x", n, i, bitsOf(a[i]), bitsOf(d[i]), bitsOf(want))
+					if want := ReluOf(a[i]); bitsOf(d[i]) != bitsOf(want) {
+						t.Fatalf("n=%d: element %d: relu(%#x): got %#x, want %#x", n, i, bitsOf(a[i]), bitsOf(d[i]), bitsOf(want))
 					}
 				}
 				d = append([]T(nil), a...)
 				im.relu(ptr(d), ptr(d), n)
 				for i := range d {
-					if want := max(a[i], 0); bitsOf(d[i]) != bitsOf(want) {
+					if want := ReluOf(a[i]); bitsOf(d[i]) != bitsOf(want) {
 						t.Fatalf("in place n=%d: element %d: got %#x, want %#x", n, i, bitsOf(d[i]), bitsOf(want))
 					}
 				}
@@ -325,7 +325,7 @@ func testKernelsAPI[T Float, U uint32 | uint64](t *testing.T) {
 	}
 	Relu(d, y)
 	for i := range d {
-		if bitsOf(d[i]) != bitsOf(max(y[i], 0)) {
+		if bitsOf(d[i]) != bitsOf(ReluOf(y[i])) {
 			t.Fatalf("Relu: element %d", i)
 		}
 	}

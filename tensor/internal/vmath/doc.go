@@ -1,8 +1,6 @@
 // Package vmath holds agx's float32 transcendental kernels, e^x, the
 // logistic sigmoid 1/(1+e^-x) and tanh x, over slices, in Go and Go
-// assembly, without cgo; and relu, max(x, 0) with NaNs kept, which needs no
-// float64 but gains as much from vectors (the scalar loop branches on each
-// element's sign).
+// assembly, without cgo.
 //
 // # Numerics
 //
@@ -35,13 +33,11 @@
 //	AVX2                 4 float32 per step as one YMM of float64, Go tail
 //	portable Go          elsewhere
 //
-// Relu works on float32 lanes: 16 per step with AVX-512, 8 with AVX2.
-//
 // # Speed
 //
 // On the project's 2-core AVX-512 VM, shared with other jobs, per float32
 // of a 1024-element slice: exp 3.6 ns in Go, 1.2 AVX2, 0.77 AVX-512;
-// sigmoid 4.5, 1.4, 1.0; tanh 5.9, 1.5, 1.0; relu 0.88, 0.07, 0.05. (A
+// sigmoid 4.5, 1.4, 1.0; tanh 5.9, 1.5, 1.0. (A
 // variant of the AVX-512 exp with fused multiply-adds was 12-16% faster;
 // it would no longer match the Go kernels bit for bit.)
 //

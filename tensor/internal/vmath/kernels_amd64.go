@@ -14,9 +14,6 @@ func sigmoidAVX2(dst, src *float32, n int)
 func tanhAVX2(dst, src *float32, n int)
 
 //go:noescape
-func reluAVX2(dst, src *float32, n int)
-
-//go:noescape
 func expAVX512(dst, src *float32, n int)
 
 //go:noescape
@@ -24,9 +21,6 @@ func sigmoidAVX512(dst, src *float32, n int)
 
 //go:noescape
 func tanhAVX512(dst, src *float32, n int)
-
-//go:noescape
-func reluAVX512(dst, src *float32, n int)
 
 func detect() int {
 	switch {
@@ -61,4 +55,3 @@ func simd(avx512, avx2 func(dst, src *float32, n int), avx2Lanes int, dst, src [
 func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 4, dst, src) }
 func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 4, dst, src) }
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 4, dst, src) }
-func reluSIMD(dst, src []float32) int    { return simd(reluAVX512, reluAVX2, 8, dst, src) }

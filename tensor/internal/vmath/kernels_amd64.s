@@ -505,28 +505,6 @@ tanhAVX2_done:
 	VZEROUPPER 
 	RET 
 
-// func reluAVX2(dst, src *float32, n int) sets dst[i] = src[i] if src[i] > 0 or NaN, else +0, for i < n; n is a multiple of 8.
-TEXT ·reluAVX2(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	VXORPS Y15, Y15, Y15
-reluAVX2_loop:
-	CMPQ CX, $8
-	JLT reluAVX2_tail
-	VMOVUPS (SI), Y0
-	VCMPPS $6, Y15, Y0, Y1
-	VANDPS Y1, Y0, Y1
-	VMOVUPS Y1, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP reluAVX2_loop
-reluAVX2_tail:
-reluAVX2_done:
-	VZEROUPPER 
-	RET 
-
 // func expAVX512(dst, src *float32, n int) sets dst[i] = e^x for i < n.
 TEXT ·expAVX512(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
@@ -1099,37 +1077,5 @@ tanhAVX512_tail:
 	VMOVAPS Y0, K2, Y8
 	VMOVUPS Y8, K1, 0(DI)
 tanhAVX512_done:
-	VZEROUPPER 
-	RET 
-
-// func reluAVX512(dst, src *float32, n int) sets dst[i] = src[i] if src[i] > 0 or NaN, else +0, for i < n.
-TEXT ·reluAVX512(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	VPXORD Z16, Z16, Z16
-reluAVX512_loop:
-	CMPQ CX, $16
-	JLT reluAVX512_tail
-	VMOVUPS (SI), Z0
-	VCMPPS $6, Z16, Z0, K1
-	VMOVUPS.Z Z0, K1, Z1
-	VMOVUPS Z1, (DI)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $16, CX
-	JMP reluAVX512_loop
-reluAVX512_tail:
-	TESTQ CX, CX
-	JZ reluAVX512_done
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	KMOVW AX, K2
-	VMOVUPS.Z (SI), K2, Z0
-	VCMPPS $6, Z16, Z0, K1
-	VMOVUPS.Z Z0, K1, Z1
-	VMOVUPS Z1, K2, (DI)
-reluAVX512_done:
 	VZEROUPPER 
 	RET 

@@ -148,24 +148,3 @@ func tanhGo(dst, src []float32) {
 		dst[i] = float32(math.Copysign(em1/(em1+2), float64(x)))
 	}
 }
-
-// Relu32 is max(x, 0) for a float32 x: x itself when x > 0 or x is a NaN,
-// +0 otherwise (also for -0).
-func Relu32(x float32) float32 {
-	if x > 0 || x != x {
-		return x
-	}
-	return 0
-}
-
-// reluGo is Relu32 over src, into dst[:len(src)].
-func reluGo(dst, src []float32) {
-	dst = dst[:len(src)]
-	for i, x := range src {
-		if x > 0 || x != x {
-			dst[i] = x
-		} else {
-			dst[i] = 0
-		}
-	}
-}

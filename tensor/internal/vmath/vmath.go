@@ -23,11 +23,3 @@ func Tanh(dst, src []float32) {
 	n := tanhSIMD(dst, src)
 	tanhGo(dst[n:], src[n:])
 }
-
-// Relu sets dst[i] = max(src[i], 0) for i < len(src), with NaNs kept and -0
-// mapped to +0; dst must be at least as long as src.
-func Relu(dst, src []float32) {
-	dst = dst[:len(src)]
-	n := reluSIMD(dst, src)
-	reluGo(dst[n:], src[n:])
-}

@@ -38,13 +38,6 @@ func sigmoid64(x float64) float64 {
 	return e / (1 + e)
 }
 
-func relu64(x float64) float64 {
-	if x > 0 || x != x {
-		return x
-	}
-	return 0
-}
-
 // specials are inputs at the edges of the kernels' ranges, and NaNs with
 // payloads (quiet, signalling, negative), which must come back bit for bit.
 var specials = []float32{
@@ -67,7 +60,6 @@ var kernels = []kernel{
 	{"exp", Exp32, Exp, math.Exp},
 	{"sigmoid", Sigmoid32, Sigmoid, sigmoid64},
 	{"tanh", Tanh32, Tanh, math.Tanh},
-	{"relu", Relu32, Relu, relu64},
 }
 
 // sweepStep is the stride through the float32 bit patterns of the
