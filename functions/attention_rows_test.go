@@ -7,8 +7,8 @@ import (
 	"github.com/goagx/agx/tensor"
 )
 
-// TestAttnRowKernels compares the fused row kernels with the whole-tensor
-// ops they replace, per dtype, including a row holding a NaN.
+// TestAttnRowKernels compares the fused softmax-gradient row kernel with
+// the whole-tensor ops it replaces, per dtype, including a row holding a NaN.
 func TestAttnRowKernels(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		t.Run(dt.String(), func(t *testing.T) {
@@ -21,15 +21,8 @@ func TestAttnRowKernels(t *testing.T) {
 				s    *tensor.Tensor
 			}{{"finite", s}, {"nan", nan}} {
 				want := in.s.Mul(0.3).Softmax(-1)
-				got := attnSoftmaxScaled(in.s.Clone(), 0.3)
 				close := func(a, b float64) bool {
 					return (math.IsNaN(a) && math.IsNaN(b)) || math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b))
-				}
-				w, g := want.Float64s(), got.Float64s()
-				for i := range w {
-					if !close(g[i], w[i]) {
-						t.Fatalf("%s: softmax element %d = %v, want %v", in.name, i, g[i], w[i])
-					}
 				}
 				dp := gen.Randn(dt, 2, 5, 7)
 				wantG := dp.Sub(dp.Mul(want).SumKeep(-1)).Mul(want).Mul(0.3).Float64s()
@@ -51,13 +44,6 @@ func BenchmarkAttnRowKernels(b *testing.B) {
 		p := s.Softmax(-1)
 		dp := gen.Randn(dt, 2, 4, 128, 128)
 		work := s.Clone()
-		b.Run(dt.String()+"/softmax", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				work.CopyFrom(s)
-				attnSoftmaxScaled(work, 0.125)
-			}
-		})
 		b.Run(dt.String()+"/softmax_grad", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
