@@ -21,9 +21,10 @@
 // rows is transposed in registers a 16×16 (float64 8×8) block at a time,
 // and one read along its rows is copied with masked vector loads and stores,
 // which also write the zero padding. Packing buffers are 64-byte aligned
-// and reused through a sync.Pool. With beta == 0 the first k block stores its
-// product without reading C. Products of at least 2²¹ multiply-adds are cut
-// into GOMAXPROCS stripes of whole tiles (along the larger of m and n), each
+// and reused through a small stash that the collector does not empty. With
+// beta == 0 the first k block stores its product without reading C. Float32
+// products of at least 2²⁵ multiply-adds (float64: 2²⁴) are cut into
+// GOMAXPROCS stripes of whole tiles (along the larger of m and n), each
 // packed and multiplied by its own goroutine.
 //
 // # Kernels
