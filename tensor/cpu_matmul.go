@@ -94,6 +94,14 @@ func flip(t blas.Transpose) blas.Transpose {
 // 1.4x at 8×(128×128×64) and 1.15x at 8×(256×256×64).
 var batchParallelMax = 512 * 512
 
+// batchParallelMin is the smallest total work, batch·m·n·k multiply-adds
+// weighted by the element size in units of float32, for which a batch is
+// spread over the cores. Below it the goroutine hand-off costs more than it
+// saves: attention_backward's 8×(128×128×64) float32 products (2²³) ran
+// 1.54-1.58 ms on one core against 1.69-1.70 ms spread, on the quiet 2-core
+// machine.
+var batchParallelMin = 1 << 25
+
 // copyBTransposed enables the Bᵀ copy in matmulT, which pays off with gonum's
 // pure-Go GEMM only; a build that plugs in an optimised BLAS turns it off.
 var copyBTransposed = true
@@ -172,7 +180,7 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 			offs = append(offs, [3]int{o[0], o[1], o[2]})
 		})
 		w := runtime.GOMAXPROCS(0)
-		if w > 1 && m*n <= batchParallelMax && m*n*k >= 1<<12 {
+		if w > 1 && m*n <= batchParallelMax && m*n*k >= 1<<12 && batch*m*n*k*dst.DType().Size() >= batchParallelMin*4 {
 			// The products are claimed one at a time by the caller and w-1
 			// helpers, so that the caller never waits for a helper that a
 			// busy machine has not yet scheduled: it takes the work itself.

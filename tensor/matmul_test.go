@@ -234,3 +234,31 @@ func TestBLASLayout(t *testing.T) {
 		})
 	}
 }
+
+// TestMatMulBatchParallel forces the batched products onto the path that
+// spreads them over goroutines (its threshold lowered to 0) and checks
+// every layout against the naive product.
+func TestMatMulBatchParallel(t *testing.T) {
+	old := batchParallelMin
+	batchParallelMin = 0
+	defer func() { batchParallelMin = old }()
+	for _, dt := range []DType{Float32, Float64} {
+		for _, tc := range []struct{ a, b []int }{
+			{[]int{5, 20, 24}, []int{5, 24, 16}},
+			{[]int{3, 2, 17, 33}, []int{33, 19}},
+		} {
+			t.Run(fmt.Sprintf("%v/%v@%v", dt, tc.a, tc.b), func(t *testing.T) {
+				g := NewGenerator(4)
+				a, b := g.Randn(dt, tc.a...), g.Randn(dt, tc.b...)
+				want, ws := naiveMatMul(a.Float64s(), a.Shape(), b.Float64s(), b.Shape())
+				got := MatMul(a, b)
+				if !slices.Equal(got.Shape(), ws) {
+					t.Fatalf("shape %v, want %v", got.Shape(), ws)
+				}
+				checkClose(t, got.Float64s(), want, 1e-5)
+				gotT := MatMul(a, b.Transpose(-1, -2).Contiguous().Transpose(-1, -2))
+				checkClose(t, gotT.Float64s(), want, 1e-5)
+			})
+		}
+	}
+}
