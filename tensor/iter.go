@@ -19,9 +19,11 @@ var parallelMin = 1 << 16
 // jobs: an add of 2^18 elements took 66-90 µs on one goroutine and 81-100 µs
 // split in two, a sum over dim 0 16-17 µs against 34-47 µs; at 2^20 elements
 // the split add was sometimes faster (260 against 320 µs) and sometimes
-// slower, and at 2^22 it won by 1.3-1.4x. Costlier kernels (exp, tanh, pow,
-// comparisons, strided gathers) keep parallelMin.
-const cheapFactor = 16
+// slower, and at 2^22 it won by 1.3-1.4x. On the same machine when quiet,
+// splitting from 2^19 (factor 8) instead of 2^20 took elementwise_chain
+// (1e6 float32 elements) from 6.6-6.8 to 5.8-6.0 ms. Costlier kernels (exp,
+// tanh, pow, comparisons, strided gathers) keep parallelMin.
+const cheapFactor = 8
 
 // parallelMinCheap is parallelMin for the cheap kernels (see cheapFactor). It
 // follows parallelMin, so tests that lower parallelMin to exercise the
