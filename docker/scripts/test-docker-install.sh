@@ -136,6 +136,13 @@ if [[ "$with" == "GOFLAGS=-tags=cuda" && "$without" == "GOFLAGS=" ]]; then
 else
   bad "agx-kernel GOFLAGS: with AGX_CUDA=1 '$with', without '$without'"
 fi
+blas="$(AGX_BIN="$work/fakebin" AGX_OPENBLAS=1 GOFLAGS='-mod=mod' "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
+both="$(AGX_BIN="$work/fakebin" AGX_CUDA=1 AGX_OPENBLAS=1 GOFLAGS='' "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
+if [[ "$blas" == "GOFLAGS=-mod=mod -tags=openblas" && "$both" == "GOFLAGS=-tags=cuda,openblas" ]]; then
+  ok "agx-kernel: AGX_OPENBLAS=1 adds -tags=openblas (combined with cuda, after existing GOFLAGS)"
+else
+  bad "agx-kernel GOFLAGS: with AGX_OPENBLAS=1 '$blas', with both '$both'"
+fi
 
 # 5. start-lab.sh as the image runs it (here as this user, on a free port).
 mkdir -p "$work/seed/exercises" "$work/labdir"
