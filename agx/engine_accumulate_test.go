@@ -1,6 +1,7 @@
 package agx
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/goagx/agx/tensor"
@@ -18,24 +19,12 @@ func TestAccumulateInPlaceKeepsInputs(t *testing.T) {
 			y := h.Add(h).Sub(h.Neg()).Add(h)
 			up := tensor.FromSlice([]float64{1, 10, 100}).To(dt)
 			y.Backward(Gradient(New(up)))
-			if got, want := x.Grad().Data().Float64s(), []float64{4, 40, 400}; !equalF64(got, want) {
+			if got, want := x.Grad().Data().Float64s(), []float64{4, 40, 400}; !slices.Equal(got, want) {
 				t.Fatalf("grad = %v, want %v", got, want)
 			}
-			if got := up.Float64s(); !equalF64(got, []float64{1, 10, 100}) {
+			if got := up.Float64s(); !slices.Equal(got, []float64{1, 10, 100}) {
 				t.Fatalf("upstream gradient was modified: %v", got)
 			}
 		})
 	}
-}
-
-func equalF64(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
