@@ -91,27 +91,8 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 				return
 			}
 			aa, bb = aa[:len(dd)], bb[:len(dd)] // lets the compiler drop bounds checks
-			switch op {
-			case OpAdd:
-				for i := range dd {
-					dd[i] = aa[i] + bb[i]
-				}
-			case OpSub:
-				for i := range dd {
-					dd[i] = aa[i] - bb[i]
-				}
-			case OpMul:
-				for i := range dd {
-					dd[i] = aa[i] * bb[i]
-				}
-			case OpDiv:
-				for i := range dd {
-					dd[i] = aa[i] / bb[i]
-				}
-			default:
-				for i := range dd {
-					dd[i] = f(aa[i], bb[i])
-				}
+			for i := range dd {
+				dd[i] = f(aa[i], bb[i])
 			}
 		case in[0] == 1 && in[1] == 1 && in[2] == 0:
 			dd, aa, y := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]]
@@ -119,27 +100,8 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 				return
 			}
 			dd = dd[:len(aa)]
-			switch op {
-			case OpAdd:
-				for i, x := range aa {
-					dd[i] = x + y
-				}
-			case OpSub:
-				for i, x := range aa {
-					dd[i] = x - y
-				}
-			case OpMul:
-				for i, x := range aa {
-					dd[i] = x * y
-				}
-			case OpDiv:
-				for i, x := range aa {
-					dd[i] = x / y
-				}
-			default:
-				for i, x := range aa {
-					dd[i] = f(x, y)
-				}
+			for i, x := range aa {
+				dd[i] = f(x, y)
 			}
 		case in[0] == 1 && in[1] == 0 && in[2] == 1:
 			dd, x, bb := d[o[0]:o[0]+n], a[o[1]], b[o[2]:o[2]+n]
@@ -147,23 +109,8 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 				return
 			}
 			dd = dd[:len(bb)]
-			switch op {
-			case OpAdd:
-				for i, y := range bb {
-					dd[i] = x + y
-				}
-			case OpSub:
-				for i, y := range bb {
-					dd[i] = x - y
-				}
-			case OpMul:
-				for i, y := range bb {
-					dd[i] = x * y
-				}
-			default:
-				for i, y := range bb {
-					dd[i] = f(x, y)
-				}
+			for i, y := range bb {
+				dd[i] = f(x, y)
 			}
 		default:
 			for i, p, q, r := 0, o[0], o[1], o[2]; i < n; i, p, q, r = i+1, p+in[0], q+in[1], r+in[2] {
@@ -319,53 +266,8 @@ func flatKernel[T Float](op BinaryOp, d, a, b []T) {
 		if vecBinary(op, d, a, b) {
 			return
 		}
-		switch op {
-		case OpAdd:
-			for i := range d {
-				d[i] = a[i] + b[i]
-			}
-			return
-		case OpSub:
-			for i := range d {
-				d[i] = a[i] - b[i]
-			}
-			return
-		case OpMul:
-			for i := range d {
-				d[i] = a[i] * b[i]
-			}
-			return
-		case OpDiv:
-			for i := range d {
-				d[i] = a[i] / b[i]
-			}
-			return
-		}
 	case len(a) == len(d):
-		y := b[0]
-		if vecBinaryScalar(op, d, a, y) {
-			return
-		}
-		switch op {
-		case OpAdd:
-			for i, x := range a {
-				d[i] = x + y
-			}
-			return
-		case OpSub:
-			for i, x := range a {
-				d[i] = x - y
-			}
-			return
-		case OpMul:
-			for i, x := range a {
-				d[i] = x * y
-			}
-			return
-		case OpDiv:
-			for i, x := range a {
-				d[i] = x / y
-			}
+		if vecBinaryScalar(op, d, a, b[0]) {
 			return
 		}
 	case len(b) == len(d):

@@ -12,34 +12,8 @@ import (
 // mask) a branch per element is mispredicted about half the time, which
 // costs more than the arithmetic. These loops turn the condition into a
 // bit mask (a Go bool is one byte holding 0 or 1) and select with integer
-// and/or, so the compiler emits no branch; the plain loops stay as the
-// general (strided, other dtype) path.
-
-// b2u is 0 or 1 for a bool without a branch.
-func b2u(c bool) uint64 { return uint64(*(*uint8)(unsafe.Pointer(&c))) }
-
-// selectBits writes d[i] = c[i] ? a[i] : b[i] over equal-length
-// contiguous slices of a 4- or 8-byte element type, as raw bits.
-func selectBits[U uint32 | uint64](d []U, c []bool, a, b []U) {
-	c, a, b = c[:len(d)], a[:len(d)], b[:len(d)]
-	for i := range d {
-		m := -U(b2u(c[i]))
-		d[i] = a[i]&m | b[i]&^m
-	}
-}
-
-// selectScalarBits writes d[i] = c[i] ? a[i] : y (or y : a[i] when swap)
-// over contiguous slices.
-func selectScalarBits[U uint32 | uint64](d []U, c []bool, a []U, y U, swap bool) {
-	c, a = c[:len(d)], a[:len(d)]
-	for i := range d {
-		m := -U(b2u(c[i]))
-		if swap {
-			m = ^m
-		}
-		d[i] = a[i]&m | y&^m
-	}
-}
+// and/or, so the compiler emits no branch (package vec's loops, vectorised
+// or portable); the plain loops stay as the general (strided) path.
 
 // asBits views a float32 or float64 slice as unsigned integers of the
 // same width; ok is false for other element types.
@@ -82,7 +56,7 @@ func whereFast[T Elem](d []T, c []bool, a, b []T, o []int, n int, in []int) bool
 }
 
 // selectRow runs the row with package vec's vectorised selections when it is
-// long enough (see vecMin), with the Go loops below otherwise.
+// long enough (see vecMin), with its portable loops otherwise.
 func selectRow[U uint32 | uint64](d []U, c []bool, a, b []U, o []int, n int, in []int) bool {
 	long := n >= vecMin
 	switch {
@@ -90,19 +64,19 @@ func selectRow[U uint32 | uint64](d []U, c []bool, a, b []U, o []int, n int, in 
 		if long {
 			vec.Select(d, c, a[o[2]:o[2]+n], b[o[3]:o[3]+n])
 		} else {
-			selectBits(d, c, a[o[2]:o[2]+n], b[o[3]:o[3]+n])
+			vec.SelectGo(d, c, a[o[2]:o[2]+n], b[o[3]:o[3]+n])
 		}
 	case in[2] == 1 && in[3] == 0:
 		if long {
 			vec.SelectScalar(d, c, a[o[2]:o[2]+n], b[o[3]])
 		} else {
-			selectScalarBits(d, c, a[o[2]:o[2]+n], b[o[3]], false)
+			vec.SelectScalarGo(d, c, a[o[2]:o[2]+n], b[o[3]])
 		}
 	case in[2] == 0 && in[3] == 1:
 		if long {
 			vec.ScalarSelect(d, c, a[o[2]], b[o[3]:o[3]+n])
 		} else {
-			selectScalarBits(d, c, b[o[3]:o[3]+n], a[o[2]], true)
+			vec.ScalarSelectGo(d, c, a[o[2]], b[o[3]:o[3]+n])
 		}
 	default:
 		return false
@@ -120,73 +94,9 @@ func compareFast[T Num](op BinaryOp, d []bool, a, b []T, o []int, n int, in []in
 	dd, aa := d[o[0]:o[0]+n], a[o[1]:o[1]+n]
 	switch in[2] {
 	case 1:
-		bb := b[o[2] : o[2]+n]
-		if vecCompare(op, dd, aa, bb) {
-			return true
-		}
-		switch op {
-		case OpEq:
-			for i := range dd {
-				dd[i] = aa[i] == bb[i]
-			}
-		case OpNe:
-			for i := range dd {
-				dd[i] = aa[i] != bb[i]
-			}
-		case OpLt:
-			for i := range dd {
-				dd[i] = aa[i] < bb[i]
-			}
-		case OpLe:
-			for i := range dd {
-				dd[i] = aa[i] <= bb[i]
-			}
-		case OpGt:
-			for i := range dd {
-				dd[i] = aa[i] > bb[i]
-			}
-		case OpGe:
-			for i := range dd {
-				dd[i] = aa[i] >= bb[i]
-			}
-		default:
-			return false
-		}
+		return vecCompare(op, dd, aa, b[o[2]:o[2]+n])
 	case 0:
-		y := b[o[2]]
-		if vecCompareScalar(op, dd, aa, y) {
-			return true
-		}
-		switch op {
-		case OpEq:
-			for i, x := range aa {
-				dd[i] = x == y
-			}
-		case OpNe:
-			for i, x := range aa {
-				dd[i] = x != y
-			}
-		case OpLt:
-			for i, x := range aa {
-				dd[i] = x < y
-			}
-		case OpLe:
-			for i, x := range aa {
-				dd[i] = x <= y
-			}
-		case OpGt:
-			for i, x := range aa {
-				dd[i] = x > y
-			}
-		case OpGe:
-			for i, x := range aa {
-				dd[i] = x >= y
-			}
-		default:
-			return false
-		}
-	default:
-		return false
+		return vecCompareScalar(op, dd, aa, b[o[2]])
 	}
-	return true
+	return false
 }

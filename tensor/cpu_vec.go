@@ -39,85 +39,104 @@ func vecArith[T Num](op BinaryOp) bool {
 	return false
 }
 
-// vecBinary sets d[i] = a[i] op b[i] with package vec and reports whether it
-// did (T float, op arithmetic, the run long enough). The slices have equal
-// lengths; d may be a or b.
+// vecBinary sets d[i] = a[i] op b[i] for the four arithmetic ops and
+// reports whether op is one: with package vec's vectorised loops for a long
+// enough run of floats, with its portable loops otherwise. The slices have
+// equal lengths; d may be a or b.
 func vecBinary[T Num](op BinaryOp, d, a, b []T) bool {
 	o, ok := vecOp(op)
-	if !ok || len(d) < vecMin {
+	if !ok {
 		return false
 	}
-	switch dd := any(d).(type) {
-	case []float32:
-		vec.Binary(o, dd, any(a).([]float32), any(b).([]float32))
-	case []float64:
-		vec.Binary(o, dd, any(a).([]float64), any(b).([]float64))
-	default:
-		return false
+	if len(d) >= vecMin {
+		switch dd := any(d).(type) {
+		case []float32:
+			vec.Binary(o, dd, any(a).([]float32), any(b).([]float32))
+			return true
+		case []float64:
+			vec.Binary(o, dd, any(a).([]float64), any(b).([]float64))
+			return true
+		}
 	}
+	vec.ArithGo(o, d, a, b)
 	return true
 }
 
 // vecBinaryScalar is vecBinary for d[i] = a[i] op s.
 func vecBinaryScalar[T Num](op BinaryOp, d, a []T, s T) bool {
 	o, ok := vecOp(op)
-	if !ok || len(d) < vecMin {
+	if !ok {
 		return false
 	}
-	switch dd := any(d).(type) {
-	case []float32:
-		vec.BinaryScalar(o, dd, any(a).([]float32), any(s).(float32))
-	case []float64:
-		vec.BinaryScalar(o, dd, any(a).([]float64), any(s).(float64))
-	default:
-		return false
+	if len(d) >= vecMin {
+		switch dd := any(d).(type) {
+		case []float32:
+			vec.BinaryScalar(o, dd, any(a).([]float32), any(s).(float32))
+			return true
+		case []float64:
+			vec.BinaryScalar(o, dd, any(a).([]float64), any(s).(float64))
+			return true
+		}
 	}
+	vec.ArithScalarGo(o, d, a, s)
 	return true
 }
 
 // vecScalarBinary is vecBinary for d[i] = s op b[i].
 func vecScalarBinary[T Num](op BinaryOp, d []T, s T, b []T) bool {
 	o, ok := vecOp(op)
-	if !ok || len(d) < vecMin {
+	if !ok {
 		return false
 	}
-	switch dd := any(d).(type) {
-	case []float32:
-		vec.ScalarBinary(o, dd, any(s).(float32), any(b).([]float32))
-	case []float64:
-		vec.ScalarBinary(o, dd, any(s).(float64), any(b).([]float64))
-	default:
-		return false
+	if len(d) >= vecMin {
+		switch dd := any(d).(type) {
+		case []float32:
+			vec.ScalarBinary(o, dd, any(s).(float32), any(b).([]float32))
+			return true
+		case []float64:
+			vec.ScalarBinary(o, dd, any(s).(float64), any(b).([]float64))
+			return true
+		}
 	}
+	vec.ScalarArithGo(o, d, s, b)
 	return true
 }
 
-// vecGradRow runs a fused gradient row (see fused.go) with package vec when g
-// is dense (gs 1) or a broadcast scalar (gs 0) and the row long enough; it
-// reports whether it did.
-func vecGradRow[T Float](gr vec.Grad, d, y, g []T, gs int) bool {
-	if len(d) < vecMin || gs > 1 {
-		return false
+// vecGradRow runs a fused gradient row (see fused.go) with package vec: its
+// vectorised loops for a long enough row, its portable ones otherwise, for
+// any gradient stride gs (0 for a broadcast scalar, 1 for a dense row).
+func vecGradRow[T Float](gr vec.Grad, d, y, g []T, gs int) {
+	y = y[:len(d)]
+	if len(d) >= vecMin && gs <= 1 {
+		switch dd := any(d).(type) {
+		case []float32:
+			yy, gg := any(y).([]float32), any(g).([]float32)
+			if gs == 0 {
+				vec.GradMulScalar(gr, dd, yy, gg[0])
+			} else {
+				vec.GradMul(gr, dd, yy, gg[:len(dd)])
+			}
+			return
+		case []float64:
+			yy, gg := any(y).([]float64), any(g).([]float64)
+			if gs == 0 {
+				vec.GradMulScalar(gr, dd, yy, gg[0])
+			} else {
+				vec.GradMul(gr, dd, yy, gg[:len(dd)])
+			}
+			return
+		}
 	}
-	switch dd := any(d).(type) {
-	case []float32:
-		yy, gg := any(y).([]float32), any(g).([]float32)
-		if gs == 0 {
-			vec.GradMulScalar(gr, dd, yy[:len(dd)], gg[0])
-		} else {
-			vec.GradMul(gr, dd, yy[:len(dd)], gg[:len(dd)])
-		}
-	case []float64:
-		yy, gg := any(y).([]float64), any(g).([]float64)
-		if gs == 0 {
-			vec.GradMulScalar(gr, dd, yy[:len(dd)], gg[0])
-		} else {
-			vec.GradMul(gr, dd, yy[:len(dd)], gg[:len(dd)])
-		}
+	switch gs {
+	case 0:
+		vec.GradMulScalarGo(gr, d, y, g[0])
+	case 1:
+		vec.GradMulGo(gr, d, y, g)
 	default:
-		return false
+		for i, v := range y {
+			d[i] = vec.GradOf(gr, v, g[i*gs])
+		}
 	}
-	return true
 }
 
 // vecRelu sets d[i] = vec.ReluOf(s[i]) with package vec for a long enough run of
@@ -156,37 +175,44 @@ func vecCmp(op BinaryOp) (vec.Cmp, bool) {
 	return 0, false
 }
 
-// vecCompare sets d[i] = a[i] op b[i] with package vec (T float, op a
-// comparison, the run long enough) and reports whether it did.
+// vecCompare sets d[i] = a[i] op b[i] for the six comparisons and reports
+// whether op is one: with package vec's vectorised loops for a long enough
+// run of floats, with its portable loops otherwise.
 func vecCompare[T Num](op BinaryOp, d []bool, a, b []T) bool {
 	c, ok := vecCmp(op)
-	if !ok || len(d) < vecMin {
+	if !ok {
 		return false
 	}
-	switch aa := any(a).(type) {
-	case []float32:
-		vec.Compare(c, d, aa, any(b).([]float32))
-	case []float64:
-		vec.Compare(c, d, aa, any(b).([]float64))
-	default:
-		return false
+	if len(d) >= vecMin {
+		switch aa := any(a).(type) {
+		case []float32:
+			vec.Compare(c, d, aa, any(b).([]float32))
+			return true
+		case []float64:
+			vec.Compare(c, d, aa, any(b).([]float64))
+			return true
+		}
 	}
+	vec.CompareGo(c, d, a, b)
 	return true
 }
 
 // vecCompareScalar is vecCompare for d[i] = a[i] op s.
 func vecCompareScalar[T Num](op BinaryOp, d []bool, a []T, s T) bool {
 	c, ok := vecCmp(op)
-	if !ok || len(d) < vecMin {
+	if !ok {
 		return false
 	}
-	switch aa := any(a).(type) {
-	case []float32:
-		vec.CompareScalar(c, d, aa, any(s).(float32))
-	case []float64:
-		vec.CompareScalar(c, d, aa, any(s).(float64))
-	default:
-		return false
+	if len(d) >= vecMin {
+		switch aa := any(a).(type) {
+		case []float32:
+			vec.CompareScalar(c, d, aa, any(s).(float32))
+			return true
+		case []float64:
+			vec.CompareScalar(c, d, aa, any(s).(float64))
+			return true
+		}
 	}
+	vec.CompareScalarGo(c, d, a, s)
 	return true
 }

@@ -38,53 +38,9 @@ func TanhGrad(g, y *Tensor) *Tensor {
 // The row kernels take g with stride gs (0 for a broadcast scalar, 1 for
 // dense rows, anything else for strided views).
 
-func sigmoidGradRow[T Float](d, y, g []T, gs int) {
-	if vecGradRow(vec.SigmoidGrad, d, y, g, gs) {
-		return
-	}
-	y = y[:len(d)]
-	switch gs {
-	case 1:
-		g = g[:len(d)]
-		for i, v := range y {
-			d[i] = (1 - v) * v * g[i]
-		}
-	case 0:
-		s := g[0]
-		for i, v := range y {
-			d[i] = (1 - v) * v * s
-		}
-	default:
-		for i, v := range y {
-			d[i] = (1 - v) * v * g[i*gs]
-		}
-	}
-}
+func sigmoidGradRow[T Float](d, y, g []T, gs int) { vecGradRow(vec.SigmoidGrad, d, y, g, gs) }
 
-func tanhGradRow[T Float](d, y, g []T, gs int) {
-	if vecGradRow(vec.TanhGrad, d, y, g, gs) {
-		return
-	}
-	// T(v*v) forbids fusing the product into an FMA, which would round
-	// differently from the composite path.
-	y = y[:len(d)]
-	switch gs {
-	case 1:
-		g = g[:len(d)]
-		for i, v := range y {
-			d[i] = (1 - T(v*v)) * g[i]
-		}
-	case 0:
-		s := g[0]
-		for i, v := range y {
-			d[i] = (1 - T(v*v)) * s
-		}
-	default:
-		for i, v := range y {
-			d[i] = (1 - T(v*v)) * g[i*gs]
-		}
-	}
-}
+func tanhGradRow[T Float](d, y, g []T, gs int) { vecGradRow(vec.TanhGrad, d, y, g, gs) }
 
 // fusedGrad runs a fused row kernel when y is a dense CPU tensor and g a CPU
 // tensor of y's float dtype and shape; it returns nil otherwise.

@@ -17,75 +17,15 @@ func goImpl[T Float]() *impl[T] {
 }
 
 func goVV[T Float](op Op) func(dst, a, b *T, n int) {
-	return func(dp, ap, bp *T, n int) {
-		d, a, b := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n)
-		switch op {
-		case Add:
-			for i := range d {
-				d[i] = a[i] + b[i]
-			}
-		case Sub:
-			for i := range d {
-				d[i] = a[i] - b[i]
-			}
-		case Mul:
-			for i := range d {
-				d[i] = a[i] * b[i]
-			}
-		case Div:
-			for i := range d {
-				d[i] = a[i] / b[i]
-			}
-		}
-	}
+	return func(dp, ap, bp *T, n int) { ArithGo(op, unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n)) }
 }
 
 func goVS[T Float](op Op) func(dst, a *T, s T, n int) {
-	return func(dp, ap *T, s T, n int) {
-		d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
-		switch op {
-		case Add:
-			for i, x := range a {
-				d[i] = x + s
-			}
-		case Sub:
-			for i, x := range a {
-				d[i] = x - s
-			}
-		case Mul:
-			for i, x := range a {
-				d[i] = x * s
-			}
-		case Div:
-			for i, x := range a {
-				d[i] = x / s
-			}
-		}
-	}
+	return func(dp, ap *T, s T, n int) { ArithScalarGo(op, unsafe.Slice(dp, n), unsafe.Slice(ap, n), s) }
 }
 
 func goSV[T Float](op Op) func(dst, a *T, s T, n int) {
-	return func(dp, ap *T, s T, n int) {
-		d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
-		switch op {
-		case Add:
-			for i, x := range a {
-				d[i] = s + x
-			}
-		case Sub:
-			for i, x := range a {
-				d[i] = s - x
-			}
-		case Mul:
-			for i, x := range a {
-				d[i] = s * x
-			}
-		case Div:
-			for i, x := range a {
-				d[i] = s / x
-			}
-		}
-	}
+	return func(dp, ap *T, s T, n int) { ScalarArithGo(op, unsafe.Slice(dp, n), s, unsafe.Slice(ap, n)) }
 }
 
 // sumLeafGo sums v in lanes[T]() interleaved partial sums folded in halves,

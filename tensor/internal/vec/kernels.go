@@ -160,141 +160,51 @@ func goKernels[T Float]() kernels[T] {
 
 func goGrad[T Float](gr Grad) func(dst, y, g *T, n int) {
 	return func(dp, yp, gp *T, n int) {
-		d, y, g := unsafe.Slice(dp, n), unsafe.Slice(yp, n), unsafe.Slice(gp, n)
-		if gr == SigmoidGrad {
-			for i, v := range y {
-				d[i] = (1 - v) * v * g[i]
-			}
-			return
-		}
-		// T(v*v) forbids fusing the product into the subtraction.
-		for i, v := range y {
-			d[i] = (1 - T(v*v)) * g[i]
-		}
+		GradMulGo(gr, unsafe.Slice(dp, n), unsafe.Slice(yp, n), unsafe.Slice(gp, n))
 	}
 }
 
 func goGradS[T Float](gr Grad) func(dst, y *T, s T, n int) {
-	return func(dp, yp *T, s T, n int) {
-		d, y := unsafe.Slice(dp, n), unsafe.Slice(yp, n)
-		if gr == SigmoidGrad {
-			for i, v := range y {
-				d[i] = (1 - v) * v * s
-			}
-			return
-		}
-		for i, v := range y {
-			d[i] = (1 - T(v*v)) * s
-		}
-	}
+	return func(dp, yp *T, s T, n int) { GradMulScalarGo(gr, unsafe.Slice(dp, n), unsafe.Slice(yp, n), s) }
 }
 
 func goCmp[T Float](op Cmp) func(dst *bool, a, b *T, n int) {
 	return func(dp *bool, ap, bp *T, n int) {
-		d, a, b := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n)
-		switch op {
-		case Eq:
-			for i := range d {
-				d[i] = a[i] == b[i]
-			}
-		case Ne:
-			for i := range d {
-				d[i] = a[i] != b[i]
-			}
-		case Lt:
-			for i := range d {
-				d[i] = a[i] < b[i]
-			}
-		case Le:
-			for i := range d {
-				d[i] = a[i] <= b[i]
-			}
-		case Gt:
-			for i := range d {
-				d[i] = a[i] > b[i]
-			}
-		case Ge:
-			for i := range d {
-				d[i] = a[i] >= b[i]
-			}
-		}
+		CompareGo(op, unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n))
 	}
 }
 
 func goCmpS[T Float](op Cmp) func(dst *bool, a *T, s T, n int) {
-	return func(dp *bool, ap *T, s T, n int) {
-		d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
-		switch op {
-		case Eq:
-			for i, x := range a {
-				d[i] = x == s
-			}
-		case Ne:
-			for i, x := range a {
-				d[i] = x != s
-			}
-		case Lt:
-			for i, x := range a {
-				d[i] = x < s
-			}
-		case Le:
-			for i, x := range a {
-				d[i] = x <= s
-			}
-		case Gt:
-			for i, x := range a {
-				d[i] = x > s
-			}
-		case Ge:
-			for i, x := range a {
-				d[i] = x >= s
-			}
-		}
-	}
+	return func(dp *bool, ap *T, s T, n int) { CompareScalarGo(op, unsafe.Slice(dp, n), unsafe.Slice(ap, n), s) }
 }
 
 // b2u is 0 or 1 for a bool, without a branch.
 func b2u(c bool) uint64 { return uint64(*(*uint8)(unsafe.Pointer(&c))) }
 
-// goSel selects on the bits of the elements with and/or under a mask made
-// from each bool, so that the loop has no data-dependent branch.
+// goSel is SelectGo on the bits of the elements.
 func goSel[T Float](dp, ap, bp *T, cp *bool, n int) {
 	if unsafe.Sizeof(T(0)) == 4 {
-		selBits(unsafe.Slice((*uint32)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
+		SelectGo(unsafe.Slice((*uint32)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
 			unsafe.Slice((*uint32)(unsafe.Pointer(ap)), n), unsafe.Slice((*uint32)(unsafe.Pointer(bp)), n))
 	} else {
-		selBits(unsafe.Slice((*uint64)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
+		SelectGo(unsafe.Slice((*uint64)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
 			unsafe.Slice((*uint64)(unsafe.Pointer(ap)), n), unsafe.Slice((*uint64)(unsafe.Pointer(bp)), n))
-	}
-}
-
-func selBits[U uint32 | uint64](d []U, c []bool, a, b []U) {
-	for i := range d {
-		m := -U(b2u(c[i]))
-		d[i] = a[i]&m | b[i]&^m
 	}
 }
 
 // goSelS is goSel with a scalar: c[i] ? a[i] : s, or c[i] ? s : a[i] when
 // swap.
 func goSelS[T Float](dp, ap *T, cp *bool, s T, n int, swap bool) {
-	if unsafe.Sizeof(T(0)) == 4 {
-		selBitsS(unsafe.Slice((*uint32)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
-			unsafe.Slice((*uint32)(unsafe.Pointer(ap)), n), *(*uint32)(unsafe.Pointer(&s)), swap)
-	} else {
-		selBitsS(unsafe.Slice((*uint64)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
-			unsafe.Slice((*uint64)(unsafe.Pointer(ap)), n), *(*uint64)(unsafe.Pointer(&s)), swap)
-	}
-}
-
-func selBitsS[U uint32 | uint64](d []U, c []bool, a []U, s U, swap bool) {
-	var flip U
+	var flip uint64
 	if swap {
-		flip = ^U(0)
+		flip = ^flip
 	}
-	for i := range d {
-		m := -U(b2u(c[i])) ^ flip
-		d[i] = a[i]&m | s&^m
+	if unsafe.Sizeof(T(0)) == 4 {
+		selectScalarGo(unsafe.Slice((*uint32)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
+			unsafe.Slice((*uint32)(unsafe.Pointer(ap)), n), *(*uint32)(unsafe.Pointer(&s)), uint32(flip))
+	} else {
+		selectScalarGo(unsafe.Slice((*uint64)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
+			unsafe.Slice((*uint64)(unsafe.Pointer(ap)), n), *(*uint64)(unsafe.Pointer(&s)), flip)
 	}
 }
 
