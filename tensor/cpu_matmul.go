@@ -75,7 +75,7 @@ func contiguousView(c CPU, v View) View {
 	for _, s := range v.Shape {
 		n *= s
 	}
-	out := View{Buf: c.Alloc(v.DType(), n), Shape: v.Shape, Strides: contiguousStrides(v.Shape)}
+	out := View{Buf: cpuAllocUninit(v.DType(), n), Shape: v.Shape, Strides: contiguousStrides(v.Shape)}
 	c.Copy(out, v)
 	return out
 }
@@ -145,7 +145,7 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 	out := dst
 	tC, ldc, okC := blasLayout(dst)
 	if !okC {
-		out = View{Buf: c.Alloc(dst.DType(), batch*m*n), Shape: dst.Shape, Strides: contiguousStrides(dst.Shape)}
+		out = View{Buf: cpuAllocUninit(dst.DType(), batch*m*n), Shape: dst.Shape, Strides: contiguousStrides(dst.Shape)}
 		tC, ldc, _ = blasLayout(out)
 	}
 	// gonum's pure-Go GEMM is markedly faster when it reads B along rows (the

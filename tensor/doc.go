@@ -117,6 +117,14 @@
 // AGX_HEAP_FLOOR_MB before the program starts to change it (0 turns it
 // off); HeapFloorMiB reports the size in use.
 //
+// Results that their kernel overwrites entirely (element-wise ops, Where,
+// MatMul, Clone, Contiguous and To) are allocated without zeroing when they
+// are float tensors of more than 64 elements, as torch.empty does; Empty,
+// Zeros and everything else still return zeroed memory. Setting
+// AGX_DEBUG_UNINIT=1 fills such results with NaN before the kernel runs,
+// so that a kernel that left an element unwritten would show up at once
+// (make test runs the tensor, agx, functions and nn tests that way too).
+//
 // # Invariants
 //
 //   - Ordinary ops never modify their operands. They return new storage, except

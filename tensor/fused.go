@@ -54,7 +54,7 @@ func fusedGrad(op string, g, y *Tensor, f32 func(d, y, g []float32, gs int), f64
 	if _, ok := g.Backend().(CPU); !ok {
 		return nil
 	}
-	out := EmptyOn(y.Backend(), y.DType(), y.shape...)
+	out := emptyUninit(y.Backend(), y.DType(), y.shape...)
 	st := [][]int{out.strides, y.strides, g.strides}
 	off := []int{out.offset, y.offset, g.offset}
 	switch y.DType() {

@@ -18,7 +18,7 @@ import "slices"
 // The result is a new contiguous tensor.
 func MatMul(a, b *Tensor) *Tensor {
 	p := planMatMul("MatMul", a, b)
-	out := EmptyOn(a.Backend(), a.DType(), p.full...)
+	out := emptyUninit(a.Backend(), a.DType(), p.full...)
 	out.Backend().MatMul(out.Raw(), p.a.Raw(), p.b.Raw())
 	return out.view(p.shape, contiguousStrides(p.shape), 0)
 }

@@ -166,7 +166,7 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 	if op.IsCompare() {
 		rdt = Bool
 	}
-	out := EmptyOn(xt.Backend(), rdt, shape...)
+	out := emptyUninit(xt.Backend(), rdt, shape...)
 	out.Backend().Binary(op, out.Raw(), broadcastView(xt, shape), broadcastView(yt, shape))
 	return out
 }
@@ -283,7 +283,7 @@ func Unary(op UnaryOp, x *Tensor, args ...float64) *Tensor {
 		dt = Float32
 		x = x.To(dt)
 	}
-	out := EmptyOn(x.Backend(), dt, x.shape...)
+	out := emptyUninit(x.Backend(), dt, x.shape...)
 	out.Backend().Unary(op, out.Raw(), x.Raw(), args...)
 	return out
 }
@@ -410,7 +410,7 @@ func Where(cond *Tensor, a, b any) *Tensor {
 	dt := resolve("Where", &x, &y)
 	sameBackend("Where", cond, x.t, y.t)
 	shape := BroadcastShapes("Where", cond.shape, x.t.shape, y.t.shape)
-	out := EmptyOn(cond.Backend(), dt, shape...)
+	out := emptyUninit(cond.Backend(), dt, shape...)
 	out.Backend().Where(out.Raw(), cond.Expand(shape...).Raw(), x.t.To(dt).Expand(shape...).Raw(), y.t.To(dt).Expand(shape...).Raw())
 	return out
 }

@@ -322,7 +322,7 @@ func (t *Tensor) view(shape, strides []int, offset int) *Tensor {
 
 // Clone returns a contiguous copy of t with its own storage.
 func (t *Tensor) Clone() *Tensor {
-	out := EmptyOn(t.st.be, t.DType(), t.shape...)
+	out := emptyUninit(t.st.be, t.DType(), t.shape...)
 	t.st.be.Copy(out.Raw(), t.Raw())
 	return out
 }
@@ -344,7 +344,7 @@ func (t *Tensor) To(dt DType) *Tensor {
 	if !dt.valid() {
 		Panicf("To", ErrDType, "unknown dtype %v", dt)
 	}
-	out := EmptyOn(t.st.be, dt, t.shape...)
+	out := emptyUninit(t.st.be, dt, t.shape...)
 	t.st.be.Copy(out.Raw(), t.Raw())
 	return out
 }

@@ -1,0 +1,88 @@
+package tensor
+
+import (
+	"math"
+	"os"
+	"unsafe"
+)
+
+// Uninitialised results.
+//
+// make zeroes what it allocates, and for a large buffer that the collector
+// has recycled the zeroing is a full pass over memory that is usually no
+// longer in cache: runtime.memclrNoHeapPointers was 10-13 % of the profiles
+// of mlp_step, attention_backward and elementwise_chain. Most results are
+// then overwritten entirely by the kernel that computes them (element-wise
+// ops, Where, MatMul with beta = 0, copies and casts), so for those the
+// zeroing is wasted. PyTorch's torch.empty does not zero either.
+//
+// emptyUninit therefore allocates float buffers through the runtime's
+// non-zeroing allocator (internal/bytealg.MakeNoZero, which strings.Builder
+// and bytes.Buffer use for the same reason). Only call sites whose kernel
+// writes every element of the result use it; everything else, including
+// Empty and Zeros, still returns zeroed memory. The memory is pointer-free
+// (float32/float64 only), so the collector is not affected.
+//
+// With AGX_DEBUG_UNINIT=1 in the environment, such buffers are filled with
+// NaN instead: a kernel that leaves an element unwritten then shows up as a
+// NaN in results and makes tests fail. `make test` runs the tensor, agx and
+// functions tests a second time that way.
+
+//go:linkname makeNoZero internal/bytealg.MakeNoZero
+func makeNoZero(n int) []byte
+
+// uninitMin is the smallest element count allocated without zeroing;
+// smaller buffers share one zeroed allocation with their header (see
+// allocHost), where zeroing costs nothing measurable.
+const uninitMin = smallElems + 1
+
+// poisonUninit fills uninitialised buffers with NaN (AGX_DEBUG_UNINIT=1).
+var poisonUninit = os.Getenv("AGX_DEBUG_UNINIT") == "1"
+
+// allocHostUninit returns a CPU buffer of n elements whose contents are
+// unspecified (NaN when poisonUninit is set). The caller must write every
+// element before the buffer is read.
+func allocHostUninit[T float32 | float64](n int) *hostBuf[T] {
+	if n < uninitMin {
+		return allocHost[T](n)
+	}
+	var z T
+	size := int(unsafe.Sizeof(z))
+	raw := makeNoZero(n * size)
+	s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(raw))), n)
+	if poisonUninit {
+		nan := T(math.NaN())
+		for i := range s {
+			s[i] = nan
+		}
+	}
+	return &hostBuf[T]{s: s}
+}
+
+// emptyUninit is EmptyOn for a result that the caller overwrites entirely:
+// on the CPU, float tensors of at least uninitMin elements are not zeroed.
+// Other backends, dtypes and sizes get EmptyOn's zeroed tensor.
+func emptyUninit(be Backend, dt DType, shape ...int) *Tensor {
+	if _, cpu := be.(CPU); cpu && (dt == Float32 || dt == Float64) {
+		n := checkShape("Empty", shape)
+		if n >= uninitMin {
+			if dt == Float32 {
+				return newTensor(be, allocHostUninit[float32](n), shape)
+			}
+			return newTensor(be, allocHostUninit[float64](n), shape)
+		}
+	}
+	return EmptyOn(be, dt, shape...)
+}
+
+// cpuAllocUninit is CPU.Alloc for a buffer that the caller overwrites
+// entirely (float dtypes are not zeroed; see emptyUninit).
+func cpuAllocUninit(dt DType, n int) Buffer {
+	switch dt {
+	case Float32:
+		return allocHostUninit[float32](n)
+	case Float64:
+		return allocHostUninit[float64](n)
+	}
+	return CPU{}.Alloc(dt, n)
+}
