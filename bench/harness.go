@@ -29,6 +29,11 @@ type Options struct {
 	Torch    bool           // also run PyTorch, when available
 	Python   string         // interpreter with torch (default /usr/bin/python3)
 	Progress io.Writer      // progress lines (nil: none)
+	// Gap, when positive, idles the agx process this long before each of its
+	// samples, as it idles while PyTorch runs its sample; it applies only
+	// when agx runs alone (see docs/performance.md, "Idle time between
+	// samples").
+	Gap time.Duration
 }
 
 // Result is one workload's figures. Times are medians per call (per op for
@@ -44,6 +49,10 @@ type Result struct {
 	TorchGFlops float64 `json:"torch_gflops,omitempty"`
 	AllocsPerOp float64 `json:"allocs_per_op"`
 	BytesPerOp  float64 `json:"bytes_per_op"`
+	// FaultsPerOp is the agx process's minor page faults per call (per op)
+	// in its last timed sample: memory the runtime mapped or got back from
+	// the OS and touched again. -1 where the OS does not report it.
+	FaultsPerOp float64 `json:"faults_per_op"`
 }
 
 // torchProc is the PyTorch side, a persistent process answering timing requests.
@@ -131,7 +140,11 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	fmt.Fprintf(progress, "agx BLAS: %s; heap floor: %d MiB (AGX_HEAP_FLOOR_MB)\n", tensor.BLAS(), tensor.HeapFloorMiB())
+	godebug := os.Getenv("GODEBUG")
+	if godebug == "" {
+		godebug = "(unset; the lab's kernel sets madvdontneed=0)"
+	}
+	fmt.Fprintf(progress, "agx BLAS: %s; heap floor: %d MiB (AGX_HEAP_FLOOR_MB); GODEBUG: %s\n", tensor.BLAS(), tensor.HeapFloorMiB(), godebug)
 	var tp *torchProc
 	if opts.Torch {
 		p, err := startTorch(ctx, opts.Python)
@@ -175,20 +188,29 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 			}
 		}
 		var agxS, torchS []float64
-		var allocs, bytes float64
+		var allocs, bytes, faults float64
 		for r := 0; r < opts.Rounds; r++ {
 			sideA := func() {
+				if tp == nil && opts.Gap > 0 {
+					time.Sleep(opts.Gap)
+				}
 				var m0, m1 runtime.MemStats
 				runtime.ReadMemStats(&m0)
+				f0 := minorFaults()
 				t0 := time.Now()
 				for i := 0; i < agxIters; i++ {
 					run()
 				}
 				el := time.Since(t0).Seconds()
+				f1 := minorFaults()
 				runtime.ReadMemStats(&m1)
 				agxS = append(agxS, el/float64(agxIters))
 				allocs = float64(m1.Mallocs-m0.Mallocs) / float64(agxIters*w.Ops)
 				bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(agxIters*w.Ops)
+				faults = -1
+				if f0 >= 0 {
+					faults = float64(f1-f0) / float64(agxIters*w.Ops)
+				}
 			}
 			var terr error
 			sideB := func() {
@@ -211,7 +233,7 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 			}
 			fmt.Fprint(progress, ".")
 		}
-		res := Result{Name: w.Name, Desc: w.Desc, PerOp: w.Ops > 1, AllocsPerOp: allocs, BytesPerOp: bytes}
+		res := Result{Name: w.Name, Desc: w.Desc, PerOp: w.Ops > 1, AllocsPerOp: allocs, BytesPerOp: bytes, FaultsPerOp: faults}
 		res.Agx = median(agxS) / float64(w.Ops)
 		if w.Flops > 0 {
 			res.GFlops = w.Flops / median(agxS) / 1e9
@@ -258,7 +280,7 @@ func fmtDur(s float64) string {
 // WriteTable prints the results as an aligned table.
 func WriteTable(w io.Writer, rs []Result) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKLOAD\tAGX\tPYTORCH\tRATIO\tGFLOP/S (AGX / TORCH)\tALLOCS/OP\tBYTES/OP")
+	fmt.Fprintln(tw, "WORKLOAD\tAGX\tPYTORCH\tRATIO\tGFLOP/S (AGX / TORCH)\tALLOCS/OP\tBYTES/OP\tFAULTS/OP")
 	for _, r := range rs {
 		unit := ""
 		if r.PerOp {
@@ -274,7 +296,11 @@ func WriteTable(w io.Writer, rs []Result) error {
 				gf += fmt.Sprintf(" / %.1f", r.TorchGFlops)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s%s\t%s%s\t%s\t%s\t%.1f\t%.0f\n", r.Name, fmtDur(r.Agx), unit, fmtDur(r.Torch), unit, ratio, gf, r.AllocsPerOp, r.BytesPerOp)
+		faults := "-"
+		if r.FaultsPerOp >= 0 {
+			faults = fmt.Sprintf("%.1f", r.FaultsPerOp)
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\t%s%s\t%s\t%s\t%.1f\t%.0f\t%s\n", r.Name, fmtDur(r.Agx), unit, fmtDur(r.Torch), unit, ratio, gf, r.AllocsPerOp, r.BytesPerOp, faults)
 	}
 	return tw.Flush()
 }

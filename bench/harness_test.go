@@ -51,7 +51,7 @@ func TestRunAgxOnly(t *testing.T) {
 		t.Fatalf("got %+v", res)
 	}
 	r := res[0]
-	if r.Agx <= 0 || r.Torch != 0 || r.Ratio != 0 || r.AllocsPerOp <= 0 {
+	if r.Agx <= 0 || r.Torch != 0 || r.Ratio != 0 || r.AllocsPerOp <= 0 || (r.FaultsPerOp < 0 && minorFaults() >= 0) {
 		t.Errorf("unexpected figures %+v", r)
 	}
 	var buf bytes.Buffer
@@ -60,6 +60,23 @@ func TestRunAgxOnly(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "custom_function_overhead") || !strings.Contains(buf.String(), "WORKLOAD") {
 		t.Errorf("table:\n%s", buf.String())
+	}
+}
+
+// With Gap, agx idles before each sample: two rounds take at least two gaps.
+func TestRunAgxOnlyGap(t *testing.T) {
+	start := time.Now()
+	res, err := Run(context.Background(), Options{
+		Filter: regexp.MustCompile(`^custom_function_overhead$`), Rounds: 2, Sample: time.Millisecond, Gap: 30 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 60*time.Millisecond {
+		t.Errorf("two rounds with a 30ms gap took %v", el)
+	}
+	if len(res) != 1 || res[0].Agx <= 0 {
+		t.Fatalf("got %+v", res)
 	}
 }
 

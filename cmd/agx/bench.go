@@ -33,6 +33,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	noTorch := fs.Bool("no-torch", false, "time agx only")
 	python := fs.String("python", "/usr/bin/python3", "Python `interpreter` with torch")
 	jsonOut := fs.String("json", "", "also write the results as JSON to `FILE`")
+	gap := fs.Duration("gap", 0, "with -no-torch, idle this long before each agx sample, as agx idles while PyTorch runs its sample")
 	memSteps := fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, benchUsage)
@@ -47,7 +48,10 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if fs.NArg() > 0 {
 		return usageError{"unexpected arguments"}
 	}
-	opts := bench.Options{Rounds: *rounds, Sample: *sample, Torch: !*noTorch, Python: *python, Progress: stderr}
+	if *gap < 0 || (*gap > 0 && !*noTorch) {
+		return usageError{"-gap takes a positive duration and needs -no-torch (with PyTorch, agx already idles while PyTorch runs)"}
+	}
+	opts := bench.Options{Rounds: *rounds, Sample: *sample, Torch: !*noTorch, Python: *python, Progress: stderr, Gap: *gap}
 	if *filter != "" {
 		re, err := regexp.Compile(*filter)
 		if err != nil {

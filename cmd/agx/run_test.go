@@ -38,6 +38,9 @@ func TestAgxMainUsage(t *testing.T) {
 		{"run not a notebook", []string{"run", filepath.Join(dir, "x.go")}, 2, "is not a notebook"},
 		{"run only executed copies", []string{"run", executed}, 2, "skipping " + executed},
 		{"run missing file", []string{"run", filepath.Join(dir, "missing.ipynb")}, 1, "no such file"},
+		{"bench gap with PyTorch", []string{"bench", "-gap", "40ms"}, 2, "-gap takes a positive duration and needs -no-torch"},
+		{"bench negative gap", []string{"bench", "-no-torch", "-gap", "-1ms"}, 2, "-gap takes a positive duration"},
+		{"bench help names gap", []string{"bench", "-h"}, 0, "-gap"},
 		{"run -o onto itself", []string{"run", "-o", dir, nb}, 2, "would overwrite"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
