@@ -8,7 +8,8 @@
 #     it refuses a checksum mismatch, installs on a match, then is a no-op;
 #  3. docker/smoke.ipynb executes headless through the kernel installed in 1 (the
 #     image's build-time warm-up does the same);
-#  4. agx-kernel turns AGX_CUDA=1 into GOFLAGS=-tags=cuda, and nothing otherwise;
+#  4. agx-kernel turns AGX_CUDA=1 into GOFLAGS=-tags=cuda, and nothing otherwise
+#     (AGX_OPENBLAS likewise), and adds GODEBUG=madvdontneed=0 unless set;
 #  5. start-lab.sh (the image's command) with the image's settings: it serves
 #     /api with the token from JUPYTER_TOKEN_FILE, fills an empty work directory
 #     from the notebook seed without overwriting a file, finds no GPU here
@@ -142,6 +143,20 @@ if [[ "$blas" == "GOFLAGS=-mod=mod -tags=openblas" && "$both" == "GOFLAGS=-tags=
   ok "agx-kernel: AGX_OPENBLAS=1 adds -tags=openblas (combined with cuda, after existing GOFLAGS)"
 else
   bad "agx-kernel GOFLAGS: with AGX_OPENBLAS=1 '$blas', with both '$both'"
+fi
+
+mkdir -p "$work/fakebin-debug"
+# shellcheck disable=SC2016  # expanded by the stand-in, not here
+printf '#!/bin/sh\necho "GODEBUG=$GODEBUG"\n' >"$work/fakebin-debug/gonb"
+cp "$work/fakebin/goimports" "$work/fakebin-debug/goimports"
+chmod +x "$work/fakebin-debug/gonb"
+dflt="$(env -u GODEBUG AGX_BIN="$work/fakebin-debug" "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
+added="$(AGX_BIN="$work/fakebin-debug" GODEBUG=gctrace=0 "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
+kept="$(AGX_BIN="$work/fakebin-debug" GODEBUG=madvdontneed=1 "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
+if [[ "$dflt" == "GODEBUG=madvdontneed=0" && "$added" == "GODEBUG=gctrace=0,madvdontneed=0" && "$kept" == "GODEBUG=madvdontneed=1" ]]; then
+  ok "agx-kernel: cells get GODEBUG=madvdontneed=0 unless GODEBUG already sets madvdontneed"
+else
+  bad "agx-kernel GODEBUG: unset '$dflt', with gctrace '$added', with madvdontneed=1 '$kept'"
 fi
 
 # 5. start-lab.sh as the image runs it (here as this user, on a free port).
