@@ -115,7 +115,12 @@
 // collector from running on every step (it costs address space, not
 // resident memory; see heapfloor.go for the measurements). Set
 // AGX_HEAP_FLOOR_MB before the program starts to change it (0 turns it
-// off); HeapFloorMiB reports the size in use.
+// off); HeapFloorMiB reports the size in use. Programs that idle between
+// steps (a notebook between cells, a server between requests) also gain
+// from GODEBUG=madvdontneed=0 in their environment: freed memory is then
+// returned to the OS with MADV_FREE and reused without page faults. The
+// notebook kernel sets it; a library cannot, as the runtime reads this
+// setting only at start-up.
 //
 // Results that their kernel overwrites entirely (element-wise ops, Where,
 // MatMul, Clone, Contiguous and To) are allocated without zeroing when they
