@@ -36,6 +36,12 @@
 //     the same nodes fails with "Trying to backward through the graph a second
 //     time".
 //   - Gradients of broadcast operands are summed back to their shapes.
+//   - Without CreateGraph, a pass recycles the buffers of intermediate
+//     gradients (tensor.Recycle) once their last consumer, a built-in
+//     backward, has run: later results of the same size reuse them while
+//     they are in cache. Gradients that other code can see are never
+//     recycled: leaves' Grad, retained grads, Grad's results, and whatever
+//     hooks and custom Functions receive or return.
 //
 // GradCheck and GradGradCheck compare analytical gradients with central
 // finite differences in float64.

@@ -111,6 +111,7 @@ type passScratch struct {
 	out    [2]*Tensor // the result of a fastBackward, consumed before the next node runs
 	edges  []int32    // see run
 	edgeAt []int32
+	rec    recycler
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -135,6 +136,7 @@ func putScratch(p *passScratch) {
 	p.out = [2]*Tensor{}
 	p.order, p.deps, p.queue, p.ints, p.states = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0], p.states[:0]
 	p.edges, p.edgeAt = p.edges[:0], p.edgeAt[:0]
+	clear(p.rec.refs)
 	scratchPool.Put(p)
 }
 
@@ -312,7 +314,13 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		}
 	}
 
-	// Execute.
+	// Execute. Without CreateGraph, the gradients that built-in backwards
+	// produce in this pass are reference-counted, and a buffer is recycled
+	// once its last consumer has run (see recycler).
+	rc := &sc.rec
+	rc.on = !c.createGraph
+	rc.seq0 = tensor.AllocSeq()
+	// add puts g into a slot; g arrives holding one reference (rc.hold).
 	add := func(st *nodeState, n *Node, slot int, g *Tensor) {
 		if st.buf == nil {
 			if n.nOut == 1 {
@@ -323,18 +331,30 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		}
 		switch a := st.buf[slot]; {
 		case a == nil:
-			st.buf[slot] = g
+			st.buf[slot] = g // keeps the reference its producer took
 		case slot < 64 && st.owned&(1<<slot) != 0 && canAddInPlace(a, g):
 			a.data.AddInPlace(g.data)
+			rc.drop(g)
 		default:
-			st.buf[slot] = accumulate(a, g)
-			if slot < 64 && !st.buf[slot].RequiresGrad() {
+			sum := accumulate(a, g)
+			st.buf[slot] = sum
+			if sum.RequiresGrad() {
+				rc.pin(a)
+				rc.pin(g)
+				rc.pin(sum)
+				break
+			}
+			rc.hold(sum)
+			rc.drop(a)
+			rc.drop(g)
+			if slot < 64 {
 				st.owned |= 1 << slot
 			}
 		}
 	}
 	for i, e := range rootEdges {
 		if rootGrads[i] != nil {
+			rc.hold(rootGrads[i])
 			add(&states[index[e.Node]], e.Node, e.Input, rootGrads[i])
 		}
 	}
@@ -354,6 +374,12 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		grads := st.buf
 		st.buf = nil // drop the reference as the pass goes
 		userCode := n.fn != nil || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
+		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
+		// Only a built-in backward that no user code, capture or retained
+		// grad watches gives its gradient back for recycling; everything
+		// that other code may keep is pinned.
+		recycles := rc.on && n.bw != nil && !userCode && len(n.extra().outHooks) == 0 &&
+			len(n.extra().retain) == 0 && len(st.caps) == 0 && !skip
 		switch {
 		case grads == nil && n.nOut == 1 && !userCode:
 			grads = st.one[:]
@@ -363,11 +389,17 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 			// User code may keep the slice: give it its own.
 			grads = []*Tensor{st.one[0]}
 		}
-		grads = runOutHooks(n, grads)
+		var consumed *Tensor // the gradient this node gives back for recycling
+		if recycles {
+			consumed = grads[0]
+		} else {
+			rc.pinAll(grads)
+			grads = runOutHooks(n, grads)
+			rc.pinAll(grads) // what hooks returned
+		}
 		for _, cp := range st.caps {
 			cp.grad = grads[cp.slot]
 		}
-		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
 		var inGrads []*Tensor
 		if !skip {
 			inGrads = execute(n, grads, c, sc)
@@ -376,6 +408,17 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 			}
 		}
 		st.one[0] = nil
+		if !recycles {
+			rc.pinAll(inGrads)
+		}
+		// Every gradient on its way to a slot holds a reference first, so
+		// that one consumed at once (added into a sum) is not recycled while
+		// another result of the same backward still refers to its buffer.
+		for i, e := range n.next {
+			if e.Node != nil && inGrads != nil && inGrads[i] != nil {
+				rc.hold(inGrads[i])
+			}
+		}
 		for i, e := range n.next {
 			if e.Node == nil {
 				continue
@@ -390,6 +433,10 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 				ns.pushed = true
 				q.push(e.Node, j)
 			}
+		}
+		if consumed != nil {
+			// The outputs that alias it were counted just above.
+			rc.drop(consumed)
 		}
 		sc.out = [2]*Tensor{}
 	}
@@ -571,4 +618,79 @@ func (t *Tensor) accumulateGrad(g *Tensor, create bool) {
 	default:
 		t.grad, t.gradOwned = Add(t.grad, g), false
 	}
+}
+
+// recycler counts, during one backward pass without CreateGraph, the
+// references that the pass's gradient slots hold to each recyclable buffer
+// (tensor.Recycle) allocated during the pass, and recycles a buffer when
+// the count drops to zero: its last consumer, a built-in backward, has run,
+// and none of that backward's results is a view of it. Buffers allocated
+// before the pass (saved tensors, the user's gradients) are never touched,
+// and a buffer that user code, a leaf's Grad, a retained grad or a Grad
+// capture may keep is pinned for the rest of the pass.
+type recycler struct {
+	on   bool
+	seq0 uint64           // tensor.AllocSeq at the start of the pass
+	refs map[uint64]int32 // AllocID → slot references; -1: pinned
+}
+
+// id returns g's buffer number if it is recyclable and from this pass.
+func (r *recycler) id(g *Tensor) uint64 {
+	if !r.on || g == nil {
+		return 0
+	}
+	if id := g.data.AllocID(); id > r.seq0 {
+		return id
+	}
+	return 0
+}
+
+func (r *recycler) hold(g *Tensor) {
+	id := r.id(g)
+	if id == 0 {
+		return
+	}
+	if r.refs == nil {
+		r.refs = make(map[uint64]int32)
+	}
+	if v := r.refs[id]; v >= 0 {
+		r.refs[id] = v + 1
+	}
+}
+
+func (r *recycler) pin(g *Tensor) {
+	id := r.id(g)
+	if id == 0 {
+		return
+	}
+	if r.refs == nil {
+		r.refs = make(map[uint64]int32)
+	}
+	r.refs[id] = -1
+}
+
+func (r *recycler) pinAll(gs []*Tensor) {
+	if !r.on {
+		return
+	}
+	for _, g := range gs {
+		r.pin(g)
+	}
+}
+
+func (r *recycler) drop(g *Tensor) {
+	id := r.id(g)
+	if id == 0 {
+		return
+	}
+	v, ok := r.refs[id]
+	if !ok || v <= 0 {
+		return
+	}
+	if v == 1 {
+		delete(r.refs, id)
+		tensor.Recycle(g.data)
+		return
+	}
+	r.refs[id] = v - 1
 }

@@ -153,6 +153,10 @@ func (f ScaledDotProductAttentionFunction) Backward(ctx *agx.Ctx, g ...*agx.Tens
 		if needK {
 			grads[1] = agx.New(tensor.MatMul(ds.MT(), q.Data()))
 		}
+		// dS (computed in dP's buffer on both paths) is private to this
+		// call: hand its buffer back, so that the next step's scores reuse
+		// it while it is in cache (tensor.Recycle).
+		tensor.Recycle(ds)
 	}
 	return grads
 }

@@ -129,6 +129,9 @@
 // AGX_DEBUG_UNINIT=1 fills such results with NaN before the kernel runs,
 // so that a kernel that left an element unwritten would show up at once
 // (make test runs the tensor, agx, functions and nn tests that way too).
+// An autograd engine may also hand such a buffer back once it is dead
+// (Recycle): results of the same dtype and size then reuse it, newest
+// first, up to 32 MiB of free buffers (RecycledBytes, DropRecycled).
 //
 // # Invariants
 //

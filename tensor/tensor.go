@@ -12,6 +12,8 @@ type storage struct {
 	buf     Buffer
 	be      Backend
 	version atomic.Uint64
+	// id numbers a recyclable buffer (see recycle.go); 0 for the others.
+	id uint64
 }
 
 // Tensor is a dense n-dimensional array: a strided view of a buffer on some

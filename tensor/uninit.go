@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"math"
 	"os"
 	"unsafe"
 )
@@ -51,26 +50,38 @@ func allocHostUninit[T float32 | float64](n int) *hostBuf[T] {
 	raw := makeNoZero(n * size)
 	s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(raw))), n)
 	if poisonUninit {
-		nan := T(math.NaN())
-		for i := range s {
-			s[i] = nan
-		}
+		fillNaN(s)
 	}
 	return &hostBuf[T]{s: s}
 }
 
 // emptyUninit is EmptyOn for a result that the caller overwrites entirely:
-// on the CPU, float tensors of at least uninitMin elements are not zeroed.
-// Other backends, dtypes and sizes get EmptyOn's zeroed tensor.
+// on the CPU, float tensors of at least uninitMin elements are not zeroed,
+// and those of at least recycleMin elements reuse a recycled buffer when
+// one of their size is free (recycle.go). Other backends, dtypes and sizes
+// get EmptyOn's zeroed tensor.
 func emptyUninit(be Backend, dt DType, shape ...int) *Tensor {
 	if _, cpu := be.(CPU); cpu && (dt == Float32 || dt == Float64) {
 		n := checkShape("Empty", shape)
-		if n >= uninitMin {
-			if dt == Float32 {
-				return newTensor(be, allocHostUninit[float32](n), shape)
-			}
-			return newTensor(be, allocHostUninit[float64](n), shape)
+		if n < uninitMin {
+			return EmptyOn(be, dt, shape...)
 		}
+		var buf Buffer
+		if n >= recycleMin {
+			buf = takeRecycled(dt, n)
+		}
+		if buf == nil {
+			if dt == Float32 {
+				buf = allocHostUninit[float32](n)
+			} else {
+				buf = allocHostUninit[float64](n)
+			}
+		}
+		t := newTensor(be, buf, shape)
+		if n >= recycleMin {
+			t.st.id = allocSeq.Add(1)
+		}
+		return t
 	}
 	return EmptyOn(be, dt, shape...)
 }

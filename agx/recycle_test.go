@@ -1,0 +1,157 @@
+package agx_test
+
+import (
+	"testing"
+
+	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/tensor"
+)
+
+// recycleShape is large enough for recyclable buffers (4096 elements or more).
+var recycleShape = []int{64, 96}
+
+// churn allocates many results of recycleShape and writes into them, so that
+// any recycled buffer still referred to by something visible gets overwritten.
+func churn(dt tensor.DType) {
+	for i := 0; i < 32; i++ {
+		tensor.Full(dt, 1234.5, recycleShape...).Mul(2)
+	}
+}
+
+// allClose reports whether a and b agree to tol, relative and absolute.
+func allClose(a, b *tensor.Tensor, tol float64) bool {
+	x, y := a.Float64s(), b.Float64s()
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		d := x[i] - y[i]
+		if d < 0 {
+			d = -d
+		}
+		m := y[i]
+		if m < 0 {
+			m = -m
+		}
+		if !(d <= tol+tol*m) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValues fails unless got holds exactly want's values.
+func sameValues(t *testing.T, what string, got, want *tensor.Tensor) {
+	t.Helper()
+	g, w := got.Float64s(), want.Float64s()
+	for i := range w {
+		if g[i] != w[i] {
+			t.Fatalf("%s: element %d is %v, want %v", what, i, g[i], w[i])
+		}
+	}
+}
+
+// The engine recycles the intermediate gradients of a chain of built-in ops
+// once their consumer has run, and the leaf's gradient is still right.
+func TestBackwardRecyclesGradients(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		tensor.DropRecycled()
+		x := agx.New(tensor.NewGenerator(1).Randn(dt, recycleShape...)).SetRequiresGrad(true)
+		x.Exp().Mul(3).Tanh().Mul(x).Sum().Backward()
+		if tensor.RecycledBytes() == 0 {
+			t.Fatalf("%v: no gradient buffer was recycled", dt)
+		}
+		// d/dx [tanh(3e^x)·x] = (1 - tanh²(3e^x))·3e^x·x + tanh(3e^x)
+		xd := x.Data()
+		u := xd.Exp().Mul(3)
+		th := u.Tanh()
+		want := tensor.Full(dt, 1, recycleShape...).Sub(th.Mul(th)).Mul(u).Mul(xd).Add(th)
+		got := x.Grad().Data().Clone()
+		churn(dt)
+		if !allClose(got, want, 1e-5) {
+			t.Fatalf("%v: wrong gradient", dt)
+		}
+		sameValues(t, "leaf gradient after more allocations", x.Grad().Data(), got)
+	}
+}
+
+// Whatever user code, a leaf, a retained grad or Grad may keep is never
+// recycled: each kept gradient still holds its values after many more
+// results of the same size have been allocated and written.
+func TestRecycleKeepsVisibleGradients(t *testing.T) {
+	dt := tensor.Float64
+	gen := tensor.NewGenerator(2)
+	base := gen.Randn(dt, recycleShape...)
+	for _, tc := range []struct {
+		name string
+		run  func(x *agx.Tensor, o ...agx.BackwardOption) []*agx.Tensor // returns the gradients to check
+	}{
+		{"hook keeps its argument", func(x *agx.Tensor, o ...agx.BackwardOption) []*agx.Tensor {
+			var kept *agx.Tensor
+			h := x.Mul(2).Exp()
+			h.RegisterHook(func(g *agx.Tensor) *agx.Tensor { kept = g; return nil })
+			h.Mul(h).Sin().Sum().Backward(o...)
+			return []*agx.Tensor{kept, x.Grad()}
+		}},
+		{"retained grad", func(x *agx.Tensor, o ...agx.BackwardOption) []*agx.Tensor {
+			h := x.Tanh().Mul(3)
+			h.RetainGrad()
+			h.Exp().Mul(x).Sum().Backward(o...)
+			return []*agx.Tensor{h.Grad(), x.Grad()}
+		}},
+		{"Grad of an intermediate", func(x *agx.Tensor, o ...agx.BackwardOption) []*agx.Tensor {
+			h := x.Sigmoid().Mul(x)
+			y := h.Exp().Mul(2).Sum()
+			return agx.Grad([]*agx.Tensor{y}, []*agx.Tensor{h, x}, o...)
+		}},
+		{"pass-through into a leaf and on", func(x *agx.Tensor, o ...agx.BackwardOption) []*agx.Tensor {
+			// Add's backward hands one gradient to both operands.
+			x.Exp().Mul(x).Add(x).Tanh().Sum().Backward(o...)
+			return []*agx.Tensor{x.Grad()}
+		}},
+		{"operand used twice", func(x *agx.Tensor, o ...agx.BackwardOption) []*agx.Tensor {
+			h := x.Cos()
+			h.Mul(h).Add(h.Mul(3)).Sum().Backward(o...)
+			return []*agx.Tensor{x.Grad()}
+		}},
+		{"custom Function keeps its gradient", func(x *agx.Tensor, o ...agx.BackwardOption) []*agx.Tensor {
+			var kept, returned *agx.Tensor
+			f := agx.Func{FuncName: "Keep",
+				Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+					return agx.Outputs(agx.New(in[0].Data().Mul(2)))
+				},
+				Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+					kept = g[0]
+					returned = agx.New(g[0].Data().Mul(2))
+					return agx.Outputs(returned)
+				}}
+			agx.Apply(f, x.Exp()).Tanh().Mul(3).Sum().Backward(o...)
+			return []*agx.Tensor{kept, returned, x.Grad()}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tensor.DropRecycled()
+			x := agx.New(base.Clone()).SetRequiresGrad(true)
+			gs := tc.run(x)
+			var copies []*tensor.Tensor
+			for i, g := range gs {
+				if g == nil {
+					t.Fatalf("gradient %d is nil", i)
+				}
+				copies = append(copies, g.Data().Clone())
+			}
+			churn(dt)
+			for i, g := range gs {
+				sameValues(t, tc.name, g.Data(), copies[i])
+			}
+			// And the values are those of a pass that recycles nothing.
+			x2 := agx.New(base.Clone()).SetRequiresGrad(true)
+			ref := tc.run(x2, agx.CreateGraph())
+			for i := range gs {
+				if !allClose(gs[i].Data(), ref[i].Data(), 1e-12) {
+					t.Fatalf("gradient %d differs from the non-recycling pass", i)
+				}
+			}
+		})
+	}
+}
