@@ -376,7 +376,18 @@ func pairwiseSum[T Num](v []T) T {
 	return pairwiseSum(v[:h]) + pairwiseSum(v[h:])
 }
 
+// maxContig and minContig return the first NaN of v if it has one, else
+// the first element with the largest (smallest) value, or the identity for
+// an empty v; long float runs go to package vec, which gives the same bits.
 func maxContig[T Num](v []T) T {
+	if len(v) >= vecMin {
+		switch s := any(v).(type) {
+		case []float32:
+			return any(vec.Max(s)).(T)
+		case []float64:
+			return any(vec.Max(s)).(T)
+		}
+	}
 	acc := identity[T](OpMax)
 	for _, x := range v {
 		if x > acc {
@@ -389,6 +400,14 @@ func maxContig[T Num](v []T) T {
 }
 
 func minContig[T Num](v []T) T {
+	if len(v) >= vecMin {
+		switch s := any(v).(type) {
+		case []float32:
+			return any(vec.Min(s)).(T)
+		case []float64:
+			return any(vec.Min(s)).(T)
+		}
+	}
 	acc := identity[T](OpMin)
 	for _, x := range v {
 		if x < acc {

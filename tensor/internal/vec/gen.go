@@ -73,6 +73,9 @@ func main() {
 	}
 	for _, e := range []elem{f32, f64} {
 		sumLeaf(&w, e)
+		for _, op := range []string{"Max", "Min"} {
+			extremeLeaf(&w, e, op)
+		}
 	}
 	var decl bytes.Buffer
 	kernels(&w, &decl)
@@ -282,6 +285,69 @@ func sumLeaf(w *bytes.Buffer, e elem) {
 		p(w, "VADDSD X1, X0, X0")
 		p(w, "VMOVSD X0, ret+16(FP)")
 	}
+	p(w, "VZEROUPPER")
+	p(w, "RET")
+}
+
+// extremeLeaf writes the AVX2 leaf of Max or Min: n, a positive multiple
+// of 4·lanes, elements in four accumulators of lane-wise maxima (minima),
+// folded at the end. VMAXPS/VMINPS do not propagate NaN in either operand
+// order, so four more accumulators sum the elements: a NaN anywhere makes
+// the sum NaN, and the routine reports it (so does an infinite sum that
+// turned into NaN; the caller rescans then). Registers: SI the next
+// element, CX the elements left, Y0-Y3 the extremes, Y4-Y7 the sums, Y8
+// the loaded vector.
+func extremeLeaf(w *bytes.Buffer, e elem, op string) {
+	name := strings.ToLower(op) + "Leaf" + e.name + "AVX2"
+	lanes := 32 / e.size
+	l := func(s string) string { return name + "_" + s }
+	ext := "V" + strings.ToUpper(op) + e.suffix
+	add := "VADD" + e.suffix
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(v *%s, n int) (m %s, nan bool)\n", name, e.goType, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 16+e.size+1)
+	p(w, "MOVQ v+0(FP), SI")
+	p(w, "MOVQ n+8(FP), CX")
+	for i := 0; i < 4; i++ {
+		p(w, "VMOVUP%s %d(SI), Y%d", e.suffix[1:], 32*i, i)
+		p(w, "VMOVAP%s Y%d, Y%d", e.suffix[1:], i, i+4)
+	}
+	p(w, "ADDQ $128, SI")
+	p(w, "SUBQ $%d, CX", 4*lanes)
+	label(w, l("loop"))
+	p(w, "CMPQ CX, $0")
+	p(w, "JLE %s", l("fold"))
+	for i := 0; i < 4; i++ {
+		p(w, "VMOVUP%s %d(SI), Y8", e.suffix[1:], 32*i)
+		p(w, "%s Y8, Y%d, Y%d", ext, i, i)
+		p(w, "%s Y8, Y%d, Y%d", add, i+4, i+4)
+	}
+	p(w, "ADDQ $128, SI")
+	p(w, "SUBQ $%d, CX", 4*lanes)
+	p(w, "JMP %s", l("loop"))
+	label(w, l("fold"))
+	p(w, "%s Y1, Y0, Y0", ext)
+	p(w, "%s Y3, Y2, Y2", ext)
+	p(w, "%s Y2, Y0, Y0", ext)
+	p(w, "%s Y5, Y4, Y4", add)
+	p(w, "%s Y7, Y6, Y6", add)
+	p(w, "%s Y6, Y4, Y4", add)
+	p(w, "VEXTRACTF128 $1, Y0, X1")
+	p(w, "%s X1, X0, X0", ext)
+	p(w, "VMOVHLPS X0, X0, X1")
+	if e.size == 4 {
+		p(w, "%s X1, X0, X0", ext)
+		p(w, "VMOVSHDUP X0, X1")
+		p(w, "V%sSS X1, X0, X0", strings.ToUpper(op))
+		p(w, "VMOVSS X0, m+16(FP)")
+	} else {
+		p(w, "V%sSD X1, X0, X0", strings.ToUpper(op))
+		p(w, "VMOVSD X0, m+16(FP)")
+	}
+	p(w, "VCMP%s $3, Y4, Y4, Y4", e.suffix) // unordered: NaN lanes
+	p(w, "VMOVMSK%s Y4, AX", e.suffix)
+	p(w, "TESTL AX, AX")
+	p(w, "SETNE nan+%d(FP)", 16+e.size)
 	p(w, "VZEROUPPER")
 	p(w, "RET")
 }

@@ -12,6 +12,8 @@ func goImpl[T Float]() *impl[T] {
 		vs:      [4]func(dst, a *T, s T, n int){goVS[T](Add), goVS[T](Sub), goVS[T](Mul), goVS[T](Div)},
 		sv:      [4]func(dst, a *T, s T, n int){goSV[T](Add), goSV[T](Sub), goSV[T](Mul), goSV[T](Div)},
 		sumLeaf: func(v *T, n int) T { return sumLeafGo(unsafe.Slice(v, n)) },
+		maxLeaf: func(v *T, n int) (T, bool) { return extremeLeafGo(unsafe.Slice(v, n), true) },
+		minLeaf: func(v *T, n int) (T, bool) { return extremeLeafGo(unsafe.Slice(v, n), false) },
 		kernels: goKernels[T](),
 	}
 }
@@ -60,4 +62,20 @@ func sumLeafGo[T Float](v []T) T {
 		}
 	}
 	return l[0]
+}
+
+// extremeLeafGo is the portable extreme leaf: the largest (smallest) of the
+// non-NaN elements of a non-empty v, and whether v has a NaN.
+func extremeLeafGo[T Float](v []T, isMax bool) (T, bool) {
+	m := v[0]
+	nan := false
+	for _, x := range v {
+		switch {
+		case x != x:
+			nan = true
+		case m != m, isMax && x > m, !isMax && x < m:
+			m = x
+		}
+	}
+	return m, nan
 }

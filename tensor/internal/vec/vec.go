@@ -2,6 +2,7 @@ package vec
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 )
 
@@ -32,6 +33,10 @@ type impl[T Float] struct {
 	vs, sv [4]func(dst, a *T, s T, n int)
 	// sumLeaf sums n elements in lanes(T) interleaved partial sums (see Sum).
 	sumLeaf func(v *T, n int) T
+	// maxLeaf and minLeaf return the largest (smallest) of n elements, n a
+	// positive multiple of extremeBlock, and whether a NaN may be among
+	// them (see Max).
+	maxLeaf, minLeaf func(v *T, n int) (T, bool)
 	kernels[T]
 }
 
@@ -98,6 +103,70 @@ func SumBlock[T Float]() int { return 32 * lanes[T]() }
 // +0.
 func Sum[T Float](v []T) T {
 	return pairwise(active[T]().sumLeaf, v, SumBlock[T]())
+}
+
+// Max returns the largest element of v, exactly as the loop
+//
+//	m := -Inf
+//	for _, x := range v {
+//		if x > m { m = x } else if x != x { return x }
+//	}
+//	return m
+//
+// does: the first NaN of v if it has one, else the first element with the
+// largest value (-0 or +0 for a largest value of zero), -Inf for an empty v.
+func Max[T Float](v []T) T { return extreme(active[T]().maxLeaf, v, true) }
+
+// Min is Max for the smallest element (+Inf for an empty v).
+func Min[T Float](v []T) T { return extreme(active[T]().minLeaf, v, false) }
+
+// extremeBlock is the element count the extreme leaves work in multiples of.
+func extremeBlock[T Float]() int { return 4 * lanes[T]() }
+
+func extreme[T Float](leaf func(v *T, n int) (T, bool), v []T, isMax bool) T {
+	n := len(v) / extremeBlock[T]() * extremeBlock[T]()
+	if n == 0 {
+		return extremeGo(v, isMax)
+	}
+	m, nan := leaf(unsafe.SliceData(v), n)
+	if nan {
+		// A NaN, or infinities that summed to one: the plain loop decides.
+		return extremeGo(v, isMax)
+	}
+	for _, x := range v[n:] {
+		switch {
+		case x != x:
+			return x
+		case isMax && x > m, !isMax && x < m:
+			m = x
+		}
+	}
+	if m == 0 {
+		// The sign of the first zero, as the loop keeps it.
+		for _, x := range v {
+			if x == 0 {
+				return x
+			}
+		}
+	}
+	return m
+}
+
+// extremeGo is the loop of Max (isMax) or Min.
+func extremeGo[T Float](v []T, isMax bool) T {
+	m := T(math.Inf(1))
+	if isMax {
+		m = T(math.Inf(-1))
+	}
+	for _, x := range v {
+		switch {
+		case isMax && x > m, !isMax && x < m:
+			m = x
+		case x != x:
+			return x
+		}
+	}
+	return m
 }
 
 func pairwise[T Float](leaf func(v *T, n int) T, v []T, block int) T {
