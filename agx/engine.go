@@ -645,28 +645,28 @@ func (r *recycler) id(g *Tensor) uint64 {
 	return 0
 }
 
-func (r *recycler) hold(g *Tensor) {
-	id := r.id(g)
-	if id == 0 {
-		return
-	}
-	if r.refs == nil {
+// counted returns g's buffer number as id, for hold and pin, making the
+// map on first use; ok is false for a buffer the pass does not count.
+func (r *recycler) counted(g *Tensor) (id uint64, ok bool) {
+	id = r.id(g)
+	if id != 0 && r.refs == nil {
 		r.refs = make(map[uint64]int32)
 	}
-	if v := r.refs[id]; v >= 0 {
-		r.refs[id] = v + 1
+	return id, id != 0
+}
+
+func (r *recycler) hold(g *Tensor) {
+	if id, ok := r.counted(g); ok {
+		if v := r.refs[id]; v >= 0 {
+			r.refs[id] = v + 1
+		}
 	}
 }
 
 func (r *recycler) pin(g *Tensor) {
-	id := r.id(g)
-	if id == 0 {
-		return
+	if id, ok := r.counted(g); ok {
+		r.refs[id] = -1
 	}
-	if r.refs == nil {
-		r.refs = make(map[uint64]int32)
-	}
-	r.refs[id] = -1
 }
 
 func (r *recycler) pinAll(gs []*Tensor) {

@@ -380,13 +380,8 @@ func pairwiseSum[T Num](v []T) T {
 // the first element with the largest (smallest) value, or the identity for
 // an empty v; long float runs go to package vec, which gives the same bits.
 func maxContig[T Num](v []T) T {
-	if len(v) >= vecMin {
-		switch s := any(v).(type) {
-		case []float32:
-			return any(vec.Max(s)).(T)
-		case []float64:
-			return any(vec.Max(s)).(T)
-		}
+	if m, ok := vecExtreme(v, true); ok {
+		return m
 	}
 	acc := identity[T](OpMax)
 	for _, x := range v {
@@ -400,13 +395,8 @@ func maxContig[T Num](v []T) T {
 }
 
 func minContig[T Num](v []T) T {
-	if len(v) >= vecMin {
-		switch s := any(v).(type) {
-		case []float32:
-			return any(vec.Min(s)).(T)
-		case []float64:
-			return any(vec.Min(s)).(T)
-		}
+	if m, ok := vecExtreme(v, false); ok {
+		return m
 	}
 	acc := identity[T](OpMin)
 	for _, x := range v {
@@ -417,6 +407,27 @@ func minContig[T Num](v []T) T {
 		}
 	}
 	return acc
+}
+
+// vecExtreme is vec.Max (isMax) or vec.Min of a long float run; ok is false
+// for a short run or an integer one, which the callers' loops handle.
+func vecExtreme[T Num](v []T, isMax bool) (m T, ok bool) {
+	if len(v) < vecMin {
+		return m, false
+	}
+	switch s := any(v).(type) {
+	case []float32:
+		if isMax {
+			return any(vec.Max(s)).(T), true
+		}
+		return any(vec.Min(s)).(T), true
+	case []float64:
+		if isMax {
+			return any(vec.Max(s)).(T), true
+		}
+		return any(vec.Min(s)).(T), true
+	}
+	return m, false
 }
 
 // outerReduce accumulates the source slice by slice into dst: the innermost

@@ -34,12 +34,7 @@ func testExtreme[T Float](t *testing.T, impls []*impl[T]) {
 		for _, fill := range fills {
 			for _, n := range append(testLengths(), 128, 1000, 4099) {
 				for _, nan := range []bool{false, true} {
-					off := n % 4
-					buf := make([]T, off+n+guard)
-					for i := range buf {
-						buf[i] = T(math.NaN()) // a read past the end would show
-					}
-					v := buf[off : off+n]
+					v := guarded[T](n)
 					for i := range v {
 						v[i] = fill.f(i)
 					}

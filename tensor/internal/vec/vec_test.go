@@ -75,6 +75,18 @@ var opNames = [4]string{"Add", "Sub", "Mul", "Div"}
 
 const guard = 7 // elements around each destination that must stay untouched
 
+// guarded returns n elements, starting n%4 elements into a buffer whose
+// other elements are NaN, so that a routine reading past the end of its
+// input shows it in its result.
+func guarded[T Float](n int) []T {
+	off := n % 4
+	buf := make([]T, off+n+guard)
+	for i := range buf {
+		buf[i] = T(math.NaN())
+	}
+	return buf[off : off+n]
+}
+
 func TestBinary(t *testing.T) {
 	t.Run("f32", func(t *testing.T) { testBinary(t, impls32()) })
 	t.Run("f64", func(t *testing.T) { testBinary(t, impls64()) })
@@ -204,12 +216,7 @@ func testSum[T Float](t *testing.T, impls []*impl[T]) {
 		t.Run(im.name+"/same-as-go", func(t *testing.T) {
 			for _, n := range lengths {
 				for _, special := range []bool{false, true} {
-					off := n % 4
-					buf := make([]T, off+n+guard)
-					for i := range buf {
-						buf[i] = T(math.NaN()) // a read past the end would show
-					}
-					v := buf[off : off+n]
+					v := guarded[T](n)
 					for i := range v {
 						v[i] = T(r.NormFloat64() * math.Exp2(float64(r.IntN(20)-10)))
 						if special && r.IntN(50) == 0 {
