@@ -3,9 +3,16 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // The openblas build must route MatMul through OpenBLAS and agree with the
@@ -49,6 +56,111 @@ func TestOpenBLASMatMul(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// Large products are split into stripes over goroutines when OpenBLAS runs
+// one thread. Every layout, both split directions, ragged stripes, alpha
+// and beta must give the plain-loop result.
+func TestOpenBLASStripes(t *testing.T) {
+	oldMin, oldThreads := openBLASSplitMin, openBLASThreads
+	defer func() { openBLASSplitMin, openBLASThreads = oldMin, oldThreads }()
+	openBLASSplitMin = 1
+	openBLASThreads = func() int { return 1 }
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+
+	for _, c := range []struct {
+		name    string
+		m, n, k int
+	}{
+		{"rows", 300, 130, 70},    // m >= n: row stripes, the last one short
+		{"columns", 130, 301, 9},  // m < n: column stripes
+		{"unsplit", 127, 100, 50}, // both dims below two blocks: one call
+	} {
+		for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+				name := fmt.Sprintf("%s/%s%s", c.name, transName(tA), transName(tB))
+				t.Run("float32/"+name, func(t *testing.T) {
+					checkStripes(t, c.m, c.n, c.k, tA, tB, 1e-4, func(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, cc []float64, ldc int) {
+						a32, b32, c32 := f32s(a), f32s(b), f32s(cc)
+						blas32.Implementation().Sgemm(tA, tB, m, n, k, float32(alpha), a32, lda, b32, ldb, float32(beta), c32, ldc)
+						for i, v := range c32 {
+							cc[i] = float64(v)
+						}
+					})
+				})
+				t.Run("float64/"+name, func(t *testing.T) {
+					checkStripes(t, c.m, c.n, c.k, tA, tB, 1e-12, func(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, cc []float64, ldc int) {
+						blas64.Implementation().Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, cc, ldc)
+					})
+				})
+			}
+		}
+	}
+}
+
+func transName(t blas.Transpose) string {
+	if t == blas.Trans {
+		return "T"
+	}
+	return "N"
+}
+
+func f32s(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
+}
+
+// checkStripes runs gemm on C = 0.5·op(A)·op(B) + 2·C with padded leading
+// dimensions and compares every element, and the padding, with a plain loop.
+func checkStripes(t *testing.T, m, n, k int, tA, tB blas.Transpose, tol float64, gemm func(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	fill := func(rows, cols, ld int) []float64 {
+		x := make([]float64, rows*ld)
+		for i := range x {
+			x[i] = float64(float32(rng.NormFloat64())) // exact in float32 too
+		}
+		return x
+	}
+	ar, ac := m, k
+	if tA == blas.Trans {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB == blas.Trans {
+		br, bc = n, k
+	}
+	lda, ldb, ldc := ac+3, bc+5, n+7
+	a, b, c := fill(ar, ac, lda), fill(br, bc, ldb), fill(m, n, ldc)
+	want := append([]float64(nil), c...)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			s := 0.0
+			for p := 0; p < k; p++ {
+				var av, bv float64
+				if tA == blas.Trans {
+					av = a[p*lda+i]
+				} else {
+					av = a[i*lda+p]
+				}
+				if tB == blas.Trans {
+					bv = b[j*ldb+p]
+				} else {
+					bv = b[p*ldb+j]
+				}
+				s += av * bv
+			}
+			want[i*ldc+j] = 0.5*s + 2*c[i*ldc+j]
+		}
+	}
+	gemm(m, n, k, 0.5, a, lda, b, ldb, 2, c, ldc)
+	for i := range want {
+		if d := math.Abs(c[i] - want[i]); d > tol*(1+math.Abs(want[i]))*float64(k) {
+			t.Fatalf("element (%d,%d): got %v, want %v", i/ldc, i%ldc, c[i], want[i])
 		}
 	}
 }
