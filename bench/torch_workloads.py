@@ -70,6 +70,14 @@ def matmul(n, dtype):
     return lambda: a @ b
 
 
+def matmul_into(n, dtype):
+    g = torch.Generator().manual_seed(1)
+    a = torch.randn(n, n, generator=g, dtype=dtype)
+    b = torch.randn(n, n, generator=g, dtype=dtype)
+    c = torch.empty(n, n, dtype=dtype)
+    return lambda: torch.matmul(a, b, out=c)
+
+
 def mlp_step():
     g = torch.Generator().manual_seed(2)
     x = torch.randn(64, 784, generator=g)
@@ -167,6 +175,7 @@ WORKLOADS = {
     "attention_backward": attention_backward,
     "batchnorm_backward": batchnorm_backward,
     "batchnorm_function": batchnorm_backward,
+    "matmul_into_f32_256": lambda: matmul_into(256, torch.float32),
 }
 for _n in (256, 512, 1024):
     WORKLOADS[f"matmul_f32_{_n}"] = (lambda n: lambda: matmul(n, torch.float32))(_n)

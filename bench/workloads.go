@@ -38,6 +38,22 @@ func All() []Workload {
 			})
 		}
 	}
+	// Not a target: the product of matmul_f32_256 into a destination made
+	// once (MatMulTo; PyTorch's out=), which separates the GEMM from the cost
+	// of writing a fresh, cache-cold result each call. PyTorch's allocator
+	// hands back the buffer freed by the previous call, still in cache; Go's
+	// reuses memory only after a collection (docs/performance.md).
+	ws = append(ws, Workload{
+		Name:  "matmul_into_f32_256",
+		Desc:  "C = A·B, 256×256 float32, into a preallocated C (not a target)",
+		Flops: 2 * math.Pow(256, 3), Ops: 1,
+		Setup: func() func() {
+			g := tensor.NewGenerator(1)
+			a, b := g.Randn(tensor.Float32, 256, 256), g.Randn(tensor.Float32, 256, 256)
+			c := tensor.Empty(tensor.Float32, 256, 256)
+			return func() { tensor.MatMulTo(c, a, b) }
+		},
+	})
 	ws = append(ws,
 		Workload{Name: "mlp_step", Desc: "x[64,784] → Linear(784,256) → ReLU → Linear(256,10) → cross-entropy → backward, f32",
 			Flops: 3 * 2 * 64 * (784*256 + 256*10), Ops: 1, Setup: mlpStep},
