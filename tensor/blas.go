@@ -4,8 +4,9 @@ package tensor
 var blasName = "gonum (pure Go)"
 
 // BLAS names the BLAS implementation MatMul runs on: agx's own GEMM (pure Go
-// with assembly micro-kernels, see UseFastGEMM) by default, OpenBLAS in a
-// build with the openblas tag, or gonum's pure-Go BLAS when neither is in use.
+// with assembly micro-kernels, see UseFastGEMM) by default, OpenBLAS (with
+// its thread count) in a build with the openblas tag, or gonum's pure-Go
+// BLAS when neither is in use.
 func BLAS() string {
 	if packingGEMM[float32]() {
 		return "agx GEMM (pure Go, assembly micro-kernels)"

@@ -7,6 +7,7 @@ package tensor
 import "C"
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -26,6 +27,11 @@ func init() {
 	blas64.Use(openBLAS{})
 	copyBTransposed = false // OpenBLAS packs B itself
 	blasName = "OpenBLAS (cgo, gonum.org/v1/netlib)"
+	if n := openBLASThreads(); n == 1 {
+		blasName += ", 1 thread"
+	} else {
+		blasName += fmt.Sprintf(", %d threads (OPENBLAS_NUM_THREADS=1 gives one, with products split over goroutines)", n)
+	}
 }
 
 // openBLAS is netlib's binding with two changes to its GEMM calls.

@@ -21,6 +21,9 @@ func TestOpenBLASMatMul(t *testing.T) {
 	if !strings.Contains(BLAS(), "OpenBLAS") {
 		t.Fatalf("BLAS() = %q in an openblas build", BLAS())
 	}
+	if n := openBLASThreads(); !strings.Contains(BLAS(), fmt.Sprintf(", %d thread", n)) {
+		t.Errorf("BLAS() = %q does not give OpenBLAS's %d threads", BLAS(), n)
+	}
 	g := NewGenerator(11)
 	for _, dt := range []DType{Float32, Float64} {
 		tol := 1e-4
