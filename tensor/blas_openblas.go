@@ -10,7 +10,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"unsafe"
+	"sync/atomic"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -43,9 +44,9 @@ func init() {
 // another thread, and the next calls keep the scheduler busy on the other
 // core (three context switches per 256³ product, measured with perf). On
 // the project's 2-core machines that made a 256³ float32 product through
-// cgo 7-9 % slower than the same cblas_sgemm called from C. Yielding before
-// each large product keeps the goroutine's scheduling tick moving, and the
-// cost disappears (median 281-288 → 258-265 µs; C 258-262 µs).
+// cgo 7-9 % slower than the same cblas_sgemm called from C. Yielding now
+// and then keeps the goroutine's scheduling tick moving, and the cost
+// disappears (median 281-288 → 258-265 µs; C 258-262 µs). See maybeYield.
 //
 // When OpenBLAS runs one thread (OPENBLAS_NUM_THREADS=1, which its
 // threads' busy-waiting makes the sane setting next to Go's scheduler on
@@ -54,9 +55,30 @@ func init() {
 // With more OpenBLAS threads the product goes to OpenBLAS whole.
 type openBLAS struct{ netlib.Implementation }
 
-// openBLASYieldMin is the smallest m·n·k of a product that yields first
-// (about 10 µs of work; a yield costs well under 1 µs).
-const openBLASYieldMin = 1 << 20
+// openBLASYieldMin is the smallest m·n·k of a product that may yield first
+// (a few µs of work; the clock read that decides costs tens of ns).
+const openBLASYieldMin = 1 << 18
+
+// yieldEvery is the least time between two yields. A yield also wakes an
+// idle thread to look for work (a futex call, several µs on the project's
+// VMs): yielding before every product put 15 % of attention_backward's
+// profile into those wake-ups. Once a millisecond is ten times more often
+// than the monitor's 10 ms.
+const yieldEvery = time.Millisecond
+
+var (
+	yieldEpoch = time.Now()
+	lastYield  atomic.Int64 // time.Since(yieldEpoch) at the last yield
+)
+
+// maybeYield yields (runtime.Gosched) unless some goroutine did so less
+// than yieldEvery ago.
+func maybeYield() {
+	now := int64(time.Since(yieldEpoch))
+	if last := lastYield.Load(); now-last >= int64(yieldEvery) && lastYield.CompareAndSwap(last, now) {
+		runtime.Gosched()
+	}
+}
 
 // openBLASSplitMin is the smallest m·n·k·(element size) of a product that
 // is split across goroutines, the threshold of agx's own GEMM (2²⁵ float32
@@ -68,33 +90,46 @@ var openBLASSplitMin = (1 << 25) * 4
 var openBLASThreads = sync.OnceValue(func() int { return int(C.openblas_get_num_threads()) })
 
 func (o openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !split(m, n, k, 4) {
+		if m*n*k >= openBLASYieldMin {
+			maybeYield()
+		}
+		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	stripes(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, func(m, n int, a, b, c []float32) {
 		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	})
 }
 
 func (o openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if !split(m, n, k, 8) {
+		if m*n*k >= openBLASYieldMin {
+			maybeYield()
+		}
+		o.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	stripes(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, func(m, n int, a, b, c []float64) {
 		o.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	})
 }
 
+// split reports whether a product of m·n·k multiply-adds on elements of
+// size bytes is split into stripes: it is large, OpenBLAS runs one thread,
+// and there are cores to share it and at least two 64-wide blocks to hand
+// out.
+func split(m, n, k, size int) bool {
+	return m*n*k*size >= openBLASSplitMin && runtime.GOMAXPROCS(0) > 1 && openBLASThreads() == 1 && max(m, n) >= 2*64
+}
+
 // stripes runs the product C[m,n] = op(A)[m,k]·op(B)[k,n] (row-major, with
-// netlib's argument checks left to call) as one call, or, when it is large
-// and OpenBLAS runs one thread, as one call per stripe of the larger output
-// dimension, the stripes spread over GOMAXPROCS goroutines. A single call
-// yields first when its product is large (see openBLAS); a split one
-// reschedules the caller anyway, in the wait for its helpers.
+// netlib's argument checks left to call) as one call per stripe of the
+// larger output dimension, the stripes spread over GOMAXPROCS goroutines.
+// (It does not yield: the caller is usually rescheduled in the wait for
+// its helpers; see maybeYield.)
 func stripes[T float32 | float64](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int, call func(m, n int, a, b, c []T)) {
-	var z T
 	w := runtime.GOMAXPROCS(0)
-	if m*n*k*int(unsafe.Sizeof(z)) < openBLASSplitMin || w == 1 || openBLASThreads() != 1 || max(m, n) < 2*64 {
-		if m*n*k >= openBLASYieldMin {
-			runtime.Gosched()
-		}
-		call(m, n, a, b, c)
-		return
-	}
 	// Stripes of whole 64-row (or column) blocks, one per goroutine.
 	dim := max(m, n)
 	step := (dim + w - 1) / w

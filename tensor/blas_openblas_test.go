@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -165,5 +166,20 @@ func checkStripes(t *testing.T, m, n, k int, tA, tB blas.Transpose, tol float64,
 		if d := math.Abs(c[i] - want[i]); d > tol*(1+math.Abs(want[i]))*float64(k) {
 			t.Fatalf("element (%d,%d): got %v, want %v", i/ldc, i%ldc, c[i], want[i])
 		}
+	}
+}
+
+// maybeYield yields at most once per yieldEvery, whoever calls it.
+func TestOpenBLASYieldRate(t *testing.T) {
+	now := int64(time.Since(yieldEpoch))
+	lastYield.Store(now)
+	maybeYield()
+	if got := lastYield.Load(); got != now {
+		t.Fatalf("yielded %v after the last yield", time.Duration(got-now))
+	}
+	lastYield.Store(now - int64(2*yieldEvery))
+	maybeYield()
+	if got := lastYield.Load(); got < now {
+		t.Fatalf("no yield %v after the last one", 2*yieldEvery)
 	}
 }
