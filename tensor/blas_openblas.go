@@ -46,7 +46,8 @@ func init() {
 // the project's 2-core machines that made a 256³ float32 product through
 // cgo 7-9 % slower than the same cblas_sgemm called from C. Yielding now
 // and then keeps the goroutine's scheduling tick moving, and the cost
-// disappears (median 281-288 → 258-265 µs; C 258-262 µs). See maybeYield.
+// disappears (median of 3000 calls 279-288 → 247-265 µs; C 258-262 µs).
+// See maybeYield.
 //
 // When OpenBLAS runs one thread (OPENBLAS_NUM_THREADS=1, which its
 // threads' busy-waiting makes the sane setting next to Go's scheduler on
