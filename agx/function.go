@@ -194,6 +194,25 @@ type funcNode struct {
 	// the one output most Functions have
 	outMeta []meta
 	outInl  [1]meta
+	// inInl backs inMeta for up to two inputs, and dims the shapes of the
+	// metadata while they fit (saves up to four allocations per call).
+	inInl [2]meta
+	dims  [8]int
+	ndims int
+}
+
+// shape returns a copy of t's shape, in fn.dims while there is room.
+func (fn *funcNode) shape(t *tensor.Tensor) []int {
+	r := t.Dim()
+	if fn.ndims+r > len(fn.dims) {
+		return t.Shape()
+	}
+	d := fn.dims[fn.ndims : fn.ndims+r : fn.ndims+r]
+	for i := range d {
+		d[i] = t.Size(i)
+	}
+	fn.ndims += r
+	return d
 }
 
 // FunctionName returns the display name of a Function value.
@@ -294,7 +313,12 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		} else {
 			n.next = make([]Edge, len(inputs))
 		}
-		fnode := &funcNode{f: f, ctx: ctx, inMeta: make([]meta, len(inputs)), inReq: ctx.needs}
+		fnode := &funcNode{f: f, ctx: ctx, inReq: ctx.needs}
+		if len(inputs) <= len(fnode.inInl) {
+			fnode.inMeta = fnode.inInl[:len(inputs):len(inputs)]
+		} else {
+			fnode.inMeta = make([]meta, len(inputs))
+		}
 		fnode.outMeta = fnode.outInl[:0]
 		_, fnode.once = f.(OnceDifferentiable)
 		if fo, ok := f.(Func); ok && fo.Once {
@@ -303,7 +327,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		for i, in := range inputs {
 			if in != nil {
 				n.next[i] = gradEdge(in)
-				fnode.inMeta[i] = meta{in.data.Shape(), in.DType()}
+				fnode.inMeta[i] = meta{fnode.shape(in.data), in.DType()}
 			}
 		}
 		n.fn = fnode
@@ -327,7 +351,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		}
 		diff := o.DType().IsFloat() && !contains(ctx.nonDiff, o)
 		if n != nil {
-			n.fn.outMeta = append(n.fn.outMeta, meta{o.data.Shape(), o.DType()})
+			n.fn.outMeta = append(n.fn.outMeta, meta{n.fn.shape(o.data), o.DType()})
 			if diff {
 				r.gradFn, r.outputNr, r.requiresGrad = n, int32(i), false
 			} else if r.gradFn == nil {
