@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -91,28 +92,27 @@ var openBLASSplitMin = (1 << 25) * 4
 var openBLASThreads = sync.OnceValue(func() int { return int(C.openblas_get_num_threads()) })
 
 func (o openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if !split(m, n, k, 4) {
-		if m*n*k >= openBLASYieldMin {
-			maybeYield()
-		}
-		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	stripes(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, func(m, n int, a, b, c []float32) {
-		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	})
+	openBLASGemm(o.Implementation, netlib.Implementation.Sgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 func (o openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if !split(m, n, k, 8) {
+	openBLASGemm(o.Implementation, netlib.Implementation.Dgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// openBLASGemm runs netlib's Sgemm or Dgemm (gemm) as one call, yielding
+// first when the product is large (see maybeYield), or as stripes (see
+// split). The closure is built only for a split product.
+func openBLASGemm[T float32 | float64](impl netlib.Implementation, gemm func(netlib.Implementation, blas.Transpose, blas.Transpose, int, int, int, T, []T, int, []T, int, T, []T, int), tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	var z T
+	if !split(m, n, k, int(unsafe.Sizeof(z))) {
 		if m*n*k >= openBLASYieldMin {
 			maybeYield()
 		}
-		o.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		gemm(impl, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	stripes(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, func(m, n int, a, b, c []float64) {
-		o.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	stripes(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, func(m, n int, a, b, c []T) {
+		gemm(impl, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	})
 }
 
