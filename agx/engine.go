@@ -402,6 +402,10 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 			grads = []*Tensor{st.one[0]}
 		}
 		var consumed *Tensor // the gradient this node gives back for recycling
+		// A leaf whose gradient no other slot refers to and that no hook
+		// sees may keep that gradient's buffer as its own (accumulateGrad).
+		sole := rc.on && n.leaf != nil && !skip && !userCode && len(st.caps) == 0 &&
+			len(n.leaf.extra().hooks) == 0 && rc.sole(grads[0])
 		if recycles {
 			consumed = grads[0]
 		} else {
@@ -414,7 +418,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		}
 		var inGrads []*Tensor
 		if !skip {
-			inGrads = execute(n, grads, c, sc)
+			inGrads = execute(n, grads, c, sc, sole)
 			if !c.retainGraph {
 				n.release()
 			}
@@ -543,15 +547,16 @@ func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
 	}
 	for slot, t := range x.retain {
 		if t != nil && grads[slot] != nil && t.gradFn == n {
-			t.accumulateGrad(grads[slot], false)
+			t.accumulateGrad(grads[slot], false, false)
 		}
 	}
 	return grads
 }
 
 // execute runs one node and returns one gradient per next edge. A built-in
-// backward gets its unpacked saved tensors in sc's reused slice.
-func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch) []*Tensor {
+// backward gets its unpacked saved tensors in sc's reused slice. sole is
+// accumulateGrad's, for a leaf.
+func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch, sole bool) []*Tensor {
 	for _, h := range n.extra().preHooks {
 		if !h.removed {
 			if r := h.fn(grads); r != nil {
@@ -571,7 +576,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch) []*Ten
 			}
 		}
 		if g != nil {
-			n.leaf.accumulateGrad(g, c.createGraph)
+			n.leaf.accumulateGrad(g, c.createGraph, sole)
 		}
 		return nil
 	case n.extra().errf != "":
@@ -612,23 +617,32 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch) []*Ten
 	return out
 }
 
-// accumulateGrad adds g into t.grad.
-func (t *Tensor) accumulateGrad(g *Tensor, create bool) {
+// accumulateGrad adds g into t.grad. sole reports that g's buffer was
+// allocated by this backward pass and that no one else holds it, so that t
+// may keep it as its own (see tensorExtra.gradPooled) or, when it is added
+// into t's own gradient, recycle it at once.
+func (t *Tensor) accumulateGrad(g *Tensor, create, sole bool) {
 	if !create && g.RequiresGrad() {
 		g = g.Detach()
 	}
 	if g.DType() != t.DType() {
-		g = wrap(g.data.To(t.DType()))
+		g, sole = wrap(g.data.To(t.DType())), false
 	}
 	switch {
 	case t.grad == nil:
-		t.grad, t.gradOwned = g, false
-	case !create && t.gradOwned && !t.grad.RequiresGrad():
+		t.setGrad(g, sole && !create)
+	case !create && t.extra().gradPooled.Load() && !t.grad.RequiresGrad():
 		t.grad.data.AddInPlace(g.data)
+		if sole {
+			tensor.Recycle(g.data)
+		}
 	case !create:
-		t.grad, t.gradOwned = wrap(tensor.Add(t.grad.data, g.data)), true
+		t.setGrad(wrap(tensor.Add(t.grad.data, g.data)), true)
+		if sole {
+			tensor.Recycle(g.data)
+		}
 	default:
-		t.grad, t.gradOwned = Add(t.grad, g), false
+		t.setGrad(Add(t.grad, g), false)
 	}
 }
 
@@ -673,6 +687,13 @@ func (r *recycler) hold(g *Tensor) {
 			r.refs[id] = v + 1
 		}
 	}
+}
+
+// sole reports whether g's buffer is from this pass and referred to by
+// exactly one gradient slot, not pinned: the slot that holds g.
+func (r *recycler) sole(g *Tensor) bool {
+	id := r.id(g)
+	return id != 0 && r.refs[id] == 1
 }
 
 func (r *recycler) pin(g *Tensor) {

@@ -155,3 +155,128 @@ func TestRecycleKeepsVisibleGradients(t *testing.T) {
 		})
 	}
 }
+
+// ZeroGrad gives back a leaf gradient that the pass allocated for that leaf
+// alone and that no one has been handed, and the next pass reuses it.
+func TestZeroGradRecyclesUnseenGradient(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		t.Run(dt.String(), func(t *testing.T) {
+			gen := tensor.NewGenerator(3)
+			x := agx.New(gen.Randn(dt, recycleShape...)).SetRequiresGrad(true)
+			w := agx.New(gen.Randn(dt, recycleShape[1], recycleShape[1]))
+			step := func() { x.MatMul(w).Tanh().Sum().Backward() }
+			step()
+			tensor.DropRecycled()
+			x.ZeroGrad()
+			if got, want := tensor.RecycledBytes(), x.Numel()*dt.Size(); got != want {
+				t.Fatalf("ZeroGrad recycled %d bytes, want %d (the gradient's)", got, want)
+			}
+			step()
+			// d/dx sum(tanh(x·w)) = (1 - tanh²(x·w))·wᵀ
+			th := x.Data().MatMul(w.Data()).Tanh()
+			want := tensor.Full(dt, 1, th.Shape()...).Sub(th.Mul(th)).MatMul(w.Data().T())
+			if !allClose(x.Grad().Data(), want, 1e-5) {
+				t.Fatal("wrong gradient after reusing the recycled buffer")
+			}
+			// Grad has handed it out: ZeroGrad now leaves it alone.
+			tensor.DropRecycled()
+			x.ZeroGrad()
+			if got := tensor.RecycledBytes(); got != 0 {
+				t.Fatalf("ZeroGrad recycled %d bytes of a gradient Grad returned", got)
+			}
+		})
+	}
+}
+
+// A gradient that someone may hold is never recycled or added into: each
+// case keeps gradients (keep copies their values at that moment), clears
+// them with ZeroGrad or runs more passes, and at the end, after more
+// results of the same size have been allocated and written, what it kept
+// must still hold the values it had when kept.
+func TestZeroGradKeepsGradientsHandedOut(t *testing.T) {
+	dt := tensor.Float64
+	base := tensor.NewGenerator(4).Randn(dt, recycleShape...)
+	for _, tc := range []struct {
+		name string
+		run  func(x, y *agx.Tensor, keep func(*agx.Tensor))
+	}{
+		{"Grad, then ZeroGrad and another pass", func(x, y *agx.Tensor, keep func(*agx.Tensor)) {
+			x.Exp().Mul(y).Sum().Backward()
+			keep(x.Grad())
+			x.ZeroGrad()
+			x.Sin().Mul(y).Sum().Backward()
+		}},
+		{"Grad, then one more pass accumulates out of place", func(x, y *agx.Tensor, keep func(*agx.Tensor)) {
+			x.Exp().Mul(y).Sum().Backward()
+			x.Exp().Mul(y).Sum().Backward() // the leaf now owns a sum
+			keep(x.Grad())
+			x.Sin().Mul(y).Sum().Backward()
+		}},
+		{"leaf hook keeps its argument", func(x, y *agx.Tensor, keep func(*agx.Tensor)) {
+			x.RegisterHook(func(g *agx.Tensor) *agx.Tensor { keep(g); return nil })
+			x.Exp().Mul(y).Sum().Backward()
+			x.ZeroGrad()
+		}},
+		{"one gradient reaches two leaves", func(x, y *agx.Tensor, keep func(*agx.Tensor)) {
+			// Add's backward hands the same gradient to both operands.
+			x.Add(y).Tanh().Sum().Backward()
+			keep(y.Grad())
+			x.ZeroGrad()
+		}},
+		{"custom Function hands its gradient on", func(x, y *agx.Tensor, keep func(*agx.Tensor)) {
+			f := agx.Func{FuncName: "Keep",
+				Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+					return agx.Outputs(agx.New(in[0].Data().Mul(2)))
+				},
+				Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+					r := agx.New(g[0].Data().Mul(2))
+					keep(r)
+					return agx.Outputs(r)
+				}}
+			agx.Apply(f, x).Mul(y).Sum().Backward()
+			x.ZeroGrad()
+			x.Cos().Mul(y).Sum().Backward()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func() ([]*agx.Tensor, []*tensor.Tensor) {
+				tensor.DropRecycled()
+				x := agx.New(base.Clone()).SetRequiresGrad(true)
+				y := agx.New(base.Mul(0.5)).SetRequiresGrad(true)
+				var kept []*agx.Tensor
+				var copies []*tensor.Tensor
+				tc.run(x, y, func(g *agx.Tensor) {
+					kept = append(kept, g)
+					copies = append(copies, g.Data().Clone())
+				})
+				return kept, copies
+			}
+			gs, copies := run()
+			if len(gs) == 0 {
+				t.Fatal("the case kept nothing")
+			}
+			churn(dt)
+			run() // another graph of the same sizes
+			for i, g := range gs {
+				sameValues(t, tc.name, g.Data(), copies[i])
+			}
+		})
+	}
+}
+
+// Gradients accumulate in place into a sum the leaf owns, and the result
+// is the sum of every pass.
+func TestAccumulateIntoPooledGradient(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		t.Run(dt.String(), func(t *testing.T) {
+			x := agx.New(tensor.NewGenerator(5).Randn(dt, recycleShape...)).SetRequiresGrad(true)
+			for i := 0; i < 4; i++ {
+				x.Exp().Mul(float64(i + 1)).Sum().Backward()
+			}
+			want := x.Data().Exp().Mul(10) // (1+2+3+4)·eˣ
+			if !allClose(x.Grad().Data(), want, 1e-5) {
+				t.Fatal("accumulated gradient is wrong")
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package agx
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/goagx/agx/tensor"
 )
@@ -31,7 +32,6 @@ type Tensor struct {
 	// million: the struct is 48 bytes).
 	outputNr     int32 // which output of gradFn this tensor is
 	requiresGrad bool  // leaves only; non-leaves require grad iff gradFn != nil
-	gradOwned    bool  // grad was allocated by accumulation and may be updated in place
 	retainsGrad  bool
 }
 
@@ -40,6 +40,12 @@ type tensorExtra struct {
 	accum *Node // the AccumulateGrad node of a leaf, created on first use
 	hooks []*hookEntry
 	name  string
+	// gradPooled is set while grad's buffer belongs to the engine alone: a
+	// backward pass allocated it for this tensor only (as a gradient that
+	// reached no other slot, or as the sum of two), and no one has been
+	// handed it since (Grad clears the flag). The next pass may then add
+	// into it in place, and ZeroGrad recycles it.
+	gradPooled atomic.Bool
 }
 
 // noTensorExtra is what extra returns for a tensor without one; never written.
@@ -110,19 +116,51 @@ func (t *Tensor) OutputNr() int { return int(t.outputNr) }
 
 // Grad returns the accumulated gradient of a leaf (or of a non-leaf after
 // RetainGrad), or nil when none has been computed.
-func (t *Tensor) Grad() *Tensor { return t.grad }
+func (t *Tensor) Grad() *Tensor {
+	if x := t.x; x != nil && x.gradPooled.Load() {
+		// From now on the caller may keep the gradient: the next pass
+		// adds into a new tensor, and ZeroGrad leaves the memory to the
+		// collector (PyTorch likewise accumulates out of place while the
+		// gradient has other references).
+		x.gradPooled.Store(false)
+	}
+	return t.grad
+}
 
 // SetGrad replaces the accumulated gradient (nil clears it).
 func (t *Tensor) SetGrad(g *Tensor) {
 	if g != nil && !slices.Equal(g.data.Shape(), t.data.Shape()) {
 		tensor.Panicf("SetGrad", tensor.ErrShape, "assigned grad has shape %v but the tensor has shape %v", g.data.Shape(), t.data.Shape())
 	}
-	t.grad, t.gradOwned = g, false
+	t.setGrad(g, false)
 }
 
 // ZeroGrad clears the accumulated gradient (sets it to nil, as PyTorch's
 // zero_grad(set_to_none=True) does).
-func (t *Tensor) ZeroGrad() { t.grad, t.gradOwned = nil, false }
+//
+// A gradient that a backward pass allocated for this tensor alone, and that
+// no one has been handed since (by Grad), has no other reference: ZeroGrad
+// then gives its memory back to the tensor package, and the next result of
+// the same size reuses it while it is still in cache, as PyTorch's allocator
+// reuses the block that `p.grad = None` frees. A gradient that Grad has
+// returned is left to the collector, since the caller may still hold it.
+func (t *Tensor) ZeroGrad() {
+	if x := t.x; x != nil && x.gradPooled.Load() && t.grad != nil {
+		tensor.Recycle(t.grad.data)
+	}
+	t.setGrad(nil, false)
+}
+
+// setGrad replaces the gradient; pooled: its buffer belongs to the engine
+// alone (see tensorExtra.gradPooled).
+func (t *Tensor) setGrad(g *Tensor, pooled bool) {
+	t.grad = g
+	if pooled {
+		t.ext().gradPooled.Store(true)
+	} else if x := t.x; x != nil && x.gradPooled.Load() {
+		x.gradPooled.Store(false)
+	}
+}
 
 // RetainGrad makes a non-leaf keep its gradient in Grad() after backward.
 func (t *Tensor) RetainGrad() *Tensor {
