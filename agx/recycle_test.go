@@ -157,7 +157,8 @@ func TestRecycleKeepsVisibleGradients(t *testing.T) {
 }
 
 // ZeroGrad gives back a leaf gradient that the pass allocated for that leaf
-// alone and that no one has been handed, and the next pass reuses it.
+// alone and that no one has been handed (BorrowGrad only lends it), and the
+// next pass reuses it.
 func TestZeroGradRecyclesUnseenGradient(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		t.Run(dt.String(), func(t *testing.T) {
@@ -166,6 +167,11 @@ func TestZeroGradRecyclesUnseenGradient(t *testing.T) {
 			w := agx.New(gen.Randn(dt, recycleShape[1], recycleShape[1]))
 			step := func() { x.MatMul(w).Tanh().Sum().Backward() }
 			step()
+			x.BorrowGrad(func(g *agx.Tensor) {
+				if g == nil || g.Data().Sum().Item() == 0 {
+					t.Fatal("BorrowGrad lent no gradient")
+				}
+			})
 			tensor.DropRecycled()
 			x.ZeroGrad()
 			if got, want := tensor.RecycledBytes(), x.Numel()*dt.Size(); got != want {

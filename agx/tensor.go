@@ -127,6 +127,14 @@ func (t *Tensor) Grad() *Tensor {
 	return t.grad
 }
 
+// BorrowGrad calls f with the accumulated gradient (nil when there is none)
+// without handing it out as Grad does: f may read it, but must neither keep
+// it (nor a view of it, nor its Data) after it returns nor write into it.
+// The gradient then stays the engine's own, so the next pass may add into
+// it in place and ZeroGrad may recycle its memory (see ZeroGrad).
+// Optimizers read gradients this way.
+func (t *Tensor) BorrowGrad(f func(g *Tensor)) { f(t.grad) }
+
 // SetGrad replaces the accumulated gradient (nil clears it).
 func (t *Tensor) SetGrad(g *Tensor) {
 	if g != nil && !slices.Equal(g.data.Shape(), t.data.Shape()) {

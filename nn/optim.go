@@ -45,35 +45,47 @@ func (o *SGD) Step() {
 		o.buf = map[*agx.Tensor]*tensor.Tensor{}
 	}
 	for _, p := range o.Params {
-		g := p.Tensor.Grad()
-		if g == nil {
-			continue
-		}
-		x := p.Tensor.Data()
-		d := g.Data().To(x.DType())
-		if o.WeightDecay != 0 {
-			d = d.Add(x.Mul(o.WeightDecay))
-		}
-		if o.Momentum != 0 {
-			b, ok := o.buf[p.Tensor]
-			if !ok {
-				b = d.Clone()
-			} else {
-				b = b.Mul(o.Momentum).Add(d.Mul(1 - o.Dampening))
-			}
-			o.buf[p.Tensor] = b
-			if o.Nesterov {
-				d = d.Add(b.Mul(o.Momentum))
-			} else {
-				d = b
-			}
-		}
-		update(p.Tensor, x.Sub(d.Mul(o.LR)))
+		withGrad(p.Tensor, o.step)
 	}
+}
+
+func (o *SGD) step(p *agx.Tensor, d *tensor.Tensor) {
+	x := p.Data()
+	if o.WeightDecay != 0 {
+		d = d.Add(x.Mul(o.WeightDecay))
+	}
+	if o.Momentum != 0 {
+		b, ok := o.buf[p]
+		if !ok {
+			b = d.Clone()
+		} else {
+			b = b.Mul(o.Momentum).Add(d.Mul(1 - o.Dampening))
+		}
+		o.buf[p] = b
+		if o.Nesterov {
+			d = d.Add(b.Mul(o.Momentum))
+		} else {
+			d = b
+		}
+	}
+	update(p, x.Sub(d.Mul(o.LR)))
 }
 
 // ZeroGrad clears the parameters' gradients.
 func (o *SGD) ZeroGrad() { zeroGrads(o.Params) }
+
+// withGrad calls step with p's gradient in p's dtype, when p has one. The
+// gradient is borrowed (agx.Tensor.BorrowGrad), so the optimizers' step
+// functions compute new tensors from it and keep none that shares its
+// memory: the gradient stays the engine's, which may then add the next
+// pass into it in place and recycle it on ZeroGrad.
+func withGrad(p *agx.Tensor, step func(p *agx.Tensor, g *tensor.Tensor)) {
+	p.BorrowGrad(func(g *agx.Tensor) {
+		if g != nil {
+			step(p, g.Data().To(p.DType()))
+		}
+	})
+}
 
 func zeroGrads(ps []Param) {
 	for _, p := range ps {
@@ -113,36 +125,35 @@ func (o *Adam) Step() {
 		o.state = map[*agx.Tensor]*adamState{}
 	}
 	for _, p := range o.Params {
-		g := p.Tensor.Grad()
-		if g == nil {
-			continue
-		}
-		x := p.Tensor.Data()
-		d := g.Data().To(x.DType())
-		if o.WeightDecay != 0 {
-			d = d.Add(x.Mul(o.WeightDecay))
-		}
-		s := o.state[p.Tensor]
-		if s == nil {
-			s = &adamState{m: tensor.ZerosLike(x), v: tensor.ZerosLike(x)}
-			if o.AMSGrad {
-				s.vmax = tensor.ZerosLike(x)
-			}
-			o.state[p.Tensor] = s
-		}
-		s.step++
-		s.m = s.m.Mul(o.Beta1).Add(d.Mul(1 - o.Beta1))
-		s.v = s.v.Mul(o.Beta2).Add(d.Mul(d).Mul(1 - o.Beta2))
-		bc1 := 1 - math.Pow(o.Beta1, float64(s.step))
-		bc2 := 1 - math.Pow(o.Beta2, float64(s.step))
-		v := s.v
-		if o.AMSGrad {
-			s.vmax = s.vmax.Maximum(s.v)
-			v = s.vmax
-		}
-		denom := v.Sqrt().Div(math.Sqrt(bc2)).Add(o.Eps)
-		update(p.Tensor, x.Sub(s.m.Div(denom).Mul(o.LR/bc1)))
+		withGrad(p.Tensor, o.step)
 	}
+}
+
+func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
+	x := p.Data()
+	if o.WeightDecay != 0 {
+		d = d.Add(x.Mul(o.WeightDecay))
+	}
+	s := o.state[p]
+	if s == nil {
+		s = &adamState{m: tensor.ZerosLike(x), v: tensor.ZerosLike(x)}
+		if o.AMSGrad {
+			s.vmax = tensor.ZerosLike(x)
+		}
+		o.state[p] = s
+	}
+	s.step++
+	s.m = s.m.Mul(o.Beta1).Add(d.Mul(1 - o.Beta1))
+	s.v = s.v.Mul(o.Beta2).Add(d.Mul(d).Mul(1 - o.Beta2))
+	bc1 := 1 - math.Pow(o.Beta1, float64(s.step))
+	bc2 := 1 - math.Pow(o.Beta2, float64(s.step))
+	v := s.v
+	if o.AMSGrad {
+		s.vmax = s.vmax.Maximum(s.v)
+		v = s.vmax
+	}
+	denom := v.Sqrt().Div(math.Sqrt(bc2)).Add(o.Eps)
+	update(p, x.Sub(s.m.Div(denom).Mul(o.LR/bc1)))
 }
 
 // ZeroGrad clears the parameters' gradients.
