@@ -385,12 +385,14 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		nextIdx := edges[edgeAt[top.k]:]
 		grads := st.buf
 		st.buf = nil // drop the reference as the pass goes
-		userCode := n.fn != nil || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
+		// A Function that declares KeepsNoGrads is treated like a built-in
+		// backward: it keeps none of the gradients it sees.
+		userCode := (n.fn != nil && !n.fn.keepsNone) || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
 		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
 		// Only a built-in backward that no user code, capture or retained
-		// grad watches gives its gradient back for recycling; everything
+		// grad watches gives its gradients back for recycling; everything
 		// that other code may keep is pinned.
-		recycles := rc.on && n.bw != nil && !userCode && len(n.extra().outHooks) == 0 &&
+		recycles := rc.on && (n.bw != nil || n.fn != nil) && !userCode && len(n.extra().outHooks) == 0 &&
 			len(n.extra().retain) == 0 && len(st.caps) == 0 && !skip
 		switch {
 		case grads == nil && n.nOut == 1 && !userCode:
@@ -401,13 +403,14 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 			// User code may keep the slice: give it its own.
 			grads = []*Tensor{st.one[0]}
 		}
-		var consumed *Tensor // the gradient this node gives back for recycling
+		var consumed *Tensor       // the gradient this node gives back for recycling
+		var consumedMore []*Tensor // and those of its other outputs (a slice of its own)
 		// A leaf whose gradient no other slot refers to and that no hook
 		// sees may keep that gradient's buffer as its own (accumulateGrad).
 		sole := rc.on && n.leaf != nil && !skip && !userCode && len(st.caps) == 0 &&
 			len(n.leaf.extra().hooks) == 0 && rc.sole(grads[0])
 		if recycles {
-			consumed = grads[0]
+			consumed, consumedMore = grads[0], grads[1:]
 		} else {
 			rc.pinAll(grads)
 			grads = runOutHooks(n, grads)
@@ -453,6 +456,9 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		if consumed != nil {
 			// The outputs that alias it were counted just above.
 			rc.drop(consumed)
+		}
+		for _, g := range consumedMore {
+			rc.drop(g)
 		}
 		sc.out = [2]*Tensor{}
 	}

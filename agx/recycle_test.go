@@ -286,3 +286,100 @@ func TestAccumulateIntoPooledGradient(t *testing.T) {
 		})
 	}
 }
+
+// keeper is a Function, y = 2x, whose Backward returns a new gradient or
+// passes the one it gets through (so its gradients are 2 and 1).
+type keeper struct{ pass bool }
+
+func (keeper) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(agx.New(in[0].Data().Mul(2)))
+}
+
+func (k keeper) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	if k.pass {
+		return agx.Outputs(g[0])
+	}
+	return agx.Outputs(agx.New(g[0].Data().Mul(2)))
+}
+
+// keepsNone is keeper declaring KeepsNoGrads.
+type keepsNone struct {
+	keeper
+	agx.NoGradsKept
+}
+
+// A Function that declares KeepsNoGrads takes part in recycling like a
+// built-in op: its incoming gradient is recycled once it has run (unless
+// it passed it on), and the gradient it returns to a leaf becomes the
+// leaf's own, which ZeroGrad recycles. One that does not declare it takes
+// no part. Either way the gradients are right and stay right.
+func TestKeepsNoGradsFunctionRecycles(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		for _, tc := range []struct {
+			name          string
+			f             agx.Function
+			inPass, leaf  bool    // recycled during the pass, by ZeroGrad
+			gradientScale float64 // the Function's own gradient
+		}{
+			{"declared", keepsNone{}, true, true, 2},
+			{"declared, passes through", keepsNone{keeper: keeper{pass: true}}, false, true, 1},
+			{"undeclared", keeper{}, false, false, 2},
+		} {
+			t.Run(dt.String()+"/"+tc.name, func(t *testing.T) {
+				x := agx.New(tensor.NewGenerator(6).Randn(dt, recycleShape...)).SetRequiresGrad(true)
+				want := x.Data().Mul(2).Exp().Mul(tc.gradientScale)
+				for round := 0; round < 2; round++ {
+					tensor.DropRecycled()
+					agx.Apply(tc.f, x).Exp().Sum().Backward()
+					inPass := tensor.RecycledBytes()
+					if (inPass > 0) != tc.inPass {
+						t.Fatalf("round %d: %d bytes recycled during the pass, want some: %v", round, inPass, tc.inPass)
+					}
+					var got *tensor.Tensor
+					x.BorrowGrad(func(g *agx.Tensor) { got = g.Data().Clone() })
+					if !allClose(got, want, 1e-6) {
+						t.Fatalf("round %d: wrong gradient", round)
+					}
+					churn(dt)
+					x.BorrowGrad(func(g *agx.Tensor) { sameValues(t, "leaf gradient after churn", g.Data(), got) })
+					tensor.DropRecycled()
+					x.ZeroGrad()
+					if got, size := tensor.RecycledBytes(), x.Numel()*dt.Size(); (got == size) != tc.leaf || (got != 0 && got != size) {
+						t.Fatalf("round %d: ZeroGrad recycled %d bytes (the gradient has %d), want it recycled: %v", round, got, size, tc.leaf)
+					}
+				}
+			})
+		}
+	}
+}
+
+// split2 returns (2x, 3x) and keeps no gradients.
+type split2 struct{ agx.NoGradsKept }
+
+func (split2) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(agx.New(in[0].Data().Mul(2)), agx.New(in[0].Data().Mul(3)))
+}
+
+func (split2) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(agx.New(g[0].Data().Mul(2).Add(g[1].Data().Mul(3))))
+}
+
+// A Function with two outputs that declares KeepsNoGrads gives back both
+// incoming gradients.
+func TestKeepsNoGradsTwoOutputs(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		x := agx.New(tensor.NewGenerator(8).Randn(dt, recycleShape...)).SetRequiresGrad(true)
+		outs := agx.ApplyN(split2{}, x)
+		tensor.DropRecycled()
+		outs[0].Exp().Add(outs[1].Sin()).Sum().Backward()
+		// Exp's and Sin's gradients, and the intermediate 2·g0 and 3·g1.
+		if got, min := tensor.RecycledBytes(), 2*x.Numel()*dt.Size(); got < min {
+			t.Fatalf("%v: %d bytes recycled, want at least %d (both incoming gradients)", dt, got, min)
+		}
+		xd := x.Data()
+		want := xd.Mul(2).Exp().Mul(2).Add(xd.Mul(3).Cos().Mul(3))
+		if !allClose(x.Grad().Data(), want, 1e-6) {
+			t.Fatalf("%v: wrong gradient", dt)
+		}
+	}
+}

@@ -102,6 +102,10 @@ func attnSoftmaxInPlace(s *tensor.Tensor) *tensor.Tensor {
 	return s.DivInPlace(s.SumKeep(-1))
 }
 
+// KeepsNoGrads implements agx.KeepsNoGrads: Backward keeps none of the
+// gradients it is given or returns, so the engine may recycle them.
+func (ScaledDotProductAttentionFunction) KeepsNoGrads() {}
+
 // Backward implements agx.Function.
 func (f ScaledDotProductAttentionFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	s := ctx.SavedTensors()

@@ -73,6 +73,10 @@ func (f BatchNormFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tenso
 	return agx.Outputs(yt)
 }
 
+// KeepsNoGrads implements agx.KeepsNoGrads: Backward keeps none of the
+// gradients it is given or returns, so the engine may recycle them.
+func (BatchNormFunction) KeepsNoGrads() {}
+
 // Backward implements agx.Function.
 func (f BatchNormFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	s := ctx.SavedTensors()
@@ -144,7 +148,7 @@ func bnForwardCPU[T float32 | float64](x *tensor.Tensor, eps float64) (y, rstd *
 		rs[j] = T(1 / math.Sqrt(vr[j]/float64(n)+eps))
 		mu[j] = T(mean[j])
 	}
-	y = tensor.Empty(x.DType(), shape...)
+	y = tensor.EmptyUninit(x.DType(), shape...)
 	ys := tensor.Data[T](y)
 	for i := 0; i < n; i++ {
 		row := xs[i*f : (i+1)*f]
@@ -181,7 +185,7 @@ func bnBackwardCPU[T float32 | float64](g, y, rstd *tensor.Tensor) *tensor.Tenso
 		b[j] = T(r * sg[j] / float64(n))
 		c[j] = T(r * sgy[j] / float64(n))
 	}
-	dx := tensor.Empty(g.DType(), shape...)
+	dx := tensor.EmptyUninit(g.DType(), shape...)
 	ds := tensor.Data[T](dx)
 	for i := 0; i < n; i++ {
 		grow := gs[i*f : (i+1)*f]

@@ -43,6 +43,10 @@ func (f GELUFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(x.Mul(x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)))
 }
 
+// KeepsNoGrads implements agx.KeepsNoGrads: Backward keeps none of the
+// gradients it is given or returns, so the engine may recycle them.
+func (GELUFunction) KeepsNoGrads() {}
+
 // Backward implements agx.Function.
 func (f GELUFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	x := ctx.SavedTensors()[0]

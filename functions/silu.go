@@ -27,6 +27,10 @@ func (SiLUFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(y)
 }
 
+// KeepsNoGrads implements agx.KeepsNoGrads: Backward keeps none of the
+// gradients it is given or returns, so the engine may recycle them.
+func (SiLUFunction) KeepsNoGrads() {}
+
 // Backward implements agx.Function.
 func (SiLUFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	s := ctx.SavedTensors()

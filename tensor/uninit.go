@@ -55,6 +55,21 @@ func allocHostUninit[T float32 | float64](n int) *hostBuf[T] {
 	return &hostBuf[T]{s: s}
 }
 
+// EmptyUninit returns a tensor of the given dtype and shape on the default
+// backend whose contents are unspecified, like PyTorch's torch.empty: for a
+// result that the caller's kernel overwrites entirely before anything reads
+// it. Large float32 and float64 tensors skip the zeroing, and may reuse a
+// buffer that an autograd pass has recycled while it is still in cache
+// (see Recycle); other dtypes and sizes are zeroed as by Empty. With
+// AGX_DEBUG_UNINIT=1 the skipped ones are filled with NaN, so a kernel that
+// leaves an element unwritten shows up in its results.
+func EmptyUninit(dt DType, shape ...int) *Tensor {
+	if !dt.valid() {
+		Panicf("EmptyUninit", ErrDType, "unknown dtype %v", dt)
+	}
+	return emptyUninit(Default(), dt, shape...)
+}
+
 // emptyUninit is EmptyOn for a result that the caller overwrites entirely:
 // on the CPU, float tensors of at least uninitMin elements are not zeroed,
 // and those of at least recycleMin elements reuse a recycled buffer when

@@ -88,3 +88,34 @@ func TestUninitResultsFullyWritten(t *testing.T) {
 		}
 	}
 }
+
+func TestEmptyUninit(t *testing.T) {
+	withPoison(t)
+	for _, dt := range []DType{Float32, Float64} {
+		x := EmptyUninit(dt, 64, 96)
+		if x.DType() != dt || x.Dim() != 2 || x.Size(0) != 64 || x.Size(1) != 96 {
+			t.Fatalf("%v: got %v %v", dt, x.DType(), x.Shape())
+		}
+		if v := x.Float64s()[100]; !math.IsNaN(v) {
+			t.Fatalf("%v: element not poisoned: %v", dt, v)
+		}
+		if x.AllocID() == 0 {
+			t.Fatalf("%v: a large float result should be recyclable", dt)
+		}
+		// A recycled buffer of the same size is handed out again.
+		DropRecycled()
+		if !Recycle(x) {
+			t.Fatalf("%v: Recycle refused the buffer", dt)
+		}
+		if y := EmptyUninit(dt, 96, 64); RecycledBytes() != 0 || y.Numel() != 64*96 {
+			t.Fatalf("%v: the recycled buffer was not reused (%d bytes still free)", dt, RecycledBytes())
+		}
+		if s := EmptyUninit(dt, 3).Float64s(); s[2] != 0 {
+			t.Fatalf("%v: a small tensor is not zeroed: %v", dt, s)
+		}
+	}
+	if got := ToSlice[int64](EmptyUninit(Int64, 5000)); got[4999] != 0 {
+		t.Fatal("int64 tensor not zeroed")
+	}
+	mustPanicWith(t, ErrDType, func() { EmptyUninit(DType(99), 3) }, "EmptyUninit")
+}
