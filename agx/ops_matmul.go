@@ -36,17 +36,41 @@ func MatMul(a, b *Tensor) *Tensor {
 	}
 	out := tensor.MatMul(a.data, b.data)
 	ma, mb := metaOf(a), metaOf(b)
+	// An operand stored transposed (such as nn.Linear's w.T()) gets its
+	// gradient computed as the transpose of a row-major product, so that
+	// the gradient has the operand's layout, as PyTorch does: through the
+	// transpose's backward the leaf then receives a contiguous gradient,
+	// which the optimizer's element-wise updates read at full speed.
+	aT, bT := ma.req && storedTransposed(a.data), mb.req && storedTransposed(b.data)
 	return record("MmBackward0", out, []*Tensor{a, b}, []*Tensor{saveIf(mb.req, a), saveIf(ma.req, b)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			var ga, gb *Tensor
-			if ma.req {
+			switch {
+			case aT: // dA = g·Bᵀ = (B·gᵀ)ᵀ
+				ga = ma.reduce(MatMul(s[1], g.MT()).MT())
+			case ma.req:
 				ga = ma.reduce(MatMul(g, s[1].MT()))
 			}
-			if mb.req {
+			switch {
+			case bT: // dB = Aᵀ·g = (gᵀ·A)ᵀ
+				gb = mb.reduce(MatMul(g.MT(), s[0]).MT())
+			case mb.req:
 				gb = mb.reduce(MatMul(s[0].MT(), g))
 			}
 			return []*Tensor{ga, gb}
 		})
+}
+
+// storedTransposed reports whether the matrices in t's last two dims are
+// stored column by column (the transpose of a row-major matrix), with more
+// than one row and column.
+func storedTransposed(t *tensor.Tensor) bool {
+	n := t.Dim()
+	if n < 2 {
+		return false
+	}
+	r, c := t.Size(n-2), t.Size(n-1)
+	return r > 1 && c > 1 && t.Stride(n-2) == 1 && t.Stride(n-1) == r
 }
 
 // MatMul is the method form of MatMul.

@@ -48,3 +48,30 @@ func BenchmarkTraceAndExport(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// One training step of mlp_step's model (784→256→ReLU→10, batch 64,
+// cross-entropy) with each optimizer: ZeroGrad, forward, backward, Step.
+func BenchmarkTrainStep(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opt  func([]Param) Optimizer
+	}{
+		{"sgd", func(ps []Param) Optimizer { return NewSGD(ps, 0.01) }},
+		{"sgd_momentum", func(ps []Param) Optimizer { o := NewSGD(ps, 0.01); o.Momentum = 0.9; return o }},
+		{"adam", func(ps []Param) Optimizer { return NewAdam(ps) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			g := tensor.NewGenerator(2)
+			x := agx.New(g.Randn(tensor.Float32, 64, 784))
+			y := agx.New(g.Randint(0, 10, 64))
+			m := NewSequential(NewLinear(784, 256, WithGenerator(g)), ReLU(), NewLinear(256, 10, WithGenerator(g)))
+			opt := bc.opt(m.Parameters())
+			b.ReportAllocs()
+			for b.Loop() {
+				opt.ZeroGrad()
+				CrossEntropyLoss{}.Forward(m.Forward(x), y).Backward()
+				opt.Step()
+			}
+		})
+	}
+}

@@ -242,6 +242,10 @@ func (t *Tensor) Shape() []int { return slices.Clone(t.shape) }
 // Strides returns a copy of the tensor's strides, in elements.
 func (t *Tensor) Strides() []int { return slices.Clone(t.strides) }
 
+// Stride returns the stride of dim d in elements (negative d counts from the
+// end), as PyTorch's t.stride(d).
+func (t *Tensor) Stride(d int) int { return t.strides[t.realDim("Stride", d)] }
+
 // Offset is the position of the first element in the underlying buffer.
 func (t *Tensor) Offset() int { return t.offset }
 

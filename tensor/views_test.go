@@ -88,6 +88,11 @@ func TestViewOps(t *testing.T) {
 			if !slices.Equal(v.Shape(), c.shape) || !slices.Equal(v.Strides(), c.strides) {
 				t.Fatalf("shape %v strides %v, want %v %v", v.Shape(), v.Strides(), c.shape, c.strides)
 			}
+			for d := range c.strides {
+				if v.Stride(d) != c.strides[d] || v.Stride(d-len(c.strides)) != c.strides[d] {
+					t.Fatalf("Stride(%d) = %d, Stride(%d) = %d, want %d", d, v.Stride(d), d-len(c.strides), v.Stride(d-len(c.strides)), c.strides[d])
+				}
+			}
 			if got := v.Float64s(); !slices.Equal(got, c.want) {
 				t.Fatalf("values %v, want %v", got, c.want)
 			}

@@ -151,6 +151,9 @@ OPS = {
     "index_select": lambda x, p: x[0].index_select(p["dim"], x[1]),
     # matmul and losses
     "matmul": lambda x, p: torch.matmul(x[0], x[1]),
+    "matmul_a_bT": lambda x, p: torch.matmul(x[0], x[1].mT),
+    "matmul_aT_b": lambda x, p: torch.matmul(x[0].mT, x[1]),
+    "matmul_aT_bT": lambda x, p: torch.matmul(x[0].mT, x[1].mT),
     "cross_entropy": lambda x, p: F.cross_entropy(x[0], x[1]),
     "mse_loss": lambda x, p: F.mse_loss(x[0], x[1]),
     # straight-through estimators
