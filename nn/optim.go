@@ -13,13 +13,6 @@ type Optimizer interface {
 	ZeroGrad()
 }
 
-// update writes v into p's storage (an in-place write, so the version counter
-// moves as PyTorch's does after optimizer.step()).
-func update(p *agx.Tensor, v *tensor.Tensor) {
-	p.Data().CopyFrom(v)
-	p.BumpVersion()
-}
-
 // SGD is stochastic gradient descent with PyTorch's update rule:
 //
 //	d = g + WeightDecay·p
@@ -50,25 +43,29 @@ func (o *SGD) Step() {
 }
 
 func (o *SGD) step(p *agx.Tensor, d *tensor.Tensor) {
+	// d is the borrowed gradient until a new tensor replaces it: only the
+	// parameter and the momentum buffer, which the optimizer owns, are
+	// updated in place.
 	x := p.Data()
 	if o.WeightDecay != 0 {
-		d = d.Add(x.Mul(o.WeightDecay))
+		d = x.Mul(o.WeightDecay).AddInPlace(d)
 	}
 	if o.Momentum != 0 {
 		b, ok := o.buf[p]
 		if !ok {
 			b = d.Clone()
+			o.buf[p] = b
 		} else {
-			b = b.Mul(o.Momentum).Add(d.Mul(1 - o.Dampening))
+			b.MulInPlace(o.Momentum).AddInPlace(d.Mul(1 - o.Dampening))
 		}
-		o.buf[p] = b
 		if o.Nesterov {
-			d = d.Add(b.Mul(o.Momentum))
+			d = b.Mul(o.Momentum).AddInPlace(d)
 		} else {
 			d = b
 		}
 	}
-	update(p, x.Sub(d.Mul(o.LR)))
+	x.SubInPlace(d.Mul(o.LR))
+	p.BumpVersion()
 }
 
 // ZeroGrad clears the parameters' gradients.
@@ -130,9 +127,11 @@ func (o *Adam) Step() {
 }
 
 func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
+	// As in SGD.step, d is never written; the moments and the parameter are
+	// the optimizer's own and are updated in place.
 	x := p.Data()
 	if o.WeightDecay != 0 {
-		d = d.Add(x.Mul(o.WeightDecay))
+		d = x.Mul(o.WeightDecay).AddInPlace(d)
 	}
 	s := o.state[p]
 	if s == nil {
@@ -143,17 +142,18 @@ func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
 		o.state[p] = s
 	}
 	s.step++
-	s.m = s.m.Mul(o.Beta1).Add(d.Mul(1 - o.Beta1))
-	s.v = s.v.Mul(o.Beta2).Add(d.Mul(d).Mul(1 - o.Beta2))
+	s.m.MulInPlace(o.Beta1).AddInPlace(d.Mul(1 - o.Beta1))
+	s.v.MulInPlace(o.Beta2).AddInPlace(d.Mul(d).MulInPlace(1 - o.Beta2))
 	bc1 := 1 - math.Pow(o.Beta1, float64(s.step))
 	bc2 := 1 - math.Pow(o.Beta2, float64(s.step))
 	v := s.v
 	if o.AMSGrad {
-		s.vmax = s.vmax.Maximum(s.v)
+		tensor.BinaryTo(s.vmax, tensor.OpMaximum, s.vmax, s.v)
 		v = s.vmax
 	}
-	denom := v.Sqrt().Div(math.Sqrt(bc2)).Add(o.Eps)
-	update(p, x.Sub(s.m.Div(denom).Mul(o.LR/bc1)))
+	denom := v.Sqrt().DivInPlace(math.Sqrt(bc2)).AddInPlace(o.Eps)
+	x.SubInPlace(tensor.BinaryTo(denom, tensor.OpDiv, s.m, denom).MulInPlace(o.LR / bc1))
+	p.BumpVersion()
 }
 
 // ZeroGrad clears the parameters' gradients.

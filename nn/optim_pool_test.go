@@ -7,9 +7,10 @@ import (
 	"github.com/goagx/agx/tensor"
 )
 
-// The optimizers borrow gradients, so ZeroGrad can recycle them, and a
-// training run that recycles gives bit for bit the parameters of one that
-// does not (where every gradient is handed out with Grad first).
+// The optimizers borrow gradients without writing them, so ZeroGrad can
+// recycle them, and a training run that recycles gives bit for bit the
+// parameters of one that does not (where every gradient is handed out with
+// Grad first).
 func TestOptimizersLeaveGradientsPooled(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -17,7 +18,12 @@ func TestOptimizersLeaveGradientsPooled(t *testing.T) {
 	}{
 		{"sgd", func(ps []Param) Optimizer { return NewSGD(ps, 0.1) }},
 		{"sgd_momentum", func(ps []Param) Optimizer { o := NewSGD(ps, 0.05); o.Momentum = 0.9; return o }},
-		{"sgd_momentum_nesterov", func(ps []Param) Optimizer {
+		{"sgd_nesterov", func(ps []Param) Optimizer {
+			o := NewSGD(ps, 0.05)
+			o.Momentum, o.Nesterov = 0.9, true
+			return o
+		}},
+		{"sgd_momentum_nesterov_decay", func(ps []Param) Optimizer {
 			o := NewSGD(ps, 0.05)
 			o.Momentum, o.Nesterov, o.WeightDecay = 0.9, true, 1e-3
 			return o
@@ -36,7 +42,22 @@ func TestOptimizersLeaveGradientsPooled(t *testing.T) {
 					recycled := 0
 					for range 5 {
 						MSELoss{}.Forward(m.Forward(x), y).Backward()
+						var before []*tensor.Tensor
+						for _, p := range m.Parameters() {
+							p.Tensor.BorrowGrad(func(g *agx.Tensor) { before = append(before, g.Data().Clone()) })
+						}
 						opt.Step()
+						// Step reads the gradients and writes none of them.
+						for i, p := range m.Parameters() {
+							p.Tensor.BorrowGrad(func(g *agx.Tensor) {
+								a, b := g.Data().Float64s(), before[i].Float64s()
+								for j := range a {
+									if a[j] != b[j] {
+										t.Fatalf("Step changed parameter %d's gradient at element %d", i, j)
+									}
+								}
+							})
+						}
 						if handOut {
 							for _, p := range m.Parameters() {
 								p.Tensor.Grad()
