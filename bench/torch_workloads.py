@@ -165,6 +165,22 @@ def batchnorm_backward():
     return step
 
 
+def train_step(make_opt):
+    g = torch.Generator().manual_seed(9)
+    torch.manual_seed(9)
+    x = torch.randn(64, 784, generator=g)
+    target = torch.randint(0, 10, (64,), generator=g)
+    model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
+    opt = make_opt(model.parameters())
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss_fn(model(x), target).backward()
+        opt.step()
+    return step
+
+
 WORKLOADS = {
     "mlp_step": mlp_step,
     "elementwise_chain": elementwise_chain,
@@ -176,6 +192,8 @@ WORKLOADS = {
     "batchnorm_backward": batchnorm_backward,
     "batchnorm_function": batchnorm_backward,
     "matmul_into_f32_256": lambda: matmul_into(256, torch.float32),
+    "train_step_sgd": lambda: train_step(lambda ps: torch.optim.SGD(ps, lr=0.01, momentum=0.9)),
+    "train_step_adam": lambda: train_step(lambda ps: torch.optim.Adam(ps, lr=1e-3)),
 }
 for _n in (256, 512, 1024):
     WORKLOADS[f"matmul_f32_{_n}"] = (lambda n: lambda: matmul(n, torch.float32))(_n)

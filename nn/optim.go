@@ -56,7 +56,7 @@ func (o *SGD) step(p *agx.Tensor, d *tensor.Tensor) {
 			b = d.Clone()
 			o.buf[p] = b
 		} else {
-			b.MulInPlace(o.Momentum).AddInPlace(d.Mul(1 - o.Dampening))
+			b.MulInPlace(o.Momentum).AddScaledInPlace(1-o.Dampening, d)
 		}
 		if o.Nesterov {
 			d = b.Mul(o.Momentum).AddInPlace(d)
@@ -64,7 +64,7 @@ func (o *SGD) step(p *agx.Tensor, d *tensor.Tensor) {
 			d = b
 		}
 	}
-	x.SubInPlace(d.Mul(o.LR))
+	x.AddScaledInPlace(-o.LR, d)
 	p.BumpVersion()
 }
 
@@ -142,7 +142,7 @@ func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
 		o.state[p] = s
 	}
 	s.step++
-	s.m.MulInPlace(o.Beta1).AddInPlace(d.Mul(1 - o.Beta1))
+	s.m.MulInPlace(o.Beta1).AddScaledInPlace(1-o.Beta1, d)
 	s.v.MulInPlace(o.Beta2).AddInPlace(d.Mul(d).MulInPlace(1 - o.Beta2))
 	bc1 := 1 - math.Pow(o.Beta1, float64(s.step))
 	bc2 := 1 - math.Pow(o.Beta2, float64(s.step))
@@ -152,7 +152,7 @@ func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
 		v = s.vmax
 	}
 	denom := v.Sqrt().DivInPlace(math.Sqrt(bc2)).AddInPlace(o.Eps)
-	x.SubInPlace(tensor.BinaryTo(denom, tensor.OpDiv, s.m, denom).MulInPlace(o.LR / bc1))
+	x.AddScaledInPlace(-o.LR/bc1, tensor.BinaryTo(denom, tensor.OpDiv, s.m, denom))
 	p.BumpVersion()
 }
 

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // binaryNames and unaryNames are the primitives' names in error messages
@@ -488,6 +491,31 @@ func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
 // In-place forms: they write into t, bump its version and return t.
 
 func (t *Tensor) AddInPlace(b any) *Tensor { return BinaryTo(t, OpAdd, t, b) }
+
+// AddScaledInPlace adds alpha·y into t, as PyTorch's t.add_(y, alpha=alpha),
+// bumps t's version and returns t; y broadcasts to t's shape. When both are
+// contiguous CPU float tensors of one dtype and shape it is one pass (BLAS
+// axpy, through the BLAS MatMul uses) instead of a scaled copy of y and an
+// addition; optimizers update parameters with it.
+func (t *Tensor) AddScaledInPlace(alpha float64, y *Tensor) *Tensor {
+	_, cpu := t.Backend().(CPU)
+	_, ycpu := y.Backend().(CPU)
+	if !cpu || !ycpu || t.DType() != y.DType() || !t.IsContiguous() || !y.IsContiguous() || !slices.Equal(t.shape, y.shape) {
+		return t.AddInPlace(y.Mul(alpha))
+	}
+	switch t.DType() {
+	case Float32:
+		checkWrite("AddScaledInPlace", t, y)
+		blas32.Implementation().Saxpy(t.Numel(), float32(alpha), Data[float32](y), 1, Data[float32](t), 1)
+	case Float64:
+		checkWrite("AddScaledInPlace", t, y)
+		blas64.Implementation().Daxpy(t.Numel(), alpha, Data[float64](y), 1, Data[float64](t), 1)
+	default:
+		return t.AddInPlace(y.Mul(alpha))
+	}
+	t.BumpVersion()
+	return t
+}
 func (t *Tensor) SubInPlace(b any) *Tensor { return BinaryTo(t, OpSub, t, b) }
 func (t *Tensor) MulInPlace(b any) *Tensor { return BinaryTo(t, OpMul, t, b) }
 func (t *Tensor) DivInPlace(b any) *Tensor { return BinaryTo(t, OpDiv, t, b) }

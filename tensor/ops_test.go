@@ -598,3 +598,46 @@ func TestInPlaceAndVersions(t *testing.T) {
 		}
 	})
 }
+
+// AddScaledInPlace against AddInPlace(y.Mul(alpha)), per dtype, on the fused
+// path (contiguous, same shape) and the general one (broadcast, transposed,
+// mixed dtypes), and the overlap check.
+func TestAddScaledInPlace(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		g := NewGenerator(11)
+		base := g.Randn(dt, 37, 41)
+		for _, tc := range []struct {
+			name string
+			y    *Tensor
+		}{
+			{"contiguous", g.Randn(dt, 37, 41)},
+			{"broadcast row", g.Randn(dt, 41)},
+			{"transposed", g.Randn(dt, 41, 37).T()},
+			{"other dtype", g.Randn(Float64, 37, 41).To(map[DType]DType{Float32: Float64, Float64: Float32}[dt])},
+		} {
+			got := base.Clone()
+			v := got.Version()
+			if r := got.AddScaledInPlace(-0.37, tc.y); r != got {
+				t.Fatalf("%v %s: did not return the receiver", dt, tc.name)
+			}
+			if got.Version() == v {
+				t.Errorf("%v %s: version not bumped", dt, tc.name)
+			}
+			want := base.Clone().AddInPlace(tc.y.Mul(-0.37))
+			a, b := got.Float64s(), want.Float64s()
+			for i := range a {
+				if d := math.Abs(a[i] - b[i]); d > 1e-6*(1+math.Abs(b[i])) {
+					t.Fatalf("%v %s: element %d is %v, want %v", dt, tc.name, i, a[i], b[i])
+				}
+			}
+		}
+		// y aliasing t: t += alpha·t.
+		x := base.Clone()
+		x.AddScaledInPlace(0.5, x)
+		if a, b := x.Float64s(), base.Mul(1.5).Float64s(); math.Abs(a[5]-b[5]) > 1e-6 {
+			t.Fatalf("%v: self update %v, want %v", dt, a[5], b[5])
+		}
+		// A destination whose elements share memory cannot be written.
+		mustPanicWith(t, ErrArg, func() { Zeros(dt, 1).Expand(4).AddScaledInPlace(1, Ones(dt, 4)) })
+	}
+}
