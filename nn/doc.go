@@ -34,7 +34,9 @@
 // # Invariants
 //
 // Optimisers and Load write parameters in place (bumping their version
-// counters, as PyTorch's in-place updates do). Prepare* and QuantizeDynamic
+// counters, as PyTorch's in-place updates do). Optimisers read gradients
+// with agx.Tensor.BorrowGrad and never write them, so ZeroGrad can recycle
+// the gradients' memory for the next pass. Prepare* and QuantizeDynamic
 // return new models and leave the float model unchanged. Trace and export
 // never modify the module.
 package nn
