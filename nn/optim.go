@@ -143,7 +143,7 @@ func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
 	}
 	s.step++
 	s.m.MulInPlace(o.Beta1).AddScaledInPlace(1-o.Beta1, d)
-	s.v.MulInPlace(o.Beta2).AddInPlace(d.Mul(d).MulInPlace(1 - o.Beta2))
+	s.v.MulInPlace(o.Beta2).AddScaledInPlace(1-o.Beta2, d.Mul(d))
 	bc1 := 1 - math.Pow(o.Beta1, float64(s.step))
 	bc2 := 1 - math.Pow(o.Beta2, float64(s.step))
 	v := s.v

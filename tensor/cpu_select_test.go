@@ -173,3 +173,38 @@ func rangeInts(n int) []int {
 	}
 	return s
 }
+
+// TestSqrtDense checks Sqrt's dense loop, which runs on package vec from
+// vecMin elements on, against math.Sqrt bit for bit (negative inputs, ±0
+// and NaNs included) on every length up to 70 and a large one, at an
+// offset into a larger buffer, and in place.
+func TestSqrtDense(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { testSqrtDense[float32](t) })
+	t.Run("float64", func(t *testing.T) { testSqrtDense[float64](t) })
+}
+
+func testSqrtDense[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range append(rangeInts(71), 1<<17) {
+		v := selectValues[T](r, n+3)
+		for i := range v {
+			switch r.IntN(20) {
+			case 0:
+				v[i] = T(math.NaN())
+			case 1:
+				v[i] = T(math.Copysign(0, -1))
+			case 2:
+				v[i] = -v[i]
+			}
+		}
+		x := FromSlice(v).Narrow(0, 2, n)
+		xv := ToSlice[T](x)
+		for _, got := range [][]T{ToSlice[T](x.Sqrt()), ToSlice[T](func() *Tensor { c := x.Clone(); return UnaryTo(c, OpSqrt, c) }())} {
+			for i := range got {
+				if want := T(math.Sqrt(float64(xv[i]))); !sameBitsNum(got[i], want) {
+					t.Fatalf("n=%d: Sqrt(%v) = %v, want %v", n, xv[i], got[i], want)
+				}
+			}
+		}
+	}
+}

@@ -156,6 +156,9 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 					dd[i] = T(math.Log(float64(x)))
 				}
 			case OpSqrt:
+				if vecSqrt(dd, ss) {
+					return
+				}
 				for i, x := range ss {
 					dd[i] = T(math.Sqrt(float64(x)))
 				}

@@ -156,6 +156,23 @@ func vecRelu[T Float](d, s []T) bool {
 	return true
 }
 
+// vecSqrt sets d[i] = √s[i] with package vec (bit for bit math.Sqrt) for
+// a long enough run of floats and reports whether it did.
+func vecSqrt[T Float](d, s []T) bool {
+	if len(d) < vecMin {
+		return false
+	}
+	switch dd := any(d).(type) {
+	case []float32:
+		vec.Sqrt(dd, any(s).([]float32))
+	case []float64:
+		vec.Sqrt(dd, any(s).([]float64))
+	default:
+		return false
+	}
+	return true
+}
+
 // vecCmp maps the comparisons to vec's.
 func vecCmp(op BinaryOp) (vec.Cmp, bool) {
 	switch op {

@@ -503,6 +503,9 @@ func kernels(w, g *bytes.Buffer) {
 			name := reluKernel(w, x, e)
 			d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
 			d.field(x, e, fmt.Sprintf("relu: %s,", name))
+			name = sqrtKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
+			d.field(x, e, fmt.Sprintf("sqrt: %s,", name))
 			vv, vs = nil, nil
 			for _, c := range cmpNames {
 				name := cmpKernel(w, x, e, c, "vv")
@@ -652,6 +655,35 @@ func reluKernel(w *bytes.Buffer, x isa, e elem) string {
 		p(w, "%s (SI), X0", smov)
 		p(w, "VCMP%s $0x16, X14, X0, X4", e.scalar)
 		p(w, "VANDP%s X0, X4, X4", e.suffix[1:])
+		p(w, "%s X4, (DI)", smov)
+	})
+	return name
+}
+
+// sqrtKernel writes dst[i] = √a[i], correctly rounded (VSQRTPS/PD), so
+// bit for bit what math.Sqrt gives (a float32 through float64 included:
+// the double rounding cannot change a square root). Registers: DI dst, SI a.
+func sqrtKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "sqrt" + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, a *%s, n int)\n", name, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-24\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ a+8(FP), SI")
+	p(w, "MOVQ n+16(FP), CX")
+	mov := "VMOVUP" + e.suffix[1:]
+	dst, src := stream{"DI", e.size}, stream{"SI", e.size}
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{dst, src}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(src, k), mask, r(i))
+		p(w, "VSQRT%s %s, %s", e.suffix, r(i), r(i+4))
+		store(w, mov, r(i+4), mask, mem(dst, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (SI), X0", smov)
+		p(w, "VSQRT%s X0, X0, X4", e.scalar)
 		p(w, "%s X4, (DI)", smov)
 	})
 	return name

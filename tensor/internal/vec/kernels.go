@@ -15,6 +15,8 @@ type kernels[T Float] struct {
 	gradS [2]func(dst, y *T, s T, n int)
 	// relu computes dst[i] = max(a[i], 0).
 	relu func(dst, a *T, n int)
+	// sqrt computes dst[i] = √a[i].
+	sqrt func(dst, a *T, n int)
 	// cmp[op] computes dst[i] = a[i] op b[i], cmpS[op] a[i] op s.
 	cmp  [6]func(dst *bool, a, b *T, n int)
 	cmpS [6]func(dst *bool, a *T, s T, n int)
@@ -58,6 +60,13 @@ func GradMulScalar[T Float](gr Grad, dst, y []T, s T) {
 func Relu[T Float](dst, a []T) {
 	checkLen("Relu", len(dst), len(a))
 	active[T]().relu(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
+}
+
+// Sqrt sets dst[i] = √a[i], correctly rounded: bit for bit
+// T(math.Sqrt(float64(a[i]))) (NaN for a negative a[i]). dst may be a.
+func Sqrt[T Float](dst, a []T) {
+	checkLen("Sqrt", len(dst), len(a))
+	active[T]().sqrt(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
 }
 
 // Cmp is a comparison.
@@ -148,6 +157,12 @@ func goKernels[T Float]() kernels[T] {
 			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
 			for i, x := range a {
 				d[i] = ReluOf(x)
+			}
+		},
+		sqrt: func(dp, ap *T, n int) {
+			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
+			for i, x := range a {
+				d[i] = T(math.Sqrt(float64(x)))
 			}
 		},
 		cmp:   [6]func(dst *bool, a, b *T, n int){goCmp[T](Eq), goCmp[T](Ne), goCmp[T](Lt), goCmp[T](Le), goCmp[T](Gt), goCmp[T](Ge)},

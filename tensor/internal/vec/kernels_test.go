@@ -150,6 +150,49 @@ func testRelu[T Float](t *testing.T, impls []*impl[T]) {
 	}
 }
 
+func TestSqrt(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testSqrt(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testSqrt(t, impls64()) })
+}
+
+// testSqrt holds every implementation to math.Sqrt bit for bit, on
+// positive, negative, zero and NaN inputs, out of place and in place.
+func testSqrt[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(11, 12))
+	want := func(x T) T { return T(math.Sqrt(float64(x))) }
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				a := withNaNs[T](r, n+off)[off:]
+				for i := range a {
+					if i%3 == 0 {
+						a[i] *= a[i] * 1e3 // large squares, exact roots for some
+					}
+				}
+				if n > 2 {
+					a[1] = T(math.Copysign(0, -1))
+				}
+				buf, d := fill[T](n, off)
+				im.sqrt(ptr(d), ptr(a), n)
+				checkGuards(t, "sqrt", buf, n, off)
+				for i := range d {
+					if w := want(a[i]); bitsOf(d[i]) != bitsOf(w) {
+						t.Fatalf("n=%d: element %d: sqrt(%#x): got %#x, want %#x", n, i, bitsOf(a[i]), bitsOf(d[i]), bitsOf(w))
+					}
+				}
+				d = append([]T(nil), a...)
+				im.sqrt(ptr(d), ptr(d), n)
+				for i := range d {
+					if w := want(a[i]); bitsOf(d[i]) != bitsOf(w) {
+						t.Fatalf("in place n=%d: element %d: got %#x, want %#x", n, i, bitsOf(d[i]), bitsOf(w))
+					}
+				}
+			}
+		})
+	}
+}
+
 var cmpNames = [6]string{"Eq", "Ne", "Lt", "Le", "Gt", "Ge"}
 
 func cmpRef[T Float](op Cmp, x, y T) bool {
