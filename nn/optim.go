@@ -56,7 +56,7 @@ func (o *SGD) step(p *agx.Tensor, d *tensor.Tensor) {
 			b = d.Clone()
 			o.buf[p] = b
 		} else {
-			b.MulInPlace(o.Momentum).AddScaledInPlace(1-o.Dampening, d)
+			b.ScaleAddInPlace(o.Momentum, 1-o.Dampening, d)
 		}
 		if o.Nesterov {
 			d = b.Mul(o.Momentum).AddInPlace(d)
@@ -142,8 +142,8 @@ func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
 		o.state[p] = s
 	}
 	s.step++
-	s.m.MulInPlace(o.Beta1).AddScaledInPlace(1-o.Beta1, d)
-	s.v.MulInPlace(o.Beta2).AddScaledInPlace(1-o.Beta2, d.Mul(d))
+	s.m.ScaleAddInPlace(o.Beta1, 1-o.Beta1, d)
+	s.v.ScaleAddInPlace(o.Beta2, 1-o.Beta2, d.Mul(d))
 	bc1 := 1 - math.Pow(o.Beta1, float64(s.step))
 	bc2 := 1 - math.Pow(o.Beta2, float64(s.step))
 	v := s.v

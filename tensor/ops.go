@@ -5,8 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/goagx/agx/tensor/internal/vec"
 )
 
 // binaryNames and unaryNames are the primitives' names in error messages
@@ -493,25 +492,39 @@ func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
 func (t *Tensor) AddInPlace(b any) *Tensor { return BinaryTo(t, OpAdd, t, b) }
 
 // AddScaledInPlace adds alpha·y into t, as PyTorch's t.add_(y, alpha=alpha),
-// bumps t's version and returns t; y broadcasts to t's shape. When both are
-// contiguous CPU float tensors of one dtype and shape it is one pass (BLAS
-// axpy, through the BLAS MatMul uses) instead of a scaled copy of y and an
-// addition; optimizers update parameters with it.
+// bumps t's version and returns t; y broadcasts to t's shape. It is
+// ScaleAddInPlace with beta = 1.
 func (t *Tensor) AddScaledInPlace(alpha float64, y *Tensor) *Tensor {
+	return t.scaleAdd("AddScaledInPlace", 1, alpha, y)
+}
+
+// ScaleAddInPlace sets t = beta·t + alpha·y (PyTorch's
+// t.mul_(beta).add_(y, alpha=alpha), each product rounded and then the
+// sum), bumps t's version and returns t; y broadcasts to t's shape. When
+// both are contiguous CPU float tensors of one dtype and shape it is one
+// vectorised pass instead of two or three and a temporary; optimizers
+// update their state and parameters with it.
+func (t *Tensor) ScaleAddInPlace(beta, alpha float64, y *Tensor) *Tensor {
+	return t.scaleAdd("ScaleAddInPlace", beta, alpha, y)
+}
+
+func (t *Tensor) scaleAdd(name string, beta, alpha float64, y *Tensor) *Tensor {
 	_, cpu := t.Backend().(CPU)
 	_, ycpu := y.Backend().(CPU)
-	if !cpu || !ycpu || t.DType() != y.DType() || !t.IsContiguous() || !y.IsContiguous() || !slices.Equal(t.shape, y.shape) {
+	fused := cpu && ycpu && t.DType() == y.DType() && t.IsContiguous() && y.IsContiguous() && slices.Equal(t.shape, y.shape)
+	switch {
+	case fused && t.DType() == Float32:
+		checkWrite(name, t, y)
+		d := Data[float32](t)
+		vec.Axpby(d, d, Data[float32](y), float32(beta), float32(alpha))
+	case fused && t.DType() == Float64:
+		checkWrite(name, t, y)
+		d := Data[float64](t)
+		vec.Axpby(d, d, Data[float64](y), beta, alpha)
+	case beta == 1:
 		return t.AddInPlace(y.Mul(alpha))
-	}
-	switch t.DType() {
-	case Float32:
-		checkWrite("AddScaledInPlace", t, y)
-		blas32.Implementation().Saxpy(t.Numel(), float32(alpha), Data[float32](y), 1, Data[float32](t), 1)
-	case Float64:
-		checkWrite("AddScaledInPlace", t, y)
-		blas64.Implementation().Daxpy(t.Numel(), alpha, Data[float64](y), 1, Data[float64](t), 1)
 	default:
-		return t.AddInPlace(y.Mul(alpha))
+		return t.MulInPlace(beta).AddInPlace(y.Mul(alpha))
 	}
 	t.BumpVersion()
 	return t

@@ -637,7 +637,22 @@ func TestAddScaledInPlace(t *testing.T) {
 		if a, b := x.Float64s(), base.Mul(1.5).Float64s(); math.Abs(a[5]-b[5]) > 1e-6 {
 			t.Fatalf("%v: self update %v, want %v", dt, a[5], b[5])
 		}
+		// ScaleAddInPlace: beta·t + alpha·y on both paths, against the
+		// two-step form (bit for bit: each product rounded, then the sum).
+		for _, y := range []*Tensor{g.Randn(dt, 37, 41), g.Randn(dt, 41, 37).T()} {
+			got := base.Clone().ScaleAddInPlace(0.9, 0.1, y)
+			want := base.Clone().MulInPlace(0.9).AddInPlace(y.Mul(0.1))
+			a, b := got.Float64s(), want.Float64s()
+			for i := range a {
+				if a[i] != b[i] {
+					t.Fatalf("%v ScaleAddInPlace: element %d is %v, want %v", dt, i, a[i], b[i])
+				}
+			}
+		}
 		// A destination whose elements share memory cannot be written.
 		mustPanicWith(t, ErrArg, func() { Zeros(dt, 1).Expand(4).AddScaledInPlace(1, Ones(dt, 4)) })
+		// Nor one that a source partly overlaps.
+		long := g.Randn(dt, 20)
+		mustPanicWith(t, ErrArg, func() { long.Narrow(0, 0, 10).ScaleAddInPlace(2, 1, long.Narrow(0, 5, 10)) })
 	}
 }

@@ -506,6 +506,9 @@ func kernels(w, g *bytes.Buffer) {
 			name = sqrtKernel(w, x, e)
 			d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
 			d.field(x, e, fmt.Sprintf("sqrt: %s,", name))
+			name = axpbyKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(dst, a, b *%s, sa, sb %s, n int)", e.goType, e.goType))
+			d.field(x, e, fmt.Sprintf("axpby: %s,", name))
 			vv, vs = nil, nil
 			for _, c := range cmpNames {
 				name := cmpKernel(w, x, e, c, "vv")
@@ -685,6 +688,46 @@ func sqrtKernel(w *bytes.Buffer, x isa, e elem) string {
 		p(w, "%s (SI), X0", smov)
 		p(w, "VSQRT%s X0, X0, X4", e.scalar)
 		p(w, "%s X4, (DI)", smov)
+	})
+	return name
+}
+
+// axpbyKernel writes dst[i] = sa·a[i] + sb·b[i], each product rounded and
+// then the sum (no fused multiply-add), so the results are those of the
+// scalar Go expression T(sa*a) + T(sb*b). Registers: DI dst, SI a, DX b,
+// reg 14 sa, reg 15 sb, regs 0-3 a, regs 4-7 b.
+func axpbyKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "axpby" + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, a, b *%s, sa, sb %s, n int)\n", name, e.goType, e.goType)
+	nOff := (24 + 2*e.size + 7) &^ 7 // n follows the two scalars, 8-aligned
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, nOff+8)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ a+8(FP), SI")
+	p(w, "MOVQ b+16(FP), DX")
+	p(w, "VBROADCAST%s sa+24(FP), %s14", e.scalar, x.reg)
+	p(w, "VBROADCAST%s sb+%d(FP), %s15", e.scalar, 24+e.size, x.reg)
+	p(w, "MOVQ n+%d(FP), CX", nOff)
+	mov := "VMOVUP" + e.suffix[1:]
+	dst, as, bs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{dst, as, bs}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(as, k), mask, r(i))
+		load(w, mov, mem(bs, k), mask, r(i+4))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(14), r(i), r(i))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(15), r(i+4), r(i+4))
+		p(w, "VADD%s %s, %s, %s", e.suffix, r(i+4), r(i), r(i))
+		store(w, mov, r(i), mask, mem(dst, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (SI), X0", smov)
+		p(w, "%s (DX), X1", smov)
+		p(w, "VMUL%s X14, X0, X0", e.scalar)
+		p(w, "VMUL%s X15, X1, X1", e.scalar)
+		p(w, "VADD%s X1, X0, X0", e.scalar)
+		p(w, "%s X0, (DI)", smov)
 	})
 	return name
 }

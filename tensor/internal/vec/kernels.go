@@ -17,6 +17,8 @@ type kernels[T Float] struct {
 	relu func(dst, a *T, n int)
 	// sqrt computes dst[i] = √a[i].
 	sqrt func(dst, a *T, n int)
+	// axpby computes dst[i] = sa·a[i] + sb·b[i].
+	axpby func(dst, a, b *T, sa, sb T, n int)
 	// cmp[op] computes dst[i] = a[i] op b[i], cmpS[op] a[i] op s.
 	cmp  [6]func(dst *bool, a, b *T, n int)
 	cmpS [6]func(dst *bool, a *T, s T, n int)
@@ -68,6 +70,19 @@ func Sqrt[T Float](dst, a []T) {
 	checkLen("Sqrt", len(dst), len(a))
 	active[T]().sqrt(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
 }
+
+// Axpby sets dst[i] = sa·a[i] + sb·b[i], rounding each product and then
+// the sum (no fused multiply-add), so the results are those of the scalar
+// Go expression T(sa*a[i]) + T(sb*b[i]). The slices must have the same
+// length; dst may be a or b.
+func Axpby[T Float](dst, a, b []T, sa, sb T) {
+	checkLen("Axpby", len(dst), len(a))
+	checkLen("Axpby", len(dst), len(b))
+	active[T]().axpby(unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), sa, sb, len(dst))
+}
+
+// AxpbyOf is Axpby of one element.
+func AxpbyOf[T Float](a, b, sa, sb T) T { return T(sa*a) + T(sb*b) }
 
 // Cmp is a comparison.
 type Cmp uint8
@@ -157,6 +172,12 @@ func goKernels[T Float]() kernels[T] {
 			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
 			for i, x := range a {
 				d[i] = ReluOf(x)
+			}
+		},
+		axpby: func(dp, ap, bp *T, sa, sb T, n int) {
+			d, a, b := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n)
+			for i := range d {
+				d[i] = AxpbyOf(a[i], b[i], sa, sb)
 			}
 		},
 		sqrt: func(dp, ap *T, n int) {

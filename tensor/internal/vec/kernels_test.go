@@ -193,6 +193,54 @@ func testSqrt[T Float](t *testing.T, impls []*impl[T]) {
 	}
 }
 
+// TestAxpby holds every implementation to AxpbyOf bit for bit (products
+// and sum rounded separately; a NaN result only has to be a NaN, since
+// which operand's payload an addition of two NaNs keeps is not defined),
+// out of place and in place over either operand.
+func TestAxpby(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testAxpby(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testAxpby(t, impls64()) })
+}
+
+// testAxpby holds every implementation to AxpbyOf bit for bit (products
+// and sum rounded separately), NaNs included, out of place and in place
+// over either operand.
+func testAxpby[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				a := withNaNs[T](r, n+off)[off:]
+				b := withNaNs[T](r, n+off)[off:]
+				sa, sb := T(0.9), T(-0.1000001)
+				buf, d := fill[T](n, off)
+				im.axpby(ptr(d), ptr(a), ptr(b), sa, sb, n)
+				checkGuards(t, "axpby", buf, n, off)
+				for i := range d {
+					if w := AxpbyOf(a[i], b[i], sa, sb); !same(d[i], w) {
+						t.Fatalf("n=%d: element %d: %v·%v + %v·%v: got %#x, want %#x", n, i, sa, a[i], sb, b[i], bitsOf(d[i]), bitsOf(w))
+					}
+				}
+				for _, over := range []string{"a", "b"} {
+					d = append([]T(nil), a...)
+					x, y := d, b
+					if over == "b" {
+						d = append([]T(nil), b...)
+						x, y = a, d
+					}
+					im.axpby(ptr(d), ptr(x), ptr(y), sa, sb, n)
+					for i := range d {
+						if w := AxpbyOf(a[i], b[i], sa, sb); !same(d[i], w) {
+							t.Fatalf("in place over %s, n=%d: element %d: got %#x, want %#x", over, n, i, bitsOf(d[i]), bitsOf(w))
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
 var cmpNames = [6]string{"Eq", "Ne", "Lt", "Le", "Gt", "Ge"}
 
 func cmpRef[T Float](op Cmp, x, y T) bool {
