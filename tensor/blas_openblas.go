@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/goagx/agx/tensor/internal/team"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -52,8 +53,8 @@ func init() {
 //
 // When OpenBLAS runs one thread (OPENBLAS_NUM_THREADS=1, which its
 // threads' busy-waiting makes the sane setting next to Go's scheduler on
-// few cores), a large product is split into stripes computed by
-// GOMAXPROCS goroutines, each one OpenBLAS call, as agx's own GEMM does.
+// few cores), a large product is split into GOMAXPROCS stripes computed by
+// the caller and the resident team, each one OpenBLAS call, as agx's own GEMM does.
 // With more OpenBLAS threads the product goes to OpenBLAS whole.
 type openBLAS struct{ netlib.Implementation }
 
@@ -83,10 +84,11 @@ func maybeYield() {
 }
 
 // openBLASSplitMin is the smallest m·n·k·(element size) of a product that
-// is split across goroutines, the threshold of agx's own GEMM (2²⁵ float32
-// multiply-adds): below it, starting the second goroutine and packing a
-// second copy of the shared operand cost more than they save.
-var openBLASSplitMin = (1 << 25) * 4
+// is split into stripes for the resident team (package team), the threshold
+// of agx's own GEMM (2²⁰ float32 multiply-adds). It was 2²⁵ while each
+// stripe started a goroutine, whose wake-up cost more than smaller products
+// save.
+var openBLASSplitMin = (1 << 20) * 4
 
 // openBLASThreads is OpenBLAS's thread count, read once.
 var openBLASThreads = sync.OnceValue(func() int { return int(C.openblas_get_num_threads()) })
@@ -126,25 +128,19 @@ func split(m, n, k, size int) bool {
 
 // stripes runs the product C[m,n] = op(A)[m,k]·op(B)[k,n] (row-major, with
 // netlib's argument checks left to call) as one call per stripe of the
-// larger output dimension, the stripes spread over GOMAXPROCS goroutines.
-// (It does not yield: the caller is usually rescheduled in the wait for
-// its helpers; see maybeYield.)
+// larger output dimension, the stripes run by the caller and the resident
+// team (package team). (It does not yield: the caller yields while it waits
+// for the team's last stripe; see maybeYield.)
 func stripes[T float32 | float64](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int, call func(m, n int, a, b, c []T)) {
 	w := runtime.GOMAXPROCS(0)
-	// Stripes of whole 64-row (or column) blocks, one per goroutine.
+	// Stripes of whole 64-row (or column) blocks, one per worker.
 	dim := max(m, n)
 	step := (dim + w - 1) / w
 	step = (step + 63) / 64 * 64
-	var wg sync.WaitGroup
-	for lo := step; lo < dim; lo += step {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			stripe(tA, tB, m, n, lo, hi, a, lda, b, ldb, c, ldc, call)
-		}(lo, min(lo+step, dim))
-	}
-	stripe(tA, tB, m, n, 0, min(step, dim), a, lda, b, ldb, c, ldc, call)
-	wg.Wait()
+	team.Do((dim+step-1)/step, w, func(i int) {
+		lo := i * step
+		stripe(tA, tB, m, n, lo, min(lo+step, dim), a, lda, b, ldb, c, ldc, call)
+	})
 }
 
 // stripe computes rows lo..hi of C when m >= n, else columns lo..hi.

@@ -3,9 +3,8 @@ package tensor
 import (
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
+	"github.com/goagx/agx/tensor/internal/team"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -96,11 +95,13 @@ var batchParallelMax = 512 * 512
 
 // batchParallelMin is the smallest total work, batch·m·n·k multiply-adds
 // weighted by the element size in units of float32, for which a batch is
-// spread over the cores. Below it the goroutine hand-off costs more than it
-// saves: attention_backward's 8×(128×128×64) float32 products (2²³) ran
-// 1.54-1.58 ms on one core against 1.69-1.70 ms spread, on the quiet 2-core
-// machine.
-var batchParallelMin = 1 << 25
+// spread over the cores (the resident team of package team takes whole
+// products). With a goroutine started per batch it was 2²⁵, since waking
+// one cost more than it saved; with the team awake, attention_backward's
+// 8×(128×128×64) float32 products (2²³) gain from it: `agx bench`, three
+// interleaved runs, ratio 0.68-0.73 at 2²⁵ (each product split on its own)
+// against 0.55-0.63 at 2²⁰.
+var batchParallelMin = 1 << 20
 
 // copyBTransposed enables the Bᵀ copy in matmulT, which pays off with gonum's
 // pure-Go GEMM only; a build that plugs in an optimised BLAS turns it off.
@@ -181,28 +182,12 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 		})
 		w := runtime.GOMAXPROCS(0)
 		if w > 1 && m*n <= batchParallelMax && m*n*k >= 1<<12 && batch*m*n*k*dst.DType().Size() >= batchParallelMin*4 {
-			// The products are claimed one at a time by the caller and w-1
-			// helpers, so that the caller never waits for a helper that a
-			// busy machine has not yet scheduled: it takes the work itself.
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			wg.Add(batch)
-			work := func() {
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= batch {
-						return
-					}
-					o := offs[i]
-					one(o[0], o[1], o[2])
-					wg.Done()
-				}
-			}
-			for range min(w, batch) - 1 {
-				go work()
-			}
-			work()
-			wg.Wait()
+			// The products go to the resident team (package team) one at
+			// a time: the caller takes them itself when no helper is awake.
+			team.Do(batch, w, func(i int) {
+				o := offs[i]
+				one(o[0], o[1], o[2])
+			})
 		} else {
 			for _, o := range offs {
 				one(o[0], o[1], o[2])

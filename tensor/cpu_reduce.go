@@ -3,8 +3,8 @@ package tensor
 import (
 	"math"
 	"slices"
-	"sync"
 
+	"github.com/goagx/agx/tensor/internal/team"
 	"github.com/goagx/agx/tensor/internal/vec"
 )
 
@@ -176,20 +176,16 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 	for lo := 0; lo < src.Shape[best]; lo += chunk {
 		chunks = append(chunks, [2]int{lo, min(src.Shape[best], lo+chunk)})
 	}
-	var wg sync.WaitGroup
-	for ci, c := range chunks {
-		part := make([]T, dn)
-		parts[ci] = part
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pv := View{Shape: dst.Shape, Strides: pstr}
-			prs := &reduceState[T]{op: op, d: part, s: s, reduced: reduced}
-			fillT(part, pv, identity[T](op))
-			prs.serial(pv, narrowView(src, best, c[0], c[1]))
-		}()
+	for ci := range chunks {
+		parts[ci] = make([]T, dn)
 	}
-	wg.Wait()
+	team.Do(len(chunks), w, func(ci int) {
+		c, part := chunks[ci], parts[ci]
+		pv := View{Shape: dst.Shape, Strides: pstr}
+		prs := &reduceState[T]{op: op, d: part, s: s, reduced: reduced}
+		fillT(part, pv, identity[T](op))
+		prs.serial(pv, narrowView(src, best, c[0], c[1]))
+	})
 	i := 0
 	forEachIndex(dst.Shape, [][]int{dst.Strides}, []int{dst.Offset}, func(o []int) {
 		acc := parts[0][i]
@@ -219,16 +215,9 @@ func reduceParallelMin[T Num](op ReduceOp) int {
 // own goroutine.
 func parallelChunks(n, w int, fn func(lo, hi int)) {
 	chunk := (n + w - 1) / w
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(n, lo+chunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
+	team.Do((n+chunk-1)/chunk, w, func(c int) {
+		fn(c*chunk, min(n, (c+1)*chunk))
+	})
 }
 
 // narrowView restricts dim d of v to [lo, hi) (a size-1 dim stays whole, so a

@@ -2,7 +2,8 @@ package tensor
 
 import (
 	"runtime"
-	"sync"
+
+	"github.com/goagx/agx/tensor/internal/team"
 )
 
 // parallelMin is the element count above which element-wise kernels split their
@@ -132,35 +133,23 @@ func forEachRowIn(pmin int, shape []int, strides [][]int, offsets []int, fn rowF
 		runRowsIn(shape, strides, offsets, 0, rows, fn, inner, scratch[nops:])
 		return
 	}
-	var wg sync.WaitGroup
 	if rows == 1 {
 		// One long row: split it into chunks.
 		chunk := (rowLen + w - 1) / w
-		for start := 0; start < rowLen; start += chunk {
-			n := min(chunk, rowLen-start)
+		team.Do((rowLen+chunk-1)/chunk, w, func(c int) {
+			start := c * chunk
 			offs := make([]int, nops)
 			for k := range offs {
 				offs[k] = offsets[k] + start*inner[k]
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				fn(offs, n, inner)
-			}()
-		}
-		wg.Wait()
+			fn(offs, min(chunk, rowLen-start), inner)
+		})
 		return
 	}
 	per := (rows + w - 1) / w
-	for r0 := 0; r0 < rows; r0 += per {
-		r1 := min(rows, r0+per)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runRows(shape, strides, offsets, r0, r1, fn, inner)
-		}()
-	}
-	wg.Wait()
+	team.Do((rows+per-1)/per, w, func(c int) {
+		runRows(shape, strides, offsets, c*per, min(rows, (c+1)*per), fn, inner)
+	})
 }
 
 // unitStrides holds the inner strides of a dense row for up to its length of

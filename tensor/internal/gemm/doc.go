@@ -23,9 +23,10 @@
 // which also write the zero padding. Packing buffers are 64-byte aligned
 // and reused through a small stash that the collector does not empty. With
 // beta == 0 the first k block stores its product without reading C. Float32
-// products of at least 2²⁵ multiply-adds (float64: 2²⁴) are cut into
+// products of at least 2²⁰ multiply-adds (float64: 2¹⁹) are cut into
 // GOMAXPROCS stripes of whole tiles (along the larger of m and n), each
-// packed and multiplied by its own goroutine.
+// packed and multiplied by one member of a resident team of goroutines
+// (package team), which stays awake between the products of a step.
 //
 // # Kernels
 //

@@ -1,9 +1,9 @@
 package gemm
 
 import (
+	"github.com/goagx/agx/tensor/internal/team"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -48,15 +48,15 @@ type problem[T float32 | float64] struct {
 }
 
 // parallelMin is the smallest m·n·k of a float32 product that is split
-// across goroutines (float64 products, about half as fast, from half that);
-// below it waking a second goroutine and packing a second copy of the
-// shared operand cost more than they save. Measured on the project's quiet
-// 2-core machine with `agx bench`: float32 256³ (2²⁴) took 250 µs serial
-// against 292-305 µs split, mlp_step 609-634 against 684 µs, while 512³
-// gains 1.5x from the split; float64 256³ took 496-499 µs split against
-// 559-623 µs serial. (The threshold was 2²¹ before the packing kernels were
-// vectorised.)
-var parallelMin = 1 << 25
+// across the resident team (package team; float64 products, about half as
+// fast, from half that). Below it the stripes are too short to pay for
+// packing the shared operand twice. With a goroutine started per stripe the
+// threshold was 2²⁵: waking an idle thread cost more than a 256³ product
+// saves (float32 256³ 250 µs serial against 292-305 µs split, on the
+// project's 2-core VM). With the team awake, `go test -bench Shapes`, two
+// cores against one: float32 256³ 206 → 120 µs, 64×256×784 182 → 104 µs,
+// 784×256×64 155 → 84 µs, 128×64×128 15.2 → 10.3 µs.
+var parallelMin = 1 << 20
 
 // gemm computes C = alpha·op(A)·op(B) + beta·C with kernel kn. Arguments
 // are assumed valid.
@@ -117,28 +117,9 @@ func gemm[T float32 | float64](kn *kernel[T], p problem[T], beta T) {
 			parts = append(parts, q)
 		}
 	}
-	// The stripes are claimed in order by whichever goroutine is free: the
-	// caller starts on the first at once, and takes the others too when the
-	// helpers it starts are slow to be scheduled (a busy machine), so that
-	// it never waits for a helper that has not begun.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(len(parts))
-	work := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= len(parts) {
-				return
-			}
-			serial(kn, parts[i])
-			wg.Done()
-		}
-	}
-	for range min(w, len(parts)) - 1 {
-		go work()
-	}
-	work()
-	wg.Wait()
+	// The stripes go to the resident team (package team): the caller starts
+	// on the first at once and takes the others too if no helper is awake.
+	team.Do(len(parts), w, func(i int) { serial(kn, parts[i]) })
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
