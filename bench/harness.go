@@ -124,6 +124,22 @@ func calibrate(one time.Duration, target time.Duration) int {
 	return max(1, min(n, 1_000_000))
 }
 
+// warmUp runs a workload once, then for about one sample's worth of calls
+// (caches, packing buffers, the heap's size, the GEMM's helpers), and
+// returns the calls per sample, calibrated on the warm calls: the first
+// call can be many times slower than the rest, and calibrated on it alone
+// the samples would be short.
+func warmUp(run func(), sample time.Duration) int {
+	start := time.Now()
+	run()
+	n := calibrate(time.Since(start), sample)
+	start = time.Now()
+	for range n {
+		run()
+	}
+	return calibrate(time.Since(start)/time.Duration(n), sample)
+}
+
 // Run times the workloads, alternating agx and PyTorch samples round by round,
 // and returns the medians. Without PyTorch (or with Torch false) only agx runs.
 func Run(ctx context.Context, opts Options) ([]Result, error) {
@@ -165,14 +181,7 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 		}
 		fmt.Fprintf(progress, "%-26s ", w.Name)
 		run := w.Setup()
-		start := time.Now()
-		run()
-		agxIters := calibrate(time.Since(start), opts.Sample)
-		// Warm up for one sample's worth of calls (caches, packing buffers,
-		// the heap's size), then time.
-		for i := 0; i < agxIters; i++ {
-			run()
-		}
+		agxIters := warmUp(run, opts.Sample)
 		torchIters := 0
 		if tp != nil {
 			if _, err := tp.time(w.Name, 1); err != nil { // set up and warm up

@@ -39,6 +39,29 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
+// A slow first call must not leave the samples short: warmUp calibrates
+// on the warm calls.
+func TestWarmUpCalibratesOnWarmCalls(t *testing.T) {
+	calls := 0
+	run := func() {
+		calls++
+		if calls == 1 {
+			time.Sleep(20 * time.Millisecond)
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	n := warmUp(run, 40*time.Millisecond)
+	// Calibrated on the first call alone, n would be 2; on the warm calls
+	// (1 ms and a little more each) it is a few dozen.
+	if n < 10 || n > 40 {
+		t.Errorf("warmUp = %d calls per sample, want about 40 ms / 1 ms", n)
+	}
+	if calls < 2 {
+		t.Errorf("warmUp ran %d calls, want the first and a warm-up", calls)
+	}
+}
+
 // Run times a workload on the agx side alone and reports its figures.
 func TestRunAgxOnly(t *testing.T) {
 	res, err := Run(context.Background(), Options{
