@@ -84,11 +84,16 @@ func maybeYield() {
 }
 
 // openBLASSplitMin is the smallest m·n·k·(element size) of a product that
-// is split into stripes for the resident team (package team), the threshold
-// of agx's own GEMM (2²⁰ float32 multiply-adds). It was 2²⁵ while each
-// stripe started a goroutine, whose wake-up cost more than smaller products
-// save.
-var openBLASSplitMin = (1 << 20) * 4
+// is split into stripes for the resident team (package team): 2²⁴ float32
+// multiply-adds (256³). It was 2²⁵ while each stripe started a goroutine,
+// whose wake-up cost more than smaller products save. agx's own GEMM splits
+// from 2²⁰, but OpenBLAS gains less from splitting the thin products of a
+// training step (64×256×784 and its transposes, 2²³·⁶, each stripe packing
+// the shared operand again): `agx bench`, three interleaved runs of builds
+// splitting from 2²⁰, 2²⁴ and 2²⁵, matmul_f32_256 1.00-1.22, 0.94-1.19 and
+// 1.21-1.23, train_step_sgd 0.74-0.86, 0.71-0.73 and 0.65-0.71, mlp_step
+// 0.81-0.95, 0.91-0.95 and 0.91-0.96.
+var openBLASSplitMin = (1 << 24) * 4
 
 // openBLASThreads is OpenBLAS's thread count, read once.
 var openBLASThreads = sync.OnceValue(func() int { return int(C.openblas_get_num_threads()) })
@@ -137,7 +142,7 @@ func stripes[T float32 | float64](tA, tB blas.Transpose, m, n, k int, a []T, lda
 	dim := max(m, n)
 	step := (dim + w - 1) / w
 	step = (step + 63) / 64 * 64
-	team.Do((dim+step-1)/step, w, func(i int) {
+	team.Do((dim+step-1)/step, w, func(i, _ int) {
 		lo := i * step
 		stripe(tA, tB, m, n, lo, min(lo+step, dim), a, lda, b, ldb, c, ldc, call)
 	})

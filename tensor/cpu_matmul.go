@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/goagx/agx/tensor/internal/gemm"
 	"github.com/goagx/agx/tensor/internal/team"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -22,19 +23,31 @@ import (
 func (c CPU) MatMul(dst, a, b View) {
 	switch dst.DType() {
 	case Float32:
-		matmulT(c, dst, a, b, func(tA, tB blas.Transpose, m, n, k int, a []float32, lda int, b []float32, ldb int, cc []float32, ldc int) {
-			blas32.Implementation().Sgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
+		matmulT(c, dst, a, b, func(worker int, tA, tB blas.Transpose, m, n, k int, a []float32, lda int, b []float32, ldb int, cc []float32, ldc int) {
+			impl := blas32.Implementation()
+			if g, ok := impl.(gemm.Implementation); ok {
+				g.SgemmOn(worker, tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
+				return
+			}
+			impl.Sgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
 		})
 	case Float64:
-		matmulT(c, dst, a, b, func(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, cc []float64, ldc int) {
-			blas64.Implementation().Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
+		matmulT(c, dst, a, b, func(worker int, tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, cc []float64, ldc int) {
+			impl := blas64.Implementation()
+			if g, ok := impl.(gemm.Implementation); ok {
+				g.DgemmOn(worker, tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
+				return
+			}
+			impl.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
 		})
 	default:
 		Panicf("MatMul", ErrDType, "matrix product of %v tensors", dst.DType())
 	}
 }
 
-type gemmFunc[T Float] func(tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int)
+// gemmFunc computes C = op(A)·op(B) on the given team worker (package
+// team; 0 outside a team kernel).
+type gemmFunc[T Float] func(worker int, tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int)
 
 // blasLayout reports how the matrix in the last two dims of v (r rows, c
 // columns) can be passed to GEMM: as stored (NoTrans) or as the transpose of a
@@ -164,15 +177,15 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 		tB, ldb = blas.Trans, k
 	}
 	ah, bh, ch := host[T]("MatMul", a.Buf), host[T]("MatMul", b.Buf), host[T]("MatMul", out.Buf)
-	one := func(oa, ob, oc int) {
+	one := func(oa, ob, oc, worker int) {
 		if tC == blas.NoTrans {
-			gemm(tA, tB, m, n, k, ah[oa:], lda, bh[ob:], ldb, ch[oc:], ldc)
+			gemm(worker, tA, tB, m, n, k, ah[oa:], lda, bh[ob:], ldb, ch[oc:], ldc)
 		} else {
-			gemm(flip(tB), flip(tA), n, m, k, bh[ob:], ldb, ah[oa:], lda, ch[oc:], ldc)
+			gemm(worker, flip(tB), flip(tA), n, m, k, bh[ob:], ldb, ah[oa:], lda, ch[oc:], ldc)
 		}
 	}
 	if batch == 1 {
-		one(a.Offset, b.Offset, out.Offset)
+		one(a.Offset, b.Offset, out.Offset, 0)
 	} else {
 		bshape := dst.Shape[:rank-2]
 		st := [][]int{a.Strides[:rank-2], b.Strides[:rank-2], out.Strides[:rank-2]}
@@ -184,13 +197,13 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 		if w > 1 && m*n <= batchParallelMax && m*n*k >= 1<<12 && batch*m*n*k*dst.DType().Size() >= batchParallelMin*4 {
 			// The products go to the resident team (package team) one at
 			// a time: the caller takes them itself when no helper is awake.
-			team.Do(batch, w, func(i int) {
+			team.Do(batch, w, func(i, worker int) {
 				o := offs[i]
-				one(o[0], o[1], o[2])
+				one(o[0], o[1], o[2], worker)
 			})
 		} else {
 			for _, o := range offs {
-				one(o[0], o[1], o[2])
+				one(o[0], o[1], o[2], 0)
 			}
 		}
 	}

@@ -179,7 +179,7 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 	for ci := range chunks {
 		parts[ci] = make([]T, dn)
 	}
-	team.Do(len(chunks), w, func(ci int) {
+	team.Do(len(chunks), w, func(ci, _ int) {
 		c, part := chunks[ci], parts[ci]
 		pv := View{Shape: dst.Shape, Strides: pstr}
 		prs := &reduceState[T]{op: op, d: part, s: s, reduced: reduced}
@@ -215,7 +215,7 @@ func reduceParallelMin[T Num](op ReduceOp) int {
 // own goroutine.
 func parallelChunks(n, w int, fn func(lo, hi int)) {
 	chunk := (n + w - 1) / w
-	team.Do((n+chunk-1)/chunk, w, func(c int) {
+	team.Do((n+chunk-1)/chunk, w, func(c, _ int) {
 		fn(c*chunk, min(n, (c+1)*chunk))
 	})
 }

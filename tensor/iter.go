@@ -136,7 +136,7 @@ func forEachRowIn(pmin int, shape []int, strides [][]int, offsets []int, fn rowF
 	if rows == 1 {
 		// One long row: split it into chunks.
 		chunk := (rowLen + w - 1) / w
-		team.Do((rowLen+chunk-1)/chunk, w, func(c int) {
+		team.Do((rowLen+chunk-1)/chunk, w, func(c, _ int) {
 			start := c * chunk
 			offs := make([]int, nops)
 			for k := range offs {
@@ -147,7 +147,7 @@ func forEachRowIn(pmin int, shape []int, strides [][]int, offsets []int, fn rowF
 		return
 	}
 	per := (rows + w - 1) / w
-	team.Do((rows+per-1)/per, w, func(c int) {
+	team.Do((rows+per-1)/per, w, func(c, _ int) {
 		runRows(shape, strides, offsets, c*per, min(rows, (c+1)*per), fn, inner)
 	})
 }

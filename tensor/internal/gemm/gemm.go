@@ -34,11 +34,18 @@ func Kernels() (f32, f64 string) { return kernF32.name, kernF64.name }
 // matrices, where op(X) is X or Xᵀ as tA and tB say, op(A) is m×k, op(B) is
 // k×n and C is m×n. It panics on invalid arguments with gonum's messages.
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	impl.SgemmOn(0, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmOn is Sgemm called from a part of a team kernel (package team) on
+// the given worker, 0 being the kernel's caller: the product packs into
+// that worker's buffers, and a helper's (worker > 0) is not split again.
+func (impl Implementation) SgemmOn(worker int, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if kernF32 == genericF32 {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	p := problem[float32]{m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
+	p := problem[float32]{m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, worker: worker}
 	if check(tA, tB, m, n, k, lda, ldb, ldc, len(a), len(b), len(c), &p.transA, &p.transB) {
 		gemm(kernF32, p, beta)
 	}
@@ -51,11 +58,17 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 // AVX2 and FMA) Sgemm and Dgemm are gonum's: its pure-Go GEMM is faster than
 // this package's portable kernel, which remains the reference of the tests.
 func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	impl.DgemmOn(0, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// DgemmOn is Dgemm called from a part of a team kernel on the given
+// worker; see SgemmOn.
+func (impl Implementation) DgemmOn(worker int, tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if kernF64 == genericF64 {
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	p := problem[float64]{m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
+	p := problem[float64]{m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, worker: worker}
 	if check(tA, tB, m, n, k, lda, ldb, ldc, len(a), len(b), len(c), &p.transA, &p.transB) {
 		gemm(kernF64, p, beta)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -302,4 +303,48 @@ func TestInterfaces(t *testing.T) {
 	if want := []float64{7, 10, 15, 22}; fmt.Sprint(c.Data) != fmt.Sprint(want) {
 		t.Errorf("blas64.Gemm = %v, want %v", c.Data, want)
 	}
+}
+
+// TestOnWorker checks SgemmOn and DgemmOn against Sgemm and Dgemm for
+// products above parallelMin: on the caller (worker 0, split) and on
+// helpers (not split, own packing buffers), several at once.
+func TestOnWorker(t *testing.T) {
+	old := parallelMin
+	parallelMin = 1
+	defer func() { parallelMin = old }()
+	r := rand.New(rand.NewPCG(7, 8))
+	m, n, k := 97, 131, 75
+	a32, b32 := make([]float32, m*k), make([]float32, k*n)
+	a64, b64 := make([]float64, m*k), make([]float64, k*n)
+	for i := range a32 {
+		a64[i] = r.NormFloat64()
+		a32[i] = float32(a64[i])
+	}
+	for i := range b32 {
+		b64[i] = r.NormFloat64()
+		b32[i] = float32(b64[i])
+	}
+	want32, want64 := make([]float32, m*n), make([]float64, m*n)
+	Implementation{}.Sgemm(blas.NoTrans, blas.Trans, m, n, k, 1.5, a32, k, b32, k, 0, want32, n)
+	Implementation{}.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1.5, a64, k, b64, k, 0, want64, n)
+	var wg sync.WaitGroup
+	for _, w := range []int{0, 1, 2, 9} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				c32, c64 := make([]float32, m*n), make([]float64, m*n)
+				Implementation{}.SgemmOn(w, blas.NoTrans, blas.Trans, m, n, k, 1.5, a32, k, b32, k, 0, c32, n)
+				Implementation{}.DgemmOn(w, blas.NoTrans, blas.Trans, m, n, k, 1.5, a64, k, b64, k, 0, c64, n)
+				for i := range c32 {
+					// The same kernels and blocking: bit for bit, split or not.
+					if c32[i] != want32[i] || c64[i] != want64[i] {
+						t.Errorf("worker %d: element %d is %v/%v, want %v/%v", w, i, c32[i], c64[i], want32[i], want64[i])
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

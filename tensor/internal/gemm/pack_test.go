@@ -117,27 +117,35 @@ func sizeOf[T float32 | float64]() uintptr {
 }
 
 func testBufs[T float32 | float64](t *testing.T) {
-	st := stashFor[T]()
-	st.mu.Lock()
-	st.bufs = nil
-	st.mu.Unlock()
+	for _, w := range []int{0, 1} {
+		st := stashFor[T](w)
+		st.mu.Lock()
+		st.bufs = nil
+		st.mu.Unlock()
+	}
 	var kept []*buf[T]
 	for _, n := range []int{1, 100, 5000, 70000, 3} {
-		b := getBuf[T](n)
+		b := getBuf[T](n, 0)
 		if len(b.s) != n || uintptr(unsafe.Pointer(&b.s[0]))%64 != 0 {
 			t.Fatalf("getBuf(%d): len %d, address %p (want a 64-byte boundary)", n, len(b.s), &b.s[0])
 		}
 		kept = append(kept, b)
 	}
 	for _, b := range kept {
-		putBuf(b)
+		putBuf(b, 0)
 	}
+	// Another worker's stash does not hand out worker 0's buffers.
+	other := getBuf[T](60000, 1)
+	if &other.s[0] == &kept[3].s[0] {
+		t.Errorf("getBuf(60000) of worker 1 took worker 0's buffer")
+	}
+	putBuf(other, 1)
 	// A kept buffer serves a later request of at most its size.
-	b := getBuf[T](60000)
+	b := getBuf[T](60000, 0)
 	if len(b.s) != 60000 || &b.s[0] != &kept[3].s[0] {
 		t.Errorf("getBuf(60000) after putBuf did not reuse the 70000-element buffer")
 	}
-	putBuf(b)
+	putBuf(b, 0)
 }
 
 // TestBufs checks the packing buffers' length, alignment and reuse.

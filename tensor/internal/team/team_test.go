@@ -18,12 +18,19 @@ func TestDoRunsEveryPartOnce(t *testing.T) {
 			for _, n := range []int{0, 1, 2, 3, 7, 64} {
 				time.Sleep(pause)
 				counts := make([]int32, n)
-				Do(n, workers, func(i int) {
+				var badWorker atomic.Int32
+				Do(n, workers, func(i, w int) {
+					if w < 0 || w >= max(workers, 1) {
+						badWorker.Store(int32(w) + 1000)
+					}
 					if i%3 == 0 {
 						time.Sleep(10 * time.Microsecond) // uneven parts
 					}
 					atomic.AddInt32(&counts[i], 1)
 				})
+				if b := badWorker.Load(); b != 0 {
+					t.Fatalf("workers %d: a part ran on worker %d", workers, b-1000)
+				}
 				for i, c := range counts {
 					// Plain reads: Do must have published every part's
 					// writes (the race detector checks this too).
@@ -41,7 +48,7 @@ func TestDoRunsEveryPartOnce(t *testing.T) {
 func TestDoPlainLoopWithOneWorker(t *testing.T) {
 	for _, tc := range []struct{ n, workers int }{{5, 1}, {1, 4}} {
 		var order []int
-		Do(tc.n, tc.workers, func(i int) { order = append(order, i) }) // no lock: must be serial
+		Do(tc.n, tc.workers, func(i, _ int) { order = append(order, i) }) // no lock: must be serial
 		for i, v := range order {
 			if v != i {
 				t.Fatalf("n %d, workers %d: order %v", tc.n, tc.workers, order)
@@ -61,14 +68,14 @@ func TestDoHelpersShareTheWork(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("needs GOMAXPROCS >= 2")
 	}
-	Do(2, 2, func(int) {}) // start the team
+	Do(2, 2, func(_, _ int) {}) // start the team
 	var running atomic.Int32
 	met := make(chan struct{})
 	var once sync.Once
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Do(2, 2, func(int) {
+		Do(2, 2, func(_, _ int) {
 			if running.Add(1) == 2 {
 				once.Do(func() { close(met) })
 			}
@@ -96,8 +103,8 @@ func TestDoNestedAndConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for r := range 50 {
-				Do(3+g, 4, func(int) {
-					Do(4, 2, func(int) { total.Add(1) })
+				Do(3+g, 4, func(_, _ int) {
+					Do(4, 2, func(_, _ int) { total.Add(1) })
 				})
 				if r%10 == 0 {
 					time.Sleep(Spin)
@@ -118,7 +125,7 @@ func TestDoNestedAndConcurrent(t *testing.T) {
 // TestHelpersPark checks that the helpers stop polling once Spin has
 // passed without work: afterwards they are parked, and a new Do wakes them.
 func TestHelpersPark(t *testing.T) {
-	Do(4, 4, func(int) {})
+	Do(4, 4, func(_, _ int) {})
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		parked := 0
@@ -137,7 +144,7 @@ func TestHelpersPark(t *testing.T) {
 		time.Sleep(Spin)
 	}
 	var n atomic.Int32
-	Do(8, 4, func(int) { n.Add(1) })
+	Do(8, 4, func(_, _ int) { n.Add(1) })
 	if n.Load() != 8 {
 		t.Fatalf("ran %d parts after parking, want 8", n.Load())
 	}
@@ -146,7 +153,7 @@ func TestHelpersPark(t *testing.T) {
 func BenchmarkDo(b *testing.B) {
 	w := runtime.GOMAXPROCS(0)
 	for b.Loop() {
-		Do(w, w, func(int) {})
+		Do(w, w, func(_, _ int) {})
 	}
 }
 
@@ -157,11 +164,11 @@ func BenchmarkDo(b *testing.B) {
 func TestNestedDoRestoresOuterKernel(t *testing.T) {
 	var checked, failed atomic.Int32
 	var mu sync.Mutex // one nested call at a time, so that the board is ours
-	Do(64, 2, func(i int) {
+	Do(64, 2, func(i, _ int) {
 		mu.Lock()
 		defer mu.Unlock()
 		outer := board.Load()
-		Do(2, 2, func(int) {})
+		Do(2, 2, func(_, _ int) {})
 		if outer == nil || outer.next.Load() >= int64(outer.n) {
 			return // nothing left to restore
 		}
