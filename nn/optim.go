@@ -132,6 +132,7 @@ func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
 	x := p.Data()
 	if o.WeightDecay != 0 {
 		d = x.Mul(o.WeightDecay).AddInPlace(d)
+		defer tensor.Recycle(d) // a temporary now, not the gradient
 	}
 	s := o.state[p]
 	if s == nil {
@@ -143,7 +144,12 @@ func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
 	}
 	s.step++
 	s.m.ScaleAddInPlace(o.Beta1, 1-o.Beta1, d)
-	s.v.ScaleAddInPlace(o.Beta2, 1-o.Beta2, d.Mul(d))
+	// The temporaries (d², the denominator) go back to the tensor
+	// package's free buffers at once, so the next parameter's (and the
+	// next step's) are written into memory that is still in cache.
+	dd := d.Mul(d)
+	s.v.ScaleAddInPlace(o.Beta2, 1-o.Beta2, dd)
+	tensor.Recycle(dd)
 	bc1 := 1 - math.Pow(o.Beta1, float64(s.step))
 	bc2 := 1 - math.Pow(o.Beta2, float64(s.step))
 	v := s.v
@@ -153,6 +159,7 @@ func (o *Adam) step(p *agx.Tensor, d *tensor.Tensor) {
 	}
 	denom := v.Sqrt().DivInPlace(math.Sqrt(bc2)).AddInPlace(o.Eps)
 	x.AddScaledInPlace(-o.LR/bc1, tensor.BinaryTo(denom, tensor.OpDiv, s.m, denom))
+	tensor.Recycle(denom)
 	p.BumpVersion()
 }
 

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"testing"
 
 	"github.com/goagx/agx/agx"
@@ -30,6 +31,7 @@ func TestOptimizersLeaveGradientsPooled(t *testing.T) {
 		}},
 		{"adam", func(ps []Param) Optimizer { o := NewAdam(ps); o.LR = 0.01; return o }},
 		{"adam_amsgrad", func(ps []Param) Optimizer { o := NewAdam(ps); o.AMSGrad = true; return o }},
+		{"adam_decay", func(ps []Param) Optimizer { o := NewAdam(ps); o.WeightDecay = 0.1; return o }},
 	} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
@@ -95,6 +97,55 @@ func TestOptimizersLeaveGradientsPooled(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// Adam gives its temporaries back (tensor.Recycle) as soon as it is done
+// with them; on parameters large enough for recycled buffers it must still
+// follow the update rule, step after step (with AGX_DEBUG_UNINIT=1 a
+// recycled buffer read again is NaN).
+func TestAdamRecycledTemporaries(t *testing.T) {
+	for _, decay := range []float64{0, 0.1} {
+		for _, ams := range []bool{false, true} {
+			g := tensor.NewGenerator(3)
+			w := agx.New(g.Randn(tensor.Float64, 64, 96)).SetRequiresGrad(true)
+			v := agx.New(g.Randn(tensor.Float64, 80, 70)).SetRequiresGrad(true)
+			o := NewAdam([]Param{{"w", w}, {"v", v}})
+			o.LR, o.WeightDecay, o.AMSGrad = 0.01, decay, ams
+			type ref struct{ x, m, s, smax []float64 }
+			refs := []*ref{{x: w.Data().Float64s()}, {x: v.Data().Float64s()}}
+			for _, r := range refs {
+				r.m, r.s, r.smax = make([]float64, len(r.x)), make([]float64, len(r.x)), make([]float64, len(r.x))
+			}
+			for step := 1; step <= 4; step++ {
+				for i, p := range []*agx.Tensor{w, v} {
+					gr := g.Randn(tensor.Float64, p.Shape()...)
+					p.SetGrad(agx.New(gr))
+					r, gs := refs[i], gr.Float64s()
+					bc1, bc2 := 1-math.Pow(o.Beta1, float64(step)), 1-math.Pow(o.Beta2, float64(step))
+					for j := range r.x {
+						d := gs[j] + decay*r.x[j]
+						r.m[j] = o.Beta1*r.m[j] + (1-o.Beta1)*d
+						r.s[j] = o.Beta2*r.s[j] + (1-o.Beta2)*d*d
+						s := r.s[j]
+						if ams {
+							r.smax[j] = math.Max(r.smax[j], r.s[j])
+							s = r.smax[j]
+						}
+						r.x[j] -= o.LR / bc1 * r.m[j] / (math.Sqrt(s)/math.Sqrt(bc2) + o.Eps)
+					}
+				}
+				o.Step()
+				for i, p := range []*agx.Tensor{w, v} {
+					got := p.Data().Float64s()
+					for j, want := range refs[i].x {
+						if math.Abs(got[j]-want) > 1e-12*(1+math.Abs(want)) || math.IsNaN(got[j]) {
+							t.Fatalf("decay %v, amsgrad %v, step %d, param %d, element %d: %v, want %v", decay, ams, step, i, j, got[j], want)
+						}
+					}
+				}
+			}
 		}
 	}
 }
