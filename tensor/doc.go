@@ -77,7 +77,10 @@
 // (ToBackend moves a tensor). Embedding NotImplemented lets a backend under
 // construction compile while primitives are missing, and package tensortest
 // holds the conformance suite every backend runs. The CPU kernels split large
-// element-wise work across GOMAXPROCS goroutines.
+// element-wise work, reductions and matrix products across GOMAXPROCS
+// workers: the calling goroutine and resident helpers, which poll for work
+// for 200 µs after their last part (so back-to-back kernels find them awake)
+// and then park.
 //
 // # Errors
 //
