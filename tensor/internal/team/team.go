@@ -29,6 +29,13 @@ import (
 // short enough that an idle program gives its cores back almost at once.
 const Spin = 200 * time.Microsecond
 
+// waitSpin is how long a caller that has run out of parts polls for the
+// helpers' last ones before it blocks: well beyond a part's usual length
+// (blocking sooner, after 50 µs, cost attention_backward's batches the
+// wake-up of the caller), short enough not to burn a core through a long
+// stall, such as a helper preempted on a busy machine.
+const waitSpin = time.Millisecond
+
 // yieldEvery is how often a polling helper yields its P (runtime.Gosched),
 // so that goroutines waiting for one, the collector's background worker
 // among them, are not held up for a whole Spin while the caller and the
@@ -44,6 +51,9 @@ type job struct {
 	n    int
 	next atomic.Int64 // parts claimed
 	done atomic.Int64 // parts finished
+	// left counts the parts not finished, for a caller that stops
+	// polling done and blocks.
+	left sync.WaitGroup
 	run  func(part, worker int)
 }
 
@@ -79,6 +89,7 @@ func Do(n, workers int, run func(part, worker int)) {
 	}
 	hs := team(workers - 1)
 	j := &job{seq: seqs.Add(1), n: n, run: run}
+	j.left.Add(n)
 	// A Do called from within a part (a batch of products, each split
 	// again) replaces the outer kernel on the board until it returns.
 	prev := board.Swap(j)
@@ -89,11 +100,16 @@ func Do(n, workers int, run func(part, worker int)) {
 	}
 	j.work(0)
 	// The parts not yet finished were claimed by helpers, which are
-	// running them; wait, yielding after a while in case one shares this
-	// thread's P.
-	for spins := 0; j.done.Load() < int64(n); spins++ {
-		if spins >= 128 {
-			runtime.Gosched()
+	// running them. Poll for waitSpin (they usually finish within µs of
+	// the caller), then block, so that a long wait (a helper preempted on
+	// a busy machine, uneven parts) does not burn the core it may need.
+	if j.done.Load() < int64(n) {
+		deadline := time.Now().Add(waitSpin)
+		for spins := 0; j.done.Load() < int64(n); spins++ {
+			if spins%64 == 63 && time.Now().After(deadline) {
+				j.left.Wait()
+				break
+			}
 		}
 	}
 	// Put the outer kernel back while it has parts left, so that the
@@ -135,6 +151,7 @@ func (j *job) work(w int) {
 		}
 		j.run(i, w)
 		j.done.Add(1)
+		j.left.Done()
 	}
 }
 

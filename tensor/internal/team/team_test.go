@@ -184,3 +184,23 @@ func TestNestedDoRestoresOuterKernel(t *testing.T) {
 		t.Fatalf("%d of %d nested calls left the outer kernel off the board", failed.Load(), checked.Load())
 	}
 }
+
+// TestDoWaitsForSlowHelpers checks that Do returns only after a helper's
+// long part (longer than the caller's polling, so the caller blocks) has
+// finished, and that its writes are visible.
+func TestDoWaitsForSlowHelpers(t *testing.T) {
+	for range 20 {
+		done := make([]bool, 4)
+		Do(4, 2, func(i, w int) {
+			if w != 0 {
+				time.Sleep(2 * time.Millisecond)
+			}
+			done[i] = true // plain writes, published by Do
+		})
+		for i, d := range done {
+			if !d {
+				t.Fatalf("Do returned before part %d finished", i)
+			}
+		}
+	}
+}
