@@ -2,8 +2,8 @@
 
 package tensor
 
-// #cgo LDFLAGS: -lopenblas
-// int openblas_get_num_threads(void);
+// #cgo LDFLAGS: -lopenblas -lpthread
+// #include "blas_openblas_split.h"
 import "C"
 
 import (
@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/goagx/agx/tensor/internal/gemm"
 	"github.com/goagx/agx/tensor/internal/team"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -33,7 +34,7 @@ func init() {
 	if n := openBLASThreads(); n == 1 {
 		blasName += ", 1 thread"
 	} else {
-		blasName += fmt.Sprintf(", %d threads (OPENBLAS_NUM_THREADS=1 gives one, with products split over goroutines)", n)
+		blasName += fmt.Sprintf(", %d threads (OPENBLAS_NUM_THREADS=1 gives one, with products split over worker threads)", n)
 	}
 }
 
@@ -53,8 +54,9 @@ func init() {
 //
 // When OpenBLAS runs one thread (OPENBLAS_NUM_THREADS=1, which its
 // threads' busy-waiting makes the sane setting next to Go's scheduler on
-// few cores), a large product is split into GOMAXPROCS stripes computed by
-// the caller and the resident team, each one OpenBLAS call, as agx's own GEMM does.
+// few cores), a large product is split into GOMAXPROCS stripes, each one
+// OpenBLAS call: the first on the calling thread, the others on C worker
+// threads (blas_openblas_split.c), all inside one cgo call (see cStripes).
 // With more OpenBLAS threads the product goes to OpenBLAS whole.
 type openBLAS struct{ netlib.Implementation }
 
@@ -84,16 +86,14 @@ func maybeYield() {
 }
 
 // openBLASSplitMin is the smallest m·n·k·(element size) of a product that
-// is split into stripes for the resident team (package team): 2²⁴ float32
-// multiply-adds (256³). It was 2²⁵ while each stripe started a goroutine,
-// whose wake-up cost more than smaller products save. agx's own GEMM splits
-// from 2²⁰, but OpenBLAS gains less from splitting the thin products of a
-// training step (64×256×784 and its transposes, 2²³·⁶, each stripe packing
-// the shared operand again): `agx bench`, three interleaved runs of builds
-// splitting from 2²⁰, 2²⁴ and 2²⁵, matmul_f32_256 1.00-1.22, 0.94-1.19 and
-// 1.21-1.23, train_step_sgd 0.74-0.86, 0.71-0.73 and 0.65-0.71, mlp_step
-// 0.81-0.95, 0.91-0.95 and 0.91-0.96.
-var openBLASSplitMin = (1 << 24) * 4
+// is split into stripes (see cStripes): 2²⁰ float32 multiply-adds, the
+// threshold of agx's own GEMM. While the stripes went through the team it
+// was 2²⁴, as its goroutines in cgo calls cost more than the thin products
+// of a training step gained; with the stripes on C threads, `agx bench`,
+// three interleaved runs of builds splitting from 2²⁴ and from 2²⁰:
+// mlp_step 0.92-0.98 against 0.75-0.82, attention_backward (batched
+// products, which are not split) and train_step_sgd alike.
+var openBLASSplitMin = (1 << 20) * 4
 
 // openBLASThreads is OpenBLAS's thread count, read once.
 var openBLASThreads = sync.OnceValue(func() int { return int(C.openblas_get_num_threads()) })
@@ -104,6 +104,18 @@ func (o openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []f
 
 func (o openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	openBLASGemm(o.Implementation, netlib.Implementation.Dgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmOn is Sgemm for a product that is a part of a team kernel (a batch
+// spread over the cores): it is never split, the cores being busy with the
+// batch.
+func (o openBLAS) SgemmOn(_ int, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// DgemmOn is Dgemm for a part of a team kernel; see SgemmOn.
+func (o openBLAS) DgemmOn(_ int, tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	o.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // openBLASGemm runs netlib's Sgemm or Dgemm (gemm) as one call, yielding
@@ -118,9 +130,56 @@ func openBLASGemm[T float32 | float64](impl netlib.Implementation, gemm func(net
 		gemm(impl, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	if cStripes(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
 	stripes(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, func(m, n int, a, b, c []T) {
 		gemm(impl, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	})
+}
+
+// cStripes runs a product that split accepted as GOMAXPROCS stripes on C
+// worker threads (blas_openblas_split.c) inside one cgo call, and reports
+// whether it did; it does not when another product holds the workers (a
+// batch spread over the team), which then goes to the team's stripes.
+//
+// Stripes through the team cost a goroutine per stripe in a cgo call at
+// once: while both Ps sat in cgo calls and polling, the runtime's monitor
+// kept taking the Ps away and waking threads to run them (3.5 context
+// switches per 256³ product, 180-190 µs against 116-125 µs for one stripe
+// alone). One cgo call per product leaves the other P idle, and the
+// monitor alone.
+func cStripes[T float32 | float64](tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) bool {
+	if !gemm.Check(tA, tB, m, n, k, lda, ldb, ldc, len(a), len(b), len(c)) {
+		return true
+	}
+	w := runtime.GOMAXPROCS(0)
+	dim := max(m, n)
+	step := (dim + w - 1) / w
+	step = (step + 63) / 64 * 64
+	nparts := (dim + step - 1) / step
+	var z T
+	dbl := C.int(0)
+	if unsafe.Sizeof(z) == 8 {
+		dbl = 1
+	}
+	flag := func(t blas.Transpose) C.int {
+		if t == blas.NoTrans {
+			return 0
+		}
+		return 1
+	}
+	var pa, pb unsafe.Pointer
+	if len(a) > 0 {
+		pa = unsafe.Pointer(&a[0])
+	}
+	if len(b) > 0 {
+		pb = unsafe.Pointer(&b[0])
+	}
+	maybeYield()
+	ok := C.agx_gemm_split(dbl, flag(tA), flag(tB), C.int(m), C.int(n), C.int(k), C.double(alpha),
+		pa, C.int(lda), pb, C.int(ldb), C.double(beta), unsafe.Pointer(&c[0]), C.int(ldc), C.int(nparts), C.int(step))
+	return ok != 0
 }
 
 // split reports whether a product of m·n·k multiply-adds on elements of
@@ -134,8 +193,9 @@ func split(m, n, k, size int) bool {
 // stripes runs the product C[m,n] = op(A)[m,k]·op(B)[k,n] (row-major, with
 // netlib's argument checks left to call) as one call per stripe of the
 // larger output dimension, the stripes run by the caller and the resident
-// team (package team). (It does not yield: the caller yields while it waits
-// for the team's last stripe; see maybeYield.)
+// team (package team): the fallback of cStripes when another product holds
+// the C workers. (It does not yield: the caller yields while it waits for
+// the team's last stripe; see maybeYield.)
 func stripes[T float32 | float64](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int, call func(m, n int, a, b, c []T)) {
 	w := runtime.GOMAXPROCS(0)
 	// Stripes of whole 64-row (or column) blocks, one per worker.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,7 +165,8 @@ func checkStripes(t *testing.T, m, n, k int, tA, tB blas.Transpose, tol float64,
 	gemm(m, n, k, 0.5, a, lda, b, ldb, 2, c, ldc)
 	for i := range want {
 		if d := math.Abs(c[i] - want[i]); d > tol*(1+math.Abs(want[i]))*float64(k) {
-			t.Fatalf("element (%d,%d): got %v, want %v", i/ldc, i%ldc, c[i], want[i])
+			t.Errorf("element (%d,%d): got %v, want %v", i/ldc, i%ldc, c[i], want[i]) // not Fatalf: callers run it on several goroutines
+			return
 		}
 	}
 }
@@ -182,4 +184,37 @@ func TestOpenBLASYieldRate(t *testing.T) {
 	if got := lastYield.Load(); got < now {
 		t.Fatalf("no yield %v after the last one", 2*yieldEvery)
 	}
+}
+
+// Products split from several goroutines at once: one holds the C workers
+// (blas_openblas_split.c), the others fall back to the team's stripes; every
+// result must be right. Also covers the workers going to sleep and being
+// woken between rounds.
+func TestOpenBLASStripesConcurrent(t *testing.T) {
+	oldMin, oldThreads := openBLASSplitMin, openBLASThreads
+	defer func() { openBLASSplitMin, openBLASThreads = oldMin, oldThreads }()
+	openBLASSplitMin = 1
+	openBLASThreads = func() int { return 1 }
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 6 {
+				tA, tB := blas.NoTrans, blas.Trans
+				if (g+r)%2 == 1 {
+					tA, tB = blas.Trans, blas.NoTrans
+				}
+				checkStripes(t, 200+g, 150, 40, tA, tB, 1e-12, func(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, cc []float64, ldc int) {
+					blas64.Implementation().Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, cc, ldc)
+				})
+				if r == 3 {
+					time.Sleep(time.Millisecond) // longer than the workers poll
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

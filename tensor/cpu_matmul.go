@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/goagx/agx/tensor/internal/gemm"
 	"github.com/goagx/agx/tensor/internal/team"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -25,7 +24,7 @@ func (c CPU) MatMul(dst, a, b View) {
 	case Float32:
 		matmulT(c, dst, a, b, func(worker int, tA, tB blas.Transpose, m, n, k int, a []float32, lda int, b []float32, ldb int, cc []float32, ldc int) {
 			impl := blas32.Implementation()
-			if g, ok := impl.(gemm.Implementation); ok {
+			if g, ok := impl.(teamSgemm); ok && worker >= 0 {
 				g.SgemmOn(worker, tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
 				return
 			}
@@ -34,7 +33,7 @@ func (c CPU) MatMul(dst, a, b View) {
 	case Float64:
 		matmulT(c, dst, a, b, func(worker int, tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, cc []float64, ldc int) {
 			impl := blas64.Implementation()
-			if g, ok := impl.(gemm.Implementation); ok {
+			if g, ok := impl.(teamDgemm); ok && worker >= 0 {
 				g.DgemmOn(worker, tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
 				return
 			}
@@ -45,8 +44,21 @@ func (c CPU) MatMul(dst, a, b View) {
 	}
 }
 
-// gemmFunc computes C = op(A)·op(B) on the given team worker (package
-// team; 0 outside a team kernel).
+// gemmFunc computes C = op(A)·op(B), as a part of a team kernel (package
+// team) on the given worker, or outside one with worker -1.
+// teamSgemm and teamDgemm are BLAS implementations that can be told that a
+// product is a part of a team kernel (a batch spread over the cores), and
+// on which worker: agx's GEMM then packs into that worker's buffers and a
+// helper does not split the product again; the OpenBLAS build does not
+// split it at all.
+type teamSgemm interface {
+	SgemmOn(worker int, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+}
+
+type teamDgemm interface {
+	DgemmOn(worker int, tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
+}
+
 type gemmFunc[T Float] func(worker int, tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int)
 
 // blasLayout reports how the matrix in the last two dims of v (r rows, c
@@ -185,7 +197,7 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 		}
 	}
 	if batch == 1 {
-		one(a.Offset, b.Offset, out.Offset, 0)
+		one(a.Offset, b.Offset, out.Offset, -1)
 	} else {
 		bshape := dst.Shape[:rank-2]
 		st := [][]int{a.Strides[:rank-2], b.Strides[:rank-2], out.Strides[:rank-2]}
@@ -203,7 +215,7 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 			})
 		} else {
 			for _, o := range offs {
-				one(o[0], o[1], o[2], 0)
+				one(o[0], o[1], o[2], -1)
 			}
 		}
 	}

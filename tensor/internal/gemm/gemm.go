@@ -74,6 +74,14 @@ func (impl Implementation) DgemmOn(worker int, tA, tB blas.Transpose, m, n, k in
 	}
 }
 
+// Check validates the arguments of a row-major GEMM as gonum does, panicking
+// with its messages, and reports whether there is work to do (m and n not
+// zero). It serves callers that hand checked products to other code.
+func Check(tA, tB blas.Transpose, m, n, k, lda, ldb, ldc, la, lb, lc int) bool {
+	var transA, transB bool
+	return check(tA, tB, m, n, k, lda, ldb, ldc, la, lb, lc, &transA, &transB)
+}
+
 // check validates GEMM arguments as gonum does, panicking with its messages,
 // sets the transpose flags, and reports whether there is work to do.
 func check(tA, tB blas.Transpose, m, n, k, lda, ldb, ldc, la, lb, lc int, transA, transB *bool) bool {
