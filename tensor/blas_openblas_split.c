@@ -7,6 +7,7 @@
 // computes the first stripe itself and polls until the others are done.
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -31,6 +32,11 @@ void cblas_dgemm(int order, int tA, int tB, int m, int n, int k, double alpha,
 
 #define AGX_MAX_WORKERS 63
 #define AGX_SPIN_NS 200000L
+// After polling this long, a thread yields its CPU at every poll, in case
+// the thread it waits for was put on the same CPU (the scheduler sees two
+// busy threads there and would otherwise share it between them for whole
+// time slices).
+#define AGX_YIELD_AFTER_NS 20000L
 
 typedef struct {
 	int dbl, tA, tB, m, n, k, lda, ldb, ldc;
@@ -76,11 +82,18 @@ static void *loop(void *arg) {
 	worker *w = arg;
 	unsigned last = 0;
 	for (;;) {
-		long deadline = now_ns() + AGX_SPIN_NS;
+		long start = now_ns(), deadline = start + AGX_SPIN_NS;
 		unsigned s;
-		int polls = 0;
+		int polls = 0, yield = 0;
 		while ((s = atomic_load(&w->seq)) == last) {
-			if (++polls % 64 == 0 && now_ns() > deadline) {
+			if (yield) {
+				sched_yield();
+			}
+			if (++polls % 64 == 0) {
+				long t = now_ns();
+				yield = t > start + AGX_YIELD_AFTER_NS;
+				if (t <= deadline)
+					continue;
 				pthread_mutex_lock(&w->mu);
 				atomic_store(&w->sleeping, 1);
 				while ((s = atomic_load(&w->seq)) == last)
@@ -164,9 +177,17 @@ int agx_gemm_split(int dbl, int tA, int tB, int m, int n, int k, double alpha,
 	part(&first, dbl, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 0,
 	     step < dim ? step : dim);
 	run(&first);
+	long start = now_ns();
+	int polls = 0, yield = 0;
 	for (int i = 1; i < nparts; i++) {
-		while (atomic_load(&workers[i - 1].done) != seqs[i - 1])
-			PAUSE();
+		while (atomic_load(&workers[i - 1].done) != seqs[i - 1]) {
+			if (yield)
+				sched_yield();
+			else
+				PAUSE();
+			if (++polls % 64 == 0)
+				yield = now_ns() > start + AGX_YIELD_AFTER_NS;
+		}
 	}
 	pthread_mutex_unlock(&busy);
 	return 1;
