@@ -29,6 +29,12 @@ import (
 // short enough that an idle program gives its cores back almost at once.
 const Spin = 200 * time.Microsecond
 
+// osYieldAfter is how long a thread polls before it also yields its CPU to
+// other threads at every poll (osYield): if the scheduler put the caller
+// and a helper on one CPU, polling would keep the CPU from the one that
+// has work.
+const osYieldAfter = 20 * time.Microsecond
+
 // waitSpin is how long a caller that has run out of parts polls for the
 // helpers' last ones before it blocks: well beyond a part's usual length
 // (blocking sooner, after 50 µs, cost attention_backward's batches the
@@ -104,11 +110,19 @@ func Do(n, workers int, run func(part, worker int)) {
 	// the caller), then block, so that a long wait (a helper preempted on
 	// a busy machine, uneven parts) does not burn the core it may need.
 	if j.done.Load() < int64(n) {
-		deadline := time.Now().Add(waitSpin)
+		start := time.Now()
+		yield := false
 		for spins := 0; j.done.Load() < int64(n); spins++ {
-			if spins%64 == 63 && time.Now().After(deadline) {
-				j.left.Wait()
-				break
+			if yield {
+				osYield()
+			}
+			if spins%64 == 63 {
+				el := time.Since(start)
+				if el > waitSpin {
+					j.left.Wait()
+					break
+				}
+				yield = el > osYieldAfter
 			}
 		}
 	}
@@ -161,12 +175,14 @@ func (h *helper) loop() {
 	var last uint64 // the last kernel seen
 	for {
 		now := time.Now()
+		idle := now // polling since
 		deadline, yield := now.Add(Spin), now.Add(yieldEvery)
 		for {
 			if j := board.Load(); j != nil && j.seq != last {
 				last = j.seq
 				j.work(h.id)
 				now = time.Now()
+				idle = now
 				deadline, yield = now.Add(Spin), now.Add(yieldEvery)
 				continue
 			}
@@ -177,6 +193,9 @@ func (h *helper) loop() {
 			if now.After(yield) {
 				runtime.Gosched()
 				yield = time.Now().Add(yieldEvery)
+			}
+			if now.Sub(idle) > osYieldAfter {
+				osYield()
 			}
 		}
 		h.parked.Store(true)
