@@ -65,15 +65,25 @@ func TestOpenBLASMatMul(t *testing.T) {
 	}
 }
 
+// splitEveryProduct makes every product with two blocks to hand out split
+// into procs stripes (OpenBLAS one thread, no size threshold, GOMAXPROCS
+// procs) until t ends.
+func splitEveryProduct(t *testing.T, procs int) {
+	oldMin, oldThreads := openBLASSplitMin, openBLASThreads
+	oldProcs := runtime.GOMAXPROCS(procs)
+	t.Cleanup(func() {
+		openBLASSplitMin, openBLASThreads = oldMin, oldThreads
+		runtime.GOMAXPROCS(oldProcs)
+	})
+	openBLASSplitMin = 1
+	openBLASThreads = func() int { return 1 }
+}
+
 // Large products are split into stripes over goroutines when OpenBLAS runs
 // one thread. Every layout, both split directions, ragged stripes, alpha
 // and beta must give the plain-loop result.
 func TestOpenBLASStripes(t *testing.T) {
-	oldMin, oldThreads := openBLASSplitMin, openBLASThreads
-	defer func() { openBLASSplitMin, openBLASThreads = oldMin, oldThreads }()
-	openBLASSplitMin = 1
-	openBLASThreads = func() int { return 1 }
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	splitEveryProduct(t, 3)
 
 	for _, c := range []struct {
 		name    string
@@ -191,11 +201,7 @@ func TestOpenBLASYieldRate(t *testing.T) {
 // result must be right. Also covers the workers going to sleep and being
 // woken between rounds.
 func TestOpenBLASStripesConcurrent(t *testing.T) {
-	oldMin, oldThreads := openBLASSplitMin, openBLASThreads
-	defer func() { openBLASSplitMin, openBLASThreads = oldMin, oldThreads }()
-	openBLASSplitMin = 1
-	openBLASThreads = func() int { return 1 }
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	splitEveryProduct(t, 2)
 
 	var wg sync.WaitGroup
 	for g := range 4 {

@@ -22,23 +22,19 @@ import (
 func (c CPU) MatMul(dst, a, b View) {
 	switch dst.DType() {
 	case Float32:
-		matmulT(c, dst, a, b, func(worker int, tA, tB blas.Transpose, m, n, k int, a []float32, lda int, b []float32, ldb int, cc []float32, ldc int) {
-			impl := blas32.Implementation()
-			if g, ok := impl.(teamSgemm); ok && worker >= 0 {
-				g.SgemmOn(worker, tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
-				return
-			}
-			impl.Sgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
-		})
+		impl := blas32.Implementation()
+		var on gemmOnFunc[float32]
+		if g, ok := impl.(teamSgemm); ok {
+			on = g.SgemmOn
+		}
+		matmulT(c, dst, a, b, blasGemm(impl.Sgemm, on))
 	case Float64:
-		matmulT(c, dst, a, b, func(worker int, tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, cc []float64, ldc int) {
-			impl := blas64.Implementation()
-			if g, ok := impl.(teamDgemm); ok && worker >= 0 {
-				g.DgemmOn(worker, tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
-				return
-			}
-			impl.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, cc, ldc)
-		})
+		impl := blas64.Implementation()
+		var on gemmOnFunc[float64]
+		if g, ok := impl.(teamDgemm); ok {
+			on = g.DgemmOn
+		}
+		matmulT(c, dst, a, b, blasGemm(impl.Dgemm, on))
 	default:
 		Panicf("MatMul", ErrDType, "matrix product of %v tensors", dst.DType())
 	}
@@ -57,6 +53,21 @@ type teamSgemm interface {
 
 type teamDgemm interface {
 	DgemmOn(worker int, tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
+}
+
+// gemmOnFunc is a teamSgemm's SgemmOn or a teamDgemm's DgemmOn.
+type gemmOnFunc[T Float] func(worker int, tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
+
+// blasGemm is the gemmFunc of a BLAS: its plain GEMM, or for the parts of a
+// team kernel its GEMM that takes the worker (on; nil when it has none).
+func blasGemm[T Float](plain func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int), on gemmOnFunc[T]) gemmFunc[T] {
+	return func(worker int, tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+		if on != nil && worker >= 0 {
+			on(worker, tA, tB, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+			return
+		}
+		plain(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+	}
 }
 
 type gemmFunc[T Float] func(worker int, tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int)
