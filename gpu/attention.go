@@ -45,14 +45,14 @@ func (b *Backend) Attention(q, k, v *tensor.Tensor, scale float64, causal bool) 
 	bh, lq, lk, d := attnDims("Attention", q, k, v)
 	dt := q.DType()
 	qb, kb, vb := b.dev(q), b.dev(k), b.dev(v)
-	o = tensor.EmptyOn(b, dt, q.Shape()...)
-	lse = tensor.EmptyOn(b, dt, q.Shape()[:q.Dim()-1]...)
+	o = tensor.EmptyUninitOn(b, dt, q.Shape()...)
+	lse = tensor.EmptyUninitOn(b, dt, q.Shape()[:q.Dim()-1]...)
 	if bh*lq == 0 {
 		return o, lse
 	}
 	ob, lb := o.Raw().Buf.(*Buffer), lse.Raw().Buf.(*Buffer)
 	b.do(func() {
-		b.launch("Attention", "attn_fwd_"+suffix[dt], grid2(lq, bh), Dim3{X: attnBlock}, 0,
+		b.launch("Attention", "attn_fwd_"+suffix[dt], grid2(lq, bh), Dim3{X: attnBlock},
 			lq, lk, d, qb, kb, vb, ob, lb, scale, causal)
 	})
 	return o, lse
@@ -65,21 +65,21 @@ func (b *Backend) AttentionBackward(q, k, v, o, lse, dout *tensor.Tensor, scale 
 	bh, lq, lk, d := attnDims("AttentionBackward", q, k, v)
 	dt := q.DType()
 	qb, kb, vb, ob, lb, gb := b.dev(q), b.dev(k), b.dev(v), b.dev(o), b.dev(lse), b.dev(dout.To(dt))
-	dq = tensor.EmptyOn(b, dt, q.Shape()...)
-	dk = tensor.EmptyOn(b, dt, k.Shape()...)
-	dv = tensor.EmptyOn(b, dt, v.Shape()...)
+	dq = tensor.EmptyUninitOn(b, dt, q.Shape()...)
+	dk = tensor.EmptyUninitOn(b, dt, k.Shape()...)
+	dv = tensor.EmptyUninitOn(b, dt, v.Shape()...)
 	if bh*lq*lk == 0 {
 		return dq, dk, dv
 	}
-	delta := b.Alloc(dt, bh*lq).(*Buffer)
+	delta := b.AllocUninit(dt, bh*lq).(*Buffer)
 	dqb, dkb, dvb := dq.Raw().Buf.(*Buffer), dk.Raw().Buf.(*Buffer), dv.Raw().Buf.(*Buffer)
 	sfx := suffix[dt]
 	b.do(func() {
-		b.launch("AttentionBackward", "attn_delta_"+sfx, blocks(bh*lq, elementwiseThreads), Dim3{X: elementwiseThreads}, 0,
+		b.launch("AttentionBackward", "attn_delta_"+sfx, blocks(bh*lq, elementwiseThreads), Dim3{X: elementwiseThreads},
 			bh*lq, d, ob, gb, delta)
-		b.launch("AttentionBackward", "attn_dq_"+sfx, grid2(lq, bh), Dim3{X: attnBlock}, 0,
+		b.launch("AttentionBackward", "attn_dq_"+sfx, grid2(lq, bh), Dim3{X: attnBlock},
 			lq, lk, d, qb, kb, vb, gb, lb, delta, dqb, scale, causal)
-		b.launch("AttentionBackward", "attn_dkdv_"+sfx, grid2(lk, bh), Dim3{X: attnBlock}, 0,
+		b.launch("AttentionBackward", "attn_dkdv_"+sfx, grid2(lk, bh), Dim3{X: attnBlock},
 			lq, lk, d, qb, kb, vb, gb, lb, delta, dkb, dvb, scale, causal)
 	})
 	return dq, dk, dv

@@ -2,8 +2,10 @@ package gpu
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/goagx/agx/gpu/kernels"
@@ -17,14 +19,21 @@ const (
 	maxBlocks          = 4096
 )
 
-// Backend implements tensor.Backend over a Driver. All device work runs on one
-// goroutine locked to its OS thread (CUDA contexts are per thread); the
-// methods send it closures and wait.
+// Backend implements tensor.Backend over a Driver. Device work runs under the
+// backend's lock, on a goroutine locked to its OS thread for the duration,
+// after Driver.Bind has made the device current there (CUDA contexts are per
+// thread).
+//
+// An earlier design ran it all on one device goroutine, locked to its thread
+// for good, and sent it closures: on the GPU that cost about 100 µs per
+// operation, most of it waking that thread and the caller's in turn.
 type Backend struct {
-	name string
-	drv  Driver
-	mod  Module
-	reqs chan func()
+	name  string
+	drv   Driver
+	mod   Module
+	mu    sync.Mutex
+	pool  *pool            // under mu, except pool.give
+	metas map[string]block // uploaded kernel metadata by content, under mu
 }
 
 // Buffer is device memory holding n elements of one dtype.
@@ -43,32 +52,24 @@ func (b *Buffer) DType() tensor.DType { return b.dt }
 // Ptr is the device address of element 0.
 func (b *Buffer) Ptr() Ptr { return b.ptr }
 
-// NewBackend starts a device goroutine, opens the driver on it and loads the
-// built-in kernels. name is the backend's Name (e.g. "cuda").
+// NewBackend opens the driver and loads the built-in kernels. name is the
+// backend's Name (e.g. "cuda").
 func NewBackend(name string, open func() (Driver, error)) (*Backend, error) {
-	b := &Backend{name: name, reqs: make(chan func())}
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread holds the context
-		d, err := open()
-		if err != nil {
-			errc <- err
-			return
-		}
-		b.drv = d
-		errc <- nil
-		for f := range b.reqs {
-			f()
-		}
-	}()
-	if err := <-errc; err != nil {
+	b := &Backend{name: name, pool: newPool(), metas: map[string]block{}}
+	runtime.LockOSThread()
+	d, err := open()
+	runtime.UnlockOSThread()
+	if err != nil {
 		return nil, err
 	}
-	var err error
-	b.do(func() {
-		b.mod, err = b.drv.LoadModule("agx", kernels.Source(), nil)
-	})
-	if err != nil {
+	b.drv = d
+	if err := tensor.Try(func() {
+		b.do(func() {
+			var err error
+			b.mod, err = b.drv.LoadModule("agx", kernels.Source(), nil)
+			check("NewBackend", err)
+		})
+	}); err != nil {
 		return nil, fmt.Errorf("gpu: loading the built-in kernels: %w", err)
 	}
 	return b, nil
@@ -80,25 +81,21 @@ func (b *Backend) Name() string { return b.name }
 // Driver returns the driver the backend runs on.
 func (b *Backend) Driver() Driver { return b.drv }
 
-// do runs f on the device goroutine and waits for it.
+// do runs f with the backend's lock held, on this goroutine locked to its
+// thread, with the device bound to the thread.
 func (b *Backend) do(f func()) {
-	done := make(chan struct{})
-	var panicked any
-	b.reqs <- func() {
-		defer func() {
-			panicked = recover()
-			close(done)
-		}()
-		f()
-	}
-	<-done
-	if panicked != nil {
-		panic(panicked)
-	}
+	b.mu.Lock()
+	runtime.LockOSThread()
+	defer func() {
+		runtime.UnlockOSThread()
+		b.mu.Unlock()
+	}()
+	check("gpu", b.drv.Bind())
+	f()
 }
 
-// Do runs f on the device goroutine (the thread that owns the CUDA context),
-// for code that calls the Driver directly.
+// Do runs f with the device bound to the calling thread and the backend's
+// lock held, for code that calls the Driver directly.
 func (b *Backend) Do(f func(d Driver)) { b.do(func() { f(b.drv) }) }
 
 func check(op string, err error) {
@@ -107,21 +104,55 @@ func check(op string, err error) {
 	}
 }
 
-// alloc must run on the device goroutine.
-func (b *Backend) alloc(dt tensor.DType, n int) *Buffer {
-	p, err := b.drv.Alloc(max(n*dt.Size(), 1))
+// poisonUninit fills uninitialised buffers with NaN (AGX_DEBUG_UNINIT=1, as
+// in package tensor), so that a kernel leaving an element unwritten shows.
+var poisonUninit = os.Getenv("AGX_DEBUG_UNINIT") == "1"
+
+// alloc returns a buffer from the memory cache (pool.go), zeroed if zero is
+// set; otherwise its contents are unspecified. It must run under do. The block goes back to the cache when the collector finds the
+// buffer unreachable.
+func (b *Backend) alloc(dt tensor.DType, n int, zero bool) *Buffer {
+	bl, fresh, err := b.pool.get(b.drv, max(n*dt.Size(), 1))
 	check("Alloc", err)
-	buf := &Buffer{ptr: p, n: n, dt: dt}
-	runtime.AddCleanup(buf, func(p Ptr) {
-		go b.do(func() { _ = b.drv.Free(p) })
-	}, p)
+	switch {
+	case zero && !fresh: // fresh blocks come zeroed from the driver
+		b.fillWords(bl, 0)
+	case !zero && poisonUninit && dt == tensor.Float32:
+		b.fillWords(bl, 0x7fc000007fc00000)
+	case !zero && poisonUninit && dt == tensor.Float64:
+		b.fillWords(bl, 0x7ff8000000000000)
+	}
+	buf := &Buffer{ptr: bl.p, n: n, dt: dt}
+	runtime.AddCleanup(buf, func(bl block) { b.pool.give(bl) }, bl)
 	return buf
+}
+
+// fillWords sets every 8-byte word of a block to bits.
+func (b *Backend) fillWords(bl block, bits uint64) {
+	words := bl.size / 8
+	b.launch("Alloc", "fill_words", blocks(words, elementwiseThreads), Dim3{X: elementwiseThreads}, words, bl.p, bits)
+}
+
+// Synchronize waits until the device has run all queued work and reports an
+// error a kernel raised (torch.cuda.synchronize). Copies to the host
+// (ToSlice, and so Float64s, String, ...) wait on their own.
+func (b *Backend) Synchronize() {
+	b.do(func() { check("Synchronize", b.drv.Synchronize()) })
 }
 
 // Alloc returns a zeroed buffer of n elements.
 func (b *Backend) Alloc(dt tensor.DType, n int) tensor.Buffer {
 	var buf *Buffer
-	b.do(func() { buf = b.alloc(dt, n) })
+	b.do(func() { buf = b.alloc(dt, n, true) })
+	return buf
+}
+
+// AllocUninit returns a buffer of n elements whose contents are unspecified
+// (NaN-filled floats with AGX_DEBUG_UNINIT=1), for results that a kernel
+// overwrites entirely: a block from the cache needs no zeroing pass.
+func (b *Backend) AllocUninit(dt tensor.DType, n int) tensor.Buffer {
+	var buf *Buffer
+	b.do(func() { buf = b.alloc(dt, n, false) })
 	return buf
 }
 
@@ -148,7 +179,7 @@ func (b *Backend) FromSlice(data any) tensor.Buffer {
 	}
 	var buf *Buffer
 	b.do(func() {
-		buf = b.alloc(dt, n)
+		buf = b.alloc(dt, n, false)
 		if n > 0 {
 			check("FromSlice", b.drv.CopyHtoD(buf.ptr, p, n*dt.Size()))
 		}
@@ -174,8 +205,8 @@ func base(op string, v tensor.View) Ptr {
 
 var suffix = map[tensor.DType]string{tensor.Float32: "f32", tensor.Float64: "f64", tensor.Int64: "i64", tensor.Bool: "b8"}
 
-// meta uploads [rank, shape, strides of each view] for an element-wise kernel.
-// It must run on the device goroutine; the caller frees the result.
+// meta returns the device address of [rank, shape, strides of each view] for
+// an element-wise kernel. It must run under do.
 func (b *Backend) meta(op string, shape []int, views ...tensor.View) Ptr {
 	m := []int64{int64(len(shape))}
 	for _, s := range shape {
@@ -189,20 +220,55 @@ func (b *Backend) meta(op string, shape []int, views ...tensor.View) Ptr {
 	return b.upload(op, m)
 }
 
+// metaCacheMax bounds the number of distinct metadata arrays kept on the device.
+const metaCacheMax = 4096
+
+// upload returns the device address of a copy of m. Metadata depends only on
+// shapes and strides, which repeat from one step to the next, so each array
+// is copied once and kept (never written again): a copy from host memory
+// waits for every queued kernel, which would otherwise make each operation
+// wait for the previous one. It must run under do.
 func (b *Backend) upload(op string, m []int64) Ptr {
-	p, err := b.drv.Alloc(len(m) * 8)
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(m))), len(m)*8)
+	if bl, ok := b.metas[string(raw)]; ok {
+		return bl.p
+	}
+	if len(b.metas) >= metaCacheMax {
+		// Kernels still queued may read these blocks; work that reuses
+		// them is queued after those kernels.
+		for _, bl := range b.metas {
+			b.pool.put(bl)
+		}
+		clear(b.metas)
+	}
+	bl, _, err := b.pool.get(b.drv, len(raw))
 	check(op, err)
-	check(op, b.drv.CopyHtoD(p, unsafe.Pointer(unsafe.SliceData(m)), len(m)*8))
-	return p
+	if err := b.drv.CopyHtoD(bl.p, unsafe.Pointer(unsafe.SliceData(m)), len(raw)); err != nil {
+		b.pool.put(bl)
+		check(op, err)
+	}
+	b.metas[string(raw)] = bl
+	return bl.p
 }
 
-// launch runs a built-in kernel and frees the metadata afterwards.
-func (b *Backend) launch(op, kernel string, grid, block Dim3, meta Ptr, args ...any) {
-	check(op, b.drv.Launch(b.mod, kernel, grid, block, 0, Args(args...)))
-	check(op, b.drv.Synchronize())
-	if meta != 0 {
-		check(op, b.drv.Free(meta))
+// syncEach makes every launch wait for its kernel (AGX_GPU_SYNC=1), so that
+// an error in a kernel is reported by the operation that launched it, as
+// CUDA_LAUNCH_BLOCKING=1 does for PyTorch.
+var syncEach = os.Getenv("AGX_GPU_SYNC") == "1"
+
+// launch queues a built-in kernel. It must run under do.
+//
+// Launches do not wait: all device work goes to the one default stream, in
+// order, so a kernel queued later (or a copy, or a cuBLAS call) sees what an
+// earlier one wrote, and a block given back to the cache while a queued
+// kernel still uses it is only written by work queued after that kernel.
+// Copies to the host wait for the queue (ToSlice); so does Synchronize.
+func (b *Backend) launch(op, kernel string, grid, threads Dim3, args ...any) {
+	err := b.drv.Launch(b.mod, kernel, grid, threads, 0, Args(args...))
+	if err == nil && syncEach {
+		err = b.drv.Synchronize()
 	}
+	check(op, err)
 }
 
 func blocks(n, threads int) Dim3 {
@@ -224,7 +290,7 @@ func (b *Backend) elementwise(op, kernel string, dst tensor.View, views []tensor
 			args = append(args, base(op, v))
 		}
 		args = append(args, extra...)
-		b.launch(op, kernel, blocks(n, elementwiseThreads), Dim3{X: elementwiseThreads}, meta, args...)
+		b.launch(op, kernel, blocks(n, elementwiseThreads), Dim3{X: elementwiseThreads}, args...)
 	})
 }
 
@@ -341,13 +407,16 @@ func (b *Backend) Reduce(op tensor.ReduceOp, dst, src tensor.View, dims []int) {
 	}
 	b.do(func() {
 		meta := b.upload("Reduce", m)
-		b.launch("Reduce", kernel, Dim3{X: min(nout, maxBlocks)}, Dim3{X: threads}, meta,
+		b.launch("Reduce", kernel, Dim3{X: min(nout, maxBlocks)}, Dim3{X: threads},
 			nout, nred, meta, base("Reduce", dst), base("Reduce", src), int32(op))
 	})
 }
 
-// MatMul computes dst = a·b over broadcast batch dims: operands are first
-// made contiguous, then each batch is one Driver.Gemm.
+// MatMul computes dst = a·b over broadcast batch dims, one Driver.Gemm per
+// batch. An operand whose matrices are row-major (strides [cols, 1]; the
+// batch dims may have any strides, broadcast ones included) is used where it
+// is; others are first copied into a contiguous buffer. dst is written
+// directly when its matrices are row-major, through a temporary otherwise.
 func (b *Backend) MatMul(dst, a, bv tensor.View) {
 	dt := dst.DType()
 	if !dt.IsFloat() {
@@ -355,7 +424,6 @@ func (b *Backend) MatMul(dst, a, bv tensor.View) {
 	}
 	r := len(dst.Shape)
 	m, n, k := dst.Shape[r-2], dst.Shape[r-1], a.Shape[r-1]
-	nb := tensor.NumelOf(dst.Shape[:r-2])
 	if tensor.NumelOf(dst.Shape) == 0 {
 		return
 	}
@@ -363,23 +431,83 @@ func (b *Backend) MatMul(dst, a, bv tensor.View) {
 		b.Fill(dst, 0)
 		return
 	}
-	ac, bc := b.contiguous(a), b.contiguous(bv)
-	c := b.Alloc(dt, nb*m*n).(*Buffer)
+	batch := dst.Shape[:r-2]
+	ab, aoff := b.gemmOperand(a, batch)
+	bb, boff := b.gemmOperand(bv, batch)
+	var tmp *Buffer
+	cb, coff := buffer("MatMul", dst), batchOffsets(dst, batch)
+	if !rowMajor(dst) {
+		tmp = b.AllocUninit(dt, tensor.NumelOf(dst.Shape)).(*Buffer)
+		cb, coff = tmp, denseOffsets(batch, m*n)
+	}
 	sz := dt.Size()
 	b.do(func() {
-		for i := 0; i < nb; i++ {
-			check("MatMul", b.drv.Gemm(dt, m, n, k,
-				ac.ptr.Add(i*m*k*sz), bc.ptr.Add(i*k*n*sz), c.ptr.Add(i*m*n*sz)))
+		for i := range coff {
+			check("MatMul", b.drv.Gemm(dt, m, n, k, ab.ptr.Add(aoff[i]*sz), bb.ptr.Add(boff[i]*sz), cb.ptr.Add(coff[i]*sz)))
+		}
+		if syncEach {
+			check("MatMul", b.drv.Synchronize())
 		}
 	})
-	b.Copy(dst, tensor.View{Buf: c, Shape: dst.Shape, Strides: tensor.ContiguousStrides(dst.Shape)})
-	runtime.KeepAlive(ac)
-	runtime.KeepAlive(bc)
+	if tmp != nil {
+		b.Copy(dst, tensor.View{Buf: tmp, Shape: dst.Shape, Strides: tensor.ContiguousStrides(dst.Shape)})
+	}
+	runtime.KeepAlive(ab)
+	runtime.KeepAlive(bb)
+	runtime.KeepAlive(tmp)
+}
+
+// rowMajor reports whether the matrices (last two dims) of v are row-major
+// with no gaps between rows, as Driver.Gemm takes them.
+func rowMajor(v tensor.View) bool {
+	r := len(v.Shape)
+	rows, cols := v.Shape[r-2], v.Shape[r-1]
+	return (cols == 1 || v.Strides[r-1] == 1) && (rows == 1 || v.Strides[r-2] == cols)
+}
+
+// batchOffsets returns the element offset of each matrix of v, batch index
+// in row-major order over batch.
+func batchOffsets(v tensor.View, batch []int) []int {
+	offs := make([]int, tensor.NumelOf(batch))
+	idx := make([]int, len(batch))
+	for i := range offs {
+		o := v.Offset
+		for d, x := range idx {
+			o += x * v.Strides[d]
+		}
+		offs[i] = o
+		for d := len(idx) - 1; d >= 0; d-- {
+			if idx[d]++; idx[d] < batch[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return offs
+}
+
+// denseOffsets are the matrix offsets of a contiguous batch of size-elem matrices.
+func denseOffsets(batch []int, size int) []int {
+	offs := make([]int, tensor.NumelOf(batch))
+	for i := range offs {
+		offs[i] = i * size
+	}
+	return offs
+}
+
+// gemmOperand returns v's buffer and matrix offsets if its matrices are
+// row-major, else those of a contiguous copy.
+func (b *Backend) gemmOperand(v tensor.View, batch []int) (*Buffer, []int) {
+	if rowMajor(v) {
+		return buffer("MatMul", v), batchOffsets(v, batch)
+	}
+	r := len(v.Shape)
+	return b.contiguous(v), denseOffsets(batch, v.Shape[r-2]*v.Shape[r-1])
 }
 
 // contiguous returns a row-major copy of v.
 func (b *Backend) contiguous(v tensor.View) *Buffer {
-	out := b.Alloc(v.DType(), tensor.NumelOf(v.Shape)).(*Buffer)
+	out := b.AllocUninit(v.DType(), tensor.NumelOf(v.Shape)).(*Buffer)
 	b.Copy(tensor.View{Buf: out, Shape: v.Shape, Strides: tensor.ContiguousStrides(v.Shape)}, v)
 	return out
 }
@@ -397,7 +525,7 @@ func (b *Backend) Scatter(dst, index, src tensor.View, dim int, accumulate bool)
 	}
 	b.do(func() {
 		meta := b.meta("Scatter", index.Shape, dst, index, src)
-		b.launch("Scatter", "scatter_"+suffix[dst.DType()], blocks(n, elementwiseThreads), Dim3{X: elementwiseThreads}, meta,
+		b.launch("Scatter", "scatter_"+suffix[dst.DType()], blocks(n, elementwiseThreads), Dim3{X: elementwiseThreads},
 			n, meta, base("Scatter", dst), base("Scatter", index), base("Scatter", src), int32(dim), accumulate)
 	})
 }

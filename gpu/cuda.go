@@ -5,6 +5,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/goagx/agx/tensor"
@@ -28,17 +29,21 @@ func Available() error {
 	return nil
 }
 
-// New returns the CUDA backend on device 0.
-func New() (*Backend, error) {
+// New returns the CUDA backend on device 0. The backend is made on the first
+// call, and later calls return the same one: like PyTorch, a program has one
+// context per device, and its memory cache serves every tensor on it.
+func New() (*Backend, error) { return device0() }
+
+var device0 = sync.OnceValues(func() (*Backend, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
 	return NewBackend("cuda", func() (Driver, error) { return OpenCUDA(0) })
-}
+})
 
 // CUDADriver is the Driver on gorgonia.org/cu: driver API memory and launches,
-// NVRTC for modules and cuBLAS for Gemm. Open it on the goroutine that will use
-// it, locked to its OS thread (NewBackend does).
+// NVRTC for modules and cuBLAS for Gemm. Its context is current on the thread
+// that opened it and, after Bind, on the calling thread.
 type CUDADriver struct {
 	dev  cu.Device
 	ctx  cu.CUContext
@@ -79,6 +84,9 @@ func OpenCUDA(ordinal int) (*CUDADriver, error) {
 
 // Name is "cuda".
 func (d *CUDADriver) Name() string { return "cuda" }
+
+// Bind makes the driver's context current on the calling thread.
+func (d *CUDADriver) Bind() error { return cu.SetCurrentContext(d.ctx) }
 
 // Arch is the virtual architecture NVRTC compiles for (e.g. compute_80).
 func (d *CUDADriver) Arch() string { return d.arch }

@@ -1,32 +1,54 @@
-//go:build cuda
+//go:build cuda && !cudaemu
 
 package gpu_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/goagx/agx/gpu"
 	"github.com/goagx/agx/gpu/kernels"
 	"github.com/goagx/agx/tensor"
-	"github.com/goagx/agx/tensor/tensortest"
 )
 
 // These tests need a GPU: a binary linked with gorgonia.org/cu exits at
 // start-up without one, so on other machines only `go test -c -tags cuda`
-// (compile and link) is checked.
+// (compile and link) is checked. The backend-independent tests (conformance,
+// composed ops) are in device_test.go and composed_test.go.
 
-func newCUDA(tb testing.TB) *gpu.Backend {
+// testBackend is the GPU. A binary built with -tags cuda does not start
+// without one, so failing to open it is an error, not a reason to skip.
+func testBackend(tb testing.TB) *gpu.Backend {
 	tb.Helper()
 	be, err := gpu.New()
 	if err != nil {
-		tb.Skipf("no CUDA backend: %v", err)
+		tb.Fatal(err)
 	}
 	return be
 }
 
-func TestCUDAConformance(t *testing.T) {
-	tensortest.RunAll(t, newCUDA(t))
+// Probe, which never loads CUDA, must agree with the driver that a GPU is here.
+func TestProbeFindsTheGPU(t *testing.T) {
+	if err := gpu.Available(); err != nil {
+		t.Fatal(err)
+	}
+	r := gpu.Probe()
+	if !r.Found {
+		t.Fatalf("Probe() = %v on a machine where CUDA initialised", r)
+	}
+	t.Log(r)
+}
+
+func TestDriverArch(t *testing.T) {
+	d, err := gpu.OpenCUDA(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(d.Arch(), "compute_") {
+		t.Fatalf("Arch() = %q, want compute_XY", d.Arch())
+	}
+	t.Logf("device 0 compiles for %s", d.Arch())
 }
 
 func TestCompileKernels(t *testing.T) {
@@ -47,8 +69,8 @@ func sync(be *gpu.Backend, t *tensor.Tensor) {
 }
 
 func BenchmarkCUDAMatMul(b *testing.B) {
-	be := newCUDA(b)
-	for _, n := range []int{256, 1024} {
+	be := testBackend(b)
+	for _, n := range []int{256, 1024, 4096} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 			b.Run(fmt.Sprintf("%v/n=%d", dt, n), func(b *testing.B) {
 				x := tensor.Randn(dt, n, n).ToBackend(be)
@@ -64,8 +86,8 @@ func BenchmarkCUDAMatMul(b *testing.B) {
 }
 
 func BenchmarkCUDAElementwise(b *testing.B) {
-	be := newCUDA(b)
-	for _, n := range []int{1 << 16, 1 << 22} {
+	be := testBackend(b)
+	for _, n := range []int{1 << 16, 1 << 22, 1 << 26} {
 		b.Run(fmt.Sprintf("Mul/n=%d", n), func(b *testing.B) {
 			x := tensor.Randn(tensor.Float32, n).ToBackend(be)
 			y := tensor.Randn(tensor.Float32, n).ToBackend(be)
@@ -78,8 +100,26 @@ func BenchmarkCUDAElementwise(b *testing.B) {
 	}
 }
 
+// A chain of small element-wise ops with one read-back at the end: what the
+// queue (launches that do not wait) saves, per chain of 20 launches.
+func BenchmarkCUDAChain(b *testing.B) {
+	be := testBackend(b)
+	for _, n := range []int{1 << 12, 1 << 20} {
+		b.Run(fmt.Sprintf("10xMulAdd/n=%d", n), func(b *testing.B) {
+			x := tensor.Randn(tensor.Float32, n).ToBackend(be)
+			for b.Loop() {
+				y := x
+				for range 10 {
+					y = y.Mul(x).Add(x)
+				}
+				sync(be, y)
+			}
+		})
+	}
+}
+
 func BenchmarkCUDAAttention(b *testing.B) {
-	be := newCUDA(b)
+	be := testBackend(b)
 	for _, l := range []int{512, 2048} {
 		const bh, d = 16, 64
 		q := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
@@ -89,6 +129,15 @@ func BenchmarkCUDAAttention(b *testing.B) {
 			for b.Loop() {
 				o, _ := be.Attention(q, k, v, 0.125, false)
 				sync(be, o)
+			}
+		})
+		b.Run(fmt.Sprintf("fused-backward/L=%d", l), func(b *testing.B) {
+			o, lse := be.Attention(q, k, v, 0.125, false)
+			dout := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
+			b.ResetTimer()
+			for b.Loop() {
+				dq, _, _ := be.AttentionBackward(q, k, v, o, lse, dout, 0.125, false)
+				sync(be, dq)
 			}
 		})
 		b.Run(fmt.Sprintf("composite/L=%d", l), func(b *testing.B) {

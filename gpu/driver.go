@@ -27,11 +27,14 @@ type Module any
 // Driver is the small device interface the Backend is written against. The
 // CUDA implementation (build tag cuda) sits on gorgonia.org/cu, cu/blas and
 // cu/nvrtc; the emulator (package gpu/emu, build tag cudaemu) compiles the
-// same CUDA C sources for the host. Every method is called from the backend's
-// single device goroutine, which is locked to its OS thread.
+// same CUDA C sources for the host. The Backend calls the methods one at a
+// time, under its lock, from a goroutine locked to its OS thread, after Bind.
 type Driver interface {
 	// Name identifies the driver ("cuda", "cuda-emu").
 	Name() string
+	// Bind makes the device current on the calling OS thread (CUDA:
+	// cuCtxSetCurrent); the Backend calls it before every sequence of calls.
+	Bind() error
 	// Alloc returns bytes of zeroed device memory.
 	Alloc(bytes int) (Ptr, error)
 	// Free releases memory from Alloc.
@@ -54,7 +57,7 @@ type Driver interface {
 }
 
 // Args encodes kernel arguments into 8-byte slots: Ptr and *Buffer become
-// pointers, int and int64 become long long, int32 becomes int, float32 and
+// pointers, int and int64 become long long, uint64 unsigned long long, int32 becomes int, float32 and
 // float64 keep their C types, bool becomes int (0 or 1).
 func Args(vals ...any) []uint64 {
 	out := make([]uint64, len(vals))
@@ -68,6 +71,8 @@ func Args(vals ...any) []uint64 {
 			out[i] = uint64(int64(x))
 		case int64:
 			out[i] = uint64(x)
+		case uint64:
+			out[i] = x
 		case int32:
 			out[i] = uint64(uint32(x))
 		case float32:

@@ -70,12 +70,35 @@ func EmptyUninit(dt DType, shape ...int) *Tensor {
 	return emptyUninit(Default(), dt, shape...)
 }
 
+// EmptyUninitOn is EmptyUninit on a given backend. Backends other than the
+// CPU skip the zeroing when they implement UninitAllocator.
+func EmptyUninitOn(be Backend, dt DType, shape ...int) *Tensor {
+	if !dt.valid() {
+		Panicf("EmptyUninit", ErrDType, "unknown dtype %v", dt)
+	}
+	return emptyUninit(be, dt, shape...)
+}
+
+// UninitAllocator is implemented by backends that can hand out a buffer
+// without zeroing it (the gpu backend: a block from its memory cache). The
+// tensor package asks for such buffers only for results that their kernel
+// overwrites entirely, as with EmptyUninit.
+type UninitAllocator interface {
+	// AllocUninit returns a buffer of n elements whose contents are unspecified.
+	AllocUninit(dt DType, n int) Buffer
+}
+
 // emptyUninit is EmptyOn for a result that the caller overwrites entirely:
 // on the CPU, float tensors of at least uninitMin elements are not zeroed,
 // and those of at least recycleMin elements reuse a recycled buffer when
-// one of their size is free (recycle.go). Other backends, dtypes and sizes
-// get EmptyOn's zeroed tensor.
+// one of their size is free (recycle.go). A backend implementing
+// UninitAllocator gets its AllocUninit; other backends, dtypes and sizes get
+// EmptyOn's zeroed tensor.
 func emptyUninit(be Backend, dt DType, shape ...int) *Tensor {
+	if ua, ok := be.(UninitAllocator); ok {
+		n := checkShape("Empty", shape)
+		return newTensor(be, ua.AllocUninit(dt, n), shape)
+	}
 	if _, cpu := be.(CPU); cpu && (dt == Float32 || dt == Float64) {
 		n := checkShape("Empty", shape)
 		if n < uninitMin {

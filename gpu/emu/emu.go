@@ -92,6 +92,9 @@ func NewBackend() (*gpu.Backend, error) {
 // Name is "cuda-emu".
 func (d *Driver) Name() string { return "cuda-emu" }
 
+// Bind does nothing: emulated device memory is host memory, on every thread.
+func (d *Driver) Bind() error { return nil }
+
 // Alloc returns zeroed host memory standing for device memory.
 func (d *Driver) Alloc(bytes int) (gpu.Ptr, error) {
 	p := C.agx_alloc(C.size_t(max(bytes, 1)))

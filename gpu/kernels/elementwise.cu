@@ -18,6 +18,12 @@
 	AGX_EXPORT(fill_##t)
 AGX_DTYPES(AGX_FILL)
 
+// --- fill_words: n 8-byte words of a contiguous block set to bits (the
+// backend zeroes a reused memory block with it, or poisons one with NaN) ---
+extern "C" __global__ void fill_words(i64 n, unsigned long long* dst, unsigned long long bits) {
+	AGX_GRID_LOOP(i, n) { dst[i] = bits; }
+}
+
 // --- copy / cast: cast_<src>_<dst> ---
 #define AGX_CAST(s, S, d, D)                                                                     \
 	extern "C" __global__ void cast_##s##_##d(i64 n, const i64* meta, D* dst, const S* src) { \

@@ -1,24 +1,20 @@
-//go:build cudaemu
+//go:build cuda || cudaemu
 
-package emu_test
+package gpu_test
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
-	"github.com/goagx/agx/gpu/emu"
 	"github.com/goagx/agx/tensor"
 )
 
 // Ops the tensor package composes from the primitives (softmax, logsumexp,
 // variance, broadcasting arithmetic, batched matmul) give the CPU's results on
-// tensors moved to the emulated GPU with ToBackend.
+// tensors moved to the GPU (or the emulator) with ToBackend.
 func TestComposedOps(t *testing.T) {
-	be, err := emu.NewBackend()
-	if err != nil {
-		t.Fatal(err)
-	}
+	be := testBackend(t)
 	ops := map[string]func(x, y *tensor.Tensor) *tensor.Tensor{
 		"Softmax":    func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Softmax(2) },
 		"LogSoftmax": func(x, _ *tensor.Tensor) *tensor.Tensor { return x.LogSoftmax(1) },
