@@ -284,7 +284,12 @@ func (b *Backend) elementwise(op, kernel string, dst tensor.View, views []tensor
 	}
 	b.do(func() {
 		all := append([]tensor.View{dst}, views...)
-		meta := b.meta(op, dst.Shape, all...)
+		var meta Ptr
+		if op != "Gather" && allDense(dst.Shape, all) {
+			meta = b.upload(op, []int64{-1}) // agx_offsets: every offset is the flat index
+		} else {
+			meta = b.meta(op, dst.Shape, all...)
+		}
 		args := []any{n, meta}
 		for _, v := range all {
 			args = append(args, base(op, v))
@@ -292,6 +297,21 @@ func (b *Backend) elementwise(op, kernel string, dst tensor.View, views []tensor
 		args = append(args, extra...)
 		b.launch(op, kernel, blocks(n, elementwiseThreads), Dim3{X: elementwiseThreads}, args...)
 	})
+}
+
+// allDense reports whether every view is row-major contiguous over shape
+// (strides of dims of size 1 do not matter).
+func allDense(shape []int, views []tensor.View) bool {
+	for _, v := range views {
+		stride := 1
+		for d := len(shape) - 1; d >= 0; d-- {
+			if shape[d] != 1 && v.Strides[d] != stride {
+				return false
+			}
+			stride *= shape[d]
+		}
+	}
+	return true
 }
 
 // ToSlice copies the view, row-major, into a new Go slice.

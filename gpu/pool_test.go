@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -291,5 +292,53 @@ func TestMatMulOperandsInPlace(t *testing.T) {
 				t.Fatalf("Gemm operands %x, want %x", gemms, tc.gemms)
 			}
 		})
+	}
+}
+
+func TestUninitPoison(t *testing.T) {
+	be, _ := fakeBackend(t, 1<<30)
+	poisonUninit = true
+	defer func() { poisonUninit = false }()
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		buf := be.AllocUninit(dt, 100).(*Buffer)
+		var got []float64
+		switch s := be.ToSlice(tensor.View{Buf: buf, Shape: []int{100}, Strides: []int{1}}).(type) {
+		case []float32:
+			for _, x := range s {
+				got = append(got, float64(x))
+			}
+		case []float64:
+			got = s
+		}
+		if len(got) != 100 {
+			t.Fatalf("%v: %d values back", dt, len(got))
+		}
+		for i, v := range got {
+			if !math.IsNaN(v) {
+				t.Fatalf("%v: element %d = %v, want NaN under AGX_DEBUG_UNINIT", dt, i, v)
+			}
+		}
+	}
+}
+
+func TestAllDense(t *testing.T) {
+	v := func(strides ...int) tensor.View { return tensor.View{Strides: strides} }
+	cases := []struct {
+		name  string
+		shape []int
+		views []tensor.View
+		want  bool
+	}{
+		{"contiguous", []int{2, 3}, []tensor.View{v(3, 1), v(3, 1)}, true},
+		{"size-1 dim, any stride", []int{2, 1, 3}, []tensor.View{v(3, 99, 1)}, true},
+		{"broadcast", []int{2, 3}, []tensor.View{v(3, 1), v(0, 1)}, false},
+		{"transposed", []int{2, 3}, []tensor.View{v(1, 2)}, false},
+		{"row gap", []int{2, 3}, []tensor.View{v(4, 1)}, false},
+		{"0-d", nil, []tensor.View{v(), v()}, true},
+	}
+	for _, c := range cases {
+		if got := allDense(c.shape, c.views); got != c.want {
+			t.Errorf("%s: allDense = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

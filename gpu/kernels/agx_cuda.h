@@ -22,10 +22,16 @@ typedef long long i64;
 
 // agx_offsets computes the element offsets of K operands for the row-major flat
 // index i of a strided iteration space. meta holds
-// [rank, shape[rank], strides of operand 0[rank], strides of operand 1[rank], ...].
+// [rank, shape[rank], strides of operand 0[rank], strides of operand 1[rank], ...],
+// or just [-1] when every operand is contiguous in the same order: then each
+// offset is i, without the divisions.
 template <int K>
 __device__ inline void agx_offsets(i64 i, const i64* meta, i64* off) {
 	int rank = (int)meta[0];
+	if (rank < 0) {
+		for (int k = 0; k < K; k++) off[k] = i;
+		return;
+	}
 	for (int k = 0; k < K; k++) off[k] = 0;
 	for (int d = rank - 1; d >= 0; d--) {
 		i64 s = meta[1 + d];

@@ -12,21 +12,50 @@
 #define AGX_ATTN_B 32
 #define AGX_ATTN_MAXD 64
 
+// Rows are kept in arrays of AGX_ATTN_MAXD, zero past d, and every loop over
+// them runs over all AGX_ATTN_MAXD columns with a constant bound: unrolled,
+// the arrays of a thread live in registers. (With d as the bound they were
+// indexed at run time and so lived in local memory, which made the kernels
+// several times slower on an H100.)
+
 // agx_attn_load copies rows [r0, r0+AGX_ATTN_B) of a [rows, d] matrix into a
-// shared tile, zero-padding past the end.
+// shared tile, zero-padding past the last row and column.
 template <typename T>
 __device__ inline void agx_attn_load(T (*tile)[AGX_ATTN_MAXD], const T* src, i64 r0, i64 rows, i64 d) {
-	for (i64 e = threadIdx.x; e < AGX_ATTN_B * d; e += blockDim.x) {
-		i64 r = e / d, c = e % d;
-		tile[r][c] = r0 + r < rows ? src[(r0 + r) * d + c] : (T)0;
+	for (int e = threadIdx.x; e < AGX_ATTN_B * AGX_ATTN_MAXD; e += blockDim.x) {
+		int r = e / AGX_ATTN_MAXD, c = e % AGX_ATTN_MAXD;
+		tile[r][c] = r0 + r < rows && c < d ? src[(r0 + r) * d + c] : (T)0;
 	}
 }
 
+// agx_attn_row copies a row of d values into r, times scale, zero past d.
 template <typename T>
-__device__ inline T agx_dot(const T* a, const T* b, i64 d) {
+__device__ inline void agx_attn_row(T* r, const T* src, i64 d, T scale) {
+#pragma unroll
+	for (int c = 0; c < AGX_ATTN_MAXD; c++) r[c] = c < d ? src[c] * scale : (T)0;
+}
+
+template <typename T>
+__device__ inline T agx_dot(const T* a, const T* b) {
 	T s = 0;
-	for (i64 c = 0; c < d; c++) s += a[c] * b[c];
+#pragma unroll
+	for (int c = 0; c < AGX_ATTN_MAXD; c++) s += a[c] * b[c];
 	return s;
+}
+
+// agx_axpy sets y = y*a + x*b over a whole row.
+template <typename T>
+__device__ inline void agx_axpy(T* y, T a, const T* x, T b) {
+#pragma unroll
+	for (int c = 0; c < AGX_ATTN_MAXD; c++) y[c] = y[c] * a + x[c] * b;
+}
+
+// agx_attn_store writes the first d values of r, times scale, to dst.
+template <typename T>
+__device__ inline void agx_attn_store(T* dst, const T* r, i64 d, T scale) {
+#pragma unroll
+	for (int c = 0; c < AGX_ATTN_MAXD; c++)
+		if (c < d) dst[c] = r[c] * scale;
 }
 
 template <typename T>
@@ -40,8 +69,10 @@ __device__ void agx_attn_fwd(i64 lq, i64 lk, i64 d, const T* q, const T* k, cons
 	q += (bh * lq + (active ? i : 0)) * d;
 	k += bh * lk * d;
 	v += bh * lk * d;
-	T acc[AGX_ATTN_MAXD];
-	for (i64 c = 0; c < d; c++) acc[c] = 0;
+	T qr[AGX_ATTN_MAXD], acc[AGX_ATTN_MAXD];
+	agx_attn_row<T>(qr, q, d, (T)scale);
+#pragma unroll
+	for (int c = 0; c < AGX_ATTN_MAXD; c++) acc[c] = 0;
 	T m = -agx_inf<T>(), l = 0;
 	for (i64 j0 = 0; j0 < lk; j0 += AGX_ATTN_B) {
 		agx_attn_load<T>(ks, k, j0, lk, d);
@@ -49,24 +80,28 @@ __device__ void agx_attn_fwd(i64 lq, i64 lk, i64 d, const T* q, const T* k, cons
 		__syncthreads();
 		for (i64 r = 0; active && r < AGX_ATTN_B && j0 + r < lk; r++) {
 			if (causal && j0 + r > i) break;
-			T s = agx_dot<T>(q, ks[r], d) * (T)scale;
+			T s = agx_dot<T>(qr, ks[r]);
 			T mn = s > m ? s : m;
 			T corr = exp(m - mn), p = exp(s - mn);
 			l = l * corr + p;
-			for (i64 c = 0; c < d; c++) acc[c] = acc[c] * corr + p * vs[r][c];
+			agx_axpy<T>(acc, corr, vs[r], p);
 			m = mn;
 		}
 		__syncthreads(); // the tiles are overwritten next
 	}
 	if (!active) return;
-	for (i64 c = 0; c < d; c++) o[(bh * lq + i) * d + c] = acc[c] / l;
+	agx_attn_store<T>(o + (bh * lq + i) * d, acc, d, (T)1 / l);
 	lse[bh * lq + i] = m + log(l);
 }
 
 // delta[row] = dO[row] · O[row], the softmax-backward correction per query.
 template <typename T>
 __device__ void agx_attn_delta(i64 rows, i64 d, const T* o, const T* dout, T* delta) {
-	AGX_GRID_LOOP(r, rows) { delta[r] = agx_dot<T>(o + r * d, dout + r * d, d); }
+	AGX_GRID_LOOP(r, rows) {
+		T s = 0;
+		for (i64 c = 0; c < d; c++) s += o[r * d + c] * dout[r * d + c];
+		delta[r] = s;
+	}
 }
 
 template <typename T>
@@ -78,26 +113,28 @@ __device__ void agx_attn_dq(i64 lq, i64 lk, i64 d, const T* q, const T* k, const
 	i64 i = (i64)blockIdx.x * AGX_ATTN_B + threadIdx.x;
 	bool active = i < lq;
 	i64 row = bh * lq + (active ? i : 0);
-	q += row * d;
-	dout += row * d;
 	k += bh * lk * d;
 	v += bh * lk * d;
-	T acc[AGX_ATTN_MAXD];
-	for (i64 c = 0; c < d; c++) acc[c] = 0;
+	T qr[AGX_ATTN_MAXD], dor[AGX_ATTN_MAXD], acc[AGX_ATTN_MAXD];
+	agx_attn_row<T>(qr, q + row * d, d, (T)scale);
+	agx_attn_row<T>(dor, dout + row * d, d, (T)1);
+#pragma unroll
+	for (int c = 0; c < AGX_ATTN_MAXD; c++) acc[c] = 0;
+	T lr = lse[row], dr = delta[row];
 	for (i64 j0 = 0; j0 < lk; j0 += AGX_ATTN_B) {
 		agx_attn_load<T>(ks, k, j0, lk, d);
 		agx_attn_load<T>(vs, v, j0, lk, d);
 		__syncthreads();
 		for (i64 r = 0; active && r < AGX_ATTN_B && j0 + r < lk; r++) {
 			if (causal && j0 + r > i) break;
-			T p = exp(agx_dot<T>(q, ks[r], d) * (T)scale - lse[row]);
-			T ds = p * (agx_dot<T>(dout, vs[r], d) - delta[row]);
-			for (i64 c = 0; c < d; c++) acc[c] += ds * ks[r][c];
+			T p = exp(agx_dot<T>(qr, ks[r]) - lr);
+			T ds = p * (agx_dot<T>(dor, vs[r]) - dr);
+			agx_axpy<T>(acc, (T)1, ks[r], ds);
 		}
 		__syncthreads();
 	}
 	if (!active) return;
-	for (i64 c = 0; c < d; c++) dq[row * d + c] = acc[c] * (T)scale;
+	agx_attn_store<T>(dq + row * d, acc, d, (T)scale);
 }
 
 template <typename T>
@@ -114,10 +151,11 @@ __device__ void agx_attn_dkdv(i64 lq, i64 lk, i64 d, const T* q, const T* k, con
 	dout += bh * lq * d;
 	lse += bh * lq;
 	delta += bh * lq;
-	const T* kj = k + row * d;
-	const T* vj = v + row * d;
-	T gk[AGX_ATTN_MAXD], gv[AGX_ATTN_MAXD];
-	for (i64 c = 0; c < d; c++) gk[c] = gv[c] = 0;
+	T kj[AGX_ATTN_MAXD], vj[AGX_ATTN_MAXD], gk[AGX_ATTN_MAXD], gv[AGX_ATTN_MAXD];
+	agx_attn_row<T>(kj, k + row * d, d, (T)scale);
+	agx_attn_row<T>(vj, v + row * d, d, (T)1);
+#pragma unroll
+	for (int c = 0; c < AGX_ATTN_MAXD; c++) gk[c] = gv[c] = 0;
 	for (i64 i0 = 0; i0 < lq; i0 += AGX_ATTN_B) {
 		agx_attn_load<T>(qs, q, i0, lq, d);
 		agx_attn_load<T>(dos, dout, i0, lq, d);
@@ -128,20 +166,16 @@ __device__ void agx_attn_dkdv(i64 lq, i64 lk, i64 d, const T* q, const T* k, con
 		__syncthreads();
 		for (i64 r = 0; active && r < AGX_ATTN_B && i0 + r < lq; r++) {
 			if (causal && j > i0 + r) continue;
-			T p = exp(agx_dot<T>(qs[r], kj, d) * (T)scale - ls[r]);
-			T ds = p * (agx_dot<T>(dos[r], vj, d) - ds_[r]);
-			for (i64 c = 0; c < d; c++) {
-				gv[c] += p * dos[r][c];
-				gk[c] += ds * qs[r][c];
-			}
+			T p = exp(agx_dot<T>(qs[r], kj) - ls[r]);
+			T ds = p * (agx_dot<T>(dos[r], vj) - ds_[r]);
+			agx_axpy<T>(gv, (T)1, dos[r], p);
+			agx_axpy<T>(gk, (T)1, qs[r], ds);
 		}
 		__syncthreads();
 	}
 	if (!active) return;
-	for (i64 c = 0; c < d; c++) {
-		dk[row * d + c] = gk[c] * (T)scale;
-		dv[row * d + c] = gv[c];
-	}
+	agx_attn_store<T>(dk + row * d, gk, d, (T)scale);
+	agx_attn_store<T>(dv + row * d, gv, d, (T)1);
 }
 
 #define AGX_ATTENTION(t, T)                                                                                         \
