@@ -25,8 +25,7 @@ const (
 // thread).
 //
 // An earlier design ran it all on one device goroutine, locked to its thread
-// for good, and sent it closures: on the GPU that cost about 100 µs per
-// operation, most of it waking that thread and the caller's in turn.
+// for good, and sent it closures: two thread wake-ups per call (docs/gpu.md).
 type Backend struct {
 	name  string
 	drv   Driver

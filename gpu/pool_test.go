@@ -76,7 +76,9 @@ func (d *fakeDriver) CopyDtoD(dst, src Ptr, bytes int) error {
 	return nil
 }
 
-func (d *fakeDriver) LoadModule(name, source string, kernels []string) (Module, error) { return name, nil }
+func (d *fakeDriver) LoadModule(name, source string, kernels []string) (Module, error) {
+	return name, nil
+}
 
 func (d *fakeDriver) Launch(m Module, kernel string, grid, block Dim3, sharedBytes int, args []uint64) error {
 	d.launches = append(d.launches, kernel)

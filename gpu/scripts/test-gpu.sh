@@ -2,7 +2,8 @@
 # The GPU checks that run without a GPU (docs/gpu.md, "What is verified where"):
 #  1. the cuda-tagged code builds, vets and links its test binaries against the
 #     CUDA 11.8 headers and stub libraries (cuda-sdk.sh; never run: a binary
-#     linked with gorgonia.org/cu exits at start-up without a GPU);
+#     linked with gorgonia.org/cu exits at start-up without a GPU), and so does
+#     the bundle of test binaries for a GPU machine (gpu-bundle.sh);
 #  2. every kernel compiles to PTX for compute_80 and compute_90 (check-kernels.sh);
 #  3. the emulator: the gpu Backend runs the tensor conformance suite and the
 #     custom-kernel Functions their gradchecks with the kernels compiled for
@@ -38,6 +39,10 @@ if [[ "${AGX_GPU_SKIP_SDK:-}" != 1 ]]; then
 		go vet -tags cuda ./gpu/...
 		go test -c -tags cuda -o "$work/gpu-cuda.test" ./gpu
 	)
+	took
+
+	step "the bundle that runs the cuda tests on a GPU machine without Go (gpu-bundle.sh)"
+	"$here/gpu-bundle.sh" "$work/bundle" >/dev/null
 	took
 
 	step "kernels to PTX for compute_80 and compute_90"
