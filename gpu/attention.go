@@ -8,8 +8,9 @@ import (
 
 // Kernel geometry of attention.cu.
 const (
-	attnBlock = 32 // AGX_ATTN_B
-	attnMaxD  = 64 // AGX_ATTN_MAXD
+	attnBlock   = 32  // AGX_ATTN_B: rows per block
+	attnThreads = 128 // AGX_ATTN_THREADS: AGX_ATTN_S = 4 threads per row
+	attnMaxD    = 64  // AGX_ATTN_MAXD
 )
 
 // attnDims checks q [..., Lq, D], k and v [..., Lk, D] and returns BH, Lq, Lk, D.
@@ -52,7 +53,7 @@ func (b *Backend) Attention(q, k, v *tensor.Tensor, scale float64, causal bool) 
 	}
 	ob, lb := o.Raw().Buf.(*Buffer), lse.Raw().Buf.(*Buffer)
 	b.do(func() {
-		b.launch("Attention", "attn_fwd_"+suffix[dt], grid2(lq, bh), Dim3{X: attnBlock},
+		b.launch("Attention", "attn_fwd_"+suffix[dt], grid2(lq, bh), Dim3{X: attnThreads},
 			lq, lk, d, qb, kb, vb, ob, lb, scale, causal)
 	})
 	return o, lse
@@ -77,9 +78,9 @@ func (b *Backend) AttentionBackward(q, k, v, o, lse, dout *tensor.Tensor, scale 
 	b.do(func() {
 		b.launch("AttentionBackward", "attn_delta_"+sfx, blocks(bh*lq, elementwiseThreads), Dim3{X: elementwiseThreads},
 			bh*lq, d, ob, gb, delta)
-		b.launch("AttentionBackward", "attn_dq_"+sfx, grid2(lq, bh), Dim3{X: attnBlock},
+		b.launch("AttentionBackward", "attn_dq_"+sfx, grid2(lq, bh), Dim3{X: attnThreads},
 			lq, lk, d, qb, kb, vb, gb, lb, delta, dqb, scale, causal)
-		b.launch("AttentionBackward", "attn_dkdv_"+sfx, grid2(lk, bh), Dim3{X: attnBlock},
+		b.launch("AttentionBackward", "attn_dkdv_"+sfx, grid2(lk, bh), Dim3{X: attnThreads},
 			lq, lk, d, qb, kb, vb, gb, lb, delta, dkb, dvb, scale, causal)
 	})
 	return dq, dk, dv

@@ -116,7 +116,7 @@ static void test_attention() {
 	for (i64 i = 0; i < lq * d; i++) q[i] = (double)((i * 11) % 17) / 8 - 1, dout[i] = (double)(i % 5) / 4;
 	for (i64 i = 0; i < lk * d; i++) k[i] = (double)((i * 7) % 13) / 6 - 1, v[i] = (double)((i * 3) % 11) / 5;
 	dim3 gq((lq + AGX_ATTN_B - 1) / AGX_ATTN_B, 1), gk((lk + AGX_ATTN_B - 1) / AGX_ATTN_B, 1);
-	run(attn_fwd_f64, gq, dim3(AGX_ATTN_B), lq, lk, d, (const double*)q.data(), (const double*)k.data(),
+	run(attn_fwd_f64, gq, dim3(AGX_ATTN_THREADS), lq, lk, d, (const double*)q.data(), (const double*)k.data(),
 	    (const double*)v.data(), o.data(), lse.data(), scale, 0);
 	for (i64 i = 0; i < lq; i++) {
 		std::vector<double> s(lk);
@@ -134,10 +134,10 @@ static void test_attention() {
 		}
 	}
 	run(attn_delta_f64, dim3(1), dim3(64), lq, d, (const double*)o.data(), (const double*)dout.data(), delta.data());
-	run(attn_dq_f64, gq, dim3(AGX_ATTN_B), lq, lk, d, (const double*)q.data(), (const double*)k.data(),
+	run(attn_dq_f64, gq, dim3(AGX_ATTN_THREADS), lq, lk, d, (const double*)q.data(), (const double*)k.data(),
 	    (const double*)v.data(), (const double*)dout.data(), (const double*)lse.data(), (const double*)delta.data(),
 	    dq.data(), scale, 1);
-	run(attn_dkdv_f64, gk, dim3(AGX_ATTN_B), lq, lk, d, (const double*)q.data(), (const double*)k.data(),
+	run(attn_dkdv_f64, gk, dim3(AGX_ATTN_THREADS), lq, lk, d, (const double*)q.data(), (const double*)k.data(),
 	    (const double*)v.data(), (const double*)dout.data(), (const double*)lse.data(), (const double*)delta.data(),
 	    dk.data(), dv.data(), scale, 1);
 }
