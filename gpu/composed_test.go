@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/goagx/agx/gpu/gputest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -14,7 +15,7 @@ import (
 // variance, broadcasting arithmetic, batched matmul) give the CPU's results on
 // tensors moved to the GPU (or the emulator) with ToBackend.
 func TestComposedOps(t *testing.T) {
-	be := testBackend(t)
+	be := gputest.Backend(t)
 	ops := map[string]func(x, y *tensor.Tensor) *tensor.Tensor{
 		"Softmax":    func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Softmax(2) },
 		"LogSoftmax": func(x, _ *tensor.Tensor) *tensor.Tensor { return x.LogSoftmax(1) },

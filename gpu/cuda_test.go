@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/gpu"
+	"github.com/goagx/agx/gpu/gputest"
 	"github.com/goagx/agx/gpu/kernels"
 	"github.com/goagx/agx/tensor"
 )
@@ -16,17 +17,6 @@ import (
 // start-up without one, so on other machines only `go test -c -tags cuda`
 // (compile and link) is checked. The backend-independent tests (conformance,
 // composed ops) are in device_test.go and composed_test.go.
-
-// testBackend is the GPU. A binary built with -tags cuda does not start
-// without one, so failing to open it is an error, not a reason to skip.
-func testBackend(tb testing.TB) *gpu.Backend {
-	tb.Helper()
-	be, err := gpu.New()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return be
-}
 
 // Probe, which never loads CUDA, must agree with the driver that a GPU is here.
 func TestProbeFindsTheGPU(t *testing.T) {
@@ -69,7 +59,7 @@ func sync(be *gpu.Backend, t *tensor.Tensor) {
 }
 
 func BenchmarkCUDAMatMul(b *testing.B) {
-	be := testBackend(b)
+	be := gputest.Backend(b)
 	for _, n := range []int{256, 1024, 4096} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 			b.Run(fmt.Sprintf("%v/n=%d", dt, n), func(b *testing.B) {
@@ -86,7 +76,7 @@ func BenchmarkCUDAMatMul(b *testing.B) {
 }
 
 func BenchmarkCUDAElementwise(b *testing.B) {
-	be := testBackend(b)
+	be := gputest.Backend(b)
 	for _, n := range []int{1 << 16, 1 << 22, 1 << 26} {
 		b.Run(fmt.Sprintf("Mul/n=%d", n), func(b *testing.B) {
 			x := tensor.Randn(tensor.Float32, n).ToBackend(be)
@@ -103,7 +93,7 @@ func BenchmarkCUDAElementwise(b *testing.B) {
 // A chain of small element-wise ops with one read-back at the end: what the
 // queue (launches that do not wait) saves, per chain of 20 launches.
 func BenchmarkCUDAChain(b *testing.B) {
-	be := testBackend(b)
+	be := gputest.Backend(b)
 	for _, n := range []int{1 << 12, 1 << 20} {
 		b.Run(fmt.Sprintf("10xMulAdd/n=%d", n), func(b *testing.B) {
 			x := tensor.Randn(tensor.Float32, n).ToBackend(be)
@@ -119,7 +109,7 @@ func BenchmarkCUDAChain(b *testing.B) {
 }
 
 func BenchmarkCUDAAttention(b *testing.B) {
-	be := testBackend(b)
+	be := gputest.Backend(b)
 	for _, l := range []int{512, 2048} {
 		const bh, d = 16, 64
 		q := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)

@@ -5,6 +5,7 @@ package gpu_test
 import (
 	"testing"
 
+	"github.com/goagx/agx/gpu/gputest"
 	"github.com/goagx/agx/tensor/tensortest"
 )
 
@@ -12,5 +13,5 @@ import (
 // on the GPU with -tags cuda, on the emulator (the same kernels compiled for
 // the host) with -tags cudaemu.
 func TestConformance(t *testing.T) {
-	tensortest.RunAll(t, testBackend(t))
+	tensortest.RunAll(t, gputest.Backend(t))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/gpu/cudafn"
+	"github.com/goagx/agx/gpu/gputest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -30,7 +31,7 @@ func composite(q, k, v *agx.Tensor, scale float64, causal bool) *agx.Tensor {
 }
 
 func TestAttention(t *testing.T) {
-	be := backend(t)
+	be := gputest.Backend(t)
 	cases := []struct {
 		b, h, lq, lk, d int
 		causal          bool

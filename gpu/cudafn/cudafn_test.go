@@ -9,6 +9,7 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/gpu/cudafn"
+	"github.com/goagx/agx/gpu/gputest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -61,7 +62,7 @@ extern "C" __global__ void add_clamp_grad_f64(i64 n, const double* a, const doub
 `
 
 func TestKernelSiLU(t *testing.T) {
-	be := backend(t)
+	be := gputest.Backend(t)
 	f := cudafn.Kernel{FuncName: "CUDASiLU", Source: silu, ForwardKernel: "silu_forward", BackwardKernel: "silu_backward", Backend: be}
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
 		t.Run(dt.String(), func(t *testing.T) {
@@ -92,7 +93,7 @@ func TestKernelSiLU(t *testing.T) {
 }
 
 func TestKernelTwoInputsWithParams(t *testing.T) {
-	be := backend(t)
+	be := gputest.Backend(t)
 	f := cudafn.Kernel{FuncName: "AddClamp", Source: fusedAddClamp, ForwardKernel: "add_clamp",
 		BackwardKernel: "add_clamp_grad", Params: []float64{-0.5, 1}, Backend: be}
 	a := agx.FromSlice([]float64{-2, -0.3, 0.1, 0.4, 0.9, 3}, 2, 3).SetRequiresGrad(true)
@@ -110,7 +111,7 @@ func TestKernelTwoInputsWithParams(t *testing.T) {
 }
 
 func TestKernelErrors(t *testing.T) {
-	be := backend(t)
+	be := gputest.Backend(t)
 	cases := []struct {
 		name string
 		f    cudafn.Kernel

@@ -1,6 +1,6 @@
 //go:build cudaemu
 
-package gpu_test
+package gputest
 
 import (
 	"testing"
@@ -9,8 +9,8 @@ import (
 	"github.com/goagx/agx/gpu/emu"
 )
 
-// testBackend is the emulated GPU: the kernels compiled for the host.
-func testBackend(tb testing.TB) *gpu.Backend {
+// Backend is the emulated GPU: the kernels compiled for the host.
+func Backend(tb testing.TB) *gpu.Backend {
 	tb.Helper()
 	be, err := emu.NewBackend()
 	if err != nil {
