@@ -51,9 +51,9 @@ func TestCompileKernels(t *testing.T) {
 	}
 }
 
-// sync makes a benchmark's timing include the device work: every backend
-// primitive synchronises before returning, and ToSlice of one element reads
-// the result back.
+// sync makes a benchmark's timing include the device work: launches do not
+// wait, but reading one element of the result back (ToSlice) waits for every
+// queued kernel.
 func sync(be *gpu.Backend, t *tensor.Tensor) {
 	be.ToSlice(tensor.View{Buf: t.Raw().Buf, Shape: []int{1}, Strides: []int{1}})
 }

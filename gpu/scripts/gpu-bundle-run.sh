@@ -38,7 +38,7 @@ for t in gpu cudafn; do
 done
 
 if [[ "${AGX_BENCH:-.}" != none ]]; then
-	echo "== benchmarks (device time: each op synchronises, results read back)"
+	echo "== benchmarks (device time: each iteration reads its result back, which waits for the device)"
 	"$here/gpu.test" -test.run '^$' -test.bench "${AGX_BENCH:-.}" -test.benchtime "${AGX_BENCHTIME:-1s}" -test.benchmem 2>&1 | tee "$logs/bench.log"
 	[[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
 fi
