@@ -1,10 +1,11 @@
 package gemm
 
 import (
-	"github.com/goagx/agx/tensor/internal/team"
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/goagx/agx/tensor/internal/team"
 )
 
 // kernel describes one micro-kernel and the cache blocking that suits it.
