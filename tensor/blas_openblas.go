@@ -57,7 +57,10 @@ func init() {
 // few cores), a large product is split into GOMAXPROCS stripes, each one
 // OpenBLAS call: the first on the calling thread, the others on C worker
 // threads (blas_openblas_split.c), all inside one cgo call (see cStripes).
-// With more OpenBLAS threads the product goes to OpenBLAS whole.
+// Before it hands the stripes out, the caller moves a worker that shares
+// its CPU (or another worker's) to a free one, as the kernel leaves such
+// pairs together for milliseconds. With more OpenBLAS threads the product
+// goes to OpenBLAS whole.
 type openBLAS struct{ netlib.Implementation }
 
 // openBLASYieldMin is the smallest m·n·k of a product that may yield first

@@ -15,4 +15,20 @@ int agx_gemm_split(int dbl, int tA, int tB, int m, int n, int k, double alpha,
                    const void *a, int lda, const void *b, int ldb, double beta,
                    void *c, int ldc, int nparts, int step);
 
+// For the tests: how many times a worker was moved off another thread's CPU
+// (see narrow in blas_openblas_split.c); the CPU on which worker i's last
+// stripe started (-1 if unknown); narrowing worker i's affinity, or the
+// calling thread's, to one CPU (they return 0 where that is not possible);
+// giving the calling thread the CPUs the process had when the workers
+// started; the calling thread's CPU; how many CPUs worker i may run on
+// now (-1 if unknown); how many the process had when the workers started.
+long agx_split_moves(void);
+int agx_split_ran_on(int i);
+int agx_split_pin_worker(int i, int cpu);
+int agx_split_pin_self(int cpu);
+int agx_split_unpin_self(void);
+int agx_split_this_cpu(void);
+int agx_split_worker_cpus(int i);
+int agx_split_allowed_cpus(void);
+
 #endif

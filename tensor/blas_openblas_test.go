@@ -224,3 +224,52 @@ func TestOpenBLASStripesConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A worker that shares the caller's CPU is moved to another before it gets
+// its stripe, and keeps no narrowed affinity afterwards
+// (blas_openblas_split.c, narrow and widen). The test puts the worker on
+// the caller's CPU as the kernel sometimes does, by pinning both there.
+func TestOpenBLASStripesSpread(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("workers are spread only on Linux")
+	}
+	splitEveryProduct(t, 2)
+	product := func() {
+		checkStripes(t, 256, 192, 64, blas.NoTrans, blas.NoTrans, 1e-12, func(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, cc []float64, ldc int) {
+			blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, cc, ldc)
+		})
+	}
+	product() // starts the workers
+	if n := splitAllowedCPUs(); n < 2 {
+		t.Skipf("the process may run on %d CPU(s)", n)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for round := range 3 {
+		cpu := splitThisCPU()
+		if cpu < 0 || !splitPinSelf(cpu) {
+			t.Skip("cannot pin the test's thread")
+		}
+		if !splitPinWorker(0, cpu) {
+			splitUnpinSelf()
+			t.Fatalf("cannot pin the worker to CPU %d", cpu)
+		}
+		// Let the worker run on that CPU (it polls, then sleeps).
+		time.Sleep(2 * time.Millisecond)
+		moves := splitMoves()
+		product()
+		ran, after := splitRanOn(0), splitWorkerCPUs(0)
+		if !splitUnpinSelf() {
+			t.Fatal("cannot give the test's thread its CPUs back")
+		}
+		if ran == cpu {
+			t.Errorf("round %d: the worker computed its stripe on the caller's CPU %d", round, cpu)
+		}
+		if splitMoves() == moves {
+			t.Errorf("round %d: no worker was moved", round)
+		}
+		if want := splitAllowedCPUs(); after != want {
+			t.Errorf("round %d: after the product the worker may run on %d CPUs, want %d", round, after, want)
+		}
+	}
+}
