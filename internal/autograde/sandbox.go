@@ -139,6 +139,9 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 		}
 	}
 	wrapped := spec
+	if net && wrap != nil {
+		wrapped.Env = offlineGoEnv(spec.Env)
+	}
 	if sb.drop != nil {
 		quoted := make([]string, len(prefix))
 		for i, a := range prefix {
@@ -188,6 +191,28 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 	}
 	ok = true
 	return sb, nil
+}
+
+// offlineGoEnv returns env with the go command told that there is no
+// network: GOPROXY=off and GOSUMDB=off. In the network namespace the module
+// cache is all the kernel has, and GoNB's `go get` after each cell would
+// otherwise still ask the checksum database about modules missing from the
+// scratch module's go.sum. It can answer from the cache only while every
+// cached lookup comes from one signed tree: modules downloaded on different
+// days carry trees of different sizes, and proving those consistent needs
+// tiles that the cache may lack, so every cell failed with "verifying
+// module: ... network is unreachable" on such a machine. Turning the
+// database off here trusts nothing new: the cached modules were verified
+// when they were downloaded, and nothing can be downloaded without the
+// network.
+func offlineGoEnv(env map[string]string) map[string]string {
+	out := make(map[string]string, len(env)+2)
+	for k, v := range env {
+		out[k] = v
+	}
+	out["GOPROXY"] = "off"
+	out["GOSUMDB"] = "off"
+	return out
 }
 
 // prepareDrop sets up the slot users and works out what the kernel needs

@@ -2,6 +2,7 @@ package autograde
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
 )
 
@@ -121,6 +123,39 @@ func TestUnprivilegedKernel(t *testing.T) {
 			}
 			checkEntry(t, e, want{score: 2, cells: map[string]string{"double-test": StatusPassed}, toEnd: true})
 			tc.check(t)
+		})
+	}
+}
+
+// TestSandboxGoOffline checks the Go settings of the wrapping kernelspec:
+// without network the go command is told so (GOPROXY=off, GOSUMDB=off; see
+// offlineGoEnv), and with the host's network it keeps its own.
+func TestSandboxGoOffline(t *testing.T) {
+	needKernel(t)
+	for _, net := range []string{NetAuto, NetHost} {
+		t.Run(net, func(t *testing.T) {
+			sb, err := newSandbox(context.Background(), jupyter.DefaultPython, testKernel(), Limits{Network: net}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sb.cleanup()
+			b, err := os.ReadFile(filepath.Join(sb.cleanupTo, "kernels", sb.kernel, "kernel.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var spec kernelSpec
+			if err := json.Unmarshal(b, &spec); err != nil {
+				t.Fatal(err)
+			}
+			isolated := slices.ContainsFunc(sb.isolation(), func(s string) bool { return strings.HasPrefix(s, "no network") })
+			switch {
+			case net == NetHost && (spec.Env["GOPROXY"] == "off" || spec.Env["GOSUMDB"] == "off"):
+				t.Errorf("with the host's network the kernel's go settings are changed: %v", spec.Env)
+			case net == NetAuto && !isolated:
+				t.Skipf("no network namespace here: %q", sb.isolation())
+			case net == NetAuto && (spec.Env["GOPROXY"] != "off" || spec.Env["GOSUMDB"] != "off"):
+				t.Errorf("without network the kernel's go command is not told so: GOPROXY=%q GOSUMDB=%q", spec.Env["GOPROXY"], spec.Env["GOSUMDB"])
+			}
 		})
 	}
 }
