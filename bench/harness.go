@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -124,20 +125,62 @@ func calibrate(one time.Duration, target time.Duration) int {
 	return max(1, min(n, 1_000_000))
 }
 
-// warmUp runs a workload once, then for about one sample's worth of calls
-// (caches, packing buffers, the heap's size, the GEMM's helpers), and
-// returns the calls per sample, calibrated on the warm calls: the first
-// call can be many times slower than the rest, and calibrated on it alone
-// the samples would be short.
+// The warm-up's bounds (variables for the tests). A workload is warm when
+// it has run for warmMin and the Go heap has reached its steady state: at
+// least warmCycles collections since the warm-up began, so that the memory
+// its results cycle through has been touched once and is reused from then
+// on. A workload that allocates less than warmQuiet bytes in warmMin does
+// not cycle the heap and stops at warmMin; none runs longer than warmMax.
+var (
+	warmMin    = 300 * time.Millisecond
+	warmMax    = 3 * time.Second
+	warmCycles = uint64(2)
+	warmQuiet  = uint64(1 << 20)
+)
+
+// warmUp runs a workload once, then in batches of about one sample's worth
+// of calls until it is warm (see warmMin), and returns the calls per
+// sample, calibrated on the last batch: the first call can be many times
+// slower than the rest, and calibrated on it alone the samples would be
+// short.
+//
+// One sample's worth of calls used to be the whole warm-up. On a machine
+// where the first touch of a page is expensive (measured on a VM where it
+// costs tens of microseconds), an allocating workload then spent its first
+// timed rounds touching the heap that its fresh results grow into: the
+// 256³ float32 product, the first workload, took 600-1000 µs a call in a
+// 7-round run against 200-330 µs in a 21-round one, on the same build.
 func warmUp(run func(), sample time.Duration) int {
 	start := time.Now()
 	run()
 	n := calibrate(time.Since(start), sample)
-	start = time.Now()
-	for range n {
-		run()
+	cycles0, allocs0 := gcCounters()
+	begin := time.Now()
+	for {
+		t := time.Now()
+		for range n {
+			run()
+		}
+		n = calibrate(time.Since(t)/time.Duration(n), sample)
+		el := time.Since(begin)
+		if el >= warmMax {
+			return n
+		}
+		if el >= warmMin {
+			cycles, allocs := gcCounters()
+			if cycles-cycles0 >= warmCycles || allocs-allocs0 < warmQuiet {
+				return n
+			}
+		}
 	}
-	return calibrate(time.Since(start)/time.Duration(n), sample)
+}
+
+// gcCounters returns the collections completed and the bytes allocated on
+// the heap since the program started.
+func gcCounters() (cycles, allocs uint64) {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
 }
 
 // Run times the workloads, alternating agx and PyTorch samples round by round,
@@ -192,8 +235,11 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 				return results, err
 			}
 			torchIters = calibrate(time.Duration(s*float64(time.Second)), opts.Sample)
-			if _, err := tp.time(w.Name, torchIters); err != nil { // the same warm-up
-				return results, err
+			// At least as long a warm-up as agx's shortest.
+			for begin := time.Now(); time.Since(begin) < warmMin; {
+				if _, err := tp.time(w.Name, torchIters); err != nil {
+					return results, err
+				}
 			}
 		}
 		var agxS, torchS []float64

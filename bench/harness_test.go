@@ -62,6 +62,29 @@ func TestWarmUpCalibratesOnWarmCalls(t *testing.T) {
 	}
 }
 
+// An allocating workload warms up until the heap has cycled (warmCycles
+// collections), however short warmMin; one that does not allocate stops at
+// warmMin, not at warmMax.
+func TestWarmUpUntilTheHeapCycles(t *testing.T) {
+	defer func(mn, mx time.Duration) { warmMin, warmMax = mn, mx }(warmMin, warmMax)
+	warmMin, warmMax = 10*time.Millisecond, 20*time.Second
+
+	var sink []byte
+	cycles0, _ := gcCounters()
+	warmUp(func() { sink = make([]byte, 256<<10); sink[0] = 1 }, time.Millisecond)
+	if cycles, _ := gcCounters(); cycles-cycles0 < warmCycles {
+		t.Errorf("an allocating workload's warm-up saw %d collections, want at least %d", cycles-cycles0, warmCycles)
+	}
+	_ = sink
+
+	x := 0
+	start := time.Now()
+	warmUp(func() { x++ }, time.Millisecond)
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("a workload that does not allocate warmed up for %v, want about warmMin (%v)", el, warmMin)
+	}
+}
+
 // Run times a workload on the agx side alone and reports its figures.
 func TestRunAgxOnly(t *testing.T) {
 	res, err := Run(context.Background(), Options{
