@@ -72,7 +72,7 @@ func startTorch(ctx context.Context, python string) (*torchProc, error) {
 		return nil, fmt.Errorf("%s cannot import torch: %s", python, lines[len(lines)-1])
 	}
 	cmd := exec.CommandContext(ctx, python, "-c", torchScript)
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
+	cmd.Env = torchEnv(os.Environ())
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -88,6 +88,26 @@ func startTorch(ctx context.Context, python string) (*torchProc, error) {
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	return &torchProc{cmd: cmd, in: in, out: sc}, nil
+}
+
+// torchMalloc keeps glibc's malloc in the PyTorch process from giving
+// large blocks back to the OS: without it, blocks above its mmap threshold
+// (128 KiB until a large block has been freed) are mapped fresh and faulted
+// in on every allocation, so PyTorch's time for a workload depended on
+// which workloads had run before it in the same process. Measured on the
+// tenth round's machine: batchnorm_backward's 512 KiB tensors took 6.7-8.4
+// ms a step run alone or after the gradchecks and 1.3 ms after the matrix
+// products of a full run; with these settings 1.3 ms either way.
+const torchMalloc = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=134217728"
+
+// torchEnv is the PyTorch process's environment: env with one thread for
+// every BLAS and OpenMP, and torchMalloc unless GLIBC_TUNABLES is set.
+func torchEnv(env []string) []string {
+	out := append(slices.Clip(env), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") }) {
+		out = append(out, "GLIBC_TUNABLES="+torchMalloc)
+	}
+	return out
 }
 
 // time runs the workload iters times in PyTorch and returns the total seconds.

@@ -85,6 +85,22 @@ func TestWarmUpUntilTheHeapCycles(t *testing.T) {
 	}
 }
 
+// The PyTorch process runs one thread and keeps glibc's large blocks,
+// unless the user set GLIBC_TUNABLES.
+func TestTorchEnv(t *testing.T) {
+	env := torchEnv([]string{"PATH=/bin"})
+	for _, want := range []string{"PATH=/bin", "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "GLIBC_TUNABLES=" + torchMalloc} {
+		if !slices.Contains(env, want) {
+			t.Errorf("torchEnv lacks %s: %q", want, env)
+		}
+	}
+	mine := "GLIBC_TUNABLES=glibc.malloc.arena_max=1"
+	env = torchEnv([]string{mine})
+	if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") && kv != mine }) {
+		t.Errorf("torchEnv overrode the user's GLIBC_TUNABLES: %q", env)
+	}
+}
+
 // Run times a workload on the agx side alone and reports its figures.
 func TestRunAgxOnly(t *testing.T) {
 	res, err := Run(context.Background(), Options{
