@@ -91,10 +91,11 @@ func startTorch(ctx context.Context, python string) (*torchProc, error) {
 }
 
 // torchMalloc keeps glibc's malloc in the PyTorch process from giving
-// large blocks back to the OS: without it, blocks above its mmap threshold
-// (128 KiB until a large block has been freed) are mapped fresh and faulted
-// in on every allocation, so PyTorch's time for a workload depended on
-// which workloads had run before it in the same process. Measured on the
+// large blocks back to the OS. Without it, blocks above its mmap threshold
+// (128 KiB at first) are mapped fresh for each allocation, and freed memory
+// above its trim threshold goes back to the OS; glibc raises both to fit
+// the largest block freed so far, so PyTorch's time for a workload
+// depended on which workloads had run before it in the same process. Measured on the
 // tenth round's machine: batchnorm_backward's 512 KiB tensors took 6.7-8.4
 // ms a step run alone or after the gradchecks and 1.3 ms after the matrix
 // products of a full run; with these settings 1.3 ms either way.
