@@ -132,6 +132,24 @@ func (p *torchProc) time(name string, iters int) (float64, error) {
 	return r.Seconds, nil
 }
 
+// blas asks the PyTorch process which BLAS it runs on (for OpenBLAS, its
+// set of kernels).
+func (p *torchProc) blas() (string, error) {
+	if _, err := fmt.Fprintln(p.in, "blas"); err != nil {
+		return "", err
+	}
+	if !p.out.Scan() {
+		return "", fmt.Errorf("pytorch process ended: %v", p.out.Err())
+	}
+	var r struct {
+		BLAS string `json:"blas"`
+	}
+	if err := json.Unmarshal(p.out.Bytes(), &r); err != nil {
+		return "", err
+	}
+	return r.BLAS, nil
+}
+
 func (p *torchProc) close() {
 	p.in.Close()
 	p.cmd.Wait()
@@ -233,6 +251,11 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 		} else {
 			tp = p
 			defer tp.close()
+			b, err := tp.blas()
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(progress, "PyTorch BLAS: %s\n", b)
 		}
 	}
 	var results []Result

@@ -164,3 +164,33 @@ func TestTorchScriptHasEveryWorkload(t *testing.T) {
 		t.Errorf("PyTorch workloads %v\nGo workloads      %v", got.Names, want)
 	}
 }
+
+// The PyTorch process names the BLAS it runs on, with OpenBLAS's set of
+// kernels, which OPENBLAS_CORETYPE chooses.
+func TestTorchBLAS(t *testing.T) {
+	oracle.Skip(t)
+	for _, core := range []string{"Haswell", "Sandybridge"} {
+		t.Run(core, func(t *testing.T) {
+			t.Setenv("OPENBLAS_CORETYPE", core)
+			p, err := startTorch(t.Context(), oracle.Python)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.close()
+			got, err := p.blas()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(got, "not OpenBLAS") {
+				t.Skipf("PyTorch does not run on OpenBLAS here: %s", got)
+			}
+			want := core + " kernels (OPENBLAS_CORETYPE=" + core + ")"
+			if !strings.HasPrefix(got, "OpenBLAS ") || !strings.HasSuffix(got, want) {
+				t.Errorf("blas() = %q, want OpenBLAS ... %s", got, want)
+			}
+			if _, err := p.time("tiny_ops_overhead", 1); err != nil {
+				t.Errorf("after blas: %v", err)
+			}
+		})
+	}
+}

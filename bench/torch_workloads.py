@@ -3,9 +3,11 @@
 
 Protocol (one line each way): the Go harness writes "NAME ITERS"; this script
 runs the workload ITERS times and answers {"seconds": total}. "list" answers
-the workload names. Runs single-threaded, as the comparison is per core.
+the workload names, "blas" the BLAS it runs on. Runs single-threaded, as
+the comparison is per core.
 """
 import json
+import os
 import sys
 import time
 
@@ -200,6 +202,31 @@ for _n in (256, 512, 1024):
     WORKLOADS[f"matmul_f64_{_n}"] = (lambda n: lambda: matmul(n, torch.float64))(_n)
 
 
+def blas():
+    """Names the BLAS PyTorch's products run on: for OpenBLAS, which the
+    process has loaded, its version and set of kernels (the set depends on
+    the CPU and on OPENBLAS_CORETYPE, and decides its speed)."""
+    import ctypes
+
+    path = None
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            if "libopenblas" in line:
+                path = line.split()[-1]
+                break
+    if path is None:
+        return "not OpenBLAS (torch.__config__.show() tells)"
+    lib = ctypes.CDLL(path)
+    lib.openblas_get_config.restype = ctypes.c_char_p
+    lib.openblas_get_corename.restype = ctypes.c_char_p
+    config = lib.openblas_get_config().decode().split()
+    name = " ".join(config[:2]) if len(config) >= 2 else "OpenBLAS"
+    s = f"{name}, {lib.openblas_get_corename().decode()} kernels"
+    if "OPENBLAS_CORETYPE" in os.environ:
+        s += f" (OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']})"
+    return s
+
+
 def main():
     ready = {}
     for line in sys.stdin:
@@ -208,6 +235,9 @@ def main():
             continue
         if parts[0] == "list":
             print(json.dumps({"names": sorted(WORKLOADS)}), flush=True)
+            continue
+        if parts[0] == "blas":
+            print(json.dumps({"blas": blas()}), flush=True)
             continue
         name, iters = parts[0], int(parts[1])
         if name not in WORKLOADS:

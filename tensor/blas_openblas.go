@@ -36,6 +36,7 @@ func init() {
 	} else {
 		blasName += fmt.Sprintf(", %d threads (OPENBLAS_NUM_THREADS=1 gives one, with products split over worker threads)", n)
 	}
+	blasName += ", " + openBLASKernels()
 }
 
 // openBLAS is netlib's binding with two changes to its GEMM calls.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -26,6 +28,9 @@ func TestOpenBLASMatMul(t *testing.T) {
 	if n := openBLASThreads(); !strings.Contains(BLAS(), fmt.Sprintf(", %d thread", n)) {
 		t.Errorf("BLAS() = %q does not give OpenBLAS's %d threads", BLAS(), n)
 	}
+	if want := os.Getenv("AGX_TEST_OPENBLAS_KERNELS"); want != "" && !strings.Contains(BLAS(), want) {
+		t.Errorf("BLAS() = %q, want it to name %q", BLAS(), want)
+	}
 	g := NewGenerator(11)
 	for _, dt := range []DType{Float32, Float64} {
 		tol := 1e-4
@@ -43,6 +48,9 @@ func TestOpenBLASMatMul(t *testing.T) {
 			{"a_transposed", 40, 24, 31, true, false},
 			{"b_transposed", 40, 24, 31, false, true},
 			{"both_transposed", 19, 50, 23, true, true},
+			{"large", 130, 257, 67, false, false},
+			{"large_a_transposed", 257, 129, 100, true, false},
+			{"large_b_transposed", 96, 300, 131, false, true},
 		} {
 			t.Run(dt.String()+"/"+c.name, func(t *testing.T) {
 				a := g.Randn(dt, c.m, c.k)
@@ -62,6 +70,37 @@ func TestOpenBLASMatMul(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOpenBLASMatMul again in child processes, on OpenBLAS's AVX2 kernels
+// (OPENBLAS_CORETYPE=Haswell) and on the kernels it picks for the CPU
+// (OPENBLAS_CORETYPE unset), each of which BLAS() must name.
+func TestOpenBLASKernels(t *testing.T) {
+	if os.Getenv("AGX_TEST_OPENBLAS_KERNELS") != "" {
+		t.Skip("in a child process")
+	}
+	for _, c := range []struct{ coretype, want string }{
+		{"Haswell", "Haswell kernels (OPENBLAS_CORETYPE=Haswell)"},
+		{"", " kernels"},
+	} {
+		t.Run("coretype="+c.coretype, func(t *testing.T) {
+			var env []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") {
+					env = append(env, kv)
+				}
+			}
+			if c.coretype != "" {
+				env = append(env, "OPENBLAS_CORETYPE="+c.coretype)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestOpenBLASMatMul$", "-test.v")
+			cmd.Env = append(env, "AGX_TEST_OPENBLAS_KERNELS="+c.want)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS: TestOpenBLASMatMul") {
+				t.Fatalf("child: %v\n%s", err, out)
+			}
+		})
 	}
 }
 
