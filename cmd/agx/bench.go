@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/goagx/agx/bench"
@@ -20,6 +23,9 @@ Runs the performance workloads (bench/README.md) in agx and, when Debian's
 python3-torch is importable, the same workloads in PyTorch (one thread), in
 one invocation, alternating between the two. Prints the median time per call
 (per op for tiny_ops_overhead), the agx/PyTorch ratio, GFLOP/s and allocations.
+With -repeat N it runs all of that N times in new processes and prints the
+median and range of each workload's figures over the runs (one run draws
+each side's memory once, which moves memory-bound workloads).
 
 Flags:
 `
@@ -34,6 +40,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	python := fs.String("python", "/usr/bin/python3", "Python `interpreter` with torch")
 	jsonOut := fs.String("json", "", "also write the results as JSON to `FILE`")
 	gap := fs.Duration("gap", 0, "with -no-torch, idle this long before each agx sample, as agx idles while PyTorch runs its sample")
+	repeat := fs.Int("repeat", 1, "run the whole comparison `N` times, each in a new agx and a new PyTorch process, and print the median and range of each workload's figures over the runs")
 	memSteps := fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, benchUsage)
@@ -50,6 +57,12 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if *gap < 0 || (*gap > 0 && !*noTorch) {
 		return usageError{"-gap takes a positive duration and needs -no-torch (with PyTorch, agx already idles while PyTorch runs)"}
+	}
+	if *repeat < 1 {
+		return usageError{"-repeat takes a count of 1 or more"}
+	}
+	if *repeat > 1 && *memSteps > 0 {
+		return usageError{"-repeat times workloads; -mem measures memory in one process"}
 	}
 	opts := bench.Options{Rounds: *rounds, Sample: *sample, Torch: !*noTorch, Python: *python, Progress: stderr, Gap: *gap}
 	if *filter != "" {
@@ -71,6 +84,15 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		return bench.WriteMemTable(stdout, bench.Memory(ws, *memSteps))
 	}
+	if *repeat > 1 {
+		var child []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "repeat" && f.Name != "json" {
+				child = append(child, "-"+f.Name+"="+f.Value.String())
+			}
+		})
+		return benchRepeat(ctx, *repeat, child, *jsonOut, stdout, stderr)
+	}
 	res, err := bench.Run(ctx, opts)
 	if err != nil {
 		return err
@@ -90,6 +112,72 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// benchChild returns the command that runs one `agx bench` with args in a
+// new process (a variable for the tests).
+var benchChild = func(ctx context.Context, args []string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.CommandContext(ctx, exe, append([]string{"bench"}, args...)...), nil
+}
+
+// repeatJSON is what -json writes with -repeat: every run's results and the
+// summary over them.
+type repeatJSON struct {
+	Runs    [][]bench.Result `json:"runs"`
+	Summary []bench.Summary  `json:"summary"`
+}
+
+// benchRepeat runs `agx bench` with args n times, each in a new process
+// (which starts its own PyTorch process), passes their output on to stderr,
+// and prints the summary over the runs on stdout.
+func benchRepeat(ctx context.Context, n int, args []string, jsonOut string, stdout, stderr io.Writer) error {
+	dir, err := os.MkdirTemp("", "agx-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	var runs [][]bench.Result
+	for i := range n {
+		fmt.Fprintf(stderr, "agx bench: run %d of %d, in new processes\n", i+1, n)
+		out := filepath.Join(dir, fmt.Sprintf("run%d.json", i+1))
+		cmd, err := benchChild(ctx, append(slices.Clone(args), "-json="+out))
+		if err != nil {
+			return err
+		}
+		cmd.Stdout, cmd.Stderr = stderr, stderr
+		if err := cmd.Run(); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("run %d of %d: %w", i+1, n, err)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			return fmt.Errorf("run %d of %d: %w", i+1, n, err)
+		}
+		var res []bench.Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			return fmt.Errorf("run %d of %d: %w", i+1, n, err)
+		}
+		runs = append(runs, res)
+	}
+	sum := bench.Summarize(runs)
+	fmt.Fprintf(stdout, "\nOver %d runs, each in new processes:\n", n)
+	if err := bench.WriteSummary(stdout, sum); err != nil {
+		return err
+	}
+	if jsonOut != "" {
+		b, err := json.MarshalIndent(repeatJSON{runs, sum}, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(jsonOut, append(b, '\n'), 0o644)
 	}
 	return nil
 }

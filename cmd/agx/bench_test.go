@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for agx in child processes
+// (benchRepeat's runs): with AGX_TEST_AS_AGX=1 it runs the command line as
+// agx would.
+func TestMain(m *testing.M) {
+	if os.Getenv("AGX_TEST_AS_AGX") == "1" {
+		os.Exit(agxMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// asAgx makes benchRepeat's runs start this test binary as agx, and records
+// their arguments.
+func asAgx(t *testing.T) *[][]string {
+	var calls [][]string
+	old := benchChild
+	t.Cleanup(func() { benchChild = old })
+	benchChild = func(ctx context.Context, args []string) (*exec.Cmd, error) {
+		calls = append(calls, args)
+		cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"bench"}, args...)...)
+		cmd.Env = append(os.Environ(), "AGX_TEST_AS_AGX=1")
+		return cmd, nil
+	}
+	return &calls
+}
+
+func TestBenchRepeat(t *testing.T) {
+	calls := asAgx(t)
+	out := filepath.Join(t.TempDir(), "out.json")
+	var stdout, stderr strings.Builder
+	err := benchCommand(t.Context(), []string{"-repeat", "3", "-no-torch", "-run", "^tiny_ops_overhead$", "-rounds", "1", "-sample", "2ms", "-json", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(*calls) != 3 {
+		t.Fatalf("%d runs, want 3", len(*calls))
+	}
+	for i, args := range *calls {
+		joined := strings.Join(args, " ")
+		for _, want := range []string{"-no-torch=true", "-run=^tiny_ops_overhead$", "-rounds=1", "-sample=2ms", "-json="} {
+			if !strings.Contains(joined, want) {
+				t.Errorf("run %d: args %q lack %q", i+1, args, want)
+			}
+		}
+		if strings.Contains(joined, "-repeat") || strings.Contains(joined, out) {
+			t.Errorf("run %d: args %q pass on -repeat or the summary's -json", i+1, args)
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		if !strings.Contains(stderr.String(), "run "+string(rune('0'+i))+" of 3") {
+			t.Errorf("progress lacks run %d of 3:\n%s", i, stderr.String())
+		}
+	}
+	fields := func(s string) [][]string {
+		var rows [][]string
+		for _, l := range strings.Split(s, "\n") {
+			rows = append(rows, strings.Fields(l))
+		}
+		return rows
+	}
+	var row []string
+	for _, f := range fields(stdout.String()) {
+		if len(f) > 0 && f[0] == "tiny_ops_overhead" {
+			row = f
+		}
+	}
+	if !strings.Contains(stdout.String(), "Over 3 runs") || len(row) < 2 || row[1] != "3" {
+		t.Errorf("summary:\n%s", stdout.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got repeatJSON
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Runs) != 3 || len(got.Summary) != 1 || got.Summary[0].Runs != 3 || got.Summary[0].Agx <= 0 {
+		t.Errorf("JSON: %+v", got)
+	}
+}
+
+func TestBenchRepeatErrors(t *testing.T) {
+	asAgx(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-repeat", "0"}, "-repeat takes a count"},
+		{[]string{"-repeat", "2", "-mem", "5"}, "-mem measures memory"},
+		{[]string{"-repeat", "2", "-no-torch", "-run", "^no_such_workload$"}, "run 1 of 2"},
+	} {
+		var stdout, stderr strings.Builder
+		err := benchCommand(t.Context(), c.args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one saying %q", c.args, err, c.want)
+		}
+	}
+}
