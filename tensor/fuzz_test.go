@@ -441,3 +441,57 @@ func FuzzPermuteNarrowSlice(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRowArith checks Binary on an operand and a broadcast one (any dims
+// of the output set to 1, either order, either dtype), so that rowArith's
+// classification of the operands (cpu_binary.go) meets every layout: its
+// results must match the operands broadcast and copied, element by element.
+func FuzzRowArith(f *testing.F) {
+	f.Add([]byte{0, 2, 4, 16, 2, 0, 0})
+	f.Add([]byte{1, 3, 2, 3, 5, 4, 1, 1})
+	f.Add([]byte{1, 2, 4, 16, 1, 3, 0})
+	f.Add([]byte{0, 3, 2, 3, 5, 6, 3, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &fuzzBytes{b: data}
+		dt := []DType{Float32, Float64}[r.intn(2)]
+		shape := make([]int, 2+r.intn(3))
+		for i := range shape {
+			shape[i] = 1 + r.intn(6)
+		}
+		mask := r.next()
+		small := slices.Clone(shape)
+		for i := range small {
+			if mask&(1<<i) != 0 {
+				small[i] = 1
+			}
+		}
+		if mask&(1<<4) != 0 { // drop leading size-1 dims
+			for len(small) > 1 && small[0] == 1 {
+				small = small[1:]
+			}
+		}
+		op := []BinaryOp{OpAdd, OpSub, OpMul, OpDiv}[r.intn(4)]
+		a, b := rowOperand(dt, shape, 1.1), rowOperand(dt, small, -0.9)
+		if r.intn(2) == 1 {
+			a, b = b, a
+		}
+		got := Binary(op, a, b)
+		x := a.BroadcastTo(shape...).Contiguous().Float64s()
+		y := b.BroadcastTo(shape...).Contiguous().Float64s()
+		g := got.Float64s()
+		if !slices.Equal(got.Shape(), shape) || len(g) != len(x) {
+			t.Fatalf("%v %v %v: shape %v", a.Shape(), op, b.Shape(), got.Shape())
+		}
+		for i := range g {
+			var w float64
+			if dt == Float32 {
+				w = float64(arithScalar[float32](op)(float32(x[i]), float32(y[i])))
+			} else {
+				w = arithScalar[float64](op)(x[i], y[i])
+			}
+			if math.Float64bits(g[i]) != math.Float64bits(w) && !(math.IsNaN(g[i]) && math.IsNaN(w)) {
+				t.Fatalf("%v %v %v %v, element %d: %v, want %v", dt, a.Shape(), op, b.Shape(), i, g[i], w)
+			}
+		}
+	})
+}
