@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"github.com/goagx/agx/tensor"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/goagx/agx/tensor"
 )
 
 //go:embed torch_workloads.py
@@ -376,19 +377,34 @@ func fmtDur(s float64) string {
 	return fmt.Sprintf("%.2f s", s)
 }
 
+// newTable starts an aligned table (tab-separated columns) with its header.
+func newTable(w io.Writer, header string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	return tw
+}
+
+// opUnit is the suffix of a time per op (workloads with Ops > 1).
+func opUnit(perOp bool) string {
+	if perOp {
+		return "/op"
+	}
+	return ""
+}
+
+// fmtRatio formats an agx/PyTorch ratio, "-" where there is none.
+func fmtRatio(r float64) string {
+	if r > 0 {
+		return fmt.Sprintf("%.2f", r)
+	}
+	return "-"
+}
+
 // WriteTable prints the results as an aligned table.
 func WriteTable(w io.Writer, rs []Result) error {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKLOAD\tAGX\tPYTORCH\tRATIO\tGFLOP/S (AGX / TORCH)\tALLOCS/OP\tBYTES/OP\tFAULTS/OP")
+	tw := newTable(w, "WORKLOAD\tAGX\tPYTORCH\tRATIO\tGFLOP/S (AGX / TORCH)\tALLOCS/OP\tBYTES/OP\tFAULTS/OP")
 	for _, r := range rs {
-		unit := ""
-		if r.PerOp {
-			unit = "/op"
-		}
-		ratio, gf := "-", "-"
-		if r.Ratio > 0 {
-			ratio = fmt.Sprintf("%.2f", r.Ratio)
-		}
+		unit, ratio, gf := opUnit(r.PerOp), fmtRatio(r.Ratio), "-"
 		if r.GFlops > 0 {
 			gf = fmt.Sprintf("%.1f", r.GFlops)
 			if r.TorchGFlops > 0 {

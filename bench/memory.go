@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/goagx/agx/tensor"
@@ -91,8 +90,7 @@ func WriteMemTable(w io.Writer, rs []MemResult) error {
 	if f := tensor.HeapFloorMiB(); f > 0 {
 		fmt.Fprintf(w, "heap figures exclude the %d MiB heap floor (untouched; AGX_HEAP_FLOOR_MB)\n", f)
 	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKLOAD\tSTEPS\tALLOC/STEP\tALLOCS/STEP\tLIVE BEFORE\tLIVE AFTER\tPEAK HEAP")
+	tw := newTable(w, "WORKLOAD\tSTEPS\tALLOC/STEP\tALLOCS/STEP\tLIVE BEFORE\tLIVE AFTER\tPEAK HEAP")
 	for _, r := range rs {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%s\t%s\n", r.Name, r.Steps, fmtBytes(r.BytesPerStep),
 			r.AllocsPerStep, fmtBytes(float64(r.LiveBefore)), fmtBytes(float64(r.LiveAfter)), fmtBytes(float64(r.PeakHeap)))

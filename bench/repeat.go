@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"text/tabwriter"
 )
 
 // Several runs in fresh processes.
@@ -77,22 +76,16 @@ func Summarize(runs [][]Result) []Summary {
 // WriteSummary prints summaries as a table: the medians over the runs and
 // the range of the ratio.
 func WriteSummary(w io.Writer, ss []Summary) error {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKLOAD\tRUNS\tAGX (MEDIAN)\tPYTORCH (MEDIAN)\tRATIO (MEDIAN)\tRATIO (MIN-MAX)")
+	tw := newTable(w, "WORKLOAD\tRUNS\tAGX (MEDIAN)\tPYTORCH (MEDIAN)\tRATIO (MEDIAN)\tRATIO (MIN-MAX)")
 	for _, s := range ss {
-		unit := ""
-		if s.PerOp {
-			unit = "/op"
-		}
-		ratio, span := "-", "-"
+		unit, span := opUnit(s.PerOp), "-"
 		if s.TorchRuns > 0 {
-			ratio = fmt.Sprintf("%.2f", s.Ratio)
 			span = fmt.Sprintf("%.2f-%.2f", s.RatioMin, s.RatioMax)
 			if s.TorchRuns < s.Runs {
 				span += fmt.Sprintf(" (%d runs)", s.TorchRuns)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s%s\t%s%s\t%s\t%s\n", s.Name, s.Runs, fmtDur(s.Agx), unit, fmtDur(s.Torch), unit, ratio, span)
+		fmt.Fprintf(tw, "%s\t%d\t%s%s\t%s%s\t%s\t%s\n", s.Name, s.Runs, fmtDur(s.Agx), unit, fmtDur(s.Torch), unit, fmtRatio(s.Ratio), span)
 	}
 	return tw.Flush()
 }

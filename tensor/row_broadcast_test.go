@@ -47,6 +47,32 @@ func rowOperand(dt DType, shape []int, seed float64) *Tensor {
 	return FromSlice(v, shape...).To(dt)
 }
 
+// checkBinaryBroadcast checks Binary(op, a, b) of float operands element by
+// element, bit for bit, against the scalar op on the operands broadcast and
+// copied.
+func checkBinaryBroadcast(t *testing.T, op BinaryOp, a, b *Tensor) {
+	t.Helper()
+	dt := a.DType()
+	got := Binary(op, a, b)
+	shape := BroadcastShapes("test", a.Shape(), b.Shape())
+	if !slices.Equal(got.Shape(), shape) || got.DType() != dt {
+		t.Fatalf("%v %v %v: got %v %v, want %v %v", a.Shape(), op, b.Shape(), got.DType(), got.Shape(), dt, shape)
+	}
+	x := a.BroadcastTo(shape...).Contiguous().Float64s()
+	y := b.BroadcastTo(shape...).Contiguous().Float64s()
+	for i, g := range got.Float64s() {
+		var w float64
+		if dt == Float32 {
+			w = float64(arithScalar[float32](op)(float32(x[i]), float32(y[i])))
+		} else {
+			w = arithScalar[float64](op)(x[i], y[i])
+		}
+		if math.Float64bits(g) != math.Float64bits(w) && !(math.IsNaN(g) && math.IsNaN(w)) {
+			t.Fatalf("%v %v %v %v, element %d: %v %v %v = %v, want %v", dt, a.Shape(), op, b.Shape(), i, x[i], op, y[i], g, w)
+		}
+	}
+}
+
 func TestRowArith(t *testing.T) {
 	for _, dt := range []DType{Float32, Float64} {
 		for _, op := range []BinaryOp{OpAdd, OpSub, OpMul, OpDiv} {
@@ -58,25 +84,7 @@ func TestRowArith(t *testing.T) {
 					} else {
 						a, b = rowOperand(dt, c.shapes[0], 1.3), rowOperand(dt, c.shapes[1], -0.7)
 					}
-					got := Binary(op, a, b)
-					shape := BroadcastShapes("test", a.Shape(), b.Shape())
-					if !slices.Equal(got.Shape(), shape) || got.DType() != dt {
-						t.Fatalf("got %v %v, want %v %v", got.DType(), got.Shape(), dt, shape)
-					}
-					x := a.BroadcastTo(shape...).Contiguous().Float64s()
-					y := b.BroadcastTo(shape...).Contiguous().Float64s()
-					g := got.Float64s()
-					for i := range g {
-						var w float64
-						if dt == Float32 {
-							w = float64(arithScalar[float32](op)(float32(x[i]), float32(y[i])))
-						} else {
-							w = arithScalar[float64](op)(x[i], y[i])
-						}
-						if math.Float64bits(g[i]) != math.Float64bits(w) && !(math.IsNaN(g[i]) && math.IsNaN(w)) {
-							t.Fatalf("element %d: %v %v %v = %v, want %v", i, x[i], op, y[i], g[i], w)
-						}
-					}
+					checkBinaryBroadcast(t, op, a, b)
 				})
 			}
 		}
