@@ -27,7 +27,7 @@ fi
 # Jupyter reads the token from the environment, so it does not show in `ps`.
 export JUPYTER_TOKEN
 
-args=(notebook --no-browser --ip="$ip" --port="$port" --NotebookApp.port_retries=0
+args=(--no-browser --ip="$ip" --port="$port" --NotebookApp.port_retries=0
   --notebook-dir="$dir" --MappingKernelManager.default_kernel_name="$AGX_KERNEL_NAME")
 if [[ "$(id -u)" == 0 ]]; then
   args+=(--allow-root)
@@ -43,4 +43,5 @@ cat >&2 <<MSG
   Open:    http://$host:$port/?token=$JUPYTER_TOKEN
 
 MSG
-exec "$JUPYTER" "${args[@]}"
+# Notebook 6 with a clean shutdown of the kernels on SIGTERM, SIGINT and SIGHUP.
+exec "$SYSTEM_PYTHON" "$AGX_SCRIPTS_DIR/notebook-server.py" "${args[@]}"
