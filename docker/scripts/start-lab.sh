@@ -4,8 +4,9 @@
 #   - binds 0.0.0.0:8888 and serves $LAB_DIR (default /home/jovyan/work);
 #   - token: $JUPYTER_TOKEN, else the first line of $JUPYTER_TOKEN_FILE, else a random
 #     one that lab.sh prints with the URL;
-#   - copies the course notebooks from $AGX_NOTEBOOK_SEED into $LAB_DIR when they are
-#     missing there (an empty volume), never overwriting a student's file;
+#   - the workspace: lab.sh fills $LAB_DIR from $AGX_NOTEBOOK_SEED (the image's student
+#     notebooks) as `make lab` fills its own: new and deleted notebooks are copied,
+#     unedited ones updated to the image's version, edited ones never touched;
 #   - GPU: when the image was built with CUDA support (AGX_GPU_BUILD=1) and a GPU is
 #     visible (nvidia-smi lists one, or /dev/nvidia0 exists), sets AGX_CUDA=1, which
 #     the kernel launcher turns into GOFLAGS=-tags=cuda. Without a GPU it says so and
@@ -63,14 +64,10 @@ fi
 export AGX_CUDA
 
 mkdir -p "$LAB_DIR"
-seed="${AGX_NOTEBOOK_SEED:-}"
-if [[ -n "$seed" && -d "$seed" ]]; then
-  # -n: never replace a file that is already there.
-  if cp -Rn "$seed/." "$LAB_DIR/" 2>/dev/null; then
-    :
-  else
-    say "note: could not copy every notebook from $seed into $LAB_DIR"
-  fi
+if [[ -n "${AGX_NOTEBOOK_SEED:-}" && ! -d "$AGX_NOTEBOOK_SEED" ]]; then
+  # lab.sh then makes the student notebooks from /opt/agx/notebooks itself.
+  say "note: AGX_NOTEBOOK_SEED=$AGX_NOTEBOOK_SEED is not a directory; ignoring it"
+  unset AGX_NOTEBOOK_SEED
 fi
 
 exec "$here/lab.sh"

@@ -5,7 +5,12 @@
 #     pinned versions;
 #  3. docker/smoke.ipynb and notebooks/00-welcome.ipynb execute headless through
 #     that kernel from a directory outside the checkout, with no error output;
-#  4. the lab server (lab.sh) starts and answers /api with the kernel listed.
+#  4. seed-workspace.py updates a workspace without overwriting an edited notebook;
+#  5. lab.sh on a fresh workspace answers /api with the kernel listed, and no file
+#     it serves holds a reference solution or a hidden test; SIGTERM (twice) stops
+#     it with its kernels and their children, with no traceback in the log;
+#  6. a second start keeps the notebook edited in 5; SIGINT stops it the same way;
+#  7. LAB_AUTHOR=1 serves the instructor sources.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -147,38 +152,275 @@ run_notebook() {
 run_notebook "$AGX_ROOT/docker/smoke.ipynb" "agx smoke: go" "agx-smoke-html" "agx-smoke-markdown" "second cell sees agx smoke"
 run_notebook "$AGX_ROOT/notebooks/00-welcome.ipynb" "Hello from agx"
 
-# 4. The lab server starts and serves the kernelspec.
-port="$("$SYSTEM_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-token="test-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-t0="$(now)"
-LAB_SKIP_INSTALL=1 LAB_PORT="$port" JUPYTER_TOKEN="$token" JUPYTER_RUNTIME_DIR="$work/runtime" \
-  "$AGX_SCRIPTS_DIR/lab.sh" >"$work/lab.log" 2>&1 &
-lab_pid=$!
-answer=""
-for _ in $(seq 1 300); do
-  if answer="$("$SYSTEM_PYTHON" - "$port" "$token" 2>/dev/null <<'PY'
-import json, sys, urllib.request
-port, token = sys.argv[1], sys.argv[2]
-url = f"http://127.0.0.1:{port}/api/kernelspecs?token={token}"
-with urllib.request.urlopen(url, timeout=1) as r:
-    specs = json.load(r)
-print(specs.get("default"), " ".join(sorted(specs["kernelspecs"])))
+# 4. seed-workspace.py, the workspace update behind `make lab`, on its own.
+seed_check() {
+  local s1="$work/seed1" s2="$work/seed2" ws="$work/ws-unit" ws2="$work/ws-unit2" got
+  mkdir -p "$s1/sub" "$s2/sub" "$s1/.hidden" "$ws2"
+  echo A1 >"$s1/a.ipynb"; echo B1 >"$s1/sub/b.ipynb"; echo C1 >"$s1/c.ipynb"
+  echo X >"$s1/.hidden/x.ipynb"; echo E >"$s1/e.executed.ipynb"; echo T >"$s1/notes.txt"
+  "$SYSTEM_PYTHON" "$AGX_SCRIPTS_DIR/seed-workspace.py" "$s1" "$ws" 2>/dev/null || return 1
+  echo mine >"$ws/a.ipynb"          # the student edits a.ipynb,
+  rm "$ws/c.ipynb"                  # deletes c.ipynb,
+  echo own >"$ws/own.ipynb"         # and makes a notebook of their own.
+  echo A2 >"$s2/a.ipynb"; echo B2 >"$s2/sub/b.ipynb"; echo C1 >"$s2/c.ipynb"; echo D1 >"$s2/d.ipynb"
+  "$SYSTEM_PYTHON" "$AGX_SCRIPTS_DIR/seed-workspace.py" "$s2" "$ws" 2>/dev/null || return 1
+  got="$(cd "$ws" && for f in a sub/b c d own; do printf '%s=%s ' "$f" "$(cat "$f.ipynb")"; done)"
+  got+="$(cd "$ws" && find . -name 'x.ipynb' -o -name '*.executed.ipynb' -o -name 'notes.txt' | tr '\n' ' ')"
+  [[ "$got" == "a=mine sub/b=B2 c=C1 d=D1 own=own " ]] || { echo "$got"; return 1; }
+  # A workspace filled before any manifest existed (an image's volume): identical
+  # notebooks are adopted (and later updated), different ones are kept.
+  echo A1 >"$ws2/a.ipynb"; echo changed >"$ws2/c.ipynb"
+  "$SYSTEM_PYTHON" "$AGX_SCRIPTS_DIR/seed-workspace.py" "$s1" "$ws2" 2>/dev/null || return 1
+  "$SYSTEM_PYTHON" "$AGX_SCRIPTS_DIR/seed-workspace.py" "$s2" "$ws2" 2>/dev/null || return 1
+  got="$(cd "$ws2" && for f in a c d; do printf '%s=%s ' "$f" "$(cat "$f.ipynb")"; done)"
+  [[ "$got" == "a=A2 c=changed d=D1 " ]] || { echo "$got"; return 1; }
+}
+if out="$(seed_check 2>&1)"; then
+  ok "seed-workspace.py: new and deleted notebooks copied, unedited ones updated, edited ones kept"
+else
+  bad "seed-workspace.py: $out"
+fi
+
+# 5-7. The lab server itself, through its REST API. api.py CMD PORT TOKEN [ARGS]:
+#   specs                 the default kernel and the kernel names
+#   walk [SOURCES...]     every file served; prints one line per problem: a solution
+#                         or hidden-test marker, or a line of a source's solution or
+#                         hidden tests (30+ characters) in the served notebook of the
+#                         same name; then "served N" and the paths
+#   edit PATH TEXT        appends a Markdown cell with TEXT to a served notebook
+#   cat PATH              the served notebook's cell sources
+#   kernel RUNTIME_DIR [CELL]  starts a kernel and prints its id; with CELL, connects
+#                         to it and has it run CELL (without, no client ever talks
+#                         to it, as with a notebook that was never opened)
+cat >"$work/api.py" <<'PY'
+import json, os, sys, time, urllib.parse, urllib.request
+cmd, port, token, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+base = f"http://127.0.0.1:{port}/api"
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+
+def call(method, path, body=None, query=""):
+    url = f"{base}/{urllib.parse.quote(path)}{query}"
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.load(r)
+
+def source_text(nb):
+    return "\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in nb["cells"])
+
+if cmd == "specs":
+    specs = call("GET", "kernelspecs")
+    print(specs.get("default"), " ".join(sorted(specs["kernelspecs"])))
+elif cmd == "walk":
+    secrets = {}
+    for src in args:
+        inside, lines = False, set()
+        for line in source_text(json.load(open(src))).split("\n"):
+            s = line.strip()
+            if "BEGIN SOLUTION" in s or "BEGIN HIDDEN TESTS" in s:
+                inside = True
+            elif "END SOLUTION" in s or "END HIDDEN TESTS" in s:
+                inside = False
+            elif inside and len(s) >= 30:
+                lines.add(s)
+        secrets[os.path.basename(src)] = lines
+    served, todo = [], [""]
+    while todo:
+        d = call("GET", "contents/" + todo.pop(), query="?content=1")
+        for item in d["content"]:
+            if item["type"] == "directory":
+                todo.append(item["path"])
+                continue
+            f = call("GET", "contents/" + item["path"], query="?content=1")
+            served.append(f["path"])
+            text = json.dumps(f["content"]) if f["type"] == "notebook" else str(f["content"])
+            for m in MARKERS:
+                if m in text:
+                    print(f"{f['path']} contains {m!r}")
+            if f["type"] == "notebook":
+                lines = {l.strip() for l in source_text(f["content"]).split("\n")}
+                for s in sorted(secrets.get(os.path.basename(f["path"]), set()) & lines):
+                    print(f"{f['path']} contains the source's hidden line {s[:60]!r}")
+    print("served", len(served), " ".join(sorted(served)))
+elif cmd == "edit":
+    path, text = args
+    model = call("GET", "contents/" + path, query="?content=1")
+    model["content"]["cells"].append({"cell_type": "markdown", "metadata": {}, "source": text})
+    call("PUT", "contents/" + path, {"type": "notebook", "format": "json", "content": model["content"]})
+elif cmd == "cat":
+    print(source_text(call("GET", "contents/" + args[0], query="?content=1")["content"]))
+elif cmd == "kernel":
+    from jupyter_client import BlockingKernelClient
+    kid = call("POST", "kernels", {})["id"]
+    if len(args) > 1:
+        kc = BlockingKernelClient()
+        kc.load_connection_file(os.path.join(args[0], f"kernel-{kid}.json"))
+        kc.start_channels()
+        kc.wait_for_ready(timeout=60)
+        kc.execute(args[1])
+        time.sleep(0.5)
+        kc.stop_channels()
+    print(kid)
 PY
-  )"; then
-    break
+api() { "$SYSTEM_PYTHON" "$work/api.py" "$1" "$lab_port" "$token" "${@:2}"; }
+
+# lab_start NAME [VAR=VALUE...]: lab.sh on a free port with the environment given,
+# logging to $work/NAME.log; sets lab_pid and lab_port and waits until /api answers.
+# Job control gives it a process group of its own and SIGINT its default action.
+token="test-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+lab_start() {
+  local name="$1"
+  shift
+  lab_port="$("$SYSTEM_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  set -m
+  env LAB_SKIP_INSTALL=1 LAB_PORT="$lab_port" JUPYTER_TOKEN="$token" JUPYTER_RUNTIME_DIR="$work/runtime-$name" "$@" \
+    "$AGX_SCRIPTS_DIR/lab.sh" >"$work/$name.log" 2>&1 &
+  lab_pid=$!
+  set +m
+  local i
+  for i in $(seq 1 600); do
+    api specs >/dev/null 2>&1 && return 0
+    kill -0 "$lab_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  bad "$name: lab.sh did not answer on port $lab_port:"; tail -20 "$work/$name.log" | sed 's/^/        /'
+  return 1
+}
+
+# descendants PID: the pids of PID's children, grandchildren, ...
+descendants() {
+  local c
+  for c in $(pgrep -P "$1" || true); do
+    echo "$c"
+    descendants "$c"
+  done
+}
+alive() { local s; s="$(ps -o stat= -p "$1" 2>/dev/null)" && [[ "$s" != Z* ]]; }
+
+# stop_check NAME SIGNAL...: starts two kernels, an idle one and one running
+# `!sleep 300`, sends the signals to the lab (0.3 s apart) and checks that the lab
+# exits cleanly and takes the kernels, their children and their temporary
+# directories with it.
+stop_check() {
+  local name="$1" pids=() p i rc left=() tmpdirs=()
+  shift
+  if ! { api kernel "$work/runtime-$name" && api kernel "$work/runtime-$name" '!sleep 300'; } \
+    >/dev/null 2>"$work/$name.kernel.err"; then
+    bad "$name: could not start the kernels:"; sed 's/^/        /' "$work/$name.kernel.err"
   fi
-  kill -0 "$lab_pid" 2>/dev/null || break
-  sleep 0.05
+  for i in $(seq 1 100); do
+    mapfile -t pids < <(descendants "$lab_pid")
+    ((${#pids[@]} >= 3)) && pgrep -f 'sleep 300' -P "$(IFS=,; echo "${pids[*]}")" >/dev/null && break
+    sleep 0.1
+  done
+  if ((${#pids[@]} < 3)); then
+    bad "$name: want two kernels and the child running a cell, found pids: ${pids[*]:-none}"
+  fi
+  mapfile -t tmpdirs < <(sed -n 's/.*tmp Go code in "\([^"]*\)".*/\1/p' "$work/$name.log")
+  for i in "$@"; do
+    kill -s "$i" "$lab_pid" 2>/dev/null || true
+    sleep 0.3
+  done
+  for i in $(seq 1 200); do
+    kill -0 "$lab_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$lab_pid" 2>/dev/null; then
+    bad "$name: the lab still runs 20 s after SIG$1"; kill -KILL "$lab_pid"
+  fi
+  rc=0
+  wait "$lab_pid" || rc=$?
+  lab_pid=""
+  sleep 0.2
+  for p in "${pids[@]}"; do
+    alive "$p" && left+=("$p: $(ps -o args= -p "$p")")
+  done
+  if ((rc != 0 && rc != 128 + $(kill -l "$1"))); then
+    bad "$name: the lab exited with status $rc after SIG$1"
+  fi
+  if ((${#left[@]} > 0)); then
+    bad "$name: still running after the lab stopped:"; printf '        %s\n' "${left[@]}"
+    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  else
+    ok "$name: SIG$1 (x$#) stopped the lab (status $rc); its ${#pids[@]} processes (kernels and a cell) are gone"
+  fi
+  if grep -nE 'Traceback|panic:|Event loop stopped|RuntimeError' "$work/$name.log" >"$work/$name.tb"; then
+    bad "$name: the log shows an error on shutdown:"; head -5 "$work/$name.tb" | sed 's/^/        /'
+  fi
+  for p in "${tmpdirs[@]}"; do
+    if [[ -e "$p" ]]; then bad "$name: a kernel's temporary directory $p is left behind"; fi
+  done
+  ((${#tmpdirs[@]} == 2)) || bad "$name: want 2 kernel temporary directories in the log, found ${#tmpdirs[@]}"
+}
+
+exercises=()
+for nb in "$AGX_ROOT"/notebooks/exercises/*.ipynb; do
+  [[ "$nb" == *.executed.ipynb || ! -f "$nb" ]] || exercises+=("$nb")
 done
-if [[ -n "$answer" ]]; then
-  secs="$(elapsed "$t0")"
+ncourse="$(find "$AGX_ROOT/notebooks" -maxdepth 1 -name '*.ipynb' ! -name '*.executed.ipynb' | wc -l)"
+want_served=$((ncourse + ${#exercises[@]}))
+edited="exercises/$(basename "${exercises[0]:-none.ipynb}")"
+untouched="00-welcome.ipynb"
+ws="$work/workspace"
+
+# walk_check NAME: nothing served holds a solution or a hidden test, and every
+# course notebook and exercise is there.
+walk_check() {
+  local out problems served
+  if ! out="$(api walk "${exercises[@]}" 2>&1)"; then
+    bad "$1: walking /api/contents failed:"; tail -5 <<<"$out" | sed 's/^/        /'
+    return
+  fi
+  problems="$(grep -v '^served ' <<<"$out" || true)"
+  served="$(sed -n 's/^served \([0-9]*\) .*/\1/p' <<<"$out")"
+  if [[ -n "$problems" ]]; then
+    while IFS= read -r line; do bad "$1: $line"; done <<<"$problems"
+  elif [[ "$served" != "$want_served" ]]; then
+    bad "$1: served $served files, want the $want_served course notebooks and exercises: $out"
+  else
+    ok "$1: /api/contents serves $served notebooks, none with a solution or hidden test"
+  fi
+}
+
+# 5. `make lab` on a fresh workspace: the student's view. SIGTERM twice on exit.
+if lab_start lab-first LAB_DIR="$ws"; then
+  answer="$(api specs)"
   if [[ "$answer" == "$AGX_KERNEL_NAME "*"$AGX_KERNEL_NAME"* ]]; then
-    ok "lab.sh served /api/kernelspecs after ${secs}s (default kernel $AGX_KERNEL_NAME)"
+    ok "lab.sh serves /api/kernelspecs (default kernel $AGX_KERNEL_NAME)"
   else
     bad "lab.sh /api/kernelspecs answered '$answer'; want default $AGX_KERNEL_NAME"
   fi
-else
-  bad "lab.sh did not answer on port $port:"; tail -20 "$work/lab.log" | sed 's/^/        /'
+  walk_check lab-first
+  api edit "$edited" "student edit $token" || bad "could not save an edit of $edited through the API"
+  sum_before="$(sha256sum <"$ws/$untouched")"
+  stop_check lab-first TERM TERM
+fi
+
+# 6. The second start keeps the edit. Ctrl-C (SIGINT) on exit.
+if lab_start lab-second LAB_DIR="$ws"; then
+  if grep -qF "student edit $token" <<<"$(api cat "$edited")"; then
+    ok "lab-second: the edited $edited survived the restart"
+  else
+    bad "lab-second: the student's edit of $edited is gone after the restart"
+  fi
+  if [[ "$(sha256sum <"$ws/$untouched")" == "$sum_before" ]]; then
+    ok "lab-second: the untouched $untouched is unchanged"
+  else
+    bad "lab-second: $untouched changed between two starts"
+  fi
+  walk_check lab-second
+  stop_check lab-second INT
+fi
+
+# 7. The author's view: the instructor sources as they are.
+if lab_start lab-author LAB_AUTHOR=1 LAB_DIR=; then
+  if grep -q 'BEGIN SOLUTION' <<<"$(api cat "$edited")"; then
+    ok "lab-author: LAB_AUTHOR=1 serves the instructor sources ($edited has its solution)"
+  else
+    bad "lab-author: LAB_AUTHOR=1 does not serve the instructor source of $edited"
+  fi
+  stop_check lab-author TERM
 fi
 
 if ((fails > 0)); then
