@@ -3,6 +3,10 @@
 // internal/course). Run it from the repository root:
 //
 //	go run ./internal/course/coursegen
+//
+// With -quiz it writes nothing and instead reports, for every notebook with
+// multiple-choice questions, whether their right answers can be guessed from
+// the options' lengths or positions (exit status 1 if any can).
 package main
 
 import (
@@ -19,7 +23,11 @@ import (
 
 func main() {
 	root := flag.String("root", ".", "repository root")
+	quiz := flag.Bool("quiz", false, "check the quizzes instead of generating")
 	flag.Parse()
+	if *quiz {
+		os.Exit(checkQuizzes(*root))
+	}
 	files, err := course.Generate(*root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "coursegen:", err)
@@ -42,4 +50,32 @@ func main() {
 		}
 		fmt.Println("wrote", p)
 	}
+}
+
+func checkQuizzes(root string) int {
+	status := 0
+	for _, dir := range []string{"notebooks", "notebooks/exercises"} {
+		paths, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.ipynb"))
+		for _, p := range paths {
+			nb, err := notebook.Read(p)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "coursegen:", err)
+				return 1
+			}
+			qs := course.Questions(nb)
+			if len(qs) == 0 {
+				continue
+			}
+			problems := course.Guessable(qs)
+			verdict := "ok"
+			if len(problems) > 0 {
+				verdict, status = "GUESSABLE", 1
+			}
+			fmt.Printf("%s: %s: %s\n", p, course.QuizSummary(qs), verdict)
+			for _, s := range problems {
+				fmt.Println("  -", s)
+			}
+		}
+	}
+	return status
 }
