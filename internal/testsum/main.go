@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -243,22 +244,16 @@ func (s *summary) flush(name, action string) {
 // printTest prints test's "--- FAIL" line and then the rest of its output.
 func (s *summary) printTest(p *pkgState, test string) {
 	indent := strings.Repeat("    ", strings.Count(test, "/"))
-	header := "--- FAIL: " + test + " "
-	for _, l := range p.lines {
-		if l.test == test && strings.HasPrefix(strings.TrimSpace(l.text), header) {
-			fmt.Fprint(s.w, indent+strings.TrimLeft(l.text, " "))
-			header = "" // printed; its line is skipped below
-			break
-		}
+	isHeader := func(l line) bool {
+		return l.test == test && strings.HasPrefix(strings.TrimSpace(l.text), "--- FAIL: "+test+" ")
+	}
+	if i := slices.IndexFunc(p.lines, isHeader); i >= 0 {
+		fmt.Fprint(s.w, indent+strings.TrimLeft(p.lines[i].text, " "))
 	}
 	for _, l := range p.lines {
-		if l.test != test || framing(l.text) {
-			continue
+		if l.test == test && !framing(l.text) && !isHeader(l) {
+			fmt.Fprint(s.w, indent+l.text)
 		}
-		if header == "" && strings.HasPrefix(strings.TrimSpace(l.text), "--- FAIL: "+test+" ") {
-			continue
-		}
-		fmt.Fprint(s.w, indent+l.text)
 	}
 }
 
