@@ -15,12 +15,23 @@ FUZZTIME ?= 60000x
 # Executed copies of the notebooks go here (outside the source tree).
 NB_OUT ?= $(shell mktemp -d -t agx-notebooks-XXXXXX)
 
+# go test through internal/testsum: go test's usual output, then the skipped tests
+# and "go test: N passed, N failed, N skipped". Under `make test` each run is added
+# to TEST_TALLY, whose total is the last line of `make test`.
+TESTSUM = go run ./internal/testsum
+GOTEST = $(TESTSUM) $(if $(TEST_TALLY),-tally $(TEST_TALLY))
+
+# AGX_TEST_REQUIRE_ALL=1: a test fails, rather than skips, when a tool it needs is
+# missing (internal/testenv); deps-test has installed them all.
+test: export AGX_TEST_REQUIRE_ALL = 1
+test: export TEST_TALLY = $(CURDIR)/build/test-tally.jsonl
 test: deps-test
+	@mkdir -p build && rm -f $(TEST_TALLY)
 	$(MAKE) fmt-check
 	$(MAKE) generate-check
 	go vet ./...
 	GOARCH=arm64 go vet ./tensor/...
-	go test ./...
+	$(GOTEST) ./...
 	$(MAKE) race
 	$(MAKE) uninit-check
 	$(MAKE) openblas
@@ -32,6 +43,7 @@ test: deps-test
 	$(MAKE) gpu-test
 	$(MAKE) class-test
 	$(MAKE) notebooks
+	@$(TESTSUM) -total $(TEST_TALLY)
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -47,12 +59,12 @@ generate-check:
 # The numeric packages again with results that skip zeroing filled with NaN
 # (tensor/uninit.go): a kernel that leaves an element unwritten fails them.
 uninit-check:
-	AGX_DEBUG_UNINIT=1 go test -count=1 ./tensor/ ./tensor/tensortest/ ./agx/... ./functions/... ./nn/...
-	AGX_DEBUG_UNINIT=1 go test -count=1 -tags openblas ./tensor/
+	AGX_DEBUG_UNINIT=1 $(GOTEST) -count=1 ./tensor/ ./tensor/tensortest/ ./agx/... ./functions/... ./nn/...
+	AGX_DEBUG_UNINIT=1 $(GOTEST) -count=1 -tags openblas ./tensor/
 
 # The engine and the tensor package under the race detector.
 race:
-	go test -race ./tensor/... ./agx/...
+	$(GOTEST) -race ./tensor/... ./agx/...
 
 # Every fuzz target briefly (its seed corpus also runs in plain `go test`).
 fuzz:
@@ -123,10 +135,10 @@ gpu-test:
 # The grading bar: a class of 30 copies of the GELU exercise graded in one
 # command, in parallel, twice, with identical gradebooks (docs/grading.md).
 class-test:
-	AGX_TEST_FULL_CLASS=1 go test -count=1 -run TestAutogradeFullClass -timeout 20m ./cmd/agx/
+	AGX_TEST_FULL_CLASS=1 $(GOTEST) -count=1 -run TestAutogradeFullClass -timeout 20m ./cmd/agx/
 
 # The OpenBLAS build (cgo to Debian's libopenblas through gonum.org/v1/netlib;
 # docs/performance.md). The default build stays pure Go.
 openblas:
 	go vet -tags openblas ./...
-	go test -tags openblas ./tensor/
+	$(GOTEST) -tags openblas ./tensor/

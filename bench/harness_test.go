@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goagx/agx/internal/oracle"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 func TestMedian(t *testing.T) {
@@ -182,7 +183,7 @@ func TestTorchBLAS(t *testing.T) {
 				t.Fatal(err)
 			}
 			if strings.HasPrefix(got, "not OpenBLAS") {
-				t.Skipf("PyTorch does not run on OpenBLAS here: %s", got)
+				testenv.Missing(t, "PyTorch does not run on OpenBLAS here (apt-get install libopenblas-dev): %s", got)
 			}
 			want := core + " kernels (OPENBLAS_CORETYPE=" + core + ")"
 			if !strings.HasPrefix(got, "OpenBLAS ") || !strings.HasSuffix(got, want) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/gpu"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 func TestProbe(t *testing.T) {
@@ -47,7 +48,7 @@ func TestArgs(t *testing.T) {
 func TestDependencies(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "github.com/goagx/agx/gpu").Output()
 	if err != nil {
-		t.Skipf("go list: %v", err)
+		testenv.Missing(t, "go list: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.HasPrefix(dep, "github.com/goagx/agx/") &&

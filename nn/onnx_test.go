@@ -12,14 +12,15 @@ import (
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
 	"github.com/goagx/agx/internal/oracle"
+	"github.com/goagx/agx/internal/testenv"
 	"github.com/goagx/agx/tensor"
 )
 
-// onnxAvailable skips t unless Debian's python3-onnx is importable.
+// onnxAvailable skips (or under make test fails) t unless Debian's python3-onnx is importable.
 func onnxAvailable(t *testing.T) {
 	t.Helper()
 	if out, err := exec.Command(oracle.Python, "-c", "import onnx, numpy").CombinedOutput(); err != nil {
-		t.Skipf("python3-onnx unavailable (apt-get install python3-onnx): %s", strings.TrimSpace(string(out)))
+		testenv.Missing(t, "python3-onnx unavailable (apt-get install python3-onnx): %s", strings.TrimSpace(string(out)))
 	}
 }
 

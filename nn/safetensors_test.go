@@ -12,6 +12,7 @@ import (
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
 	"github.com/goagx/agx/internal/oracle"
+	"github.com/goagx/agx/internal/testenv"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -72,7 +73,7 @@ json.dump(out, sys.stdout)
 
 func TestSafetensorsReadableByPython(t *testing.T) {
 	if err := exec.Command(oracle.Python, "-c", "import numpy").Run(); err != nil {
-		t.Skip("NumPy unavailable")
+		testenv.Missing(t, "NumPy unavailable to %s (apt-get install python3-numpy)", oracle.Python)
 	}
 	g := tensor.NewGenerator(5)
 	m := NewSequential(NewLinear(4, 3, WithGenerator(g)), ReLU(), NewLinear(3, 2, WithGenerator(g), WithDType(tensor.Float64)))

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/goagx/agx/internal/testenv"
 )
 
 // TestCoreDoesNotImportDisplay keeps the dependency rule: only this package
@@ -11,7 +13,7 @@ import (
 func TestCoreDoesNotImportDisplay(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go command not found")
+		testenv.Missing(t, "go command not found")
 	}
 	forbidden := []string{"github.com/janpfeifer/gonb", "gonum.org/v1/plot", "github.com/goagx/agx/agx/nb"}
 	for _, pkg := range []string{"github.com/goagx/agx/tensor", "github.com/goagx/agx/agx"} {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 // withoutDot simulates a machine without Graphviz for the rest of the test.
@@ -40,7 +41,7 @@ func TestGraphDotFailure(t *testing.T) {
 	lookPath = func(string) (string, error) { return "/bin/false", nil }
 	t.Cleanup(func() { lookPath = saved })
 	if _, err := exec.LookPath("false"); err != nil {
-		t.Skip("no false(1) here")
+		testenv.Missing(t, "no false(1) here (coreutils)")
 	}
 	x := agx.FromSlice([]float64{1}).SetRequiresGrad(true)
 	got := GraphHTML(x.Exp())

@@ -7,11 +7,12 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/agx/nb"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 func TestGraphSVG(t *testing.T) {
 	if _, err := exec.LookPath("dot"); err != nil {
-		t.Skip("Graphviz is not installed (apt-get install graphviz)")
+		testenv.Missing(t, "Graphviz is not installed (apt-get install graphviz; docker/scripts/install-jupyter.sh does)")
 	}
 	x := agx.FromSlice([]float64{1, 2, 3}).SetRequiresGrad(true).SetName("x")
 	w := agx.FromSlice([]float64{0.5, -1, 2}).SetRequiresGrad(true).SetName("w")

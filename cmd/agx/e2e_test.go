@@ -11,6 +11,7 @@ import (
 
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 // testKernel is the kernelspec the end-to-end tests use: $AGX_TEST_KERNEL, else
@@ -22,19 +23,19 @@ func testKernel() string {
 	return DefaultKernel
 }
 
-// needJupyter skips the test when Jupyter or the Go kernel is not installed.
+// needJupyter skips (under make test: fails) the test when Jupyter or the Go kernel is not installed.
 func needJupyter(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipping: runs Jupyter (-short)")
 	}
 	if _, err := os.Stat("/usr/bin/jupyter"); err != nil {
-		t.Skip("skipping: /usr/bin/jupyter is missing; install Jupyter and the kernel with docker/scripts/install-all.sh (make deps)")
+		testenv.Missing(t, "skipping: /usr/bin/jupyter is missing; install Jupyter and the kernel with docker/scripts/install-all.sh (make deps)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := jupyter.CheckKernel(ctx, jupyter.DefaultPython, testKernel()); err != nil {
-		t.Skipf("skipping: %v; install the kernel with docker/scripts/install-all.sh (make deps) or set AGX_TEST_KERNEL", err)
+		testenv.Missing(t, "skipping: %v; install the kernel with docker/scripts/install-all.sh (make deps) or set AGX_TEST_KERNEL", err)
 	}
 }
 

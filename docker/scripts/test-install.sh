@@ -4,7 +4,9 @@
 #  2. the "Go (agx)" kernelspec exists and points at existing binaries of the
 #     pinned versions;
 #  3. docker/smoke.ipynb and notebooks/00-welcome.ipynb execute headless through
-#     that kernel from a directory outside the checkout, with no error output;
+#     that kernel from a directory outside the checkout, with no error output,
+#     and the welcome notebook's autograd graph (nb.Graph) arrives as an SVG
+#     picture, not as the DOT text shown when Graphviz is missing;
 #  4. seed-workspace.py updates a workspace without overwriting an edited notebook;
 #  5. lab.sh on a fresh workspace answers /api with the kernel listed, and no file
 #     it serves holds a reference solution or a hidden test; SIGTERM (twice) stops
@@ -95,13 +97,15 @@ fi
 
 # 3. Headless notebooks, run from outside the checkout.
 # check_outputs NOTEBOOK EXPECTED... : no error/stderr outputs and each EXPECTED
-# string appears in some output.
+# string appears in some output. EXPECTED "svg:NAME" wants an HTML output that
+# holds an <svg> element mentioning NAME (GoNB sends SVG as text/html).
 check_outputs() {
   "$SYSTEM_PYTHON" - "$@" <<'PY'
 import json, sys
 nb = json.load(open(sys.argv[1]))
-want = sys.argv[2:]
-texts, problems = [], []
+want = [w for w in sys.argv[2:] if not w.startswith("svg:")]
+svgs = [w[len("svg:"):] for w in sys.argv[2:] if w.startswith("svg:")]
+texts, htmls, problems = [], [], []
 for i, cell in enumerate(nb["cells"]):
     if cell["cell_type"] != "code":
         continue
@@ -117,10 +121,17 @@ for i, cell in enumerate(nb["cells"]):
                 problems.append(f"cell {i}: stderr: {text[:300]}")
             texts.append(text)
         else:
-            for v in out.get("data", {}).values():
+            for mime, v in out.get("data", {}).items():
                 texts.append("".join(v) if isinstance(v, list) else str(v))
+                if mime == "text/html":
+                    htmls.append(texts[-1])
 blob = "\n".join(texts)
 problems += [f"no output contains {w!r}" for w in want if w not in blob]
+for name in svgs:
+    if not any("<svg" in h and "</svg>" in h and name in h for h in htmls):
+        near = [h[:200] for h in htmls if name in h]
+        problems.append(f"no text/html output is an <svg> showing {name!r} (is Graphviz installed?); " +
+                        (f"the one naming it starts {near[0]!r}" if near else "none names it"))
 print("\n".join(problems))
 PY
 }
@@ -150,7 +161,7 @@ run_notebook() {
 }
 
 run_notebook "$AGX_ROOT/docker/smoke.ipynb" "agx smoke: go" "agx-smoke-html" "agx-smoke-markdown" "second cell sees agx smoke"
-run_notebook "$AGX_ROOT/notebooks/00-welcome.ipynb" "Hello from agx"
+run_notebook "$AGX_ROOT/notebooks/00-welcome.ipynb" "Hello from agx" "svg:SquareBackward"
 
 # 4. seed-workspace.py, the workspace update behind `make lab`, on its own.
 seed_check() {

@@ -12,6 +12,7 @@ import (
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 // testKernel is the kernelspec of the end-to-end tests: $AGX_TEST_KERNEL, else
@@ -23,7 +24,7 @@ func testKernel() string {
 	return "agx-go"
 }
 
-// needKernel skips the test when Jupyter or the Go kernel is missing.
+// needKernel skips (under make test: fails) the test when Jupyter or the Go kernel is missing.
 func needKernel(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -32,7 +33,7 @@ func needKernel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := jupyter.CheckKernel(ctx, "", testKernel()); err != nil {
-		t.Skipf("skipping: %v (install Jupyter and the kernel with docker/scripts/install-all.sh, or set AGX_TEST_KERNEL)", err)
+		testenv.Missing(t, "skipping: %v (install Jupyter and the kernel with docker/scripts/install-all.sh, or set AGX_TEST_KERNEL)", err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 // forkBomb starts up to 500 sleep processes and reports how many started:
@@ -152,7 +153,7 @@ func TestSandboxGoOffline(t *testing.T) {
 			case net == NetHost && (spec.Env["GOPROXY"] == "off" || spec.Env["GOSUMDB"] == "off"):
 				t.Errorf("with the host's network the kernel's go settings are changed: %v", spec.Env)
 			case net == NetAuto && !isolated:
-				t.Skipf("no network namespace here: %q", sb.isolation())
+				testenv.Missing(t, "no network namespace here (unshare -n needs root or CAP_SYS_ADMIN, and iproute2): %q", sb.isolation())
 			case net == NetAuto && (spec.Env["GOPROXY"] != "off" || spec.Env["GOSUMDB"] != "off"):
 				t.Errorf("without network the kernel's go command is not told so: GOPROXY=%q GOSUMDB=%q", spec.Env["GOPROXY"], spec.Env["GOSUMDB"])
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/goagx/agx/grade"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 // e2eKernel is the kernelspec of the end-to-end test: $AGX_TEST_KERNEL, else
@@ -41,12 +42,12 @@ func needKernel(t *testing.T, d time.Duration) (context.Context, context.CancelF
 		t.Skip("skipping: runs Jupyter (-short)")
 	}
 	if _, err := os.Stat(jupyter.DefaultPython); err != nil {
-		t.Skip("skipping: no " + jupyter.DefaultPython)
+		testenv.Missing(t, "skipping: no %s", jupyter.DefaultPython)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	if err := jupyter.CheckKernel(ctx, "", e2eKernel()); err != nil {
 		cancel()
-		t.Skipf("skipping: %v (install it with docker/scripts/install-kernel.sh, or set AGX_TEST_KERNEL)", err)
+		testenv.Missing(t, "skipping: %v (install it with docker/scripts/install-kernel.sh, or set AGX_TEST_KERNEL)", err)
 	}
 	return ctx, cancel
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -93,7 +94,7 @@ func TestChecksum(t *testing.T) {
 
 	py := "/usr/bin/python3"
 	if _, err := os.Stat(py); err != nil {
-		t.Skip("skipping the Python comparison: /usr/bin/python3 is missing")
+		testenv.Missing(t, "skipping the Python comparison: %s is missing", py)
 	}
 	in, err := json.Marshal(cells)
 	if err != nil {

@@ -1,7 +1,8 @@
 // Package oracle runs reference computations in PyTorch (Debian's
 // python3-torch, through /usr/bin/python3) so that tests can compare agx's
 // values and gradients with PyTorch's on the same inputs. When torch is not
-// importable, Skip skips the calling test with a clear message.
+// importable, Skip skips the calling test with a clear message, or fails it
+// under `make test` (internal/testenv).
 //
 // A reference script is a small Python file that imports agx_oracle (next to
 // this file), reads its inputs with agx_oracle.load(), and writes its results
@@ -21,6 +22,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/goagx/agx/internal/testenv"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -68,11 +70,12 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// Skip skips t when PyTorch is not available.
+// Skip skips t when PyTorch is not available, and fails it instead when
+// testenv.RequireAll (`make test` installs PyTorch).
 func Skip(t testing.TB) {
 	t.Helper()
 	if err := Available(); err != nil {
-		t.Skipf("PyTorch oracle unavailable: %v", err)
+		testenv.Missing(t, "PyTorch oracle unavailable: %v", err)
 	}
 }
 
