@@ -423,6 +423,9 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		}
 		e.Flags = append(e.Flags, Flag{Kind: FlagIncomplete, Cell: "notebook", Message: clip(firstLine(e.Run.Error), 300)})
 	}
+	if why := toolingFailure(rb, res); why != "" {
+		return g.ungradable(e, why), false
+	}
 	cells, flags := score(rb, res)
 	for _, c := range cells {
 		for i, m := range c.Messages {
