@@ -160,6 +160,11 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 	var sb *sandbox
 	infraErr := jupyter.CheckKernel(ctx, opt.Python, opt.Kernel)
 	if infraErr == nil {
+		// Without the modules its scratch module needs, the kernel would
+		// fail every cell: stop before grading anyone.
+		if err := ensureKernelModules(ctx, opt.Python, opt.Kernel, logf); err != nil {
+			return nil, err
+		}
 		sb, infraErr = newSandbox(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs)
 		if sb == nil && opt.Limits.Network == NetNone && infraErr != nil {
 			return nil, infraErr
