@@ -116,7 +116,7 @@ func newModuleProbe(spec kernelSpec) (*moduleProbe, error) {
 	goBin := env["AGX_GO"]
 	if goBin == "" {
 		if goBin, err = exec.LookPath("go"); err != nil {
-			return nil, errors.New("no go on PATH")
+			return nil, errors.New("checking the Go module cache for the kernel: no go on PATH (set AGX_GO in the kernelspec)")
 		}
 	}
 	// The build tags agx-kernel adds (AGX_CUDA, AGX_OPENBLAS) decide which
