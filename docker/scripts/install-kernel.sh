@@ -58,10 +58,10 @@ resolve_scratch() {
 # imports every package of this checkout that a notebook can import plus
 # gonb_pkgs; only when that fails, resolves it with the network, then offline
 # again. Success leaves a stamp in the module cache, keyed by this checkout's
-# go.mod and go.sum and the tags, so a second run only hashes two files
-# (`go clean -modcache` removes the stamp with the modules).
+# go.mod and go.sum, the Go version and the tags, so a second run only hashes
+# two files (`go clean -modcache` removes the stamp with the modules).
 ensure_kernel_modules() {
-  local work pkgs joined stamp tags=()
+  local work pkgs joined cache goversion stamp tags=()
   # The build tags agx-kernel adds decide which files, so which modules, count.
   if [[ "${AGX_CUDA:-0}" == 1 ]]; then tags+=(cuda); fi
   if [[ "${AGX_OPENBLAS:-0}" == 1 ]]; then tags+=(openblas); fi
@@ -70,7 +70,8 @@ ensure_kernel_modules() {
     export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=$joined"
   fi
   export GOWORK=off
-  stamp="$(go env GOMODCACHE)/cache/agx-kernel/$(cat "$AGX_ROOT/go.mod" "$AGX_ROOT/go.sum" - <<<"${tags[*]} ${gonb_pkgs[*]}" | sha256sum | cut -c1-32)"
+  { read -r cache && read -r goversion; } < <(go env GOMODCACHE GOVERSION)
+  stamp="$cache/cache/agx-kernel/$(cat "$AGX_ROOT/go.mod" "$AGX_ROOT/go.sum" - <<<"$goversion ${tags[*]} ${gonb_pkgs[*]}" | sha256sum | cut -c1-32)"
   if [[ -f "$stamp" ]]; then
     return 0
   fi
