@@ -30,7 +30,9 @@ func coldModCache(t *testing.T) string {
 	t.Setenv("GOMODCACHE", dir)
 	t.Setenv("GOFLAGS", strings.TrimSpace(strings.TrimSpace(string(flags))+" -modcacherw"))
 	t.Cleanup(func() {
-		if out, err := exec.Command("go", "clean", "-modcache").CombinedOutput(); err != nil {
+		clean := exec.Command("go", "clean", "-modcache")
+		clean.Env = append(os.Environ(), "GOMODCACHE="+dir) // this cache, whatever the order of the cleanups
+		if out, err := clean.CombinedOutput(); err != nil {
 			t.Errorf("go clean -modcache: %v\n%s", err, out)
 		}
 		os.RemoveAll(dir)
