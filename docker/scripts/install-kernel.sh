@@ -86,7 +86,7 @@ ensure_kernel_modules() {
   } >"$work/main.go"
   if resolve_scratch "$work" offline; then
     rm -rf "$work"
-    mkdir -p "$(dirname "$stamp")" && : >"$stamp"
+    write_stamp "$stamp"
     return 0
   fi
   log "fetching the Go modules that notebooks need (once; the kernel then works offline)"
@@ -96,7 +96,13 @@ ensure_kernel_modules() {
     die "cannot fill the Go module cache ($(go env GOMODCACHE)) with the modules notebooks need: is the Go module proxy reachable? GOPROXY=$(go env GOPROXY)"
   fi
   rm -rf "$work"
-  mkdir -p "$(dirname "$stamp")" && : >"$stamp"
+  write_stamp "$stamp"
+}
+
+# write_stamp PATH: creates PATH; a module cache that cannot be written to only
+# costs an offline resolution on every run.
+write_stamp() {
+  { mkdir -p "$(dirname "$1")" && : >"$1"; } 2>/dev/null || true
 }
 
 if [[ "${AGX_SKIP_MODULES:-0}" != 1 ]]; then
