@@ -111,5 +111,8 @@ func goErrors(out string) string {
 	if len(lines) == 0 {
 		return firstLine(out)
 	}
-	return strings.Join(lines, " ")
+	// The scratch module's name changes from run to run; the entry should not.
+	return scratchModule.ReplaceAllString(strings.Join(lines, " "), "gonb_…")
 }
+
+var scratchModule = regexp.MustCompile(`\bgonb_[0-9a-f]+\b`)

@@ -26,7 +26,7 @@ func TestToolingFailure(t *testing.T) {
 		goImports = `failed to run "/home/u/.local/share/agx/bin/goimports -w /tmp/gonb_1/main.go": exit status 1`
 	)
 	lookup := htmlOut("<pre>failed to run \"go get\": exit status 1\n\ngo: downloading gonum.org/v1/plot v0.16.0\n" +
-		"go: gonb_1 imports\n\tgonum.org/v1/plot: module lookup disabled by GOPROXY=off</pre>")
+		"go: gonb_d64ee1c9 imports\n\tgonum.org/v1/plot: module lookup disabled by GOPROXY=off</pre>")
 	for _, tc := range []struct {
 		name    string
 		origin  string // of the cell that shows the outputs
@@ -34,7 +34,7 @@ func TestToolingFailure(t *testing.T) {
 		outputs []*notebook.Output
 		want    string // substring of the reason; "" for none
 	}{
-		{"go get in a test cell", FromSource, true, []*notebook.Output{lookup, errOut(goGet)}, "`go get` failed: go: gonb_1 imports gonum.org/v1/plot: module lookup disabled"},
+		{"go get in a test cell", FromSource, true, []*notebook.Output{lookup, errOut(goGet)}, "`go get` failed: go: gonb_… imports gonum.org/v1/plot: module lookup disabled"},
 		{"go get in a stub", FromStub, true, []*notebook.Output{errOut(goGet)}, "`go get` failed"},
 		{"go get in the student's cell", FromSubmission, true, []*notebook.Output{lookup, errOut(goGet)}, ""},
 		{"go get in a cell the student added", FromStudent, true, []*notebook.Output{errOut(goGet)}, ""},
