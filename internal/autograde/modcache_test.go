@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // coldModCache points the go command (of this process and the kernels it
@@ -55,6 +56,10 @@ func TestColdModuleCache(t *testing.T) {
 	subs := []Submission{writeNB(t, t.TempDir(), "instructor", readNB(t, source))}
 	opt := testOptions(source, dir)
 	opt.Jobs = 1
+	// The modules are at new paths, so the build cache does not hit for
+	// them: the first cell compiles agx's dependencies from scratch, which
+	// takes minutes on a small, busy machine.
+	opt.CellTimeout, opt.Timeout = 5*time.Minute, 15*time.Minute
 	opt.Log = testWriter{t}
 	sum, err := Grade(context.Background(), opt, subs)
 	if err != nil {
