@@ -15,9 +15,10 @@ import (
 // `failed to run "COMMAND": exit status N`.
 var failedToRun = regexp.MustCompile(`failed to run "([^"]*)"`)
 
-// goCommandError matches a line of the go command's own errors (module
-// resolution, go.sum), as opposed to the compiler's FILE:LINE:COL errors.
-var goCommandError = regexp.MustCompile(`(?m)^\s*go: `)
+// goCommandError matches the go command's own errors (module resolution,
+// go.sum), as opposed to the compiler's: lines that start with "go: ", and
+// the module errors that the go command reports at an import's position.
+var goCommandError = regexp.MustCompile(`(?m)^\s*go: |no required module provides package|missing go\.sum entry|module lookup disabled|cannot find module providing package`)
 
 var htmlTag = regexp.MustCompile(`<[^>]*>`)
 
@@ -104,7 +105,7 @@ func goErrors(out string) string {
 		if strings.HasPrefix(t, "go: downloading ") || strings.HasPrefix(t, "go: finding ") {
 			continue // progress, not errors
 		}
-		if strings.HasPrefix(t, "go: ") || strings.HasPrefix(l, "\t") && len(lines) > 0 {
+		if strings.HasPrefix(t, "go: ") || goCommandError.MatchString(t) || strings.HasPrefix(l, "\t") && len(lines) > 0 {
 			lines = append(lines, strings.TrimSpace(l))
 		}
 	}

@@ -40,6 +40,8 @@ func TestToolingFailure(t *testing.T) {
 		{"go get in a cell the student added", FromStudent, true, []*notebook.Output{errOut(goGet)}, ""},
 		{"goimports in a test cell", FromSource, true, []*notebook.Output{stderr("main.go:3:1: expected declaration"), errOut(goImports)}, "goimports failed"},
 		{"module error in a test cell's build", FromSource, true, []*notebook.Output{stderr("go: updates to go.mod needed; to update it:\n\tgo mod tidy\n"), errOut(goBuild)}, "the build failed in the go command: go: updates to go.mod needed"},
+		{"missing module in a test cell's build", FromSource, true, []*notebook.Output{htmlOut("<pre>main.go:5:2: no required module provides package github.com/goagx/agx/grade; to add it:\n\tgo get github.com/goagx/agx/grade</pre>"), errOut(goBuild)},
+			"the build failed in the go command: main.go:5:2: no required module provides package github.com/goagx/agx/grade"},
 		{"compile error in a test cell", FromSource, true, []*notebook.Output{htmlOut("<pre>./main.go:12:9: undefined: GELU</pre>"), errOut(goBuild)}, ""},
 		{"panic in a test cell", FromSource, true, []*notebook.Output{stderr("panic: boom\n"), errOut("exit status 2")}, ""},
 		{"go get in a test cell that did not run", FromSource, false, []*notebook.Output{errOut(goGet)}, ""},
