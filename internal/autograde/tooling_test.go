@@ -22,8 +22,8 @@ func TestToolingFailure(t *testing.T) {
 	}
 	const (
 		goGet     = `failed to run "/opt/agx/docker/scripts/kernel-bin/go get": exit status 1`
-		goBuild   = `failed to run "/opt/agx/docker/scripts/kernel-bin/go build -o /tmp/gonb_1/gonb_1": exit status 1`
-		goImports = `failed to run "/home/u/.local/share/agx/bin/goimports -w /tmp/gonb_1/main.go": exit status 1`
+		goBuild   = `failed to run "/opt/agx/docker/scripts/kernel-bin/go build -o /scratch/gonb_1/gonb_1": exit status 1`
+		goImports = `failed to run "/home/u/.local/share/agx/bin/goimports -w /scratch/gonb_1/main.go": exit status 1`
 	)
 	lookup := htmlOut("<pre>failed to run \"go get\": exit status 1\n\ngo: downloading gonum.org/v1/plot v0.16.0\n" +
 		"go: gonb_d64ee1c9 imports\n\tgonum.org/v1/plot: module lookup disabled by GOPROXY=off</pre>")
