@@ -6,6 +6,10 @@
 # with a PATH where the kernel's scratch Go module automatically requires this
 # checkout's module (see kernel-bin/go): notebooks anywhere can import agx's
 # packages with no setup cell. The file is rewritten only when it would change.
+#
+# It also makes sure the Go module cache holds every module that scratch module
+# needs, so that notebooks work offline and `agx autograde` (whose kernel has no
+# network) can grade: see ensure_kernel_modules. AGX_SKIP_MODULES=1 skips that.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -21,6 +25,89 @@ json_str() {
   s="${s//\"/\\\"}"
   printf '"%s"' "$s"
 }
+
+# GoNB's packages a notebook may import besides agx's (as in
+# internal/autograde/modcache.go).
+gonb_pkgs=(
+  github.com/janpfeifer/gonb/gonbui
+  github.com/janpfeifer/gonb/gonbui/comms
+  github.com/janpfeifer/gonb/gonbui/dom
+  github.com/janpfeifer/gonb/gonbui/protocol
+  github.com/janpfeifer/gonb/gonbui/widgets
+)
+
+# resolve_scratch DIR [offline]: in DIR (holding main.go), makes a module as
+# kernel-bin/go makes the kernel's scratch module and runs GoNB's `go get` in
+# it, then lists the dependencies (which needs their sources). With "offline",
+# as the sandboxed kernel runs: GOPROXY=off GOSUMDB=off. Output goes to DIR/log.
+resolve_scratch() {
+  local dir="$1" mode="${2:-}" mod
+  mod="$(awk '$1 == "module" { print $2; exit }' "$AGX_ROOT/go.mod")"
+  (
+    cd "$dir"
+    if [[ "$mode" == offline ]]; then export GOPROXY=off GOSUMDB=off; fi
+    rm -f go.mod go.sum
+    go mod init gonb_agxmodules &&
+      go mod edit -require="$mod@v0.0.0" -replace="$mod=$AGX_ROOT" &&
+      go get &&
+      go list -deps . >/dev/null
+  ) >"$dir/log" 2>&1
+}
+
+# ensure_kernel_modules: resolves, offline, a scratch module whose main.go
+# imports every package of this checkout that a notebook can import plus
+# gonb_pkgs; only when that fails, resolves it with the network, then offline
+# again. Success leaves a stamp in the module cache, keyed by this checkout's
+# go.mod and go.sum, the Go version and the tags, so a second run only hashes
+# two files (`go clean -modcache` removes the stamp with the modules).
+ensure_kernel_modules() {
+  local work pkgs joined cache goversion stamp tags=()
+  # The build tags agx-kernel adds decide which files, so which modules, count.
+  if [[ "${AGX_CUDA:-0}" == 1 ]]; then tags+=(cuda); fi
+  if [[ "${AGX_OPENBLAS:-0}" == 1 ]]; then tags+=(openblas); fi
+  if ((${#tags[@]} > 0)); then
+    joined="$(IFS=,; echo "${tags[*]}")"
+    export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=$joined"
+  fi
+  export GOWORK=off
+  { read -r cache && read -r goversion; } < <(go env GOMODCACHE GOVERSION)
+  stamp="$cache/cache/agx-kernel/$(cat "$AGX_ROOT/go.mod" "$AGX_ROOT/go.sum" - <<<"$goversion ${tags[*]} ${gonb_pkgs[*]}" | sha256sum | cut -c1-32)"
+  if [[ -f "$stamp" ]]; then
+    return 0
+  fi
+  work="$(mktemp -d "${TMPDIR:-/tmp}/agx-modules-XXXXXX")"
+  # go list needs no module for names and paths (-e: it goes on without them).
+  mapfile -t pkgs < <(cd "$AGX_ROOT" && GOPROXY=off go list -e -f '{{if ne .Name "main"}}{{.ImportPath}}{{end}}' ./... 2>/dev/null |
+    grep -v -e '/internal/' -e '/internal$' -e '^$')
+  {
+    printf 'package main\n\nimport (\n'
+    printf '\t_ "%s"\n' "${pkgs[@]}" "${gonb_pkgs[@]}"
+    printf ')\n\nfunc main() {}\n'
+  } >"$work/main.go"
+  if resolve_scratch "$work" offline; then
+    rm -rf "$work"
+    write_stamp "$stamp"
+    return 0
+  fi
+  log "fetching the Go modules that notebooks need (once; the kernel then works offline)"
+  if ! resolve_scratch "$work" || ! resolve_scratch "$work" offline; then
+    cat "$work/log" >&2
+    rm -rf "$work"
+    die "cannot fill the Go module cache ($(go env GOMODCACHE)) with the modules notebooks need: is the Go module proxy reachable? GOPROXY=$(go env GOPROXY)"
+  fi
+  rm -rf "$work"
+  write_stamp "$stamp"
+}
+
+# write_stamp PATH: creates PATH; a module cache that cannot be written to only
+# costs an offline resolution on every run.
+write_stamp() {
+  { mkdir -p "$(dirname "$1")" && : >"$1"; } 2>/dev/null || true
+}
+
+if [[ "${AGX_SKIP_MODULES:-0}" != 1 ]]; then
+  ensure_kernel_modules
+fi
 
 go_real="$(command -v go)"
 kdir="$JUPYTER_DATA_DIR_EFFECTIVE/kernels/$AGX_KERNEL_NAME"

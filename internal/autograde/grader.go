@@ -160,6 +160,11 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 	var sb *sandbox
 	infraErr := jupyter.CheckKernel(ctx, opt.Python, opt.Kernel)
 	if infraErr == nil {
+		// Without the modules its scratch module needs, the kernel would
+		// fail every cell: stop before grading anyone.
+		if err := ensureKernelModules(ctx, opt.Python, opt.Kernel, logf); err != nil {
+			return nil, err
+		}
 		sb, infraErr = newSandbox(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs)
 		if sb == nil && opt.Limits.Network == NetNone && infraErr != nil {
 			return nil, infraErr
@@ -422,6 +427,9 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 			return g.ungradable(e, "the notebook could not be run before any student code: "+e.Run.Error), false
 		}
 		e.Flags = append(e.Flags, Flag{Kind: FlagIncomplete, Cell: "notebook", Message: clip(firstLine(e.Run.Error), 300)})
+	}
+	if why := toolingFailure(rb, res); why != "" {
+		return g.ungradable(e, why), false
 	}
 	cells, flags := score(rb, res)
 	for _, c := range cells {
