@@ -132,10 +132,19 @@ func TestRebuild(t *testing.T) {
 					t.Errorf("origins %v, want %v", got, tc.origin)
 				}
 			}
-			// Test cells come from the source, hidden tests and a nonce included.
+			// Test cells come from the source, hidden tests included; each
+			// gets a nonce, which is never written into any cell.
 			fw := cellByID(t, rb.Notebook, "gelu-forward")
-			if !strings.Contains(fw.Source, `grade.New("gelu-forward").Nonce("nonce`) || !strings.Contains(fw.Source, "BEGIN HIDDEN TESTS") {
+			if !strings.Contains(fw.Source, `grade.New("gelu-forward")`) || !strings.Contains(fw.Source, "BEGIN HIDDEN TESTS") {
 				t.Errorf("gelu-forward not restored:\n%s", fw.Source)
+			}
+			for _, rc := range rb.Cells {
+				if rc.Kind == nbgrader.KindTest && !strings.HasPrefix(rc.Nonce, "nonce") {
+					t.Errorf("test cell %s has nonce %q", rc.GradeID, rc.Nonce)
+				}
+				if c := rb.Notebook.Cells[rc.Index]; strings.Contains(c.Source, "nonce") || strings.Contains(c.Source, ".Nonce(") {
+					t.Errorf("cell %d holds a nonce:\n%s", rc.Index, c.Source)
+				}
 			}
 			for _, c := range rb.Notebook.Cells {
 				if len(c.Outputs) > 0 || c.ExecutionCount != nil {

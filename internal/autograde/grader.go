@@ -375,6 +375,12 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		student[rc.Index] = rc.Student() && rb.Notebook.Cells[rc.Index].CellType == notebook.Code
 	}
 	env := g.sb.env
+	secrets := &jupyter.Secrets{ByCell: map[int]string{}, Dir: work, UID: -1, GID: -1, KillUID: -1}
+	for _, rc := range rb.Cells {
+		if rc.Nonce != "" {
+			secrets.ByCell[rc.Index] = rc.GradeID + " " + rc.Nonce
+		}
+	}
 	if g.sb.drop != nil {
 		sl, err := g.sb.drop.acquire(ctx)
 		if err != nil {
@@ -382,7 +388,17 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		}
 		defer g.sb.drop.release(sl)
 		env = append(append([]string{}, env...), sl.env()...)
+		secrets.Path, secrets.UID, secrets.GID, secrets.KillUID = filepath.Join(sl.home, secretName), sl.uid, sl.gid, sl.uid
+	} else {
+		// The kernel runs as this user: a directory of its own for the file.
+		sd, err := os.MkdirTemp("", "agx-grade-secret-")
+		if err != nil {
+			return g.ungradable(e, err.Error()), false
+		}
+		defer os.RemoveAll(sd)
+		secrets.Path = filepath.Join(sd, secretName)
 	}
+	env = append(append([]string{}, env...), grade.SecretEnv+"="+secrets.Path)
 	kernelUp, studentRan := false, false
 	res, err := jupyter.Execute(ctx, path, jupyter.Options{
 		Python:            g.opt.Python,
@@ -394,6 +410,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		ContinueOnTimeout: true,
 		Wrap:              g.sb.wrap,
 		Env:               env,
+		Secrets:           secrets,
 		OnEvent: func(ev jupyter.Event) {
 			switch ev.Event {
 			case jupyter.Started:
@@ -437,6 +454,10 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	}
 	return e, false
 }
+
+// secretName is the file through which a test cell's program receives its
+// secret (grade.SecretEnv), in the kernel's private home.
+const secretName = ".agx-grade-secret"
 
 // ungradable marks e ungradable: every graded cell of the source is listed,
 // not run, with no points.
