@@ -118,7 +118,7 @@ func statusSentence(status string) string {
 	case StatusFailed:
 		return "No check passed."
 	case StatusRejected:
-		return "The result did not match this exercise's points; no points given."
+		return "The test cell's result was not accepted; no points given."
 	case StatusError:
 		return "The test cell failed before it could report (for example, your code does not compile)."
 	case StatusTimeout:
