@@ -356,6 +356,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	e.Notes = append(e.Notes, rb.Notes...)
 	e.Flags = append(e.Flags, rb.Flags...)
 	e.Flags = append(e.Flags, scanStudentCells(rb)...)
+	disarmMagic(rb)
 	if g.infraErr != nil {
 		return g.ungradable(e, g.infraErr.Error()), false
 	}
@@ -441,6 +442,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		e.Flags = append(e.Flags, Flag{Kind: FlagIncomplete, Cell: "notebook", Message: clip(firstLine(e.Run.Error), 300)})
 	}
 	cells, flags := score(rb, res)
+	voidAfterFlags(rb, e.Flags, cells)
 	for _, c := range cells {
 		for i, m := range c.Messages {
 			c.Messages[i] = sanitize(m)

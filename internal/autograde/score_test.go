@@ -2,6 +2,7 @@ package autograde
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/goagx/agx/grade"
@@ -61,6 +62,49 @@ func TestScoreVoids(t *testing.T) {
 			}
 			if forged != tc.forged {
 				t.Errorf("forged_result flag %v, want %v: %+v", forged, tc.forged, flags)
+			}
+		})
+	}
+}
+
+// TestDisarmAndVoid: magic lines of student cells become comments; a
+// student cell with a voiding flag costs the test cells after it their
+// points, and only those.
+func TestDisarmAndVoid(t *testing.T) {
+	src := readNB(t, "testdata/double.ipynb")
+	for _, tc := range []struct {
+		name, code string
+		lines      []string // lines the cell must then hold
+		voided     bool
+	}{
+		{"magic", "!*go mod edit -replace=x=y\n%env A=1\n%%\nfmt.Println(1)", []string{"// agx autograde: not run at grading: !*go mod edit -replace=x=y", "// agx autograde: not run at grading: %env A=1", "%%"}, false},
+		{"plain", "func Double(x float64) float64 { return 2 * x }", []string{"func Double(x float64) float64 { return 2 * x }"}, false},
+		{"unsafe", "func Double(x float64) float64 { _ = unsafe.Pointer(nil); return 2 * x }", nil, true},
+		{"cgo", "import \"C\"\n\nfunc Double(x float64) float64 { return 2 * x }", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := solved(t, src)
+			cellByID(t, sub, "double-code").Source = tc.code
+			rb, err := Rebuild(src, sub, counter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			flags := scanStudentCells(rb)
+			disarmMagic(rb)
+			got := cellByID(t, rb.Notebook, "double-code").Source
+			for _, l := range tc.lines {
+				if !strings.Contains(got+"\n", l+"\n") {
+					t.Errorf("the cell lacks %q:\n%s", l, got)
+				}
+			}
+			cells := []*CellGrade{{GradeID: "double-test", Kind: nbgrader.KindTest, Points: 2, AutoPoints: 2, MaxPoints: 2, Status: StatusPassed},
+				{GradeID: "explain", Kind: nbgrader.KindManual, MaxPoints: 1, Status: StatusManual}}
+			voided := voidAfterFlags(rb, flags, cells)
+			if (len(voided) > 0) != tc.voided || (tc.voided && (cells[0].AutoPoints != 0 || cells[0].Status != StatusRejected)) {
+				t.Errorf("voided %v, cells %+v; want voided %v", voided, cells[0], tc.voided)
+			}
+			if cells[1].Status != StatusManual {
+				t.Errorf("a manual cell was voided: %+v", cells[1])
 			}
 		})
 	}
