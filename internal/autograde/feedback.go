@@ -61,7 +61,7 @@ func FeedbackHTML(e *Entry) string {
 		}
 		if len(c.Checks) == 0 {
 			for _, m := range c.Messages {
-				if c.HasHidden && (c.Status == StatusError || c.Status == StatusNoResult) {
+				if c.HasHidden && (c.Status == StatusError || c.Status == StatusNoResult || c.Status == StatusRejected) {
 					m = "details withheld: this test cell has hidden tests"
 				}
 				fmt.Fprintf(&b, "<pre>%s</pre>\n", esc(m))
