@@ -40,7 +40,7 @@ const (
 	FlagOutputCapped  = "output_capped"  // a cell's output was truncated
 	FlagTimeout       = "cell_timeout"   // a cell ran past its time limit
 	FlagInitializer   = "initializer"    // a package-level variable initialised by a call
-	FlagSelfRead      = "self_read"      // reads files, the environment, its own binary or memory
+	FlagSelfRead      = "self_read"      // reads or writes files, reads the environment, its own binary or memory
 )
 
 // voidingKinds are the flags that cost points: code that can read the
@@ -63,7 +63,7 @@ var codePatterns = []struct {
 	{FlagUnsafe, "uses cgo (import \"C\"), whose C code runs before Go's initialisation", regexp.MustCompile(`(?m)import\s+"C"|^\s*"C"\s*$`)},
 	{FlagExec, "starts a process", regexp.MustCompile(`\bos\.(StartProcess|ProcAttr)\b|\b(syscall|unix)\.(ForkExec|Exec|StartProcess)\b`)},
 	{FlagNetwork, "uses the network or RPC", regexp.MustCompile(`"net"|"net/[^"]*"|"crypto/tls"|\b(net|http|rpc|jsonrpc|smtp|tls|httputil|websocket|grpc)\.\w+`)},
-	{FlagSelfRead, "reads files or directories", regexp.MustCompile(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`)},
+	{FlagSelfRead, "reads or writes files or directories", regexp.MustCompile(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat|WriteFile|Create|CreateTemp|Mkdir|MkdirAll|MkdirTemp|Remove|RemoveAll|Rename|Symlink|Link|Chmod|Chdir)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`)},
 	{FlagSelfRead, "reads the environment (where GoNB and the grader keep their paths)", regexp.MustCompile(`\bos\.(Getenv|LookupEnv|Environ|ExpandEnv)\b`)},
 	{FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`\bos\.(Args|Executable)\b|\bruntime\.(Caller|Callers|CallersFrames|FuncForPC|Stack)\b|\bdebug\.(ReadBuildInfo|Stack|PrintStack)\b|"debug/(elf|gosym|dwarf|buildinfo)"`)},
 	{FlagSelfRead, "names /proc or a Go source file", regexp.MustCompile(`/proc\b|\.go"|GONB_`)},
