@@ -13,7 +13,7 @@ import (
 )
 
 // A Flag marks something in a submission for a person to review. Flags do
-// not change the score.
+// not change the score, except the voiding kinds (voidingKinds).
 type Flag struct {
 	Kind    string `json:"kind"`
 	Cell    string `json:"cell"`           // grade_id, or "cell N" (index in the rebuilt notebook)
