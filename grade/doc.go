@@ -31,13 +31,15 @@
 //
 // # Nonce
 //
-// The JSON carries a nonce. Test cells never write one: when agx autograde
-// restores a test cell from the instructor source it rewrites the cell's
-// `grade.New("ID")` into `grade.New("ID").Nonce("RANDOM")` with a fresh random
-// value per run, in the cell SOURCE (never through the environment, which
-// student code can read). A result whose nonce differs was not produced by the
-// restored test cell. See docs/grading.md for what this does and does not
-// protect against.
+// The JSON carries a nonce: the secret that agx autograde hands to the test
+// cell's program. It is never in the program's source (GoNB writes every
+// cell's program to a file that student code can read, and the binary holds
+// its string constants). The grader writes it into a file just before the
+// test cell runs (SecretEnv names the file); this package's init reads and
+// removes it, before any code of package main runs, and only the Grader
+// created by the test cell's own main receives it. A result without it was
+// not produced by the restored test cell. See docs/grading.md for what this
+// does and does not protect against.
 //
 // # Errors
 //

@@ -21,10 +21,11 @@ the notebook under the source's name (DIR/STUDENT/NAME.ipynb).
 Each submission is rebuilt from the source (locked and test cells restored,
 hidden tests re-inserted, deleted test cells re-added, the source's cell
 order, the student's answer cells by grade_id, outputs cleared), every test
-cell gets a fresh nonce, and the notebook runs through Jupyter with the Go
-kernel under time, output, memory and file-size limits and, where the
-machine allows, without network. Scores come from the source's points and the
-results that carry their cell's nonce. GRADEBOOK_DIR gets STUDENT.json per
+cell gets a fresh secret (handed to its program only while it runs), and the
+notebook runs through Jupyter with the Go kernel under time, output, memory
+and file-size limits and, where the machine allows, without network. Scores
+come from the source's points and each test cell's one result carrying its
+secret (any other result voids the cell). GRADEBOOK_DIR gets STUDENT.json per
 student, grades.csv for the class, executed/STUDENT.ipynb, and the overrides
 in overrides.csv are applied. A submission whose entry is up to date (same
 submission and source) is kept unless --force. See docs/grading.md.

@@ -132,10 +132,19 @@ func TestRebuild(t *testing.T) {
 					t.Errorf("origins %v, want %v", got, tc.origin)
 				}
 			}
-			// Test cells come from the source, hidden tests and a nonce included.
+			// Test cells come from the source, hidden tests included; each
+			// gets a nonce, which is never written into any cell.
 			fw := cellByID(t, rb.Notebook, "gelu-forward")
-			if !strings.Contains(fw.Source, `grade.New("gelu-forward").Nonce("nonce`) || !strings.Contains(fw.Source, "BEGIN HIDDEN TESTS") {
+			if !strings.Contains(fw.Source, `grade.New("gelu-forward")`) || !strings.Contains(fw.Source, "BEGIN HIDDEN TESTS") {
 				t.Errorf("gelu-forward not restored:\n%s", fw.Source)
+			}
+			for _, rc := range rb.Cells {
+				if rc.Kind == nbgrader.KindTest && !strings.HasPrefix(rc.Nonce, "nonce") {
+					t.Errorf("test cell %s has nonce %q", rc.GradeID, rc.Nonce)
+				}
+				if c := rb.Notebook.Cells[rc.Index]; strings.Contains(c.Source, "nonce") || strings.Contains(c.Source, ".Nonce(") {
+					t.Errorf("cell %d holds a nonce:\n%s", rc.Index, c.Source)
+				}
 			}
 			for _, c := range rb.Notebook.Cells {
 				if len(c.Outputs) > 0 || c.ExecutionCount != nil {
@@ -198,7 +207,32 @@ func TestScanStudentCells(t *testing.T) {
 		{"grouped", "var (\n\tnear = 1\n)", FlagRedefinition},
 		{"exit", "func Double(x float64) float64 { os.Exit(0); return 0 }", FlagExit},
 		{"unsafe", "import \"unsafe\"", FlagUnsafe},
-		{"syscall", "func f() { syscall.Kill(1, 9) }", FlagSyscall},
+		{"syscall", "func f() { syscall.Kill(1, 9) }", FlagExit + "," + FlagSyscall},
+		{"syscall exit", "func f() { syscall.Exit(0) }", FlagExit + "," + FlagSyscall},
+		{"log.Fatal", "func f() { log.Fatal(\"x\") }", FlagExit},
+		{"log.Panicf", "func f() { log.Panicf(\"x\") }", FlagExit},
+		{"logger Fatalf", "func f(l *log.Logger) { l.Fatalf(\"x\") }", FlagExit},
+		{"own process", "func f() { p, _ := os.FindProcess(os.Getpid()); p.Kill() }", FlagExit},
+		{"goexit", "func f() { runtime.Goexit() }", FlagExit},
+		{"start process", "func f() { os.StartProcess(\"/bin/sh\", nil, &os.ProcAttr{}) }", FlagExec},
+		{"fork exec", "func f() { syscall.ForkExec(\"/bin/sh\", nil, nil) }", FlagExec + "," + FlagSyscall},
+		{"rpc", "func f() { rpc.Dial(\"tcp\", \"x:1\") }", FlagNetwork},
+		{"cgo", "import \"C\"", FlagUnsafe},
+		{"cgo grouped", "import (\n\t\"C\"\n\t\"fmt\"\n)", FlagUnsafe},
+		{"string C is not cgo", "func f() string { return \"C\" }", ""},
+		{"linkname", "//go:linkname x runtime.x\nvar x int", FlagUnsafe},
+		{"reads a file", "func f() { os.ReadFile(\"main.go\") }", FlagSelfRead + "," + FlagSelfRead},
+		{"environment", "func f() string { return os.Getenv(\"GONB_TMP_DIR\") }", FlagSelfRead + "," + FlagSelfRead},
+		{"own binary", "func f() string { return os.Args[0] }", FlagSelfRead},
+		{"executable", "func f() { os.Executable() }", FlagSelfRead},
+		{"caller", "func f() { runtime.Caller(0) }", FlagSelfRead},
+		{"proc", "var p = \"/proc/self/mem\"", FlagSelfRead},
+		{"initialiser", "var x = steal()\n\nfunc steal() int { return 1 }", FlagInitializer},
+		{"initialiser literal", "var x = func() int { return 1 }()", FlagInitializer},
+		{"initialiser method", "var x = agx.Zeros(2).Backward", ""},
+		{"initialiser constructor", "var x = agx.FromSlice([]float64{1, 2})\nvar y = math.Sqrt(2)\nvar z = float64(len(\"ab\"))", ""},
+		{"initialiser apply", "var x = agx.Apply(myFn{}, agx.Zeros(2))", FlagInitializer},
+		{"main is not an initialiser", "%%\nx := steal()\nfmt.Println(x)", ""},
 		{"exec", "func f() { exec.Command(\"ls\").Run() }", FlagExec},
 		{"network", "func f() { http.Get(\"http://x\") }", FlagNetwork},
 		{"net import", "import \"net\"", FlagNetwork},

@@ -61,7 +61,7 @@ func FeedbackHTML(e *Entry) string {
 		}
 		if len(c.Checks) == 0 {
 			for _, m := range c.Messages {
-				if c.HasHidden && (c.Status == StatusError || c.Status == StatusNoResult) {
+				if c.HasHidden && (c.Status == StatusError || c.Status == StatusNoResult || c.Status == StatusRejected) {
 					m = "details withheld: this test cell has hidden tests"
 				}
 				fmt.Fprintf(&b, "<pre>%s</pre>\n", esc(m))
@@ -118,7 +118,7 @@ func statusSentence(status string) string {
 	case StatusFailed:
 		return "No check passed."
 	case StatusRejected:
-		return "The result did not match this exercise's points; no points given."
+		return "The test cell's result was not accepted; no points given."
 	case StatusError:
 		return "The test cell failed before it could report (for example, your code does not compile)."
 	case StatusTimeout:

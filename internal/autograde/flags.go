@@ -2,14 +2,18 @@ package autograde
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"regexp"
 	"strings"
 
+	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 )
 
 // A Flag marks something in a submission for a person to review. Flags do
-// not change the score.
+// not change the score, except the voiding kinds (voidingKinds).
 type Flag struct {
 	Kind    string `json:"kind"`
 	Cell    string `json:"cell"`           // grade_id, or "cell N" (index in the rebuilt notebook)
@@ -35,7 +39,15 @@ const (
 	FlagIncomplete    = "run_incomplete" // the run stopped before the last cell
 	FlagOutputCapped  = "output_capped"  // a cell's output was truncated
 	FlagTimeout       = "cell_timeout"   // a cell ran past its time limit
+	FlagInitializer   = "initializer"    // a package-level variable initialised by a call
+	FlagSelfRead      = "self_read"      // reads or writes files, reads the environment, its own binary or memory
 )
+
+// voidingKinds are the flags that cost points: code that can read the
+// program's memory (unsafe, go:linkname, cgo, whose C constructors run even
+// before Go's initialisation) can read the secret that authenticates the
+// test cells' results, so the test cells after it get no points.
+var voidingKinds = map[string]bool{FlagUnsafe: true}
 
 // codePatterns find risky uses in student code (comments removed first).
 // Uses are matched as well as imports, because GoNB adds missing imports
@@ -45,11 +57,20 @@ var codePatterns = []struct {
 	re         *regexp.Regexp
 }{
 	{FlagExit, "calls os.Exit", regexp.MustCompile(`\bos\.Exit\b`)},
+	{FlagExit, "calls log.Fatal or log.Panic (which end the program)", regexp.MustCompile(`\blog\.(Fatal|Panic)\w*|\.Fatal(f|ln)?\(`)},
+	{FlagExit, "exits through package syscall", regexp.MustCompile(`\b(syscall|unix)\.(Exit|Kill|Tgkill)\b`)},
+	{FlagExit, "finds its own process (to kill or signal it)", regexp.MustCompile(`\bos\.(FindProcess|Getpid|Getppid)\b|\.Process\.(Kill|Signal)\b`)},
+	{FlagUnsafe, "uses cgo (import \"C\"), whose C code runs before Go's initialisation", regexp.MustCompile(`(?m)import\s+"C"|^\s*"C"\s*$`)},
+	{FlagExec, "starts a process", regexp.MustCompile(`\bos\.(StartProcess|ProcAttr)\b|\b(syscall|unix)\.(ForkExec|Exec|StartProcess)\b`)},
+	{FlagNetwork, "uses the network or RPC", regexp.MustCompile(`"net"|"net/[^"]*"|"crypto/tls"|\b(net|http|rpc|jsonrpc|smtp|tls|httputil|websocket|grpc)\.\w+`)},
+	{FlagSelfRead, "reads or writes files or directories", regexp.MustCompile(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat|WriteFile|Create|CreateTemp|Mkdir|MkdirAll|MkdirTemp|Remove|RemoveAll|Rename|Symlink|Link|Chmod|Chdir)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`)},
+	{FlagSelfRead, "reads the environment (where GoNB and the grader keep their paths)", regexp.MustCompile(`\bos\.(Getenv|LookupEnv|Environ|ExpandEnv)\b`)},
+	{FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`\bos\.(Args|Executable)\b|\bruntime\.(Caller|Callers|CallersFrames|FuncForPC|Stack)\b|\bdebug\.(ReadBuildInfo|Stack|PrintStack)\b|"debug/(elf|gosym|dwarf|buildinfo)"`)},
+	{FlagSelfRead, "names /proc or a Go source file", regexp.MustCompile(`/proc\b|\.go"|GONB_`)},
 	{FlagUnsafe, "uses package unsafe", regexp.MustCompile(`\bunsafe\.|"unsafe"`)},
-	{FlagUnsafe, "uses go:linkname", regexp.MustCompile(`go:linkname`)},
+	{FlagUnsafe, "uses go:linkname", regexp.MustCompile(`//go:linkname`)},
 	{FlagSyscall, "uses package syscall", regexp.MustCompile(`\bsyscall\.|"syscall"|"golang\.org/x/sys/`)},
 	{FlagExec, "uses package os/exec", regexp.MustCompile(`"os/exec"|\bexec\.(Command|CommandContext|LookPath)\b`)},
-	{FlagNetwork, "uses the network", regexp.MustCompile(`"net"|"net/[^"]*"|"crypto/tls"|\bnet\.(Dial|Listen|Lookup|Resolve)\w*|\bhttp\.(Get|Post|Head|PostForm|NewRequest\w*|DefaultClient|Client|ListenAndServe\w*)\b`)},
 	{FlagExit, "calls runtime.Goexit", regexp.MustCompile(`\bruntime\.Goexit\b`)},
 }
 
@@ -96,11 +117,17 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 				add(FlagRedefinition, d.line, "redefines %s (%s); GoNB keeps the last definition", d.name, locked[d.name])
 			}
 		}
+		for _, in := range sideEffectInits(c.Source) {
+			add(FlagInitializer, in.line, "the package-level variable %s is initialised by a call (%s): it runs at the start of every later cell's program, the test cells included", in.name, in.call)
+		}
 		withStrings, code := stripComments(c.Source, false), stripComments(c.Source, true)
 		for _, p := range codePatterns {
 			text := code
 			if strings.Contains(p.re.String(), `"`) {
 				text = withStrings // import paths are strings
+			}
+			if strings.Contains(p.re.String(), "//go:") {
+				text = c.Source // a directive is a comment
 			}
 			if loc := p.re.FindStringIndex(text); loc != nil {
 				add(p.kind, 1+strings.Count(code[:loc[0]], "\n"), "%s", p.what)
@@ -223,4 +250,174 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// pureFuncs, purePackages and pureConstructor are the calls a package-level initialiser may make without a
+// flag: builtins, conversions to basic types and the packages a notebook
+// builds values with. A call to anything else (a function or method of the
+// notebook, another package, a function literal) runs code before main.
+var (
+	pureFuncs = map[string]bool{"len": true, "cap": true, "make": true, "new": true, "append": true, "complex": true,
+		"real": true, "imag": true, "min": true, "max": true, "string": true, "bool": true, "byte": true, "rune": true,
+		"int": true, "int8": true, "int16": true, "int32": true, "int64": true, "uint": true, "uint8": true,
+		"uint16": true, "uint32": true, "uint64": true, "uintptr": true, "float32": true, "float64": true,
+		"complex64": true, "complex128": true}
+	purePackages = map[string]bool{"math": true, "strings": true, "strconv": true, "fmt": true, "errors": true, "time": true}
+	// constructors of agx and tensor values (agx.Apply, by contrast, runs a
+	// Function's Forward: the notebook's code)
+	pureConstructor = regexp.MustCompile(`^(agx|tensor)\.(From\w*|Zeros\w*|Ones\w*|Full\w*|Rand\w*|Arange|Eye|Linspace|Scalar|Empty\w*|ManualSeed)$`)
+)
+
+type initCall struct {
+	name, call string
+	line       int
+}
+
+// sideEffectInits returns the package-level variables of a GoNB cell (the
+// part before a "%%" line) whose initialiser calls something outside
+// pureFuncs and purePackages: Go runs such initialisers at the start of
+// every program built from the cell, before main. A cell that does not
+// parse gives none (GoNB does not remember it either).
+func sideEffectInits(src string) []initCall {
+	var keep []string
+	for line := range strings.Lines(src) {
+		t := strings.TrimSpace(line)
+		if t == "%%" || t == "%main" {
+			break
+		}
+		if strings.HasPrefix(t, "!") || strings.HasPrefix(t, "%") {
+			line = "\n"
+		}
+		keep = append(keep, line)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "cell.go", "package main\n"+strings.Join(keep, ""), parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	var out []initCall
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, v := range vs.Values {
+				call := impureCall(v)
+				if call == "" {
+					continue
+				}
+				name := "_"
+				if i < len(vs.Names) {
+					name = vs.Names[i].Name
+				} else if len(vs.Names) > 0 {
+					name = vs.Names[0].Name
+				}
+				out = append(out, initCall{name: name, call: call, line: fset.Position(v.Pos()).Line - 1})
+			}
+		}
+	}
+	return out
+}
+
+// impureCall returns the first call in e that may run code other than the
+// standard library's and agx's constructors, as text, or "".
+func impureCall(e ast.Expr) string {
+	found := ""
+	ast.Inspect(e, func(n ast.Node) bool {
+		if found != "" {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			found = "a function literal"
+			return false
+		case *ast.CallExpr:
+			switch fn := ast.Unparen(n.Fun).(type) {
+			case *ast.Ident:
+				if !pureFuncs[fn.Name] {
+					found = fn.Name + "(…)"
+				}
+			case *ast.SelectorExpr:
+				if x, ok := fn.X.(*ast.Ident); !ok || !(purePackages[x.Name] || pureConstructor.MatchString(exprText(fn))) {
+					found = exprText(fn) + "(…)"
+				}
+			case *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.FuncType, *ast.InterfaceType, *ast.StarExpr:
+				// a conversion
+			default:
+				found = "a call"
+			}
+		}
+		return found == ""
+	})
+	return found
+}
+
+func exprText(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return exprText(e.X) + "." + e.Sel.Name
+	}
+	return "…"
+}
+
+// disarmMagic turns the `!` and `%` lines of the student's code cells (not
+// GoNB's `%%` or `%main`) into comments, so that they do not run when the
+// submission is graded: a shell line or a magic can change the kernel's
+// go.mod (replacing the grade kit), add files to the program GoNB builds,
+// or start processes. scanStudentCells flags them first.
+func disarmMagic(rb *Rebuilt) {
+	for _, rc := range rb.Cells {
+		c := rb.Notebook.Cells[rc.Index]
+		if !rc.Student() || c.CellType != notebook.Code {
+			continue
+		}
+		lines := strings.Split(c.Source, "\n")
+		for i, line := range lines {
+			t := strings.TrimSpace(line)
+			if (strings.HasPrefix(t, "!") || strings.HasPrefix(t, "%")) && t != "%%" && t != "%main" {
+				lines[i] = "// agx autograde: not run at grading: " + line
+			}
+		}
+		c.Source = strings.Join(lines, "\n")
+	}
+}
+
+// voidAfterFlags gives no points to the test cells that come after a
+// student cell with a voiding flag (voidingKinds): their programs include
+// that cell's code. It returns the cells it voided.
+func voidAfterFlags(rb *Rebuilt, flags []Flag, cells []*CellGrade) []string {
+	first, why := -1, ""
+	for _, rc := range rb.Cells {
+		if !rc.Student() {
+			continue
+		}
+		for _, f := range flags {
+			if voidingKinds[f.Kind] && f.Cell == cellName(rc) && (first < 0 || rc.Index < first) {
+				first, why = rc.Index, fmt.Sprintf("%s (%s: %s)", cellName(rc), f.Kind, f.Message)
+			}
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	index := map[string]int{}
+	for _, rc := range rb.Cells {
+		if rc.Kind == nbgrader.KindTest {
+			index[rc.GradeID] = rc.Index
+		}
+	}
+	var voided []string
+	for _, g := range cells {
+		if i, ok := index[g.GradeID]; !ok || i < first || g.Kind != nbgrader.KindTest {
+			continue
+		}
+		g.Points, g.AutoPoints, g.Status = 0, 0, StatusRejected
+		g.Messages = append(g.Messages, "no points: an earlier student cell can read this cell's secret and forge its result: "+why)
+		voided = append(voided, g.GradeID)
+	}
+	return voided
 }

@@ -361,6 +361,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	e.Notes = append(e.Notes, rb.Notes...)
 	e.Flags = append(e.Flags, rb.Flags...)
 	e.Flags = append(e.Flags, scanStudentCells(rb)...)
+	disarmMagic(rb)
 	if g.infraErr != nil {
 		return g.ungradable(e, g.infraErr.Error()), false
 	}
@@ -380,6 +381,12 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		student[rc.Index] = rc.Student() && rb.Notebook.Cells[rc.Index].CellType == notebook.Code
 	}
 	env := g.sb.env
+	secrets := &jupyter.Secrets{ByCell: map[int]string{}, Dir: work, UID: -1, GID: -1, KillUID: -1}
+	for _, rc := range rb.Cells {
+		if rc.Nonce != "" {
+			secrets.ByCell[rc.Index] = rc.GradeID + " " + rc.Nonce
+		}
+	}
 	if g.sb.drop != nil {
 		sl, err := g.sb.drop.acquire(ctx)
 		if err != nil {
@@ -387,7 +394,17 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		}
 		defer g.sb.drop.release(sl)
 		env = append(append([]string{}, env...), sl.env()...)
+		secrets.Path, secrets.UID, secrets.GID, secrets.KillUID = filepath.Join(sl.home, secretName), sl.uid, sl.gid, sl.uid
+	} else {
+		// The kernel runs as this user: a directory of its own for the file.
+		sd, err := os.MkdirTemp("", "agx-grade-secret-")
+		if err != nil {
+			return g.ungradable(e, err.Error()), false
+		}
+		defer os.RemoveAll(sd)
+		secrets.Path = filepath.Join(sd, secretName)
 	}
+	env = append(append([]string{}, env...), grade.SecretEnv+"="+secrets.Path)
 	kernelUp, studentRan := false, false
 	res, err := jupyter.Execute(ctx, path, jupyter.Options{
 		Python:            g.opt.Python,
@@ -399,6 +416,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		ContinueOnTimeout: true,
 		Wrap:              g.sb.wrap,
 		Env:               env,
+		Secrets:           secrets,
 		OnEvent: func(ev jupyter.Event) {
 			switch ev.Event {
 			case jupyter.Started:
@@ -432,6 +450,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		return g.ungradable(e, why), false
 	}
 	cells, flags := score(rb, res)
+	voidAfterFlags(rb, e.Flags, cells)
 	for _, c := range cells {
 		for i, m := range c.Messages {
 			c.Messages[i] = sanitize(m)
@@ -445,6 +464,10 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	}
 	return e, false
 }
+
+// secretName is the file through which a test cell's program receives its
+// secret (grade.SecretEnv), in the kernel's private home.
+const secretName = ".agx-grade-secret"
 
 // ungradable marks e ungradable: every graded cell of the source is listed,
 // not run, with no points.

@@ -215,7 +215,11 @@ type nsPlan struct {
 	stage   string // root's view of the hidden directories, for root only
 	hides   []hide
 	gocache string // root's build cache; "" for none
+	views   []view // directories shown in place of others (moduleView)
 }
+
+// view shows directory src, read-only, at dst.
+type view struct{ src, dst string }
 
 type hide struct {
 	dir    string
@@ -309,6 +313,9 @@ func (p *nsPlan) write(b *strings.Builder) {
 			rel, _ := filepath.Rel(h.dir, lower)
 			lower = filepath.Join(staged(k), rel)
 		}
+	}
+	for _, v := range p.views {
+		fmt.Fprintf(b, "mount --bind %s %s\nmount -o remount,bind,ro %s\n", shQuote(v.src), shQuote(v.dst), shQuote(v.dst))
 	}
 	b.WriteString("if [ -n \"${AGX_SANDBOX_HOME:-}\" ]; then\n")
 	b.WriteString("\th=$AGX_SANDBOX_HOME\n\towner=$AGX_SANDBOX_UID:$AGX_SANDBOX_GID\n\tmkdir -p \"$h/go-build\"\n\tchown \"$owner\" \"$h/go-build\"\n")

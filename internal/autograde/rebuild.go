@@ -54,8 +54,10 @@ type Rebuilt struct {
 //     right after the answer cell that precedes them in the submission (at
 //     the first answer cell's place when none precedes them);
 //   - outputs and execution counts are cleared;
-//   - each test code cell gets a fresh nonce (nbgrader.InsertNonce) from
-//     newNonce.
+//   - each test code cell gets a fresh nonce from newNonce (RebuiltCell.Nonce).
+//     It is NOT written into the cell: GoNB writes every cell's program to a
+//     file that code in the notebook can read, so the grader hands it to the
+//     test cell's program only while that cell runs (grade.SecretEnv).
 func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, error) {
 	if err := nbgrader.Validate(src); err != nil {
 		return nil, fmt.Errorf("the instructor source is invalid:\n%w", err)
@@ -189,9 +191,6 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		}
 		if kind == nbgrader.KindTest && c.CellType == notebook.Code {
 			rc.Nonce = newNonce()
-			if c.Source, err = nbgrader.InsertNonce(c.Source, m.GradeID, rc.Nonce); err != nil {
-				return nil, err
-			}
 			if len(helpers) > 0 {
 				// GoNB keeps the last definition of a name: declared again
 				// here, the source's helpers are the ones this cell uses,

@@ -259,6 +259,20 @@ func prepareDrop(ctx context.Context, dir string, spec *kernelSpec, jobs int) (*
 	if err := os.Mkdir(plan.stage, 0o700); err != nil {
 		return nil, nil, err.Error()
 	}
+	if root := env["AGX_ROOT"]; root != "" {
+		// Only the module's packages, not the checkout (moduleview.go).
+		var keep []string
+		for _, k := range []string{filepath.Dir(spec.Argv[0]), env["AGX_BIN"]} {
+			if k != "" && filepath.IsAbs(k) && within(filepath.Clean(root), filepath.Clean(k)) {
+				keep = append(keep, k)
+			}
+		}
+		mv := filepath.Join(dir, "agx-module")
+		if err := moduleView(root, mv, keep); err != nil {
+			return nil, nil, "cannot copy the agx module for the kernel: " + err.Error()
+		}
+		plan.views = append(plan.views, view{src: mv, dst: filepath.Clean(root)})
+	}
 	for _, p := range []string{dir, filepath.Join(dir, "home")} {
 		if err := os.MkdirAll(p, 0o711); err != nil {
 			return nil, nil, err.Error()

@@ -16,7 +16,7 @@ const (
 	StatusPassed   = "passed"    // the result gives all the points
 	StatusPartial  = "partial"   // some of the points
 	StatusFailed   = "failed"    // a valid result with no points
-	StatusRejected = "rejected"  // a result whose total disagrees with the cell's points
+	StatusRejected = "rejected"  // a result whose total disagrees with the cell's points, or results the cell's Grader did not produce
 	StatusError    = "error"     // no result; the cell failed (compile error, panic)
 	StatusTimeout  = "timeout"   // no result; the cell ran past its time limit
 	StatusNotRun   = "not_run"   // the cell was not executed
@@ -76,6 +76,7 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*CellGrade, []Flag) {
 		}
 		isTest := rc.Kind == nbgrader.KindTest && c.CellType == notebook.Code
 		var accepted []*grade.Result
+		void := "" // why the test cell's results cannot be trusted
 		for _, o := range c.Outputs {
 			raw, ok := o.Data[grade.MIMEType]
 			if !ok {
@@ -89,9 +90,12 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*CellGrade, []Flag) {
 			case !isTest:
 				flags = append(flags, Flag{Kind: FlagForged, Cell: name, Message: "a grade result from a cell that is not a test cell; ignored"})
 			case err != nil:
-				flags = append(flags, Flag{Kind: FlagForged, Cell: name, Message: "an unreadable grade result; ignored: " + clip(err.Error(), 200)})
+				// No text of the result is quoted: code in the test cell's
+				// program could put the hidden tests there, and flags and
+				// messages reach the student's feedback.
+				void = "an unreadable grade result"
 			case r.GradeID != rc.GradeID || r.Nonce != rc.Nonce:
-				flags = append(flags, Flag{Kind: FlagForged, Cell: name, Message: fmt.Sprintf("a grade result for %q without this run's nonce; ignored", clip(r.GradeID, 60))})
+				void = "a grade result without this run's nonce, or for another cell"
 			default:
 				accepted = append(accepted, r)
 			}
@@ -99,7 +103,15 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*CellGrade, []Flag) {
 		switch {
 		case isTest:
 			if len(accepted) > 1 {
-				flags = append(flags, Flag{Kind: FlagForged, Cell: name, Message: "more than one result with this run's nonce; the first counts"})
+				void = fmt.Sprintf("%d results with this run's nonce", len(accepted))
+			}
+			if void != "" {
+				// Only the test cell's own Grader reports, once: anything else
+				// in its outputs means that code other than the checks took
+				// part, so none of its results is trusted.
+				flags = append(flags, Flag{Kind: FlagForged, Cell: name, Message: void + "; the cell gets no points"})
+				cells = append(cells, voidGrade(rc, c, run, void))
+				continue
 			}
 			g := testGrade(rc, c, run, accepted)
 			if g.Status == StatusNoResult || g.Status == StatusError || g.Status == StatusTimeout {
@@ -114,7 +126,19 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*CellGrade, []Flag) {
 	return cells, flags
 }
 
-// testGrade scores one test cell. Only the first accepted result counts.
+// voidGrade is the grade of a test cell whose outputs hold a result that its
+// own Grader did not produce: 0 points, status rejected.
+func voidGrade(rc *RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, why string) *CellGrade {
+	g := &CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, MaxPoints: rc.Points, Status: StatusRejected,
+		HasHidden: nbgrader.HasHiddenTests(c.Source),
+		Messages:  []string{"the cell's outputs hold " + why + "; no points given"}}
+	if run != nil {
+		g.Seconds = run.Seconds
+	}
+	return g
+}
+
+// testGrade scores one test cell from its one accepted result.
 func testGrade(rc *RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, accepted []*grade.Result) *CellGrade {
 	g := &CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, MaxPoints: rc.Points, HasHidden: nbgrader.HasHiddenTests(c.Source)}
 	if run != nil {

@@ -9,7 +9,13 @@
 #   under a MIME type listed in "keep_mime", which count against 16x the cap)
 #   and "continue_on_timeout" (interrupt a cell that runs past its limit and go
 #   on with the next one instead of stopping; a cell that still does not answer
-#   after the interrupt stops the run).
+#   after the interrupt stops the run). "secrets_file" names a JSON file
+#   {"CELL_INDEX": TEXT} (read, then removed): just before such a cell runs,
+#   the driver writes TEXT into a new file at "secret_path" (owned by
+#   "secret_uid"/"secret_gid" when given, mode 0400) and removes it after the
+#   cell; when "kill_uid" is given it first kills every process of that user
+#   except the kernel, so that nothing left over from earlier cells is
+#   running when the file appears.
 #
 # Events:
 #   {"event": "started", "kernel": NAME}
@@ -104,6 +110,58 @@ def nbformat_v4():
     return nbformat.v4
 
 
+def kernel_pid(client):
+    """The kernel process's pid, or None."""
+    km = getattr(client, "km", None)
+    for holder in (getattr(km, "provisioner", None), km):
+        proc = getattr(holder, "process", None) or getattr(holder, "kernel", None)
+        pid = getattr(proc, "pid", None)
+        if isinstance(pid, int):
+            return pid
+    return None
+
+
+def kill_strays(uid, keep):
+    """SIGKILL every process of uid except pid keep (twice, for processes
+    that fork while the first round goes on). It returns how many it hit."""
+    hit = 0
+    for _ in range(2):
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) == keep:
+                continue
+            try:
+                if os.stat("/proc/" + name).st_uid != uid:
+                    continue
+                os.kill(int(name), signal.SIGKILL)
+                hit += 1
+            except (OSError, ValueError):
+                pass
+    return hit
+
+
+def place_secret(path, text, uid, gid):
+    """Write text into a new file at path (never through an existing file
+    or link, which the kernel's user may have put there)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o400)
+    try:
+        if uid is not None:
+            os.fchown(fd, uid, gid if gid is not None else -1)
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def remove_secret(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
 async def ensure_async_call(x):
     import inspect
     if inspect.isawaitable(x):
@@ -118,6 +176,13 @@ def main():
     options = json.loads(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else {}
     start = time.monotonic()
     deadline = start + nb_timeout if nb_timeout > 0 else None
+    secrets = {}
+    if options.get("secrets_file"):
+        with open(options["secrets_file"]) as f:
+            secrets = {int(k): v for k, v in json.load(f).items()}
+        os.unlink(options["secrets_file"])
+    secret_path = options.get("secret_path")
+    kill_uid = options.get("kill_uid")
 
     signal.signal(signal.SIGTERM, on_term)
     try:
@@ -164,13 +229,26 @@ def main():
                     if timeout is None or left < timeout:
                         timeout, limited_by_notebook = left, True
                 client.timeout = max(1, int(timeout + 0.999)) if timeout is not None else None
+                if i in secrets and secret_path:
+                    if kill_uid is not None:
+                        pid = kernel_pid(client)
+                        if pid is None:
+                            raise RuntimeError("cannot find the kernel's process to keep it")
+                        kill_strays(kill_uid, pid)
+                    place_secret(secret_path, secrets[i], options.get("secret_uid"), options.get("secret_gid"))
                 emit({"event": "cell_start", "index": i})
                 t0 = time.monotonic()
                 timed_out = False
                 client.reset_cell_state()
                 client.cell_timed_out = False
                 try:
-                    client.execute_cell(cell, i)
+                    if i in secrets and secret_path:
+                        try:
+                            client.execute_cell(cell, i)
+                        finally:
+                            remove_secret(secret_path)
+                    else:
+                        client.execute_cell(cell, i)
                     if client.cell_timed_out:
                         timed_out = True
                         if limited_by_notebook:

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -59,6 +60,55 @@ type Options struct {
 	Wrap []string
 	// Env, when set, replaces the driver's environment (and so the kernel's).
 	Env []string
+	// Secrets, when set, are handed to the programs of some cells through a
+	// file (see Secrets).
+	Secrets *Secrets
+}
+
+// Secrets are handed to the programs of some cells: just before cell I runs,
+// the driver writes ByCell[I] into a new file at Path, mode 0400, and removes
+// the file after the cell. They never appear in a command line.
+type Secrets struct {
+	ByCell map[int]string
+	Path   string // where the kernel's programs find the secret
+	Dir    string // a directory only the grader may enter, for the driver's copy
+	// UID and GID own the file when >= 0 (the kernel's user, when it is not
+	// the driver's). KillUID >= 0: before writing a secret, every process of
+	// that user except the kernel is killed, so that nothing left running by
+	// earlier cells can read the file before the cell's program does.
+	UID, GID, KillUID int
+}
+
+// driverOptions returns the driver's options for s, writing the secrets to
+// a file in s.Dir.
+func (s *Secrets) driverOptions(opts map[string]any) error {
+	if s == nil || len(s.ByCell) == 0 {
+		return nil
+	}
+	byCell := map[string]string{}
+	for i, v := range s.ByCell {
+		byCell[strconv.Itoa(i)] = v
+	}
+	b, _ := json.Marshal(byCell) // strings always encode
+	f, err := os.CreateTemp(s.Dir, "secrets-*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	opts["secrets_file"], opts["secret_path"] = f.Name(), s.Path
+	if s.UID >= 0 {
+		opts["secret_uid"], opts["secret_gid"] = s.UID, s.GID
+	}
+	if s.KillUID >= 0 {
+		opts["kill_uid"] = s.KillUID
+	}
+	return nil
 }
 
 // Event kinds.
@@ -146,11 +196,16 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, opt.Timeout+time.Minute)
 		defer cancel()
 	}
-	driverOpts, _ := json.Marshal(map[string]any{ // plain values always encode
+	opts := map[string]any{
 		"max_output_bytes":    opt.MaxOutputBytes,
 		"keep_mime":           opt.KeepMIME,
 		"continue_on_timeout": opt.ContinueOnTimeout,
-	})
+	}
+	if err := opt.Secrets.driverOptions(opts); err != nil {
+		res.Err = fmt.Errorf("cannot hand the secrets to the driver: %w", err)
+		return res, nil
+	}
+	driverOpts, _ := json.Marshal(opts) // plain values always encode
 	argv := append(append([]string{}, opt.Wrap...), python, "-c", driverScript, path, opt.Kernel,
 		seconds(opt.CellTimeout), seconds(opt.Timeout), string(driverOpts))
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)

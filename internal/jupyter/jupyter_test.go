@@ -3,6 +3,7 @@ package jupyter
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,5 +171,52 @@ func TestExecuteWrapEnv(t *testing.T) {
 	}
 	if c := res.Cells[1]; !c.TimedOut || !c.OutputTruncated || !c.Ran {
 		t.Errorf("cell 2: %+v, want ran, timed out, truncated", c)
+	}
+}
+
+// TestDriverSecretFile runs the driver's secret helpers with Debian's
+// Python: the file is made new (never written through a link the kernel's
+// user planted), with mode 0400, and removed.
+func TestDriverSecretFile(t *testing.T) {
+	if _, err := os.Stat(DefaultPython); err != nil {
+		t.Skip("no " + DefaultPython)
+	}
+	for _, tc := range []struct {
+		name    string
+		prepare func(t *testing.T, path, victim string)
+	}{
+		{"fresh", func(t *testing.T, path, victim string) {}},
+		{"stale file", func(t *testing.T, path, victim string) {
+			if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"planted link", func(t *testing.T, path, victim string) {
+			if err := os.Symlink(victim, path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path, victim := filepath.Join(dir, "secret"), filepath.Join(dir, "victim")
+			if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc.prepare(t, path, victim)
+			script := strings.Replace(driverScript, `if __name__ == "__main__":`, "if False:", 1) + "\nimport stat\nplace_secret(sys.argv[1], 'cell s3cret', None, None)\n" +
+				"st = os.lstat(sys.argv[1])\nprint(oct(stat.S_IMODE(st.st_mode)), stat.S_ISREG(st.st_mode), open(sys.argv[1]).read())\n" +
+				"remove_secret(sys.argv[1])\nprint(os.path.lexists(sys.argv[1]))\n"
+			out, err := exec.Command(DefaultPython, "-c", script, path).CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if got, want := string(out), "0o400 True cell s3cret\nFalse\n"; got != want {
+				t.Errorf("got %q, want %q", got, want)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "keep" {
+				t.Errorf("the file a link pointed to was written: %q", b)
+			}
+		})
 	}
 }

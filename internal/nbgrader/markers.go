@@ -192,8 +192,10 @@ func inFunction(prefix string) bool {
 
 // InsertNonce returns the test cell source src with its one call
 // `grade.New("gradeID")` turned into `grade.New("gradeID").Nonce("nonce")`.
-// agx autograde calls it on the restored test cell before executing a
-// submission. It fails unless the call appears exactly once.
+// It fails unless the call appears exactly once. agx autograde does not use
+// it: a nonce in a cell's source is readable by the program built from it
+// (docs/grading.md, "The secret"); it serves tests that run a notebook with
+// known nonces.
 func InsertNonce(src, gradeID, nonce string) (string, error) {
 	call := gradeNewCall(gradeID)
 	if n := strings.Count(src, call); n != 1 {
@@ -202,8 +204,8 @@ func InsertNonce(src, gradeID, nonce string) (string, error) {
 	return strings.Replace(src, call, call+".Nonce("+strconv.Quote(nonce)+")", 1), nil
 }
 
-// NewNonce returns a fresh random nonce for InsertNonce: 128 bits from
-// crypto/rand, hex-encoded.
+// NewNonce returns a fresh random nonce (the secret a test cell's result
+// must carry): 128 bits from crypto/rand, hex-encoded.
 func NewNonce() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (it panics on a broken system)

@@ -1,0 +1,390 @@
+package autograde
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// forgeCode emits full-marks results under the real check names of the
+// GELU exercise (the hidden one too) for grade_id id with nonce.
+const forgeCode = `
+func agxForge(id, nonce string) {
+	g := grade.New(id).Nonce(nonce)
+	if id == "gelu-forward" {
+		g.Check("zero at zero", 1, func(c *grade.C) {})
+		g.Hidden()
+		g.Check("matches the built-in, gradients too", 2, func(c *grade.C) {})
+	} else {
+		g.Check("answer", 1, func(c *grade.C) {})
+	}
+	g.Done()
+}
+`
+
+// stealCode is the instructor's finding: a package-level initialiser that,
+// in a test cell's program, reads the program source GoNB wrote (and any
+// other place the secret could be: the secret file, what a helper process
+// saved), emits forged results with what it found and then runs END (for
+// example os.Exit(0), so that the real checks never report).
+const stealCode = `var agxStolen = agxSteal()
+
+func agxSteal() string {
+	var src []byte
+	dirs := []string{os.Getenv("GONB_TMP_DIR"), filepath.Dir(os.Args[0])}
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, wd)
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(d, "*.go"))
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			src = append(src, b...)
+		}
+	}
+	m := regexp.MustCompile(` + "`" + `grade\.New\("([\w-]+)"\)(\.Nonce\("(\w*)"\))?` + "`" + `).FindSubmatch(src)
+	if m == nil {
+		return "" // not a test cell
+	}
+	id, nonce := string(m[1]), string(m[3])
+	for _, p := range []string{os.Getenv("AGX_GRADE_SECRET"), filepath.Join(os.Getenv("HOME"), "stolen")} {
+		if b, err := os.ReadFile(p); nonce == "" && err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == id {
+					nonce = f[1]
+				}
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "agx-attack: %s nonce %q\n", id, nonce)
+	agxForge(id, nonce)
+	END
+	return nonce
+}
+` + forgeCode
+
+// plantCell writes a package into GoNB's scratch module and a file that
+// imports it: the package's init would run before the grade kit's (Go
+// initialises packages in import-path order as their dependencies allow)
+// and copy the secret file for stealCode's initialiser.
+const plantCell = `%%
+dir := os.Getenv("GONB_TMP_DIR")
+if dir == "" {
+	dir = filepath.Dir(os.Args[0])
+}
+gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+module := strings.Fields(string(gomod))[1]
+os.MkdirAll(filepath.Join(dir, "evil"), 0o755)
+err1 := os.WriteFile(filepath.Join(dir, "evil", "evil.go"), []byte(plantedPackage), 0o644)
+err2 := os.WriteFile(filepath.Join(dir, "zz_evil.go"), []byte("package main\n\nimport _ \""+module+"/evil\"\n"), 0o644)
+fmt.Println("planted:", module, err1, err2)
+`
+
+// plantedPackage needs only package syscall, so that it is ready to
+// initialise before the grade kit.
+const plantedPackage = `package evil
+
+import "syscall"
+
+func init() {
+	path, ok := syscall.Getenv("AGX_GRADE_SECRET")
+	if !ok {
+		return
+	}
+	fd, err := syscall.Open(path, syscall.O_RDONLY, 0)
+	if err != nil {
+		return
+	}
+	buf := make([]byte, 256)
+	n, _ := syscall.Read(fd, buf)
+	syscall.Close(fd)
+	home, _ := syscall.Getenv("HOME")
+	out, err := syscall.Open(home+"/stolen", syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o600)
+	if err == nil {
+		syscall.Write(out, append(buf[:n], 10))
+		syscall.Close(out)
+	}
+}
+`
+
+func steal(end string) string { return strings.Replace(stealCode, "END", end, 1) }
+
+// TestAttacks grades, in one run, a class of submissions that each try one
+// known way to get points the checks did not give or to read the
+// instructor's material, besides an honest and a blank one. Every attack
+// must end caught (no points for the cells it targets, flagged) or
+// harmless. Blank notebooks score 0 honestly, so any point they get is a
+// forgery.
+func TestAttacks(t *testing.T) {
+	needKernel(t)
+	const source = "../nbgrader/testdata/gelu.ipynb"
+	src := readNB(t, source)
+	in, dir := t.TempDir(), t.TempDir()
+	agxRoot := os.Getenv("AGX_ROOT")
+	if agxRoot == "" {
+		agxRoot, _ = filepath.Abs("../..")
+	}
+	type attack struct {
+		nb    *notebook.Notebook
+		want  want
+		check func(t *testing.T, e *Entry, executed *notebook.Notebook)
+	}
+	blankWith := func(after, code string) *notebook.Notebook {
+		nb := release(t, src)
+		insertAfter(t, nb, after, code)
+		return nb
+	}
+	solvedWith := func(after, code string) *notebook.Notebook {
+		nb := solved(t, src)
+		insertAfter(t, nb, after, code)
+		return nb
+	}
+	both := map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusPassed}
+	attacks := map[string]attack{
+		"honest": {nb: solved(t, src), want: want{score: 4, cells: both, noFlag: true, toEnd: true}},
+		"blank":  {nb: release(t, src), want: want{score: 0, noFlag: true, toEnd: true}},
+
+		// The instructor's findings.
+		"steal-and-exit": {nb: blankWith("gelu-code", steal("os.Exit(0)")),
+			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected, "quiz-smooth": StatusRejected},
+				flags: []string{FlagForged, FlagInitializer, FlagSelfRead, FlagExit}, toEnd: true}},
+		"steal-and-go-on": {nb: blankWith("gelu-code", steal("")),
+			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected, "quiz-smooth": StatusRejected},
+				flags: []string{FlagForged, FlagInitializer}, toEnd: true}},
+		"steal-in-init": {nb: blankWith("gelu-code", strings.Replace(steal("log.Fatal(\"done\")"), "var agxStolen = agxSteal()", "func init() { agxSteal() }", 1)),
+			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected},
+				flags: []string{FlagForged, FlagInit, FlagExit}, toEnd: true}},
+		"helper-process": {nb: func() *notebook.Notebook {
+			nb := blankWith("gelu-code", steal("os.Exit(0)"))
+			// A process that outlives its cell and copies the secret file
+			// the moment it appears; the initialiser then forges with it.
+			insertAfter(t, nb, "gelu-code", "%%\n"+
+				"loop := `while :; do cat \"$AGX_GRADE_SECRET\" >>\"$HOME/stolen\" 2>/dev/null; done`\n"+
+				"p, err := os.StartProcess(\"/bin/sh\", []string{\"sh\", \"-c\", loop}, &os.ProcAttr{Env: os.Environ(), Sys: &syscall.SysProcAttr{Setsid: true}})\n"+
+				"fmt.Println(\"helper started:\", err == nil)\nif p != nil {\n\tp.Release()\n}")
+			return nb
+		}(),
+			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected}, flags: []string{FlagForged, FlagExec}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				if out := cellText(executed, "helper started:"); !strings.Contains(out, "helper started: true") {
+					t.Errorf("the helper process did not start, so this case tests nothing: %q", out)
+				}
+			}},
+		"planted-package": {nb: func() *notebook.Notebook {
+			nb := blankWith("gelu-code", steal("os.Exit(0)"))
+			insertAfter(t, nb, "gelu-code", plantCell)
+			insertAfter(t, nb, "gelu-code", "const plantedPackage = `"+plantedPackage+"`")
+			return nb
+		}(),
+			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected}, flags: []string{FlagForged, FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				if out := cellText(executed, "planted:"); !strings.Contains(out, "<nil> <nil>") {
+					t.Errorf("the package was not planted, so this case tests nothing: %q", out)
+				}
+			}},
+		"linkname": {nb: blankWith("gelu-code", "import _ \"unsafe\"\n\n"+
+			"//go:linkname agxArmed github.com/goagx/agx/grade.armed\nvar agxArmed struct{ gradeID, secret string }\n\n"+
+			"var agxTaken = agxTake()\n\nfunc agxTake() string {\n\tif agxArmed.secret != \"\" {\n\t\tfmt.Fprintf(os.Stderr, \"agx-attack: %s secret %d bytes\\n\", agxArmed.gradeID, len(agxArmed.secret))\n\t\tagxForge(agxArmed.gradeID, agxArmed.secret)\n\t\tos.Exit(0)\n\t}\n\treturn \"\"\n}\n"+forgeCode),
+			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected, "quiz-smooth": StatusRejected}, flags: []string{FlagUnsafe}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				// The attack does read the secret from the kit's memory and
+				// its forged result carries it: only the unsafe rule stops it
+				// (docs/grading.md, "What remains possible").
+				for _, c := range e.Cells {
+					if c.GradeID == "gelu-forward" && !c.NonceOK {
+						t.Errorf("the linkname attack no longer gets the secret; update docs/grading.md's threat model: %+v", c)
+					}
+				}
+			}},
+		"log-fatal": {nb: func() *notebook.Notebook {
+			nb := solved(t, src)
+			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tlog.Fatal(\"bye\")\n\treturn x\n}"
+			return nb
+		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": StatusError, "quiz-smooth": StatusPassed}, flags: []string{FlagExit, FlagNoResult}, toEnd: true}},
+		"rpc-dial": {nb: solvedWith("gelu-code", "%%\n_, err := rpc.Dial(\"tcp\", \"1.1.1.1:53\")\nfmt.Println(\"rpc:\", err)"),
+			want: want{score: 4, cells: both, flags: []string{FlagNetwork}, toEnd: true}},
+		"read-instructor-files": {nb: blankWith("gelu-code", fmt.Sprintf("%%%%\nroot := os.Getenv(\"AGX_ROOT\")\nif root == \"\" {\n\troot = %q\n}\n"+
+			"for _, p := range []string{\"notebooks/exercises/gelu.ipynb\", \"internal/nbgrader/testdata/gelu.ipynb\", \"docs/grading.md\", \".git/HEAD\", \"grade/grade.go\"} {\n"+
+			"\tb, err := os.ReadFile(filepath.Join(root, p))\n\tfmt.Printf(\"leak %%s: %%d bytes %%v\\n%%s\\n\", p, len(b), err, b)\n}", agxRoot)),
+			want: want{score: 0, flags: []string{FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				out := cellText(executed, "leak ")
+				// The exercise's hidden check and solution, and .git's content.
+				for _, leaked := range []string{"matches the built-in", "x.Div(math.Sqrt2).Erf()", "ref: refs/", "gitdir:"} {
+					if strings.Contains(out, leaked) {
+						t.Errorf("a student cell read %q:\n%.2000s", leaked, out)
+					}
+				}
+				// The module's packages stay readable: the notebook builds with them.
+				if !strings.Contains(out, "leak grade/grade.go:") || strings.Contains(out, "leak grade/grade.go: 0 bytes") {
+					t.Errorf("the grade kit's source is not readable:\n%.2000s", out)
+				}
+			}},
+		"hidden-tests-to-stderr": {nb: blankWith("gelu-code", "var agxDump = agxDumpSource()\n\nfunc agxDumpSource() int {\n"+
+			"\tb, _ := os.ReadFile(filepath.Join(filepath.Dir(os.Args[0]), \"main.go\"))\n\tif bytes.Contains(b, []byte(\"BEGIN HIDDEN TESTS\")) {\n"+
+			"\t\tos.Stderr.Write(b)\n\t\tpanic(string(b))\n\t}\n\treturn 0\n}"),
+			want: want{score: 0, flags: []string{FlagInitializer, FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				var msgs []string
+				for _, c := range e.Cells {
+					msgs = append(msgs, c.Messages...)
+				}
+				if !strings.Contains(strings.Join(msgs, "\n"), "matches the built-in") {
+					t.Errorf("the attack did not get the hidden tests into the gradebook (so this case tests nothing): %q", msgs)
+				}
+				if page := feedbackPage(t, e); strings.Contains(page, "matches the built-in") {
+					t.Errorf("the feedback page quotes the hidden tests")
+				}
+			}},
+
+		// The earlier tamper cases.
+		"edited-test-cell": {nb: func() *notebook.Notebook {
+			nb := release(t, src)
+			cellByID(t, nb, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
+			return nb
+		}(), want: want{score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, notes: []string{"gelu-forward was edited; restored"}, toEnd: true}},
+		"deleted-test-cell": {nb: func() *notebook.Notebook {
+			nb := solved(t, src)
+			removeCell(t, nb, "quiz-smooth")
+			return nb
+		}(), want: want{score: 4, cells: both, notes: []string{"quiz-smooth was deleted; re-added"}, toEnd: true}},
+		"printed-and-own-results": {nb: blankWith("gelu-code", "%%\n"+
+			"fmt.Println(`{\"grade_id\": \"gelu-forward\", \"nonce\": \"\", \"version\": 1, \"score\": 3, \"max_score\": 3, \"checks\": []}`)\n"+
+			"g := grade.New(\"gelu-forward\")\ng.Check(\"forged\", 3, func(c *grade.C) {})\ng.Done()"),
+			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, flags: []string{FlagForged}, toEnd: true}},
+		"os-exit": {nb: func() *notebook.Notebook {
+			nb := solved(t, src)
+			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
+			return nb
+		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": StatusNoResult, "quiz-smooth": StatusPassed}, flags: []string{FlagExit, FlagNoResult}, toEnd: true}},
+		"endless-loops": {nb: func() *notebook.Notebook {
+			nb := solvedWith("gelu-code", "%%\nfor {\n}")
+			cellByID(t, nb, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
+			return nb
+		}(), want: want{score: 3, cells: map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusFailed}, flags: []string{FlagTimeout}, toEnd: true}},
+		"huge-output": {nb: solvedWith("gelu-code", "%%\nline := strings.Repeat(\"x\", 1000)\nfor i := 0; i < 4000; i++ {\n\tfmt.Println(line)\n}"),
+			want: want{score: 4, cells: both, flags: []string{FlagOutputCapped}, toEnd: true}},
+		"panics": {nb: func() *notebook.Notebook {
+			nb := solved(t, src)
+			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
+			return nb
+		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": StatusFailed, "quiz-smooth": StatusPassed}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				if page := feedbackPage(t, e); strings.Contains(page, "<b>boom") || !strings.Contains(page, "&lt;b&gt;boom") {
+					t.Errorf("the feedback page does not escape the panic value")
+				}
+			}},
+		"network-and-memory": {nb: solvedWith("gelu-code", "%%\n"+
+			"conn, err := net.DialTimeout(\"tcp\", \"1.1.1.1:53\", 3*time.Second)\nfmt.Println(\"dial:\", conn, err)\n"+
+			"b := make([]byte, 6<<30)\nfor i := range b {\n\tb[i] = 1\n}\nfmt.Println(\"allocated\", len(b))"),
+			want: want{score: 4, cells: both, flags: []string{FlagNetwork}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				out := cellText(executed, "dial:")
+				if slices.Contains(e.Run.Isolation, "no network (unshare -n: a network namespace with loopback only)") && !strings.Contains(out, "network is unreachable") {
+					t.Errorf("the dial did not fail for want of a network:\n%.500s", out)
+				}
+				if !strings.Contains(out, "out of memory") || strings.Contains(out, "allocated") {
+					t.Errorf("the allocation was not stopped:\n%.500s", out)
+				}
+			}},
+		"shell-magic": {nb: solvedWith("gelu-code", "!*go mod edit -replace=github.com/goagx/agx=/nonexistent\n!echo magic-ran"),
+			want: want{score: 4, cells: both, flags: []string{FlagMagic}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				if out := cellText(executed, "magic-ran"); out != "" {
+					t.Errorf("a shell line ran: %q", out)
+				}
+			}},
+	}
+
+	var subs []Submission
+	for student, a := range attacks {
+		subs = append(subs, writeNB(t, in, student, a.nb))
+	}
+	slices.SortFunc(subs, func(a, b Submission) int { return strings.Compare(a.Student, b.Student) })
+	opt := testOptions(source, dir)
+	opt.Jobs = 2
+	opt.Log = testWriter{t}
+	sum, err := Grade(context.Background(), opt, subs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("isolation: %q", sum.Isolation)
+	dropped := slices.ContainsFunc(sum.Isolation, func(s string) bool { return strings.HasPrefix(s, "the kernel runs as an unprivileged user") })
+	csv, err := os.ReadFile(filepath.Join(dir, ClassFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range sum.Entries {
+		a := attacks[e.Student]
+		t.Run(e.Student, func(t *testing.T) {
+			if !dropped && (e.Student == "helper-process" || e.Student == "read-instructor-files") {
+				t.Skip("needs the kernel to run as a slot user (grading as root with setpriv and mount namespaces)")
+			}
+			checkEntry(t, e, a.want)
+			// Every flag kind asked for shows in the class table's row.
+			for _, line := range strings.Split(string(csv), "\n") {
+				if strings.HasPrefix(line, e.Student+",") {
+					for _, k := range a.want.flags {
+						if !strings.Contains(line, k) {
+							t.Errorf("%s lacks flag %s", ClassFile, k)
+						}
+					}
+				}
+			}
+			executed, err := notebook.Read(filepath.Join(dir, ExecutedDir, e.Student+".ipynb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(e.Student, "steal") || e.Student == "linkname" {
+				t.Logf("what the attack saw: %q", cellText(executed, "agx-attack:"))
+			}
+			if a.check != nil {
+				a.check(t, e, executed)
+			}
+		})
+	}
+	if len(sum.Entries) != len(attacks) {
+		t.Errorf("%d entries for %d submissions", len(sum.Entries), len(attacks))
+	}
+}
+
+// cellText returns the text outputs of the first code cell of nb whose
+// outputs contain marker ("" when none does).
+func cellText(nb *notebook.Notebook, marker string) string {
+	for _, c := range nb.Cells {
+		var b strings.Builder
+		for _, o := range c.Outputs {
+			b.WriteString(o.Text)
+			if t, ok := o.DataText("text/plain"); ok {
+				b.WriteString(t)
+			}
+		}
+		if strings.Contains(b.String(), marker) {
+			return b.String()
+		}
+	}
+	return ""
+}
+
+// feedbackPage writes e's feedback page and returns it.
+func feedbackPage(t *testing.T, e *Entry) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := WriteFeedback(dir, []*Entry{e}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, e.Student+".html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,111 @@
+package autograde
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/goagx/agx/grade"
+	"github.com/goagx/agx/internal/jupyter"
+	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/notebook"
+)
+
+// TestScoreVoids: a test cell counts only when its outputs hold exactly one
+// result, its own; a second result (even a valid one), or one with another
+// nonce or grade_id, voids the cell and flags it.
+func TestScoreVoids(t *testing.T) {
+	result := func(id, nonce string, passed bool) *notebook.Output {
+		g := grade.New(id).Nonce(nonce)
+		g.Check("c", 2, func(c *grade.C) {
+			if !passed {
+				c.Fail("no")
+			}
+		})
+		r := g.Done()
+		raw, _ := json.Marshal(string(r.JSON()))
+		return &notebook.Output{OutputType: notebook.DisplayData, Data: notebook.Object{grade.MIMEType: raw}}
+	}
+	for _, tc := range []struct {
+		name    string
+		outputs []*notebook.Output
+		status  string
+		points  float64
+		forged  bool
+	}{
+		{"own result", []*notebook.Output{result("t", "N", true)}, StatusPassed, 2, false},
+		{"own failing result", []*notebook.Output{result("t", "N", false)}, StatusFailed, 0, false},
+		{"no result", nil, StatusNoResult, 0, false},
+		{"two valid results", []*notebook.Output{result("t", "N", true), result("t", "N", true)}, StatusRejected, 0, true},
+		{"forged then own", []*notebook.Output{result("t", "", true), result("t", "N", false)}, StatusRejected, 0, true},
+		{"own then forged", []*notebook.Output{result("t", "N", true), result("t", "guess", true)}, StatusRejected, 0, true},
+		{"forged only", []*notebook.Output{result("t", "", true)}, StatusRejected, 0, true},
+		{"other grade_id", []*notebook.Output{result("u", "N", true), result("t", "N", true)}, StatusRejected, 0, true},
+		{"unreadable", []*notebook.Output{{OutputType: notebook.DisplayData, Data: notebook.Object{grade.MIMEType: json.RawMessage(`"{}"`)}}, result("t", "N", true)}, StatusRejected, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			meta, _ := json.Marshal(map[string]any{"nbgrader": map[string]any{"schema_version": 3, "grade": true, "solution": false, "locked": true, "grade_id": "t", "points": 2}})
+			cell := &notebook.Cell{CellType: notebook.Code, Source: "%%\ng := grade.New(\"t\")\ng.Done()", Outputs: tc.outputs}
+			if err := json.Unmarshal(meta, &cell.Metadata); err != nil {
+				t.Fatal(err)
+			}
+			nb := &notebook.Notebook{Nbformat: 4, NbformatMinor: 5, Cells: []*notebook.Cell{cell}}
+			rb := &Rebuilt{Notebook: nb, Cells: []*RebuiltCell{{Index: 0, GradeID: "t", Kind: nbgrader.KindTest, Origin: FromSource, Points: 2, Nonce: "N"}}}
+			res := &jupyter.Result{Notebook: nb, Cells: []*jupyter.CellRun{{Index: 0, Ran: true}}}
+			cells, flags := score(rb, res)
+			if len(cells) != 1 || cells[0].Status != tc.status || cells[0].Points != tc.points {
+				t.Fatalf("got %+v, want %s with %v points", cells[0], tc.status, tc.points)
+			}
+			forged := false
+			for _, f := range flags {
+				forged = forged || f.Kind == FlagForged
+			}
+			if forged != tc.forged {
+				t.Errorf("forged_result flag %v, want %v: %+v", forged, tc.forged, flags)
+			}
+		})
+	}
+}
+
+// TestDisarmAndVoid: magic lines of student cells become comments; a
+// student cell with a voiding flag costs the test cells after it their
+// points, and only those.
+func TestDisarmAndVoid(t *testing.T) {
+	src := readNB(t, "testdata/double.ipynb")
+	for _, tc := range []struct {
+		name, code string
+		lines      []string // lines the cell must then hold
+		voided     bool
+	}{
+		{"magic", "!*go mod edit -replace=x=y\n%env A=1\n%%\nfmt.Println(1)", []string{"// agx autograde: not run at grading: !*go mod edit -replace=x=y", "// agx autograde: not run at grading: %env A=1", "%%"}, false},
+		{"plain", "func Double(x float64) float64 { return 2 * x }", []string{"func Double(x float64) float64 { return 2 * x }"}, false},
+		{"unsafe", "func Double(x float64) float64 { _ = unsafe.Pointer(nil); return 2 * x }", nil, true},
+		{"cgo", "import \"C\"\n\nfunc Double(x float64) float64 { return 2 * x }", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := solved(t, src)
+			cellByID(t, sub, "double-code").Source = tc.code
+			rb, err := Rebuild(src, sub, counter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			flags := scanStudentCells(rb)
+			disarmMagic(rb)
+			got := cellByID(t, rb.Notebook, "double-code").Source
+			for _, l := range tc.lines {
+				if !strings.Contains(got+"\n", l+"\n") {
+					t.Errorf("the cell lacks %q:\n%s", l, got)
+				}
+			}
+			cells := []*CellGrade{{GradeID: "double-test", Kind: nbgrader.KindTest, Points: 2, AutoPoints: 2, MaxPoints: 2, Status: StatusPassed},
+				{GradeID: "explain", Kind: nbgrader.KindManual, MaxPoints: 1, Status: StatusManual}}
+			voided := voidAfterFlags(rb, flags, cells)
+			if (len(voided) > 0) != tc.voided || (tc.voided && (cells[0].AutoPoints != 0 || cells[0].Status != StatusRejected)) {
+				t.Errorf("voided %v, cells %+v; want voided %v", voided, cells[0], tc.voided)
+			}
+			if cells[1].Status != StatusManual {
+				t.Errorf("a manual cell was voided: %+v", cells[1])
+			}
+		})
+	}
+}
