@@ -432,6 +432,14 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	e.Cells = cells
 	e.Flags = append(e.Flags, flags...)
 	e.Status = Graded
+	for _, c := range cells {
+		if c.Status == StatusUngradable {
+			// Not a score to keep: a resume must grade it again.
+			e.Status = Ungradable
+			e.UngradableReason = fmt.Sprintf("the result of test cell %s could not be read: its output did not all arrive within %v after its program ended (the grading machine was too busy?); run again", c.GradeID, g.opt.CellTimeout)
+			break
+		}
+	}
 	if err := notebook.Write(filepath.Join(g.opt.Dir, ExecutedDir, s.Student+".ipynb"), res.Notebook); err != nil {
 		g.logf("warning: %s: cannot keep the executed notebook: %v", s.Student, err)
 	}

@@ -22,6 +22,10 @@ const (
 	StatusNotRun   = "not_run"   // the cell was not executed
 	StatusNoResult = "no_result" // the cell ran but reported nothing (os.Exit, crash)
 	StatusManual   = "manual"    // graded by hand (overrides)
+	// StatusUngradable: the cell's output could not all be read (it did not
+	// arrive in time), so whether it reported a result is unknown; the entry
+	// is ungradable and retried on the next run.
+	StatusUngradable = "ungradable"
 )
 
 // CellGrade is the grade of one graded cell.
@@ -150,6 +154,9 @@ func testGrade(rc *RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, accepted
 		return g
 	}
 	switch {
+	case run != nil && run.OutputIncomplete:
+		g.Status = StatusUngradable
+		g.Messages = append(g.Messages, "the cell's output did not all arrive after its program ended (the grading machine was too busy?), so its result could not be read; it will be graded again")
 	case run == nil || !run.Ran:
 		g.Status = StatusNotRun
 		if run != nil && run.Skipped != "" {
