@@ -98,6 +98,10 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "agx autograde: warning: %s\n", w)
 	}
 	printGradebook(stdout, sum.Entries)
+	if sum.Invalid > 0 {
+		fmt.Fprintf(stderr, "agx autograde: %d %s not this assignment's notebook (status unreadable or wrong_notebook); the students should resubmit\n",
+			sum.Invalid, plural(sum.Invalid, "submission is", "submissions are"))
+	}
 	if sum.Ungradable > 0 {
 		fmt.Fprintf(stderr, "agx autograde: %d %s ungradable (see ungradable_reason in their entries); fix the cause and run again\n",
 			sum.Ungradable, plural(sum.Ungradable, "submission is", "submissions are"))
