@@ -396,6 +396,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		}
 		defer g.sb.drop.release(sl)
 		env = append(append([]string{}, env...), sl.env()...)
+		env = append(env, sandboxWorkEnv+"="+work)
 	}
 	kernelUp, studentRan := false, false
 	res, err := jupyter.Execute(ctx, path, jupyter.Options{
