@@ -19,9 +19,18 @@ func WriteFeedback(dir string, entries []*Entry) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	return WriteFeedbackTo(entries, func(e *Entry) string { return filepath.Join(dir, e.Student+".html") })
+}
+
+// WriteFeedbackTo writes each entry's page at path(entry), making its
+// directory (e.g. NbgraderFeedbackPath's layout).
+func WriteFeedbackTo(entries []*Entry, path func(*Entry) string) ([]string, error) {
 	var paths []string
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Student+".html")
+		p := path(e)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
 		if err := notebook.WriteFileAtomic(p, []byte(FeedbackHTML(e))); err != nil {
 			return nil, err
 		}

@@ -60,9 +60,21 @@ type Summary struct {
 // FindSubmissions turns the command-line arguments into submissions. An
 // argument is either a notebook file STUDENT.ipynb (the student id is the
 // file name without .ipynb) or a directory holding one directory per student
-// with the notebook under the source's file name: DIR/STUDENT/NAME.ipynb.
-// Student directories without it are reported in the warnings.
+// with the notebook under the source's file name: DIR/STUDENT/NAME.ipynb, or
+// nbgrader's layout DIR/STUDENT/ASSIGNMENT/NAME.ipynb (DIR is nbgrader's
+// submitted/). Student directories without it are reported in the warnings.
 func FindSubmissions(sourceName string, args []string) ([]Submission, []string, error) {
+	return FindSubmissionsOf(sourceName, "", args)
+}
+
+// FindSubmissionsOf is FindSubmissions for one assignment of nbgrader's
+// layout: when assignment is not empty, a student directory's notebook is
+// looked for only in DIR/STUDENT/ASSIGNMENT/NAME.ipynb; when it is empty,
+// DIR/STUDENT/NAME.ipynb or the one assignment directory that holds NAME.
+func FindSubmissionsOf(sourceName, assignment string, args []string) ([]Submission, []string, error) {
+	if assignment != "" && (assignment != filepath.Base(assignment) || strings.HasPrefix(assignment, ".")) {
+		return nil, nil, fmt.Errorf("assignment %q: want a directory name", assignment)
+	}
 	var subs []Submission
 	var warnings []string
 	seen := map[string]string{}
@@ -99,9 +111,9 @@ func FindSubmissions(sourceName string, args []string) ([]Submission, []string, 
 			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			p := filepath.Join(a, e.Name(), sourceName)
-			if _, err := os.Stat(p); err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: no %s; not graded", filepath.Join(a, e.Name()), sourceName))
+			p, why := studentNotebook(filepath.Join(a, e.Name()), sourceName, assignment)
+			if p == "" {
+				warnings = append(warnings, fmt.Sprintf("%s: %s; not graded", filepath.Join(a, e.Name()), why))
 				continue
 			}
 			if err := add(e.Name(), p); err != nil {
