@@ -222,7 +222,8 @@ def main():
                         if limited_by_notebook:
                             stop_reason = NOTEBOOK_TIMEOUT % nb_timeout
                         else:
-                            stop_reason = "cell %d did not stop after its time limit and an interrupt" % i
+                            stop_reason = ("a cell did not stop after its time limit and an interrupt"
+                                           if options.get("continue_on_timeout") else "an earlier cell timed out")
                     else:
                         # The kernel replied, but the rest of the output did
                         # not arrive in time (nbclient stopped waiting for it).
