@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/goagx/agx/internal/autograde"
@@ -16,7 +17,8 @@ const autogradeUsage = `usage: agx autograde --source SOURCE.ipynb -o GRADEBOOK_
 
 Grades students' notebooks against the instructor source. A SUBMISSION is a
 notebook STUDENT.ipynb, or a directory with one directory per student holding
-the notebook under the source's name (DIR/STUDENT/NAME.ipynb).
+the notebook under the source's name (DIR/STUDENT/NAME.ipynb), or nbgrader's
+submitted/ directory (submitted/STUDENT/ASSIGNMENT/NAME.ipynb).
 
 Each submission is rebuilt from the source (locked and test cells restored,
 hidden tests re-inserted, deleted test cells re-added, the source's cell
@@ -37,6 +39,7 @@ Flags:
 func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var opt autograde.Options
 	var memMiB, fileMiB, outKiB int
+	var assignment string
 	fs := flag.NewFlagSet("agx autograde", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&opt.Source, "source", "", "the instructor source `notebook` (required)")
@@ -47,6 +50,7 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.DurationVar(&opt.Timeout, "timeout", 10*time.Minute, "time limit per notebook")
 	fs.IntVar(&opt.Jobs, "j", 2, "grade `N` submissions at once")
 	fs.BoolVar(&opt.Force, "force", false, "regrade submissions whose entry is up to date")
+	fs.StringVar(&assignment, "assignment", "", "in nbgrader's layout, read DIR/STUDENT/`ASSIGNMENT`/NAME.ipynb (default: the one assignment directory that holds NAME.ipynb)")
 	fs.IntVar(&memMiB, "memory", 4096, "address-space limit of each kernel process, in `MiB` (0: none)")
 	fs.IntVar(&opt.Limits.Procs, "procs", 2048, "process and thread limit of the kernel's user (as root, the kernel runs as a user of its own so that it binds; 0: none)")
 	fs.IntVar(&fileMiB, "file-size", 1024, "largest file a kernel process may write, in `MiB` (0: none)")
@@ -81,7 +85,7 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	opt.MaxOutputBytes = outKiB << 10
 	opt.Log = stderr
 
-	subs, warnings, err := autograde.FindSubmissions(filepath.Base(opt.Source), paths)
+	subs, warnings, err := autograde.FindSubmissionsOf(filepath.Base(opt.Source), assignment, paths)
 	if err != nil {
 		return err
 	}
@@ -99,6 +103,10 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "agx autograde: warning: %s\n", w)
 	}
 	printGradebook(stdout, sum.Entries)
+	if sum.Invalid > 0 {
+		fmt.Fprintf(stderr, "agx autograde: %d %s not this assignment's notebook (status unreadable or wrong_notebook); the students should resubmit\n",
+			sum.Invalid, plural(sum.Invalid, "submission is", "submissions are"))
+	}
 	if sum.Ungradable > 0 {
 		fmt.Fprintf(stderr, "agx autograde: %d %s ungradable (see ungradable_reason in their entries); fix the cause and run again\n",
 			sum.Ungradable, plural(sum.Ungradable, "submission is", "submissions are"))
@@ -122,11 +130,13 @@ func printGradebook(w io.Writer, entries []*autograde.Entry) {
 	}
 }
 
-const feedbackUsage = `usage: agx feedback GRADEBOOK_DIR -o DIR
+const feedbackUsage = `usage: agx feedback GRADEBOOK_DIR -o DIR [--nbgrader ASSIGNMENT]
 
 Writes DIR/STUDENT.html for every entry of the gradebook: totals, each graded
 cell with its visible checks and messages, hidden checks with their points
 only, instructor overrides and their comments, restored cells and flags.
+With --nbgrader, the pages go where nbgrader keeps feedback:
+DIR/STUDENT/ASSIGNMENT/NOTEBOOK.html (DIR is nbgrader's feedback/).
 Everything shown is HTML-escaped. See docs/grading.md.
 
 Flags:
@@ -137,6 +147,7 @@ func feedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer)
 	fs := flag.NewFlagSet("agx feedback", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write the feedback pages to `DIR` (required)")
+	nbg := fs.String("nbgrader", "", "write nbgrader's layout DIR/STUDENT/`ASSIGNMENT`/NOTEBOOK.html")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, feedbackUsage)
 		fs.PrintDefaults()
@@ -151,6 +162,9 @@ func feedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer)
 	if len(paths) != 1 {
 		return usageError{"give one gradebook directory"}
 	}
+	if *nbg != "" && (*nbg != filepath.Base(*nbg) || strings.HasPrefix(*nbg, ".")) {
+		return usageError{"--nbgrader wants an assignment name"}
+	}
 	entries, err := autograde.ReadEntries(paths[0])
 	if err != nil {
 		return err
@@ -158,7 +172,13 @@ func feedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer)
 	if len(entries) == 0 {
 		return fmt.Errorf("%s has no gradebook entries", paths[0])
 	}
-	written, err := autograde.WriteFeedback(*out, entries)
+	var written []string
+	switch {
+	case *nbg != "":
+		written, err = autograde.WriteFeedbackTo(entries, autograde.NbgraderFeedbackPath(*out, *nbg))
+	default:
+		written, err = autograde.WriteFeedback(*out, entries)
+	}
 	if err != nil {
 		return err
 	}

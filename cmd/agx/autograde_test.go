@@ -27,9 +27,10 @@ func exerciseSource(t *testing.T) string {
 	return ""
 }
 
-// writeClass writes n submissions of the source as DIR/studentNN/NAME.ipynb:
-// every third solved, every third the untouched student version, the rest
-// with the solutions and one answer cell left as released.
+// writeClass writes n submissions of the source as DIR/studentNN/NAME.ipynb,
+// or in nbgrader's layout DIR/studentNN/ps1/NAME.ipynb for odd NN: every
+// third solved, every third the untouched student version, the rest with the
+// solutions and one answer cell left as released.
 func writeClass(t *testing.T, source string, n int) string {
 	t.Helper()
 	src, err := notebook.Read(source)
@@ -63,6 +64,9 @@ func writeClass(t *testing.T, source string, n int) string {
 			}
 		}
 		p := filepath.Join(dir, fmt.Sprintf("student%02d", k), filepath.Base(source))
+		if k%2 == 1 {
+			p = filepath.Join(dir, fmt.Sprintf("student%02d", k), "ps1", filepath.Base(source))
+		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -112,20 +116,25 @@ func gradeClass(t *testing.T, n, jobs int) {
 	if len(lines) != n+1 {
 		t.Fatalf("grades.csv has %d rows, want %d", len(lines)-1, n)
 	}
-	// The maximum is the sum of the source's test-cell points; solved copies
-	// get all of it, untouched student versions nothing, and copies with the
+	// The maximum is the sum of the source's test-cell points, bonus cells
+	// (metadata.agx.bonus) left out; solved copies get all the points, the
+	// bonus too, untouched student versions nothing, and copies with the
 	// last answer left out something in between.
 	src, err := notebook.Read(source)
 	if err != nil {
 		t.Fatal(err)
 	}
-	maxPoints := 0.0
+	maxPoints, allPoints := 0.0, 0.0
 	for _, c := range src.Cells {
 		if m, _ := nbgrader.Get(c); m != nil && m.Grade {
-			maxPoints += m.Points
+			var agx struct{ Bonus bool }
+			if raw, ok := c.Metadata["agx"]; !ok || json.Unmarshal(raw, &agx) != nil || !agx.Bonus {
+				maxPoints += m.Points
+			}
+			allPoints += m.Points
 		}
 	}
-	max := fmt.Sprint(maxPoints)
+	max, all := fmt.Sprint(maxPoints), fmt.Sprint(allPoints)
 	for k, row := range lines[1:] {
 		f := strings.Split(row, ",")
 		if len(f) < 4 || f[1] != "graded" || f[3] != max {
@@ -134,16 +143,16 @@ func gradeClass(t *testing.T, n, jobs int) {
 		}
 		switch k % 3 {
 		case 0:
-			if f[2] != max {
-				t.Errorf("row %q: a solved copy should score %s", row, max)
+			if f[2] != all {
+				t.Errorf("row %q: a solved copy should score %s", row, all)
 			}
 		case 1:
 			if f[2] != "0" {
 				t.Errorf("row %q: the untouched student version should score 0", row)
 			}
 		default:
-			if f[2] == "0" || f[2] == max {
-				t.Errorf("row %q: a copy missing its last answer should score strictly between 0 and %s", row, max)
+			if f[2] == "0" || f[2] == all {
+				t.Errorf("row %q: a copy missing its last answer should score strictly between 0 and %s", row, all)
 			}
 		}
 	}
@@ -179,6 +188,16 @@ func gradeClass(t *testing.T, n, jobs int) {
 		!strings.Contains(string(page), `<span class="muted">hidden test</span>`) {
 		t.Errorf("student01.html:\n%s", page)
 	}
+
+	// The same pages in nbgrader's feedback layout.
+	nbfb := t.TempDir()
+	if code := agxMain(context.Background(), []string{"feedback", books[0], "-o", nbfb, "--nbgrader", "ps1"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("feedback --nbgrader: %d\n%s", code, stderr.String())
+	}
+	name := strings.TrimSuffix(filepath.Base(source), ".ipynb") + ".html"
+	if b, err := os.ReadFile(filepath.Join(nbfb, "student01", "ps1", name)); err != nil || !bytes.Equal(b, page) {
+		t.Errorf("nbgrader layout: %v", err)
+	}
 }
 
 // TestAutogradeClass grades a class of 6 GELU submissions twice.
@@ -208,6 +227,7 @@ func TestAutogradeUsage(t *testing.T) {
 		{"no submissions", []string{"autograde", "--source", "s.ipynb", "-o", "x"}, "no submissions given"},
 		{"bad net", []string{"autograde", "--source", "s.ipynb", "-o", "x", "--net", "wifi", "a.ipynb"}, "--net must be"},
 		{"feedback without -o", []string{"feedback", "gb"}, "-o DIR is required"},
+		{"feedback to a path", []string{"feedback", "gb", "-o", "fb", "--nbgrader", "../ps1"}, "--nbgrader wants an assignment name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -300,14 +300,19 @@ func TestClassTable(t *testing.T) {
 	dir := t.TempDir()
 	entries := []*Entry{
 		{Student: "alice", Status: Graded, Score: 2.5, MaxScore: 3, Cells: []*CellGrade{{GradeID: "a", Points: 2}, {GradeID: "b", Points: 0.5}},
-			Flags: []Flag{{Kind: FlagInit}, {Kind: FlagExit}, {Kind: FlagInit}}},
-		{Student: "bob", Status: Ungradable, MaxScore: 3, Cells: []*CellGrade{{GradeID: "a"}, {GradeID: "b"}}},
+			Flags: []Flag{{Kind: FlagInit}, {Kind: FlagExit}, {Kind: FlagInit}},
+			Notes: []string{"test cell a was deleted; re-added from the source", "locked cell b was edited; restored from the source"}},
+		{Student: "bob", Status: Ungradable, UngradableReason: "no kernel\nmore", MaxScore: 3, Cells: []*CellGrade{{GradeID: "a"}, {GradeID: "b"}}},
+		{Student: "carol", Status: WrongNotebook, UngradableReason: "this is not gelu.ipynb", MaxScore: 3, Cells: []*CellGrade{{GradeID: "a"}, {GradeID: "b"}}},
 	}
 	if err := WriteClassTable(dir, entries); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, ClassFile))
-	want := "student,status,total,max,a,b,flags\nalice,graded,2.5,3,2,0.5,init(2) os_exit\nbob,ungradable,0,3,0,0,\n"
+	want := "student,status,total,max,a,b,flags,notes\n" +
+		"alice,graded,2.5,3,2,0.5,init(2) os_exit,test cell a was deleted; re-added from the source | locked cell b was edited; restored from the source\n" +
+		"bob,ungradable,0,3,0,0,,ungradable: no kernel\n" +
+		"carol,wrong_notebook,0,3,0,0,,wrong_notebook: this is not gelu.ipynb\n"
 	if string(b) != want {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
 	}
@@ -357,5 +362,26 @@ func TestFindSubmissions(t *testing.T) {
 	}
 	if _, _, err := FindSubmissions("gelu.ipynb", []string{filepath.Join(dir, "dave.ipynb"), filepath.Join(dir, "dave.ipynb")}); err == nil {
 		t.Error("a student twice: no error")
+	}
+}
+
+// TestBonusMaximum: a bonus cell's points count in the score, not in the maximum.
+func TestBonusMaximum(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		cells             []*CellGrade
+		score, max, autoS float64
+	}{
+		{"no bonus", []*CellGrade{{GradeID: "a", AutoPoints: 3, MaxPoints: 3}, {GradeID: "b", AutoPoints: 2, MaxPoints: 4}}, 5, 7, 5},
+		{"bonus earned", []*CellGrade{{GradeID: "a", AutoPoints: 3, MaxPoints: 3}, {GradeID: "t", AutoPoints: 2, MaxPoints: 2, Bonus: true}}, 5, 3, 5},
+		{"bonus missed", []*CellGrade{{GradeID: "a", AutoPoints: 1, MaxPoints: 3}, {GradeID: "t", MaxPoints: 2, Bonus: true}}, 1, 3, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &Entry{Status: Graded, Cells: tc.cells}
+			e.ApplyOverrides(nil)
+			if e.Score != tc.score || e.MaxScore != tc.max || e.AutoScore != tc.autoS {
+				t.Errorf("score %v auto %v max %v, want %v %v %v", e.Score, e.AutoScore, e.MaxScore, tc.score, tc.autoS, tc.max)
+			}
+		})
 	}
 }

@@ -310,7 +310,7 @@ func TestHelpersAndOverrides(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, ClassFile))
-	if want := "student,status,total,max,double-test,explain,flags\ncheat,graded,0,3,0,0,init magic redefinition\nhonest,graded,3,3,2,1,\n"; string(b) != want {
+	if want := "student,status,total,max,double-test,explain,flags,notes\ncheat,graded,0,3,0,0,init magic redefinition,\nhonest,graded,3,3,2,1,,\n"; string(b) != want {
 		t.Errorf("%s:\n%s\nwant\n%s", ClassFile, b, want)
 	}
 }

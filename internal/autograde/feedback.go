@@ -19,9 +19,18 @@ func WriteFeedback(dir string, entries []*Entry) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	return WriteFeedbackTo(entries, func(e *Entry) string { return filepath.Join(dir, e.Student+".html") })
+}
+
+// WriteFeedbackTo writes each entry's page at path(entry), making its
+// directory (e.g. NbgraderFeedbackPath's layout).
+func WriteFeedbackTo(entries []*Entry, path func(*Entry) string) ([]string, error) {
 	var paths []string
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Student+".html")
+		p := path(e)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
 		if err := notebook.WriteFileAtomic(p, []byte(FeedbackHTML(e))); err != nil {
 			return nil, err
 		}
@@ -41,8 +50,13 @@ func FeedbackHTML(e *Entry) string {
 	title := fmt.Sprintf("%s — %s", e.Notebook, e.Student)
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>\n", esc(title), feedbackStyle)
 	fmt.Fprintf(&b, "<h1>%s</h1>\n", esc(title))
-	if e.Status == Ungradable {
+	switch e.Status {
+	case Ungradable:
 		b.WriteString("<p class=\"fail\">Your notebook could not be graded automatically (a problem on the grading side, not in your code). Your instructor will look at it.</p>\n")
+	case Unreadable:
+		fmt.Fprintf(&b, "<p class=\"fail\">The file you submitted could not be read as a notebook, so it was not graded: %s. Submit the notebook file that Jupyter saved (File → Save), without editing it by hand.</p>\n", esc(e.UngradableReason))
+	case WrongNotebook:
+		fmt.Fprintf(&b, "<p class=\"fail\">The notebook you submitted is not the one of this assignment, so it was not graded: %s.</p>\n", esc(e.UngradableReason))
 	}
 	fmt.Fprintf(&b, "<p><b>Total: %s / %s points</b></p>\n", formatPoints(e.Score), formatPoints(e.MaxScore))
 	for _, c := range e.Cells {
@@ -50,8 +64,15 @@ func FeedbackHTML(e *Entry) string {
 		if c.Points >= c.MaxPoints {
 			cls = "pass"
 		}
-		fmt.Fprintf(&b, "<h2>%s: <span class=\"%s\">%s / %s</span></h2>\n", esc(c.GradeID), cls, formatPoints(c.Points), formatPoints(c.MaxPoints))
+		bonus := ""
+		if c.Bonus {
+			bonus = " (bonus)"
+		}
+		fmt.Fprintf(&b, "<h2>%s%s: <span class=\"%s\">%s / %s</span></h2>\n", esc(c.GradeID), bonus, cls, formatPoints(c.Points), formatPoints(c.MaxPoints))
 		fmt.Fprintf(&b, "<p class=\"muted\">%s</p>\n", esc(statusSentence(c.Status)))
+		for _, m := range c.AnswerErrors {
+			fmt.Fprintf(&b, "<pre>%s</pre>\n", esc(m))
+		}
 		if c.Override != nil {
 			fmt.Fprintf(&b, "<p>Points set by your instructor (automatic: %s)", formatPoints(c.AutoPoints))
 			if c.Override.Comment != "" {
@@ -129,6 +150,8 @@ func statusSentence(status string) string {
 		return "The test cell reported no result (did the program exit early?)."
 	case StatusManual:
 		return "Graded by hand."
+	case StatusUngradable:
+		return "The test cell's result could not be read (a problem on the grading side); it will be graded again."
 	}
 	return status
 }

@@ -32,6 +32,12 @@ const EntryVersion = 1
 const (
 	Graded     = "graded"
 	Ungradable = "ungradable" // the notebook could not be run for reasons outside the student's code
+	// Unreadable: the submitted file is not a notebook (invalid JSON, not
+	// nbformat 4): the student's side, not the grader's.
+	Unreadable = "unreadable"
+	// WrongNotebook: the submission is another assignment's notebook (none
+	// of its graded or answer cells is one of the source's).
+	WrongNotebook = "wrong_notebook"
 )
 
 // Entry is one student's gradebook entry, STUDENT.json: the source of truth
@@ -44,10 +50,10 @@ type Entry struct {
 	SubmissionSHA256 string       `json:"submission_sha256"`
 	SourceSHA256     string       `json:"source_sha256"`
 	Status           string       `json:"status"`
-	UngradableReason string       `json:"ungradable_reason,omitempty"`
-	Score            float64      `json:"score"`      // after overrides
-	AutoScore        float64      `json:"auto_score"` // before
-	MaxScore         float64      `json:"max_score"`
+	UngradableReason string       `json:"ungradable_reason,omitempty"` // why an entry is not graded (any status but graded)
+	Score            float64      `json:"score"`                       // after overrides
+	AutoScore        float64      `json:"auto_score"`                  // before
+	MaxScore         float64      `json:"max_score"`                   // bonus cells excluded
 	Cells            []*CellGrade `json:"cells"`
 	Flags            []Flag       `json:"flags"`
 	Notes            []string     `json:"notes"` // restored and re-added cells
@@ -136,7 +142,9 @@ func (e *Entry) ApplyOverrides(ov map[string]Override) (unused []string) {
 		}
 		e.Score += c.Points
 		e.AutoScore += c.AutoPoints
-		e.MaxScore += c.MaxPoints
+		if !c.Bonus {
+			e.MaxScore += c.MaxPoints
+		}
 	}
 	for id := range ov {
 		if !used[id] && e.Status == Graded {
@@ -195,7 +203,8 @@ func WriteEntry(dir string, e *Entry) error {
 
 // WriteClassTable writes grades.csv: one row per entry with the student, the
 // status, the total, the maximum, one column per graded cell (grade_ids in
-// the order of the first entry that has them) and the flag kinds.
+// the order of the first entry that has them), the flag kinds and the notes
+// (why the entry is not graded, then what was restored), separated by " | ".
 func WriteClassTable(dir string, entries []*Entry) error {
 	var ids []string
 	seen := map[string]bool{}
@@ -209,7 +218,7 @@ func WriteClassTable(dir string, entries []*Entry) error {
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write(append(append([]string{"student", "status", "total", "max"}, ids...), "flags")) // a bytes.Buffer does not fail
+	_ = w.Write(append(append([]string{"student", "status", "total", "max"}, ids...), "flags", "notes")) // a bytes.Buffer does not fail
 	for _, e := range entries {
 		points := map[string]string{}
 		for _, c := range e.Cells {
@@ -219,7 +228,12 @@ func WriteClassTable(dir string, entries []*Entry) error {
 		for _, id := range ids {
 			row = append(row, points[id])
 		}
-		row = append(row, flagSummary(e.Flags))
+		var notes []string
+		if e.Status != Graded && e.UngradableReason != "" {
+			notes = append(notes, e.Status+": "+firstLine(e.UngradableReason))
+		}
+		notes = append(notes, e.Notes...)
+		row = append(row, flagSummary(e.Flags), strings.Join(notes, " | "))
 		_ = w.Write(row)
 	}
 	w.Flush()

@@ -51,14 +51,30 @@ type Summary struct {
 	Entries                     []*Entry // every entry in the gradebook after the run, by student
 	Warnings                    []string // about overrides (the sandbox's go to Log and Isolation)
 	Isolation                   []string
+
+	// Invalid counts the submissions that are not this assignment's
+	// notebook (Unreadable, WrongNotebook): the student's to fix.
+	Invalid int
 }
 
 // FindSubmissions turns the command-line arguments into submissions. An
 // argument is either a notebook file STUDENT.ipynb (the student id is the
 // file name without .ipynb) or a directory holding one directory per student
-// with the notebook under the source's file name: DIR/STUDENT/NAME.ipynb.
-// Student directories without it are reported in the warnings.
+// with the notebook under the source's file name: DIR/STUDENT/NAME.ipynb, or
+// nbgrader's layout DIR/STUDENT/ASSIGNMENT/NAME.ipynb (DIR is nbgrader's
+// submitted/). Student directories without it are reported in the warnings.
 func FindSubmissions(sourceName string, args []string) ([]Submission, []string, error) {
+	return FindSubmissionsOf(sourceName, "", args)
+}
+
+// FindSubmissionsOf is FindSubmissions for one assignment of nbgrader's
+// layout: when assignment is not empty, a student directory's notebook is
+// looked for only in DIR/STUDENT/ASSIGNMENT/NAME.ipynb; when it is empty,
+// DIR/STUDENT/NAME.ipynb or the one assignment directory that holds NAME.
+func FindSubmissionsOf(sourceName, assignment string, args []string) ([]Submission, []string, error) {
+	if assignment != "" && (assignment != filepath.Base(assignment) || strings.HasPrefix(assignment, ".")) {
+		return nil, nil, fmt.Errorf("assignment %q: want a directory name", assignment)
+	}
 	var subs []Submission
 	var warnings []string
 	seen := map[string]string{}
@@ -95,9 +111,9 @@ func FindSubmissions(sourceName string, args []string) ([]Submission, []string, 
 			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			p := filepath.Join(a, e.Name(), sourceName)
-			if _, err := os.Stat(p); err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: no %s; not graded", filepath.Join(a, e.Name()), sourceName))
+			p, why := studentNotebook(filepath.Join(a, e.Name()), sourceName, assignment)
+			if p == "" {
+				warnings = append(warnings, fmt.Sprintf("%s: %s; not graded", filepath.Join(a, e.Name()), why))
 				continue
 			}
 			if err := add(e.Name(), p); err != nil {
@@ -213,6 +229,8 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 					sum.Skipped++
 				case e.Status == Ungradable:
 					sum.Ungradable++
+				case e.Status == Unreadable || e.Status == WrongNotebook:
+					sum.Invalid++
 				default:
 					sum.Graded++
 				}
@@ -270,8 +288,12 @@ feed:
 		return nil, err
 	}
 	sum.Entries = entries
-	logf("done in %.1fs: %d graded, %d unchanged, %d ungradable; wrote %s", time.Since(start).Seconds(),
-		sum.Graded, sum.Skipped, sum.Ungradable, filepath.Join(opt.Dir, ClassFile))
+	invalid := ""
+	if sum.Invalid > 0 {
+		invalid = fmt.Sprintf(", %d not this assignment's notebook", sum.Invalid)
+	}
+	logf("done in %.1fs: %d graded, %d unchanged, %d ungradable%s; wrote %s", time.Since(start).Seconds(),
+		sum.Graded, sum.Skipped, sum.Ungradable, invalid, filepath.Join(opt.Dir, ClassFile))
 	return sum, nil
 }
 
@@ -291,8 +313,8 @@ func progressLine(e *Entry, skipped bool, elapsed time.Duration) string {
 	switch {
 	case skipped:
 		fmt.Fprintf(&b, "%s / %s  unchanged, kept", formatPoints(e.Score), formatPoints(e.MaxScore))
-	case e.Status == Ungradable:
-		fmt.Fprintf(&b, "UNGRADABLE: %s", clip(firstLine(e.UngradableReason), 100))
+	case e.Status != Graded:
+		fmt.Fprintf(&b, "%s: %s", strings.ToUpper(strings.ReplaceAll(e.Status, "_", " ")), clip(firstLine(e.UngradableReason), 100))
 	default:
 		fmt.Fprintf(&b, "%s / %s  (%.1fs)", formatPoints(e.Score), formatPoints(e.MaxScore), e.Run.Seconds)
 	}
@@ -352,7 +374,11 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	}
 	sub, err := notebook.Parse(b)
 	if err != nil {
-		return g.ungradable(e, "the submission is not a readable notebook: "+err.Error()), false
+		// The student's file, not the grader: say so.
+		return g.notGraded(e, Unreadable, "the submitted file is not a readable notebook ("+err.Error()+"); submit the .ipynb file that Jupyter saved"), false
+	}
+	if wrong, ids := wrongNotebook(g.src, sub); wrong {
+		return g.notGraded(e, WrongNotebook, wrongNotebookReason(g.srcName, ids)), false
 	}
 	rb, err := Rebuild(g.src, sub, g.opt.NewNonce)
 	if err != nil {
@@ -394,6 +420,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		}
 		defer g.sb.drop.release(sl)
 		env = append(append([]string{}, env...), sl.env()...)
+		env = append(env, sandboxWorkEnv+"="+work)
 		secrets.Path, secrets.UID, secrets.GID, secrets.KillUID = filepath.Join(sl.home, secretName), sl.uid, sl.gid, sl.uid
 	} else {
 		// The kernel runs as this user: a directory of its own for the file.
@@ -455,10 +482,27 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		for i, m := range c.Messages {
 			c.Messages[i] = sanitize(m)
 		}
+		for i, m := range c.AnswerErrors {
+			c.AnswerErrors[i] = sanitize(m)
+		}
+		for i := range c.Checks {
+			c.Checks[i].Message = sanitize(c.Checks[i].Message)
+		}
+	}
+	for i := range flags {
+		flags[i].Message = sanitize(flags[i].Message)
 	}
 	e.Cells = cells
 	e.Flags = append(e.Flags, flags...)
 	e.Status = Graded
+	for _, c := range cells {
+		if c.Status == StatusUngradable {
+			// Not a score to keep: a resume must grade it again.
+			e.Status = Ungradable
+			e.UngradableReason = fmt.Sprintf("the result of test cell %s could not be read: its output did not all arrive within %v after its program ended (the grading machine was too busy?); run again", c.GradeID, g.opt.CellTimeout)
+			break
+		}
+	}
 	if err := notebook.Write(filepath.Join(g.opt.Dir, ExecutedDir, s.Student+".ipynb"), res.Notebook); err != nil {
 		g.logf("warning: %s: cannot keep the executed notebook: %v", s.Student, err)
 	}
@@ -472,13 +516,19 @@ const secretName = ".agx-grade-secret"
 // ungradable marks e ungradable: every graded cell of the source is listed,
 // not run, with no points.
 func (g *grader) ungradable(e *Entry, reason string) *Entry {
-	e.Status, e.UngradableReason = Ungradable, sanitize(reason)
+	return g.notGraded(e, Ungradable, reason)
+}
+
+// notGraded gives e a status other than graded, with the reason; every
+// graded cell of the source is listed, not run, with no points.
+func (g *grader) notGraded(e *Entry, status, reason string) *Entry {
+	e.Status, e.UngradableReason = status, sanitize(reason)
 	e.Cells = []*CellGrade{}
 	for _, c := range g.src.Cells {
 		m, _ := nbgrader.Get(c) // the source is valid
 		if k := m.Kind(); k == nbgrader.KindTest || k == nbgrader.KindManual || k == nbgrader.KindTask {
-			e.Cells = append(e.Cells, &CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: StatusNotRun,
-				Messages: []string{"ungradable: " + firstLine(e.UngradableReason)}})
+			e.Cells = append(e.Cells, &CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: StatusNotRun, Bonus: isBonus(c),
+				Messages: []string{status + ": " + firstLine(e.UngradableReason)}})
 		}
 	}
 	return e
@@ -488,4 +538,6 @@ func (g *grader) ungradable(e *Entry, reason string) *Entry {
 // appear in messages, so that the gradebook does not change from run to run.
 var tempPath = regexp.MustCompile(`/[^\s:'"]*/(gonb_|agx-grade-|agx-autograde-)[^/\s:'"]*`)
 
-func sanitize(s string) string { return tempPath.ReplaceAllString(s, "…") }
+// sanitize removes what would make a message differ from run to run or
+// garble it: temporary paths and terminal escape sequences.
+func sanitize(s string) string { return tempPath.ReplaceAllString(stripANSI(s), "…") }

@@ -96,20 +96,25 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 			probeEnv = sb.drop.all[0].env()
 			defer sb.drop.all[0].reset()
 		}
-		wrap, why = nsWrap(ctx, dir, net, plan, probeEnv)
+		var keep []string
+		if plan != nil {
+			keep = sandboxTmpKeep(dir, spec, plan)
+		}
+		wrap, why = nsWrap(ctx, dir, net, plan, probeEnv, keep)
 		if wrap == nil && plan != nil {
 			sb.drop.close()
 			sb.drop, plan = nil, nil
 			sb.warnings = append(sb.warnings, "the kernel runs as root: cannot bind-mount what it needs into a mount namespace ("+why+")")
 			spec = orig
 			if net {
-				wrap, why = nsWrap(ctx, dir, net, nil, nil)
+				wrap, why = nsWrap(ctx, dir, net, nil, nil, nil)
 			}
 		}
 	}
 	if sb.drop != nil {
 		sb.measures = append(sb.measures, "the kernel runs as an unprivileged user, one per job ("+graderUserPrefix+"N, setpriv --no-new-privs), "+
-			"with a private HOME and TMPDIR and a private layer over the build cache; its processes are killed after each submission")
+			"with a private HOME and TMPDIR and a private layer over the build cache; its processes are killed after each submission",
+			"private /tmp, /var/tmp and /dev/shm per submission (tmpfs of "+privateTmpSize+" each, removed after it)")
 	}
 
 	var prefix []string
@@ -308,9 +313,10 @@ func (sb *sandbox) isolation() []string {
 // nsWrap returns the prefix that runs the notebook driver (and so the
 // kernel) in new namespaces: a network namespace with only loopback (the
 // driver talks to the kernel over 127.0.0.1) when net, and a mount namespace
-// set up by plan when it is not nil; or why it cannot. The prefix runs a
-// script that it writes into dir.
-func nsWrap(ctx context.Context, dir string, net bool, plan *nsPlan, probeEnv []string) ([]string, string) {
+// set up by plan when it is not nil, with private temporary directories
+// (keep: see writePrivateTmp); or why it cannot. The prefix runs a script
+// that it writes into dir.
+func nsWrap(ctx context.Context, dir string, net bool, plan *nsPlan, probeEnv, keep []string) ([]string, string) {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		return nil, "unshare (util-linux) is not installed"
@@ -327,6 +333,7 @@ func nsWrap(ctx context.Context, dir string, net bool, plan *nsPlan, probeEnv []
 	}
 	if plan != nil {
 		args = append(args, "-m", "--propagation", "private")
+		writePrivateTmp(&script, coveredTmpDirs(), keep)
 		plan.write(&script)
 	}
 	script.WriteString("exec \"$@\"\n")

@@ -22,6 +22,10 @@ const (
 	StatusNotRun   = "not_run"   // the cell was not executed
 	StatusNoResult = "no_result" // the cell ran but reported nothing (os.Exit, crash)
 	StatusManual   = "manual"    // graded by hand (overrides)
+	// StatusUngradable: the cell's output could not all be read (it did not
+	// arrive in time), so whether it reported a result is unknown; the entry
+	// is ungradable and retried on the next run.
+	StatusUngradable = "ungradable"
 )
 
 // CellGrade is the grade of one graded cell.
@@ -40,6 +44,14 @@ type CellGrade struct {
 	HasHidden bool      `json:"has_hidden,omitempty"`
 	Seconds   float64   `json:"seconds"`
 	Override  *Override `json:"override,omitempty"`
+	// Bonus: an optional cell (metadata.agx.bonus in the source); its points
+	// count in the score, not in the maximum.
+	Bonus bool `json:"bonus,omitempty"`
+	// AnswerErrors: the errors of the student's own cells before this test
+	// cell (a compile error in the answer, a panic), when the cell did not
+	// pass. They quote only the student's code, so feedback shows them even
+	// where the cell's own messages are withheld.
+	AnswerErrors []string `json:"answer_errors,omitempty"`
 }
 
 // Check is one check of a test cell's result.
@@ -64,10 +76,16 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*CellGrade, []Flag) {
 	}
 	var cells []*CellGrade
 	var flags []Flag
+	var answerErrs []string // of the student's cells so far
 	for _, rc := range rb.Cells {
 		c := res.Notebook.Cells[rc.Index]
 		run := runs[rc.Index]
 		name := cellName(rc)
+		if rc.Student() && c.CellType == notebook.Code {
+			if msgs, failed := cellErrors(c); failed && len(msgs) > 0 {
+				answerErrs = append(answerErrs, fmt.Sprintf("your cell %s failed: %s", name, clip(msgs[0], maxMessage/2)))
+			}
+		}
 		if run != nil && run.TimedOut {
 			flags = append(flags, Flag{Kind: FlagTimeout, Cell: name, Message: "the cell ran past its time limit and was interrupted"})
 		}
@@ -114,12 +132,16 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*CellGrade, []Flag) {
 				continue
 			}
 			g := testGrade(rc, c, run, accepted)
+			g.Bonus = isBonus(c)
+			if g.Status != StatusPassed && len(answerErrs) > 0 {
+				g.AnswerErrors = append([]string{}, answerErrs...)
+			}
 			if g.Status == StatusNoResult || g.Status == StatusError || g.Status == StatusTimeout {
 				flags = append(flags, Flag{Kind: FlagNoResult, Cell: name, Message: "no result: " + g.Status})
 			}
 			cells = append(cells, g)
 		case rc.Kind == nbgrader.KindManual || rc.Kind == nbgrader.KindTask:
-			cells = append(cells, &CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, MaxPoints: rc.Points, Status: StatusManual,
+			cells = append(cells, &CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, MaxPoints: rc.Points, Status: StatusManual, Bonus: isBonus(c),
 				Messages: []string{"graded by hand: add a line to " + OverridesFile}})
 		}
 	}
@@ -174,6 +196,9 @@ func testGrade(rc *RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, accepted
 		return g
 	}
 	switch {
+	case run != nil && run.OutputIncomplete:
+		g.Status = StatusUngradable
+		g.Messages = append(g.Messages, "the cell's output did not all arrive after its program ended (the grading machine was too busy?), so its result could not be read; it will be graded again")
 	case run == nil || !run.Ran:
 		g.Status = StatusNotRun
 		if run != nil && run.Skipped != "" {
@@ -184,14 +209,10 @@ func testGrade(rc *RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, accepted
 		g.Messages = append(g.Messages, fmt.Sprintf("the cell ran past its time limit (%.0fs) without reporting", run.Seconds))
 	default:
 		g.Status = StatusNoResult
-		for _, o := range c.Outputs {
-			switch {
-			case o.OutputType == notebook.ErrorOutput:
-				g.Status = StatusError
-				g.Messages = append(g.Messages, clip(strings.TrimSpace(o.Ename+": "+o.Evalue), maxMessage))
-			case o.OutputType == notebook.Stream && o.Name == "stderr":
-				g.Messages = append(g.Messages, clip(strings.TrimSpace(o.Text), maxMessage))
-			}
+		msgs, failed := cellErrors(c)
+		g.Messages = append(g.Messages, msgs...)
+		if failed {
+			g.Status = StatusError
 		}
 		if g.Status == StatusNoResult {
 			g.Messages = append(g.Messages, "the cell reported no result (its program ended early: os.Exit, a crash in a goroutine, or a killed process)")

@@ -20,8 +20,6 @@ var failedToRun = regexp.MustCompile(`failed to run "([^"]*)"`)
 // the module errors that the go command reports at an import's position.
 var goCommandError = regexp.MustCompile(`(?m)^\s*go: |no required module provides package|missing go\.sum entry|module lookup disabled|cannot find module providing package`)
 
-var htmlTag = regexp.MustCompile(`<[^>]*>`)
-
 // toolingFailure returns why the kernel's own tooling failed in a cell that
 // holds no student code (a locked or test cell restored from the source), or
 // "" when it did not. Such a cell's code is the instructor's, so when GoNB's

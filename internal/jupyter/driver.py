@@ -9,7 +9,11 @@
 #   under a MIME type listed in "keep_mime", which count against 16x the cap)
 #   and "continue_on_timeout" (interrupt a cell that runs past its limit and go
 #   on with the next one instead of stopping; a cell that still does not answer
-#   after the interrupt stops the run). "secrets_file" names a JSON file
+#   after the interrupt stops the run), "output_timeout" (seconds to wait, once
+#   the kernel has replied, for the rest of a cell's output; default: the cell
+#   time limit, or 300 without one) and "startup_timeout" (seconds for the
+#   kernel to start; default: 300).
+#   "secrets_file" names a JSON file
 #   {"CELL_INDEX": TEXT} (read, then removed): just before such a cell runs,
 #   the driver writes TEXT into a new file at "secret_path" (owned by
 #   "secret_uid"/"secret_gid" when given, mode 0400) and removes it after the
@@ -17,13 +21,20 @@
 #   except the kernel, so that nothing left over from earlier cells is
 #   running when the file appears.
 #
+# nbclient waits only 4 s by default for the output still on its way when the
+# kernel replies, and then goes on with a warning: on a busy machine a cell
+# that printed a lot lost its last outputs, a test cell's result among them.
+# Here the wait is long, and a cell whose output still did not all arrive is
+# reported with "output_incomplete", never passed over.
+#
 # Events:
 #   {"event": "started", "kernel": NAME}
 #   {"event": "cell_start", "index": I}
 #   {"event": "cell_done", "index": I, "seconds": S, "execution_count": N,
 #    "outputs": [...], "timed_out": BOOL, "notebook_timeout": BOOL,
-#    "output_truncated": BOOL}
+#    "output_truncated": BOOL, "output_incomplete": BOOL}
 #   {"event": "skipped", "index": I, "reason": TEXT[, "notebook_timeout": true]}
+#   {"event": "stopped", "reason": TEXT}  (the run stopped before the last cell)
 #   {"event": "fatal", "message": TEXT}
 #   {"event": "finished"}
 import json
@@ -33,9 +44,16 @@ import sys
 import time
 
 
+# The events go to a private copy of the driver's stdout; fd 1 itself becomes
+# stderr before the kernel starts. Otherwise the kernel, and every program a
+# cell starts in the background, would inherit the events pipe, and the Go side
+# would wait for the last of them to exit before it saw the end of the run.
+events = sys.stdout
+
+
 def emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+    events.write(json.dumps(obj) + "\n")
+    events.flush()
 
 
 NOTEBOOK_TIMEOUT = "the notebook time limit (%gs) was reached"
@@ -69,6 +87,8 @@ def make_client_class(NotebookClient, CellTimeoutError, options):
             self.kept_bytes = 0
             self.truncated = False
             self.interrupted = False
+            self.cell_timed_out = False
+            self.hard_timeout = False
 
         def output(self, outs, msg, display_id, cell_index):
             out = super().output(outs, msg, display_id, cell_index)
@@ -99,6 +119,7 @@ def make_client_class(NotebookClient, CellTimeoutError, options):
                 self.cell_timed_out = True
                 await ensure_async_call(self.km.interrupt_kernel())
                 return None
+            self.hard_timeout = True
             raise CellTimeoutError.error_from_timeout_and_cell(
                 "Cell execution timed out", timeout, cell)
 
@@ -169,11 +190,27 @@ async def ensure_async_call(x):
     return x
 
 
+def emit_done(i, t0, cell, timed_out, notebook_timeout, truncated, incomplete):
+    emit({
+        "event": "cell_done",
+        "index": i,
+        "seconds": time.monotonic() - t0,
+        "execution_count": cell.get("execution_count"),
+        "outputs": cell.get("outputs", []),
+        "timed_out": timed_out,
+        "notebook_timeout": notebook_timeout,
+        "output_truncated": truncated,
+        "output_incomplete": incomplete,
+    })
+
+
 def main():
     path, kernel = sys.argv[1], sys.argv[2]
     cell_timeout = float(sys.argv[3])
     nb_timeout = float(sys.argv[4])
     options = json.loads(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else {}
+    output_timeout = float(options.get("output_timeout") or (cell_timeout if cell_timeout > 0 else 300))
+    startup_timeout = float(options.get("startup_timeout") or 300)
     start = time.monotonic()
     deadline = start + nb_timeout if nb_timeout > 0 else None
     secrets = {}
@@ -184,6 +221,9 @@ def main():
     secret_path = options.get("secret_path")
     kill_uid = options.get("kill_uid")
 
+    global events
+    events = os.fdopen(os.dup(1), "w")  # not inherited (PEP 446)
+    os.dup2(2, 1)
     signal.signal(signal.SIGTERM, on_term)
     try:
         import nbformat
@@ -204,6 +244,9 @@ def main():
         allow_errors=True,
         interrupt_on_timeout=False,
         record_timing=False,
+        iopub_timeout=max(1, int(output_timeout + 0.999)),
+        raise_on_iopub_timeout=True,
+        startup_timeout=max(1, int(startup_timeout + 0.999)),
         shutdown_kernel="immediate",
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
     )
@@ -238,9 +281,8 @@ def main():
                     place_secret(secret_path, secrets[i], options.get("secret_uid"), options.get("secret_gid"))
                 emit({"event": "cell_start", "index": i})
                 t0 = time.monotonic()
-                timed_out = False
+                timed_out = incomplete = False
                 client.reset_cell_state()
-                client.cell_timed_out = False
                 try:
                     if i in secrets and secret_path:
                         try:
@@ -254,25 +296,30 @@ def main():
                         if limited_by_notebook:
                             stop_reason = NOTEBOOK_TIMEOUT % nb_timeout
                 except CellTimeoutError:
-                    timed_out = True
-                    if limited_by_notebook:
-                        stop_reason = NOTEBOOK_TIMEOUT % nb_timeout
+                    if client.hard_timeout:
+                        timed_out = True
+                        if limited_by_notebook:
+                            stop_reason = NOTEBOOK_TIMEOUT % nb_timeout
+                        else:
+                            stop_reason = ("a cell did not stop after its time limit and an interrupt"
+                                           if options.get("continue_on_timeout") else "an earlier cell timed out")
                     else:
-                        stop_reason = "an earlier cell timed out"
+                        # The kernel replied, but the rest of the output did
+                        # not arrive in time (nbclient stopped waiting for it).
+                        incomplete = True
+                        timed_out = client.cell_timed_out
+                        if timed_out and limited_by_notebook:
+                            stop_reason = NOTEBOOK_TIMEOUT % nb_timeout
+                        cell.outputs.append(nbformat.v4.new_output(
+                            "stream", name="stderr",
+                            text="\n[agx: the rest of this cell's output did not arrive within %gs]\n" % output_timeout))
                 except DeadKernelError:
                     stop_reason = "the kernel died"
                     cell.outputs.append(nbformat.v4.new_output(
                         "error", ename="DeadKernelError", evalue="the kernel died", traceback=[]))
-                emit({
-                    "event": "cell_done",
-                    "index": i,
-                    "seconds": time.monotonic() - t0,
-                    "execution_count": cell.get("execution_count"),
-                    "outputs": cell.get("outputs", []),
-                    "timed_out": timed_out,
-                    "notebook_timeout": timed_out and limited_by_notebook,
-                    "output_truncated": client.truncated,
-                })
+                emit_done(i, t0, cell, timed_out, timed_out and limited_by_notebook, client.truncated, incomplete)
+            if stop_reason is not None:
+                emit({"event": "stopped", "reason": stop_reason})
     except NoSuchKernel:
         emit({"event": "fatal", "message": "no Jupyter kernel named %r; install it with "
               "docker/scripts/install-all.sh (make deps) or pass --kernel" % kernel})

@@ -54,6 +54,14 @@ type Options struct {
 	// when the interrupted cell still does not answer within CellTimeout, the
 	// run stops there.
 	ContinueOnTimeout bool
+	// OutputTimeout is how long to wait, once the kernel has replied to a
+	// cell, for the rest of its output (the kernel sends it on another
+	// channel, and a cell that printed a lot can be far behind on a busy
+	// machine); a cell whose output did not all arrive is reported
+	// OutputIncomplete. 0: CellTimeout, or 5 minutes without one.
+	OutputTimeout time.Duration
+	// StartupTimeout bounds the kernel's start; 0: 5 minutes.
+	StartupTimeout time.Duration
 	// Wrap, when set, is a command prefix the driver runs under (for example
 	// an unshare(1) invocation): the driver is started as
 	// Wrap[0] Wrap[1:]... PYTHON -c SCRIPT ARGS...
@@ -117,6 +125,7 @@ const (
 	CellStart = "cell_start" // a code cell began executing
 	CellDone  = "cell_done"  // a code cell finished (or timed out)
 	Skipped   = "skipped"    // a code cell was not run (Reason says why)
+	Stopped   = "stopped"    // the run stopped before the last cell (Reason says why)
 	Fatal     = "fatal"      // the run failed (Message says why)
 	Finished  = "finished"   // all cells were handled
 )
@@ -131,6 +140,9 @@ type Event struct {
 	TimedOut       bool               `json:"timed_out"`
 	// OutputTruncated: outputs past Options.MaxOutputBytes were dropped.
 	OutputTruncated bool `json:"output_truncated"`
+	// OutputIncomplete: the rest of the cell's output did not arrive within
+	// Options.OutputTimeout after the kernel replied.
+	OutputIncomplete bool `json:"output_incomplete"`
 	// NotebookTimeout: the notebook's time limit (not the cell's) stopped this cell.
 	NotebookTimeout bool   `json:"notebook_timeout"`
 	Reason          string `json:"reason"`
@@ -150,7 +162,9 @@ type CellRun struct {
 	TimedOut bool
 	// OutputTruncated: outputs past Options.MaxOutputBytes were dropped.
 	OutputTruncated bool
-	Skipped         string // why the cell was not run, when Ran is false
+	// OutputIncomplete: outputs were lost (see Event.OutputIncomplete).
+	OutputIncomplete bool
+	Skipped          string // why the cell was not run, when Ran is false
 }
 
 // Result of Execute.
@@ -159,8 +173,10 @@ type Result struct {
 	// execution counts (none for cells that did not run).
 	Notebook *notebook.Notebook
 	Cells    []*CellRun // one per code cell, in order
-	// Err is set when the run as a whole failed (kernel missing or dead, driver
-	// crash, notebook time limit); cells not reached have Ran == false.
+	// Err is set when the run as a whole failed or stopped before the last
+	// cell (kernel missing or dead, driver crash, notebook time limit, a cell
+	// that did not stop after its time limit); cells not reached have Ran ==
+	// false.
 	Err     error
 	Seconds float64
 }
@@ -193,13 +209,15 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		// The driver enforces the limit itself and shuts the kernel down; this
 		// is a backstop for a driver that hangs (e.g. in kernel start-up).
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.Timeout+time.Minute)
+		ctx, cancel = context.WithTimeout(ctx, opt.Timeout+outputTimeout(opt)+time.Minute)
 		defer cancel()
 	}
 	opts := map[string]any{
 		"max_output_bytes":    opt.MaxOutputBytes,
 		"keep_mime":           opt.KeepMIME,
 		"continue_on_timeout": opt.ContinueOnTimeout,
+		"output_timeout":      outputTimeout(opt).Seconds(),
+		"startup_timeout":     startupTimeout(opt).Seconds(),
 	}
 	if err := opt.Secrets.driverOptions(opts); err != nil {
 		res.Err = fmt.Errorf("cannot hand the secrets to the driver: %w", err)
@@ -225,7 +243,7 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		return res, nil
 	}
 
-	var fatal string
+	var fatal, stopped string
 	finished, nbTimeout := false, false
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
@@ -243,7 +261,7 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		case CellDone:
 			if run := byIndex[ev.Index]; run != nil {
 				run.Ran, run.Seconds, run.TimedOut = true, ev.Seconds, ev.TimedOut
-				run.OutputTruncated = ev.OutputTruncated
+				run.OutputTruncated, run.OutputIncomplete = ev.OutputTruncated, ev.OutputIncomplete
 				c := nb.Cells[ev.Index]
 				c.Outputs, c.ExecutionCount = ev.Outputs, ev.ExecutionCount
 			}
@@ -251,6 +269,8 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 			if run := byIndex[ev.Index]; run != nil {
 				run.Skipped = ev.Reason
 			}
+		case Stopped:
+			stopped = ev.Reason
 		case Fatal:
 			fatal = ev.Message
 		case Finished:
@@ -266,6 +286,11 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		_, _ = io.Copy(io.Discard, stdout)
 	}
 	waitErr := cmd.Wait()
+	if finished && errors.Is(waitErr, exec.ErrWaitDelay) {
+		// The driver finished; a program the notebook left running still
+		// held its stderr (and was cut off).
+		waitErr = nil
+	}
 
 	switch {
 	case ctx.Err() != nil:
@@ -278,6 +303,8 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		res.Err = fmt.Errorf("reading the driver's output: %w", scanErr)
 	case waitErr != nil || !finished:
 		res.Err = fmt.Errorf("the notebook driver failed (%v):\n%s", waitErr, stderr.String())
+	case stopped != "":
+		res.Err = fmt.Errorf("the run stopped early: %s", stopped)
 	}
 	for _, run := range res.Cells {
 		if !run.Ran && run.Skipped == "" {
@@ -313,6 +340,23 @@ except NoSuchKernel:
 		return fmt.Errorf("%s: %s", python, msg)
 	}
 	return nil
+}
+
+func outputTimeout(opt Options) time.Duration {
+	switch {
+	case opt.OutputTimeout > 0:
+		return opt.OutputTimeout
+	case opt.CellTimeout > 0:
+		return opt.CellTimeout
+	}
+	return 5 * time.Minute
+}
+
+func startupTimeout(opt Options) time.Duration {
+	if opt.StartupTimeout > 0 {
+		return opt.StartupTimeout
+	}
+	return 5 * time.Minute
 }
 
 func seconds(d time.Duration) string {

@@ -65,6 +65,8 @@ func TestExecuteEvents(t *testing.T) {
 		{"notebook timeout", evStarted + evCell1 + evSkipped + evFinish, 0, "notebook time limit", []bool{true, false}, "the notebook time limit (1s) was reached"},
 		{"fatal", `{"event": "fatal", "message": "no Jupyter kernel named 'x'"}` + "\n", 1, "no Jupyter kernel named 'x'", []bool{false, false}, "not reached"},
 		{"driver crash", evStarted + evCell1, 1, "driver log line", []bool{true, false}, "not reached"},
+		{"stopped on a cell timeout", evStarted + evCell1 + `{"event": "skipped", "index": 2, "reason": "cell 1 did not stop"}` + "\n" +
+			`{"event": "stopped", "reason": "cell 1 did not stop"}` + "\n" + evFinish, 0, "stopped early: cell 1 did not stop", []bool{true, false}, "cell 1 did not stop"},
 		{"garbage line", evStarted + "Traceback (most recent call last):\n" + evCell1 + evCell2 + evFinish, 0, "unreadable line", []bool{true, true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,7 +154,7 @@ func TestTailBuffer(t *testing.T) {
 // the truncation and timeout flags of its events reach the CellRuns.
 func TestExecuteWrapEnv(t *testing.T) {
 	events := evStarted + evCell1 +
-		`{"event": "cell_done", "index": 2, "seconds": 3, "outputs": [], "timed_out": true, "output_truncated": true}` + "\n" + evFinish
+		`{"event": "cell_done", "index": 2, "seconds": 3, "outputs": [], "timed_out": true, "output_truncated": true, "output_incomplete": true}` + "\n" + evFinish
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "wrapped")
 	wrap := []string{"sh", "-c", `touch "$MARK" && exec "$@"`, "sh"}
@@ -169,8 +171,8 @@ func TestExecuteWrapEnv(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("the driver did not run under the wrapper with the environment: %v", err)
 	}
-	if c := res.Cells[1]; !c.TimedOut || !c.OutputTruncated || !c.Ran {
-		t.Errorf("cell 2: %+v, want ran, timed out, truncated", c)
+	if c := res.Cells[1]; !c.TimedOut || !c.OutputTruncated || !c.OutputIncomplete || !c.Ran {
+		t.Errorf("cell 2: %+v, want ran, timed out, truncated, incomplete", c)
 	}
 }
 
