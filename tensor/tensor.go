@@ -135,7 +135,7 @@ func EmptyOn(be Backend, dt DType, shape ...int) *Tensor {
 	if !dt.valid() {
 		Panicf("Empty", ErrDType, "unknown dtype %v", dt)
 	}
-	n := checkShape("Empty", shape)
+	n := checkAlloc("Empty", dt, shape)
 	if _, cpu := be.(CPU); cpu && n <= smallElems && len(shape) <= inlineDims {
 		switch dt {
 		case Float32:
