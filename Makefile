@@ -8,7 +8,7 @@ SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/ke
 .PHONY: generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
-FUZZ_PKGS := ./tensor
+FUZZ_PKGS := ./tensor ./nn
 # A count, not a duration: a time-limited fuzz run can end with a spurious
 # "context deadline exceeded" failure when the deadline hits mid-input.
 FUZZTIME ?= 60000x

@@ -27,10 +27,16 @@ func Ones(dt DType, shape ...int) *Tensor { return wrap(tensor.Ones(dt, shape...
 func Full(dt DType, v float64, shape ...int) *Tensor { return wrap(tensor.Full(dt, v, shape...)) }
 
 // ZerosLike returns zeros with t's shape and dtype.
-func ZerosLike(t *Tensor) *Tensor { return wrap(tensor.ZerosLike(t.data)) }
+func ZerosLike(t *Tensor) *Tensor {
+	need("ZerosLike", "input", 1, t)
+	return wrap(tensor.ZerosLike(t.data))
+}
 
 // OnesLike returns ones with t's shape and dtype.
-func OnesLike(t *Tensor) *Tensor { return wrap(tensor.OnesLike(t.data)) }
+func OnesLike(t *Tensor) *Tensor {
+	need("OnesLike", "input", 1, t)
+	return wrap(tensor.OnesLike(t.data))
+}
 
 // Eye returns the n×n identity matrix.
 func Eye(dt DType, n int) *Tensor { return wrap(tensor.Eye(dt, n)) }

@@ -62,6 +62,7 @@ func configure(opts []BackwardOption) backwardConfig {
 // grad and accumulates it into their Grad(). t must be a scalar unless a
 // Gradient is given.
 func (t *Tensor) Backward(opts ...BackwardOption) {
+	t.self("Backward")
 	c := configure(opts)
 	run("Backward", []*Tensor{t}, nil, c)
 }
@@ -74,6 +75,16 @@ func Grad(outputs, inputs []*Tensor, opts ...BackwardOption) []*Tensor {
 	c := configure(opts)
 	if len(inputs) == 0 {
 		tensor.Panicf("Grad", ErrGraph, "grad requires at least one input")
+	}
+	for _, arg := range []struct {
+		name string
+		ts   []*Tensor
+	}{{"outputs", outputs}, {"inputs", inputs}} {
+		for i, t := range arg.ts {
+			if t == nil {
+				tensor.Panicf("Grad", tensor.ErrArg, "expected a Tensor as element %d in argument '%s', but got nil", i, arg.name)
+			}
+		}
 	}
 	return run("Grad", outputs, inputs, c)
 }

@@ -37,6 +37,7 @@ func (h HookHandle) Remove() { h.remove() }
 // returns a non-nil tensor, it replaces the gradient; it must have the same
 // shape and dtype (else the pass panics with ErrGradient).
 func (t *Tensor) RegisterHook(fn func(grad *Tensor) *Tensor) HookHandle {
+	t.self("RegisterHook")
 	if !t.RequiresGrad() {
 		tensor.Panicf("RegisterHook", ErrGraph, "cannot register a hook on a tensor that doesn't require gradient")
 	}

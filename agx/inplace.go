@@ -47,40 +47,48 @@ func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
 
 // AddInPlace adds b (tensor or Go number) into t.
 func (t *Tensor) AddInPlace(b any) *Tensor {
+	t.self("AddInPlace")
 	return t.inplace("AddInPlace", func(x *Tensor) *Tensor { return Add(x, b) })
 }
 
 // SubInPlace subtracts b from t.
 func (t *Tensor) SubInPlace(b any) *Tensor {
+	t.self("SubInPlace")
 	return t.inplace("SubInPlace", func(x *Tensor) *Tensor { return Sub(x, b) })
 }
 
 // MulInPlace multiplies t by b.
 func (t *Tensor) MulInPlace(b any) *Tensor {
+	t.self("MulInPlace")
 	return t.inplace("MulInPlace", func(x *Tensor) *Tensor { return Mul(x, b) })
 }
 
 // DivInPlace divides t by b.
 func (t *Tensor) DivInPlace(b any) *Tensor {
+	t.self("DivInPlace")
 	return t.inplace("DivInPlace", func(x *Tensor) *Tensor { return Div(x, b) })
 }
 
 // ClampInPlace clamps t to [lo, hi].
 func (t *Tensor) ClampInPlace(lo, hi float64) *Tensor {
+	t.self("ClampInPlace")
 	return t.inplace("ClampInPlace", func(x *Tensor) *Tensor { return x.Clamp(lo, hi) })
 }
 
 // ExpInPlace replaces t by e^t.
 func (t *Tensor) ExpInPlace() *Tensor {
+	t.self("ExpInPlace")
 	return t.inplace("ExpInPlace", func(x *Tensor) *Tensor { return x.Exp() })
 }
 
 // ZeroInPlace sets every element of t to 0 (no gradient flows through it).
 func (t *Tensor) ZeroInPlace() *Tensor {
+	t.self("ZeroInPlace")
 	return t.inplace("ZeroInPlace", func(x *Tensor) *Tensor { return x.Mul(0.0) })
 }
 
 // FillInPlace sets every element of t to v.
 func (t *Tensor) FillInPlace(v float64) *Tensor {
+	t.self("FillInPlace")
 	return t.inplace("FillInPlace", func(x *Tensor) *Tensor { return x.Mul(0.0).Add(v) })
 }

@@ -2,21 +2,24 @@ package agx
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/goagx/agx/tensor"
 )
 
-// operand splits a binary op's argument into its autograd tensor (nil for a Go
-// number) and what the tensor package should compute with.
-func operand(v any) (*Tensor, any) {
+// operand splits argument arg (at position pos) of op into its autograd
+// tensor (nil for a Go number) and what the tensor package should compute
+// with.
+func operand(op, arg string, pos int, v any) (*Tensor, any) {
 	if t, ok := v.(*Tensor); ok {
-		if t == nil {
-			tensor.Panicf("agx", tensor.ErrArg, "nil tensor operand")
-		}
+		need(op, arg, pos, t)
 		return t, t.data
 	}
 	if _, ok := v.(*tensor.Tensor); ok {
-		tensor.PanicHint("agx", tensor.ErrArg, "wrap it with agx.New", "got a *tensor.Tensor where an *agx.Tensor or a Go number was expected")
+		tensor.PanicHint(op, tensor.ErrArg, "wrap it with agx.New", "argument '%s' (position %d) is a *tensor.Tensor where an *agx.Tensor or a Go number was expected", arg, pos)
+	}
+	if v == nil {
+		tensor.Panicf(op, tensor.ErrArg, "argument '%s' (position %d) must be a Tensor or a Go number, not nil", arg, pos)
 	}
 	return nil, v
 }
@@ -143,8 +146,8 @@ func sumTo(g *Tensor, shape []int) *Tensor {
 
 // Add returns a + b with broadcasting; either may be a Go number.
 func Add(a, b any) *Tensor {
-	x, xd := operand(a)
-	y, yd := operand(b)
+	x, xd := operand("Add", "input", 1, a)
+	y, yd := operand("Add", "other", 2, b)
 	out := tensor.Add(xd, yd)
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
@@ -160,8 +163,8 @@ func Add(a, b any) *Tensor {
 
 // Sub returns a - b with broadcasting; either may be a Go number.
 func Sub(a, b any) *Tensor {
-	x, xd := operand(a)
-	y, yd := operand(b)
+	x, xd := operand("Sub", "input", 1, a)
+	y, yd := operand("Sub", "other", 2, b)
 	out := tensor.Sub(xd, yd)
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
@@ -190,8 +193,8 @@ func saveIf(cond bool, t *Tensor) *Tensor {
 
 // Mul returns a * b with broadcasting; either may be a Go number.
 func Mul(a, b any) *Tensor {
-	x, xd := operand(a)
-	y, yd := operand(b)
+	x, xd := operand("Mul", "input", 1, a)
+	y, yd := operand("Mul", "other", 2, b)
 	out := tensor.Mul(xd, yd)
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
@@ -215,8 +218,8 @@ func Mul(a, b any) *Tensor {
 
 // Div returns a / b with broadcasting (true division); either may be a Go number.
 func Div(a, b any) *Tensor {
-	x, xd := operand(a)
-	y, yd := operand(b)
+	x, xd := operand("Div", "input", 1, a)
+	y, yd := operand("Div", "other", 2, b)
 	out := tensor.Div(xd, yd)
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
@@ -246,6 +249,7 @@ func Div(a, b any) *Tensor {
 
 // Neg returns -x.
 func (t *Tensor) Neg() *Tensor {
+	t.self("Neg")
 	return record("NegBackward0", t.data.Neg(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Neg()}
 	})
@@ -255,8 +259,8 @@ func (t *Tensor) Neg() *Tensor {
 // with respect to the exponent is taken as 0 where the base is 0 and the
 // exponent non-negative (as PyTorch does), avoiding 0·log 0 = NaN.
 func Pow(a, b any) *Tensor {
-	x, xd := operand(a)
-	y, yd := operand(b)
+	x, xd := operand("Pow", "input", 1, a)
+	y, yd := operand("Pow", "exponent", 2, b)
 	if y == nil && x != nil {
 		p := toFloat(b)
 		out := tensor.Pow(x.data, p)
@@ -304,7 +308,7 @@ func toFloat(v any) float64 {
 	case int32:
 		return float64(x)
 	}
-	tensor.Panicf("agx", tensor.ErrArg, "expected a Go number, got %T", v)
+	tensor.Panicf("Pow", tensor.ErrArg, "expected a Go number, got %T", v)
 	return 0
 }
 
@@ -316,8 +320,9 @@ func Maximum(a, b any) *Tensor { return minmax("MaximumBackward0", tensor.OpMaxi
 func Minimum(a, b any) *Tensor { return minmax("MinimumBackward0", tensor.OpMinimum, a, b) }
 
 func minmax(name string, op tensor.BinaryOp, a, b any) *Tensor {
-	x, xd := operand(a)
-	y, yd := operand(b)
+	opName := strings.TrimSuffix(name, "Backward0")
+	x, xd := operand(opName, "input", 1, a)
+	y, yd := operand(opName, "other", 2, b)
 	out := tensor.Binary(op, xd, yd)
 	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
 	res := record(name, out, []*Tensor{x, y}, []*Tensor{x, y}, func(g *Tensor, s []*Tensor) []*Tensor {
@@ -346,8 +351,9 @@ func dataOrNumber(t *Tensor, v any) any {
 
 // Where returns cond ? a : b (cond is a Bool tensor; a, b tensors or Go numbers).
 func Where(cond *Tensor, a, b any) *Tensor {
-	x, xd := operand(a)
-	y, yd := operand(b)
+	need("Where", "condition", 1, cond)
+	x, xd := operand("Where", "input", 2, a)
+	y, yd := operand("Where", "other", 3, b)
 	out := tensor.Where(cond.data, xd, yd)
 	c := cond.data
 	mx, my := metaOf(x), metaOf(y)
@@ -366,6 +372,8 @@ func Where(cond *Tensor, a, b any) *Tensor {
 // MaskedFill returns a copy of t with value where mask (Bool, broadcastable to t)
 // is true; no gradient flows to the filled positions.
 func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
+	t.self("MaskedFill")
+	need("MaskedFill", "mask", 2, mask)
 	m := mask.data
 	return record("MaskedFillBackward0", t.data.MaskedFill(m, value), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.MaskedFill(wrap(m), 0)}
@@ -374,32 +382,88 @@ func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
 
 // Comparisons return Bool tensors that never require grad.
 
-func (t *Tensor) Eq(b any) *Tensor { return compare(tensor.OpEq, t, b) }
-func (t *Tensor) Ne(b any) *Tensor { return compare(tensor.OpNe, t, b) }
-func (t *Tensor) Lt(b any) *Tensor { return compare(tensor.OpLt, t, b) }
-func (t *Tensor) Le(b any) *Tensor { return compare(tensor.OpLe, t, b) }
-func (t *Tensor) Gt(b any) *Tensor { return compare(tensor.OpGt, t, b) }
-func (t *Tensor) Ge(b any) *Tensor { return compare(tensor.OpGe, t, b) }
+func (t *Tensor) Eq(b any) *Tensor {
+	t.self("Eq")
+	return compare(tensor.OpEq, t, b)
+}
+func (t *Tensor) Ne(b any) *Tensor {
+	t.self("Ne")
+	return compare(tensor.OpNe, t, b)
+}
+func (t *Tensor) Lt(b any) *Tensor {
+	t.self("Lt")
+	return compare(tensor.OpLt, t, b)
+}
+func (t *Tensor) Le(b any) *Tensor {
+	t.self("Le")
+	return compare(tensor.OpLe, t, b)
+}
+func (t *Tensor) Gt(b any) *Tensor {
+	t.self("Gt")
+	return compare(tensor.OpGt, t, b)
+}
+func (t *Tensor) Ge(b any) *Tensor {
+	t.self("Ge")
+	return compare(tensor.OpGe, t, b)
+}
 
 // LogicalAnd, LogicalOr and LogicalNot combine Bool masks.
-func (t *Tensor) LogicalAnd(b *Tensor) *Tensor { return wrap(t.data.LogicalAnd(b.data)) }
-func (t *Tensor) LogicalOr(b *Tensor) *Tensor  { return wrap(t.data.LogicalOr(b.data)) }
-func (t *Tensor) LogicalNot() *Tensor          { return wrap(t.data.LogicalNot()) }
+func (t *Tensor) LogicalAnd(b *Tensor) *Tensor {
+	t.self("LogicalAnd")
+	need("LogicalAnd", "other", 2, b)
+	return wrap(t.data.LogicalAnd(b.data))
+}
+func (t *Tensor) LogicalOr(b *Tensor) *Tensor {
+	t.self("LogicalOr")
+	need("LogicalOr", "other", 2, b)
+	return wrap(t.data.LogicalOr(b.data))
+}
+func (t *Tensor) LogicalNot() *Tensor {
+	t.self("LogicalNot")
+	return wrap(t.data.LogicalNot())
+}
 
 func compare(op tensor.BinaryOp, a *Tensor, b any) *Tensor {
-	_, bd := operand(b)
+	_, bd := operand(compareNames[op], "other", 2, b)
 	return wrap(tensor.Binary(op, a.data, bd))
 }
 
+var compareNames = map[tensor.BinaryOp]string{tensor.OpEq: "Eq", tensor.OpNe: "Ne", tensor.OpLt: "Lt",
+	tensor.OpLe: "Le", tensor.OpGt: "Gt", tensor.OpGe: "Ge"}
+
 // Method forms of the arithmetic ops.
 
-func (t *Tensor) Add(b any) *Tensor     { return Add(t, b) }
-func (t *Tensor) Sub(b any) *Tensor     { return Sub(t, b) }
-func (t *Tensor) Mul(b any) *Tensor     { return Mul(t, b) }
-func (t *Tensor) Div(b any) *Tensor     { return Div(t, b) }
-func (t *Tensor) Pow(b any) *Tensor     { return Pow(t, b) }
-func (t *Tensor) Maximum(b any) *Tensor { return Maximum(t, b) }
-func (t *Tensor) Minimum(b any) *Tensor { return Minimum(t, b) }
+func (t *Tensor) Add(b any) *Tensor {
+	t.self("Add")
+	return Add(t, b)
+}
+func (t *Tensor) Sub(b any) *Tensor {
+	t.self("Sub")
+	return Sub(t, b)
+}
+func (t *Tensor) Mul(b any) *Tensor {
+	t.self("Mul")
+	return Mul(t, b)
+}
+func (t *Tensor) Div(b any) *Tensor {
+	t.self("Div")
+	return Div(t, b)
+}
+func (t *Tensor) Pow(b any) *Tensor {
+	t.self("Pow")
+	return Pow(t, b)
+}
+func (t *Tensor) Maximum(b any) *Tensor {
+	t.self("Maximum")
+	return Maximum(t, b)
+}
+func (t *Tensor) Minimum(b any) *Tensor {
+	t.self("Minimum")
+	return Minimum(t, b)
+}
 
 // RSub returns b - t (handy when b is a Go number: x.RSub(1) is 1 - x).
-func (t *Tensor) RSub(b any) *Tensor { return Sub(b, t) }
+func (t *Tensor) RSub(b any) *Tensor {
+	t.self("RSub")
+	return Sub(b, t)
+}

@@ -6,6 +6,8 @@ import "github.com/goagx/agx/tensor"
 // out[i][j] = t[index[i][j]][j] for dim 0. Backward: the gradient is
 // scatter-added back to the gathered positions.
 func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
+	t.self("Gather")
+	need("Gather", "index", 3, index)
 	idx := index.data
 	shape := t.data.Shape()
 	return record("GatherBackward0", t.data.Gather(dim, idx), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
@@ -17,6 +19,9 @@ func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 // ScatterAdd returns a copy of t with src added at index along dim. Backward:
 // t gets the gradient unchanged, src gets it gathered at index.
 func (t *Tensor) ScatterAdd(dim int, index, src *Tensor) *Tensor {
+	t.self("ScatterAdd")
+	need("ScatterAdd", "index", 3, index)
+	need("ScatterAdd", "src", 4, src)
 	idx := index.data
 	return record("ScatterAddBackward0", t.data.ScatterAdd(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g, g.Gather(dim, wrap(idx))}
@@ -27,6 +32,9 @@ func (t *Tensor) ScatterAdd(dim int, index, src *Tensor) *Tensor {
 // t's gradient is zero where it was overwritten; src gets the gradient gathered
 // at index.
 func (t *Tensor) Scatter(dim int, index, src *Tensor) *Tensor {
+	t.self("Scatter")
+	need("Scatter", "index", 3, index)
+	need("Scatter", "src", 4, src)
 	idx := index.data
 	ms := metaOf(src)
 	return record("ScatterBackward0", t.data.Scatter(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
@@ -38,6 +46,8 @@ func (t *Tensor) Scatter(dim int, index, src *Tensor) *Tensor {
 // IndexSelect picks the entries index (1-D Int64) along dim.
 // Backward: the gradient is added back at those entries.
 func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
+	t.self("IndexSelect")
+	need("IndexSelect", "index", 3, index)
 	if index.Dim() != 1 {
 		tensor.Panicf("IndexSelect", tensor.ErrShape, "index must be 1-D, got shape %v", index.Shape())
 	}
@@ -64,5 +74,6 @@ func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
 // numClasses (-1: max index + 1). The result is Int64 and has no gradient; cast
 // it with To(agx.Float32) to use it in arithmetic.
 func OneHot(index *Tensor, numClasses int) *Tensor {
+	need("OneHot", "input", 1, index)
 	return wrap(tensor.OneHot(index.data, numClasses))
 }

@@ -7,6 +7,8 @@ import "github.com/goagx/agx/tensor"
 // batch dims broadcast. Backward: dA = g·Bᵀ, dB = Aᵀ·g, summed over broadcast
 // batch dims.
 func MatMul(a, b *Tensor) *Tensor {
+	need("MatMul", "input", 1, a)
+	need("MatMul", "other", 2, b)
 	if a.Dim() == 0 || b.Dim() == 0 {
 		tensor.Panicf("MatMul", tensor.ErrShape, "both arguments to matmul need to be at least 1D, but they are %dD and %dD", a.Dim(), b.Dim())
 	}
@@ -74,4 +76,6 @@ func storedTransposed(t *tensor.Tensor) bool {
 }
 
 // MatMul is the method form of MatMul.
-func (t *Tensor) MatMul(b *Tensor) *Tensor { return MatMul(t, b) }
+func (t *Tensor) MatMul(b *Tensor) *Tensor {
+	return MatMul(t, b)
+}

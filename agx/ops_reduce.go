@@ -54,10 +54,16 @@ func unreduce(g *Tensor, inShape, dims []int, keep bool) *Tensor {
 }
 
 // Sum sums over dims (all when none are given), removing them.
-func (t *Tensor) Sum(dims ...int) *Tensor { return t.sum(false, dims) }
+func (t *Tensor) Sum(dims ...int) *Tensor {
+	t.self("Sum")
+	return t.sum(false, dims)
+}
 
 // SumKeep sums over dims keeping them with size 1.
-func (t *Tensor) SumKeep(dims ...int) *Tensor { return t.sum(true, dims) }
+func (t *Tensor) SumKeep(dims ...int) *Tensor {
+	t.self("SumKeep")
+	return t.sum(true, dims)
+}
 
 func (t *Tensor) sum(keep bool, dims []int) *Tensor {
 	nd := normDims(t.data.Raw().Shape, dims) // read only
@@ -81,10 +87,16 @@ func (t *Tensor) sum(keep bool, dims []int) *Tensor {
 }
 
 // Mean averages over dims (all when none are given).
-func (t *Tensor) Mean(dims ...int) *Tensor { return t.mean(false, dims) }
+func (t *Tensor) Mean(dims ...int) *Tensor {
+	t.self("Mean")
+	return t.mean(false, dims)
+}
 
 // MeanKeep averages over dims keeping them with size 1.
-func (t *Tensor) MeanKeep(dims ...int) *Tensor { return t.mean(true, dims) }
+func (t *Tensor) MeanKeep(dims ...int) *Tensor {
+	t.self("MeanKeep")
+	return t.mean(true, dims)
+}
 
 func (t *Tensor) mean(keep bool, dims []int) *Tensor {
 	shape := t.data.Shape()
@@ -112,10 +124,14 @@ func (t *Tensor) mean(keep bool, dims []int) *Tensor {
 
 // Var is the variance over dims (all when none are given); unbiased divides by
 // n-1 (Bessel's correction), otherwise by n.
-func (t *Tensor) Var(unbiased bool, dims ...int) *Tensor { return t.variance(unbiased, false, dims) }
+func (t *Tensor) Var(unbiased bool, dims ...int) *Tensor {
+	t.self("Var")
+	return t.variance(unbiased, false, dims)
+}
 
 // VarKeep is Var keeping the reduced dims with size 1.
 func (t *Tensor) VarKeep(unbiased bool, dims ...int) *Tensor {
+	t.self("VarKeep")
 	return t.variance(unbiased, true, dims)
 }
 
@@ -147,26 +163,47 @@ func (t *Tensor) variance(unbiased, keep bool, dims []int) *Tensor {
 }
 
 // Std is the standard deviation, the square root of Var.
-func (t *Tensor) Std(unbiased bool, dims ...int) *Tensor { return t.Var(unbiased, dims...).Sqrt() }
+func (t *Tensor) Std(unbiased bool, dims ...int) *Tensor {
+	t.self("Std")
+	return t.Var(unbiased, dims...).Sqrt()
+}
 
 // Amax is the maximum over dims (all when none are given); the gradient is
 // shared evenly among tied maxima.
-func (t *Tensor) Amax(dims ...int) *Tensor { return t.extreme(true, false, dims) }
+func (t *Tensor) Amax(dims ...int) *Tensor {
+	t.self("Amax")
+	return t.extreme(true, false, dims)
+}
 
 // AmaxKeep is Amax keeping the reduced dims.
-func (t *Tensor) AmaxKeep(dims ...int) *Tensor { return t.extreme(true, true, dims) }
+func (t *Tensor) AmaxKeep(dims ...int) *Tensor {
+	t.self("AmaxKeep")
+	return t.extreme(true, true, dims)
+}
 
 // Amin is the minimum over dims; ties share the gradient evenly.
-func (t *Tensor) Amin(dims ...int) *Tensor { return t.extreme(false, false, dims) }
+func (t *Tensor) Amin(dims ...int) *Tensor {
+	t.self("Amin")
+	return t.extreme(false, false, dims)
+}
 
 // AminKeep is Amin keeping the reduced dims.
-func (t *Tensor) AminKeep(dims ...int) *Tensor { return t.extreme(false, true, dims) }
+func (t *Tensor) AminKeep(dims ...int) *Tensor {
+	t.self("AminKeep")
+	return t.extreme(false, true, dims)
+}
 
 // Max is the maximum of all elements (a 0-d tensor).
-func (t *Tensor) Max() *Tensor { return t.Amax() }
+func (t *Tensor) Max() *Tensor {
+	t.self("Max")
+	return t.Amax()
+}
 
 // Min is the minimum of all elements (a 0-d tensor).
-func (t *Tensor) Min() *Tensor { return t.Amin() }
+func (t *Tensor) Min() *Tensor {
+	t.self("Min")
+	return t.Amin()
+}
 
 func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
 	nd := normDims(t.data.Raw().Shape, dims) // read only
@@ -203,11 +240,13 @@ func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
 // MaxDim returns the maximum along dim and its indices (Int64, no gradient).
 // The gradient goes to the position of the returned index.
 func (t *Tensor) MaxDim(dim int, keepdim bool) (values, indices *Tensor) {
+	t.self("MaxDim")
 	return t.extremeDim(true, dim, keepdim)
 }
 
 // MinDim returns the minimum along dim and its indices.
 func (t *Tensor) MinDim(dim int, keepdim bool) (values, indices *Tensor) {
+	t.self("MinDim")
 	return t.extremeDim(false, dim, keepdim)
 }
 
@@ -240,17 +279,29 @@ func (t *Tensor) extremeDim(isMax bool, dim int, keep bool) (*Tensor, *Tensor) {
 }
 
 // ArgMax returns the indices of the maxima along dim (Int64, no gradient).
-func (t *Tensor) ArgMax(dim int, keepdim bool) *Tensor { return wrap(t.data.ArgMax(dim, keepdim)) }
+func (t *Tensor) ArgMax(dim int, keepdim bool) *Tensor {
+	t.self("ArgMax")
+	return wrap(t.data.ArgMax(dim, keepdim))
+}
 
 // ArgMin returns the indices of the minima along dim.
-func (t *Tensor) ArgMin(dim int, keepdim bool) *Tensor { return wrap(t.data.ArgMin(dim, keepdim)) }
+func (t *Tensor) ArgMin(dim int, keepdim bool) *Tensor {
+	t.self("ArgMin")
+	return wrap(t.data.ArgMin(dim, keepdim))
+}
 
 // LogSumExp returns log Σ exp(x) over dims, computed stably (max-shifted).
 // Backward: g·softmax(x).
-func (t *Tensor) LogSumExp(dims ...int) *Tensor { return t.logsumexp(false, dims) }
+func (t *Tensor) LogSumExp(dims ...int) *Tensor {
+	t.self("LogSumExp")
+	return t.logsumexp(false, dims)
+}
 
 // LogSumExpKeep is LogSumExp keeping the reduced dims.
-func (t *Tensor) LogSumExpKeep(dims ...int) *Tensor { return t.logsumexp(true, dims) }
+func (t *Tensor) LogSumExpKeep(dims ...int) *Tensor {
+	t.self("LogSumExpKeep")
+	return t.logsumexp(true, dims)
+}
 
 func (t *Tensor) logsumexp(keep bool, dims []int) *Tensor {
 	shape := t.data.Shape()
@@ -273,6 +324,7 @@ func (t *Tensor) logsumexp(keep bool, dims []int) *Tensor {
 // Softmax returns exp(x) / Σ exp(x) along dim, computed stably.
 // Backward: y·(g - Σ g·y) with y the saved output.
 func (t *Tensor) Softmax(dim int) *Tensor {
+	t.self("Softmax")
 	r := record("SoftmaxBackward0", t.data.Softmax(dim), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
 		return []*Tensor{y.Mul(g.Sub(g.Mul(y).SumKeep(dim)))}
@@ -284,6 +336,7 @@ func (t *Tensor) Softmax(dim int) *Tensor {
 // LogSoftmax returns x - logsumexp(x) along dim.
 // Backward: g - softmax·Σ g, with softmax = exp(saved output).
 func (t *Tensor) LogSoftmax(dim int) *Tensor {
+	t.self("LogSoftmax")
 	r := record("LogSoftmaxBackward0", t.data.LogSoftmax(dim), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
 		return []*Tensor{g.Sub(y.Exp().Mul(g.SumKeep(dim)))}

@@ -8,6 +8,7 @@ import (
 
 // Reshape returns t with a new shape (a view when possible); one dim may be -1.
 func (t *Tensor) Reshape(shape ...int) *Tensor {
+	t.self("Reshape")
 	in := t.data.Shape()
 	return record("ReshapeAliasBackward0", t.data.Reshape(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Reshape(in...)}
@@ -16,6 +17,7 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 
 // View is Reshape that never copies (it panics when t's layout does not allow it).
 func (t *Tensor) View(shape ...int) *Tensor {
+	t.self("View")
 	in := t.data.Shape()
 	return record("ViewBackward0", t.data.View(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Reshape(in...)}
@@ -23,10 +25,14 @@ func (t *Tensor) View(shape ...int) *Tensor {
 }
 
 // Flatten reshapes t to 1-D.
-func (t *Tensor) Flatten() *Tensor { return t.Reshape(-1) }
+func (t *Tensor) Flatten() *Tensor {
+	t.self("Flatten")
+	return t.Reshape(-1)
+}
 
 // Transpose swaps two dims (a view).
 func (t *Tensor) Transpose(d0, d1 int) *Tensor {
+	t.self("Transpose")
 	return record("TransposeBackward0", t.data.Transpose(d0, d1), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Transpose(d0, d1)}
 	})
@@ -34,6 +40,7 @@ func (t *Tensor) Transpose(d0, d1 int) *Tensor {
 
 // T transposes a tensor of at most 2 dims.
 func (t *Tensor) T() *Tensor {
+	t.self("T")
 	if t.Dim() < 2 {
 		return t
 	}
@@ -44,10 +51,14 @@ func (t *Tensor) T() *Tensor {
 }
 
 // MT swaps the last two dims.
-func (t *Tensor) MT() *Tensor { return t.Transpose(-2, -1) }
+func (t *Tensor) MT() *Tensor {
+	t.self("MT")
+	return t.Transpose(-2, -1)
+}
 
 // Permute reorders dims (a view).
 func (t *Tensor) Permute(perm ...int) *Tensor {
+	t.self("Permute")
 	out := t.data.Permute(perm...)
 	n := len(perm)
 	inv := make([]int, n)
@@ -64,6 +75,7 @@ func (t *Tensor) Permute(perm ...int) *Tensor {
 
 // Squeeze removes size-1 dims (the given ones, or all).
 func (t *Tensor) Squeeze(dims ...int) *Tensor {
+	t.self("Squeeze")
 	out := t.data.Squeeze(dims...)
 	if r := untracked(out, t); r != nil {
 		return r
@@ -76,6 +88,7 @@ func (t *Tensor) Squeeze(dims ...int) *Tensor {
 
 // Unsqueeze inserts a size-1 dim.
 func (t *Tensor) Unsqueeze(dim int) *Tensor {
+	t.self("Unsqueeze")
 	out := t.data.Unsqueeze(dim)
 	if r := untracked(out, t); r != nil {
 		return r
@@ -89,6 +102,7 @@ func (t *Tensor) Unsqueeze(dim int) *Tensor {
 // Expand broadcasts size-1 dims to shape without copying. Backward: the
 // gradient is summed over the expanded dims.
 func (t *Tensor) Expand(shape ...int) *Tensor {
+	t.self("Expand")
 	in := t.data.Shape()
 	if slices.Equal(in, shape) {
 		return t
@@ -100,24 +114,28 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 
 // BroadcastTo is Expand with broadcasting's rules and errors.
 func (t *Tensor) BroadcastTo(shape ...int) *Tensor {
+	t.self("BroadcastTo")
 	tensor.BroadcastShapes("BroadcastTo", t.data.Shape(), shape)
 	return t.Expand(shape...)
 }
 
 // Narrow returns length elements of dim starting at start (a view).
 func (t *Tensor) Narrow(dim, start, length int) *Tensor {
+	t.self("Narrow")
 	out := t.data.Narrow(dim, start, length)
 	return t.sliceLike("NarrowBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(dim, start, length) })
 }
 
 // Slice returns dim from start to stop (exclusive) with step, like x[start:stop:step].
 func (t *Tensor) Slice(dim, start, stop, step int) *Tensor {
+	t.self("Slice")
 	out := t.data.Slice(dim, start, stop, step)
 	return t.sliceLike("SliceBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Slice(dim, start, stop, step) })
 }
 
 // Select returns index i of dim, removing the dim (a view).
 func (t *Tensor) Select(dim, i int) *Tensor {
+	t.self("Select")
 	out := t.data.Select(dim, i)
 	return t.sliceLike("SelectBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Select(dim, i) })
 }
@@ -151,6 +169,7 @@ func wrapView(t *Tensor, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
 func Cat(dim int, ts ...*Tensor) *Tensor {
 	datas := make([]*tensor.Tensor, len(ts))
 	for i, t := range ts {
+		needAt("Cat", i, t)
 		datas[i] = t.data
 	}
 	out := tensor.Cat(dim, datas...)
@@ -178,6 +197,9 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 
 // Stack joins tensors of the same shape along a new dim.
 func Stack(dim int, ts ...*Tensor) *Tensor {
+	for i, t := range ts {
+		needAt("Stack", i, t)
+	}
 	us := make([]*Tensor, len(ts))
 	for i, t := range ts {
 		if i > 0 && !slices.Equal(t.data.Shape(), ts[0].data.Shape()) {

@@ -8,6 +8,7 @@ import (
 
 // Exp returns e^x. Backward: g·e^x (the saved output).
 func (t *Tensor) Exp() *Tensor {
+	t.self("Exp")
 	r := record("ExpBackward0", t.data.Exp(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0])}
 	})
@@ -17,6 +18,7 @@ func (t *Tensor) Exp() *Tensor {
 
 // Expm1 returns e^x - 1, accurate for small x. Backward: g·(out + 1).
 func (t *Tensor) Expm1() *Tensor {
+	t.self("Expm1")
 	r := record("Expm1Backward0", t.data.Expm1(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0].Add(1))}
 	})
@@ -26,6 +28,7 @@ func (t *Tensor) Expm1() *Tensor {
 
 // Log returns the natural logarithm. Backward: g / x.
 func (t *Tensor) Log() *Tensor {
+	t.self("Log")
 	return record("LogBackward0", t.data.Log(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Div(s[0])}
 	})
@@ -33,6 +36,7 @@ func (t *Tensor) Log() *Tensor {
 
 // Log1p returns log(1 + x), accurate for small x. Backward: g / (1 + x).
 func (t *Tensor) Log1p() *Tensor {
+	t.self("Log1p")
 	return record("Log1pBackward0", t.data.Log1p(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Div(s[0].Add(1))}
 	})
@@ -40,6 +44,7 @@ func (t *Tensor) Log1p() *Tensor {
 
 // Sqrt returns √x. Backward: g / (2√x).
 func (t *Tensor) Sqrt() *Tensor {
+	t.self("Sqrt")
 	r := record("SqrtBackward0", t.data.Sqrt(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Div(s[0].Mul(2))}
 	})
@@ -49,6 +54,7 @@ func (t *Tensor) Sqrt() *Tensor {
 
 // Rsqrt returns 1/√x. Backward: -g·out³/2.
 func (t *Tensor) Rsqrt() *Tensor {
+	t.self("Rsqrt")
 	r := record("RsqrtBackward0", t.data.Rsqrt(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0].Pow(3)).Mul(-0.5)}
 	})
@@ -58,6 +64,7 @@ func (t *Tensor) Rsqrt() *Tensor {
 
 // Abs returns |x|. Backward: g·sign(x) (0 at 0).
 func (t *Tensor) Abs() *Tensor {
+	t.self("Abs")
 	return record("AbsBackward0", t.data.Abs(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0].Sign())}
 	})
@@ -73,20 +80,33 @@ func zeroGrad(name string, out *tensor.Tensor, t *Tensor) *Tensor {
 
 // Sign returns -1, 0 or 1. Its gradient is zero (see the STE helpers for the
 // straight-through alternative).
-func (t *Tensor) Sign() *Tensor { return zeroGrad("SignBackward0", t.data.Sign(), t) }
+func (t *Tensor) Sign() *Tensor {
+	t.self("Sign")
+	return zeroGrad("SignBackward0", t.data.Sign(), t)
+}
 
 // Round rounds half to even, as PyTorch does. Its gradient is zero.
-func (t *Tensor) Round() *Tensor { return zeroGrad("RoundBackward0", t.data.Round(), t) }
+func (t *Tensor) Round() *Tensor {
+	t.self("Round")
+	return zeroGrad("RoundBackward0", t.data.Round(), t)
+}
 
 // Floor rounds down. Its gradient is zero.
-func (t *Tensor) Floor() *Tensor { return zeroGrad("FloorBackward0", t.data.Floor(), t) }
+func (t *Tensor) Floor() *Tensor {
+	t.self("Floor")
+	return zeroGrad("FloorBackward0", t.data.Floor(), t)
+}
 
 // Ceil rounds up. Its gradient is zero.
-func (t *Tensor) Ceil() *Tensor { return zeroGrad("CeilBackward0", t.data.Ceil(), t) }
+func (t *Tensor) Ceil() *Tensor {
+	t.self("Ceil")
+	return zeroGrad("CeilBackward0", t.data.Ceil(), t)
+}
 
 // Clamp limits x to [lo, hi] (math.Inf bounds mean none). Backward: g where
 // lo ≤ x ≤ hi, else 0.
 func (t *Tensor) Clamp(lo, hi float64) *Tensor {
+	t.self("Clamp")
 	return record("ClampBackward1", t.data.Clamp(lo, hi), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		x := s[0].data
 		in := x.Ge(lo).LogicalAnd(x.Le(hi))
@@ -95,14 +115,21 @@ func (t *Tensor) Clamp(lo, hi float64) *Tensor {
 }
 
 // ClampMin is Clamp with only a lower bound (ReLU is ClampMin(0)).
-func (t *Tensor) ClampMin(lo float64) *Tensor { return t.Clamp(lo, math.Inf(1)) }
+func (t *Tensor) ClampMin(lo float64) *Tensor {
+	t.self("ClampMin")
+	return t.Clamp(lo, math.Inf(1))
+}
 
 // ClampMax is Clamp with only an upper bound.
-func (t *Tensor) ClampMax(hi float64) *Tensor { return t.Clamp(math.Inf(-1), hi) }
+func (t *Tensor) ClampMax(hi float64) *Tensor {
+	t.self("ClampMax")
+	return t.Clamp(math.Inf(-1), hi)
+}
 
 // Sigmoid returns 1/(1+e^-x), computed stably for large |x|. Backward:
 // g·σ·(1-σ) from the saved output.
 func (t *Tensor) Sigmoid() *Tensor {
+	t.self("Sigmoid")
 	r := record("SigmoidBackward0", t.data.Sigmoid(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
 		if !needsGrad(g, y) {
@@ -117,6 +144,7 @@ func (t *Tensor) Sigmoid() *Tensor {
 
 // Tanh returns tanh(x). Backward: g·(1 - tanh²) from the saved output.
 func (t *Tensor) Tanh() *Tensor {
+	t.self("Tanh")
 	r := record("TanhBackward0", t.data.Tanh(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
 		if !needsGrad(g, y) {
@@ -130,6 +158,7 @@ func (t *Tensor) Tanh() *Tensor {
 
 // Relu returns max(x, 0). Backward: g where the output is positive.
 func (t *Tensor) Relu() *Tensor {
+	t.self("Relu")
 	r := record("ReluBackward0", t.data.Relu(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{Where(wrap(s[0].data.Gt(0)), g, 0.0)}
 	})
@@ -139,6 +168,7 @@ func (t *Tensor) Relu() *Tensor {
 
 // Erf returns the error function. Backward: g·2/√π·e^(-x²).
 func (t *Tensor) Erf() *Tensor {
+	t.self("Erf")
 	return record("ErfBackward0", t.data.Erf(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		x := s[0]
 		return []*Tensor{g.Mul(x.Mul(x).Neg().Exp().Mul(2 / math.Sqrt(math.Pi)))}
@@ -147,6 +177,7 @@ func (t *Tensor) Erf() *Tensor {
 
 // Sin returns sin(x). Backward: g·cos(x).
 func (t *Tensor) Sin() *Tensor {
+	t.self("Sin")
 	return record("SinBackward0", t.data.Sin(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0].Cos())}
 	})
@@ -154,6 +185,7 @@ func (t *Tensor) Sin() *Tensor {
 
 // Cos returns cos(x). Backward: -g·sin(x).
 func (t *Tensor) Cos() *Tensor {
+	t.self("Cos")
 	return record("CosBackward0", t.data.Cos(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0].Sin()).Neg()}
 	})
@@ -162,6 +194,7 @@ func (t *Tensor) Cos() *Tensor {
 // GELU returns x·Φ(x) with Φ the standard normal CDF (exact, erf form).
 // Backward: g·(Φ(x) + x·φ(x)).
 func (t *Tensor) GELU() *Tensor {
+	t.self("GELU")
 	x := t.data
 	cdf := x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)
 	return record("GeluBackward0", x.Mul(cdf), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
@@ -175,6 +208,7 @@ func (t *Tensor) GELU() *Tensor {
 // GELUTanh is GELU's tanh approximation:
 // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 func (t *Tensor) GELUTanh() *Tensor {
+	t.self("GELUTanh")
 	c := math.Sqrt(2 / math.Pi)
 	inner := t.Add(t.Pow(3).Mul(0.044715)).Mul(c)
 	return t.Mul(0.5).Mul(inner.Tanh().Add(1))
@@ -182,6 +216,7 @@ func (t *Tensor) GELUTanh() *Tensor {
 
 // SiLU returns x·σ(x) (Swish). Backward: g·σ(x)·(1 + x·(1-σ(x))).
 func (t *Tensor) SiLU() *Tensor {
+	t.self("SiLU")
 	x := t.data
 	return record("SiluBackward0", x.Mul(x.Sigmoid()), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		x := s[0]
@@ -193,6 +228,7 @@ func (t *Tensor) SiLU() *Tensor {
 // To returns t converted to dtype dt (t itself if it has it already). The
 // gradient is cast back to t's dtype.
 func (t *Tensor) To(dt DType) *Tensor {
+	t.self("To")
 	if t.DType() == dt {
 		return t
 	}
@@ -204,6 +240,7 @@ func (t *Tensor) To(dt DType) *Tensor {
 
 // Clone returns a copy with its own storage; gradients flow through unchanged.
 func (t *Tensor) Clone() *Tensor {
+	t.self("Clone")
 	return record("CloneBackward0", t.data.Clone(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g}
 	})
@@ -212,6 +249,7 @@ func (t *Tensor) Clone() *Tensor {
 // Contiguous returns t when it is contiguous, else a contiguous copy (which
 // gradients flow through unchanged).
 func (t *Tensor) Contiguous() *Tensor {
+	t.self("Contiguous")
 	if t.data.IsContiguous() {
 		return t
 	}

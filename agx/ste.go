@@ -13,25 +13,35 @@ import "math"
 // soft's: hard.Detach() + soft - soft.Detach(). It is the "hard forward, soft
 // backward" combinator (used by hard Gumbel-softmax).
 func StraightThrough(hard, soft *Tensor) *Tensor {
+	need("StraightThrough", "hard", 1, hard)
+	need("StraightThrough", "soft", 2, soft)
 	return soft.Sub(soft.Detach()).Add(hard.Detach())
 }
 
 // RoundSTE rounds (half to even) in the forward pass; the gradient passes
 // through unchanged.
-func RoundSTE(x *Tensor) *Tensor { return StraightThrough(x.Detach().Round(), x) }
+func RoundSTE(x *Tensor) *Tensor {
+	need("RoundSTE", "input", 1, x)
+	return StraightThrough(x.Detach().Round(), x)
+}
 
 // SignSTE returns sign(x); the gradient passes through unchanged.
-func SignSTE(x *Tensor) *Tensor { return StraightThrough(x.Detach().Sign(), x) }
+func SignSTE(x *Tensor) *Tensor {
+	need("SignSTE", "input", 1, x)
+	return StraightThrough(x.Detach().Sign(), x)
+}
 
 // SignClippedSTE returns sign(x); the gradient passes through only where
 // |x| ≤ 1 (the clipped STE of binarised networks), and is 0 elsewhere.
 func SignClippedSTE(x *Tensor) *Tensor {
+	need("SignClippedSTE", "input", 1, x)
 	return StraightThrough(x.Detach().Sign(), x.Clamp(-1, 1))
 }
 
 // BinarizeSTE returns 1 where x > 0 and 0 elsewhere; the gradient passes
 // through unchanged.
 func BinarizeSTE(x *Tensor) *Tensor {
+	need("BinarizeSTE", "input", 1, x)
 	return StraightThrough(x.Detach().Gt(0).To(x.DType()), x)
 }
 
@@ -40,6 +50,7 @@ func BinarizeSTE(x *Tensor) *Tensor {
 // where x/scale + zeroPoint lies within [qmin, qmax] and is 0 where it was
 // clamped.
 func QuantizeSTE(x *Tensor, scale, zeroPoint, qmin, qmax float64) *Tensor {
+	need("QuantizeSTE", "input", 1, x)
 	v := x.Detach().Div(scale).Add(zeroPoint)
 	q := v.Round().Clamp(qmin, qmax).Sub(zeroPoint).Mul(scale)
 	inRange := v.Ge(qmin).LogicalAnd(v.Le(qmax))
@@ -50,6 +61,7 @@ func QuantizeSTE(x *Tensor, scale, zeroPoint, qmin, qmax float64) *Tensor {
 // ClipGradientSTE is the identity in the forward pass and clamps the gradient
 // to [-limit, limit] in the backward pass.
 func ClipGradientSTE(x *Tensor, limit float64) *Tensor {
+	need("ClipGradientSTE", "input", 1, x)
 	return Apply(clipGrad{limit: math.Abs(limit)}, x)
 }
 

@@ -80,10 +80,14 @@ func wrap(t *tensor.Tensor) *Tensor { return &Tensor{data: t} }
 
 // Data returns the underlying tensor.Tensor (shared, not copied). Writing to it
 // bypasses autograd; call BumpVersion afterwards so saved-tensor checks see it.
-func (t *Tensor) Data() *tensor.Tensor { return t.data }
+func (t *Tensor) Data() *tensor.Tensor {
+	t.self("Data")
+	return t.data
+}
 
 // RequiresGrad reports whether gradients flow to or through t.
 func (t *Tensor) RequiresGrad() bool {
+	t.self("RequiresGrad")
 	t.syncView()
 	return t.requiresGrad || t.gradFn != nil
 }
@@ -91,6 +95,7 @@ func (t *Tensor) RequiresGrad() bool {
 // SetRequiresGrad marks a leaf as requiring gradients (or not) and returns it, so
 // that it can be chained: x := agx.FromSlice(...).SetRequiresGrad(true).
 func (t *Tensor) SetRequiresGrad(on bool) *Tensor {
+	t.self("SetRequiresGrad")
 	if t.gradFn != nil {
 		tensor.PanicHint("SetRequiresGrad", ErrGraph, "call Detach() to get a leaf that shares the data",
 			"you can only change requires_grad flags of leaf variables (this tensor has grad_fn=<%s>)", t.gradFn.Name())
@@ -103,20 +108,28 @@ func (t *Tensor) SetRequiresGrad(on bool) *Tensor {
 }
 
 // IsLeaf reports whether t was created by the user rather than by a recorded op.
-func (t *Tensor) IsLeaf() bool { return t.gradFn == nil }
+func (t *Tensor) IsLeaf() bool {
+	t.self("IsLeaf")
+	return t.gradFn == nil
+}
 
 // GradFn returns the backward node that produced t, or nil for a leaf.
 func (t *Tensor) GradFn() *Node {
+	t.self("GradFn")
 	t.syncView()
 	return t.gradFn
 }
 
 // OutputNr is the index of t among its GradFn's outputs.
-func (t *Tensor) OutputNr() int { return int(t.outputNr) }
+func (t *Tensor) OutputNr() int {
+	t.self("OutputNr")
+	return int(t.outputNr)
+}
 
 // Grad returns the accumulated gradient of a leaf (or of a non-leaf after
 // RetainGrad), or nil when none has been computed.
 func (t *Tensor) Grad() *Tensor {
+	t.self("Grad")
 	if x := t.x; x != nil && x.gradPooled.Load() {
 		// From now on the caller may keep the gradient: the next pass
 		// adds into a new tensor, and ZeroGrad leaves the memory to the
@@ -133,10 +146,14 @@ func (t *Tensor) Grad() *Tensor {
 // The gradient then stays the engine's own, so the next pass may add into
 // it in place and ZeroGrad may recycle its memory (see ZeroGrad).
 // Optimizers read gradients this way.
-func (t *Tensor) BorrowGrad(f func(g *Tensor)) { f(t.grad) }
+func (t *Tensor) BorrowGrad(f func(g *Tensor)) {
+	t.self("BorrowGrad")
+	f(t.grad)
+}
 
 // SetGrad replaces the accumulated gradient (nil clears it).
 func (t *Tensor) SetGrad(g *Tensor) {
+	t.self("SetGrad")
 	if g != nil && !slices.Equal(g.data.Shape(), t.data.Shape()) {
 		tensor.Panicf("SetGrad", tensor.ErrShape, "assigned grad has shape %v but the tensor has shape %v", g.data.Shape(), t.data.Shape())
 	}
@@ -153,6 +170,7 @@ func (t *Tensor) SetGrad(g *Tensor) {
 // reuses the block that `p.grad = None` frees. A gradient that Grad has
 // returned is left to the collector, since the caller may still hold it.
 func (t *Tensor) ZeroGrad() {
+	t.self("ZeroGrad")
 	if x := t.x; x != nil && x.gradPooled.Load() && t.grad != nil {
 		tensor.Recycle(t.grad.data)
 	}
@@ -172,6 +190,7 @@ func (t *Tensor) setGrad(g *Tensor, pooled bool) {
 
 // RetainGrad makes a non-leaf keep its gradient in Grad() after backward.
 func (t *Tensor) RetainGrad() *Tensor {
+	t.self("RetainGrad")
 	if t.gradFn == nil {
 		if !t.requiresGrad {
 			tensor.Panicf("RetainGrad", ErrGraph, "can't retain_grad on Tensor that has requires_grad=False")
@@ -185,40 +204,77 @@ func (t *Tensor) RetainGrad() *Tensor {
 
 // Detach returns a leaf sharing t's data (and version counter) that does not
 // require gradients.
-func (t *Tensor) Detach() *Tensor { return &Tensor{data: t.data} }
+func (t *Tensor) Detach() *Tensor {
+	t.self("Detach")
+	return &Tensor{data: t.data}
+}
 
 // SetName gives the tensor a name shown in graph exports.
-func (t *Tensor) SetName(name string) *Tensor { t.ext().name = name; return t }
+func (t *Tensor) SetName(name string) *Tensor {
+	t.self("SetName")
+	t.ext().name = name
+	return t
+}
 
 // Name is the name set with SetName.
-func (t *Tensor) Name() string { return t.extra().name }
+func (t *Tensor) Name() string {
+	t.self("Name")
+	return t.extra().name
+}
 
 // Shape returns a copy of the shape.
-func (t *Tensor) Shape() []int { return t.data.Shape() }
+func (t *Tensor) Shape() []int {
+	t.self("Shape")
+	return t.data.Shape()
+}
 
 // Dim is the number of dimensions.
-func (t *Tensor) Dim() int { return t.data.Dim() }
+func (t *Tensor) Dim() int {
+	t.self("Dim")
+	return t.data.Dim()
+}
 
 // Size is the size of dim d (negative counts from the end).
-func (t *Tensor) Size(d int) int { return t.data.Size(d) }
+func (t *Tensor) Size(d int) int {
+	t.self("Size")
+	return t.data.Size(d)
+}
 
 // Numel is the number of elements.
-func (t *Tensor) Numel() int { return t.data.Numel() }
+func (t *Tensor) Numel() int {
+	t.self("Numel")
+	return t.data.Numel()
+}
 
 // DType is the element type.
-func (t *Tensor) DType() DType { return t.data.DType() }
+func (t *Tensor) DType() DType {
+	t.self("DType")
+	return t.data.DType()
+}
 
 // Version counts in-place writes to t's storage (shared with its views).
-func (t *Tensor) Version() uint64 { return t.data.Version() }
+func (t *Tensor) Version() uint64 {
+	t.self("Version")
+	return t.data.Version()
+}
 
 // BumpVersion records an in-place write made through Data().
-func (t *Tensor) BumpVersion() { t.data.BumpVersion() }
+func (t *Tensor) BumpVersion() {
+	t.self("BumpVersion")
+	t.data.BumpVersion()
+}
 
 // Item returns the single element of t as a float64.
-func (t *Tensor) Item() float64 { return t.data.Item() }
+func (t *Tensor) Item() float64 {
+	t.self("Item")
+	return t.data.Item()
+}
 
 // Float64s returns the elements in row-major order as float64.
-func (t *Tensor) Float64s() []float64 { return t.data.Float64s() }
+func (t *Tensor) Float64s() []float64 {
+	t.self("Float64s")
+	return t.data.Float64s()
+}
 
 // String prints like PyTorch: tensor([4., 6.], grad_fn=<MulBackward0>).
 func (t *Tensor) String() string {
@@ -229,4 +285,28 @@ func (t *Tensor) String() string {
 		return t.data.StringWith("requires_grad=True")
 	}
 	return t.data.String()
+}
+
+// need panics with ErrArg when t, argument arg (at position pos, from 1) of
+// op, is nil: the op and the argument are named, as in PyTorch's "argument
+// 'input' (position 1) must be Tensor, not NoneType".
+func need(op, arg string, pos int, t *Tensor) {
+	if t == nil {
+		tensor.Panicf(op, tensor.ErrArg, "argument '%s' (position %d) must be a Tensor, not nil", arg, pos)
+	}
+}
+
+// needAt is need for element i of a list argument ("tensors", as PyTorch's
+// torch.cat names it).
+func needAt(op string, i int, t *Tensor) {
+	if t == nil {
+		tensor.Panicf(op, tensor.ErrArg, "expected a Tensor as element %d in argument 'tensors', but got nil", i)
+	}
+}
+
+// self is need for the receiver of a method, PyTorch's "self".
+func (t *Tensor) self(op string) {
+	if t == nil {
+		tensor.Panicf(op, tensor.ErrArg, "argument 'self' (position 1) must be a Tensor, not nil")
+	}
 }

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"math"
 	"slices"
 
 	"github.com/goagx/agx/tensor"
@@ -46,6 +47,12 @@ func (b *Backend) Attention(q, k, v *tensor.Tensor, scale float64, causal bool) 
 	bh, lq, lk, d := attnDims("Attention", q, k, v)
 	dt := q.DType()
 	qb, kb, vb := b.dev(q), b.dev(k), b.dev(v)
+	if lk == 0 {
+		// No key to attend to (or no query at all): as the composite (an
+		// empty softmax row times an empty inner dim), o is zero and the row
+		// log-sum-exp is -Inf.
+		return tensor.EmptyOn(b, dt, q.Shape()...), tensor.EmptyOn(b, dt, q.Shape()[:q.Dim()-1]...).Fill(math.Inf(-1))
+	}
 	o = tensor.EmptyUninitOn(b, dt, q.Shape()...)
 	lse = tensor.EmptyUninitOn(b, dt, q.Shape()[:q.Dim()-1]...)
 	if bh*lq == 0 {
@@ -66,12 +73,14 @@ func (b *Backend) AttentionBackward(q, k, v, o, lse, dout *tensor.Tensor, scale 
 	bh, lq, lk, d := attnDims("AttentionBackward", q, k, v)
 	dt := q.DType()
 	qb, kb, vb, ob, lb, gb := b.dev(q), b.dev(k), b.dev(v), b.dev(o), b.dev(lse), b.dev(dout.To(dt))
+	if bh*lq*lk == 0 {
+		// No query (dk, dv), no key (dq) or no batch: nothing contributes,
+		// every gradient is zero.
+		return tensor.EmptyOn(b, dt, q.Shape()...), tensor.EmptyOn(b, dt, k.Shape()...), tensor.EmptyOn(b, dt, v.Shape()...)
+	}
 	dq = tensor.EmptyUninitOn(b, dt, q.Shape()...)
 	dk = tensor.EmptyUninitOn(b, dt, k.Shape()...)
 	dv = tensor.EmptyUninitOn(b, dt, v.Shape()...)
-	if bh*lq*lk == 0 {
-		return dq, dk, dv
-	}
 	delta := b.AllocUninit(dt, bh*lq).(*Buffer)
 	dqb, dkb, dvb := dq.Raw().Buf.(*Buffer), dk.Raw().Buf.(*Buffer), dv.Raw().Buf.(*Buffer)
 	sfx := suffix[dt]

@@ -67,6 +67,7 @@ type onnxNode struct {
 	ints    map[string][]int // INTS attributes
 	int1    map[string]int   // INT attributes
 	floats  map[string]float64
+	attrs   map[string]int64 // read from a file: every attribute's type, unsupported ones included
 }
 
 // appendMsg appends a length-delimited sub-message.
@@ -580,7 +581,7 @@ func decodeNode(b []byte) (onnxNode, string, error) {
 	if err != nil {
 		return onnxNode{}, "", err
 	}
-	n := onnxNode{ints: map[string][]int{}, int1: map[string]int{}, floats: map[string]float64{}}
+	n := onnxNode{ints: map[string][]int{}, int1: map[string]int{}, floats: map[string]float64{}, attrs: map[string]int64{}}
 	var domain string
 	for _, f := range fs {
 		switch f.num {
@@ -622,6 +623,10 @@ func decodeNode(b []byte) (onnxNode, string, error) {
 					}
 				}
 			}
+			if _, dup := n.attrs[name]; dup {
+				return n, "", fmt.Errorf("nn: ONNX: operator %s: attribute %q appears twice: %w", n.op, name, ErrFormat)
+			}
+			n.attrs[name] = typ
 			switch typ {
 			case attrFloat:
 				n.floats[name] = fv
@@ -736,12 +741,15 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 			g.InputDType = "float64"
 		}
 	}
-	for _, n := range nodes {
+	for i, n := range nodes {
 		if !slices.Contains(ONNXOps, n.op) {
 			return nil, fmt.Errorf("nn: ONNX: operator %s is not supported (supported: %v): %w", n.op, ONNXOps, ErrFormat)
 		}
-		if len(n.outputs) != 1 {
-			return nil, fmt.Errorf("nn: ONNX: operator %s with %d outputs is not supported: %w", n.op, len(n.outputs), ErrFormat)
+		if len(n.outputs) != 1 || n.outputs[0] == "" {
+			return nil, fmt.Errorf("nn: ONNX: node %d (%s) has outputs %q; one named output is supported: %w", i, n.op, n.outputs, ErrFormat)
+		}
+		if err := checkONNXAttrs(i, n); err != nil {
+			return nil, err
 		}
 		gn := GraphNode{Op: n.op, Inputs: n.inputs, Output: n.outputs[0]}
 		switch n.op {
@@ -754,6 +762,9 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 			gn.Perm = n.ints["perm"]
 			if gn.Perm == nil {
 				return nil, fmt.Errorf("nn: ONNX: Transpose without perm is not supported: %w", ErrFormat)
+			}
+			if !isPerm(gn.Perm) {
+				return nil, fmt.Errorf("nn: ONNX: node %d (Transpose): perm %v is not a permutation of 0..%d: %w", i, gn.Perm, len(gn.Perm)-1, ErrFormat)
 			}
 		case "Gemm":
 			gn.Alpha, gn.Beta = 1, 1
@@ -770,7 +781,47 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 		}
 		g.Nodes = append(g.Nodes, gn)
 	}
+	if err := g.check(); err != nil {
+		return nil, fmt.Errorf("nn: ONNX: %w", err)
+	}
 	return g, nil
+}
+
+// onnxAttrs are the attributes ReadONNX understands, with their types; any
+// other attribute would change what the operator computes, so it is refused.
+var onnxAttrs = map[string]map[string]int64{
+	"Softmax":    {"axis": attrInt},
+	"LogSoftmax": {"axis": attrInt},
+	"Transpose":  {"perm": attrInts},
+	"Gemm":       {"alpha": attrFloat, "beta": attrFloat, "transA": attrInt, "transB": attrInt},
+}
+
+var onnxAttrTypes = map[int64]string{attrFloat: "FLOAT", attrInt: "INT", attrInts: "INTS"}
+
+func checkONNXAttrs(i int, n onnxNode) error {
+	for _, name := range sortedKeys(n.attrs) {
+		typ := n.attrs[name]
+		want, ok := onnxAttrs[n.op][name]
+		if !ok {
+			return fmt.Errorf("nn: ONNX: node %d (%s): attribute %q is not supported: %w", i, n.op, name, ErrFormat)
+		}
+		if typ != want {
+			return fmt.Errorf("nn: ONNX: node %d (%s): attribute %q has type %d, want %s: %w", i, n.op, name, typ, onnxAttrTypes[want], ErrFormat)
+		}
+	}
+	return nil
+}
+
+// isPerm reports whether p is a permutation of 0..len(p)-1.
+func isPerm(p []int) bool {
+	seen := make([]bool, len(p))
+	for _, v := range p {
+		if v < 0 || v >= len(p) || seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
 }
 
 // LoadONNX reads an ONNX file (see ReadONNX).

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -62,36 +63,69 @@ func encodeTensor(t *tensor.Tensor) rawTensor {
 	return rawTensor{stDTypes[t.DType()], t.Shape(), buf.Bytes()}
 }
 
-func decodeTensor(name string, r rawTensor) (*tensor.Tensor, error) {
-	n := 1
-	for _, d := range r.shape {
-		n *= d
+// stSizes are the element sizes of the safetensors dtypes, so that the
+// offsets of tensors agx cannot hold are checked too.
+var stSizes = map[string]int{
+	"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1,
+	"I16": 2, "U16": 2, "F16": 2, "BF16": 2,
+	"I32": 4, "U32": 4, "F32": 4,
+	"I64": 8, "U64": 8, "F64": 8,
+}
+
+// byteSize returns the number of bytes of a tensor of shape and element size,
+// or an error wrapping ErrFormat for a negative dim or a size that does not
+// fit in an int (a forged shape).
+func byteSize(name string, shape []int, size int) (int, error) {
+	n, err := tensor.CheckedNumel(shape)
+	if err == nil && n > math.MaxInt/size {
+		err = fmt.Errorf("%d elements of %d bytes overflow", n, size)
 	}
-	size := map[string]int{"F32": 4, "F64": 8, "I64": 8, "BOOL": 1}[r.dtype]
-	if size == 0 {
+	if err != nil {
+		return 0, fmt.Errorf("nn: tensor %q: shape %v: %v: %w", name, shape, err, ErrFormat)
+	}
+	return n * size, nil
+}
+
+func decodeTensor(name string, r rawTensor) (*tensor.Tensor, error) {
+	switch r.dtype {
+	case "F32", "F64", "I64", "BOOL":
+	default:
 		return nil, fmt.Errorf("nn: tensor %q has dtype %s, which agx tensors cannot hold (F32, F64, I64, BOOL): %w", name, r.dtype, ErrFormat)
 	}
-	if len(r.data) != n*size {
+	size := stSizes[r.dtype]
+	nb, err := byteSize(name, r.shape, size)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.data) != nb {
 		return nil, fmt.Errorf("nn: tensor %q: %d bytes for shape %v of %s: %w", name, len(r.data), r.shape, r.dtype, ErrFormat)
 	}
-	rd := bytes.NewReader(r.data)
-	shape := r.shape
+	// The shape is checked: Reshape cannot fail.
+	n, b, shape := nb/size, r.data, r.shape
 	switch r.dtype {
 	case "F32":
 		v := make([]float32, n)
-		binary.Read(rd, binary.LittleEndian, v)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
 		return tensor.FromSlice(v, n).Reshape(shape...), nil
 	case "F64":
 		v := make([]float64, n)
-		binary.Read(rd, binary.LittleEndian, v)
+		for i := range v {
+			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		}
 		return tensor.FromSlice(v, n).Reshape(shape...), nil
 	case "I64":
 		v := make([]int64, n)
-		binary.Read(rd, binary.LittleEndian, v)
+		for i := range v {
+			v[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+		}
 		return tensor.FromSlice(v, n).Reshape(shape...), nil
 	default:
 		v := make([]bool, n)
-		binary.Read(rd, binary.LittleEndian, v)
+		for i := range v {
+			v[i] = b[i] != 0
+		}
 		return tensor.FromSlice(v, n).Reshape(shape...), nil
 	}
 }
@@ -142,47 +176,154 @@ func writeRaw(w io.Writer, ts map[string]rawTensor, metadata map[string]string) 
 	return nil
 }
 
-func readRaw(r io.Reader) (map[string]rawTensor, map[string]string, error) {
+// maxHeader bounds the header length a reader accepts (Hugging Face's
+// library allows 100 MB).
+const maxHeader = 100 << 20
+
+// remaining returns how many bytes r still holds when it can tell: a file, or
+// an in-memory reader.
+func remaining(r io.Reader) (int64, bool) {
+	switch r := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, bytes.Buffer, strings.Reader
+		return int64(r.Len()), true
+	case *os.File:
+		st, err := r.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return 0, false
+		}
+		pos, err := r.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return 0, false
+		}
+		return st.Size() - pos, true
+	}
+	return 0, false
+}
+
+// readAtMost reads r to its end, or n bytes when n >= 0, allocating no more
+// than r holds: exactly when r can tell its size, growing as the bytes arrive
+// otherwise.
+func readAtMost(r io.Reader, n int64) ([]byte, error) {
+	if rem, ok := remaining(r); ok {
+		if n < 0 || n > rem {
+			n = rem
+		}
+		b := make([]byte, n)
+		k, err := io.ReadFull(r, b)
+		if err == io.ErrUnexpectedEOF {
+			err = nil
+		}
+		return b[:k], err
+	}
+	if n >= 0 {
+		r = io.LimitReader(r, n)
+	}
+	return io.ReadAll(r)
+}
+
+// readRaw reads and checks a safetensors stream: the header must be a JSON
+// object of well-formed entries whose data ranges tile the data section
+// exactly (in some order, without gaps or overlaps), and each range must hold
+// its shape's bytes. It allocates no more than the stream's size, whatever
+// lengths and shapes the header claims, and decodes nothing before all of it
+// is checked. The entries come back in the order of their data.
+func readRaw(r io.Reader) ([]namedEntry, []byte, map[string]string, error) {
 	var n [8]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return nil, nil, fmt.Errorf("nn: safetensors: reading the header length: %v: %w", err, ErrFormat)
+		return nil, nil, nil, fmt.Errorf("nn: safetensors: reading the header length: %v: %w", err, ErrFormat)
 	}
 	hl := binary.LittleEndian.Uint64(n[:])
-	if hl > 100<<20 {
-		return nil, nil, fmt.Errorf("nn: safetensors: header of %d bytes is too large: %w", hl, ErrFormat)
+	if hl > maxHeader {
+		return nil, nil, nil, fmt.Errorf("nn: safetensors: header of %d bytes is too large (at most %d): %w", hl, maxHeader, ErrFormat)
 	}
-	h := make([]byte, hl)
-	if _, err := io.ReadFull(r, h); err != nil {
-		return nil, nil, fmt.Errorf("nn: safetensors: reading the header: %v: %w", err, ErrFormat)
-	}
-	var header map[string]json.RawMessage
-	if err := json.Unmarshal(h, &header); err != nil {
-		return nil, nil, fmt.Errorf("nn: safetensors: header is not a JSON object: %v: %w", err, ErrFormat)
-	}
-	data, err := io.ReadAll(r)
+	h, err := readAtMost(r, int64(hl))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, fmt.Errorf("nn: safetensors: reading the header: %v: %w", err, ErrFormat)
 	}
-	var metadata map[string]string
-	out := map[string]rawTensor{}
-	for name, raw := range header {
-		if name == "__metadata__" {
-			if err := json.Unmarshal(raw, &metadata); err != nil {
-				return nil, nil, fmt.Errorf("nn: safetensors: __metadata__ must map strings to strings: %w", ErrFormat)
-			}
-			continue
+	if uint64(len(h)) != hl {
+		return nil, nil, nil, fmt.Errorf("nn: safetensors: the header length says %d bytes, the file has only %d after it: %w", hl, len(h), ErrFormat)
+	}
+	entries, metadata, err := parseHeader(h)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	data, err := readAtMost(r, -1)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// The ranges, in order, must start at 0, meet end to end and end at the
+	// end of the data.
+	slices.SortFunc(entries, func(a, b namedEntry) int {
+		if c := cmp.Compare(a.Offsets[0], b.Offsets[0]); c != 0 {
+			return c
 		}
-		var e stEntry
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, nil, fmt.Errorf("nn: safetensors: entry %q: %v: %w", name, err, ErrFormat)
-		}
+		return cmp.Compare(a.Offsets[1], b.Offsets[1])
+	})
+	end := 0
+	for _, e := range entries {
 		b, en := e.Offsets[0], e.Offsets[1]
-		if b < 0 || en < b || en > len(data) {
-			return nil, nil, fmt.Errorf("nn: safetensors: entry %q: offsets %v outside the %d data bytes: %w", name, e.Offsets, len(data), ErrFormat)
+		switch {
+		case b < 0 || en < b || en > len(data):
+			return nil, nil, nil, fmt.Errorf("nn: safetensors: entry %q: offsets %v outside the %d data bytes: %w", e.name, e.Offsets, len(data), ErrFormat)
+		case b < end:
+			return nil, nil, nil, fmt.Errorf("nn: safetensors: entry %q: offsets %v overlap another tensor's data (which ends at %d): %w", e.name, e.Offsets, end, ErrFormat)
+		case b > end:
+			return nil, nil, nil, fmt.Errorf("nn: safetensors: entry %q: offsets %v leave a gap after byte %d of the data: %w", e.name, e.Offsets, end, ErrFormat)
 		}
-		out[name] = rawTensor{e.DType, e.Shape, data[b:en]}
+		size, ok := stSizes[e.DType]
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("nn: safetensors: entry %q: unknown dtype %q: %w", e.name, e.DType, ErrFormat)
+		}
+		nb, err := byteSize(e.name, e.Shape, size)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("nn: safetensors: %w", err)
+		}
+		if nb != en-b {
+			return nil, nil, nil, fmt.Errorf("nn: safetensors: entry %q: shape %v of %s needs %d bytes, its offsets %v hold %d: %w", e.name, e.Shape, e.DType, nb, e.Offsets, en-b, ErrFormat)
+		}
+		end = en
 	}
-	return out, metadata, nil
+	if end != len(data) {
+		return nil, nil, nil, fmt.Errorf("nn: safetensors: the tensors cover %d of the %d data bytes: %w", end, len(data), ErrFormat)
+	}
+	return entries, data, metadata, nil
+}
+
+type namedEntry struct {
+	name string
+	stEntry
+}
+
+// parseHeader decodes the header object in one pass into entries, and the
+// metadata in a second (which skips the entries without storing them);
+// __metadata__ decodes to an empty entry in the first pass and is dropped.
+// (A map of raw messages, each decoded again, took twice the time and a
+// gigabyte of allocations for a million entries.)
+func parseHeader(h []byte) ([]namedEntry, map[string]string, error) {
+	// Sized up front (json fills a map it is given): growing it took 300 MB
+	// of allocations for a million entries. The count is capped by the
+	// smallest size of an entry, so a forged header cannot inflate it.
+	if t := bytes.TrimLeft(h, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, nil, fmt.Errorf("nn: safetensors: header is not a JSON object: %w", ErrFormat)
+	}
+	header := make(map[string]stEntry, min(bytes.Count(h, []byte(`"data_offsets"`)), len(h)/48))
+	if err := json.Unmarshal(h, &header); err != nil {
+		return nil, nil, fmt.Errorf("nn: safetensors: header is not a JSON object of tensor entries: %v: %w", err, ErrFormat)
+	}
+	var md struct {
+		Metadata map[string]string `json:"__metadata__"`
+	}
+	if _, ok := header["__metadata__"]; ok {
+		if err := json.Unmarshal(h, &md); err != nil {
+			return nil, nil, fmt.Errorf("nn: safetensors: __metadata__ must map strings to strings: %w", ErrFormat)
+		}
+		delete(header, "__metadata__")
+	}
+	entries := make([]namedEntry, 0, len(header))
+	for name, e := range header {
+		entries = append(entries, namedEntry{name, e})
+	}
+	return entries, md.Metadata, nil
 }
 
 // WriteSafetensors writes the named tensors (Float32, Float64, Int64, Bool) and
@@ -198,17 +339,17 @@ func WriteSafetensors(w io.Writer, tensors map[string]*tensor.Tensor, metadata m
 // ReadSafetensors reads a safetensors stream written by any tool. It returns an
 // error wrapping ErrFormat for a malformed stream or a dtype agx cannot hold.
 func ReadSafetensors(r io.Reader) (map[string]*tensor.Tensor, map[string]string, error) {
-	raw, md, err := readRaw(r)
+	entries, data, md, err := readRaw(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make(map[string]*tensor.Tensor, len(raw))
-	for n, rt := range raw {
-		t, err := decodeTensor(n, rt)
+	out := make(map[string]*tensor.Tensor, len(entries))
+	for _, e := range entries {
+		t, err := decodeTensor(e.name, rawTensor{e.DType, e.Shape, data[e.Offsets[0]:e.Offsets[1]]})
 		if err != nil {
 			return nil, nil, err
 		}
-		out[n] = t
+		out[e.name] = t
 	}
 	return out, md, nil
 }

@@ -403,6 +403,14 @@ func (g *Graph) Run(inputs ...*agx.Tensor) (outs []*agx.Tensor, err error) {
 	if len(inputs) != len(g.Inputs) {
 		return nil, fmt.Errorf("nn.Graph.Run: got %d inputs, the graph takes %d (%s): %w", len(inputs), len(g.Inputs), strings.Join(g.Inputs, ", "), tensor.ErrArg)
 	}
+	for i, x := range inputs {
+		if x == nil {
+			return nil, fmt.Errorf("nn.Graph.Run: input %d (%s) is nil: %w", i, g.Inputs[i], tensor.ErrArg)
+		}
+	}
+	if err := g.check(); err != nil {
+		return nil, fmt.Errorf("nn.Graph.Run: %w", err)
+	}
 	env := map[string]*agx.Tensor{}
 	for name, p := range g.Params {
 		env[name] = agx.New(p)
@@ -415,11 +423,7 @@ func (g *Graph) Run(inputs ...*agx.Tensor) (outs []*agx.Tensor, err error) {
 			n := &g.Nodes[i]
 			vals := make([]*agx.Tensor, len(n.Inputs))
 			for j, in := range n.Inputs {
-				v, ok := env[in]
-				if !ok {
-					tensor.Panicf("nn.Graph", tensor.ErrArg, "node %d (%s) reads %q, which nothing defines", i, n.Op, in)
-				}
-				vals[j] = v
+				vals[j] = env[in] // check has seen that it is defined
 			}
 			env[n.Output] = n.run(vals)
 		}
@@ -431,6 +435,64 @@ func (g *Graph) Run(inputs ...*agx.Tensor) (outs []*agx.Tensor, err error) {
 		outs = append(outs, env[name])
 	}
 	return outs, nil
+}
+
+// graphArity returns how many inputs op takes, at least and at most.
+func graphArity(op string) (lo, hi int) {
+	switch op {
+	case "MatMul", "Add", "Sub", "Mul", "Div":
+		return 2, 2
+	case "Gemm":
+		return 2, 3
+	case "Function":
+		return 1, math.MaxInt
+	}
+	return 1, 1
+}
+
+// check verifies what Run relies on: known ops with the right number of
+// inputs, every value read after something (an input, a parameter or an
+// earlier node) defines it, non-nil parameters, and at least one output,
+// each of them defined.
+func (g *Graph) check() error {
+	defined := map[string]bool{}
+	for name, p := range g.Params {
+		if p == nil {
+			return fmt.Errorf("parameter %q is nil: %w", name, tensor.ErrArg)
+		}
+		defined[name] = true
+	}
+	for _, name := range g.Inputs {
+		defined[name] = true
+	}
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if _, ok := GraphOps[n.Op]; !ok {
+			return fmt.Errorf("node %d has unknown op %q: %w", i, n.Op, ErrFormat)
+		}
+		if lo, hi := graphArity(n.Op); len(n.Inputs) < lo || len(n.Inputs) > hi {
+			want := strconv.Itoa(lo)
+			if hi > lo {
+				want = fmt.Sprintf("%d to %d", lo, hi)
+			}
+			return fmt.Errorf("node %d (%s) has %d inputs, the op takes %s: %w", i, n.Op, len(n.Inputs), want, ErrFormat)
+		}
+		for _, in := range n.Inputs {
+			if !defined[in] {
+				return fmt.Errorf("node %d (%s) reads %q, which no input, parameter or earlier node defines: %w", i, n.Op, in, ErrFormat)
+			}
+		}
+		defined[n.Output] = true
+	}
+	if len(g.Outputs) == 0 {
+		return fmt.Errorf("the graph has no output: %w", ErrFormat)
+	}
+	for _, name := range g.Outputs {
+		if !defined[name] {
+			return fmt.Errorf("output %q is not an input, a parameter or a node's output: %w", name, ErrFormat)
+		}
+	}
+	return nil
 }
 
 // String lists the graph one op per line, like a printed TorchScript graph.
@@ -510,6 +572,9 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	g.Params = ts
 	if err := g.resolve(); err != nil {
 		return nil, err
+	}
+	if err := g.check(); err != nil {
+		return nil, fmt.Errorf("nn: graph: %w", err)
 	}
 	return g, nil
 }

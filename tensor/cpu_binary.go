@@ -235,6 +235,9 @@ func flatArith(op BinaryOp, dst, a, b View) bool {
 	if !ok || n >= pmin {
 		return false
 	}
+	if n == 0 {
+		return true // nothing to write (a stride-0 operand may have no element)
+	}
 	na, oka := flatLayout(a)
 	if !oka && singleElement(a) {
 		na, oka = 1, true // a Go number or 0-d tensor expanded to dst's shape

@@ -70,7 +70,12 @@ func Arange(dt DType, start, end, step float64) *Tensor {
 	if (step > 0 && end < start) || (step < 0 && end > start) {
 		Panicf("Arange", ErrArg, "upper bound and larger bound inconsistent with step sign (start %v, end %v, step %v)", start, end, step)
 	}
-	n := int(math.Ceil((end - start) / step))
+	c := math.Ceil((end - start) / step)
+	n := math.MaxInt // a count beyond int is refused by checkAlloc below
+	if c < math.MaxInt {
+		n = int(c)
+	}
+	checkAlloc("Arange", Float64, []int{n}) // the values are made as float64
 	if dt == Int64 {
 		// As PyTorch, the length comes from the float bounds, the values from
 		// the bounds truncated to integers.
@@ -107,6 +112,7 @@ func Linspace(dt DType, start, end float64, steps int) *Tensor {
 	if steps < 0 {
 		Panicf("Linspace", ErrArg, "number of steps must be non-negative, got %d", steps)
 	}
+	checkAlloc("Linspace", Float64, []int{steps})
 	switch dt {
 	case Float32:
 		return FromSlice(linspace(float32(start), float32(end), steps))

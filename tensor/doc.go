@@ -86,11 +86,18 @@
 //
 // Misuse (mismatched shapes, wrong dtypes, out-of-range dims or indices, bad
 // arguments, mixed backends) panics with an *Error: Op names the operation,
-// Kind is one of the sentinels ErrShape, ErrDType, ErrIndex, ErrArg or
-// ErrDevice, Msg gives the shapes or values involved, and an optional Hint says
-// how to fix it. The message reads
+// Kind is one of the sentinels ErrShape, ErrDType, ErrIndex, ErrArg,
+// ErrDevice or ErrAlloc, Msg gives the shapes or values involved, and an
+// optional Hint says how to fix it. The message reads
 //
 //	agx: View: view size [6] is not compatible with input of shape [3 2] and strides [1 3] (hint: use Reshape, which copies when it must, or call Contiguous first)
+//
+// Shapes are checked wherever they are made or changed (constructors, FromSlice,
+// Reshape, View, Expand, broadcasting): a negative dim, or an element count
+// that does not fit in an int, is an ErrShape error rather than a count that
+// wraps around. A new tensor larger than MaxAlloc bytes (by default the
+// machine's physical memory; SetMaxAlloc changes it) is refused with ErrAlloc
+// before anything is allocated, where Go would end the process.
 //
 // Try runs a function and returns such a panic as an error, which matches its
 // sentinel with errors.Is; any other panic (a runtime error, another library's)

@@ -13,6 +13,8 @@ var (
 	ErrIndex  = errors.New("index out of range")
 	ErrArg    = errors.New("invalid argument")
 	ErrDevice = errors.New("device error")
+	// ErrAlloc: a tensor larger than MaxAlloc was asked for.
+	ErrAlloc = errors.New("allocation too large")
 )
 
 // Error is the value agx panics with on misuse. Op names the operation, Kind is one

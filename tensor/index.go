@@ -246,7 +246,7 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 	dt := DType(0)
 	for i, t := range ts {
 		if t == nil {
-			Panicf("Cat", ErrArg, "tensor %d is nil", i)
+			Panicf("Cat", ErrArg, "expected a Tensor as element %d in argument 'tensors', but got nil", i)
 		}
 		if dt == 0 {
 			dt = t.DType()
@@ -310,7 +310,7 @@ func Stack(dim int, ts ...*Tensor) *Tensor {
 	us := make([]*Tensor, len(ts))
 	for i, t := range ts {
 		if t == nil {
-			Panicf("Stack", ErrArg, "tensor %d is nil", i)
+			Panicf("Stack", ErrArg, "expected a Tensor as element %d in argument 'tensors', but got nil", i)
 		}
 		if !slices.Equal(t.shape, ts[0].shape) {
 			Panicf("Stack", ErrShape, "stack expects each tensor to be equal size, but got %v at entry 0 and %v at entry %d", ts[0].shape, t.shape, i)

@@ -70,8 +70,11 @@ type matmulPlan struct {
 }
 
 func planMatMul(op string, a, b *Tensor) matmulPlan {
-	if a == nil || b == nil {
-		Panicf(op, ErrArg, "nil tensor operand")
+	if a == nil {
+		Panicf(op, ErrArg, "argument 'input' (position 1) must be a Tensor, not nil")
+	}
+	if b == nil {
+		Panicf(op, ErrArg, "argument 'other' (position 2) must be a Tensor, not nil")
 	}
 	sameBackend(op, a, b)
 	if a.Dim() == 0 || b.Dim() == 0 {

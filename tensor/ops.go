@@ -48,11 +48,11 @@ type operand struct {
 	val  float64 // the Go number
 }
 
-func toOperand(op string, v any) operand {
+func toOperand(op, arg string, pos int, v any) operand {
 	switch x := v.(type) {
 	case *Tensor:
 		if x == nil {
-			Panicf(op, ErrArg, "nil tensor operand")
+			Panicf(op, ErrArg, "argument '%s' (position %d) must be a Tensor, not nil", arg, pos)
 		}
 		return operand{t: x}
 	case float64:
@@ -147,7 +147,7 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 		return out
 	}
 	name := op.String()
-	x, y := toOperand(name, a), toOperand(name, b)
+	x, y := toOperand(name, "input", 1, a), toOperand(name, "other", 2, b)
 	dt := resolve(name, &x, &y)
 	sameBackend(name, x.t, y.t)
 	switch {
@@ -198,7 +198,7 @@ func broadcastView(t *Tensor, shape []int) View {
 // a bool), as PyTorch's in-place ops do.
 func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 	name := op.String()
-	x, y := toOperand(name, a), toOperand(name, b)
+	x, y := toOperand(name, "input", 1, a), toOperand(name, "other", 2, b)
 	resolve(name, &x, &y)
 	sameBackend(name, dst, x.t, y.t)
 	shape := BroadcastShapes(name, dst.shape, x.t.shape, y.t.shape)
@@ -405,10 +405,13 @@ func Minimum(a, b any) *Tensor { return Binary(OpMinimum, a, b) }
 // Where returns cond ? a : b element-wise with broadcasting over all three; a and b
 // may be Go numbers. cond must be Bool.
 func Where(cond *Tensor, a, b any) *Tensor {
+	if cond == nil {
+		Panicf("Where", ErrArg, "argument 'condition' (position 1) must be a Tensor, not nil")
+	}
 	if cond.DType() != Bool {
 		PanicHint("Where", ErrDType, "build the condition with a comparison such as x.Gt(0)", "condition must be bool, got %v", cond.DType())
 	}
-	x, y := toOperand("Where", a), toOperand("Where", b)
+	x, y := toOperand("Where", "input", 2, a), toOperand("Where", "other", 3, b)
 	dt := resolve("Where", &x, &y)
 	sameBackend("Where", cond, x.t, y.t)
 	shape := BroadcastShapes("Where", cond.shape, x.t.shape, y.t.shape)

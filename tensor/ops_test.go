@@ -379,7 +379,7 @@ func TestBroadcastingOps(t *testing.T) {
 	}
 	mustPanicWith(t, ErrShape, func() { Add(ar(2, 3), ar(2)) }, "Add: shapes [2 3] and [2] are not broadcastable")
 	mustPanicWith(t, ErrArg, func() { Add(ar(2), "x") }, "unsupported operand type string")
-	mustPanicWith(t, ErrArg, func() { Add(ar(2), (*Tensor)(nil)) }, "nil tensor operand")
+	mustPanicWith(t, ErrArg, func() { Add(ar(2), (*Tensor)(nil)) }, "Add: argument 'other' (position 2) must be a Tensor, not nil")
 	mustPanicWith(t, ErrDevice, func() { Add(ar(2), EmptyOn(otherCPU{}, Float64, 2)) }, "operands live on different backends (cpu and cpu2)")
 }
 

@@ -120,7 +120,7 @@ func (g *Generator) fill(op string, dt DType, shape []int, below float64, draw f
 	if !dt.IsFloat() {
 		PanicHint(op, ErrDType, "use Randint for integers", "%s needs a float dtype, got %v", op, dt)
 	}
-	n := checkShape(op, shape)
+	n := checkAlloc(op, dt, shape)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if dt == Float64 {
@@ -180,7 +180,7 @@ func (g *Generator) Randint(lo, hi int64, shape ...int) *Tensor {
 	if lo >= hi {
 		Panicf("Randint", ErrArg, "random_ expects 'from' to be less than 'to', but got from=%d >= to=%d", lo, hi)
 	}
-	n := checkShape("Randint", shape)
+	n := checkAlloc("Randint", Int64, shape)
 	span := uint64(hi - lo)
 	out := make([]int64, n)
 	g.mu.Lock()
@@ -197,6 +197,7 @@ func (g *Generator) Perm(n int) *Tensor {
 	if n < 0 {
 		Panicf("RandPerm", ErrArg, "n must be non-negative, got %d", n)
 	}
+	checkAlloc("RandPerm", Int64, []int{n})
 	out := make([]int64, n)
 	for i := range out {
 		out[i] = int64(i)

@@ -287,6 +287,10 @@ func (t *Tensor) LogSumExpKeep(dims ...int) *Tensor { return t.logSumExp(dims, t
 // so large inputs do not overflow. Float tensors only.
 func (t *Tensor) Softmax(dim int) *Tensor {
 	t.needFloat("Softmax")
+	if t.Numel() == 0 { // as PyTorch: an empty result, even over a zero-size dim
+		t.reduceDims("Softmax", []int{dim})
+		return EmptyOn(t.Backend(), t.DType(), t.shape...)
+	}
 	e := t.Sub(t.reduce("Softmax", OpMax, []int{dim}, true))
 	UnaryTo(e, OpExp, e)
 	return e.DivInPlace(e.reduce("Softmax", OpSum, []int{dim}, true))
@@ -296,6 +300,10 @@ func (t *Tensor) Softmax(dim int) *Tensor {
 // Float tensors only.
 func (t *Tensor) LogSoftmax(dim int) *Tensor {
 	t.needFloat("LogSoftmax")
+	if t.Numel() == 0 {
+		t.reduceDims("LogSoftmax", []int{dim})
+		return EmptyOn(t.Backend(), t.DType(), t.shape...)
+	}
 	d := t.Sub(t.reduce("LogSoftmax", OpMax, []int{dim}, true))
 	e := Unary(OpExp, d)
 	s := e.reduce("LogSoftmax", OpSum, []int{dim}, true)

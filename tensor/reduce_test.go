@@ -543,3 +543,24 @@ func TestNaNReductions(t *testing.T) {
 		}
 	}
 }
+
+// Softmax and LogSoftmax of an empty tensor are empty (PyTorch), also along a
+// zero-size dim, where the maximum they shift by has no element.
+func TestSoftmaxEmpty(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		for _, c := range []struct {
+			shape []int
+			dim   int
+		}{{[]int{0}, 0}, {[]int{3, 0}, 1}, {[]int{3, 0}, 0}, {[]int{2, 0, 0}, -1}} {
+			for name, f := range map[string]func(*Tensor, int) *Tensor{"Softmax": (*Tensor).Softmax, "LogSoftmax": (*Tensor).LogSoftmax} {
+				t.Run(fmt.Sprintf("%s/%v/%v/dim%d", name, dt, c.shape, c.dim), func(t *testing.T) {
+					y := f(Zeros(dt, c.shape...), c.dim)
+					if !slices.Equal(y.Shape(), c.shape) || y.DType() != dt {
+						t.Fatalf("got %v %v, want %v %v", y.DType(), y.Shape(), dt, c.shape)
+					}
+				})
+			}
+		}
+		mustPanicWith(t, ErrIndex, func() { Zeros(dt, 3, 0).Softmax(2) }, "Softmax")
+	}
+}

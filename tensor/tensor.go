@@ -135,7 +135,7 @@ func EmptyOn(be Backend, dt DType, shape ...int) *Tensor {
 	if !dt.valid() {
 		Panicf("Empty", ErrDType, "unknown dtype %v", dt)
 	}
-	n := checkShape("Empty", shape)
+	n := checkAlloc("Empty", dt, shape)
 	if _, cpu := be.(CPU); cpu && n <= smallElems && len(shape) <= inlineDims {
 		switch dt {
 		case Float32:
@@ -151,17 +151,9 @@ func EmptyOn(be Backend, dt DType, shape ...int) *Tensor {
 	return newTensor(be, be.Alloc(dt, n), shape)
 }
 
-func checkShape(op string, shape []int) int {
-	n := 1
-	for _, s := range shape {
-		if s < 0 {
-			// A copy, so that shape does not escape on the common path.
-			Panicf(op, ErrShape, "negative dimension in shape %v", slices.Clone(shape))
-		}
-		n *= s
-	}
-	return n
-}
+// checkShape returns the number of elements of shape, panicking with ErrShape
+// for a negative dim or a count that overflows an int.
+func checkShape(op string, shape []int) int { return mustNumel(op, shape) }
 
 func contiguousStrides(shape []int) []int {
 	st := make([]int, len(shape))

@@ -96,11 +96,11 @@ type UninitAllocator interface {
 // EmptyOn's zeroed tensor.
 func emptyUninit(be Backend, dt DType, shape ...int) *Tensor {
 	if ua, ok := be.(UninitAllocator); ok {
-		n := checkShape("Empty", shape)
+		n := checkAlloc("Empty", dt, shape)
 		return newTensor(be, ua.AllocUninit(dt, n), shape)
 	}
 	if _, cpu := be.(CPU); cpu && (dt == Float32 || dt == Float64) {
-		n := checkShape("Empty", shape)
+		n := checkAlloc("Empty", dt, shape)
 		if n < uninitMin {
 			return EmptyOn(be, dt, shape...)
 		}

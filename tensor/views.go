@@ -60,16 +60,21 @@ func (t *Tensor) Permute(perm ...int) *Tensor {
 // inferShape resolves a single -1 entry in shape for n elements.
 func inferShape(op string, shape []int, n int, from []int) []int {
 	shape = slices.Clone(shape)
-	neg, prod := -1, 1
+	neg := -1
 	for i, s := range shape {
 		switch {
 		case s == -1 && neg < 0:
 			neg = i
 		case s < 0:
 			Panicf(op, ErrShape, "invalid shape %v (only one -1 is allowed)", shape)
-		default:
-			prod *= s
 		}
+	}
+	if neg >= 0 {
+		shape[neg] = 1
+	}
+	prod := mustNumel(op, shape) // no wrap-around: [2^62+1, 4] is not 4 elements
+	if neg >= 0 {
+		shape[neg] = -1
 	}
 	if neg >= 0 {
 		if prod == 0 || n%prod != 0 {
@@ -179,6 +184,7 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 				"the expanded size of the tensor (%d) must match the existing size (%d) at non-singleton dimension %d; target %v, tensor %v", s, ts, i, shape, t.shape)
 		}
 	}
+	mustNumel("Expand", ns)
 	return t.view(ns, nst, t.offset)
 }
 

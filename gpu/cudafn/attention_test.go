@@ -77,3 +77,62 @@ func TestAttention(t *testing.T) {
 		}
 	})
 }
+
+// Empty sizes: no queries, no keys or no batch. With no keys a query attends to
+// nothing: the composite (softmax over an empty row, then a product with an
+// empty inner dim) gives zeros, the row log-sum-exp is -Inf and dq is zero.
+// With no queries dk and dv are zero. Run with AGX_DEBUG_UNINIT=1, a result
+// left unwritten shows up as NaN.
+func TestAttentionEmpty(t *testing.T) {
+	be := gputest.Backend(t)
+	cases := []struct {
+		batch  []int
+		lq, lk int
+		causal bool
+	}{
+		{[]int{1, 2}, 0, 5, false},
+		{[]int{1, 2}, 0, 5, true},
+		{[]int{1, 2}, 4, 0, false},
+		{[]int{1, 2}, 4, 0, true},
+		{[]int{2}, 0, 0, false},
+		{[]int{0, 2}, 3, 5, false},
+		{[]int{2, 0}, 0, 0, true},
+	}
+	for _, c := range cases {
+		for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
+			name := fmt.Sprintf("%v/batch%v/Lq%dLk%d/causal=%v", dt, c.batch, c.lq, c.lk, c.causal)
+			t.Run(name, func(t *testing.T) {
+				tensor.ManualSeed(3)
+				shape := func(l int) []int { return append(append([]int(nil), c.batch...), l, 3) }
+				q := tensor.Randn(dt, shape(c.lq)...)
+				k := tensor.Randn(dt, shape(c.lk)...)
+				v := tensor.Randn(dt, shape(c.lk)...)
+				o, lse := be.Attention(q, k, v, 0.5, c.causal)
+				rows := tensor.NumelOf(c.batch) * c.lq
+				closeAll(t, "o", o.Float64s(), make([]float64, rows*3), 0)
+				wantLSE := make([]float64, rows)
+				for i := range wantLSE {
+					wantLSE[i] = math.Inf(-1)
+				}
+				closeAll(t, "lse", lse.Float64s(), wantLSE, 0)
+				dout := tensor.Randn(dt, shape(c.lq)...)
+				dq, dk, dv := be.AttentionBackward(q, k, v, o, lse, dout, 0.5, c.causal)
+				closeAll(t, "dq", dq.Float64s(), make([]float64, q.Numel()), 0)
+				closeAll(t, "dk", dk.Float64s(), make([]float64, k.Numel()), 0)
+				closeAll(t, "dv", dv.Float64s(), make([]float64, v.Numel()), 0)
+
+				// The Function against the composite, forward and backward.
+				qa, ka, va := agx.New(q).SetRequiresGrad(true), agx.New(k).SetRequiresGrad(true), agx.New(v).SetRequiresGrad(true)
+				q2, k2, v2 := qa.Detach().SetRequiresGrad(true), ka.Detach().SetRequiresGrad(true), va.Detach().SetRequiresGrad(true)
+				y := agx.Apply(cudafn.Attention{Scale: 0.5, Causal: c.causal, Backend: be}, qa, ka, va)
+				ref := composite(q2, k2, v2, 0.5, c.causal)
+				closeAll(t, "forward", y.Float64s(), ref.Float64s(), 0)
+				y.Sum().Backward()
+				ref.Sum().Backward()
+				closeAll(t, "Function dq", qa.Grad().Float64s(), q2.Grad().Float64s(), 0)
+				closeAll(t, "Function dk", ka.Grad().Float64s(), k2.Grad().Float64s(), 0)
+				closeAll(t, "Function dv", va.Grad().Float64s(), v2.Grad().Float64s(), 0)
+			})
+		}
+	}
+}

@@ -139,7 +139,11 @@ func closeAll(t *testing.T, what string, got, want []float64, tol float64) {
 		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
 	}
 	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol*(1+math.Abs(want[i])) {
+		if got[i] == want[i] || math.IsNaN(got[i]) && math.IsNaN(want[i]) {
+			continue
+		}
+		// Written so that a NaN or an infinity on one side only fails.
+		if !(math.Abs(got[i]-want[i]) <= tol*(1+math.Abs(want[i]))) {
 			t.Fatalf("%s[%d] = %v, want %v (all: %v vs %v)", what, i, got[i], want[i], got, want)
 		}
 	}

@@ -54,17 +54,17 @@ var groups = []struct {
 	name string
 	fn   func(t *testing.T, be tensor.Backend)
 }{
-	{"Alloc", testAlloc},
-	{"FromSlice", testFromSlice},
-	{"Fill", testFill},
-	{"Copy", testCopy},
-	{"Unary", testUnary},
-	{"Binary", testBinary},
-	{"Where", testWhere},
-	{"Reduce", testReduce},
-	{"MatMul", testMatMul},
-	{"Gather", testGather},
-	{"Scatter", testScatter},
+	{"Alloc", withEmpty(testAlloc, emptyAlloc)},
+	{"FromSlice", withEmpty(testFromSlice, emptyFromSlice)},
+	{"Fill", withEmpty(testFill, emptyFill)},
+	{"Copy", withEmpty(testCopy, emptyCopy)},
+	{"Unary", withEmpty(testUnary, emptyUnary)},
+	{"Binary", withEmpty(testBinary, emptyBinary)},
+	{"Where", withEmpty(testWhere, emptyWhere)},
+	{"Reduce", withEmpty(testReduce, emptyReduce)},
+	{"MatMul", withEmpty(testMatMul, emptyMatMul)},
+	{"Gather", withEmpty(testGather, emptyGather)},
+	{"Scatter", withEmpty(testScatter, emptyScatter)},
 }
 
 // RunAll runs the conformance suite against be.
