@@ -2,7 +2,7 @@
 # `make image-test` (part of `make test`): builds the lab and grader images with a
 # real Docker engine and uses them as a course would.
 #
-#  1. Engine: the one `docker info` reaches (DOCKER_HOST or the default socket).
+#  1. Engine: the one `docker version` reaches (DOCKER_HOST or the default socket).
 #     When none answers, as root, it installs Debian's docker.io (with services
 #     kept from starting) and starts a private dockerd that leaves the host's
 #     network alone (no iptables rules, no IP forwarding, no bridge; builds and
@@ -70,12 +70,12 @@ trap 'exit 130' INT TERM
 
 # --- 1. The engine -------------------------------------------------------------
 step "looking for a Docker engine"
-if docker info >/dev/null 2>"$work/info.err"; then
-  log "using the engine that 'docker info' reaches (${DOCKER_HOST:-the default socket})"
+if docker version --format '{{.Server.Version}}' >/dev/null 2>"$work/info.err"; then
+  log "using the engine that 'docker version' reaches (${DOCKER_HOST:-the default socket})"
 else
-  reason="$(tail -n1 "$work/info.err" 2>/dev/null || true)"
+  reason="$(grep -m1 -v '^[[:space:]]*$' "$work/info.err" 2>/dev/null || true)"
   [[ "$(id -u)" == 0 ]] ||
-    fail "no Docker engine answers (docker info: ${reason:-docker not found}), and starting one needs root.
+    fail "no Docker engine answers (docker version: ${reason:-docker not found}), and starting one needs root.
   Start Docker (or set DOCKER_HOST), or run this test as root."
   mkdir -p "$state" "$rundir"
   # One test at a time per state directory: two dockerds cannot share a data root.
