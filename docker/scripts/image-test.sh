@@ -45,6 +45,7 @@ fail() { printf '[image-test] FAIL: %s\n' "$*" >&2; exit 1; }
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/agx-image-test-XXXXXX")"
 dockerd_pid=""
+private=0 # 1: the engine is this test's own (its data root holds nothing else)
 containers=()
 docker=(docker)
 cleanup() {
@@ -53,6 +54,12 @@ cleanup() {
   for c in "${containers[@]}"; do
     "${docker[@]}" rm -f "$c" >/dev/null 2>&1
   done
+  if ((private)); then
+    # Each run after a change leaves the previous images dangling; keep the private
+    # data root from growing without bound (the newest build cache stays).
+    "${docker[@]}" image prune -f >/dev/null 2>&1
+    "${docker[@]}" builder prune -f --keep-storage 10GB >/dev/null 2>&1
+  fi
   if [[ -n "$dockerd_pid" ]] && kill -0 "$dockerd_pid" 2>/dev/null; then
     step "stopping the dockerd this test started (pid $dockerd_pid)"
     kill -TERM "$dockerd_pid"
@@ -96,6 +103,7 @@ else
   fi
   docker=(/usr/bin/docker)
   export DOCKER_HOST="unix://$rundir/docker.sock"
+  private=1
   if "${docker[@]}" info >/dev/null 2>&1; then
     log "a dockerd left by an earlier run answers on $DOCKER_HOST; using it (not stopping it)"
   else
