@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run $(wildcard gpu/scripts/*.sh)
 
-.PHONY: generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader
+.PHONY: generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor ./nn
@@ -40,6 +40,7 @@ test: deps-test
 	$(SCRIPTS)/test-install.sh
 	$(SCRIPTS)/test-docker-install.sh
 	$(MAKE) docker-lint
+	$(MAKE) image-test
 	$(MAKE) gpu-test
 	$(MAKE) class-test
 	$(MAKE) notebooks
@@ -124,6 +125,12 @@ image-cuda:
 
 image-grader:
 	docker build -f docker/Dockerfile --target grader -t $(IMAGE):grader .
+
+# The lab and grader images built and used with a real Docker engine (started here
+# when none runs, as root): lab served with a token, notebooks run in it, no
+# instructor notebook in the student image, one submission graded (docs/docker.md).
+image-test:
+	$(SCRIPTS)/image-test.sh
 
 # CUDA backend checks without a GPU (docs/gpu.md): build/vet with -tags cuda against
 # Debian's CUDA headers and stubs, kernels through NVRTC for compute_80/90, the host

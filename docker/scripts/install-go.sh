@@ -1,58 +1,90 @@
 #!/usr/bin/env bash
 # Installs the pinned Go release ($GO_VERSION) into $GO_ROOT_DIR (default
-# /usr/local/go) from the official linux-amd64 archive, after checking its sha256
-# against $GO_SHA256_AMD64 (docker/versions.env). The lab image runs it; on a host
-# that already has the pinned Go there it does nothing.
+# /usr/local/go). Go comes from the Go module proxy, which serves every release as
+# the module golang.org/toolchain (version v0.0.1-go<version>.linux-<arch>): the
+# same zip that `go` itself downloads when it switches toolchains. The zip is
+# refused unless its go.sum hash (dirhash "h1:", computed here with coreutils)
+# equals the pin $GO_H1_AMD64 of docker/versions.env. The lab image runs it; on a
+# host that already has the pinned Go there it does nothing.
 #
 #   GO_ROOT_DIR   where Go goes (its parent must be writable)
-#   GO_TARBALL    use this local archive instead of downloading one
-#   GO_VERSION, GO_SHA256_AMD64  override the pins (the image's build arguments)
-#   GO_SHA256     the archive's checksum on other architectures (no pin is kept)
+#   GO_ZIP        use this local module zip instead of downloading one
+#   GOPROXY       the proxy to download from: the first http(s) entry of the list
+#                 (default: Go's own default proxy)
+#   GO_VERSION, GO_H1_AMD64  override the pins (the image's build arguments)
+#   GO_H1         the zip's h1: hash on other architectures (no pin is kept)
 set -euo pipefail
 want_version="${GO_VERSION:-}"
-want_sha="${GO_SHA256:-}"
-pin_amd64="${GO_SHA256_AMD64:-}"
+want_h1="${GO_H1:-}"
+pin_amd64="${GO_H1_AMD64:-}"
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 want_version="${want_version:-$GO_VERSION}"
-pin_amd64="${pin_amd64:-$GO_SHA256_AMD64}"
+pin_amd64="${pin_amd64:-$GO_H1_AMD64}"
 root="${GO_ROOT_DIR:-/usr/local/go}"
 
 arch="$(uname -m)"
 case "$arch" in
-  x86_64 | amd64) want_sha="${want_sha:-$pin_amd64}" ;;
-  *) [[ -n "$want_sha" ]] || die "no pinned Go checksum for $arch: set GO_SHA256 (see docs/docker.md)" ;;
+  x86_64 | amd64) goarch=amd64 want_h1="${want_h1:-$pin_amd64}" ;;
+  aarch64 | arm64) goarch=arm64 ;;
+  *) die "no Go toolchain for $arch here (linux-amd64 and linux-arm64 only)" ;;
 esac
-[[ "$want_sha" =~ ^[0-9a-f]{64}$ ]] || die "GO_SHA256 '$want_sha' is not a sha256 hex digest"
+[[ -n "$want_h1" ]] || die "no pinned Go hash for $arch: set GO_H1 (see docs/docker.md, \"Refreshing the pins\")"
+[[ "$want_h1" =~ ^h1:[A-Za-z0-9+/]{43}=$ ]] || die "GO_H1 '$want_h1' is not an h1: hash (h1: and 44 base64 characters)"
 
 # Already there: the first line of $root/VERSION is "go<version>" in every release.
 if [[ -f "$root/VERSION" ]] && [[ "$(head -n1 "$root/VERSION")" == "go$want_version" ]] && [[ -x "$root/bin/go" ]]; then
   exit 0
 fi
 
-goarch=amd64
-[[ "$arch" == aarch64 || "$arch" == arm64 ]] && goarch=arm64
-name="go$want_version.linux-$goarch.tar.gz"
+# h1_of_tree DIR: the h1: hash (golang.org/x/mod/sumdb/dirhash.Hash1) of the files
+# under DIR, named by their paths relative to DIR, which for an unpacked module zip
+# are the zip's entry names. Hash1 is the sha256 of the lines "<sha256 hex>  <name>\n"
+# of every file sorted by name (byte order), which is what sha256sum prints.
+h1_of_tree() {
+  local dir="$1" odd hex esc="" i nl=$'\n'
+  # sha256sum escapes names holding a backslash or a newline (Hash1 rejects the
+  # latter), and a link would be hashed as a file by Hash1 but is skipped here.
+  odd="$(cd "$dir" && find . \( -type l -o -name '*\\*' -o -name "*${nl}*" \) -print -quit)"
+  [[ -z "$odd" ]] || die "unexpected file name in the Go zip: $odd"
+  hex="$(cd "$dir" && find . -type f -printf '%P\0' | LC_ALL=C sort -z |
+    xargs -0 -r sha256sum | sha256sum | cut -c1-64)"
+  [[ "$hex" =~ ^[0-9a-f]{64}$ ]] || die "could not hash $dir"
+  for ((i = 0; i < 64; i += 2)); do esc+="\\x${hex:i:2}"; done
+  printf 'h1:%s\n' "$(printf '%b' "$esc" | base64 -w0)"
+}
+
+module="golang.org/toolchain"
+version="v0.0.1-go$want_version.linux-$goarch"
 work="$(mktemp -d "${TMPDIR:-/tmp}/agx-go-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-if [[ -n "${GO_TARBALL:-}" ]]; then
-  cp "$GO_TARBALL" "$work/$name"
+if [[ -n "${GO_ZIP:-}" ]]; then
+  cp "$GO_ZIP" "$work/go.zip"
 else
-  command -v curl >/dev/null 2>&1 || die "curl is needed to download $name"
-  log "downloading $name"
-  curl -fsSL --retry 3 -o "$work/$name" "https://go.dev/dl/$name"
+  proxy=""
+  IFS=',|' read -r -a entries <<<"${GOPROXY:-}"
+  for e in "${entries[@]}"; do
+    if [[ "$e" == http://* || "$e" == https://* ]]; then proxy="${e%/}"; break; fi
+  done
+  proxy="${proxy:-https://proxy.golang.org}"
+  command -v curl >/dev/null 2>&1 || die "curl is needed to download $module@$version"
+  log "downloading $module@$version from $proxy"
+  curl -fsSL --retry 3 -o "$work/go.zip" "$proxy/$module/@v/$version.zip" ||
+    die "could not download $proxy/$module/@v/$version.zip"
 fi
-got="$(sha256sum "$work/$name" | awk '{print $1}')"
-[[ "$got" == "$want_sha" ]] || die "checksum mismatch for $name: got $got, want $want_sha"
-
+command -v unzip >/dev/null 2>&1 || ensure_debs unzip
 mkdir -p "$work/unpack"
-tar -C "$work/unpack" -xzf "$work/$name"
-[[ -x "$work/unpack/go/bin/go" ]] || die "$name has no go/bin/go"
+unzip -q "$work/go.zip" -d "$work/unpack" || die "$module@$version: not a readable zip"
+got="$(h1_of_tree "$work/unpack")"
+[[ "$got" == "$want_h1" ]] || die "checksum mismatch for $module@$version: got $got, want $want_h1"
+
+top="$work/unpack/$module@$version"
+[[ -x "$top/bin/go" ]] || die "$module@$version has no bin/go"
 mkdir -p "$(dirname "$root")"
 rm -rf "$root.old"
 if [[ -e "$root" ]]; then
   mv "$root" "$root.old"
 fi
-mv "$work/unpack/go" "$root"
+mv "$top" "$root"
 rm -rf "$root.old"
 log "installed Go $want_version in $root"

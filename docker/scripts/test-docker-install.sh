@@ -4,8 +4,9 @@
 # they install into a fresh temporary directory instead:
 #  1. install-gonb.sh into $AGX_PREFIX and install-kernel.sh into $JUPYTER_DATA_DIR
 #     (both under the temp dir), then a second run must be a silent no-op;
-#  2. install-go.sh: a no-op when the pinned Go is in place; with a local archive
-#     it refuses a checksum mismatch, installs on a match, then is a no-op;
+#  2. install-go.sh: a no-op when the pinned Go is in place; with a local module
+#     zip it refuses an h1: mismatch, installs on a match (the hash computed here
+#     by a second implementation), then is a no-op;
 #  3. docker/smoke.ipynb executes headless through the kernel installed in 1 (the
 #     image's build-time warm-up does the same);
 #  4. agx-kernel turns AGX_CUDA=1 into GOFLAGS=-tags=cuda, and nothing otherwise
@@ -71,26 +72,38 @@ if [[ "$(head -n1 /usr/local/go/VERSION 2>/dev/null)" == "go$GO_VERSION" ]]; the
     bad "install-go.sh with the pinned Go in place: $out"
   fi
 fi
-mkdir -p "$work/fakego/go/bin"
-printf 'go%s\ntime 2026-01-01T00:00:00Z\n' "$GO_VERSION" >"$work/fakego/go/VERSION"
-printf '#!/bin/sh\necho fake go\n' >"$work/fakego/go/bin/go"
-chmod +x "$work/fakego/go/bin/go"
-tar -C "$work/fakego" -czf "$work/go.tar.gz" go
-fake_sum="$(sha256sum "$work/go.tar.gz" | awk '{print $1}')"
-if GO_ROOT_DIR="$work/goroot" GO_TARBALL="$work/go.tar.gz" "$AGX_SCRIPTS_DIR/install-go.sh" >"$work/go1.log" 2>&1; then
-  bad "install-go.sh accepted an archive whose checksum is not the pinned one"
+# A stand-in toolchain module zip, and its h1: hash computed here in Python
+# (golang.org/x/mod/sumdb/dirhash.Hash1), independently of install-go.sh's shell.
+fake_h1="$("$SYSTEM_PYTHON" - "$work/go.zip" "$GO_VERSION" <<'PY'
+import base64, hashlib, sys, zipfile
+path, version = sys.argv[1], sys.argv[2]
+top = f"golang.org/toolchain@v0.0.1-go{version}.linux-amd64/"
+files = {top + "VERSION": f"go{version}\ntime 2026-01-01T00:00:00Z\n".encode(),
+         top + "bin/go": b"#!/bin/sh\necho fake go\n",
+         top + "src/a b.go": b"package a\n"}
+with zipfile.ZipFile(path, "w") as z:
+    for name, data in files.items():
+        info = zipfile.ZipInfo(name)
+        info.external_attr = (0o755 if name.endswith("bin/go") else 0o644) << 16
+        z.writestr(info, data)
+summary = "".join(f"{hashlib.sha256(files[n]).hexdigest()}  {n}\n" for n in sorted(files))
+print("h1:" + base64.b64encode(hashlib.sha256(summary.encode()).digest()).decode())
+PY
+)"
+if GO_ROOT_DIR="$work/goroot" GO_ZIP="$work/go.zip" "$AGX_SCRIPTS_DIR/install-go.sh" >"$work/go1.log" 2>&1; then
+  bad "install-go.sh accepted a zip whose hash is not the pinned one"
 elif grep -q "checksum mismatch" "$work/go1.log" && [[ ! -e "$work/goroot" ]]; then
   ok "install-go.sh refuses a checksum mismatch and installs nothing"
 else
   bad "install-go.sh failed without a checksum message:"; sed 's/^/        /' "$work/go1.log"
 fi
-if GO_ROOT_DIR="$work/goroot" GO_TARBALL="$work/go.tar.gz" GO_SHA256_AMD64="$fake_sum" GO_SHA256="$fake_sum" \
+if GO_ROOT_DIR="$work/goroot" GO_ZIP="$work/go.zip" GO_H1_AMD64="$fake_h1" GO_H1="$fake_h1" \
   "$AGX_SCRIPTS_DIR/install-go.sh" >"$work/go2.log" 2>&1 && [[ -x "$work/goroot/bin/go" ]] &&
-  out="$(GO_ROOT_DIR="$work/goroot" GO_TARBALL=/nonexistent GO_SHA256_AMD64="$fake_sum" GO_SHA256="$fake_sum" \
+  out="$(GO_ROOT_DIR="$work/goroot" GO_ZIP=/nonexistent GO_H1_AMD64="$fake_h1" GO_H1="$fake_h1" \
     "$AGX_SCRIPTS_DIR/install-go.sh" 2>&1)" && [[ -z "$out" ]]; then
-  ok "install-go.sh installs a verified archive, then is a no-op"
+  ok "install-go.sh installs a zip with the pinned h1: hash (computed independently), then is a no-op"
 else
-  bad "install-go.sh with a matching checksum:"; sed 's/^/        /' "$work/go2.log"
+  bad "install-go.sh with a matching hash:"; sed 's/^/        /' "$work/go2.log"
 fi
 
 # 3. The smoke notebook through the temp kernel, from outside the checkout.

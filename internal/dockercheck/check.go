@@ -29,7 +29,28 @@ func ParseVersions(src string) (map[string]string, error) {
 	return out, sc.Err()
 }
 
-var digestRef = regexp.MustCompile(`^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$`)
+var (
+	digestRef = regexp.MustCompile(`^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$`)
+	h1Hash    = regexp.MustCompile(`^h1:[A-Za-z0-9+/]{43}=$`)
+	// A "# syntax=" parser directive makes BuildKit pull its frontend from a registry.
+	syntaxDirective = regexp.MustCompile(`(?i)^#\s*syntax\s*=`)
+)
+
+// CheckDirectives reports a "# syntax=" parser directive: the build would need a
+// registry for the frontend image, and nothing in the Dockerfile needs one.
+func CheckDirectives(src string) []string {
+	var probs []string
+	for n, line := range strings.Split(src, "\n") {
+		l := strings.TrimSpace(line)
+		if l != "" && !strings.HasPrefix(l, "#") {
+			break // directives come before the first instruction
+		}
+		if syntaxDirective.MatchString(l) {
+			probs = append(probs, fmt.Sprintf("Dockerfile:%d: %s pulls a BuildKit frontend from a registry; the built-in one is enough", n+1, l))
+		}
+	}
+	return probs
+}
 
 // The rules a target of the lab Dockerfile must satisfy.
 const (
@@ -79,7 +100,11 @@ func CheckDockerfile(f *File, versions map[string]string) []string {
 			bad(in, "ARG %s default %q differs from docker/versions.env (%q)", name, unquote(val), want)
 		}
 	}
-	for _, name := range []string{"BASE_IMAGE", "GO_VERSION", "GO_SHA256_AMD64"} {
+	// Go comes from the module proxy, checked against its go.sum hash.
+	if h, ok := versions["GO_H1_AMD64"]; !ok || !h1Hash.MatchString(h) {
+		probs = append(probs, fmt.Sprintf("versions.env: GO_H1_AMD64=%q is not an h1: hash (h1: and 44 base64 characters)", h))
+	}
+	for _, name := range []string{"BASE_IMAGE", "GO_VERSION", "GO_H1_AMD64"} {
 		found := false
 		for _, in := range f.Args {
 			n, _, has := strings.Cut(in.Args, "=")
@@ -395,7 +420,7 @@ func CheckRepo(root string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docker/Dockerfile: %w", err)
 	}
-	probs := CheckDockerfile(f, versions)
+	probs := append(CheckDirectives(df), CheckDockerfile(f, versions)...)
 	compose, err := read("docker/compose.yaml")
 	if err != nil {
 		return nil, err

@@ -47,7 +47,8 @@ func TestDockerfileMutations(t *testing.T) {
 		{"base by tag only", "ARG BASE_IMAGE=" + base, "ARG BASE_IMAGE=" + tag, "not pinned by digest"},
 		{"base latest", "ARG BASE_IMAGE=" + base, "ARG BASE_IMAGE=debian:latest", "not pinned by digest"},
 		{"go version drift", "ARG GO_VERSION=" + versions["GO_VERSION"], "ARG GO_VERSION=1.26.7", "differs from docker/versions.env"},
-		{"go checksum missing", "ARG GO_SHA256_AMD64=" + versions["GO_SHA256_AMD64"], "ARG GO_SHA256_X=" + versions["GO_SHA256_AMD64"], "no ARG GO_SHA256_AMD64"},
+		{"go checksum missing", "ARG GO_H1_AMD64=" + versions["GO_H1_AMD64"], "ARG GO_H1_X=" + versions["GO_H1_AMD64"], "no ARG GO_H1_AMD64"},
+		{"go checksum drift", "ARG GO_H1_AMD64=" + versions["GO_H1_AMD64"], "ARG GO_H1_AMD64=h1:AAAAe1OnfREDMIdb1Qi4G9JSuDPBLGExZMQ4nis1RXM=", "differs from docker/versions.env"},
 		{"root user", "USER ${NB_UID}", "USER root", "want jovyan"},
 		{"uid changed", "ARG NB_UID=1000\nARG NB_GID=100\nCOPY --from=student-src", "ARG NB_UID=1001\nARG NB_GID=100\nCOPY --from=student-src", "want jovyan"},
 		{"no user", "USER ${NB_UID}\n", "", "want jovyan"},
@@ -86,6 +87,49 @@ func TestDockerfileMutations(t *testing.T) {
 			}
 			t.Errorf("no problem mentions %q; got %q", tc.want, probs)
 		})
+	}
+}
+
+// TestVersionsGoHash checks that the Go pin must be an h1: hash.
+func TestVersionsGoHash(t *testing.T) {
+	versions, err := ParseVersions(readRepo(t, "docker/versions.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(readRepo(t, "docker/Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"", "d0f743b33e8d8945e6b1f432edd15785c70507121d6e2a723b21285eddf8b57b", "h1:short="} {
+		v := map[string]string{}
+		for k, val := range versions {
+			v[k] = val
+		}
+		v["GO_H1_AMD64"] = bad
+		found := false
+		for _, p := range CheckDockerfile(f, v) {
+			found = found || strings.Contains(p, "GO_H1_AMD64") && strings.Contains(p, "not an h1: hash")
+		}
+		if !found {
+			t.Errorf("GO_H1_AMD64=%q was not reported", bad)
+		}
+	}
+}
+
+// TestDirectives checks that a "# syntax=" line before the first instruction is
+// reported, in any spelling, and that the same text after it is not a directive.
+func TestDirectives(t *testing.T) {
+	orig := readRepo(t, "docker/Dockerfile")
+	if probs := CheckDirectives(orig); len(probs) > 0 {
+		t.Errorf("docker/Dockerfile: %q", probs)
+	}
+	for _, d := range []string{"# syntax=docker/dockerfile:1", "#syntax = docker/dockerfile:1.7", "# SYNTAX=example.org/frontend"} {
+		if probs := CheckDirectives(d + "\n" + orig); len(probs) != 1 {
+			t.Errorf("%q: got %q, want one problem", d, probs)
+		}
+	}
+	if probs := CheckDirectives("FROM x\n# syntax=docker/dockerfile:1\n"); len(probs) > 0 {
+		t.Errorf("a comment after FROM is not a directive; got %q", probs)
 	}
 }
 

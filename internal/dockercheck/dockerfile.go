@@ -1,9 +1,10 @@
 // Package dockercheck statically checks the lab image recipe (docker/Dockerfile,
-// docker/compose.yaml) against the project's rules, because no Docker engine runs
-// where the tests do: base images pinned by digest, versions equal to
-// docker/versions.env, a non-root jovyan user, a health check, port 8888, tini as
-// init, GOTOOLCHAIN=local, no CUDA stub libraries on the runtime library path, and
-// a student image that never receives the instructor notebooks.
+// docker/compose.yaml) against the project's rules, without a Docker engine (`make
+// image-test` builds and runs the images where one can run): base images pinned by
+// digest, versions equal to docker/versions.env, Go's h1: pin, no "# syntax="
+// directive, a non-root jovyan user, a health check, port 8888, tini as init,
+// GOTOOLCHAIN=local, no CUDA stub libraries on the runtime library path, and a
+// student image that never receives the instructor notebooks.
 package dockercheck
 
 import (

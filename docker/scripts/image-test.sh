@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# `make image-test` (part of `make test`): builds the lab and grader images with a
+# real Docker engine and uses them as a course would.
+#
+#  1. Engine: the one `docker version` reaches (DOCKER_HOST or the default socket).
+#     When none answers, as root, it installs Debian's docker.io (with services
+#     kept from starting) and starts a private dockerd that leaves the host's
+#     network alone (no iptables rules, no IP forwarding, no bridge; builds and
+#     containers use the host's network or none), with its state in
+#     $AGX_IMAGE_TEST_DIR (default /var/lib/agx-image-test, kept for the build
+#     cache) and its sockets in /run/agx-image-test. That dockerd, and only that
+#     one, is stopped at the end, by its process id. No engine: it fails, saying why.
+#  2. Base image: BASE_IMAGE of docker/versions.env when it is present or can be
+#     pulled; otherwise one built from the host's Debian archive with mmdebstrap
+#     (minbase + ca-certificates, the host's extra CA certificates added) and
+#     imported as agx-image-test/base:<suite> (reused by later runs).
+#  3. Builds the targets lab and grader (BuildKit, build cache kept).
+#  4. Runs the lab on a free port of 127.0.0.1 with a known token, waits until
+#     /api answers with that token (and refuses a request without it), then
+#     executes docker/smoke.ipynb and one course notebook inside the container
+#     with `agx run`.
+#  5. The student image holds no file equal (sha256) to an instructor notebook
+#     (any file under notebooks/exercises of the build context); the grader
+#     image holds all of them.
+#  6. Grades one submission (the instructor's own solution, which must get full
+#     marks) with the grader image, the container without network.
+#
+#   AGX_IMAGE_TEST_NOTEBOOK  the course notebook of step 4 (default 01-function-basics.ipynb)
+#   AGX_IMAGE_TEST_EXERCISE  the exercise graded in step 6 (default gelu.ipynb)
+#   AGX_IMAGE_TEST_DIR       the private engine's state (data root, logs)
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+course_nb="${AGX_IMAGE_TEST_NOTEBOOK:-01-function-basics.ipynb}"
+exercise="${AGX_IMAGE_TEST_EXERCISE:-gelu.ipynb}"
+state="${AGX_IMAGE_TEST_DIR:-/var/lib/agx-image-test}"
+rundir=/run/agx-image-test
+lab_tag=agx-lab:image-test
+grader_tag=agx-lab:image-test-grader
+
+t_start=$SECONDS
+step() { printf '\n[image-test %3ds] %s\n' "$((SECONDS - t_start))" "$*" >&2; }
+fail() { printf '[image-test] FAIL: %s\n' "$*" >&2; exit 1; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/agx-image-test-XXXXXX")"
+dockerd_pid=""
+private=0 # 1: the engine is this test's own (its data root holds nothing else)
+containers=()
+docker=(docker)
+cleanup() {
+  local rc=$? c
+  set +e
+  for c in "${containers[@]}"; do
+    "${docker[@]}" rm -f "$c" >/dev/null 2>&1
+  done
+  if ((private)); then
+    # Each run after a change leaves the previous images dangling; keep the private
+    # data root from growing without bound (the newest build cache stays).
+    "${docker[@]}" image prune -f >/dev/null 2>&1
+    "${docker[@]}" builder prune -f --keep-storage 10GB >/dev/null 2>&1
+  fi
+  if [[ -n "$dockerd_pid" ]] && kill -0 "$dockerd_pid" 2>/dev/null; then
+    step "stopping the dockerd this test started (pid $dockerd_pid)"
+    kill -TERM "$dockerd_pid"
+    for _ in $(seq 1 60); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$dockerd_pid" 2>/dev/null; then
+      printf '[image-test] dockerd %s did not stop in 30 s; sending KILL\n' "$dockerd_pid" >&2
+      kill -KILL "$dockerd_pid"
+    fi
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- 1. The engine -------------------------------------------------------------
+step "looking for a Docker engine"
+if docker version --format '{{.Server.Version}}' >/dev/null 2>"$work/info.err"; then
+  log "using the engine that 'docker version' reaches (${DOCKER_HOST:-the default socket})"
+else
+  reason="$(grep -m1 -v '^[[:space:]]*$' "$work/info.err" 2>/dev/null || true)"
+  [[ "$(id -u)" == 0 ]] ||
+    fail "no Docker engine answers (docker version: ${reason:-docker not found}), and starting one needs root.
+  Start Docker (or set DOCKER_HOST), or run this test as root."
+  mkdir -p "$state" "$rundir"
+  # One test at a time per state directory: two dockerds cannot share a data root.
+  exec 9>"$state/lock"
+  flock -w 3600 9 || fail "another image-test holds $state/lock"
+  if [[ ! -x /usr/sbin/dockerd || ! -x /usr/bin/docker ]]; then
+    # Installing docker.io must not start Debian's own dockerd (default flags change the
+    # host's firewall and IP forwarding): a policy-rc.d that refuses every start, unless
+    # the host has one already.
+    policy=""
+    if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+      policy=/usr/sbin/policy-rc.d
+      printf '#!/bin/sh\nexit 101\n' >"$policy"
+      chmod 755 "$policy"
+    fi
+    ensure_debs docker.io || { [[ -z "$policy" ]] || rm -f "$policy"; fail "could not install docker.io"; }
+    [[ -z "$policy" ]] || rm -f "$policy"
+  fi
+  docker=(/usr/bin/docker)
+  export DOCKER_HOST="unix://$rundir/docker.sock"
+  private=1
+  if "${docker[@]}" info >/dev/null 2>&1; then
+    log "a dockerd left by an earlier run answers on $DOCKER_HOST; using it (not stopping it)"
+  else
+    rm -f "$rundir/docker.sock"
+    log "starting dockerd (state in $state, log in $state/dockerd.log)"
+    /usr/sbin/dockerd --data-root "$state/data" --exec-root "$rundir/exec" \
+      --pidfile "$rundir/dockerd.pid" -H "$DOCKER_HOST" \
+      --iptables=false --ip-forward=false --ip-masq=false --bridge=none \
+      >"$state/dockerd.log" 2>&1 &
+    dockerd_pid=$!
+    for _ in $(seq 1 120); do
+      "${docker[@]}" info >/dev/null 2>&1 && break
+      kill -0 "$dockerd_pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    if ! "${docker[@]}" info >/dev/null 2>"$work/info.err"; then
+      tail -n 20 "$state/dockerd.log" >&2
+      fail "dockerd did not start ($(tail -n1 "$work/info.err")); its log is above"
+    fi
+  fi
+fi
+export DOCKER_BUILDKIT=1
+"${docker[@]}" version --format 'engine {{.Server.Version}}, client {{.Client.Version}}' >&2
+
+# --- 2. The base image ---------------------------------------------------------
+step "base image"
+base="$BASE_IMAGE"
+if "${docker[@]}" image inspect "$base" >/dev/null 2>&1; then
+  log "$base is present"
+elif timeout 120 "${docker[@]}" pull -q "$base" >/dev/null 2>"$work/pull.err"; then
+  log "pulled $base"
+else
+  log "cannot pull $base ($(tail -n1 "$work/pull.err")); building one from the Debian archive"
+  suite="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+  base="agx-image-test/base:$suite"
+  if "${docker[@]}" image inspect "$base" >/dev/null 2>&1; then
+    log "reusing $base (remove it to rebuild)"
+  else
+    [[ "$(id -u)" == 0 ]] || fail "building a base image with mmdebstrap needs root"
+    [[ -n "$suite" ]] || fail "the host's Debian release has no codename in /etc/os-release"
+    ensure_debs mmdebstrap
+    # The host's Debian sources of this release (security and updates included), as
+    # one-line sources: whatever mirror the host is configured with.
+    # shellcheck disable=SC2016  # apt's format fields, not shell expansions
+    mapfile -t sources < <(apt-get indextargets --format '$(TARGET_OF) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
+      'Identifier: Packages' | awk -v s="$suite" '$1 == "deb" && ($3 == s || $3 == s "-updates" || $3 == s "-security")' | sort -u)
+    ((${#sources[@]} > 0)) || fail "no Debian sources for $suite in the host's apt configuration"
+    printf '  %s\n' "${sources[@]}" >&2
+    # The host's extra CA certificates (a proxy that re-signs HTTPS) go in too; mmdebstrap
+    # gives the hook the root directory as $1.
+    # shellcheck disable=SC2016
+    hook='if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+      cp /usr/local/share/ca-certificates/*.crt "$1/usr/local/share/ca-certificates/" && chroot "$1" update-ca-certificates >/dev/null; fi'
+    mmdebstrap --variant=minbase --include=ca-certificates \
+      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+      --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/info/*' \
+      --customize-hook="$hook" \
+      "$suite" "$work/rootfs.tar" "${sources[@]}" >"$work/mmdebstrap.log" 2>&1 ||
+      { tail -n 20 "$work/mmdebstrap.log" >&2; fail "mmdebstrap failed"; }
+    "${docker[@]}" import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+      -c 'CMD ["bash"]' "$work/rootfs.tar" "$base" >/dev/null
+    rm -f "$work/rootfs.tar"
+    log "built $base"
+  fi
+fi
+
+# --- 3. The images -------------------------------------------------------------
+goproxy="$(go env GOPROXY 2>/dev/null || true)"
+build() {
+  local target="$1" tag="$2" t0=$SECONDS
+  step "building target $target as $tag"
+  if ! (cd "$AGX_ROOT" && "${docker[@]}" build --network host --progress plain \
+    -f docker/Dockerfile --target "$target" -t "$tag" \
+    --build-arg BASE_IMAGE="$base" --build-arg GOPROXY="$goproxy" .) >"$work/build-$target.log" 2>&1; then
+    tail -n 40 "$work/build-$target.log" >&2
+    fail "docker build --target $target failed"
+  fi
+  log "built $tag in $((SECONDS - t0)) s ($(grep -c ' CACHED$' "$work/build-$target.log" || true) steps cached)"
+}
+build lab "$lab_tag"
+build grader "$grader_tag"
+
+# --- 4. The lab ----------------------------------------------------------------
+step "running the lab"
+port="$("$SYSTEM_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+token="t$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+lab="agx-image-test-lab-$$"
+containers+=("$lab")
+"${docker[@]}" run -d --name "$lab" --network host \
+  -e LAB_IP=127.0.0.1 -e LAB_PORT="$port" -e JUPYTER_TOKEN="$token" "$lab_tag" >/dev/null
+t0=$SECONDS
+api="http://127.0.0.1:$port/api/kernelspecs"
+ready=""
+while ((SECONDS - t0 < 120)); do
+  if out="$(curl -fsS -m 2 -H "Authorization: token $token" "$api" 2>/dev/null)"; then
+    ready="$out"
+    break
+  fi
+  [[ "$("${docker[@]}" inspect -f '{{.State.Running}}' "$lab" 2>/dev/null)" == true ]] || break
+  sleep 0.5
+done
+if [[ -z "$ready" ]]; then
+  "${docker[@]}" logs "$lab" 2>&1 | tail -n 20 >&2
+  fail "the lab did not answer $api with its token within 120 s"
+fi
+default="$("$SYSTEM_PYTHON" -c 'import json,sys; print(json.load(sys.stdin).get("default"))' <<<"$ready")"
+[[ "$default" == "$AGX_KERNEL_NAME" ]] || fail "the lab's default kernel is '$default', not $AGX_KERNEL_NAME"
+log "the lab answered with its token after $((SECONDS - t0)) s (default kernel $default)"
+code="$(curl -s -o /dev/null -w '%{http_code}' -m 5 "$api" || true)"
+[[ "$code" == 403 || "$code" == 401 ]] || fail "$api without the token answered HTTP $code (want 403)"
+log "without the token: HTTP $code"
+
+step "executing docker/smoke.ipynb and notebooks/$course_nb in the container"
+for nb in /opt/agx/docker/smoke.ipynb "/home/jovyan/work/$course_nb"; do
+  t0=$SECONDS
+  # shellcheck disable=SC2016  # expanded in the container
+  if ! "${docker[@]}" exec "$lab" bash -c 'out="$(mktemp -d)" && agx run -o "$out" "$1"' _ "$nb" >"$work/run.log" 2>&1; then
+    tail -n 30 "$work/run.log" >&2
+    fail "agx run $nb failed in the container"
+  fi
+  log "agx run $nb: $((SECONDS - t0)) s"
+  grep -E 'cell [0-9]+/|\bok\b|PASS|FAIL' "$work/run.log" | tail -n 8 | sed 's/^/    /' >&2 || true
+done
+
+# --- 5. Instructor notebooks ---------------------------------------------------
+step "instructor notebooks in the images (sha256)"
+declare -A want=()
+sizes=()
+while IFS= read -r -d '' f; do
+  [[ -s "$f" ]] || continue # an empty file equals every other empty file
+  want["$(sha256sum "$f" | cut -c1-64)"]="${f#"$AGX_ROOT"/}"
+  sizes+=(-o -size "$(stat -c %s "$f")c")
+done < <(find "$AGX_ROOT/notebooks/exercises" -type f ! -name '*.executed.ipynb' ! -path '*/.ipynb_checkpoints/*' -print0 2>/dev/null)
+((${#want[@]} > 0)) || fail "no instructor notebooks under notebooks/exercises"
+# scan IMAGE: "sha256  path" of every file in IMAGE with the size of an instructor file.
+scan() {
+  "${docker[@]}" run --rm --network none -u 0 --entrypoint find "$1" / -xdev -type f \
+    \( -false "${sizes[@]}" \) -exec sha256sum {} +
+}
+scan "$lab_tag" >"$work/lab.sums" || fail "could not list the files of $lab_tag"
+leaks=0
+while read -r sum path; do
+  if [[ -n "${want[$sum]:-}" ]]; then
+    printf '  %s is %s\n' "$path" "${want[$sum]}" >&2
+    leaks=$((leaks + 1))
+  fi
+done <"$work/lab.sums"
+((leaks == 0)) || fail "the student image $lab_tag holds $leaks instructor file(s)"
+log "student image: none of the ${#want[@]} instructor files ($(wc -l <"$work/lab.sums") files of those sizes checked)"
+scan "$grader_tag" >"$work/grader.sums" || fail "could not list the files of $grader_tag"
+for sum in "${!want[@]}"; do
+  grep -q "^$sum " "$work/grader.sums" || fail "the grader image lacks ${want[$sum]}"
+done
+log "grader image: all ${#want[@]} instructor files"
+
+# --- 6. Grading ----------------------------------------------------------------
+step "grading $exercise with the grader image, no network"
+mkdir -p "$work/sub" "$work/gradebook"
+cp "$AGX_ROOT/notebooks/exercises/$exercise" "$work/sub/alice.ipynb"
+chmod 755 "$work" "$work/sub"
+chmod 644 "$work/sub/alice.ipynb"
+chown "$NB_UID:$NB_GID" "$work/gradebook" 2>/dev/null || chmod 777 "$work/gradebook"
+grader="agx-image-test-grader-$$"
+containers+=("$grader")
+t0=$SECONDS
+# GOPROXY=off: the modules are in the image's cache, and there is no network to ask.
+if ! "${docker[@]}" run --name "$grader" --network none -e GOPROXY=off -e GOSUMDB=off \
+  -v "$work/sub:/home/jovyan/submissions:ro" -v "$work/gradebook:/home/jovyan/gradebook" \
+  "$grader_tag" agx autograde -j 1 --source "/opt/agx/notebooks/exercises/$exercise" \
+  -o /home/jovyan/gradebook /home/jovyan/submissions/alice.ipynb >"$work/grade.log" 2>&1; then
+  tail -n 30 "$work/grade.log" >&2
+  fail "agx autograde failed in the grader container"
+fi
+result="$("$SYSTEM_PYTHON" - "$work/gradebook/alice.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+print(e.get("status"), e.get("score"), e.get("max_score"))
+PY
+)" || fail "no gradebook entry: $(tail -n 5 "$work/grade.log")"
+read -r status score max <<<"$result"
+[[ "$status" == graded && "$score" == "$max" && "$max" != 0 ]] ||
+  fail "the instructor's solution graded '$status' $score/$max (want full marks)"
+log "graded in $((SECONDS - t0)) s: $score/$max"
+
+step "image sizes"
+"${docker[@]}" image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E '^(agx-lab|agx-image-test)' >&2 || true
+step "all checks passed"
