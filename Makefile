@@ -117,14 +117,14 @@ IMAGE ?= agx-lab
 CUDA_BASE_IMAGE = $(shell sed -n 's/^CUDA_BASE_IMAGE=//p' docker/versions.env)
 
 image:
-	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cpu .
+	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cpu --build-arg GOPROXY="$$(go env GOPROXY)" .
 
 image-cuda:
-	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cuda \
+	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cuda --build-arg GOPROXY="$$(go env GOPROXY)" \
 	  --build-arg BASE_IMAGE=$(CUDA_BASE_IMAGE) --build-arg AGX_GPU=1 .
 
 image-grader:
-	docker build -f docker/Dockerfile --target grader -t $(IMAGE):grader .
+	docker build -f docker/Dockerfile --target grader -t $(IMAGE):grader --build-arg GOPROXY="$$(go env GOPROXY)" .
 
 # The lab and grader images built and used with a real Docker engine (started here
 # when none runs, as root): lab served with a token, notebooks run in it, no

@@ -66,7 +66,9 @@ else
   for e in "${entries[@]}"; do
     if [[ "$e" == http://* || "$e" == https://* ]]; then proxy="${e%/}"; break; fi
   done
-  proxy="${proxy:-https://proxy.golang.org}"
+  [[ -n "$proxy" ]] || die "GOPROXY ('${GOPROXY:-}') names no http(s) Go module proxy to download Go from.
+    Pass your proxy, e.g. docker build --build-arg GOPROXY=\"\$(go env GOPROXY)\" ... (make image does),
+    or GOPROXY=\$(go env GOPROXY) docker compose ... (docs/docker.md)."
   command -v curl >/dev/null 2>&1 || die "curl is needed to download $module@$version"
   log "downloading $module@$version from $proxy"
   curl -fsSL --retry 3 -o "$work/go.zip" "$proxy/$module/@v/$version.zip" ||
