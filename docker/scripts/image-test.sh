@@ -280,11 +280,14 @@ fi
 result="$("$SYSTEM_PYTHON" - "$work/gradebook/alice.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))
-print(e.get("status"), e.get("score"), e.get("max_score"))
+# A bonus cell counts in the score but not in the maximum: full marks are a
+# score of at least the maximum.
+full = e.get("max_score", 0) > 0 and e.get("score", 0) >= e["max_score"]
+print(e.get("status"), e.get("score"), e.get("max_score"), "full" if full else "short")
 PY
 )" || fail "no gradebook entry: $(tail -n 5 "$work/grade.log")"
-read -r status score max <<<"$result"
-[[ "$status" == graded && "$score" == "$max" && "$max" != 0 ]] ||
+read -r status score max full <<<"$result"
+[[ "$status" == graded && "$full" == full ]] ||
   fail "the instructor's solution graded '$status' $score/$max (want full marks)"
 log "graded in $((SECONDS - t0)) s: $score/$max"
 
