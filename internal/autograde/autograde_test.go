@@ -176,17 +176,65 @@ func TestRebuildHelpers(t *testing.T) {
 	}
 }
 
+// TestRebuildAnswerDefaults: a locked cell's default for a name that an
+// answer cell declares (an empty quiz answer, a stub to replace) is not
+// declared again in the test cells, and the student's answer is no
+// redefinition; the other helpers still are.
+func TestRebuildAnswerDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		source, test string
+		answers      []string // must not be restored in test
+		helpers      []string // must be
+	}{
+		{"../../notebooks/exercises/knowledge-check.ipynb", "q1", []string{"var answerQ1 = \"\"", "answerN1 = math.NaN()", "func cubeGrad"}, []string{"type Cube struct"}},
+		{"../../notebooks/exercises/knowledge-check.ipynb", "f1", []string{"var answerQ1 = \"\"", "func cubeGrad"}, []string{"type Cube struct"}},
+		{"../../notebooks/exercises/sigmoid-linear.ipynb", "quiz-1", []string{"var quiz1 = \"\"", "var quiz3 []string"}, nil},
+	} {
+		t.Run(tc.source+"/"+tc.test, func(t *testing.T) {
+			src := readNB(t, tc.source)
+			rb, err := Rebuild(src, solved(t, src), counter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			test := cellByID(t, rb.Notebook, tc.test).Source
+			for _, a := range tc.answers {
+				if strings.Contains(test, a) {
+					t.Errorf("test cell %s declares the default %q again, over the student's answer", tc.test, a)
+				}
+			}
+			for _, h := range tc.helpers {
+				if !strings.Contains(test, h) {
+					t.Errorf("test cell %s lacks the helper %q", tc.test, h)
+				}
+			}
+			for _, f := range scanStudentCells(rb) {
+				t.Errorf("the instructor's answers are flagged: %+v", f)
+			}
+		})
+	}
+}
+
 func TestDeclarations(t *testing.T) {
-	for _, tc := range []struct{ name, src, want string }{
-		{"func and var", "import \"math\"\n\n// f doc\nfunc f() {}\nvar x = 1", "// f doc\nfunc f() {}\n\nvar x = 1"},
-		{"main part ignored", "const k = 2\n%%\nfmt.Println(k)", "const k = 2"},
-		{"magics ignored", "!echo hi\ntype T int", "type T int"},
-		{"init skipped", "func init() {}\nfunc g() {}", "func g() {}"},
-		{"not Go", "x := 1", ""},
-		{"imports only", "import \"github.com/goagx/agx/agx\"", ""},
+	answers := map[string]bool{"ans": true, "T.M": true, "Ty": true}
+	for _, tc := range []struct {
+		name, src string
+		skip      map[string]bool
+		want      string
+	}{
+		{"func and var", "import \"math\"\n\n// f doc\nfunc f() {}\nvar x = 1", nil, "// f doc\nfunc f() {}\n\nvar x = 1"},
+		{"answer default left out", "var ans = \"\"\nvar other = 1", answers, "var other = 1"},
+		{"answer in a var group", "var (\n\tans = \"\"\n\tother = 1\n)", answers, "var other = 1"},
+		{"answer in a const group", "const (\n\tk = iota\n\tans\n)\nconst c = 1", answers, "const c = 1"},
+		{"answer type and method", "type Ty int\ntype T int\nfunc (T) M() {}\nfunc (*T) N() {}\nfunc ans() {}", answers, "type T int\n\nfunc (*T) N() {}"},
+		{"answer in a multi-name var", "var ans, b = 1, 2", answers, ""},
+		{"main part ignored", "const k = 2\n%%\nfmt.Println(k)", nil, "const k = 2"},
+		{"magics ignored", "!echo hi\ntype T int", nil, "type T int"},
+		{"init skipped", "func init() {}\nfunc g() {}", nil, "func g() {}"},
+		{"not Go", "x := 1", nil, ""},
+		{"imports only", "import \"github.com/goagx/agx/agx\"", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := declarations(tc.src); got != tc.want {
+			if got := declarations(tc.src, tc.skip); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})

@@ -85,7 +85,7 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 			continue
 		}
 		for _, d := range topLevelNames(c.Source) {
-			if _, ok := locked[d.name]; !ok {
+			if _, ok := locked[d.name]; !ok && !rb.answerNames[d.name] { // an answer may replace a default
 				locked[d.name] = "declared in " + cellName(rc)
 			}
 		}
