@@ -285,6 +285,22 @@ func TestScanStudentCells(t *testing.T) {
 		{"network", "func f() { http.Get(\"http://x\") }", FlagNetwork},
 		{"net import", "import \"net\"", FlagNetwork},
 		{"string is not code", "func f() string { return \"os.Exit(1)\" }", ""},
+		{"unsafe in a string", "func f() { fmt.Println(\"that cast is unsafe.\") }", ""},
+		{"unsafe string", "func f() string { x := \"unsafe\"; return x }", ""},
+		{"import in a string", "var s = `import \"unsafe\"`", ""},
+		{"C line in a raw string", "var s = `\n\"C\"\n`", ""},
+		{"linkname in a string", "var s = \"//go:linkname x runtime.x\"", ""},
+		{"linkname mentioned in a comment", "// never write //go:linkname here\nvar x int", ""},
+		{"network package in a string", "var s = \"net/http\"", ""},
+		{"unsafe.Pointer", "func f(p *int) uintptr { return uintptr(unsafe.Pointer(p)) }", FlagUnsafe},
+		{"unsafe named import", "import (\n\tu \"unsafe\"\n)", FlagUnsafe},
+		{"unsafe import and use", "import \"unsafe\"\n\nfunc f() uintptr { return unsafe.Sizeof(0) }", FlagUnsafe},
+		{"linkname after unsafe import", "import _ \"unsafe\"\n\n//go:linkname x runtime.x\nvar x int", FlagUnsafe + "," + FlagUnsafe},
+		{"cgo named", "import c \"C\"", FlagUnsafe},
+		{"x/sys", "import \"golang.org/x/sys/unix\"", FlagSyscall},
+		{"os/exec import", "import \"os/exec\"", FlagExec},
+		{"debug/elf import", "import \"debug/elf\"", FlagSelfRead},
+		{"net/http import", "import _ \"net/http/pprof\"", FlagNetwork},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sub := release(t, src)
