@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,17 @@ func TestRebuild(t *testing.T) {
 			[]string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromStub, FromSource}},
 		{"added cell", func(nb *notebook.Notebook) { insertAfter(t, nb, "gelu-code", "%%\nfmt.Println(1)") }, nil, nil,
 			[]string{FromSource, FromSource, FromSubmission, FromStudent, FromSource, FromSource, FromSubmission, FromSource}},
+		{"added after a test cell", func(nb *notebook.Notebook) { insertAfter(t, nb, "gelu-forward", "%%\nfmt.Println(1)") }, nil, nil,
+			[]string{FromSource, FromSource, FromSubmission, FromSource, FromStudent, FromSource, FromSubmission, FromSource}},
+		{"added after an unmarked cell", func(nb *notebook.Notebook) {
+			nb.Cells = slices.Insert(nb.Cells, 5, &notebook.Cell{CellType: notebook.Code, Source: "%%\nfmt.Println(1)", Metadata: notebook.Object{}})
+		}, nil, nil,
+			[]string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromStudent, FromSubmission, FromSource}},
+		{"added before any and after the setup", func(nb *notebook.Notebook) {
+			nb.Cells = slices.Insert(nb.Cells, 2, &notebook.Cell{CellType: notebook.Code, Source: "%%\nfmt.Println(2)", Metadata: notebook.Object{}})
+			nb.Cells = slices.Insert(nb.Cells, 0, &notebook.Cell{CellType: notebook.Code, Source: "%%\nfmt.Println(1)", Metadata: notebook.Object{}})
+		}, nil, nil,
+			[]string{FromSource, FromSource, FromStudent, FromStudent, FromSubmission, FromSource, FromSource, FromSubmission, FromSource}},
 		{"reordered cells", func(nb *notebook.Notebook) {
 			nb.Cells[2], nb.Cells[6] = nb.Cells[6], nb.Cells[2]
 		}, nil, nil, []string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromSubmission, FromSource}},
@@ -131,6 +143,16 @@ func TestRebuild(t *testing.T) {
 				if strings.Join(got, ",") != strings.Join(tc.origin, ",") {
 					t.Errorf("origins %v, want %v", got, tc.origin)
 				}
+			}
+			// Student cells keep their order.
+			var printed []string
+			for _, rc := range rb.Cells {
+				if rc.Origin == FromStudent {
+					printed = append(printed, rb.Notebook.Cells[rc.Index].Source)
+				}
+			}
+			if !slices.IsSorted(printed) {
+				t.Errorf("student cells out of order: %q", printed)
 			}
 			// Test cells come from the source, hidden tests included; each
 			// gets a nonce, which is never written into any cell.

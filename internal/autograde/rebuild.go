@@ -54,8 +54,9 @@ type Rebuilt struct {
 //     a missing one is replaced by its released stub (noted and flagged);
 //   - cells the student added (no nbgrader metadata and a source that is not
 //     one of the source's unmarked cells, or an unknown grade_id) are kept,
-//     right after the answer cell that precedes them in the submission (at
-//     the first answer cell's place when none precedes them);
+//     right after the source cell of any kind (answer, test, read-only or
+//     unmarked) that precedes them in the submission (at the first answer
+//     cell's place when none precedes them);
 //   - outputs and execution counts are cleared;
 //   - each test code cell gets a fresh nonce from newNonce (RebuiltCell.Nonce).
 //     It is NOT written into the cell: GoNB writes every cell's program to a
@@ -101,8 +102,8 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		}
 	}
 
-	// The submission: answer cells by grade_id, student cells by the answer
-	// cell they follow ("" for before any).
+	// The submission: answer cells by grade_id, student cells by the source
+	// cell they follow (anchor; "" for before any).
 	rb := &Rebuilt{answerNames: answerNames}
 	answers := map[string]*notebook.Cell{}
 	seenLocked := map[string]*notebook.Cell{}
@@ -129,11 +130,13 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 			after = id
 		case known:
 			seenLocked[id] = c
+			after = id
 		case id != "":
 			rb.flag(Flag{Kind: FlagUnknownCell, Cell: fmt.Sprintf("cell %d", i), Message: fmt.Sprintf("the submission has a cell with grade_id %q, which the source does not have; it is kept as a student cell", id)})
 			extra[after] = append(extra[after], c)
 		case unmarked[strings.TrimSpace(c.Source)]:
 			// an instructor cell, taken from the source
+			after = unmarkedAnchor(c)
 		default:
 			extra[after] = append(extra[after], c)
 		}
@@ -146,7 +149,13 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		cells = append(cells, c)
 		rb.Cells = append(rb.Cells, rc)
 	}
-	addExtra := func(key string) {
+	firstAnswer := true
+	var addExtra func(key string)
+	addExtra = func(key string) {
+		if key != "" && firstAnswer && len(extra[key]) > 0 {
+			// cells before any source cell stay before the later ones
+			addExtra("")
+		}
 		for _, c := range extra[key] {
 			cp, err := copyCell(c)
 			if err != nil {
@@ -157,7 +166,6 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		}
 		delete(extra, key)
 	}
-	firstAnswer := true
 	var helpers []string // declarations of the source's own code cells so far
 	for _, c := range nb.Cells {
 		m, _ := nbgrader.Get(c)
@@ -168,6 +176,7 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		}
 		if m == nil || m.GradeID == "" {
 			add(c, &RebuiltCell{Origin: FromSource})
+			addExtra(unmarkedAnchor(c))
 			continue
 		}
 		kind := m.Kind()
@@ -215,6 +224,7 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 			}
 		}
 		add(c, rc)
+		addExtra(m.GradeID)
 	}
 	if firstAnswer { // no answer cells: student cells go last
 		addExtra("")
@@ -339,6 +349,10 @@ func specSkipped(s ast.Spec, skip map[string]bool) bool {
 	}
 	return false
 }
+
+// unmarkedAnchor is the key of the student cells that follow an unmarked
+// source cell (grade_ids cannot hold a colon). Cells of the same text share it.
+func unmarkedAnchor(c *notebook.Cell) string { return "unmarked:" + strings.TrimSpace(c.Source) }
 
 func (rb *Rebuilt) flag(f Flag) { rb.Flags = append(rb.Flags, f) }
 
