@@ -314,6 +314,8 @@ func TestScanStudentCells(t *testing.T) {
 		{"linkname in a string", "var s = \"//go:linkname x runtime.x\"", ""},
 		{"linkname mentioned in a comment", "// never write //go:linkname here\nvar x int", ""},
 		{"network package in a string", "var s = \"net/http\"", ""},
+		{"backquote in a magic line", "!echo `\nimport \"unsafe\"", FlagMagic + "," + FlagUnsafe},
+		{"comment opener in a magic line", "!echo /*\nfunc f(p *int) uintptr { return uintptr(unsafe.Pointer(p)) }", FlagMagic + "," + FlagUnsafe},
 		{"unsafe.Pointer", "func f(p *int) uintptr { return uintptr(unsafe.Pointer(p)) }", FlagUnsafe},
 		{"unsafe named import", "import (\n\tu \"unsafe\"\n)", FlagUnsafe},
 		{"unsafe import and use", "import \"unsafe\"\n\nfunc f() uintptr { return unsafe.Sizeof(0) }", FlagUnsafe},

@@ -90,6 +90,20 @@ var codePatterns = []struct {
 	{FlagExit, "calls runtime.Goexit", regexp.MustCompile(`\bruntime\.Goexit\b`), inCode},
 }
 
+// blankMagic empties the lines of a GoNB cell that start with `!` or `%`
+// (keeping the line count): they are not Go, and disarmMagic turns them into
+// comments before the run, so a backquote or /* in one must not be read as
+// opening a string or comment that hides the Go code after it.
+func blankMagic(src string) string {
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "!") || strings.HasPrefix(t, "%") {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // A lexed item of a cell: an import path or a //go: directive, with its line.
 type lexed struct {
 	text string
@@ -197,8 +211,9 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 		for _, in := range sideEffectInits(c.Source) {
 			add(FlagInitializer, in.line, "the package-level variable %s is initialised by a call (%s): it runs at the start of every later cell's program, the test cells included", in.name, in.call)
 		}
-		withStrings, code := stripComments(c.Source, false), stripComments(c.Source, true)
-		imports, directives := importsAndDirectives(c.Source)
+		goSrc := blankMagic(c.Source) // a quote or comment opener in a magic line hides no Go code
+		withStrings, code := stripComments(goSrc, false), stripComments(goSrc, true)
+		imports, directives := importsAndDirectives(goSrc)
 		found := map[string]bool{}
 		for _, p := range codePatterns {
 			if found[p.what] {
