@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,17 @@ func TestRebuild(t *testing.T) {
 			[]string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromStub, FromSource}},
 		{"added cell", func(nb *notebook.Notebook) { insertAfter(t, nb, "gelu-code", "%%\nfmt.Println(1)") }, nil, nil,
 			[]string{FromSource, FromSource, FromSubmission, FromStudent, FromSource, FromSource, FromSubmission, FromSource}},
+		{"added after a test cell", func(nb *notebook.Notebook) { insertAfter(t, nb, "gelu-forward", "%%\nfmt.Println(1)") }, nil, nil,
+			[]string{FromSource, FromSource, FromSubmission, FromSource, FromStudent, FromSource, FromSubmission, FromSource}},
+		{"added after an unmarked cell", func(nb *notebook.Notebook) {
+			nb.Cells = slices.Insert(nb.Cells, 5, &notebook.Cell{CellType: notebook.Code, Source: "%%\nfmt.Println(1)", Metadata: notebook.Object{}})
+		}, nil, nil,
+			[]string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromStudent, FromSubmission, FromSource}},
+		{"added before any and after the setup", func(nb *notebook.Notebook) {
+			nb.Cells = slices.Insert(nb.Cells, 2, &notebook.Cell{CellType: notebook.Code, Source: "%%\nfmt.Println(2)", Metadata: notebook.Object{}})
+			nb.Cells = slices.Insert(nb.Cells, 0, &notebook.Cell{CellType: notebook.Code, Source: "%%\nfmt.Println(1)", Metadata: notebook.Object{}})
+		}, nil, nil,
+			[]string{FromSource, FromSource, FromStudent, FromStudent, FromSubmission, FromSource, FromSource, FromSubmission, FromSource}},
 		{"reordered cells", func(nb *notebook.Notebook) {
 			nb.Cells[2], nb.Cells[6] = nb.Cells[6], nb.Cells[2]
 		}, nil, nil, []string{FromSource, FromSource, FromSubmission, FromSource, FromSource, FromSubmission, FromSource}},
@@ -131,6 +143,16 @@ func TestRebuild(t *testing.T) {
 				if strings.Join(got, ",") != strings.Join(tc.origin, ",") {
 					t.Errorf("origins %v, want %v", got, tc.origin)
 				}
+			}
+			// Student cells keep their order.
+			var printed []string
+			for _, rc := range rb.Cells {
+				if rc.Origin == FromStudent {
+					printed = append(printed, rb.Notebook.Cells[rc.Index].Source)
+				}
+			}
+			if !slices.IsSorted(printed) {
+				t.Errorf("student cells out of order: %q", printed)
 			}
 			// Test cells come from the source, hidden tests included; each
 			// gets a nonce, which is never written into any cell.
@@ -176,17 +198,65 @@ func TestRebuildHelpers(t *testing.T) {
 	}
 }
 
+// TestRebuildAnswerDefaults: a locked cell's default for a name that an
+// answer cell declares (an empty quiz answer, a stub to replace) is not
+// declared again in the test cells, and the student's answer is no
+// redefinition; the other helpers still are.
+func TestRebuildAnswerDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		source, test string
+		answers      []string // must not be restored in test
+		helpers      []string // must be
+	}{
+		{"../../notebooks/exercises/knowledge-check.ipynb", "q1", []string{"var answerQ1 = \"\"", "answerN1 = math.NaN()", "func cubeGrad"}, []string{"type Cube struct"}},
+		{"../../notebooks/exercises/knowledge-check.ipynb", "f1", []string{"var answerQ1 = \"\"", "func cubeGrad"}, []string{"type Cube struct"}},
+		{"../../notebooks/exercises/sigmoid-linear.ipynb", "quiz-1", []string{"var quiz1 = \"\"", "var quiz3 []string"}, nil},
+	} {
+		t.Run(tc.source+"/"+tc.test, func(t *testing.T) {
+			src := readNB(t, tc.source)
+			rb, err := Rebuild(src, solved(t, src), counter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			test := cellByID(t, rb.Notebook, tc.test).Source
+			for _, a := range tc.answers {
+				if strings.Contains(test, a) {
+					t.Errorf("test cell %s declares the default %q again, over the student's answer", tc.test, a)
+				}
+			}
+			for _, h := range tc.helpers {
+				if !strings.Contains(test, h) {
+					t.Errorf("test cell %s lacks the helper %q", tc.test, h)
+				}
+			}
+			for _, f := range scanStudentCells(rb) {
+				t.Errorf("the instructor's answers are flagged: %+v", f)
+			}
+		})
+	}
+}
+
 func TestDeclarations(t *testing.T) {
-	for _, tc := range []struct{ name, src, want string }{
-		{"func and var", "import \"math\"\n\n// f doc\nfunc f() {}\nvar x = 1", "// f doc\nfunc f() {}\n\nvar x = 1"},
-		{"main part ignored", "const k = 2\n%%\nfmt.Println(k)", "const k = 2"},
-		{"magics ignored", "!echo hi\ntype T int", "type T int"},
-		{"init skipped", "func init() {}\nfunc g() {}", "func g() {}"},
-		{"not Go", "x := 1", ""},
-		{"imports only", "import \"github.com/goagx/agx/agx\"", ""},
+	answers := map[string]bool{"ans": true, "T.M": true, "Ty": true}
+	for _, tc := range []struct {
+		name, src string
+		skip      map[string]bool
+		want      string
+	}{
+		{"func and var", "import \"math\"\n\n// f doc\nfunc f() {}\nvar x = 1", nil, "// f doc\nfunc f() {}\n\nvar x = 1"},
+		{"answer default left out", "var ans = \"\"\nvar other = 1", answers, "var other = 1"},
+		{"answer in a var group", "var (\n\tans = \"\"\n\tother = 1\n)", answers, "var other = 1"},
+		{"answer in a const group", "const (\n\tk = iota\n\tans\n)\nconst c = 1", answers, "const c = 1"},
+		{"answer type and method", "type Ty int\ntype T int\nfunc (T) M() {}\nfunc (*T) N() {}\nfunc ans() {}", answers, "type T int\n\nfunc (*T) N() {}"},
+		{"answer in a multi-name var", "var ans, b = 1, 2", answers, ""},
+		{"main part ignored", "const k = 2\n%%\nfmt.Println(k)", nil, "const k = 2"},
+		{"magics ignored", "!echo hi\ntype T int", nil, "type T int"},
+		{"init skipped", "func init() {}\nfunc g() {}", nil, "func g() {}"},
+		{"not Go", "x := 1", nil, ""},
+		{"imports only", "import \"github.com/goagx/agx/agx\"", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := declarations(tc.src); got != tc.want {
+			if got := declarations(tc.src, tc.skip); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
@@ -237,6 +307,24 @@ func TestScanStudentCells(t *testing.T) {
 		{"network", "func f() { http.Get(\"http://x\") }", FlagNetwork},
 		{"net import", "import \"net\"", FlagNetwork},
 		{"string is not code", "func f() string { return \"os.Exit(1)\" }", ""},
+		{"unsafe in a string", "func f() { fmt.Println(\"that cast is unsafe.\") }", ""},
+		{"unsafe string", "func f() string { x := \"unsafe\"; return x }", ""},
+		{"import in a string", "var s = `import \"unsafe\"`", ""},
+		{"C line in a raw string", "var s = `\n\"C\"\n`", ""},
+		{"linkname in a string", "var s = \"//go:linkname x runtime.x\"", ""},
+		{"linkname mentioned in a comment", "// never write //go:linkname here\nvar x int", ""},
+		{"network package in a string", "var s = \"net/http\"", ""},
+		{"backquote in a magic line", "!echo `\nimport \"unsafe\"", FlagMagic + "," + FlagUnsafe},
+		{"comment opener in a magic line", "!echo /*\nfunc f(p *int) uintptr { return uintptr(unsafe.Pointer(p)) }", FlagMagic + "," + FlagUnsafe},
+		{"unsafe.Pointer", "func f(p *int) uintptr { return uintptr(unsafe.Pointer(p)) }", FlagUnsafe},
+		{"unsafe named import", "import (\n\tu \"unsafe\"\n)", FlagUnsafe},
+		{"unsafe import and use", "import \"unsafe\"\n\nfunc f() uintptr { return unsafe.Sizeof(0) }", FlagUnsafe},
+		{"linkname after unsafe import", "import _ \"unsafe\"\n\n//go:linkname x runtime.x\nvar x int", FlagUnsafe + "," + FlagUnsafe},
+		{"cgo named", "import c \"C\"", FlagUnsafe},
+		{"x/sys", "import \"golang.org/x/sys/unix\"", FlagSyscall},
+		{"os/exec import", "import \"os/exec\"", FlagExec},
+		{"debug/elf import", "import \"debug/elf\"", FlagSelfRead},
+		{"net/http import", "import _ \"net/http/pprof\"", FlagNetwork},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sub := release(t, src)

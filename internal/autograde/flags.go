@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/goagx/agx/internal/nbgrader"
@@ -49,29 +51,118 @@ const (
 // test cells' results, so the test cells after it get no points.
 var voidingKinds = map[string]bool{FlagUnsafe: true}
 
-// codePatterns find risky uses in student code (comments removed first).
-// Uses are matched as well as imports, because GoNB adds missing imports
-// itself (goimports).
+// Where a codePatterns rule is matched.
+const (
+	inCode       = iota // the code, comments and string contents blanked
+	inImports           // each import path, unquoted
+	inStrings           // the code with string contents kept
+	inDirectives        // each //go: directive comment
+)
+
+// codePatterns find risky uses in student code. Uses are matched as well as
+// imports, because GoNB adds missing imports itself (goimports); rules of
+// the same what are one rule (flagged once per cell).
 var codePatterns = []struct {
 	kind, what string
 	re         *regexp.Regexp
+	where      int
 }{
-	{FlagExit, "calls os.Exit", regexp.MustCompile(`\bos\.Exit\b`)},
-	{FlagExit, "calls log.Fatal or log.Panic (which end the program)", regexp.MustCompile(`\blog\.(Fatal|Panic)\w*|\.Fatal(f|ln)?\(`)},
-	{FlagExit, "exits through package syscall", regexp.MustCompile(`\b(syscall|unix)\.(Exit|Kill|Tgkill)\b`)},
-	{FlagExit, "finds its own process (to kill or signal it)", regexp.MustCompile(`\bos\.(FindProcess|Getpid|Getppid)\b|\.Process\.(Kill|Signal)\b`)},
-	{FlagUnsafe, "uses cgo (import \"C\"), whose C code runs before Go's initialisation", regexp.MustCompile(`(?m)import\s+"C"|^\s*"C"\s*$`)},
-	{FlagExec, "starts a process", regexp.MustCompile(`\bos\.(StartProcess|ProcAttr)\b|\b(syscall|unix)\.(ForkExec|Exec|StartProcess)\b`)},
-	{FlagNetwork, "uses the network or RPC", regexp.MustCompile(`"net"|"net/[^"]*"|"crypto/tls"|\b(net|http|rpc|jsonrpc|smtp|tls|httputil|websocket|grpc)\.\w+`)},
-	{FlagSelfRead, "reads or writes files or directories", regexp.MustCompile(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat|WriteFile|Create|CreateTemp|Mkdir|MkdirAll|MkdirTemp|Remove|RemoveAll|Rename|Symlink|Link|Chmod|Chdir)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`)},
-	{FlagSelfRead, "reads the environment (where GoNB and the grader keep their paths)", regexp.MustCompile(`\bos\.(Getenv|LookupEnv|Environ|ExpandEnv)\b`)},
-	{FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`\bos\.(Args|Executable)\b|\bruntime\.(Caller|Callers|CallersFrames|FuncForPC|Stack)\b|\bdebug\.(ReadBuildInfo|Stack|PrintStack)\b|"debug/(elf|gosym|dwarf|buildinfo)"`)},
-	{FlagSelfRead, "names /proc or a Go source file", regexp.MustCompile(`/proc\b|\.go"|GONB_`)},
-	{FlagUnsafe, "uses package unsafe", regexp.MustCompile(`\bunsafe\.|"unsafe"`)},
-	{FlagUnsafe, "uses go:linkname", regexp.MustCompile(`//go:linkname`)},
-	{FlagSyscall, "uses package syscall", regexp.MustCompile(`\bsyscall\.|"syscall"|"golang\.org/x/sys/`)},
-	{FlagExec, "uses package os/exec", regexp.MustCompile(`"os/exec"|\bexec\.(Command|CommandContext|LookPath)\b`)},
-	{FlagExit, "calls runtime.Goexit", regexp.MustCompile(`\bruntime\.Goexit\b`)},
+	{FlagExit, "calls os.Exit", regexp.MustCompile(`\bos\.Exit\b`), inCode},
+	{FlagExit, "calls log.Fatal or log.Panic (which end the program)", regexp.MustCompile(`\blog\.(Fatal|Panic)\w*|\.Fatal(f|ln)?\(`), inCode},
+	{FlagExit, "exits through package syscall", regexp.MustCompile(`\b(syscall|unix)\.(Exit|Kill|Tgkill)\b`), inCode},
+	{FlagExit, "finds its own process (to kill or signal it)", regexp.MustCompile(`\bos\.(FindProcess|Getpid|Getppid)\b|\.Process\.(Kill|Signal)\b`), inCode},
+	{FlagUnsafe, "uses cgo (import \"C\"), whose C code runs before Go's initialisation", regexp.MustCompile(`^C$`), inImports},
+	{FlagExec, "starts a process", regexp.MustCompile(`\bos\.(StartProcess|ProcAttr)\b|\b(syscall|unix)\.(ForkExec|Exec|StartProcess)\b`), inCode},
+	{FlagNetwork, "uses the network or RPC", regexp.MustCompile(`^(net|net/.*|crypto/tls)$`), inImports},
+	{FlagNetwork, "uses the network or RPC", regexp.MustCompile(`\b(net|http|rpc|jsonrpc|smtp|tls|httputil|websocket|grpc)\.\w+`), inCode},
+	{FlagSelfRead, "reads or writes files or directories", regexp.MustCompile(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat|WriteFile|Create|CreateTemp|Mkdir|MkdirAll|MkdirTemp|Remove|RemoveAll|Rename|Symlink|Link|Chmod|Chdir)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`), inCode},
+	{FlagSelfRead, "reads the environment (where GoNB and the grader keep their paths)", regexp.MustCompile(`\bos\.(Getenv|LookupEnv|Environ|ExpandEnv)\b`), inCode},
+	{FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`\bos\.(Args|Executable)\b|\bruntime\.(Caller|Callers|CallersFrames|FuncForPC|Stack)\b|\bdebug\.(ReadBuildInfo|Stack|PrintStack)\b`), inCode},
+	{FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`^debug/(elf|gosym|dwarf|buildinfo)$`), inImports},
+	{FlagSelfRead, "names /proc or a Go source file", regexp.MustCompile(`/proc\b|\.go"|GONB_`), inStrings},
+	{FlagUnsafe, "uses package unsafe", regexp.MustCompile(`^unsafe$`), inImports},
+	{FlagUnsafe, "uses package unsafe", regexp.MustCompile(`\bunsafe\.`), inCode},
+	{FlagUnsafe, "uses go:linkname", regexp.MustCompile(`^//go:linkname\b`), inDirectives},
+	{FlagSyscall, "uses package syscall", regexp.MustCompile(`^(syscall|golang\.org/x/sys/.*)$`), inImports},
+	{FlagSyscall, "uses package syscall", regexp.MustCompile(`\bsyscall\.`), inCode},
+	{FlagExec, "uses package os/exec", regexp.MustCompile(`^os/exec$`), inImports},
+	{FlagExec, "uses package os/exec", regexp.MustCompile(`\bexec\.(Command|CommandContext|LookPath)\b`), inCode},
+	{FlagExit, "calls runtime.Goexit", regexp.MustCompile(`\bruntime\.Goexit\b`), inCode},
+}
+
+// blankMagic empties the lines of a GoNB cell that start with `!` or `%`
+// (keeping the line count): they are not Go, and disarmMagic turns them into
+// comments before the run, so a backquote or /* in one must not be read as
+// opening a string or comment that hides the Go code after it.
+func blankMagic(src string) string {
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "!") || strings.HasPrefix(t, "%") {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// A lexed item of a cell: an import path or a //go: directive, with its line.
+type lexed struct {
+	text string
+	line int
+}
+
+// importsAndDirectives returns the import paths of a GoNB cell and its
+// //go: directive comments, found by Go's scanner (text in strings and
+// other comments is not theirs; `!`, `%` and `%%` lines are only scanner
+// errors).
+func importsAndDirectives(src string) (imports, directives []lexed) {
+	fset := token.NewFileSet()
+	file := fset.AddFile("cell.go", -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, []byte(src), func(token.Position, string) {}, scanner.ScanComments)
+	next := func() (token.Pos, token.Token, string) {
+		for {
+			pos, tok, lit := s.Scan()
+			if tok == token.COMMENT && strings.HasPrefix(lit, "//go:") {
+				directives = append(directives, lexed{lit, fset.Position(pos).Line})
+			}
+			if tok != token.COMMENT && !(tok == token.SEMICOLON && lit == "\n") {
+				return pos, tok, lit
+			}
+		}
+	}
+	addPath := func(pos token.Pos, lit string) {
+		if p, err := strconv.Unquote(lit); err == nil {
+			imports = append(imports, lexed{p, fset.Position(pos).Line})
+		}
+	}
+	for {
+		_, tok, _ := next()
+		if tok == token.EOF {
+			return
+		}
+		if tok != token.IMPORT {
+			continue
+		}
+		pos, tok, lit := next()
+		if tok == token.LPAREN {
+			for {
+				pos, tok, lit = next()
+				if tok == token.RPAREN || tok == token.EOF {
+					break
+				}
+				if tok == token.STRING {
+					addPath(pos, lit)
+				}
+			}
+			continue
+		}
+		if tok == token.IDENT || tok == token.PERIOD {
+			pos, tok, lit = next()
+		}
+		if tok == token.STRING {
+			addPath(pos, lit)
+		}
+	}
 }
 
 // scanStudentCells flags what the static rules find in the student's code
@@ -85,7 +176,7 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 			continue
 		}
 		for _, d := range topLevelNames(c.Source) {
-			if _, ok := locked[d.name]; !ok {
+			if _, ok := locked[d.name]; !ok && !rb.answerNames[d.name] { // an answer may replace a default
 				locked[d.name] = "declared in " + cellName(rc)
 			}
 		}
@@ -120,17 +211,39 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 		for _, in := range sideEffectInits(c.Source) {
 			add(FlagInitializer, in.line, "the package-level variable %s is initialised by a call (%s): it runs at the start of every later cell's program, the test cells included", in.name, in.call)
 		}
-		withStrings, code := stripComments(c.Source, false), stripComments(c.Source, true)
+		goSrc := blankMagic(c.Source) // a quote or comment opener in a magic line hides no Go code
+		withStrings, code := stripComments(goSrc, false), stripComments(goSrc, true)
+		imports, directives := importsAndDirectives(goSrc)
+		found := map[string]bool{}
 		for _, p := range codePatterns {
-			text := code
-			if strings.Contains(p.re.String(), `"`) {
-				text = withStrings // import paths are strings
+			if found[p.what] {
+				continue
 			}
-			if strings.Contains(p.re.String(), "//go:") {
-				text = c.Source // a directive is a comment
+			line := 0
+			switch p.where {
+			case inCode, inStrings:
+				text := code
+				if p.where == inStrings {
+					text = withStrings
+				}
+				if loc := p.re.FindStringIndex(text); loc != nil {
+					line = 1 + strings.Count(code[:loc[0]], "\n")
+				}
+			case inImports, inDirectives:
+				items := imports
+				if p.where == inDirectives {
+					items = directives
+				}
+				for _, it := range items {
+					if p.re.MatchString(it.text) {
+						line = it.line
+						break
+					}
+				}
 			}
-			if loc := p.re.FindStringIndex(text); loc != nil {
-				add(p.kind, 1+strings.Count(code[:loc[0]], "\n"), "%s", p.what)
+			if line > 0 {
+				found[p.what] = true
+				add(p.kind, line, "%s", p.what)
 			}
 		}
 	}

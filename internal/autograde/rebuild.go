@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
 	"strings"
 
 	"github.com/goagx/agx/internal/nbgrader"
@@ -39,6 +40,8 @@ type Rebuilt struct {
 	Cells    []*RebuiltCell // one per cell of Notebook
 	Notes    []string       // what was restored or re-added, for the gradebook
 	Flags    []Flag         // problems found while rebuilding
+
+	answerNames map[string]bool // top-level names declared by the source's answer cells
 }
 
 // Rebuild rebuilds a submission from the instructor source src (which it does
@@ -51,8 +54,9 @@ type Rebuilt struct {
 //     a missing one is replaced by its released stub (noted and flagged);
 //   - cells the student added (no nbgrader metadata and a source that is not
 //     one of the source's unmarked cells, or an unknown grade_id) are kept,
-//     right after the answer cell that precedes them in the submission (at
-//     the first answer cell's place when none precedes them);
+//     right after the source cell of any kind (answer, test, read-only or
+//     unmarked) that precedes them in the submission (at the first answer
+//     cell's place when none precedes them);
 //   - outputs and execution counts are cleared;
 //   - each test code cell gets a fresh nonce from newNonce (RebuiltCell.Nonce).
 //     It is NOT written into the cell: GoNB writes every cell's program to a
@@ -85,9 +89,22 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		released[m.GradeID] = stubs.Cells[i]
 	}
 
-	// The submission: answer cells by grade_id, student cells by the answer
-	// cell they follow ("" for before any).
-	rb := &Rebuilt{}
+	// The names the source's answer cells declare: the student's answers.
+	// A locked cell may declare a default for one (an empty quiz answer, a
+	// stub to replace); that default is not restored in the test cells, and
+	// an answer that replaces it is no redefinition.
+	answerNames := map[string]bool{}
+	for _, c := range srcCopy.Cells {
+		if m, _ := nbgrader.Get(c); m != nil && m.Solution && c.CellType == notebook.Code {
+			for _, d := range topLevelNames(c.Source) {
+				answerNames[d.name] = true
+			}
+		}
+	}
+
+	// The submission: answer cells by grade_id, student cells by the source
+	// cell they follow (anchor; "" for before any).
+	rb := &Rebuilt{answerNames: answerNames}
 	answers := map[string]*notebook.Cell{}
 	seenLocked := map[string]*notebook.Cell{}
 	extra := map[string][]*notebook.Cell{}
@@ -113,11 +130,13 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 			after = id
 		case known:
 			seenLocked[id] = c
+			after = id
 		case id != "":
 			rb.flag(Flag{Kind: FlagUnknownCell, Cell: fmt.Sprintf("cell %d", i), Message: fmt.Sprintf("the submission has a cell with grade_id %q, which the source does not have; it is kept as a student cell", id)})
 			extra[after] = append(extra[after], c)
 		case unmarked[strings.TrimSpace(c.Source)]:
 			// an instructor cell, taken from the source
+			after = unmarkedAnchor(c)
 		default:
 			extra[after] = append(extra[after], c)
 		}
@@ -130,7 +149,13 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		cells = append(cells, c)
 		rb.Cells = append(rb.Cells, rc)
 	}
-	addExtra := func(key string) {
+	firstAnswer := true
+	var addExtra func(key string)
+	addExtra = func(key string) {
+		if key != "" && firstAnswer && len(extra[key]) > 0 {
+			// cells before any source cell stay before the later ones
+			addExtra("")
+		}
 		for _, c := range extra[key] {
 			cp, err := copyCell(c)
 			if err != nil {
@@ -141,17 +166,17 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		}
 		delete(extra, key)
 	}
-	firstAnswer := true
 	var helpers []string // declarations of the source's own code cells so far
 	for _, c := range nb.Cells {
 		m, _ := nbgrader.Get(c)
 		if c.CellType == notebook.Code && m.Kind() != nbgrader.KindTest && !(m != nil && m.Solution) {
-			if d := declarations(c.Source); d != "" {
+			if d := declarations(c.Source, answerNames); d != "" {
 				helpers = append(helpers, d)
 			}
 		}
 		if m == nil || m.GradeID == "" {
 			add(c, &RebuiltCell{Origin: FromSource})
+			addExtra(unmarkedAnchor(c))
 			continue
 		}
 		kind := m.Kind()
@@ -199,6 +224,7 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 			}
 		}
 		add(c, rc)
+		addExtra(m.GradeID)
 	}
 	if firstAnswer { // no answer cells: student cells go last
 		addExtra("")
@@ -215,14 +241,17 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 
 // HelpersHeader starts the declarations that Rebuild copies into each test
 // cell: those of the source's code cells before it (locked and unmarked
-// cells, not answer cells).
+// cells, not answer cells), less those of names that an answer cell declares.
 const HelpersHeader = "// agx autograde: the instructor's declarations, restored for this test cell"
 
 // declarations returns the top-level declarations (functions, types, vars,
 // consts; not imports) of a GoNB cell's source, the part before a "%%"
 // line, as text. It returns "" when there are none or the part does not
-// parse as Go.
-func declarations(src string) string {
+// parse as Go. Declarations of the names in skip (methods as Type.Method)
+// are left out: a grouped var or type declaration keeps its other specs, a
+// const group (whose specs may depend on each other through iota) is left out
+// whole.
+func declarations(src string, skip map[string]bool) string {
 	var keep []string
 	for line := range strings.Lines(src) {
 		t := strings.TrimSpace(line)
@@ -257,15 +286,73 @@ func declarations(src string) string {
 			if d.Name.Name == "init" || d.Name.Name == "main" {
 				continue // an init would run twice; main is GoNB's
 			}
+			if skip[funcName(d)] {
+				continue
+			}
 		case *ast.GenDecl:
 			if d.Doc != nil {
 				start = d.Doc.Pos()
 			}
+			if !slices.ContainsFunc(d.Specs, func(s ast.Spec) bool { return specSkipped(s, skip) }) {
+				break
+			}
+			if d.Tok == token.CONST || !d.Lparen.IsValid() {
+				continue
+			}
+			for _, s := range d.Specs {
+				if !specSkipped(s, skip) {
+					parts = append(parts, d.Tok.String()+" "+text[fset.Position(s.Pos()).Offset:fset.Position(s.End()).Offset])
+				}
+			}
+			continue
 		}
 		parts = append(parts, text[fset.Position(start).Offset:fset.Position(d.End()).Offset])
 	}
 	return strings.Join(parts, "\n\n")
 }
+
+// funcName is a function's name as topLevelNames gives it: Type.Method for
+// a method.
+func funcName(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return d.Name.Name
+	}
+	t := d.Recv.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+			continue
+		case *ast.IndexExpr:
+			t = x.X
+			continue
+		case *ast.IndexListExpr:
+			t = x.X
+			continue
+		case *ast.ParenExpr:
+			t = x.X
+			continue
+		case *ast.Ident:
+			return x.Name + "." + d.Name.Name
+		}
+		return d.Name.Name
+	}
+}
+
+// specSkipped reports whether a var, const or type spec declares a name in skip.
+func specSkipped(s ast.Spec, skip map[string]bool) bool {
+	switch s := s.(type) {
+	case *ast.ValueSpec:
+		return slices.ContainsFunc(s.Names, func(n *ast.Ident) bool { return skip[n.Name] })
+	case *ast.TypeSpec:
+		return skip[s.Name.Name]
+	}
+	return false
+}
+
+// unmarkedAnchor is the key of the student cells that follow an unmarked
+// source cell (grade_ids cannot hold a colon). Cells of the same text share it.
+func unmarkedAnchor(c *notebook.Cell) string { return "unmarked:" + strings.TrimSpace(c.Source) }
 
 func (rb *Rebuilt) flag(f Flag) { rb.Flags = append(rb.Flags, f) }
 

@@ -1,0 +1,58 @@
+package autograde
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/goagx/agx/internal/nbgrader"
+)
+
+// TestExercises autogrades every course exercise (notebooks/exercises/)
+// with two submissions: the student version with the instructor's solutions
+// typed in gets every point of every test cell and no flag, and the student
+// version as released (nothing answered) gets no point and no flag. One
+// Grade call per exercise, for both.
+func TestExercises(t *testing.T) {
+	needKernel(t)
+	sources, err := filepath.Glob("../../notebooks/exercises/*.ipynb")
+	if err != nil || len(sources) == 0 {
+		t.Fatalf("no exercises: %v", err)
+	}
+	for _, source := range sources {
+		t.Run(filepath.Base(source), func(t *testing.T) {
+			src := readNB(t, source)
+			in, dir := t.TempDir(), t.TempDir()
+			subs := []Submission{writeNB(t, in, "solved", solved(t, src)), writeNB(t, in, "blank", release(t, src))}
+			opt := testOptions(source, dir)
+			opt.CellTimeout = time.Minute
+			opt.Timeout = 10 * time.Minute
+			start := time.Now()
+			sum, err := Grade(context.Background(), opt, subs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("graded in %v", time.Since(start).Round(time.Second))
+			for _, e := range sum.Entries {
+				checkEntry(t, e, want{score: e.Score, noFlag: true, toEnd: true})
+				tests := 0
+				for _, c := range e.Cells {
+					if c.Kind != nbgrader.KindTest {
+						continue
+					}
+					tests++
+					switch {
+					case e.Student == "solved" && (c.Status != StatusPassed || c.Points != c.MaxPoints):
+						t.Errorf("solved: %s is %s with %v of %v points: %v %+v", c.GradeID, c.Status, c.Points, c.MaxPoints, c.Messages, c.Checks)
+					case e.Student == "blank" && c.Points != 0:
+						t.Errorf("blank: %s has %v points (%s)", c.GradeID, c.Points, c.Status)
+					}
+				}
+				if tests == 0 {
+					t.Errorf("%s: no test cells graded", e.Student)
+				}
+			}
+		})
+	}
+}
