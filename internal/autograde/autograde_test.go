@@ -199,6 +199,8 @@ func TestScanStudentCells(t *testing.T) {
 		{"clean", "func Double(x float64) float64 { return 2 * x } // os.Exit in a comment", ""},
 		{"shell", "!rm -rf /tmp/x", FlagMagic},
 		{"magic", "%env GOFLAGS=-tags=x", FlagMagic},
+		{"gonb-shell", "//gonb:!rm -rf /tmp/x", FlagMagic},
+		{"gonb-magic", "//gonb:%goflags -toolexec=/tmp/tx", FlagMagic},
 		{"main wrapper is fine", "%%\nfmt.Println(Double(1))", ""},
 		{"init", "func init() { println(1) }", FlagInit},
 		{"gonb init", "func init_x() {}", FlagInit},
