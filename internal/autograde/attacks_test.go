@@ -290,6 +290,31 @@ func TestAttacks(t *testing.T) {
 				}
 			}},
 
+		// A visible check's message carries the hidden tests: the function it
+		// calls panics with them, read from the program's source.
+		"hidden-tests-in-visible-check": {nb: func() *notebook.Notebook {
+			nb := release(t, src)
+			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n" +
+				"\tb, _ := os.ReadFile(filepath.Join(filepath.Dir(os.Args[0]), \"main.go\"))\n" +
+				"\tif _, after, ok := strings.Cut(string(b), \"BEGIN HIDDEN TESTS\"); ok {\n\t\tpanic(after)\n\t}\n\treturn x\n}"
+			return nb
+		}(), want: want{score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, flags: []string{FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				const leaked = "[]float64{-2, -0.5, 1, 3}"
+				var msgs []string
+				for _, c := range e.Cells {
+					for _, ch := range c.Checks {
+						msgs = append(msgs, ch.Message)
+					}
+				}
+				if !strings.Contains(strings.Join(msgs, "\n"), leaked) {
+					t.Errorf("the hidden tests are not in a check's message (so this case tests nothing): %q", msgs)
+				}
+				if page := feedbackPage(t, e); strings.Contains(page, leaked) {
+					t.Errorf("the feedback page quotes the hidden tests")
+				}
+			}},
+
 		// The earlier tamper cases.
 		"edited-test-cell": {nb: func() *notebook.Notebook {
 			nb := release(t, src)
