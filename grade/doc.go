@@ -29,16 +29,19 @@
 // plain program) Done prints the plain-text report. Either way it returns the
 // Result.
 //
-// # Nonce
+// # The secret and the MAC
 //
-// The JSON carries a nonce: the secret that agx autograde hands to the test
-// cell's program. It is never in the program's source (GoNB writes every
-// cell's program to a file that student code can read, and the binary holds
-// its string constants). The grader writes it into a file just before the
-// test cell runs (SecretEnv names the file); this package's init reads and
-// removes it, before any code of package main runs, and only the Grader
-// created by the test cell's own main receives it. A result without it was
-// not produced by the restored test cell. See docs/grading.md for what this
+// The JSON carries a MAC (Result.MAC): an HMAC-SHA256 of the result, keyed
+// by the secret that agx autograde hands to the test cell's program. The
+// secret is never in the program's source (GoNB writes every cell's program
+// to a file that student code can read, and the binary holds its string
+// constants), nor in the result (which student code in the same program
+// could intercept on its way to the notebook). The grader writes it into a
+// file just before the test cell runs (SecretEnv names the file); this
+// package's init reads and removes it, before any code of package main
+// runs, and only the Grader created by the test cell's own main receives
+// it. A result whose MAC does not verify (Result.Verify) was not produced,
+// as it stands, by the restored test cell. See docs/grading.md for what this
 // does and does not protect against.
 //
 // # Errors

@@ -1,6 +1,9 @@
 package grade
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,8 +15,9 @@ import (
 // MIMEType is the MIME type of the grade JSON in a test cell's display_data.
 const MIMEType = "application/vnd.agx.grade+json"
 
-// Version is the version of the grade JSON schema (Result.Version).
-const Version = 1
+// Version is the version of the grade JSON schema (Result.Version). Version
+// 2 carries a MAC instead of version 1's nonce (the secret itself).
+const Version = 2
 
 // DefaultTimeout is the time one check may run before it is abandoned.
 const DefaultTimeout = 10 * time.Second
@@ -38,13 +42,20 @@ type Grader struct {
 	hidden  bool
 	names   map[string]bool
 	done    bool
+	key     string // the secret that keys the result's MAC ("" outside grading)
 }
 
-// Result is what a test cell reports: its grade_id, the grader's nonce and one
-// entry per check. It is the JSON document under MIMEType.
+// Result is what a test cell reports: its grade_id, one entry per check and
+// the totals, authenticated by MAC. It is the JSON document under MIMEType.
 type Result struct {
-	GradeID  string        `json:"grade_id"`
-	Nonce    string        `json:"nonce"`
+	GradeID string `json:"grade_id"`
+	// MAC is the hex HMAC-SHA256, keyed by the secret that agx autograde
+	// handed to the test cell's program, of the result's JSON with MAC
+	// empty (see Verify). The secret itself is never sent: the result
+	// travels through GoNB's pipe and the notebook, which student code can
+	// read or intercept, and a result with its checks rewritten no longer
+	// matches its MAC. Empty when the Grader had no secret.
+	MAC      string        `json:"mac"`
 	Checks   []CheckResult `json:"checks"`
 	Score    float64       `json:"score"`
 	MaxScore float64       `json:"max_score"`
@@ -72,18 +83,19 @@ type CheckResult struct {
 //go:noinline
 func New(gradeID string) *Grader {
 	return &Grader{
-		res:     Result{GradeID: gradeID, Nonce: takeSecret(gradeID, 2), Checks: []CheckResult{}, Version: Version},
+		res:     Result{GradeID: gradeID, Checks: []CheckResult{}, Version: Version},
+		key:     takeSecret(gradeID, 2),
 		timeout: DefaultTimeout,
 		names:   map[string]bool{},
 	}
 }
 
-// Nonce sets the nonce that Done reports. Test cells never call it (agx
-// assign rejects a test cell that does): when agx autograde grades, the
-// nonce is the secret that New takes at start-up (SecretEnv). It is kept for
+// Nonce sets the key of the MAC that Done reports. Test cells never call it
+// (agx assign rejects a test cell that does): when agx autograde grades, the
+// key is the secret that New takes at start-up (SecretEnv). It is kept for
 // programs that drive the kit themselves.
 func (g *Grader) Nonce(nonce string) *Grader {
-	g.res.Nonce = nonce
+	g.key = nonce
 	return g
 }
 
@@ -200,8 +212,15 @@ func truncate(s string) string {
 	for cut > 0 && !isRuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + " … (truncated)"
+	return s[:cut] + truncated
 }
+
+// truncated ends a message that truncate shortened.
+const truncated = " … (truncated)"
+
+// maxName bounds a check's name in a result that ParseOutput accepts (the
+// kit does not limit names; instructors write them).
+const maxName = 1000
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
@@ -221,6 +240,10 @@ func (g *Grader) Done() *Result {
 		r.Score += c.Points
 		r.MaxScore += c.Max
 	}
+	r.MAC = ""
+	if g.key != "" {
+		r.MAC = r.mac(g.key)
+	}
 	if err := display(r); err != nil {
 		panic("grade: could not send the result: " + err.Error())
 	}
@@ -234,6 +257,28 @@ func (r *Result) JSON() []byte {
 		panic("grade: " + err.Error()) // a Result always encodes
 	}
 	return b
+}
+
+// mac returns the hex HMAC-SHA256 of r's JSON with MAC empty, keyed by key.
+// JSON encoding is canonical here: the fields in declaration order, floats in
+// their shortest round-trip form, strings as valid UTF-8, so a result read
+// back with ParseOutput encodes to the same bytes.
+func (r *Result) mac(key string) string {
+	c := *r
+	c.MAC = ""
+	m := hmac.New(sha256.New, []byte(key))
+	m.Write(c.JSON())
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Verify reports whether r carries the MAC that a Grader holding key gave
+// it: whether r is, check for check and point for point, what that Grader
+// reported. An empty key verifies nothing.
+func (r *Result) Verify(key string) bool {
+	if key == "" || r.MAC == "" {
+		return false
+	}
+	return hmac.Equal([]byte(r.MAC), []byte(r.mac(key)))
 }
 
 // Passed reports whether every check passed.
@@ -270,6 +315,9 @@ func ParseOutput(data []byte) (*Result, error) {
 	}
 	var score, max float64
 	for _, c := range r.Checks {
+		if len(c.Message) > maxMessage+len(truncated) || len(c.Name) > maxName {
+			return nil, fmt.Errorf("grade: %s: a check's name or message is longer than the kit writes", r.GradeID)
+		}
 		if _, ok := statusText[c.Status]; !ok {
 			return nil, fmt.Errorf("grade: %s: check %q has unknown status %q", r.GradeID, c.Name, c.Status)
 		}

@@ -122,7 +122,7 @@ func TestJSONSchema(t *testing.T) {
 	if err := json.Unmarshal(r.JSON(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"grade_id", "nonce", "checks", "score", "max_score", "version"} {
+	for _, k := range []string{"grade_id", "mac", "checks", "score", "max_score", "version"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("JSON lacks %q: %s", k, r.JSON())
 		}
@@ -141,8 +141,11 @@ func TestJSONSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.GradeID != "q1" || p.Nonce != "abc" || p.Score != 1 || p.MaxScore != 3 || !p.Checks[1].Hidden {
+			if p.GradeID != "q1" || !p.Verify("abc") || p.Score != 1 || p.MaxScore != 3 || !p.Checks[1].Hidden {
 				t.Errorf("parsed %+v", p)
+			}
+			if strings.Contains(string(data), "abc") {
+				t.Errorf("the result carries its secret: %s", data)
 			}
 		})
 	}
@@ -152,11 +155,12 @@ func TestParseOutputRejects(t *testing.T) {
 	for _, tc := range []struct{ name, data, want string }{
 		{"not json", `hello`, "not a grade result"},
 		{"version", `{"grade_id":"a","version":99}`, "version 99"},
-		{"status", `{"grade_id":"a","version":1,"checks":[{"name":"x","points":0,"max":1,"passed":false,"status":"weird"}]}`, "unknown status"},
-		{"no id", `{"version":1}`, "without grade_id"},
-		{"unknown field", `{"grade_id":"a","version":1,"extra":1}`, "unknown field"},
-		{"inflated", `{"grade_id":"a","version":1,"checks":[{"name":"x","points":5,"max":1,"passed":true,"status":"pass"}]}`, "inconsistent points"},
-		{"passed but zero", `{"grade_id":"a","version":1,"checks":[{"name":"x","points":0,"max":1,"passed":true,"status":"pass"}]}`, "inconsistent points"},
+		{"status", `{"grade_id":"a","version":2,"checks":[{"name":"x","points":0,"max":1,"passed":false,"status":"weird"}]}`, "unknown status"},
+		{"no id", `{"version":2}`, "without grade_id"},
+		{"unknown field", `{"grade_id":"a","version":2,"extra":1}`, "unknown field"},
+		{"inflated", `{"grade_id":"a","version":2,"checks":[{"name":"x","points":5,"max":1,"passed":true,"status":"pass"}]}`, "inconsistent points"},
+		{"long message", `{"grade_id":"a","version":2,"checks":[{"name":"x","points":0,"max":1,"passed":false,"status":"fail","message":"` + strings.Repeat("m", 3000) + `"}]}`, "longer than the kit writes"},
+		{"passed but zero", `{"grade_id":"a","version":2,"checks":[{"name":"x","points":0,"max":1,"passed":true,"status":"pass"}]}`, "inconsistent points"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseOutput([]byte(tc.data))
@@ -166,9 +170,45 @@ func TestParseOutputRejects(t *testing.T) {
 		})
 	}
 	// The totals are recomputed, not trusted.
-	p, err := ParseOutput([]byte(`{"grade_id":"a","version":1,"score":100,"max_score":100,"checks":[{"name":"x","points":1,"max":1,"passed":true,"status":"pass"}]}`))
+	p, err := ParseOutput([]byte(`{"grade_id":"a","version":2,"score":100,"max_score":100,"checks":[{"name":"x","points":1,"max":1,"passed":true,"status":"pass"}]}`))
 	if err != nil || p.Score != 1 || p.MaxScore != 1 {
 		t.Errorf("got %+v, %v", p, err)
+	}
+}
+
+// TestMAC: a result verifies with its Grader's key only, and not once a
+// check, a score or the grade_id is changed, as code that intercepts the
+// result on its way to the notebook would.
+func TestMAC(t *testing.T) {
+	g := New("cell").Nonce("k3y")
+	g.Check("a", 1, func(c *C) {})
+	g.Check("b", 2, func(c *C) { c.Fail("wrong") })
+	r := g.Done()
+	p, err := ParseOutput(r.JSON())
+	if err != nil || !p.Verify("k3y") || p.Verify("other") || p.Verify("") {
+		t.Fatalf("parsed %+v, %v: the MAC does not verify with its key only", p, err)
+	}
+	if strings.Contains(string(r.JSON()), "k3y") {
+		t.Errorf("the result carries its secret: %s", r.JSON())
+	}
+	for name, change := range map[string]func(s string) string{
+		"passed": func(s string) string {
+			return strings.Replace(s, `"points":0,"max":2,"passed":false,"status":"fail"`, `"points":2,"max":2,"passed":true,"status":"pass"`, 1)
+		},
+		"grade_id": func(s string) string { return strings.Replace(s, `"grade_id":"cell"`, `"grade_id":"cell2"`, 1) },
+		"dropped":  func(s string) string { return strings.Replace(s, `"max":2,`, `"max":0,`, 1) },
+		"message":  func(s string) string { return strings.Replace(s, `"wrong"`, `"right"`, 1) },
+	} {
+		forged := change(string(r.JSON()))
+		if forged == string(r.JSON()) {
+			t.Fatalf("%s: the change did nothing", name)
+		}
+		if p, err := ParseOutput([]byte(forged)); err == nil && p.Verify("k3y") {
+			t.Errorf("%s: a changed result still verifies: %s", name, forged)
+		}
+	}
+	if New("cell").Done().MAC != "" {
+		t.Errorf("a result without a secret has a MAC")
 	}
 }
 

@@ -23,7 +23,12 @@ var armed struct {
 	gradeID, secret string
 }
 
-func init() { arm(os.Getenv(SecretEnv)) }
+func init() {
+	arm(os.Getenv(SecretEnv))
+	if armed.secret != "" {
+		openDisplay()
+	}
+}
 
 // arm reads and removes the secret file at path ("GRADE_ID SECRET").
 func arm(path string) {

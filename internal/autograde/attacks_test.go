@@ -116,6 +116,50 @@ func init() {
 }
 `
 
+// interceptCode reroutes the test cell program's display channel through a
+// FIFO of its own and rewrites the grade result passing through it.
+const interceptCode = `import "github.com/janpfeifer/gonb/gonbui/protocol"
+
+var agxIntercepted = agxIntercept()
+
+func agxIntercept() int {
+	real := os.Getenv("GONB_PIPE")
+	if real == "" {
+		return 0
+	}
+	fake := filepath.Join(os.TempDir(), fmt.Sprintf("agx-fifo-%d", os.Getpid()))
+	if err := syscall.Mkfifo(fake, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "agx-attack: mkfifo:", err)
+		return 0
+	}
+	os.Setenv("GONB_PIPE", fake)
+	re := regexp.MustCompile(` + "`" + `"points":0,"max":([0-9.]+),"passed":false,"status":"\w+"` + "`" + `)
+	go func() {
+		in, err := os.OpenFile(fake, os.O_RDONLY, 0)
+		if err != nil {
+			return
+		}
+		out, err := os.OpenFile(real, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		dec, enc := gob.NewDecoder(in), gob.NewEncoder(out)
+		for {
+			var d protocol.DisplayData
+			if dec.Decode(&d) != nil {
+				return
+			}
+			if s, ok := d.Data["application/vnd.agx.grade+json"].(string); ok {
+				d.Data["application/vnd.agx.grade+json"] = re.ReplaceAllString(s, ` + "`" + `"points":$1,"max":$1,"passed":true,"status":"pass"` + "`" + `)
+				fmt.Fprintln(os.Stderr, "agx-attack: rewrote a result")
+			}
+			enc.Encode(&d)
+		}
+	}()
+	return 0
+}
+`
+
 func steal(end string) string { return strings.Replace(stealCode, "END", end, 1) }
 
 // TestAttacks grades, in one run, a class of submissions that each try one
@@ -246,6 +290,31 @@ func TestAttacks(t *testing.T) {
 				}
 			}},
 
+		// A visible check's message carries the hidden tests: the function it
+		// calls panics with them, read from the program's source.
+		"hidden-tests-in-visible-check": {nb: func() *notebook.Notebook {
+			nb := release(t, src)
+			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n" +
+				"\tb, _ := os.ReadFile(filepath.Join(filepath.Dir(os.Args[0]), \"main.go\"))\n" +
+				"\tif _, after, ok := strings.Cut(string(b), \"BEGIN HIDDEN TESTS\"); ok {\n\t\tpanic(after)\n\t}\n\treturn x\n}"
+			return nb
+		}(), want: want{score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, flags: []string{FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				const leaked = "[]float64{-2, -0.5, 1, 3}"
+				var msgs []string
+				for _, c := range e.Cells {
+					for _, ch := range c.Checks {
+						msgs = append(msgs, ch.Message)
+					}
+				}
+				if !strings.Contains(strings.Join(msgs, "\n"), leaked) {
+					t.Errorf("the hidden tests are not in a check's message (so this case tests nothing): %q", msgs)
+				}
+				if page := feedbackPage(t, e); strings.Contains(page, leaked) {
+					t.Errorf("the feedback page quotes the hidden tests")
+				}
+			}},
+
 		// The earlier tamper cases.
 		"edited-test-cell": {nb: func() *notebook.Notebook {
 			nb := release(t, src)
@@ -279,8 +348,25 @@ func TestAttacks(t *testing.T) {
 			return nb
 		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": StatusFailed, "quiz-smooth": StatusPassed}, toEnd: true},
 			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
-				if page := feedbackPage(t, e); strings.Contains(page, "<b>boom") || !strings.Contains(page, "&lt;b&gt;boom") {
-					t.Errorf("the feedback page does not escape the panic value")
+				// gelu-forward has hidden tests: its visible check's panic
+				// message is withheld from the feedback.
+				if page := feedbackPage(t, e); strings.Contains(page, "boom") || !strings.Contains(page, "details withheld") {
+					t.Errorf("the feedback page shows the panic value of a cell with hidden tests")
+				}
+				// The kit's own table in the notebook escapes it.
+				escaped := false
+				for _, c := range executed.Cells {
+					for _, o := range c.Outputs {
+						if h, ok := o.DataText("text/html"); ok && strings.Contains(h, "boom") {
+							if strings.Contains(h, "<b>boom") {
+								t.Errorf("the kit's HTML does not escape the panic value")
+							}
+							escaped = escaped || strings.Contains(h, "&lt;b&gt;boom")
+						}
+					}
+				}
+				if !escaped {
+					t.Errorf("the kit's HTML lacks the escaped panic value")
 				}
 			}},
 		"network-and-memory": {nb: solvedWith("gelu-code", "%%\n"+
@@ -301,6 +387,43 @@ func TestAttacks(t *testing.T) {
 			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
 				if out := cellText(executed, "magic-ran"); out != "" {
 					t.Errorf("a shell line ran: %q", out)
+				}
+			}},
+		// The genuine result, intercepted on its way: gonbui finds GoNB's
+		// display pipe through GONB_PIPE, which an initialiser points at a
+		// FIFO of its own; it rewrites every check to pass and forwards the
+		// result, genuine secret and all, to the real pipe.
+		"intercept-result": {nb: blankWith("gelu-code", interceptCode),
+			want: want{score: 0, flags: []string{FlagInitializer, FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				t.Logf("what the attack saw: %q", cellText(executed, "agx-attack:"))
+				for _, c := range e.Cells {
+					if c.Kind == "test" && c.Status != StatusFailed && c.Status != StatusRejected {
+						t.Errorf("%s: %s, want failed or rejected", c.GradeID, c.Status)
+					}
+				}
+			}},
+		// GoNB strips "//gonb:" before it looks for ! and %, so these lines
+		// would run: a shell command, and %goflags, which every later build
+		// (the test cells') gets.
+		"gonb-prefix-magic": {nb: solvedWith("gelu-code", "//gonb:!echo magic-ran\n//gonb:%goflags -toolexec=/bin/false"),
+			want: want{score: 4, cells: both, flags: []string{FlagMagic}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				if out := cellText(executed, "magic-ran"); out != "" {
+					t.Errorf("a //gonb: shell line ran: %q", out)
+				}
+			}},
+		// The go command reads a go env file in the kernel's (writable) home
+		// for the keys the environment lacks: a build-time program there runs
+		// while the test cell's secret file exists. /bin/false fails every
+		// later build if it is used. Never as root: that would be root's file.
+		"go-env-file": {nb: solvedWith("gelu-code", "%%\nif os.Getuid() != 0 {\n\td, _ := os.UserConfigDir()\n\tos.MkdirAll(filepath.Join(d, \"go\"), 0o755)\n"+
+			"\terr := os.WriteFile(filepath.Join(d, \"go\", \"env\"), []byte(\"GOFLAGS=-toolexec=/bin/false\\nGOCACHEPROG=/bin/false\\nCC=/bin/false\\n\"), 0o644)\n"+
+			"\tfmt.Println(\"go env written:\", err)\n}"),
+			want: want{score: 4, cells: both, flags: []string{FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				if out := cellText(executed, "go env written:"); !strings.Contains(out, "go env written: <nil>") {
+					t.Errorf("the go env file was not written, so this case tests nothing: %q", out)
 				}
 			}},
 	}
@@ -326,7 +449,7 @@ func TestAttacks(t *testing.T) {
 	for _, e := range sum.Entries {
 		a := attacks[e.Student]
 		t.Run(e.Student, func(t *testing.T) {
-			if !dropped && (e.Student == "helper-process" || e.Student == "read-instructor-files") {
+			if !dropped && (e.Student == "helper-process" || e.Student == "read-instructor-files" || e.Student == "go-env-file") {
 				t.Skip("needs the kernel to run as a slot user (grading as root with setpriv and mount namespaces)")
 			}
 			checkEntry(t, e, a.want)

@@ -269,6 +269,8 @@ func TestScanStudentCells(t *testing.T) {
 		{"clean", "func Double(x float64) float64 { return 2 * x } // os.Exit in a comment", ""},
 		{"shell", "!rm -rf /tmp/x", FlagMagic},
 		{"magic", "%env GOFLAGS=-tags=x", FlagMagic},
+		{"gonb-shell", "//gonb:!rm -rf /tmp/x", FlagMagic},
+		{"gonb-magic", "//gonb:%goflags -toolexec=/tmp/tx", FlagMagic},
 		{"main wrapper is fine", "%%\nfmt.Println(Double(1))", ""},
 		{"init", "func init() { println(1) }", FlagInit},
 		{"gonb init", "func init_x() {}", FlagInit},
@@ -413,8 +415,14 @@ func TestFeedbackHTML(t *testing.T) {
 			{Name: "secret name", Max: 2, Status: "fail", Hidden: true, Message: "SECRET hidden message"},
 		}}, {GradeID: "quiz", MaxPoints: 1, Status: StatusError, HasHidden: true, Messages: []string{"HIDDEN SOURCE LINE"}}},
 		Flags: []Flag{{Kind: FlagForged, Cell: "cell 3", Message: "<script>alert(1)</script>"}}}
+	// A visible check of a cell with hidden tests: its message can quote
+	// the program's source, which holds the hidden tests.
+	e.Cells = append(e.Cells, &CellGrade{GradeID: "gelu-backward", MaxPoints: 2, Status: StatusFailed, HasHidden: true, Checks: []Check{
+		{Name: "visible panic", Max: 1, Status: "error", Message: "panic: HIDDEN TEST SOURCE"},
+		{Name: "visible fail", Max: 1, Status: "fail", Message: "got HIDDEN TEST SOURCE"},
+	}})
 	h := FeedbackHTML(e)
-	for _, bad := range []string{"<script>", "<b>visible", "SECRET", "HIDDEN SOURCE"} {
+	for _, bad := range []string{"<script>", "<b>visible", "SECRET", "HIDDEN SOURCE", "HIDDEN TEST SOURCE"} {
 		if strings.Contains(h, bad) {
 			t.Errorf("feedback contains %q", bad)
 		}

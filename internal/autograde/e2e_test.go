@@ -255,8 +255,10 @@ func TestTampering(t *testing.T) {
 		t.Fatalf("feedback: %v (%d pages)", err, len(paths))
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "feedback", "panics.html"))
-	if strings.Contains(string(b), "<b>boom") || !strings.Contains(string(b), "&lt;b&gt;boom") {
-		t.Errorf("panics.html does not escape the panic value")
+	// gelu-forward has hidden tests, so its visible check's panic message
+	// is withheld (TestFeedbackHTML checks the escaping of shown messages).
+	if strings.Contains(string(b), "boom") || !strings.Contains(string(b), "details withheld") {
+		t.Errorf("panics.html shows the panic value of a cell with hidden tests")
 	}
 
 	// A second run keeps every entry: same submissions, same source.

@@ -92,9 +92,15 @@ func FeedbackHTML(e *Entry) string {
 		b.WriteString("<table><tr><th>check</th><th>result</th><th>points</th><th>message</th></tr>\n")
 		for _, ch := range c.Checks {
 			name, msg := esc(ch.Name), esc(ch.Message)
-			if ch.Hidden {
+			switch {
+			case ch.Hidden:
 				name += " <i>(hidden test)</i>"
 				msg = "<span class=\"muted\">hidden test</span>"
+			case c.HasHidden && ch.Status != "pass" && ch.Message != "":
+				// The cell's program holds its hidden tests (GoNB's main.go),
+				// and a visible check's message can carry text of the
+				// student's code: a panic value, a value it returned.
+				msg = "<span class=\"muted\">details withheld: this test cell has hidden tests</span>"
 			}
 			rcls := "fail"
 			if ch.Status == "pass" {

@@ -193,10 +193,10 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 		}
 		for i, line := range strings.Split(c.Source, "\n") {
 			t := strings.TrimSpace(line)
-			switch {
-			case strings.HasPrefix(t, "!"):
+			switch cmd := magicText(line); {
+			case strings.HasPrefix(cmd, "!"):
 				add(FlagMagic, i+1, "shell command: %s", clip(t, 80))
-			case strings.HasPrefix(t, "%") && t != "%%":
+			case strings.HasPrefix(cmd, "%") && cmd != "%%":
 				add(FlagMagic, i+1, "kernel magic: %s", clip(t, 80))
 			}
 		}
@@ -477,6 +477,23 @@ func exprText(e ast.Expr) string {
 	return "…"
 }
 
+// gonbCommentPrefix is GoNB's escape for special commands: GoNB removes a
+// leading "//gonb:" from a line before it looks for `!` or `%`
+// (goexec.TrimGonbCommentPrefix), so "//gonb:!cmd" runs cmd.
+const gonbCommentPrefix = "//gonb:"
+
+// magicText returns the text of line that decides whether GoNB runs it as a
+// special command: the line without surrounding space and without GoNB's
+// "//gonb:" prefix (repeated prefixes too, to be safe). GoNB itself trims
+// no space; trimming it here only makes the rule stricter.
+func magicText(line string) string {
+	t := strings.TrimSpace(line)
+	for strings.HasPrefix(t, gonbCommentPrefix) {
+		t = strings.TrimSpace(t[len(gonbCommentPrefix):])
+	}
+	return t
+}
+
 // disarmMagic turns the `!` and `%` lines of the student's code cells (not
 // GoNB's `%%` or `%main`) into comments, so that they do not run when the
 // submission is graded: a shell line or a magic can change the kernel's
@@ -490,7 +507,7 @@ func disarmMagic(rb *Rebuilt) {
 		}
 		lines := strings.Split(c.Source, "\n")
 		for i, line := range lines {
-			t := strings.TrimSpace(line)
+			t := magicText(line)
 			if (strings.HasPrefix(t, "!") || strings.HasPrefix(t, "%")) && t != "%%" && t != "%main" {
 				lines[i] = "// agx autograde: not run at grading: " + line
 			}

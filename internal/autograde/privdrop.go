@@ -195,7 +195,7 @@ done
 uid=$AGX_SANDBOX_UID
 gid=$AGX_SANDBOX_GID
 export USER="$AGX_SANDBOX_USER" LOGNAME="$AGX_SANDBOX_USER" HOME="$home" TMPDIR="$home/tmp" \
-	GOCACHE="$home/go-build" GOPATH="$home/go" XDG_CACHE_HOME="$home/.cache" XDG_CONFIG_HOME="$home/.config"
+	GOCACHE="$home/go-build" GOPATH="$home/go" XDG_CACHE_HOME="$home/.cache" XDG_CONFIG_HOME="$home/.config" GOENV=off
 unset AGX_SANDBOX_USER AGX_SANDBOX_UID AGX_SANDBOX_GID AGX_SANDBOX_HOME
 cd "$home"
 exec %s --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- %s "$@"

@@ -112,8 +112,12 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*CellGrade, []Flag) {
 				// program could put the hidden tests there, and flags and
 				// messages reach the student's feedback.
 				void = "an unreadable grade result"
-			case r.GradeID != rc.GradeID || r.Nonce != rc.Nonce:
-				void = "a grade result without this run's nonce, or for another cell"
+			case r.GradeID != rc.GradeID || !r.Verify(rc.Nonce):
+				// The MAC covers every check and score: a genuine result
+				// that code in the program rewrote on its way (GoNB's pipe
+				// is found through GONB_PIPE, which that code can change)
+				// no longer verifies.
+				void = "a grade result that this run's secret does not authenticate, or for another cell"
 			default:
 				accepted = append(accepted, r)
 			}

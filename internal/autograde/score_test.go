@@ -78,6 +78,7 @@ func TestDisarmAndVoid(t *testing.T) {
 		voided     bool
 	}{
 		{"magic", "!*go mod edit -replace=x=y\n%env A=1\n%%\nfmt.Println(1)", []string{"// agx autograde: not run at grading: !*go mod edit -replace=x=y", "// agx autograde: not run at grading: %env A=1", "%%"}, false},
+		{"gonb-prefix", "//gonb:!echo hi\n//gonb:%goflags -toolexec=/tmp/tx\n//gonb:%%\nfmt.Println(1)", []string{"// agx autograde: not run at grading: //gonb:!echo hi", "// agx autograde: not run at grading: //gonb:%goflags -toolexec=/tmp/tx", "//gonb:%%"}, false},
 		{"plain", "func Double(x float64) float64 { return 2 * x }", []string{"func Double(x float64) float64 { return 2 * x }"}, false},
 		{"unsafe", "func Double(x float64) float64 { _ = unsafe.Pointer(nil); return 2 * x }", nil, true},
 		{"cgo", "import \"C\"\n\nfunc Double(x float64) float64 { return 2 * x }", nil, true},

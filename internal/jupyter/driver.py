@@ -143,21 +143,63 @@ def kernel_pid(client):
 
 
 def kill_strays(uid, keep):
-    """SIGKILL every process of uid except pid keep (twice, for processes
-    that fork while the first round goes on). It returns how many it hit."""
+    """SIGKILL every process of uid except pid keep (the kernel). It returns
+    how many it hit.
+
+    Two /proc snapshots would miss a process that keeps forking and exiting
+    (its pid changes faster than /proc is read). So first every process of
+    uid, the kernel included, is stopped at once: a helper running as uid
+    sends SIGSTOP to pid -1, which the kernel delivers to all the processes
+    the helper may signal (all of uid's but itself) as one operation, and a
+    stopped process cannot fork. Then the stopped processes are killed one
+    by one and the kernel is continued."""
+    stopped = stop_all(uid)
     hit = 0
-    for _ in range(2):
-        for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) == keep:
-                continue
-            try:
-                if os.stat("/proc/" + name).st_uid != uid:
+    try:
+        for _ in range(2 if stopped else 3):
+            for name in os.listdir("/proc"):
+                if not name.isdigit() or int(name) == keep:
                     continue
-                os.kill(int(name), signal.SIGKILL)
-                hit += 1
-            except (OSError, ValueError):
+                try:
+                    if os.stat("/proc/" + name).st_uid != uid:
+                        continue
+                    os.kill(int(name), signal.SIGKILL)
+                    hit += 1
+                except (OSError, ValueError):
+                    pass
+    finally:
+        if stopped:
+            try:
+                os.kill(keep, signal.SIGCONT)
+            except OSError:
                 pass
     return hit
+
+
+def stop_all(uid):
+    """Send SIGSTOP to every process of uid, from a child that takes uid
+    (kill(-1) spares the sender). It returns whether that worked; the
+    driver must be root."""
+    if os.geteuid() != 0 or uid == 0:
+        return False
+    import warnings
+    with warnings.catch_warnings():
+        # The child only changes its user, signals and exits: no lock of
+        # another thread is needed (Python 3.12 warns about fork with threads).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgroups([])
+            os.setuid(uid)
+            os.kill(-1, signal.SIGSTOP)
+            code = 0
+        except BaseException:
+            pass
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 def place_secret(path, text, uid, gid):
