@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/goagx/agx/agx/nb"
-	"github.com/janpfeifer/gonb/gonbui"
 )
 
 // openDisplay opens GoNB's display channel now, in this package's init while
@@ -14,9 +13,7 @@ import (
 // read and rewrite the result on its way. The result's MAC (Result.MAC) is
 // what makes such a rewrite fail; this only makes it harder.
 func openDisplay() {
-	if nb.InNotebook() {
-		_ = gonbui.Open() // an error stays in gonbui, and Done reports it
-	}
+	nb.OpenDisplay() // an error stays in gonbui, and Done reports it
 }
 
 // display sends the result as one display_data output (in a notebook) or

@@ -46,5 +46,16 @@ func Display(bundle map[string]string) error {
 	return gonbui.Error()
 }
 
+// OpenDisplay opens GoNB's display channel now rather than on the first
+// output: GoNB names the channel in the environment variable GONB_PIPE, which
+// gonbui reads when it opens it, so opening early pins the channel before
+// later code of the program can change the variable. Outside a notebook it
+// does nothing. An error stays in gonbui, and the next Display returns it.
+func OpenDisplay() {
+	if gonbui.IsNotebook {
+		_ = gonbui.Open()
+	}
+}
+
 // syncTimeout bounds Display's wait for GoNB.
 const syncTimeout = 10 * time.Second
