@@ -2,9 +2,12 @@ package autograde
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -426,6 +429,44 @@ func TestAttacks(t *testing.T) {
 					t.Errorf("the go env file was not written, so this case tests nothing: %q", out)
 				}
 			}},
+		// A cell writes into GoNB's scratch module a go.mod that no go
+		// command can use: every later cell would fail in the go command, a
+		// failure of the grader's tooling (ungradable), not the student's.
+		"break-go-mod": {nb: solvedWith("gelu-code", "%%\n"+scratchDir+
+			"err := os.WriteFile(filepath.Join(agxDir, \"go.mod\"), []byte(\"module gonb_x\\n\\ngo 1.99\\n\\nrequire example.com/missing v1.0.0\\n\"), 0o644)\n"+
+			"fmt.Println(\"go.mod written:\", err)"),
+			want: want{score: 4, cells: both, flags: []string{FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				if out := cellText(executed, "go.mod written:"); !strings.Contains(out, "go.mod written: <nil>") {
+					t.Errorf("go.mod was not written, so this case tests nothing: %q", out)
+				}
+			}},
+	}
+	// A .syso file in the package turns off the compiler's check that every
+	// function has a body: a body-less declaration then links to the
+	// student's machine code, with no unsafe in sight. One cell writes it
+	// into GoNB's scratch module, the next declares and calls such a
+	// function; it must fail to compile.
+	if syso := sysoObject(t); syso != "" {
+		attacks["syso-bodyless"] = attack{nb: func() *notebook.Notebook {
+			nb := solvedWith("gelu-code", "func agxNop()\n\n%%\nagxNop()\nfmt.Println(\"bodyless ran\")")
+			insertAfter(t, nb, "gelu-code", "%%\n"+scratchDir+
+				"b, _ := base64.StdEncoding.DecodeString(\""+syso+"\")\n"+
+				"err := os.WriteFile(filepath.Join(agxDir, \"agx.syso\"), b, 0o644)\n"+
+				"fmt.Println(\"syso written:\", err)")
+			return nb
+		}(), want: want{score: 4, cells: both, flags: []string{FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+				if out := cellText(executed, "syso written:"); !strings.Contains(out, "syso written: <nil>") {
+					t.Errorf("the .syso was not written, so this case tests nothing: %q", out)
+				}
+				if out := cellText(executed, "bodyless ran"); out != "" {
+					t.Errorf("a body-less function ran: %q", out)
+				}
+				if !strings.Contains(allOutputs(executed), "missing function body") {
+					t.Errorf("the body-less function did not fail to compile for want of a body")
+				}
+			}}
 	}
 
 	var subs []Submission
@@ -478,6 +519,55 @@ func TestAttacks(t *testing.T) {
 	if len(sum.Entries) != len(attacks) {
 		t.Errorf("%d entries for %d submissions", len(sum.Entries), len(attacks))
 	}
+}
+
+// scratchDir is code that sets agxDir to GoNB's scratch module directory,
+// where the cell's program is built.
+const scratchDir = "agxDir := os.Getenv(\"GONB_TMP_DIR\")\nif agxDir == \"\" {\n\texe, _ := os.Executable()\n\tagxDir = filepath.Dir(exe)\n}\n"
+
+// sysoObject returns, base64-encoded, an object file that defines
+// main.agxNop as a bare return, made with the host's assembler ("" when there
+// is none, or not for amd64 or arm64).
+func sysoObject(t *testing.T) string {
+	t.Helper()
+	ret := map[string]string{"amd64": "ret", "arm64": "ret"}[runtime.GOARCH]
+	as, err := exec.LookPath("as")
+	if err != nil || ret == "" {
+		t.Logf("no syso-bodyless case: no assembler for %s", runtime.GOARCH)
+		return ""
+	}
+	dir := t.TempDir()
+	src, obj := filepath.Join(dir, "nop.s"), filepath.Join(dir, "nop.o")
+	if err := os.WriteFile(src, []byte(".text\n.globl main.agxNop\nmain.agxNop:\n\t"+ret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(as, "-o", obj, src).CombinedOutput(); err != nil {
+		t.Logf("no syso-bodyless case: %v\n%s", err, out)
+		return ""
+	}
+	b, err := os.ReadFile(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// allOutputs returns every output of nb's cells as text: streams, data and
+// errors.
+func allOutputs(nb *notebook.Notebook) string {
+	var b strings.Builder
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			b.WriteString(o.Text)
+			for _, mime := range []string{"text/plain", "text/html"} {
+				if t, ok := o.DataText(mime); ok {
+					b.WriteString(t)
+				}
+			}
+			b.WriteString(o.Ename + ": " + o.Evalue + "\n" + strings.Join(o.Traceback, "\n"))
+		}
+	}
+	return b.String()
 }
 
 // cellText returns the text outputs of the first code cell of nb whose

@@ -481,3 +481,60 @@ func TestBonusMaximum(t *testing.T) {
 		})
 	}
 }
+
+// TestForbid: the source's metadata.agx.forbid names packages and names a
+// student cell may not use (an agx built-in or a reference solution that
+// implements the answer); a use is flagged forbidden, and the test cells
+// after it get no points.
+func TestForbid(t *testing.T) {
+	src := readNB(t, "testdata/double.ipynb")
+	src.Metadata["agx"] = json.RawMessage(`{"forbid": ["functions", "GELU"]}`)
+	for _, tc := range []struct{ name, code, want string }{
+		{"own function", "func Double(x float64) float64 { return 2 * x }\n\nfunc GELU(x float64) float64 { return x }\n\nvar y = GELU(1)", ""},
+		{"method", "func Double(x float64) float64 { return agx.Scalar(x).GELU().Item() }", FlagForbidden},
+		{"package use", "func Double(x float64) float64 { return functions.GELU(agx.Scalar(x)).Item() }", FlagForbidden + "," + FlagForbidden},
+		{"import", "import fn \"github.com/goagx/agx/functions\"\n\nvar d = fn.X", FlagForbidden},
+		{"dot import", "import . \"github.com/goagx/agx/functions\"", FlagForbidden},
+		{"in a string or comment", "// x.GELU() would do\nvar s = \"functions.GELU\"", ""},
+		{"longer name", "var f = x.GELUTanh", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := release(t, src)
+			cellByID(t, sub, "double-code").Source = tc.code
+			rb, err := Rebuild(src, sub, counter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			flags := scanStudentCells(rb)
+			var kinds []string
+			for _, f := range flags {
+				if f.Kind == FlagForbidden {
+					kinds = append(kinds, f.Kind)
+				}
+			}
+			if got := strings.Join(kinds, ","); got != tc.want {
+				t.Errorf("flags %q, want %q (%+v)", got, tc.want, flags)
+			}
+			var cells []*CellGrade
+			for _, rc := range rb.Cells {
+				if rc.Kind == nbgrader.KindTest {
+					cells = append(cells, &CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, Points: rc.Points, AutoPoints: rc.Points, Status: StatusPassed})
+				}
+			}
+			voided := voidAfterFlags(rb, flags, cells)
+			if (len(voided) > 0) != (tc.want != "") {
+				t.Errorf("voided %v", voided)
+			}
+			for _, c := range cells {
+				if tc.want != "" && (c.Points != 0 || c.Status != StatusRejected || !strings.Contains(strings.Join(c.Messages, " "), "forbids")) {
+					t.Errorf("%s after a forbidden use: %+v", c.GradeID, c)
+				}
+			}
+		})
+	}
+	// A malformed list is the instructor's error.
+	src.Metadata["agx"] = json.RawMessage(`{"forbid": ["a b"]}`)
+	if _, err := Rebuild(src, release(t, src), counter()); err == nil {
+		t.Error("a forbid entry with a space was accepted")
+	}
+}

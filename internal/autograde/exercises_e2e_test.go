@@ -56,3 +56,32 @@ func TestExercises(t *testing.T) {
 		})
 	}
 }
+
+// TestForbiddenBuiltin grades the GELU exercise answered with the library
+// version it is compared with (functions.GELUFunction): the exercise's
+// metadata.agx.forbid flags it, and no test cell gets a point.
+func TestForbiddenBuiltin(t *testing.T) {
+	needKernel(t)
+	const source = "../../notebooks/exercises/gelu.ipynb"
+	src := readNB(t, source)
+	nb := solved(t, src)
+	cellByID(t, nb, "gelu-code").Source = "func normalCDF(x *agx.Tensor) *agx.Tensor { return x.Div(math.Sqrt2).Erf().Add(1).Mul(0.5) }\n\n" +
+		"type GELUFunction struct{}\n\n" +
+		"func (GELUFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {\n\treturn functions.GELUFunction{}.Forward(ctx, in...)\n}\n\n" +
+		"func (GELUFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {\n\treturn functions.GELUFunction{}.Backward(ctx, g...)\n}\n\n" +
+		"func gelu(x *agx.Tensor) *agx.Tensor { return agx.Apply(GELUFunction{}, x) }"
+	in, dir := t.TempDir(), t.TempDir()
+	opt := testOptions(source, dir)
+	opt.CellTimeout = time.Minute
+	sum, err := Grade(context.Background(), opt, []Submission{writeNB(t, in, "builtin", nb)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sum.Entries[0]
+	checkEntry(t, e, want{score: 0, flags: []string{FlagForbidden}, toEnd: true})
+	for _, c := range e.Cells {
+		if c.Kind == nbgrader.KindTest && (c.Points != 0 || c.Status != StatusRejected) {
+			t.Errorf("%s: %s with %v points, want rejected with none", c.GradeID, c.Status, c.Points)
+		}
+	}
+}

@@ -43,13 +43,55 @@ const (
 	FlagTimeout       = "cell_timeout"   // a cell ran past its time limit
 	FlagInitializer   = "initializer"    // a package-level variable initialised by a call
 	FlagSelfRead      = "self_read"      // reads or writes files, reads the environment, its own binary or memory
+	FlagForbidden     = "forbidden"      // uses a package or name the source's metadata.agx.forbid lists
 )
 
 // voidingKinds are the flags that cost points: code that can read the
 // program's memory (unsafe, go:linkname, cgo, whose C constructors run even
 // before Go's initialisation) can read the secret that authenticates the
 // test cells' results, so the test cells after it get no points.
-var voidingKinds = map[string]bool{FlagUnsafe: true}
+// A use of what the exercise forbids (metadata.agx.forbid: an agx built-in
+// or a reference solution that implements the answer) voids them too: the
+// checks after it may test that instead of the student's work.
+var voidingKinds = map[string]bool{FlagUnsafe: true, FlagForbidden: true}
+
+// forbidEntry is the form of a metadata.agx.forbid entry: a Go identifier
+// (a function, method or type: GELU) or an import path (functions,
+// github.com/goagx/agx/functions).
+var forbidEntry = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$|^[A-Za-z0-9_.~-]+(/[A-Za-z0-9_.~-]+)*$`)
+
+// forbiddenUses returns, for each entry of forbid that src uses, where
+// (1-based line) and how. An entry is used when an import path is it or
+// ends in /entry, when it is selected (x.GELU, functions.GELU) or when it
+// is a package selected from (functions.X). imports and code are src's,
+// from importsAndDirectives and stripComments (strings blanked).
+func forbiddenUses(forbid []string, imports []lexed, code string) (uses []forbiddenUse) {
+	for _, f := range forbid {
+		line := 0
+		for _, it := range imports {
+			if it.text == f || strings.HasSuffix(it.text, "/"+f) {
+				line = it.line
+				break
+			}
+		}
+		last := f[strings.LastIndex(f, "/")+1:]
+		if line == 0 && regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(last) {
+			re := regexp.MustCompile(`\.\s*` + last + `\b|\b` + last + `\s*\.\s*[A-Za-z_]`)
+			if loc := re.FindStringIndex(code); loc != nil {
+				line = 1 + strings.Count(code[:loc[0]], "\n")
+			}
+		}
+		if line > 0 {
+			uses = append(uses, forbiddenUse{f, line})
+		}
+	}
+	return uses
+}
+
+type forbiddenUse struct {
+	entry string
+	line  int
+}
 
 // Where a codePatterns rule is matched.
 const (
@@ -215,6 +257,9 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 		withStrings, code := stripComments(goSrc, false), stripComments(goSrc, true)
 		imports, directives := importsAndDirectives(goSrc)
 		found := map[string]bool{}
+		for _, u := range forbiddenUses(rb.forbid, imports, code) {
+			add(FlagForbidden, u.line, "uses %s, which this exercise forbids (it implements an answer): the test cells after this cell get no points", u.entry)
+		}
 		for _, p := range codePatterns {
 			if found[p.what] {
 				continue
@@ -520,14 +565,14 @@ func disarmMagic(rb *Rebuilt) {
 // student cell with a voiding flag (voidingKinds): their programs include
 // that cell's code. It returns the cells it voided.
 func voidAfterFlags(rb *Rebuilt, flags []Flag, cells []*CellGrade) []string {
-	first, why := -1, ""
+	first, why, kind := -1, "", ""
 	for _, rc := range rb.Cells {
 		if !rc.Student() {
 			continue
 		}
 		for _, f := range flags {
 			if voidingKinds[f.Kind] && f.Cell == cellName(rc) && (first < 0 || rc.Index < first) {
-				first, why = rc.Index, fmt.Sprintf("%s (%s: %s)", cellName(rc), f.Kind, f.Message)
+				first, why, kind = rc.Index, fmt.Sprintf("%s (%s: %s)", cellName(rc), f.Kind, f.Message), f.Kind
 			}
 		}
 	}
@@ -546,7 +591,11 @@ func voidAfterFlags(rb *Rebuilt, flags []Flag, cells []*CellGrade) []string {
 			continue
 		}
 		g.Points, g.AutoPoints, g.Status = 0, 0, StatusRejected
-		g.Messages = append(g.Messages, "no points: an earlier student cell can read this cell's secret and forge its result: "+why)
+		if kind == FlagForbidden {
+			g.Messages = append(g.Messages, "no points: an earlier student cell uses what this exercise forbids: "+why)
+		} else {
+			g.Messages = append(g.Messages, "no points: an earlier student cell can read this cell's secret and forge its result: "+why)
+		}
 		voided = append(voided, g.GradeID)
 	}
 	return voided

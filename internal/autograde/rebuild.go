@@ -42,6 +42,29 @@ type Rebuilt struct {
 	Flags    []Flag         // problems found while rebuilding
 
 	answerNames map[string]bool // top-level names declared by the source's answer cells
+	forbid      []string        // the source's metadata.agx.forbid (forbiddenUses)
+}
+
+// sourceForbid returns the instructor source's metadata.agx.forbid: the
+// packages and names a student cell may not use, because they implement an
+// exercise's answer (an agx built-in, a package of reference solutions).
+func sourceForbid(src *notebook.Notebook) ([]string, error) {
+	raw, ok := src.Metadata["agx"]
+	if !ok {
+		return nil, nil
+	}
+	var m struct {
+		Forbid []string `json:"forbid"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("the instructor source's metadata.agx: %w", err)
+	}
+	for _, f := range m.Forbid {
+		if !forbidEntry.MatchString(f) {
+			return nil, fmt.Errorf("the instructor source's metadata.agx.forbid: %q is neither a Go identifier nor an import path", f)
+		}
+	}
+	return m.Forbid, nil
 }
 
 // Rebuild rebuilds a submission from the instructor source src (which it does
@@ -104,7 +127,11 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 
 	// The submission: answer cells by grade_id, student cells by the source
 	// cell they follow (anchor; "" for before any).
-	rb := &Rebuilt{answerNames: answerNames}
+	forbid, err := sourceForbid(srcCopy)
+	if err != nil {
+		return nil, err
+	}
+	rb := &Rebuilt{answerNames: answerNames, forbid: forbid}
 	answers := map[string]*notebook.Cell{}
 	seenLocked := map[string]*notebook.Cell{}
 	extra := map[string][]*notebook.Cell{}
