@@ -12,8 +12,8 @@
 // COURSE: $AGX_COURSE, default agx), made by Init and owned by the
 // instructor with the instructors' group G:
 //
-//	outbound/                 2755  released assignments, readable by all
-//	outbound/ASSIGNMENT/      2755  the student notebooks and .agx-release.json
+//	outbound/                 2775  released assignments, readable by all, written by the instructors
+//	outbound/ASSIGNMENT/      2775  the student notebooks and .agx-release.json
 //	inbound/                  3773  students create their own directory; nobody else may list it
 //	inbound/STUDENT/          2750  owned by the student, group G
 //	inbound/STUDENT/ASSIGNMENT/TIMESTAMP/    one submission: notebooks and .agx-submission.json
@@ -108,7 +108,7 @@ func fail(kind error, format string, args ...any) error {
 // Modes of the exchange's directories (see the package documentation).
 const (
 	modeCourse   = os.ModeSetgid | 0o755
-	modeOutbound = os.ModeSetgid | 0o755
+	modeOutbound = os.ModeSetgid | 0o775 // every instructor may release
 	modeInbound  = os.ModeSetgid | os.ModeSticky | 0o773
 	modeFeedback = os.ModeSetgid | os.ModeSticky | 0o773
 	modeStudentI = os.ModeSetgid | 0o750 // inbound/STUDENT

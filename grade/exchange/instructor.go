@@ -54,7 +54,7 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 		}
 		report = append(report, "made  "+x.Root+" (0755)")
 	}
-	uid := os.Geteuid()
+	uid := -1 // the course's directories may belong to any instructor
 	for _, d := range []struct {
 		path string
 		mode os.FileMode
@@ -85,8 +85,9 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 	return report, nil
 }
 
-// ensureDir makes path a directory with mode, owner uid and group gid, or
-// checks and fixes one that exists.
+// ensureDir makes path a directory with mode, owner uid (-1: the caller
+// when made, anyone when it exists) and group gid, or checks and fixes one
+// that exists.
 func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 	fix := func() error {
 		if err := os.Lchown(path, uid, gid); err != nil {
@@ -111,14 +112,21 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 		return "", fmt.Errorf("%s exists and is not a directory (a symbolic link is refused): remove it and run again", path)
 	}
 	s := statT(st)
-	if int(s.Uid) == uid && int(s.Gid) == gid && st.Mode()&modeBits == mode {
+	if (uid == -1 || int(s.Uid) == uid) && int(s.Gid) == gid && st.Mode()&modeBits == mode {
 		return fmt.Sprintf("ok    %s (%s)", path, modeString(mode)), nil
 	}
 	if err := fix(); err != nil {
 		return "", fmt.Errorf("%s has owner %s, group %d, mode %s, want owner %s, group %d, mode %s: %w",
-			path, userName(s.Uid), s.Gid, modeString(st.Mode()&modeBits), userName(uint32(uid)), gid, modeString(mode), err)
+			path, userName(s.Uid), s.Gid, modeString(st.Mode()&modeBits), ownerName(uid), gid, modeString(mode), err)
 	}
 	return fmt.Sprintf("fixed %s (%s)", path, modeString(mode)), nil
+}
+
+func ownerName(uid int) string {
+	if uid == -1 {
+		return "any"
+	}
+	return userName(uint32(uid))
 }
 
 // modeString writes a mode as chmod's octal (2755, 3773).
@@ -165,19 +173,20 @@ func (x Exchange) Release(assignment string, files map[string][]byte, deadline *
 		}
 	}
 	dir := x.outbound(assignment)
-	fixMsg := "only the instructor who ran `agx exchange init` (or root) may release"
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	fixMsg := "only the instructors (the exchange's group) or root may release"
+	if err := os.Mkdir(dir, 0o775); err == nil {
+		if err := os.Chmod(dir, modeOutbound); err != nil {
+			return nil, permission(err, fixMsg)
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, permission(err, fixMsg)
 	}
 	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	if err := os.Chmod(dir, modeOutbound); err != nil {
-		return nil, permission(err, fixMsg)
-	}
 	rel := &Release{Course: x.Course, Assignment: assignment, Released: time.Now().UTC(), Deadline: deadline, Files: map[string]string{}}
 	for _, name := range sortedKeys(files) {
-		if err := writeAtomic(filepath.Join(dir, name), files[name], 0o644); err != nil {
+		if err := writeAtomic(filepath.Join(dir, name), files[name], 0o664); err != nil {
 			return nil, permission(err, fixMsg)
 		}
 		rel.Files[name] = Sum(files[name])
@@ -190,7 +199,7 @@ func (x Exchange) Release(assignment string, files map[string][]byte, deadline *
 			}
 		}
 	}
-	if err := writeAtomic(filepath.Join(dir, ReleaseFile), marshal(rel), 0o644); err != nil {
+	if err := writeAtomic(filepath.Join(dir, ReleaseFile), marshal(rel), 0o664); err != nil {
 		return nil, permission(err, fixMsg)
 	}
 	return rel, nil
