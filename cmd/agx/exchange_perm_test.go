@@ -240,7 +240,7 @@ func TestExchangePermissions(t *testing.T) {
 		t.Errorf("collect should report the taken name:\n%s", out)
 	}
 	os.RemoveAll(filepath.Join(course, "inbound", carol.name)) // the instructor's fix, as root
-	ok(carol, "submit", "ps1")                                  // late
+	ok(carol, "submit", "ps1")                                 // late
 
 	// Bob backdates his submission record: the change time counts.
 	bobSub, _ := filepath.Glob(filepath.Join(course, "inbound", bob.name, "ps1", "*", ".agx-submission.json"))
