@@ -243,7 +243,7 @@ func TestExchangePermissions(t *testing.T) {
 	if out := ok(nil, "exchange", "init", "--group", staff, "--students", carol.name); !strings.Contains(out, "fixed "+course+"/inbound/"+carol.name+" (2750)") {
 		t.Errorf("init --students:\n%s", out)
 	}
-	ok(carol, "submit", "ps1")                                 // late
+	ok(carol, "submit", "ps1") // late
 
 	// Bob backdates his submission record: the change time counts.
 	bobSub, _ := filepath.Glob(filepath.Join(course, "inbound", bob.name, "ps1", "*", ".agx-submission.json"))
