@@ -11,17 +11,21 @@ const mod = "github.com/goagx/agx"
 // forbidden lists, per package, import paths (prefixes) it must not depend on,
 // directly or indirectly.
 var forbidden = map[string][]string{
-	mod + "/tensor":    {mod + "/agx", mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
-	mod + "/agx":       {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
-	mod + "/grade":     {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/cmd", mod + "/internal"},
-	mod + "/functions": {mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
-	mod + "/nn":        {mod + "/gpu", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/tensor": {mod + "/agx", mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/agx":    {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/grade":  {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/cmd", mod + "/internal"},
+	// The exchange is imported by notebook cells and by cmd/agx; it works on
+	// the file system alone.
+	mod + "/grade/exchange": {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/cmd", mod + "/internal", "gorgonia.org/cu"},
+	mod + "/functions":      {mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	mod + "/nn":             {mod + "/gpu", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
 }
 
 // direct lists, per package, import paths it must not import itself (it may
 // reach them through an allowed package): display code goes through agx/nb.
 var direct = map[string][]string{
-	mod + "/grade": {"github.com/janpfeifer/gonb"},
+	mod + "/grade":          {"github.com/janpfeifer/gonb"},
+	mod + "/grade/exchange": {"github.com/janpfeifer/gonb"},
 }
 
 func TestDirectImports(t *testing.T) {

@@ -1,0 +1,247 @@
+package exchange
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goagx/agx/grade"
+)
+
+// These tests run the exchange as one user (the instructor and the student
+// are the same); cmd/agx's TestExchangePermissions runs it as separate Unix
+// users.
+
+func TestCheckName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"ps1", true}, {"week-2_gelu.v1", true}, {"a+b", true},
+		{"", false}, {".hidden", false}, {"-x", false}, {"a/b", false}, {"..", false}, {"a b", false}, {strings.Repeat("a", 129), false},
+	} {
+		err := CheckName("assignment", c.name)
+		if (err == nil) != c.ok {
+			t.Errorf("CheckName(%q) = %v, want ok %v", c.name, err, c.ok)
+		}
+		if err != nil && !errors.Is(err, ErrBadName) {
+			t.Errorf("CheckName(%q): %v is not ErrBadName", c.name, err)
+		}
+	}
+}
+
+// newCourse makes an exchange with the course initialised and ps1 released.
+func newCourse(t *testing.T, deadline *time.Time) (Exchange, string) {
+	t.Helper()
+	dir := t.TempDir()
+	x := Exchange{Root: filepath.Join(dir, "ex"), Course: "c1"}
+	if _, err := x.Init("", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Release("ps1", map[string][]byte{"a.ipynb": []byte(`{"v":1}`), "data.csv": []byte("1,2\n")}, deadline); err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return x, ws
+}
+
+func TestErrors(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	missing := Exchange{Root: filepath.Join(t.TempDir(), "none"), Course: "c1"}
+	for _, c := range []struct {
+		name string
+		run  func() error
+		kind error
+		says string
+	}{
+		{"no exchange", func() error { _, err := missing.Fetch(ws, "ps1"); return err }, ErrNoExchange, "agx exchange init"},
+		{"not released", func() error { _, err := x.Fetch(ws, "ps2"); return err }, ErrNotReleased, "released: ps1"},
+		{"submit unreleased", func() error { _, err := x.Submit(ws, "ps2"); return err }, ErrNotReleased, "nothing to fetch"},
+		{"bad assignment", func() error { _, err := x.Fetch(ws, "../ps1"); return err }, ErrBadName, "one path element"},
+		{"bad course", func() error { _, err := (Exchange{Root: x.Root, Course: ".c"}).Fetch(ws, "ps1"); return err }, ErrBadName, "course"},
+		{"collect bad name", func() error { _, err := x.Collect("a/b", ws, nil); return err }, ErrBadName, "assignment"},
+		{"release bad file", func() error { _, err := x.Release("ps1", map[string][]byte{".x": nil}, nil); return err }, ErrBadName, `".x"`},
+		{"nothing to submit", func() error { _, err := x.Submit(ws, "ps1"); return err }, nil, "fetch the assignment first"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if c.kind != nil && !errors.Is(err, c.kind) {
+				t.Errorf("%v is not %v", err, c.kind)
+			}
+			if !strings.Contains(err.Error(), c.says) {
+				t.Errorf("%q does not say %q", err, c.says)
+			}
+		})
+	}
+}
+
+func TestRefusedWhileGrading(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	t.Setenv(grade.SecretEnv, filepath.Join(t.TempDir(), "secret"))
+	for name, op := range map[string]func() error{
+		"fetch":    func() error { _, err := x.Fetch(ws, "ps1"); return err },
+		"submit":   func() error { _, err := x.Submit(ws, "ps1"); return err },
+		"feedback": func() error { _, err := x.FetchFeedback(ws, "ps1"); return err },
+		"cell":     func() error { return Submit("ps1") },
+	} {
+		if err := op(); !errors.Is(err, ErrGrading) {
+			t.Errorf("%s while grading: %v, want ErrGrading", name, err)
+		}
+	}
+	if ents, _ := os.ReadDir(ws); len(ents) != 0 {
+		t.Errorf("something was fetched while grading: %v", ents)
+	}
+}
+
+func TestFlow(t *testing.T) {
+	deadline := time.Now().Add(time.Hour)
+	x, ws := newCourse(t, &deadline)
+	me, err := CurrentUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := x.Fetch(ws, "ps1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(f.Fetched, ",") != "a.ipynb,data.csv" {
+		t.Errorf("fetched %v", f.Fetched)
+	}
+	nb := filepath.Join(ws, "ps1", "a.ipynb")
+	os.WriteFile(nb, []byte(`{"v":"mine"}`), 0o644)
+	f, err = x.Fetch(ws, "ps1")
+	if err != nil || len(f.Fetched) != 0 || len(f.Differs) != 1 || !strings.Contains(strings.Join(f.Lines(), "\n"), "kept your a.ipynb (it differs") {
+		t.Errorf("second fetch: %+v %v", f, err)
+	}
+	if b, _ := os.ReadFile(nb); string(b) != `{"v":"mine"}` {
+		t.Errorf("fetch overwrote the edit: %s", b)
+	}
+
+	s1, err := x.Submit(ws, "ps1")
+	if err != nil || s1.Identical || s1.Late || s1.Count != 1 {
+		t.Fatalf("submit: %+v %v", s1, err)
+	}
+	s2, err := x.Submit(ws, "ps1")
+	if err != nil || !s2.Identical || !s2.Time.Equal(s1.Time) || !strings.Contains(s2.Lines()[0], "already submitted at") {
+		t.Errorf("identical resubmission: %+v %v", s2, err)
+	}
+	os.WriteFile(nb, []byte(`{"v":"second"}`), 0o644)
+	s3, err := x.Submit(ws, "ps1")
+	if err != nil || s3.Identical || s3.Count != 2 {
+		t.Fatalf("resubmit: %+v %v", s3, err)
+	}
+	st, err := x.Status(ws, "ps1")
+	if err != nil || len(st.Submissions) != 2 || !st.Fetched || !st.Released {
+		t.Errorf("status: %+v %v", st, err)
+	}
+
+	out := filepath.Join(t.TempDir(), "submitted")
+	c, err := x.Collect("ps1", out, nil)
+	if err != nil || len(c.Students) != 1 || c.Students[0].Late {
+		t.Fatalf("collect: %+v %v", c, err)
+	}
+	got, _ := os.ReadFile(filepath.Join(out, me.Name, "ps1", "a.ipynb"))
+	if string(got) != `{"v":"second"}` {
+		t.Errorf("collected %s, want the latest", got)
+	}
+	// A deadline before the submissions marks them late.
+	early := s1.Time.Add(-time.Minute)
+	if c, err := x.Collect("ps1", out, &early); err != nil || !c.Students[0].Late {
+		t.Errorf("collect with an earlier deadline: %+v %v", c, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, me.Name, "ps1", "late.txt")); err != nil {
+		t.Error(err)
+	}
+
+	// A latest submission whose file no longer matches its checksum does not
+	// count: the one before it does.
+	stamps, _ := filepath.Glob(filepath.Join(x.inbound(me.Name, "ps1"), "*", "a.ipynb"))
+	last := stamps[len(stamps)-1]
+	os.Chmod(last, 0o640)
+	os.WriteFile(last, []byte(`{"v":"forged"}`), 0o640)
+	c, err = x.Collect("ps1", out, nil)
+	if err != nil || len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "checksum") {
+		t.Fatalf("collect after tampering: %+v %v", c, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, me.Name, "ps1", "a.ipynb")); string(got) != `{"v":"mine"}` {
+		t.Errorf("collected %s, want the first submission", got)
+	}
+
+	// Feedback goes back; a symbolic link planted in the feedback area does
+	// not lead the instructor's write elsewhere.
+	fb := filepath.Join(t.TempDir(), "feedback")
+	os.MkdirAll(filepath.Join(fb, me.Name, "ps1"), 0o755)
+	os.WriteFile(filepath.Join(fb, me.Name, "ps1", "a.html"), []byte("<p>well done</p>"), 0o644)
+	r, err := x.Return("ps1", fb)
+	if err != nil || len(r.Returned[me.Name]) != 1 || len(r.Problems) != 0 {
+		t.Fatalf("return: %+v %v", r, err)
+	}
+	ff, err := x.FetchFeedback(ws, "ps1")
+	if err != nil || len(ff.Files) != 1 {
+		t.Fatalf("fetch-feedback: %+v %v", ff, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "ps1", "feedback", "a.html")); string(b) != "<p>well done</p>" {
+		t.Errorf("feedback copy: %q", b)
+	}
+	outside := t.TempDir()
+	os.RemoveAll(x.feedback(me.Name, "ps1"))
+	if err := os.Symlink(outside, x.feedback(me.Name, "ps1")); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := x.Return("ps1", fb); err != nil || len(r.Problems) != 1 {
+		t.Errorf("return through a symbolic link: %+v %v", r, err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("return wrote outside the feedback area: %v", ents)
+	}
+}
+
+func TestReleaseReplaces(t *testing.T) {
+	x, _ := newCourse(t, nil)
+	rel, err := x.Release("ps1", map[string][]byte{"b.ipynb": []byte("{}")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := visibleFiles(x.outbound("ps1"), "", false)
+	if strings.Join(names, ",") != "b.ipynb" || len(rel.Files) != 1 {
+		t.Errorf("after a new release: %v", names)
+	}
+	if got, _ := x.Released(); strings.Join(got, ",") != "ps1" {
+		t.Errorf("Released = %v", got)
+	}
+}
+
+func TestInitIdempotent(t *testing.T) {
+	x := Exchange{Root: filepath.Join(t.TempDir(), "ex"), Course: "c1"}
+	if _, err := x.Init("", nil); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(x.inbound(), 0o777) // broken by hand
+	lines, err := x.Init("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(lines, "\n")
+	if !strings.Contains(joined, "fixed "+x.inbound()+" (3773)") || !strings.Contains(joined, "ok    "+x.outbound()) {
+		t.Errorf("second init:\n%s", joined)
+	}
+	if _, err := x.Init("no-such-group-agx", nil); err == nil || !strings.Contains(err.Error(), "groupadd") {
+		t.Errorf("unknown group: %v", err)
+	}
+}
+
+func TestHTMLEscapes(t *testing.T) {
+	h := HTML("agx <submit>", []string{`<script>alert(1)</script>`}, false)
+	if strings.Contains(h, "<script>") || !strings.Contains(h, "&lt;script&gt;") || !strings.Contains(h, "#b00020") {
+		t.Errorf("HTML: %s", h)
+	}
+}
