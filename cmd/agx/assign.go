@@ -58,35 +58,9 @@ func assignCommand(_ context.Context, args []string, stdout, stderr io.Writer) e
 		return usageError{"no notebooks given"}
 	}
 
-	type job struct {
-		name    string
-		student *notebook.Notebook
-		entries map[string]nbgrader.Entry
-	}
-	var jobs []job
-	var errs []error
-	byName := map[string]string{}
-	for _, p := range paths {
-		name := filepath.Base(p)
-		if prev, ok := byName[name]; ok {
-			errs = append(errs, fmt.Errorf("%s and %s would both be written as %s", prev, p, name))
-			continue
-		}
-		byName[name] = p
-		src, err := notebook.Read(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		student, entries, err := nbgrader.Release(src)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s:\n%w", p, err))
-			continue
-		}
-		jobs = append(jobs, job{name, student, entries})
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	jobs, err := studentVersions(paths)
+	if err != nil {
+		return err
 	}
 
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
@@ -118,6 +92,41 @@ func assignCommand(_ context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	return os.WriteFile(manifestPath, append(b, '\n'), 0o644)
+}
+
+// assignJob is the student version of one instructor source.
+type assignJob struct {
+	name    string // the file name it is written under
+	student *notebook.Notebook
+	entries map[string]nbgrader.Entry
+}
+
+// studentVersions validates the sources and makes their student versions
+// (agx assign and agx release); it returns every problem found, joined.
+func studentVersions(paths []string) ([]assignJob, error) {
+	var jobs []assignJob
+	var errs []error
+	byName := map[string]string{}
+	for _, p := range paths {
+		name := filepath.Base(p)
+		if prev, ok := byName[name]; ok {
+			errs = append(errs, fmt.Errorf("%s and %s would both be written as %s", prev, p, name))
+			continue
+		}
+		byName[name] = p
+		src, err := notebook.Read(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		student, entries, err := nbgrader.Release(src)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s:\n%w", p, err))
+			continue
+		}
+		jobs = append(jobs, assignJob{name, student, entries})
+	}
+	return jobs, errors.Join(errs...)
 }
 
 // graded counts the graded cells of a release and their points.

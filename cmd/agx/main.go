@@ -10,6 +10,13 @@
 //	assign     write the student versions of exercise notebooks
 //	autograde  grade students' notebooks against the instructor source
 //	feedback   write per-student HTML feedback from a gradebook
+//	exchange   make a course's exchange (init) or show an assignment's status
+//	release    publish the student versions of an assignment in the exchange
+//	fetch      copy a released assignment into your workspace (student)
+//	submit     submit your copy of an assignment (student)
+//	collect    copy the latest submissions into nbgrader's submitted/ layout
+//	return     give each student their feedback pages through the exchange
+//	fetch-feedback copy your returned feedback into your workspace (student)
 //	bench      time the performance workloads in agx and PyTorch and compare
 //
 // Run `agx COMMAND -h` for a command's flags. See docs/notebooks.md.
@@ -39,6 +46,13 @@ var commands = []command{
 	{"assign", "write the student versions of exercise notebooks (solutions and hidden tests removed)", assignCommand},
 	{"autograde", "grade students' notebooks against the instructor source (gradebook in a directory)", autogradeCommand},
 	{"feedback", "write per-student HTML feedback from a gradebook", feedbackCommand},
+	{"exchange", "instructor: make a course's exchange (init); student: an assignment's status", exchangeCommand},
+	{"release", "instructor: publish the student versions of an assignment in the exchange", releaseCommand},
+	{"fetch", "student: copy a released assignment into your workspace (never overwrites)", fetchCommand},
+	{"submit", "student: submit your copy of an assignment (timestamped, checksummed)", submitCommand},
+	{"collect", "instructor: the latest submissions into nbgrader's submitted/ layout, late ones marked", collectCommand},
+	{"return", "instructor: give each student their feedback pages through the exchange", returnCommand},
+	{"fetch-feedback", "student: copy your returned feedback pages into your workspace", fetchFeedbackCommand},
 	{"bench", "time the performance workloads in agx and PyTorch, alternating, and compare", benchCommand},
 }
 
@@ -93,7 +107,7 @@ func agxMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: agx COMMAND [flags] [arguments]\n\nCommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'agx COMMAND -h' for a command's flags.")
 }

@@ -1,0 +1,154 @@
+package exchange
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Sum is the hex SHA-256 of b.
+func Sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// writeAtomic writes b to path through a temporary file in the same
+// directory and a rename, so readers see the old file or the new one, and a
+// symbolic link at path is replaced, never followed.
+func writeAtomic(path string, b []byte, perm os.FileMode) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+randHex(6)+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, perm) // whatever the umask
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// writeNew writes b to a new file at path and fails if anything is there.
+func writeNew(path string, b []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
+// readRegular reads path, which must be a regular file (a symbolic link is
+// refused), at most limit bytes.
+func readRegular(path string, limit int64) ([]byte, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, nil, fmt.Errorf("%s is %d bytes, more than the %d allowed", path, st.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, nil, fmt.Errorf("%s grew beyond %d bytes while read", path, limit)
+	}
+	return b, st, nil
+}
+
+func readJSON(path string, v any) error {
+	b, _, err := readRegular(path, 1<<20)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func marshal(v any) []byte {
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		panic(err) // only our own types
+	}
+	return append(b, '\n')
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// visibleFiles lists the regular files of dir (symbolic links to them
+// included when follow), not hidden, sorted, that match ext ("" for all).
+func visibleFiles(dir, ext string, follow bool) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || (ext != "" && !strings.HasSuffix(n, ext)) {
+			continue
+		}
+		mode := e.Type()
+		if mode&os.ModeSymlink != 0 && follow {
+			st, err := os.Stat(filepath.Join(dir, n))
+			if err != nil {
+				continue
+			}
+			mode = st.Mode().Type()
+		}
+		if mode.IsRegular() {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,582 @@
+package exchange
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Init makes the course's tree (see the package documentation) owned by the
+// caller with the group named group ("" for the caller's primary group), and
+// fixes the modes and group of directories that exist. Run as root, it can
+// also make each listed student's inbound and feedback directories, owned by
+// them, so that nobody can take those names first. It is idempotent and
+// returns one line per directory: made, fixed or ok.
+func (x Exchange) Init(group string, students []string) ([]string, error) {
+	if err := x.check(); err != nil {
+		return nil, err
+	}
+	gid := os.Getgid()
+	if group != "" {
+		g, err := user.LookupGroup(group)
+		if err != nil {
+			return nil, fmt.Errorf("group %q: %v (make it with groupadd, and add the instructors to it)", group, err)
+		}
+		gid, _ = strconv.Atoi(g.Gid)
+	}
+	if len(students) > 0 && os.Geteuid() != 0 {
+		return nil, fmt.Errorf("--students needs root (the directories are given to each student)")
+	}
+	var report []string
+	ensure := func(path string, mode os.FileMode, uid, gid int) error {
+		line, err := ensureDir(path, mode, uid, gid)
+		if err != nil {
+			return err
+		}
+		report = append(report, line)
+		return nil
+	}
+	if _, err := os.Stat(x.Root); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(x.Root, 0o755); err != nil {
+			return nil, permission(err, "make the exchange root as root once (mkdir -p "+x.Root+"), or choose another with --exchange")
+		}
+		if err := os.Chmod(x.Root, 0o755); err != nil {
+			return nil, err
+		}
+		report = append(report, "made  "+x.Root+" (0755)")
+	}
+	uid := os.Geteuid()
+	for _, d := range []struct {
+		path string
+		mode os.FileMode
+	}{{x.Dir(), modeCourse}, {x.outbound(), modeOutbound}, {x.inbound(), modeInbound}, {x.feedback(), modeFeedback}} {
+		if err := ensure(d.path, d.mode, uid, gid); err != nil {
+			return report, err
+		}
+	}
+	for _, s := range students {
+		u, err := user.Lookup(s)
+		if err != nil {
+			return report, fmt.Errorf("student %q: %v", s, err)
+		}
+		if !userPattern.MatchString(s) {
+			return report, fail(ErrBadName, "student %q", s)
+		}
+		suid, _ := strconv.Atoi(u.Uid)
+		if err := ensure(x.inbound(s), modeStudentI, suid, gid); err != nil {
+			return report, err
+		}
+		if err := ensure(x.feedback(s), modeStudentF, suid, gid); err != nil {
+			return report, err
+		}
+	}
+	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil && gid != 0 {
+		report = append(report, fmt.Sprintf("note  every member of group %s can read every submission and feedback page: no student may be in it", g.Name))
+	}
+	return report, nil
+}
+
+// ensureDir makes path a directory with mode, owner uid and group gid, or
+// checks and fixes one that exists.
+func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
+	fix := func() error {
+		if err := os.Lchown(path, uid, gid); err != nil {
+			return permission(err, "run `agx exchange init` as the owner of "+path+" or as root")
+		}
+		// chown may clear the set-group-ID bit, so the mode comes after it.
+		return permission(os.Chmod(path, mode), "run `agx exchange init` as the owner of "+path+" or as root")
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(path, 0o700); err != nil {
+			return "", permission(err, "run `agx exchange init` as root, or as the owner of "+filepath.Dir(path))
+		}
+		if err := fix(); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("made  %s (%s)", path, modeString(mode)), nil
+	case err != nil:
+		return "", err
+	case !st.IsDir():
+		return "", fmt.Errorf("%s exists and is not a directory (a symbolic link is refused): remove it and run again", path)
+	}
+	s := statT(st)
+	if int(s.Uid) == uid && int(s.Gid) == gid && st.Mode()&modeBits == mode {
+		return fmt.Sprintf("ok    %s (%s)", path, modeString(mode)), nil
+	}
+	if err := fix(); err != nil {
+		return "", fmt.Errorf("%s has owner %s, group %d, mode %s, want owner %s, group %d, mode %s: %w",
+			path, userName(s.Uid), s.Gid, modeString(st.Mode()&modeBits), userName(uint32(uid)), gid, modeString(mode), err)
+	}
+	return fmt.Sprintf("fixed %s (%s)", path, modeString(mode)), nil
+}
+
+// modeString writes a mode as chmod's octal (2755, 3773).
+func modeString(m os.FileMode) string {
+	n := uint32(m.Perm())
+	if m&os.ModeSetuid != 0 {
+		n |= 0o4000
+	}
+	if m&os.ModeSetgid != 0 {
+		n |= 0o2000
+	}
+	if m&os.ModeSticky != 0 {
+		n |= 0o1000
+	}
+	return fmt.Sprintf("%04o", n)
+}
+
+// Release is outbound/ASSIGNMENT/.agx-release.json.
+type Release struct {
+	Course     string            `json:"course"`
+	Assignment string            `json:"assignment"`
+	Released   time.Time         `json:"released"`
+	Deadline   *time.Time        `json:"deadline,omitempty"`
+	Files      map[string]string `json:"files"` // name -> SHA-256
+}
+
+// Release publishes files (name -> content: the student versions and any
+// other files) as the assignment, with an optional deadline. Files of an
+// earlier release that are not in files are removed; students keep what they
+// fetched.
+func (x Exchange) Release(assignment string, files map[string][]byte, deadline *time.Time) (*Release, error) {
+	if err := CheckName("assignment", assignment); err != nil {
+		return nil, err
+	}
+	if _, err := x.courseDir(); err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("nothing to release")
+	}
+	for name := range files {
+		if name != filepath.Base(name) || strings.HasPrefix(name, ".") || name == "feedback" {
+			return nil, fail(ErrBadName, "cannot release a file called %q", name)
+		}
+	}
+	dir := x.outbound(assignment)
+	fixMsg := "only the instructor who ran `agx exchange init` (or root) may release"
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, permission(err, fixMsg)
+	}
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	if err := os.Chmod(dir, modeOutbound); err != nil {
+		return nil, permission(err, fixMsg)
+	}
+	rel := &Release{Course: x.Course, Assignment: assignment, Released: time.Now().UTC(), Deadline: deadline, Files: map[string]string{}}
+	for _, name := range sortedKeys(files) {
+		if err := writeAtomic(filepath.Join(dir, name), files[name], 0o644); err != nil {
+			return nil, permission(err, fixMsg)
+		}
+		rel.Files[name] = Sum(files[name])
+	}
+	old, _ := visibleFiles(dir, "", false)
+	for _, name := range old {
+		if _, ok := files[name]; !ok {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := writeAtomic(filepath.Join(dir, ReleaseFile), marshal(rel), 0o644); err != nil {
+		return nil, permission(err, fixMsg)
+	}
+	return rel, nil
+}
+
+// ReadRelease returns the release record of assignment.
+func (x Exchange) ReadRelease(assignment string) (*Release, error) {
+	if err := CheckName("assignment", assignment); err != nil {
+		return nil, err
+	}
+	if _, err := x.courseDir(); err != nil {
+		return nil, err
+	}
+	var rel Release
+	if err := readJSON(x.outbound(assignment, ReleaseFile), &rel); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, x.notReleased(assignment)
+		}
+		return nil, permission(err, "the release is not readable: ask the instructor to run `agx exchange init` and release again")
+	}
+	return &rel, nil
+}
+
+// Submission is .agx-submission.json, written by the student's agx submit.
+type Submission struct {
+	Student    string            `json:"student"`
+	UID        int               `json:"uid"`
+	Course     string            `json:"course"`
+	Assignment string            `json:"assignment"`
+	Time       time.Time         `json:"timestamp"`
+	Files      map[string]string `json:"files"` // name -> SHA-256
+}
+
+// Collected is one student's collected submission.
+type Collected struct {
+	Student     string
+	Time        time.Time // when it was submitted (see Collect)
+	Recorded    time.Time // the time its record claims
+	Late        bool
+	LateBy      time.Duration
+	Files       []string
+	Submissions int    // how many the student made
+	Note        string // why the time or an earlier submission was not taken as is
+}
+
+// CollectResult is what Collect did.
+type CollectResult struct {
+	Deadline *time.Time
+	Students []Collected
+	Problems []string // entries ignored, with why
+	CSV      string   // the path of the class table
+}
+
+// Collect copies the latest valid submission of every student into
+// nbgrader's layout, out/STUDENT/ASSIGNMENT/, with timestamp.txt and, for a
+// late one, late.txt, and writes out/collect-ASSIGNMENT.csv. deadline
+// overrides the release's. A submission counts when its directory and files
+// are owned by the student whose directory holds it, it is complete (its
+// record written last) and every checksum matches; the latest counts. Its
+// time is the recorded one unless a file changed more than TimeTolerance
+// after it (ctime), then the time of that change.
+func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*CollectResult, error) {
+	if err := CheckName("assignment", assignment); err != nil {
+		return nil, err
+	}
+	gid, err := x.courseDir()
+	if err != nil {
+		return nil, err
+	}
+	res := &CollectResult{Deadline: deadline}
+	if rel, err := x.ReadRelease(assignment); err == nil {
+		if res.Deadline == nil {
+			res.Deadline = rel.Deadline
+		}
+	} else if !errors.Is(err, ErrNotReleased) {
+		return nil, err
+	}
+	ents, err := os.ReadDir(x.inbound())
+	if err != nil {
+		return nil, permission(err, fmt.Sprintf("collect as an instructor: a member of group %s (the exchange's group) or root", groupName(gid)))
+	}
+	for _, e := range ents {
+		name := e.Name()
+		path := x.inbound(name)
+		st, err := os.Lstat(path)
+		if err != nil {
+			res.Problems = append(res.Problems, err.Error())
+			continue
+		}
+		owner := statT(st).Uid
+		switch {
+		case !st.IsDir():
+			res.Problems = append(res.Problems, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", path, userName(owner)))
+			continue
+		case userName(owner) != name:
+			res.Problems = append(res.Problems, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", path, userName(owner), name, path))
+			continue
+		}
+		c, probs, err := x.latest(name, owner, assignment)
+		res.Problems = append(res.Problems, probs...)
+		if err != nil {
+			res.Problems = append(res.Problems, err.Error())
+			continue
+		}
+		if c == nil {
+			continue
+		}
+		if res.Deadline != nil && c.sub.Time.After(*res.Deadline) {
+			c.Late, c.LateBy = true, c.sub.Time.Sub(*res.Deadline)
+		}
+		if err := writeCollected(out, assignment, c); err != nil {
+			return res, err
+		}
+		res.Students = append(res.Students, c.Collected)
+	}
+	sort.Slice(res.Students, func(i, j int) bool { return res.Students[i].Student < res.Students[j].Student })
+	res.CSV = filepath.Join(out, "collect-"+assignment+".csv")
+	if err := os.MkdirAll(out, 0o750); err != nil {
+		return res, err
+	}
+	return res, writeCollectCSV(res.CSV, res)
+}
+
+type collected struct {
+	Collected
+	sub   Submission
+	dir   string
+	files map[string][]byte
+}
+
+// latest finds the student's latest valid submission of assignment; nil
+// when there is none.
+func (x Exchange) latest(student string, uid uint32, assignment string) (*collected, []string, error) {
+	base := x.inbound(student, assignment)
+	ents, err := os.ReadDir(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, permission(err, "cannot read "+base)
+	}
+	var stamps []string
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".") {
+			stamps = append(stamps, e.Name())
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(stamps)))
+	var probs []string
+	for _, s := range stamps {
+		c, err := readSubmission(filepath.Join(base, s), student, uid)
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("%s: %v: not counted", student, err))
+			continue
+		}
+		c.Submissions = len(stamps)
+		return c, probs, nil
+	}
+	return nil, probs, nil
+}
+
+// readSubmission reads and verifies one submission directory.
+func readSubmission(dir, student string, uid uint32) (*collected, error) {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() || statT(st).Uid != uid {
+		return nil, fmt.Errorf("%s is not a directory of %s", dir, student)
+	}
+	changed := ctime(st)
+	var sub Submission
+	b, mst, err := readRegular(filepath.Join(dir, SubmissionFile), 1<<20)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is incomplete (no %s)", dir, SubmissionFile)
+		}
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &sub); err != nil {
+		return nil, fmt.Errorf("%s: %v", SubmissionFile, err)
+	}
+	if statT(mst).Uid != uid {
+		return nil, fmt.Errorf("%s/%s is not owned by %s", dir, SubmissionFile, student)
+	}
+	changed = later(changed, ctime(mst))
+	c := &collected{dir: dir, sub: sub, files: map[string][]byte{}}
+	names, err := visibleFiles(dir, "", true)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if _, ok := sub.Files[n]; !ok {
+			return nil, fmt.Errorf("%s holds %s, which its record does not list", dir, n)
+		}
+	}
+	for _, n := range sortedKeys(sub.Files) {
+		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") {
+			return nil, fmt.Errorf("%s lists a bad file name %q", SubmissionFile, n)
+		}
+		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes)
+		if err != nil {
+			return nil, err
+		}
+		if statT(fst).Uid != uid {
+			return nil, fmt.Errorf("%s is not owned by %s", filepath.Join(dir, n), student)
+		}
+		if Sum(b) != sub.Files[n] {
+			return nil, fmt.Errorf("%s does not match its checksum (changed after it was submitted)", filepath.Join(dir, n))
+		}
+		changed = later(changed, ctime(fst))
+		c.files[n] = b
+		c.Files = append(c.Files, n)
+	}
+	c.Student, c.Recorded, c.Time = student, sub.Time, sub.Time
+	if changed.After(sub.Time.Add(TimeTolerance)) {
+		c.Time = changed
+		c.Note = fmt.Sprintf("recorded time %s, but its files changed at %s: the change counts", formatTime(sub.Time), formatTime(changed))
+	}
+	c.sub.Time = c.Time
+	return c, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// writeCollected writes one student's collected submission in nbgrader's
+// layout, replacing an earlier collection.
+func writeCollected(out, assignment string, c *collected) error {
+	dir := filepath.Join(out, c.Student, assignment)
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	for n, b := range c.files {
+		if err := writeNew(filepath.Join(dir, n), b, 0o640); err != nil {
+			return err
+		}
+	}
+	// nbgrader's timestamp.txt: the time, with its zone.
+	if err := writeNew(filepath.Join(dir, "timestamp.txt"), []byte(c.Time.UTC().Format("2006-01-02 15:04:05.000000 UTC")+"\n"), 0o640); err != nil {
+		return err
+	}
+	if c.Late {
+		return writeNew(filepath.Join(dir, "late.txt"), []byte(fmt.Sprintf("late by %s (%.0f seconds)\n", lateBy(c.LateBy), c.LateBy.Seconds())), 0o640)
+	}
+	return nil
+}
+
+func writeCollectCSV(path string, res *CollectResult) error {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	deadline := ""
+	if res.Deadline != nil {
+		deadline = res.Deadline.UTC().Format(time.RFC3339)
+	}
+	_ = w.Write([]string{"student", "timestamp", "deadline", "late", "late_seconds", "submissions", "files", "note"})
+	for _, c := range res.Students {
+		lateSec := ""
+		if c.Late {
+			lateSec = strconv.FormatFloat(c.LateBy.Seconds(), 'f', 0, 64)
+		}
+		_ = w.Write([]string{c.Student, c.Time.UTC().Format(time.RFC3339Nano), deadline, strconv.FormatBool(c.Late), lateSec,
+			strconv.Itoa(c.Submissions), strings.Join(c.Files, " "), c.Note})
+	}
+	w.Flush()
+	return writeAtomic(path, []byte(b.String()), 0o640)
+}
+
+func groupName(gid int) string {
+	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
+		return g.Name
+	}
+	return "gid " + strconv.Itoa(gid)
+}
+
+// ReturnResult is what Return did.
+type ReturnResult struct {
+	Returned map[string][]string // student -> pages
+	Problems []string
+}
+
+// Return copies each student's feedback pages, from nbgrader's layout
+// dir/STUDENT/ASSIGNMENT/*.html, into the student's feedback directory in
+// the exchange. The directory must belong to the student (their first fetch
+// or submit makes it; run as root, Return makes it for them). Pages are
+// written without following symbolic links out of it.
+func (x Exchange) Return(assignment, dir string) (*ReturnResult, error) {
+	if err := CheckName("assignment", assignment); err != nil {
+		return nil, err
+	}
+	gid, err := x.courseDir()
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%v (want the feedback of agx feedback --nbgrader %s: DIR/STUDENT/%s/NOTEBOOK.html)", err, assignment, assignment)
+	}
+	res := &ReturnResult{Returned: map[string][]string{}}
+	for _, e := range ents {
+		student := e.Name()
+		if !e.IsDir() || strings.HasPrefix(student, ".") {
+			continue
+		}
+		pages, err := visibleFiles(filepath.Join(dir, student, assignment), ".html", true)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && len(pages) == 0) {
+			continue
+		}
+		if err != nil {
+			res.Problems = append(res.Problems, err.Error())
+			continue
+		}
+		if err := x.returnTo(student, assignment, gid, filepath.Join(dir, student, assignment), pages); err != nil {
+			res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", student, err))
+			continue
+		}
+		res.Returned[student] = pages
+	}
+	return res, nil
+}
+
+func (x Exchange) returnTo(student, assignment string, gid int, src string, pages []string) error {
+	u, err := user.Lookup(student)
+	if err != nil {
+		return fmt.Errorf("no such user (%v): feedback goes to the user of the submission's name", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	area := x.feedback(student)
+	st, err := os.Lstat(area)
+	if errors.Is(err, fs.ErrNotExist) {
+		if os.Geteuid() != 0 {
+			return fmt.Errorf("%s has no feedback directory yet: the student's first `agx fetch` or `agx submit` makes it; or return as root, which makes it for them", student)
+		}
+		if _, err := ensureDir(area, modeStudentF, uid, gid); err != nil {
+			return err
+		}
+		st, err = os.Lstat(area)
+	}
+	if err != nil {
+		return permission(err, "return as an instructor (group "+groupName(gid)+") or root")
+	}
+	if !st.IsDir() || int(statT(st).Uid) != uid {
+		return fmt.Errorf("%s belongs to %s, not to %s: nothing returned; remove it (rm -r %s) and return again", area, userName(statT(st).Uid), student, area)
+	}
+	root, err := os.OpenRoot(area)
+	if err != nil {
+		return permission(err, "return as an instructor (group "+groupName(gid)+") or root")
+	}
+	defer root.Close()
+	if err := root.Mkdir(assignment, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return permission(err, "return as an instructor (group "+groupName(gid)+") or root")
+	}
+	if st, err := root.Lstat(assignment); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s is not a directory: remove it and return again", filepath.Join(area, assignment))
+	}
+	for _, p := range pages {
+		b, _, err := readRegular(filepath.Join(src, p), 64<<20)
+		if err != nil {
+			return err
+		}
+		tmp := filepath.Join(assignment, "."+p+"."+randHex(6)+".tmp")
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(b)
+		if err == nil {
+			err = f.Chmod(0o644) // whatever the umask
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = root.Rename(tmp, filepath.Join(assignment, p))
+		}
+		if err != nil {
+			root.Remove(tmp)
+			return err
+		}
+	}
+	return nil
+}
