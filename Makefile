@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run $(wildcard gpu/scripts/*.sh)
 
-.PHONY: generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test
+.PHONY: generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test hub-test
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor ./nn
@@ -43,6 +43,7 @@ test: deps-test
 	$(MAKE) image-test
 	$(MAKE) gpu-test
 	$(MAKE) class-test
+	$(MAKE) hub-test
 	$(MAKE) notebooks
 	@$(TESTSUM) -total $(TEST_TALLY)
 
@@ -143,6 +144,15 @@ gpu-test:
 # command, in parallel, twice, with identical gradebooks (docs/grading.md).
 class-test:
 	AGX_TEST_FULL_CLASS=1 $(GOTEST) -count=1 -run TestAutogradeFullClass -timeout 20m ./cmd/agx/
+
+# The course cycle through a real JupyterHub on this machine (docs/lab.md, "Many
+# users on one machine"): install-hub.sh, an instructor and three students as
+# local users, release, fetch, run and edit through the Hub's REST API and kernel
+# websockets, submit, collect, autograde, return, feedback, permissions, the
+# first-cell time of new students, and headless Chromium (screenshots in
+# build/hub-test/). Needs root; AGX_HUB_TEST_SKIP=1 skips it (counted as skipped).
+hub-test:
+	AGX_TEST_HUB=1 $(GOTEST) -count=1 -v -run '^TestHub$$' -timeout 20m ./internal/hubtest/
 
 # The OpenBLAS build (cgo to Debian's libopenblas through gonum.org/v1/netlib;
 # docs/performance.md). The default build stays pure Go.

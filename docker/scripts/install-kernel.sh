@@ -10,6 +10,19 @@
 # It also makes sure the Go module cache holds every module that scratch module
 # needs, so that notebooks work offline and `agx autograde` (whose kernel has no
 # network) can grade: see ensure_kernel_modules. AGX_SKIP_MODULES=1 skips that.
+#
+# AGX_SHARED_CACHE=DIR (a machine where several users run the kernel, such as a
+# JupyterHub): the module cache is DIR/gomod instead of the installing user's,
+# and a Go build cache template DIR/go-build is compiled with it (every package
+# a notebook can import, as the kernel builds them). Both are made readable by
+# all and writable by none but their owner, and the kernelspec sets GOMODCACHE
+# to DIR/gomod, GOPROXY to that cache (file://, so GoNB's `go get` needs no
+# network), GOSUMDB=off (the modules were verified when they were downloaded)
+# and AGX_GOCACHE_TEMPLATE: agx-kernel then seeds a user's empty build cache
+# from the template (seed-gocache.sh), so a new user's first cell does not
+# compile the standard library and agx. Run it again when agx changes: the
+# template is rebuilt incrementally, keyed like the module stamp plus the
+# checkout's sources. See docs/lab.md, "Many users on one machine".
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -105,8 +118,72 @@ write_stamp() {
   { mkdir -p "$(dirname "$1")" && : >"$1"; } 2>/dev/null || true
 }
 
-if [[ "${AGX_SKIP_MODULES:-0}" != 1 ]]; then
+# build_gocache_template DIR: compiles, with GOCACHE=DIR and the module cache in
+# use, a scratch module made as the kernel makes its own whose main.go imports
+# every package a notebook can import (as ensure_kernel_modules), so that DIR
+# holds the compiled standard library, modules and agx packages under the paths
+# the kernel will use (the build cache is keyed by them). A stamp in DIR, keyed
+# by the module stamp's inputs and the checkout's Go sources, skips the build
+# when nothing changed.
+build_gocache_template() {
+  local dir="$1" work pkgs stamp key
+  key="$( {
+    (cd "$AGX_ROOT" && find . -path ./.git -prune -o -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' -o -name go.mod -o -name go.sum \) -print0 |
+      sort -z | xargs -0 -r sha256sum)
+    go env GOVERSION GOMODCACHE GOFLAGS
+    printf '%s %s\n' "$AGX_ROOT" "${gonb_pkgs[*]}"
+  } | sha256sum | cut -c1-32)"
+  stamp="$dir/agx-template-$key"
+  if [[ -f "$stamp" ]]; then
+    return 0
+  fi
+  log "compiling the shared Go build cache template $dir (once per change of agx; cold: ~2 min)"
+  mkdir -p "$dir"
+  work="$(mktemp -d "${TMPDIR:-/tmp}/agx-gocache-XXXXXX")"
+  mapfile -t pkgs < <(cd "$AGX_ROOT" && GOPROXY=off go list -e -f '{{if ne .Name "main"}}{{.ImportPath}}{{end}}' ./... 2>/dev/null |
+    grep -v -e '/internal/' -e '/internal$' -e '^$')
+  {
+    printf 'package main\n\nimport (\n'
+    printf '\t_ "%s"\n' "${pkgs[@]}" "${gonb_pkgs[@]}"
+    printf ')\n\nfunc main() {}\n'
+  } >"$work/main.go"
+  # GoNB compiles grade cells with `go build` and test cells with `go test -c`:
+  # a test file brings the testing package in.
+  printf 'package main\n\nimport "testing"\n\nfunc TestAgx(t *testing.T) {}\n' >"$work/main_test.go"
+  if ! (resolve_scratch "$work" offline && cd "$work" &&
+    GOCACHE="$dir" go build -o "$work/prog" . >>"$work/log" 2>&1 &&
+    GOCACHE="$dir" go test -c -o "$work/prog.test" . >>"$work/log" 2>&1); then
+    cat "$work/log" >&2
+    rm -rf "$work"
+    die "cannot compile the Go build cache template in $dir"
+  fi
+  rm -rf "$work"
+  rm -f "$dir"/agx-template-*
+  : >"$stamp"
+}
+
+shared="${AGX_SHARED_CACHE:-}"
+if [[ -n "$shared" ]]; then
+  [[ "$shared" == /* ]] || die "AGX_SHARED_CACHE must be an absolute path (got $shared)"
+  mkdir -p "$shared"
+  export GOMODCACHE="$shared/gomod"
+fi
+if [[ "${AGX_SKIP_MODULES:-0}" != 1 || -n "$shared" ]]; then
   ensure_kernel_modules
+fi
+shared_env=""
+if [[ -n "$shared" ]]; then
+  build_gocache_template "$shared/go-build"
+  # Others read and enter everything, write nothing (the module cache is
+  # read-only already; its download directory and the template are not).
+  if [[ -n "$(find "$shared" \( -perm /022 -o ! -perm -444 -o \( -type d ! -perm -111 \) \) -print -quit)" ]]; then
+    chmod -R a+rX,go-w "$shared"
+  fi
+  shared_env=",
+    \"GOMODCACHE\": $(json_str "$shared/gomod"),
+    \"GOPROXY\": $(json_str "file://$shared/gomod/cache/download"),
+    \"GOSUMDB\": \"off\",
+    \"AGX_GOCACHE_TEMPLATE\": $(json_str "$shared/go-build")"
 fi
 
 go_real="$(command -v go)"
@@ -121,7 +198,7 @@ spec="$(
   "env": {
     "AGX_ROOT": $(json_str "$AGX_ROOT"),
     "AGX_BIN": $(json_str "$AGX_BIN"),
-    "AGX_GO": $(json_str "$go_real")
+    "AGX_GO": $(json_str "$go_real")$shared_env
   },
   "metadata": {"agx": {"gonb_version": $(json_str "$GONB_VERSION")}}
 }
