@@ -97,6 +97,10 @@ type GradCheckError struct {
 
 func (e *GradCheckError) Error() string { return "agx: GradCheck: " + e.Msg }
 
+// AgxError marks it as an agx error, so that Try returns it (from
+// MustGradCheck, say) rather than panicking again.
+func (e *GradCheckError) AgxError() {}
+
 // Is makes errors.Is(err, ErrGradCheck) true.
 func (e *GradCheckError) Is(target error) bool { return target == ErrGradCheck }
 
@@ -211,7 +215,8 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 		if r := recover(); r != nil {
 			e, ok := r.(error)
 			var te *tensor.Error
-			if !ok || !errors.As(e, &te) {
+			_, agxErr := r.(interface{ AgxError() })
+			if !ok || !(agxErr || errors.As(e, &te)) {
 				panic(r)
 			}
 			err = &GradCheckError{Kind: "error", Element: -1, Msg: e.Error(), cause: e}
