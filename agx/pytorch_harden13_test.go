@@ -32,7 +32,9 @@ func TestBoolArithmetic(t *testing.T) {
 		{"maximum", func() *agx.Tensor { return agx.Maximum(a, b) }, agx.Bool, []float64{1, 1, 1, 0}, ""},
 		{"minimum", func() *agx.Tensor { return agx.Minimum(a, b) }, agx.Bool, []float64{1, 0, 0, 0}, ""},
 		{"add int", func() *agx.Tensor { return a.Add(agx.FromSlice([]int64{1, 1, 1, 1}, 4)) }, agx.Int64, []float64{2, 1, 2, 1}, ""},
-		{"add in place", func() *agx.Tensor { return agx.New(tensor.BinaryTo(a.Data().Clone(), tensor.OpAdd, a.Data(), b.Data())) }, agx.Bool, []float64{1, 1, 1, 0}, ""},
+		{"add in place", func() *agx.Tensor {
+			return agx.New(tensor.BinaryTo(a.Data().Clone(), tensor.OpAdd, a.Data(), b.Data()))
+		}, agx.Bool, []float64{1, 1, 1, 0}, ""},
 		{"sub", func() *agx.Tensor { return a.Sub(b) }, 0, nil, "Subtraction, the `-` operator, with two bool tensors is not supported"},
 		{"xor instead", func() *agx.Tensor { return a.LogicalXor(b) }, agx.Bool, []float64{0, 1, 1, 0}, ""},
 	} {
