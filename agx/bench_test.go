@@ -106,6 +106,12 @@ func BenchmarkTinyOpsOverhead(b *testing.B) {
 			chain(FromSlice([]float32{0.5}))
 		})
 	})
+	// Inputs that require grad, under NoGrad: each op asks for the mode.
+	b.Run("in_NoGrad_fwd", func(b *testing.B) {
+		perOp(b, ops, func() {
+			NoGrad(func() { chain(FromSlice([]float32{0.5}).SetRequiresGrad(true)) })
+		})
+	})
 }
 
 func BenchmarkCustomFunctionOverhead(b *testing.B) {
@@ -164,4 +170,26 @@ func BenchmarkMLPStep(b *testing.B) {
 			p.ZeroGrad()
 		}
 	}
+}
+
+// BenchmarkIsGradEnabled measures the grad-mode lookup that every recording op
+// makes: free while no NoGrad scope is open anywhere, a goroutine-id lookup
+// while one is (in this goroutine or another).
+func BenchmarkIsGradEnabled(b *testing.B) {
+	b.Run("no-scope-open", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if !IsGradEnabled() {
+				b.Fatal("disabled")
+			}
+		}
+	})
+	b.Run("inside-NoGrad", func(b *testing.B) {
+		NoGrad(func() {
+			for i := 0; i < b.N; i++ {
+				if IsGradEnabled() {
+					b.Fatal("enabled")
+				}
+			}
+		})
+	})
 }

@@ -21,10 +21,10 @@
 //
 // The contract follows PyTorch:
 //   - An op records a node iff some input requires grad (and no NoGrad scope is
-//     active). Inside a Function's Forward the inputs are seen detached, so
+//     open in the calling goroutine). Inside a Function's Forward the inputs are seen detached, so
 //     nothing records; inside a backward pass ops record only with CreateGraph.
 //   - Backward returns exactly one gradient per input of Forward (nil for
-//     none). A gradient whose shape broadcasting reduces to the input's shape is
+//     none; extra trailing nils are dropped). A gradient whose shape broadcasting reduces to the input's shape is
 //     summed down; any other shape is an error ("returned an invalid gradient at
 //     index i"). Its dtype is cast to the input's.
 //   - Every built-in backward is written with agx ops, so double and higher
@@ -60,5 +60,6 @@
 // version counter shared by all views of the storage, and rebase the tensor's
 // history. Detach shares data and version with the original. The engine is
 // iterative (no recursion), so graphs of any depth run; independent graphs may
-// be differentiated concurrently. NoGrad and SetDetectAnomaly are process-wide.
+// be differentiated concurrently. NoGrad is per goroutine (a goroutine started
+// inside NoGrad does not inherit it); SetDetectAnomaly is process-wide.
 package agx

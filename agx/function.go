@@ -1,8 +1,10 @@
 package agx
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -271,14 +273,16 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 	} else {
 		ctx.needs = make([]bool, len(inputs))
 	}
+	// As PyTorch's needs_input_grad, needs reports each input's requires_grad
+	// even under NoGrad, where nothing is recorded.
 	record := false
-	enabled := IsGradEnabled()
 	for i, in := range inputs {
 		if in != nil {
-			ctx.needs[i] = enabled && in.RequiresGrad()
+			ctx.needs[i] = in.RequiresGrad()
 			record = record || ctx.needs[i]
 		}
 	}
+	record = record && IsGradEnabled()
 	if !record && len(inputs) <= len(ctx.inl.detached) {
 		ctx.detached = ctx.inl.detached[:len(inputs):len(inputs)]
 	} else {
@@ -289,9 +293,11 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 			ctx.detached[i] = &Tensor{data: in.data}
 		}
 	}
+	snap := snapshotFields(f)
 	ctx.inForward = true
 	outs := f.Forward(ctx, ctx.detached...)
 	ctx.inForward = false
+	snap.check(name)
 	if len(outs) == 0 {
 		tensor.Panicf(name, ErrGradient, "Forward returned no outputs")
 	}
@@ -319,6 +325,10 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 	for _, d := range ctx.dirty {
 		if isIn(d) < 0 {
 			tensor.Panicf(name, ErrGraph, "MarkDirty was given a tensor that is not an input of Forward")
+		}
+		if !contains(outs, d) {
+			tensor.PanicHint(name, ErrGraph, "return every tensor given to MarkDirty from Forward",
+				"Some elements marked as dirty during the forward method were not returned as output. The inputs that are modified inplace must all be outputs of the Function.")
 		}
 	}
 
@@ -358,7 +368,11 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 	results := make([]*Tensor, len(outs))
 	for i, o := range outs {
 		var r *Tensor
-		if j := isIn(o); j >= 0 && contains(ctx.dirty, o) {
+		if k := slices.Index(outs[:i], o); k >= 0 {
+			// The same tensor returned twice is one object, as in PyTorch: it
+			// stands for the last output slot it was returned in.
+			r = results[k]
+		} else if j := isIn(o); j >= 0 && contains(ctx.dirty, o) {
 			r = inputs[j]
 			if record && r.gradFn == nil && r.requiresGrad {
 				tensor.PanicHint(name, ErrGraph, "clone the leaf first, or run under NoGrad",
@@ -434,7 +448,7 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 			}
 		}
 		ctx.createGraph = false
-		in = fn.f.Backward(ctx, det...)
+		in = callBackward(n, fn.f, ctx, det)
 		ctx.createGraph = create
 		for _, s := range n.saved {
 			if s.t != nil && s.t.RequiresGrad() {
@@ -464,7 +478,17 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 			}
 		}
 	} else {
-		in = fn.f.Backward(ctx, grads...)
+		in = callBackward(n, fn.f, ctx, grads)
+	}
+	if len(in) > len(fn.inMeta) {
+		// Extra trailing nils are dropped, as PyTorch drops trailing Nones.
+		k := len(in)
+		for k > len(fn.inMeta) && in[k-1] == nil {
+			k--
+		}
+		if k == len(fn.inMeta) {
+			in = in[:k]
+		}
 	}
 	if len(in) != len(fn.inMeta) {
 		tensor.PanicHint(n.name, ErrGradient, "return one gradient per input of Forward, nil where there is none",
@@ -515,4 +539,86 @@ func expandable(shape, target []int) bool {
 		}
 	}
 	return true
+}
+
+// ErrFunctionPanic: a custom Function's Backward panicked with something that
+// is not an agx error (a runtime error such as an index out of range, or a
+// panic of the user's own). The error names the node and the line that
+// panicked, and wraps the original value when it is an error.
+var ErrFunctionPanic = errors.New("panic in a custom Function's Backward")
+
+// FunctionPanicError is what a Backward's non-agx panic becomes: Try returns
+// it, and GradCheck reports it. errors.Is(err, ErrFunctionPanic) is true, and
+// errors.As finds the original error (a runtime.Error, say) when it was one.
+type FunctionPanicError struct {
+	Node  string // the backward node's name, "FBackward"
+	Value any    // what Backward panicked with
+	At    string // the function and file:line that panicked
+	// Created is where the node's forward was called, with anomaly
+	// detection on (empty otherwise).
+	Created string
+}
+
+func (e *FunctionPanicError) Error() string {
+	s := fmt.Sprintf("agx: %s: Backward panicked: %v", e.Node, e.Value)
+	if e.At != "" {
+		s += "\n  at " + e.At
+	}
+	if e.Created != "" {
+		s += "\n  its forward was called at:\n" + e.Created
+	} else {
+		s += "\n  (enable DetectAnomaly to see where its forward was called)"
+	}
+	return s
+}
+
+// AgxError marks it as an agx error for Try.
+func (e *FunctionPanicError) AgxError() {}
+
+// Unwrap returns ErrFunctionPanic and the panic value when it is an error.
+func (e *FunctionPanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{ErrFunctionPanic, err}
+	}
+	return []error{ErrFunctionPanic}
+}
+
+// callBackward runs f.Backward, turning a panic that is not an agx error into
+// a *FunctionPanicError naming the node. The deferred function costs a few
+// nanoseconds when nothing panics.
+func callBackward(n *Node, f Function, ctx *Ctx, grads []*Tensor) []*Tensor {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if _, ok := r.(*tensor.Error); ok {
+			panic(r)
+		}
+		if _, ok := r.(interface{ AgxError() }); ok {
+			panic(r)
+		}
+		panic(&FunctionPanicError{Node: n.name, Value: r, At: panicSite(), Created: n.extra().stack})
+	}()
+	return f.Backward(ctx, grads...)
+}
+
+// panicSite returns the first frame below the runtime's panic machinery, from
+// inside a deferred recover: the function and line that panicked.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	k := runtime.Callers(2, pcs)
+	frames := runtime.CallersFrames(pcs[:k])
+	seenPanic := false
+	for {
+		f, more := frames.Next()
+		if f.Function == "runtime.gopanic" {
+			seenPanic = true
+		} else if seenPanic && !strings.HasPrefix(f.Function, "runtime.") {
+			return fmt.Sprintf("%s (%s:%d)", f.Function, f.File, f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
 }

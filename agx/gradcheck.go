@@ -24,7 +24,6 @@ type gradCheckConfig struct {
 	allowFloat32    bool
 	seed            uint64
 	gradOutputs     []*Tensor
-	evalWithGrad    bool // the function differentiates its inputs itself (GradGradCheck)
 }
 
 func defaultGradCheck() gradCheckConfig {
@@ -96,6 +95,10 @@ type GradCheckError struct {
 }
 
 func (e *GradCheckError) Error() string { return "agx: GradCheck: " + e.Msg }
+
+// AgxError marks it as an agx error, so that Try returns it (from
+// MustGradCheck, say) rather than panicking again.
+func (e *GradCheckError) AgxError() {}
 
 // Is makes errors.Is(err, ErrGradCheck) true.
 func (e *GradCheckError) Is(target error) bool { return target == ErrGradCheck }
@@ -195,7 +198,6 @@ func GradGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) error {
 	all := append(append([]*Tensor{}, inputs...), gos...)
 	c.gradOutputs = nil
 	c.undefinedGrad = false
-	c.evalWithGrad = true
 	return gradCheck(second, all, c)
 }
 
@@ -211,7 +213,8 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 		if r := recover(); r != nil {
 			e, ok := r.(error)
 			var te *tensor.Error
-			if !ok || !errors.As(e, &te) {
+			_, agxErr := r.(interface{ AgxError() })
+			if !ok || !(agxErr || errors.As(e, &te)) {
 				panic(r)
 			}
 			err = &GradCheckError{Kind: "error", Element: -1, Msg: e.Error(), cause: e}
@@ -238,8 +241,11 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 		if in == nil {
 			continue
 		}
+		// The finite-difference evaluations see inputs that require grad, as
+		// in PyTorch, so a function that checks RequiresGrad or registers a
+		// hook behaves there as it does for the analytical pass.
 		plain[i] = wrap(in.data.Clone())
-		if c.evalWithGrad && in.RequiresGrad() {
+		if in.RequiresGrad() {
 			plain[i].requiresGrad = true
 		}
 		leaves[i] = wrap(in.data)
@@ -262,9 +268,42 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 		}
 		return r
 	}
-	if c.fast {
-		if e := fastCheck(fn, leaves, plain, outs, diff, eval, c); e != nil {
+	anyDiff := false
+	for _, o := range outs {
+		anyDiff = anyDiff || (o.RequiresGrad() && o.DType().IsFloat())
+	}
+	if !anyDiff {
+		if e := noDifferentiableOutputsCheck(plain, diff, eval, c); e != nil {
 			return e
+		}
+		return nil
+	}
+	if c.fast {
+		if e := fastCheck(leaves, plain, outs, diff, eval, c); e != nil {
+			if e.Kind == "jacobian" {
+				// As PyTorch, rerun in slow mode to locate the element.
+				slow := c
+				slow.fast = false
+				var se *GradCheckError
+				if err := gradCheck(fn, inputs, slow); errors.As(err, &se) && se.Kind == "jacobian" {
+					e.Element, e.OutElement = se.Element, se.OutElement
+					e.NumericalJacobian, e.AnalyticalJacobian = se.NumericalJacobian, se.AnalyticalJacobian
+					e.Msg += "\nRerun in slow mode (FastMode off): " + se.Msg
+				} else {
+					e.Msg += "\nRerun in slow mode (FastMode off), the Jacobians agree: the mismatch may come from the tolerances in fast mode."
+				}
+			}
+			return e
+		}
+		if c.scaleCheck {
+			if e := mulByGradOutputCheck(outs, leaves, diff); e != nil {
+				return e
+			}
+		}
+		if c.undefinedGrad {
+			if e := undefinedGradCheck(outs, leaves, diff); e != nil {
+				return e
+			}
 		}
 		return nil
 	}
@@ -323,15 +362,18 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 			for k := range ana[o][i] {
 				for j := range ana[o][i][k] {
 					if d := math.Abs(ana[o][i][k][j] - again[o][i][k][j]); d > c.nondetTol {
-						return &GradCheckError{Kind: "nondeterministic", Output: o, Input: i, Element: j, OutElement: k,
-							Analytical: ana[o][i][k][j],
-							Msg:        fmt.Sprintf("Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives different values, although analytical gradient matches numerical gradient. The tolerance for nondeterminism was %g (output %d, input %d, element %d differs by %g)", c.nondetTol, o, i, j, d)}
+						e := nondetError(c, o, i, j, ana[o][i][k][j], d)
+						e.OutElement = k
+						return e
 					}
 				}
 			}
 		}
 	}
 	if c.scaleCheck {
+		if e := mulByGradOutputCheck(outs, leaves, diff); e != nil {
+			return e
+		}
 		if e := scalingCheck(outs, leaves, diff, ana, c); e != nil {
 			return e
 		}
@@ -459,7 +501,7 @@ func scalingCheck(outs, leaves []*Tensor, diff []int, ana [][][][]float64, c gra
 			for j := range want {
 				if math.Abs(got[j]-want[j]) > c.atol+c.rtol*math.Abs(want[j]) {
 					return &GradCheckError{Kind: "grad-scaling", Output: o, Input: i, Element: j, Numerical: want[j], Analytical: got[j],
-						Msg: fmt.Sprintf("backward does not scale with grad_output for output %d with respect to input %d: with a random grad_output v, element %d of backward(v) is %.6g but vᵀJ is %.6g (does Backward multiply by the incoming gradient?)", o, i, j, got[j], want[j])}
+						Msg: fmt.Sprintf("backward not multiplied by grad_output for output %d with respect to input %d: with a random grad_output v, element %d of backward(v) is %.6g but vᵀJ is %.6g (does Backward multiply by the incoming gradient?)", o, i, j, got[j], want[j])}
 				}
 			}
 		}
@@ -521,25 +563,36 @@ func tryAny(f func()) (err error) {
 	return nil
 }
 
-// fastCheck compares vᵀJu computed numerically and analytically, per input.
-func fastCheck(fn func(...*Tensor) []*Tensor, leaves, plain, outs []*Tensor, diff []int, eval func() [][]float64, c gradCheckConfig) *GradCheckError {
+// fastCheck is PyTorch's fast mode: for each differentiable input i a random
+// unit vector u (uniform entries in [0, 1), normalised), for each output o a
+// random v (uniform in [0, 1)); it compares vᵀ(J u) from central differences
+// along u with (vᵀJ)·u from backward, per output and input, with atol scaled
+// by Σu·Σv. Backward runs twice per output to check reentrancy.
+func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float64, c gradCheckConfig) *GradCheckError {
 	gen := tensor.NewGenerator(c.seed)
-	vs := make([]*Tensor, len(outs))
-	var roots, rootV []*Tensor
+	us := make([][]float64, len(diff))
+	for d, i := range diff {
+		u := gen.Rand(tensor.Float64, leaves[i].Numel()).Float64s()
+		norm := 0.0
+		for _, x := range u {
+			norm += x * x
+		}
+		if norm = math.Sqrt(norm); norm > 0 {
+			for j := range u {
+				u[j] /= norm
+			}
+		}
+		us[d] = u
+	}
+	vs := make([][]float64, len(outs))
 	for o, out := range outs {
-		vs[o] = wrap(gen.Randn(tensor.Float64, out.data.Shape()...).Reshape(out.data.Shape()...))
-		if out.RequiresGrad() && out.DType().IsFloat() {
-			roots = append(roots, out)
-			rootV = append(rootV, wrap(vs[o].data.To(out.DType())))
+		if out.DType().IsFloat() {
+			vs[o] = gen.Rand(tensor.Float64, out.Numel()).Float64s()
 		}
 	}
-	diffLeaves := make([]*Tensor, len(diff))
-	for k, i := range diff {
-		diffLeaves[k] = leaves[i]
-	}
-	grads := Grad(roots, diffLeaves, GradOutputs(rootV...), RetainGraph(), AllowUnused())
+	// Numerical: num[d][o] = vᵀ·(f(x + eps·u) - f(x - eps·u)) / 2eps.
+	num := make([][]float64, len(diff))
 	for d, i := range diff {
-		u := gen.Randn(tensor.Float64, leaves[i].data.Shape()...).Float64s()
 		get, set, n := accessor(plain[i].data)
 		orig := make([]float64, n)
 		for j := range orig {
@@ -547,7 +600,7 @@ func fastCheck(fn func(...*Tensor) []*Tensor, leaves, plain, outs []*Tensor, dif
 		}
 		shift := func(sign float64) {
 			for j := range orig {
-				set(j, orig[j]+sign*c.eps*u[j])
+				set(j, orig[j]+sign*c.eps*us[d][j])
 			}
 		}
 		shift(1)
@@ -555,25 +608,162 @@ func fastCheck(fn func(...*Tensor) []*Tensor, leaves, plain, outs []*Tensor, dif
 		shift(-1)
 		minus := eval()
 		shift(0)
-		numerical := 0.0
+		num[d] = make([]float64, len(outs))
 		for o := range outs {
-			if plus[o] == nil {
+			if vs[o] == nil || plus[o] == nil {
 				continue
 			}
-			v := vs[o].data.Float64s()
 			for k := range plus[o] {
-				numerical += v[k] * (plus[o][k] - minus[o][k]) / (2 * c.eps)
+				num[d][o] += vs[o][k] * (plus[o][k] - minus[o][k]) / (2 * c.eps)
 			}
 		}
-		analytical := 0.0
-		if grads[d] != nil {
-			for j, g := range grads[d].data.Float64s() {
-				analytical += g * u[j]
+	}
+	// Analytical: ana[d][o] = (vᵀJ)·u, backward run twice (reentrancy).
+	diffLeaves := make([]*Tensor, len(diff))
+	for k, i := range diff {
+		diffLeaves[k] = leaves[i]
+	}
+	ana := make([][]float64, len(diff))
+	for d := range ana {
+		ana[d] = make([]float64, len(outs))
+	}
+	for o, out := range outs {
+		if vs[o] == nil || !out.RequiresGrad() {
+			continue
+		}
+		vt := wrap(tensor.FromSlice(vs[o], len(vs[o])).Reshape(out.data.Shape()...).To(out.DType()))
+		g1 := Grad([]*Tensor{out}, diffLeaves, GradOutputs(vt), RetainGraph(), AllowUnused())
+		g2 := Grad([]*Tensor{out}, diffLeaves, GradOutputs(vt), RetainGraph(), AllowUnused())
+		for d, i := range diff {
+			var a, b []float64
+			if g1[d] != nil {
+				a = g1[d].data.Float64s()
+			}
+			if g2[d] != nil {
+				b = g2[d].data.Float64s()
+			}
+			for j := range max(len(a), len(b)) {
+				x, y := at(a, j), at(b, j)
+				if dd := math.Abs(x - y); dd > c.nondetTol {
+					return nondetError(c, o, i, j, x, dd)
+				}
+			}
+			for j, x := range a {
+				ana[d][o] += x * us[d][j]
 			}
 		}
-		if math.Abs(analytical-numerical) > c.atol+c.rtol*math.Abs(numerical) {
-			return &GradCheckError{Kind: "jacobian", Input: i, Element: -1, Numerical: numerical, Analytical: analytical,
-				Msg: fmt.Sprintf("Jacobian mismatch for output 0 with respect to input %d (fast mode: the random projections vᵀJu differ: numerical %.6g vs analytical %.6g; rerun without FastMode to locate the element)", i, numerical, analytical)}
+	}
+	for d, i := range diff {
+		sumU := 0.0
+		for _, x := range us[d] {
+			sumU += x
+		}
+		for o := range outs {
+			if vs[o] == nil {
+				continue
+			}
+			sumV := 0.0
+			for _, x := range vs[o] {
+				sumV += x
+			}
+			n, a := num[d][o], ana[d][o]
+			if math.Abs(a-n) > c.atol*sumU*sumV+c.rtol*math.Abs(n) || math.IsNaN(a) != math.IsNaN(n) {
+				return &GradCheckError{Kind: "jacobian", Output: o, Input: i, Element: -1, Numerical: n, Analytical: a,
+					Msg: fmt.Sprintf("Jacobian mismatch for output %d with respect to input %d,\nnumerical:%.6g\nanalytical:%.6g\n\nThese are vᵀJu for random vectors u and v (fast mode).", o, i, n, a)}
+			}
+		}
+	}
+	return nil
+}
+
+// at returns s[j], or 0 past its end (a nil gradient is zeros).
+func at(s []float64, j int) float64 {
+	if j < len(s) {
+		return s[j]
+	}
+	return 0
+}
+
+// nondetError is the reentrancy failure, in PyTorch's words.
+func nondetError(c gradCheckConfig, o, i, j int, v, d float64) *GradCheckError {
+	return &GradCheckError{Kind: "nondeterministic", Output: o, Input: i, Element: j, Analytical: v,
+		Msg: fmt.Sprintf("Backward is not reentrant, i.e., running backward with same input and grad_output multiple times gives different values, although analytical gradient matches numerical gradient. The tolerance for nondeterminism was %g (output %d, input %d, element %d differs by %g)", c.nondetTol, o, i, j, d)}
+}
+
+// mulByGradOutputCheck is PyTorch's check that backward multiplies by the
+// incoming gradient: with zero output gradients every input gradient must be
+// zero (or nil).
+func mulByGradOutputCheck(outs, leaves []*Tensor, diff []int) *GradCheckError {
+	var roots, zeros []*Tensor
+	for _, o := range outs {
+		if o.RequiresGrad() && o.DType().IsFloat() {
+			roots = append(roots, o)
+			zeros = append(zeros, wrap(tensor.Zeros(o.DType(), o.data.Shape()...)))
+		}
+	}
+	if len(roots) == 0 {
+		return nil
+	}
+	diffLeaves := make([]*Tensor, len(diff))
+	for k, i := range diff {
+		diffLeaves[k] = leaves[i]
+	}
+	grads := Grad(roots, diffLeaves, GradOutputs(zeros...), RetainGraph(), AllowUnused())
+	for d, g := range grads {
+		if g == nil {
+			continue
+		}
+		for j, v := range g.data.Float64s() {
+			if v != 0 {
+				return &GradCheckError{Kind: "grad-scaling", Input: diff[d], Element: j, Analytical: v,
+					Msg: fmt.Sprintf("backward not multiplied by grad_output: with zero output gradients, element %d of the gradient for input %d is %g (does Backward multiply by the incoming gradient?)", j, diff[d], v)}
+			}
+		}
+	}
+	return nil
+}
+
+// noDifferentiableOutputsCheck: when no output requires grad, the function's
+// numerical gradient must be zero (per element, or along the random
+// directions in fast mode, within NondetTol), as PyTorch checks.
+func noDifferentiableOutputsCheck(plain []*Tensor, diff []int, eval func() [][]float64, c gradCheckConfig) *GradCheckError {
+	gen := tensor.NewGenerator(c.seed)
+	for _, i := range diff {
+		get, set, n := accessor(plain[i].data)
+		var dirs [][]float64
+		if c.fast {
+			dirs = [][]float64{gen.Rand(tensor.Float64, n).Float64s()}
+		} else {
+			for j := range n {
+				e := make([]float64, n)
+				e[j] = 1
+				dirs = append(dirs, e)
+			}
+		}
+		orig := make([]float64, n)
+		for j := range orig {
+			orig[j] = get(j)
+		}
+		for _, u := range dirs {
+			for j := range orig {
+				set(j, orig[j]+c.eps*u[j])
+			}
+			plus := eval()
+			for j := range orig {
+				set(j, orig[j]-c.eps*u[j])
+			}
+			minus := eval()
+			for j := range orig {
+				set(j, orig[j])
+			}
+			for o := range plus {
+				for k := range plus[o] {
+					if d := math.Abs(plus[o][k]-minus[o][k]) / (2 * c.eps); (c.fast && d > c.nondetTol) || (!c.fast && d != 0) {
+						return &GradCheckError{Kind: "jacobian", Output: o, Input: i, Element: -1, OutElement: k, Numerical: d,
+							Msg: "Numerical gradient for function expected to be zero: no output requires grad, yet output " + fmt.Sprint(o) + " changes with input " + fmt.Sprint(i)}
+					}
+				}
+			}
 		}
 	}
 	return nil

@@ -206,21 +206,6 @@ func (t *Tensor) accumulator() *Node {
 	return x.accum
 }
 
-var gradDisabled atomic.Int32
-
-// NoGrad runs f with graph recording disabled: ops inside f record no nodes, as
-// under PyTorch's torch.no_grad(). The setting is process-wide (Go has no
-// goroutine-local state): don't build graphs on other goroutines meanwhile.
-// Backward passes never need it; they record only with CreateGraph.
-func NoGrad(f func()) {
-	gradDisabled.Add(1)
-	defer gradDisabled.Add(-1)
-	f()
-}
-
-// IsGradEnabled reports whether ops currently record graph nodes.
-func IsGradEnabled() bool { return gradDisabled.Load() == 0 }
-
 // needsGrad reports whether an op on these inputs records a node.
 func needsGrad(ts ...*Tensor) bool {
 	for _, t := range ts {
@@ -228,7 +213,7 @@ func needsGrad(ts ...*Tensor) bool {
 			t.syncView()
 		}
 		if t != nil && (t.requiresGrad || t.gradFn != nil) {
-			return gradDisabled.Load() == 0
+			return IsGradEnabled()
 		}
 	}
 	return false

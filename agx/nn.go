@@ -1,6 +1,11 @@
 package agx
 
-import "github.com/goagx/agx/tensor"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/goagx/agx/tensor"
+)
 
 // CrossEntropy is the mean negative log-likelihood of Int64 class targets under
 // softmax(logits): logits [N, C], target [N]. It is composed from LogSoftmax and
@@ -15,6 +20,24 @@ func CrossEntropy(logits, target *Tensor) *Tensor {
 	if target.DType() != Int64 {
 		tensor.Panicf("CrossEntropy", tensor.ErrDType, "target must hold Int64 class indices, got %v", target.DType())
 	}
+	if n := target.Numel(); n > 0 {
+		c := int64(logits.Size(1))
+		lo, hi := int64(target.data.Min().Item()), int64(target.data.Max().Item())
+		if lo < 0 || hi >= c {
+			bad := hi
+			if lo < 0 {
+				bad = lo
+			}
+			for _, v := range target.data.Float64s() { // the first bad one, as PyTorch
+				if v < 0 || int64(v) >= c {
+					bad = int64(v)
+					break
+				}
+			}
+			tensor.PanicHint("CrossEntropy", tensor.ErrIndex, fmt.Sprintf("class indices must lie in [0, %d) for logits of shape %v", c, logits.Shape()),
+				"Target %d is out of bounds.", bad)
+		}
+	}
 	lp := logits.LogSoftmax(1)
 	picked := lp.Gather(1, target.Unsqueeze(1))
 	return picked.Mean().Neg()
@@ -24,6 +47,12 @@ func CrossEntropy(logits, target *Tensor) *Tensor {
 func MSELoss(pred, target *Tensor) *Tensor {
 	need("MSELoss", "input", 1, pred)
 	need("MSELoss", "target", 2, target)
+	if ps, ts := pred.data.Raw().Shape, target.data.Raw().Shape; !slices.Equal(ps, ts) {
+		// PyTorch only warns; a broadcast loss is almost always a bug (a [N, 1]
+		// prediction against [N] targets gives an N×N loss), so agx refuses it.
+		tensor.PanicHint("MSELoss", tensor.ErrShape, "reshape one of them, e.g. pred.Reshape(-1) or target.Unsqueeze(1)",
+			"Using a target size (%v) that is different to the input size (%v). This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.", ts, ps)
+	}
 	d := pred.Sub(target)
 	return d.Mul(d).Mean()
 }

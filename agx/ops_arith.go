@@ -407,7 +407,7 @@ func (t *Tensor) Ge(b any) *Tensor {
 	return compare(tensor.OpGe, t, b)
 }
 
-// LogicalAnd, LogicalOr and LogicalNot combine Bool masks.
+// LogicalAnd, LogicalOr, LogicalXor and LogicalNot combine Bool masks.
 func (t *Tensor) LogicalAnd(b *Tensor) *Tensor {
 	t.self("LogicalAnd")
 	need("LogicalAnd", "other", 2, b)
@@ -417,6 +417,11 @@ func (t *Tensor) LogicalOr(b *Tensor) *Tensor {
 	t.self("LogicalOr")
 	need("LogicalOr", "other", 2, b)
 	return wrap(t.data.LogicalOr(b.data))
+}
+func (t *Tensor) LogicalXor(b *Tensor) *Tensor {
+	t.self("LogicalXor")
+	need("LogicalXor", "other", 2, b)
+	return wrap(t.data.LogicalXor(b.data))
 }
 func (t *Tensor) LogicalNot() *Tensor {
 	t.self("LogicalNot")

@@ -160,7 +160,11 @@ func Binary(op BinaryOp, a, b any) *Tensor {
 	case op == OpDiv && !dt.IsFloat():
 		dt = Float32
 	case dt == Bool:
-		dt = Int64
+		if lop, ok := boolArith(name, op); ok {
+			op = lop
+		} else {
+			dt = Int64
+		}
 	}
 	shape := broadcastPair(name, x.t.shape, y.t.shape)
 	xt, yt := x.t.To(dt), y.t.To(dt)
@@ -226,7 +230,11 @@ func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 		if op == OpDiv && !res.IsFloat() {
 			res = Float32
 		} else if res == Bool {
-			res = Int64
+			if lop, ok := boolArith(name, op); ok && dt == Bool {
+				op = lop
+			} else {
+				res = Int64
+			}
 		}
 		if (res.IsFloat() && !dt.IsFloat()) || (dt == Bool && res != Bool) {
 			PanicHint(name, ErrDType, "use the out-of-place op, or write into a tensor of the result dtype",
@@ -239,6 +247,23 @@ func BinaryTo(dst *Tensor, op BinaryOp, a, b any) *Tensor {
 	dst.Backend().Binary(op, dst.Raw(), xt.Raw(), yt.Raw())
 	dst.BumpVersion()
 	return dst
+}
+
+// boolArith returns the logical op that arithmetic op computes on two Bool
+// operands, as in PyTorch: + and maximum are "or", * and minimum "and" (the
+// result stays Bool: True + True is True). Subtracting bools is refused with
+// PyTorch's message; the other ops (division, power) compute on 0 and 1.
+func boolArith(name string, op BinaryOp) (BinaryOp, bool) {
+	switch op {
+	case OpAdd, OpMaximum:
+		return OpOr, true
+	case OpMul, OpMinimum:
+		return OpAnd, true
+	case OpSub:
+		PanicHint(name, ErrDType, "use LogicalXor (or LogicalNot to invert a mask)",
+			"Subtraction, the `-` operator, with two bool tensors is not supported")
+	}
+	return op, false
 }
 
 // floatOp reports whether the unary op produces floats from integer input

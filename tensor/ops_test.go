@@ -325,9 +325,10 @@ func TestTypePromotion(t *testing.T) {
 		{"i64+f64", Add(i64, f64), Float64, []float64{2, 4}},
 		{"bool+i64", Add(bl, i64), Int64, []float64{2, 2}},
 		{"bool+f32", Add(bl, f32), Float32, []float64{2, 2}},
-		{"bool+bool", Add(bl, bl), Int64, []float64{2, 0}},
-		{"bool*bool", Mul(bl, bl), Int64, []float64{1, 0}},
-		{"bool-max", Maximum(bl, bl), Int64, []float64{1, 0}},
+		// As PyTorch: bool + bool is "or", * "and"; the result stays Bool.
+		{"bool+bool", Add(bl, bl), Bool, []float64{1, 0}},
+		{"bool*bool", Mul(bl, bl), Bool, []float64{1, 0}},
+		{"bool-max", Maximum(bl, bl), Bool, []float64{1, 0}},
 		{"i64+int", Add(i64, 3), Int64, []float64{4, 5}},
 		{"i64+float", Add(i64, 0.5), Float32, []float64{1.5, 2.5}},
 		{"float+i64", Add(0.5, i64), Float32, []float64{1.5, 2.5}},

@@ -262,6 +262,12 @@ func (t *Tensor) logSumExp(dims []int, keep bool) *Tensor {
 	if !x.DType().IsFloat() {
 		x = x.To(Float32)
 	}
+	if x.reduceCount(x.reduceDims("LogSumExp", dims)) == 0 {
+		// As PyTorch: log of an empty sum, -Inf (there is no maximum to shift by).
+		s := x.reduce("LogSumExp", OpSum, dims, keep)
+		UnaryTo(s, OpLog, s)
+		return s
+	}
 	m := x.reduce("LogSumExp", OpMax, dims, true)
 	m = Where(m.Abs().Eq(math.Inf(1)), 0.0, m)
 	e := x.Sub(m)
