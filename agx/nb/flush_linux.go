@@ -1,21 +1,21 @@
 package nb
 
 import (
-	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // stdoutUnread returns how many bytes written to the program's standard
-// output still sit in the pipe, unread by GoNB. ok is false when standard
-// output is not a pipe (a terminal, a file: nothing to wait for).
+// output (file descriptor 1, GoNB's pipe, whatever os.Stdout has been set
+// to since) still sit in the pipe, unread by GoNB. ok is false when it is
+// not a pipe (a terminal, a file: nothing to wait for).
 func stdoutUnread() (n int, ok bool) {
 	var st unix.Stat_t
-	if err := unix.Fstat(int(os.Stdout.Fd()), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+	if err := unix.Fstat(1, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
 		return 0, false
 	}
-	n, err := unix.IoctlGetInt(int(os.Stdout.Fd()), unix.TIOCINQ) // FIONREAD: also answers on a pipe
+	n, err := unix.IoctlGetInt(1, unix.TIOCINQ) // FIONREAD: also answers on a pipe
 	if err != nil {
 		return 0, false
 	}
