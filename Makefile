@@ -84,9 +84,12 @@ RUN_NOTEBOOKS = $(filter-out $(STORED_NOTEBOOKS),$(shell ls notebooks/*.ipynb no
 
 # Every course notebook, headless through the Go (agx) kernel, with its checks;
 # for STORED_NOTEBOOKS also: every cell's stored outputs equal the run's (volatile cells excepted).
+# Both runs happen even when the first fails, so one run reports every failure.
 notebooks:
-	go run ./cmd/agx run --check-stored -o $(NB_OUT) $(STORED_NOTEBOOKS)
-	go run ./cmd/agx run -o $(NB_OUT) $(RUN_NOTEBOOKS)
+	@rc=0; \
+	go run ./cmd/agx run --check-stored -o $(NB_OUT) $(STORED_NOTEBOOKS) || rc=1; \
+	go run ./cmd/agx run -o $(NB_OUT) $(RUN_NOTEBOOKS) || rc=1; \
+	exit $$rc
 
 # Runs STORED_NOTEBOOKS and stores their outputs in them (only where every check passes).
 outputs:
