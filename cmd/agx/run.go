@@ -289,6 +289,16 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 					nb.Cells[i].Outputs = outs
 					nb.Cells[i].ExecutionCount = res.Notebook.Cells[i].ExecutionCount
 				}
+				// Jupyter writes the kernel's language_info into a notebook
+				// it opens and marks it changed when it differs; with it
+				// stored, a lesson opens unchanged (and its autosave does
+				// not turn a student's untouched copy into an edited one).
+				if li, ok := res.Notebook.Metadata["language_info"]; ok {
+					if nb.Metadata == nil {
+						nb.Metadata = notebook.Object{}
+					}
+					nb.Metadata["language_info"] = li
+				}
 				if err := notebook.Write(job.path, nb); err != nil {
 					failures = append(failures, "storing the outputs: "+err.Error())
 					sum.failures++

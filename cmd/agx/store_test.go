@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,10 @@ func TestStoreThenCheckStored(t *testing.T) {
 	}
 	if !nb.HasStoredOutputs() {
 		t.Fatal("--store stored no outputs")
+	}
+	var li struct{ Name, Version, Mimetype string }
+	if err := json.Unmarshal(nb.Metadata["language_info"], &li); err != nil || li.Name != "go" || li.Mimetype != "text/x-go" || !strings.HasPrefix(li.Version, "go") {
+		t.Errorf("metadata.language_info = %s, want the kernel's (GoNB: name go, its Go version, mimetype text/x-go)", nb.Metadata["language_info"])
 	}
 	cell := nb.Cells[1]
 	if len(cell.Outputs) != 1 || cell.Outputs[0].Text != "hello agx\nx = [4 6]\n" || cell.ExecutionCount == nil {

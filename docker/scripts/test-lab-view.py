@@ -9,7 +9,8 @@ NOTEBOOKs given (notebooks with stored outputs), opens each notebook in
 Debian's Chromium (headless, driven over the DevTools protocol) and checks:
 
   - the notebook opens trusted (seed-workspace.py signed it), so its stored
-    HTML and SVG outputs are shown;
+    HTML and SVG outputs are shown, and unchanged once the kernel is up (its
+    stored metadata.language_info is the kernel's);
   - the code cells hold tab characters and none is drawn with the editor
     theme's arrow (the lab's custom.css);
   - the fixture shows at least one tensor as an HTML table and one SVG
@@ -50,6 +51,7 @@ PAGE_CHECKS = r"""
   const big = el => { const r = el.getBoundingClientRect(); return r.width > 50 && r.height > 50; };
   return JSON.stringify({
     trusted: Jupyter.notebook.trusted,
+    dirty: Jupyter.notebook.dirty,
     cells: Jupyter.notebook.get_cells().length,
     tabs: tabs.length,
     markedTabs: marked.length,
@@ -61,6 +63,8 @@ PAGE_CHECKS = r"""
 """
 
 LOADED = "!!(window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded && document.querySelector('.CodeMirror'))"
+# The kernel answered (Jupyter then writes its language_info into the notebook).
+KERNEL_READY = "!!(Jupyter.notebook.kernel && Jupyter.notebook.kernel.info_reply && Jupyter.notebook.kernel.info_reply.language_info)"
 
 
 class Unavailable(Exception):
@@ -142,6 +146,10 @@ async def check_notebook(cdp, url, name, out_dir, is_fixture):
         if time.monotonic() > deadline:
             return [f"{name}: the notebook did not load within 60 s"]
         await asyncio.sleep(0.25)
+    while not await cdp.eval(KERNEL_READY):
+        if time.monotonic() > deadline:
+            return [f"{name}: the kernel did not answer within 60 s"]
+        await asyncio.sleep(0.25)
     await asyncio.sleep(1.0)  # MathJax and the output renderers settle
     got = json.loads(await cdp.eval(PAGE_CHECKS))
     print(f"  {name}: {json.dumps(got)}")
@@ -156,6 +164,10 @@ async def check_notebook(cdp, url, name, out_dir, is_fixture):
     problems = []
     if not got["trusted"]:
         problems.append(f"{name}: the notebook opened Not Trusted (its stored HTML and SVG outputs are not shown)")
+    if got["dirty"]:
+        problems.append(f"{name}: the notebook has unsaved changes as soon as it opens (its metadata.language_info "
+                        "differs from the kernel's: store its outputs anew); Jupyter's autosave would then make "
+                        "the student's untouched copy count as edited")
     if got["tabs"] == 0:
         problems.append(f"{name}: no tab characters in the code cells (the check needs tab-indented Go code)")
     if got["markedTabs"]:
