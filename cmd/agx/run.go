@@ -222,6 +222,7 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 	}
 	prog.notebook(job.path, codeCells)
 	var failures []string
+	failedCells := map[int]bool{} // notebook cell indices
 	res, err := jupyter.Execute(ctx, job.path, jupyter.Options{
 		Python:      opt.python,
 		Kernel:      opt.kernel,
@@ -250,6 +251,7 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 				}
 				if len(problems) > 0 {
 					sum.failures++
+					failedCells[ev.Index] = true
 				}
 			case jupyter.Skipped:
 				prog.cellSkipped(ordinal[ev.Index], codeCells, ev.Reason)
@@ -276,13 +278,21 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 			}
 		}
 		if opt.checkStored {
-			problems := checkStored(nb, fresh, ordinal)
+			problems, cells := checkStored(nb, fresh, ordinal)
 			failures = append(failures, problems...)
-			sum.failures += len(problems)
+			for _, i := range cells {
+				if !failedCells[i] { // a cell counts once
+					failedCells[i] = true
+					sum.failures++
+				}
+			}
+			if len(problems) > len(cells) { // nothing stored at all
+				sum.failures++
+			}
 		}
 		if opt.store {
 			if len(failures) > 0 || len(fresh) != codeCells {
-				failures = append(failures, "outputs not stored: the run had failures")
+				failures = append(failures, "outputs not stored: the run failed, or a cell's output was cut or incomplete")
 				sum.failures++
 			} else {
 				for i, outs := range fresh {
@@ -321,12 +331,12 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 }
 
 // checkStored compares the stored outputs of nb's code cells with fresh ones
-// (by cell index) and returns one failure per cell that differs.
-func checkStored(nb *notebook.Notebook, fresh map[int][]*notebook.Output, ordinal map[int]int) []string {
+// (by cell index) and returns one failure per cell that differs, and those
+// cells' indices. A notebook with nothing stored is one failure, no cell.
+func checkStored(nb *notebook.Notebook, fresh map[int][]*notebook.Output, ordinal map[int]int) (failures []string, cells []int) {
 	if !nb.HasStoredOutputs() {
-		return []string{"no stored outputs to check (store them with agx run --store, or make outputs)"}
+		return []string{"no stored outputs to check (store them with agx run --store, or make outputs)"}, nil
 	}
-	var failures []string
 	for i, c := range nb.Cells {
 		outs, ran := fresh[i]
 		if c.CellType != notebook.Code || !ran || c.Volatile() {
@@ -336,9 +346,10 @@ func checkStored(nb *notebook.Notebook, fresh map[int][]*notebook.Output, ordina
 			failures = append(failures, fmt.Sprintf("cell %d (%s): the stored outputs differ from this run's (- stored, + this run); "+
 				"store them anew with make outputs, or mark the cell \"agx\": {\"volatile\": true} if they vary:\n%s",
 				ordinal[i], clipLine(c.FirstLine(), 40), diff))
+			cells = append(cells, i)
 		}
 	}
-	return failures
+	return failures, cells
 }
 
 // pathNormalizer finds the Go module that holds the notebook (the nearest

@@ -26,9 +26,11 @@ func TestStoreThenCheckStored(t *testing.T) {
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	var lastStdout string
 	run := func(flag string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := agxMain(context.Background(), []string{"run", flag, "--kernel", testKernel(), "-o", filepath.Join(dir, "out"), path}, &stdout, &stderr)
+		lastStdout = stdout.String()
 		return code, stderr.String()
 	}
 
@@ -69,6 +71,9 @@ func TestStoreThenCheckStored(t *testing.T) {
 	}
 	if code != 1 {
 		t.Errorf("--check-stored after an edit: exit status %d, want 1", code)
+	}
+	if row := summaryRows(lastStdout)[path]; len(row) != 4 || row[1] != "1" {
+		t.Errorf("summary row %q, want 1 failure (the edited cell)\n%s", row, lastStdout)
 	}
 
 	// A volatile cell is not compared.
