@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run $(wildcard gpu/scripts/*.sh)
 
-.PHONY: generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test hub-test
+.PHONY: outputs lab-view-test generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test hub-test
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor ./nn
@@ -45,6 +45,7 @@ test: deps-test
 	$(MAKE) class-test
 	$(MAKE) hub-test
 	$(MAKE) notebooks
+	$(MAKE) lab-view-test
 	@$(TESTSUM) -total $(TEST_TALLY)
 
 fmt-check:
@@ -77,9 +78,28 @@ fuzz:
 	  done; \
 	done
 
-# Every course notebook, headless through the Go (agx) kernel, with its checks.
+# Notebooks whose outputs are stored in them (`make outputs` writes them; `make
+# notebooks` checks them against a fresh run). The others run with their checks only.
+STORED_NOTEBOOKS := docker/lab/testdata/lab-view.ipynb
+RUN_NOTEBOOKS = $(filter-out $(STORED_NOTEBOOKS),$(shell ls notebooks/*.ipynb notebooks/exercises/*.ipynb 2>/dev/null | grep -v '\.executed\.ipynb$$'))
+
+# Every course notebook, headless through the Go (agx) kernel, with its checks;
+# for STORED_NOTEBOOKS also: every cell's stored outputs equal the run's (volatile cells excepted).
+# Both runs happen even when the first fails, so one run reports every failure.
 notebooks:
-	go run ./cmd/agx run -o $(NB_OUT) $$(ls notebooks/*.ipynb notebooks/exercises/*.ipynb 2>/dev/null | grep -v '\.executed\.ipynb$$')
+	@rc=0; \
+	go run ./cmd/agx run --check-stored -o $(NB_OUT) $(STORED_NOTEBOOKS) || rc=1; \
+	go run ./cmd/agx run -o $(NB_OUT) $(RUN_NOTEBOOKS) || rc=1; \
+	exit $$rc
+
+# Runs STORED_NOTEBOOKS and stores their outputs in them (only where every check passes).
+outputs:
+	go run ./cmd/agx run --store -o $(NB_OUT) $(STORED_NOTEBOOKS)
+
+# The lab in headless Chromium: notebooks trusted, no tab arrows in Go code, stored
+# tensors and pictures shown; screenshots in build/lab-view/ (docker/scripts/test-lab-view.py).
+lab-view-test:
+	docker/scripts/test-lab-view.py --out build/lab-view
 
 # Benchmarks (not part of `make test`); see bench/README.md.
 bench:

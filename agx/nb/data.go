@@ -21,6 +21,7 @@ func Display(bundle map[string]string) error {
 		}
 		return nil
 	}
+	beforeDisplay()
 	data := make(map[protocol.MIMEType]any, len(bundle))
 	for mime, v := range bundle {
 		data[protocol.MIMEType(mime)] = v

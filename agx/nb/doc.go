@@ -13,6 +13,9 @@
 // renderer for each value it is given: tensors, strings, errors (in a red box)
 // and anything else through fmt.
 //
+// Println is fmt.Println with tensors drawn as tables; its output also keeps
+// the plain text, so the checks of `agx run` read the same numbers.
+//
 // Pictures: Graph draws the backward graph of agx.GraphDOT as SVG with
 // Graphviz's dot program. PlotFunc, PlotCurve, PlotActivation and PlotSTE draw
 // line plots with gonum's plot package: a function and its gradient as agx's
@@ -28,6 +31,14 @@
 // Outside a GoNB kernel the helpers print text on stdout instead (a tensor's
 // String, or a one-line summary of a picture), so code written for a notebook
 // also runs as an ordinary Go program.
+//
+// # Order of text and displays
+//
+// GoNB carries printed text and displays on different channels, so a display
+// could overtake the text printed just before it. Every display of this
+// package first waits until GoNB has taken in that text (order.go), so a
+// cell's outputs come in the order the program made them, and stored outputs
+// do not drift. Text on standard error is not ordered.
 //
 // # Errors
 //

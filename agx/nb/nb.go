@@ -19,6 +19,7 @@ func HTML(fragment string) {
 		fmt.Println(fragment)
 		return
 	}
+	beforeDisplay()
 	gonbui.DisplayHTML(fragment)
 	gonbui.Sync() // a cell that exits right after a display could otherwise lose it
 }
@@ -30,6 +31,7 @@ func Markdown(text string) {
 		fmt.Println(text)
 		return
 	}
+	beforeDisplay()
 	gonbui.DisplayMarkdown(text)
 	gonbui.Sync()
 }

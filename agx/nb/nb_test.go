@@ -10,3 +10,10 @@ func ExampleHTML() {
 	// <b>loss</b> 0.25
 	// <pre>a &lt; b</pre>
 }
+
+// Outside a notebook Println is fmt.Println.
+func ExamplePrintln() {
+	nb.Println("y =", 2.5, "done")
+	// Output:
+	// y = 2.5 done
+}

@@ -106,7 +106,7 @@ func shapeCaption(t *tensor.Tensor) string {
 
 const (
 	tableStyle = `border-collapse:collapse;font-family:monospace;font-size:12px;margin:0.3em 0`
-	capStyle   = `caption-side:top;text-align:left;color:#444;padding-bottom:2px`
+	capStyle   = `caption-side:top;text-align:left;color:#444;padding-bottom:2px;white-space:nowrap`
 	thStyle    = `color:#888;font-weight:normal;padding:1px 6px;text-align:right`
 	tdStyle    = `border:1px solid #ddd;padding:1px 6px;text-align:right`
 )

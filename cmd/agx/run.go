@@ -29,8 +29,11 @@ and checks every code cell:
   - no error output and no Go panic or compile error on stderr, unless the cell
     is tagged raises-exception, in which case it must produce an error;
   - the expectations in its metadata.agx (expect, expect_numbers, expect_error).
-Exits with status 1 when a check fails. Arguments ending in .executed.ipynb are
-skipped. See docs/notebooks.md.
+With --store, a notebook whose checks all pass gets the outputs of the run
+stored in it (the course's lessons are read without running them); with
+--check-stored, every cell's stored outputs must equal the run's, except in
+cells whose metadata.agx.volatile is true. Exits with status 1 when a check
+fails. Arguments ending in .executed.ipynb are skipped. See docs/notebooks.md.
 
 Flags:
 `
@@ -41,6 +44,8 @@ type runOptions struct {
 	cellTimeout time.Duration
 	timeout     time.Duration
 	outDir      string
+	store       bool // write the run's outputs into the notebook itself
+	checkStored bool // compare the run's outputs with the stored ones
 }
 
 // runCommand implements `agx run`.
@@ -53,6 +58,8 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.DurationVar(&opt.timeout, "timeout", 30*time.Minute, "time limit per notebook; 0 for none")
 	fs.StringVar(&opt.outDir, "o", "", "write executed copies to `DIR` as NAME.ipynb (default: NAME.executed.ipynb beside each notebook)")
 	fs.StringVar(&opt.python, "python", jupyter.DefaultPython, "Python `interpreter` that has nbclient (Debian's)")
+	fs.BoolVar(&opt.store, "store", false, "store the outputs of the run in each notebook whose checks pass")
+	fs.BoolVar(&opt.checkStored, "check-stored", false, "fail when a cell's stored outputs differ from the run's (cells marked volatile excepted)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
@@ -63,6 +70,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if opt.cellTimeout < 0 || opt.timeout < 0 {
 		return usageError{"time limits must not be negative"}
+	}
+	if opt.store && opt.checkStored {
+		return usageError{"--store and --check-stored exclude each other: store, or check what is stored"}
 	}
 	jobs, err := planRun(paths, opt.outDir, stderr)
 	if err != nil {
@@ -212,6 +222,7 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 	}
 	prog.notebook(job.path, codeCells)
 	var failures []string
+	failedCells := map[int]bool{} // notebook cell indices
 	res, err := jupyter.Execute(ctx, job.path, jupyter.Options{
 		Python:      opt.python,
 		Kernel:      opt.kernel,
@@ -240,6 +251,7 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 				}
 				if len(problems) > 0 {
 					sum.failures++
+					failedCells[ev.Index] = true
 				}
 			case jupyter.Skipped:
 				prog.cellSkipped(ordinal[ev.Index], codeCells, ev.Reason)
@@ -257,6 +269,55 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 		failures = append(failures, "run failed: "+res.Err.Error())
 		sum.failures++
 	}
+	if opt.checkStored || opt.store {
+		norm := pathNormalizer(job.path)
+		fresh := map[int][]*notebook.Output{}
+		for _, run := range res.Cells {
+			if run.Ran && !run.TimedOut && !run.OutputIncomplete && !run.OutputTruncated {
+				fresh[run.Index] = notebook.StoredOutputs(res.Notebook.Cells[run.Index].Outputs, norm)
+			}
+		}
+		if opt.checkStored {
+			problems, cells := checkStored(nb, fresh, ordinal)
+			failures = append(failures, problems...)
+			for _, i := range cells {
+				if !failedCells[i] { // a cell counts once
+					failedCells[i] = true
+					sum.failures++
+				}
+			}
+			if len(problems) > len(cells) { // nothing stored at all
+				sum.failures++
+			}
+		}
+		if opt.store {
+			if len(failures) > 0 || len(fresh) != codeCells {
+				failures = append(failures, "outputs not stored: the run failed, or a cell's output was cut or incomplete")
+				sum.failures++
+			} else {
+				for i, outs := range fresh {
+					nb.Cells[i].Outputs = outs
+					nb.Cells[i].ExecutionCount = res.Notebook.Cells[i].ExecutionCount
+				}
+				// Jupyter writes the kernel's language_info into a notebook
+				// it opens and marks it changed when it differs; with it
+				// stored, a lesson opens unchanged (and its autosave does
+				// not turn a student's untouched copy into an edited one).
+				if li, ok := res.Notebook.Metadata["language_info"]; ok {
+					if nb.Metadata == nil {
+						nb.Metadata = notebook.Object{}
+					}
+					nb.Metadata["language_info"] = li
+				}
+				if err := notebook.Write(job.path, nb); err != nil {
+					failures = append(failures, "storing the outputs: "+err.Error())
+					sum.failures++
+				} else {
+					prog.println("  stored the outputs in %s", job.path)
+				}
+			}
+		}
+	}
 	if err := notebook.Write(job.out, res.Notebook); err != nil {
 		failures = append(failures, "writing the executed copy: "+err.Error())
 		sum.failures++
@@ -267,6 +328,60 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 		prog.fail(job.path, failures)
 	}
 	return sum
+}
+
+// checkStored compares the stored outputs of nb's code cells with fresh ones
+// (by cell index) and returns one failure per cell that differs, and those
+// cells' indices. A notebook with nothing stored is one failure, no cell.
+func checkStored(nb *notebook.Notebook, fresh map[int][]*notebook.Output, ordinal map[int]int) (failures []string, cells []int) {
+	if !nb.HasStoredOutputs() {
+		return []string{"no stored outputs to check (store them with agx run --store, or make outputs)"}, nil
+	}
+	for i, c := range nb.Cells {
+		outs, ran := fresh[i]
+		if c.CellType != notebook.Code || !ran || c.Volatile() {
+			continue
+		}
+		if diff := notebook.CompareStored(c.Outputs, outs); diff != "" {
+			failures = append(failures, fmt.Sprintf("cell %d (%s): the stored outputs differ from this run's (- stored, + this run); "+
+				"store them anew with make outputs, or mark the cell \"agx\": {\"volatile\": true} if they vary:\n%s",
+				ordinal[i], clipLine(c.FirstLine(), 40), diff))
+			cells = append(cells, i)
+		}
+	}
+	return failures, cells
+}
+
+// pathNormalizer finds the Go module that holds the notebook (the nearest
+// go.mod above it), whose directory appears in the stack traces of cells.
+func pathNormalizer(nbPath string) notebook.PathNormalizer {
+	dir, err := filepath.Abs(filepath.Dir(nbPath))
+	if err != nil {
+		return notebook.PathNormalizer{}
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			if mod := modulePath(b); mod != "" {
+				return notebook.PathNormalizer{Root: dir, Module: mod}
+			}
+			return notebook.PathNormalizer{}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return notebook.PathNormalizer{}
+		}
+		dir = parent
+	}
+}
+
+// modulePath returns the module path of a go.mod file ("" when it has none).
+func modulePath(gomod []byte) string {
+	for line := range strings.Lines(string(gomod)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
 }
 
 func printSummary(w io.Writer, rows []runSummary) {

@@ -42,6 +42,8 @@ func TestAgxMainUsage(t *testing.T) {
 		{"bench negative gap", []string{"bench", "-no-torch", "-gap", "-1ms"}, 2, "-gap takes a positive duration"},
 		{"bench help names gap", []string{"bench", "-h"}, 0, "-gap"},
 		{"run -o onto itself", []string{"run", "-o", dir, nb}, 2, "would overwrite"},
+		{"run store and check-stored", []string{"run", "--store", "--check-stored", nb}, 2, "--store and --check-stored exclude each other"},
+		{"run help names store", []string{"run", "-h"}, 0, "-check-stored"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -53,6 +55,24 @@ func TestAgxMainUsage(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tc.wantErr, stderr.String())
 			}
 		})
+	}
+}
+
+func TestModulePath(t *testing.T) {
+	for _, tc := range []struct{ gomod, want string }{
+		{"module github.com/goagx/agx\n\ngo 1.26\n", "github.com/goagx/agx"},
+		{"// comment\nmodule \"example.com/q\" // trailing\n", "example.com/q"},
+		{"go 1.26\n", ""},
+		{"", ""},
+	} {
+		if got := modulePath([]byte(tc.gomod)); got != tc.want {
+			t.Errorf("modulePath(%q) = %q, want %q", tc.gomod, got, tc.want)
+		}
+	}
+	n := pathNormalizer(filepath.Join("testdata", "pass.ipynb"))
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	if n.Root != root || n.Module != "github.com/goagx/agx" {
+		t.Errorf("pathNormalizer(testdata/pass.ipynb) = %+v, want root %s, module github.com/goagx/agx", n, root)
 	}
 }
 

@@ -43,6 +43,8 @@ fi
 if ((author)); then
   [[ -d "$dir" ]] || die "notebook directory $dir does not exist"
   what="the instructor sources as they are (reference solutions and hidden tests included)"
+  # Their stored outputs (HTML, SVG) show only in a trusted notebook.
+  "$SYSTEM_PYTHON" "$AGX_SCRIPTS_DIR/seed-workspace.py" --trust "$dir"
 else
   mkdir -p "$dir" || die "cannot create the workspace $dir"
   seed="${AGX_NOTEBOOK_SEED:-}"

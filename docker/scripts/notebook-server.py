@@ -8,6 +8,10 @@ jupyter_client gives it, gets SIGTERM on top and panics ("close of closed
 channel"); a second signal that arrives meanwhile stops the loop again and the
 server dies with "Event loop stopped before Future completed".
 
+It also serves the lab's style sheet (docker/lab/custom/custom.css, ahead of
+a custom.css of the user's Jupyter configuration): Go code is indented with
+tabs, and Notebook's editor theme draws each tab as an arrow.
+
 Here SIGTERM, SIGINT (Ctrl-C, no confirmation prompt) and SIGHUP all stop the
 server once (repeated signals are only logged). Each kernel's process group
 (GoNB, a running cell and its `go build`) gets SIGTERM, which GoNB handles as
@@ -23,10 +27,13 @@ import subprocess
 import sys
 import time
 
-from notebook.notebookapp import NotebookApp
+from notebook.notebookapp import DEFAULT_STATIC_FILES_PATH, NotebookApp
+from traitlets import default
 
 KERNEL_STOP_SECONDS = 5.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+# The lab's custom.css (and nothing else) lives here.
+LAB_CUSTOM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "lab", "custom")
 
 
 def _killpg(pgid, sig):
@@ -40,6 +47,11 @@ class AgxNotebookApp(NotebookApp):
     """NotebookApp that shuts its kernels down on SIGTERM, SIGINT and SIGHUP."""
 
     _agx_stopping = False
+
+    @default("static_custom_path")
+    def _agx_static_custom_path(self):
+        return [os.path.normpath(LAB_CUSTOM_DIR)] + [
+            os.path.join(d, "custom") for d in (self.config_dir, DEFAULT_STATIC_FILES_PATH)]
 
     def init_signal(self):
         super().init_signal()

@@ -3,6 +3,7 @@
 overwriting a notebook the student edited.
 
 Usage: seed-workspace.py SEED WORKSPACE
+       seed-workspace.py --trust DIR
 
 SEED holds the notebooks a student should have (lab.sh makes it from the course
 notebooks and `agx assign`; the lab image ships one). Every *.ipynb under SEED
@@ -16,6 +17,16 @@ with the same path under WORKSPACE:
   - anything else (the student edited it, or it was there before this script
     first ran and differs): kept as it is. When the upstream version changed,
     a note says how to get it.
+
+Every notebook of WORKSPACE that is as SEED has it is then marked trusted
+(signed, as `jupyter trust` does), so that the outputs stored in the course
+notebooks (HTML tensors, SVG pictures) are shown when it opens; Jupyter shows
+the HTML and SVG outputs of an untrusted notebook only once its cells run
+again. The signature goes into the user's Jupyter data directory
+(nbsignatures.db, keyed with the user's own secret there), never into the
+notebook, so the files stay byte for byte as SEED has them. A notebook the
+student edited is not signed here (Jupyter signs what the student saves).
+With --trust, every notebook under DIR is signed (the author's view).
 
 WORKSPACE/.agx-lab.json records the SHA-256 of what was last copied to each path;
 that is how an edit is told from an upstream update. Jupyter does not show files
@@ -91,7 +102,36 @@ def load_manifest(path):
         return {}
 
 
+def trust(root, rels):
+    """Signs the notebooks root/rel with the user's Jupyter notary. A failure
+    is reported and leaves the notebook untrusted; it never stops the lab."""
+    if not rels:
+        return 0
+    try:
+        import nbformat
+        from nbformat.sign import NotebookNotary
+        notary = NotebookNotary()
+    except Exception as e:  # ImportError, or an unusable data directory
+        say(f"note: cannot mark the notebooks trusted ({e}); their stored pictures show once their cells run")
+        return 0
+    signed = 0
+    for rel in rels:
+        try:
+            nb = nbformat.read(os.path.join(root, rel), as_version=4)
+            if not notary.check_signature(nb):
+                notary.sign(nb)
+                signed += 1
+        except Exception as e:
+            say(f"note: cannot mark {rel} trusted ({e})")
+    return signed
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--trust":
+        rels = seed_notebooks(argv[2])
+        n = trust(argv[2], rels)
+        say(f"{argv[2]}: {len(rels)} notebooks trusted ({n} newly signed)")
+        return 0
     if len(argv) != 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
@@ -130,6 +170,8 @@ def main(argv):
         json.dump({"version": 1, "files": dict(sorted(copied.items()))}, f, indent=1)
         f.write("\n")
     os.replace(tmp, manifest_path)
+    kept_set = set(kept)
+    trust(ws, [rel for rel in seed_notebooks(seed) if rel not in kept_set])
     say(f"workspace {ws}: {len(new)} new, {len(updated)} updated, {len(kept)} of yours kept as edited")
     return 0
 

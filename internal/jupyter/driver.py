@@ -28,7 +28,9 @@
 # reported with "output_incomplete", never passed over.
 #
 # Events:
-#   {"event": "started", "kernel": NAME}
+#   {"event": "started", "kernel": NAME, "language_info": {...} or null}
+#     (the kernel's language_info, which Jupyter writes into a notebook's
+#     metadata when it opens it: a notebook that has it already opens clean)
 #   {"event": "cell_start", "index": I}
 #   {"event": "cell_done", "index": I, "seconds": S, "execution_count": N,
 #    "outputs": [...], "timed_out": BOOL, "notebook_timeout": BOOL,
@@ -232,6 +234,15 @@ async def ensure_async_call(x):
     return x
 
 
+def language_info(client):
+    """The kernel's language_info (from its kernel_info reply), or None."""
+    try:
+        reply = client.wait_for_reply(client.kc.kernel_info())
+        return (reply or {}).get("content", {}).get("language_info")
+    except Exception:
+        return None
+
+
 def emit_done(i, t0, cell, timed_out, notebook_timeout, truncated, incomplete):
     emit({
         "event": "cell_done",
@@ -294,7 +305,7 @@ def main():
     )
     try:
         with client.setup_kernel():
-            emit({"event": "started", "kernel": kernel})
+            emit({"event": "started", "kernel": kernel, "language_info": language_info(client)})
             stop_reason = None
             for i, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":

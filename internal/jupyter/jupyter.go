@@ -148,6 +148,9 @@ type Event struct {
 	Reason          string `json:"reason"`
 	Message         string `json:"message"`
 	Kernel          string `json:"kernel"`
+	// LanguageInfo (Started) is the kernel's language_info; Execute puts it
+	// into the executed notebook's metadata, as Jupyter does on opening it.
+	LanguageInfo json.RawMessage `json:"language_info"`
 
 	// Cell is the notebook cell of a cell_start, cell_done or skipped event
 	// (with its new outputs for cell_done); nil for the others.
@@ -258,6 +261,13 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 			ev.Cell = nb.Cells[ev.Index]
 		}
 		switch ev.Event {
+		case Started:
+			if len(ev.LanguageInfo) > 0 && string(ev.LanguageInfo) != "null" {
+				if nb.Metadata == nil {
+					nb.Metadata = notebook.Object{}
+				}
+				nb.Metadata["language_info"] = ev.LanguageInfo
+			}
 		case CellDone:
 			if run := byIndex[ev.Index]; run != nil {
 				run.Ran, run.Seconds, run.TimedOut = true, ev.Seconds, ev.TimedOut

@@ -116,6 +116,29 @@ func TestExecuteEvents(t *testing.T) {
 	}
 }
 
+// The kernel's language_info of the started event lands in the notebook's
+// metadata (none when the driver could not get it).
+func TestExecuteLanguageInfo(t *testing.T) {
+	for _, tc := range []struct {
+		name, started, want string
+	}{
+		{"reported", `{"event": "started", "kernel": "k", "language_info": {"name": "go", "version": "go1.26.8"}}` + "\n", `{"name": "go", "version": "go1.26.8"}`},
+		{"null", `{"event": "started", "kernel": "k", "language_info": null}` + "\n", ""},
+		{"absent", evStarted, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Execute(context.Background(), testNotebook(t), Options{
+				Python: fakePython(t, tc.started+evCell1+evCell2+evFinish, 0), Kernel: "k"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(res.Notebook.Metadata["language_info"]); got != tc.want {
+				t.Errorf("metadata.language_info = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestExecuteUnreadableNotebook(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bad.ipynb")
 	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {

@@ -1,0 +1,55 @@
+package nb
+
+import (
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+)
+
+// GoNB carries a cell's output on two channels: what the program writes to
+// standard output (fmt.Println) goes through a pipe that one goroutine of the
+// kernel copies to Jupyter as "stream" messages, and displays (HTML, pictures,
+// Markdown) through a named pipe that another goroutine turns into
+// "display_data" messages. Text printed right before a display therefore
+// raced it: in a test run the Markdown came out above the text in 1 of 5 runs.
+//
+// beforeDisplay puts every display after the text printed before it:
+//  1. it waits until the standard output pipe is empty (FIONREAD), that is,
+//     until the kernel's copying goroutine has read every byte; that goroutine
+//     hands what it read to Jupyter in the same call, before it reads again;
+//  2. it then makes a round trip on the display channel (gonbui.Sync), which
+//     gives that goroutine time to finish the hand-over before the display is
+//     even written.
+//
+// The other order (a display, then text) needs nothing: each display already
+// waits for GoNB's acknowledgement before returning. Text written to standard
+// error is not ordered (GoNB sends it on a third path).
+func beforeDisplay() {
+	if !gonbui.IsNotebook {
+		return
+	}
+	drainStdout(drainLimit)
+	// Even when the pipe was empty already, its last bytes may have been read
+	// only just now: the round trip covers their hand-over too.
+	syncWithin(syncTimeout)
+}
+
+// drainLimit bounds beforeDisplay's wait for GoNB to read standard output (a
+// kernel that stopped reading must not hang the cell).
+const drainLimit = 5 * time.Second
+
+// syncWithin is gonbui.Sync with a time limit; it reports whether GoNB
+// answered.
+func syncWithin(limit time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		gonbui.Sync()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(limit):
+		return false
+	}
+}
