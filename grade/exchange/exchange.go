@@ -66,8 +66,14 @@ const (
 	SubmissionFile = ".agx-submission.json" // in each submission directory
 )
 
-// MaxSubmissionBytes bounds the notebooks of one submission together.
-const MaxSubmissionBytes = 64 << 20
+// MaxSubmissionBytes bounds the notebooks of one submission together, and
+// MaxSubmissionFiles their number: submit refuses more, and collect does not
+// count a submission made by hand with more (sparse files cost a student no
+// disk, but collect would read and write them in full).
+const (
+	MaxSubmissionBytes = 64 << 20
+	MaxSubmissionFiles = 256
+)
 
 // TimeTolerance is how far a submission's recorded time may lie before the
 // last change of its files (ctime) before collect distrusts it and uses the

@@ -2,9 +2,11 @@ package exchange
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -243,5 +245,136 @@ func TestHTMLEscapes(t *testing.T) {
 	h := HTML("agx <submit>", []string{`<script>alert(1)</script>`}, false)
 	if strings.Contains(h, "<script>") || !strings.Contains(h, "&lt;script&gt;") || !strings.Contains(h, "#b00020") {
 		t.Errorf("HTML: %s", h)
+	}
+}
+
+// plant makes a submission by hand, as a student can without agx: a
+// directory under inbound/STUDENT/ps1/ with files made by make (name ->
+// maker) and a record listing sums (nil: computed from the files).
+func plant(t *testing.T, x Exchange, stamp string, files map[string]func(path string) error, sums map[string]string) string {
+	t.Helper()
+	me, err := CurrentUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := x.inbound(me.Name, "ps1", stamp)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	sub := Submission{Student: me.Name, UID: me.UID, Course: x.Course, Assignment: "ps1", Time: time.Now().UTC(), Files: sums}
+	if sub.Files == nil {
+		sub.Files = map[string]string{}
+	}
+	for n, mk := range files {
+		p := filepath.Join(dir, n)
+		if err := mk(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := sub.Files[n]; !ok {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub.Files[n] = Sum(b)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, SubmissionFile), marshal(sub), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// collectWithin runs Collect and fails the test if it does not return in d.
+func collectWithin(t *testing.T, x Exchange, out string, d time.Duration) *CollectResult {
+	t.Helper()
+	type result struct {
+		r   *CollectResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { r, err := x.Collect("ps1", out, nil); done <- result{r, err} }()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			t.Fatalf("collect: %v", res.err)
+		}
+		return res.r
+	case <-time.After(d):
+		t.Fatalf("collect did not return in %v: it hangs on what the student planted", d)
+	}
+	return nil
+}
+
+// TestCollectRefusesPlanted: a student's hand-made latest submission that
+// would hang collect (a FIFO, which blocks an open for reading until a
+// writer comes) or make it read and write far more than a submission may
+// hold (sparse files cost the student no disk; many files) is not counted,
+// and the student's previous submission is.
+func TestCollectRefusesPlanted(t *testing.T) {
+	fifo := func(p string) error { return syscall.Mkfifo(p, 0o640) }
+	sparse := func(p string) error {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Truncate(20 << 20)
+	}
+	zeros := Sum(make([]byte, 20<<20))
+	small := func(p string) error { return os.WriteFile(p, []byte("{}"), 0o640) }
+	many := map[string]func(string) error{}
+	for i := 0; i <= MaxSubmissionFiles; i++ {
+		many[fmt.Sprintf("n%03d.ipynb", i)] = small
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string]func(string) error
+		sums  map[string]string
+		says  string
+	}{
+		{"fifo notebook", map[string]func(string) error{"a.ipynb": fifo}, map[string]string{"a.ipynb": Sum(nil)}, "not a regular file"},
+		{"sparse notebooks over the total", map[string]func(string) error{"a.ipynb": sparse, "b.ipynb": sparse, "c.ipynb": sparse, "d.ipynb": sparse},
+			map[string]string{"a.ipynb": zeros, "b.ipynb": zeros, "c.ipynb": zeros, "d.ipynb": zeros}, "add up to more than"},
+		{"too many notebooks", many, nil, "more than the 256"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x, ws := newCourse(t, nil)
+			if _, err := x.Fetch(ws, "ps1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.Submit(ws, "ps1"); err != nil {
+				t.Fatal(err)
+			}
+			plant(t, x, "99990101T000000.000000000Z", c.files, c.sums)
+			r := collectWithin(t, x, filepath.Join(t.TempDir(), "submitted"), 20*time.Second)
+			if len(r.Students) != 1 || strings.Join(r.Students[0].Files, ",") != "a.ipynb" || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], c.says) {
+				t.Errorf("collect: students %+v, problems %q; want the earlier submission and a problem saying %q", r.Students, r.Problems, c.says)
+			}
+		})
+	}
+	// A FIFO as the record itself.
+	x, _ := newCourse(t, nil)
+	me, _ := CurrentUser()
+	dir := x.inbound(me.Name, "ps1", "99990101T000000.000000000Z")
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, SubmissionFile), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	r := collectWithin(t, x, filepath.Join(t.TempDir(), "submitted"), 20*time.Second)
+	if len(r.Students) != 0 || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "not a regular file") {
+		t.Errorf("collect with a FIFO record: %+v", r)
+	}
+}
+
+func TestSubmitTooManyNotebooks(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	os.MkdirAll(filepath.Join(ws, "ps1"), 0o755)
+	for i := 0; i <= MaxSubmissionFiles; i++ {
+		os.WriteFile(filepath.Join(ws, "ps1", fmt.Sprintf("n%03d.ipynb", i)), []byte("{}"), 0o644)
+	}
+	if _, err := x.Submit(ws, "ps1"); err == nil || !strings.Contains(err.Error(), "more than the 256") {
+		t.Errorf("submit of %d notebooks: %v", MaxSubmissionFiles+1, err)
 	}
 }

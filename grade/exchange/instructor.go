@@ -396,14 +396,22 @@ func readSubmission(dir, student string, uid uint32) (*collected, error) {
 			return nil, fmt.Errorf("%s holds %s, which its record does not list", dir, n)
 		}
 	}
+	if len(sub.Files) > MaxSubmissionFiles {
+		return nil, fmt.Errorf("%s lists %d files, more than the %d a submission may hold", SubmissionFile, len(sub.Files), MaxSubmissionFiles)
+	}
+	var total int64
 	for _, n := range sortedKeys(sub.Files) {
 		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") {
 			return nil, fmt.Errorf("%s lists a bad file name %q", SubmissionFile, n)
 		}
-		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes)
+		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes-total)
+		if errors.Is(err, errTooBig) {
+			return nil, fmt.Errorf("%s: its notebooks add up to more than the %d MiB a submission may hold", dir, MaxSubmissionBytes>>20)
+		}
 		if err != nil {
 			return nil, err
 		}
+		total += int64(len(b))
 		if statT(fst).Uid != uid {
 			return nil, fmt.Errorf("%s is not owned by %s", filepath.Join(dir, n), student)
 		}

@@ -168,6 +168,9 @@ func (x Exchange) Submit(workspace, assignment string) (*SubmitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(names) > MaxSubmissionFiles {
+		return nil, fmt.Errorf("%s holds %d notebooks, more than the %d a submission may hold", src, len(names), MaxSubmissionFiles)
+	}
 	files := map[string][]byte{}
 	var total int64
 	for _, n := range names {
