@@ -378,3 +378,90 @@ func TestSubmitTooManyNotebooks(t *testing.T) {
 		t.Errorf("submit of %d notebooks: %v", MaxSubmissionFiles+1, err)
 	}
 }
+
+// swapOnce sets testHookChecked to replace path, the first time it is
+// checked, by what swap makes (a student racing the instructor).
+func swapOnce(t *testing.T, path string, swap func(path string) error) {
+	t.Helper()
+	done := false
+	testHookChecked = func(p string) {
+		if p == path && !done {
+			done = true
+			if err := swap(p); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(func() { testHookChecked = nil })
+}
+
+// TestSwappedAfterCheck: a student who owns a directory that agx (as the
+// instructor or root) checked and then fixes or writes into swaps it, in
+// the moment between, for a symbolic link to another place or for another
+// directory of theirs. Nothing may change at the other place.
+func TestSwappedAfterCheck(t *testing.T) {
+	toLink := func(target string) func(string) error {
+		return func(p string) error {
+			if err := os.Rename(p, p+".moved"); err != nil {
+				return err
+			}
+			return os.Symlink(target, p)
+		}
+	}
+	toDir := func(p string) error {
+		if err := os.Rename(p, p+".moved"); err != nil {
+			return err
+		}
+		return os.Mkdir(p, 0o700)
+	}
+	for _, c := range []struct {
+		name string
+		swap func(victim string) func(string) error
+	}{
+		{"symbolic link", toLink},
+		{"another directory", func(string) func(string) error { return toDir }},
+	} {
+		t.Run("init fixes "+c.name, func(t *testing.T) {
+			x, _ := newCourse(t, nil)
+			victim := t.TempDir()
+			os.Chmod(victim, 0o700)
+			me, _ := CurrentUser()
+			mine := x.inbound(me.Name)
+			if err := os.Mkdir(mine, 0o755); err != nil { // a mode init fixes
+				t.Fatal(err)
+			}
+			swapOnce(t, mine, c.swap(victim))
+			if _, err := ensureDir(mine, modeStudentI, me.UID, os.Getgid()); err == nil || !strings.Contains(err.Error(), "while agx fixed it") {
+				t.Errorf("ensureDir on a swapped directory: %v", err)
+			}
+			if st, _ := os.Stat(victim); st.Mode()&modeBits != 0o700 {
+				t.Errorf("the place the student pointed at got mode %s", modeString(st.Mode()&modeBits))
+			}
+			if st, _ := os.Lstat(mine); st.Mode().IsDir() && st.Mode()&modeBits == modeStudentI {
+				t.Errorf("the directory swapped in got mode %s", modeString(st.Mode()&modeBits))
+			}
+		})
+		t.Run("return writes "+c.name, func(t *testing.T) {
+			x, ws := newCourse(t, nil)
+			if _, err := x.Fetch(ws, "ps1"); err != nil { // makes the feedback area
+				t.Fatal(err)
+			}
+			me, _ := CurrentUser()
+			fb := filepath.Join(t.TempDir(), "feedback")
+			os.MkdirAll(filepath.Join(fb, me.Name, "ps1"), 0o755)
+			os.WriteFile(filepath.Join(fb, me.Name, "ps1", "a.html"), []byte("<p>yours</p>"), 0o644)
+			victim := t.TempDir()
+			swapOnce(t, x.feedback(me.Name), c.swap(victim))
+			r, err := x.Return("ps1", fb)
+			if err != nil || len(r.Returned) != 0 || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "was replaced") {
+				t.Errorf("return into a swapped area: %+v %v", r, err)
+			}
+			if ents, _ := os.ReadDir(victim); len(ents) != 0 {
+				t.Errorf("return wrote into the place the student pointed at: %v", ents)
+			}
+			if ents, _ := os.ReadDir(x.feedback(me.Name)); c.name == "another directory" && len(ents) != 0 {
+				t.Errorf("return wrote into the directory swapped in: %v", ents)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -85,16 +86,36 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 	return report, nil
 }
 
+// testHookChecked, when set (by tests), runs after ensureDir or returnTo has
+// looked at the directory path and before it acts on it: the moment a
+// student who owns the directory could swap it for a symbolic link or
+// another directory.
+var testHookChecked func(path string)
+
 // ensureDir makes path a directory with mode, owner uid (-1: the caller
 // when made, anyone when it exists) and group gid, or checks and fixes one
-// that exists.
+// that exists. It changes owner and mode through a handle on the directory
+// it checked, opened without following a symbolic link: run as root on a
+// student's directory, a swap after the check changes nothing elsewhere.
 func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
-	fix := func() error {
-		if err := os.Lchown(path, uid, gid); err != nil {
+	fix := func(checked os.FileInfo) error {
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|noFollow, 0)
+		if err != nil {
+			return fmt.Errorf("%s changed while agx fixed it (%v): nothing was changed; run again", path, err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if !os.SameFile(st, checked) {
+			return fmt.Errorf("%s was replaced while agx fixed it: nothing was changed; run again", path)
+		}
+		if err := f.Chown(uid, gid); err != nil {
 			return permission(err, "run `agx exchange init` as the owner of "+path+" or as root")
 		}
 		// chown may clear the set-group-ID bit, so the mode comes after it.
-		return permission(os.Chmod(path, mode), "run `agx exchange init` as the owner of "+path+" or as root")
+		return permission(f.Chmod(mode), "run `agx exchange init` as the owner of "+path+" or as root")
 	}
 	st, err := os.Lstat(path)
 	switch {
@@ -102,7 +123,13 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 		if err := os.Mkdir(path, 0o700); err != nil {
 			return "", permission(err, "run `agx exchange init` as root, or as the owner of "+filepath.Dir(path))
 		}
-		if err := fix(); err != nil {
+		if st, err = os.Lstat(path); err != nil {
+			return "", err
+		}
+		if testHookChecked != nil {
+			testHookChecked(path)
+		}
+		if err := fix(st); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("made  %s (%s)", path, modeString(mode)), nil
@@ -115,7 +142,10 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 	if (uid == -1 || int(s.Uid) == uid) && int(s.Gid) == gid && st.Mode()&modeBits == mode {
 		return fmt.Sprintf("ok    %s (%s)", path, modeString(mode)), nil
 	}
-	if err := fix(); err != nil {
+	if testHookChecked != nil {
+		testHookChecked(path)
+	}
+	if err := fix(st); err != nil {
 		return "", fmt.Errorf("%s has owner %s, group %d, mode %s, want owner %s, group %d, mode %s: %w",
 			path, userName(s.Uid), s.Gid, modeString(st.Mode()&modeBits), ownerName(uid), gid, modeString(mode), err)
 	}
@@ -559,11 +589,20 @@ func (x Exchange) returnTo(student, assignment string, gid int, src string, page
 	if !st.IsDir() || int(statT(st).Uid) != uid {
 		return fmt.Errorf("%s belongs to %s, not to %s: nothing returned; remove it (rm -r %s) and return again", area, userName(statT(st).Uid), student, area)
 	}
+	if testHookChecked != nil {
+		testHookChecked(area)
+	}
 	root, err := os.OpenRoot(area)
 	if err != nil {
 		return permission(err, "return as an instructor (group "+groupName(gid)+") or root")
 	}
 	defer root.Close()
+	// The student owns area and may have swapped it for a symbolic link (to
+	// another student's area, or anywhere when returned as root) since it
+	// was checked: write only into the directory that was checked.
+	if opened, err := root.Stat("."); err != nil || !os.SameFile(opened, st) {
+		return fmt.Errorf("%s was replaced while feedback was returned: nothing returned; return again (if it happens again, look at who swaps it)", area)
+	}
 	if err := root.Mkdir(assignment, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return permission(err, "return as an instructor (group "+groupName(gid)+") or root")
 	}
