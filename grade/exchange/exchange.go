@@ -48,6 +48,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/goagx/agx/grade"
 )
@@ -267,6 +269,29 @@ func (x Exchange) notReleased(assignment string) error {
 		have = "released: " + strings.Join(names, ", ")
 	}
 	return fail(ErrNotReleased, "nothing to fetch: %q has not been released in course %s (%s)", assignment, x.Course, have)
+}
+
+// printable reports whether name holds no control or formatting characters
+// (newlines, terminal escapes, bidirectional overrides): names that students
+// choose are shown to instructors in terminals and tables.
+func printable(name string) bool {
+	if !utf8.ValidString(name) {
+		return false
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// shown is s for a message, quoted when it is not printable.
+func shown(s string) string {
+	if printable(s) {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // userName returns the name of the user id, or "uid N".

@@ -465,3 +465,39 @@ func TestSwappedAfterCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestOddNames: names a student chooses reach the instructor's terminal and
+// the collected files. Terminal escapes and newlines in them (which could
+// rewrite what collect shows, e.g. clear a line and print "all good") are
+// shown quoted, and a notebook so named is not collected.
+func TestOddNames(t *testing.T) {
+	const esc = "x\x1b]0;owned\x07\x1b[2K\r\nall good\u202e"
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	me, _ := CurrentUser()
+	os.WriteFile(x.inbound(esc), nil, 0o644)                                        // an entry in inbound/
+	os.MkdirAll(x.inbound(me.Name, "ps1", "99990101T000000.000000000Z"+esc), 0o750) // a stamp
+	small := func(p string) error { return os.WriteFile(p, []byte("{}"), 0o640) }
+	plant(t, x, "99990101T000000.000000000Y", map[string]func(string) error{esc + ".ipynb": small}, nil) // a notebook
+	r := collectWithin(t, x, filepath.Join(t.TempDir(), "submitted"), 20*time.Second)
+	for _, p := range r.Problems {
+		if strings.ContainsAny(p, "\x1b\x07\r\n\u202e") {
+			t.Errorf("a problem shows control characters: %q", p)
+		}
+	}
+	if len(r.Problems) != 3 {
+		t.Errorf("problems %q, want 3", r.Problems)
+	}
+	if len(r.Students) != 1 || strings.Join(r.Students[0].Files, ",") != "a.ipynb" {
+		t.Errorf("collected %+v, want the submission made by agx", r.Students)
+	}
+	os.WriteFile(filepath.Join(ws, "ps1", esc+".ipynb"), []byte("{}"), 0o644)
+	if _, err := x.Submit(ws, "ps1"); err == nil || !strings.Contains(err.Error(), "control characters") {
+		t.Errorf("submit of a notebook with control characters in its name: %v", err)
+	}
+}

@@ -316,16 +316,16 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 		path := x.inbound(name)
 		st, err := os.Lstat(path)
 		if err != nil {
-			res.Problems = append(res.Problems, err.Error())
+			res.Problems = append(res.Problems, shown(err.Error()))
 			continue
 		}
 		owner := statT(st).Uid
 		switch {
 		case !st.IsDir():
-			res.Problems = append(res.Problems, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", path, userName(owner)))
+			res.Problems = append(res.Problems, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", shown(path), userName(owner)))
 			continue
 		case userName(owner) != name:
-			res.Problems = append(res.Problems, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", path, userName(owner), name, path))
+			res.Problems = append(res.Problems, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", shown(path), userName(owner), shown(name), shown(path)))
 			continue
 		}
 		c, probs, err := x.latest(name, owner, assignment)
@@ -380,6 +380,10 @@ func (x Exchange) latest(student string, uid uint32, assignment string) (*collec
 	sort.Sort(sort.Reverse(sort.StringSlice(stamps)))
 	var probs []string
 	for _, s := range stamps {
+		if !printable(s) {
+			probs = append(probs, fmt.Sprintf("%s: %s: a name with control characters is no submission of agx: not counted", student, shown(filepath.Join(base, s))))
+			continue
+		}
 		c, err := readSubmission(filepath.Join(base, s), student, uid)
 		if err != nil {
 			probs = append(probs, fmt.Sprintf("%s: %v: not counted", student, err))
@@ -423,7 +427,7 @@ func readSubmission(dir, student string, uid uint32) (*collected, error) {
 	}
 	for _, n := range names {
 		if _, ok := sub.Files[n]; !ok {
-			return nil, fmt.Errorf("%s holds %s, which its record does not list", dir, n)
+			return nil, fmt.Errorf("%s holds %q, which its record does not list", dir, n)
 		}
 	}
 	if len(sub.Files) > MaxSubmissionFiles {
@@ -431,7 +435,7 @@ func readSubmission(dir, student string, uid uint32) (*collected, error) {
 	}
 	var total int64
 	for _, n := range sortedKeys(sub.Files) {
-		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") {
+		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") || !printable(n) {
 			return nil, fmt.Errorf("%s lists a bad file name %q", SubmissionFile, n)
 		}
 		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes-total)
