@@ -501,3 +501,69 @@ func TestOddNames(t *testing.T) {
 		t.Errorf("submit of a notebook with control characters in its name: %v", err)
 	}
 }
+
+// TestChoosingAfterDeadline: a student who submitted more than once before
+// the deadline removes, after it, the later submissions they no longer like
+// (or renames a directory of submissions made under another name into
+// place), so that an earlier one counts as on time. The change of the
+// assignment's directory counts as the submission's time instead.
+func TestChoosingAfterDeadline(t *testing.T) {
+	me, _ := CurrentUser()
+	submit := func(x Exchange, ws, content string) {
+		t.Helper()
+		os.WriteFile(filepath.Join(ws, "ps1", "a.ipynb"), []byte(content), 0o644)
+		if _, err := x.Submit(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name   string
+		before func(x Exchange) // after the first submission, before the second
+		after  func(x Exchange) error
+	}{
+		{"later submission removed", func(Exchange) {}, func(x Exchange) error {
+			stamps, _ := filepath.Glob(filepath.Join(x.inbound(me.Name, "ps1"), "2*"))
+			return os.RemoveAll(stamps[len(stamps)-1])
+		}},
+		{"draft renamed into place", func(x Exchange) {
+			os.Rename(x.inbound(me.Name, "ps1"), x.inbound(me.Name, "ps1-draft"))
+		}, func(x Exchange) error {
+			if err := os.Rename(x.inbound(me.Name, "ps1"), x.inbound(me.Name, "ps1-late")); err != nil {
+				return err
+			}
+			return os.Rename(x.inbound(me.Name, "ps1-draft"), x.inbound(me.Name, "ps1"))
+		}},
+	}
+	xs := make([]Exchange, len(cases))
+	for i, c := range cases {
+		x, ws := newCourse(t, nil)
+		if _, err := x.Fetch(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+		submit(x, ws, `{"v":1}`)
+		c.before(x)
+		submit(x, ws, `{"v":2}`)
+		xs[i] = x
+	}
+	time.Sleep(TimeTolerance + 100*time.Millisecond)
+	deadline := time.Now()
+	time.Sleep(10 * time.Millisecond)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.after(xs[i]); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "submitted")
+			r, err := xs[i].Collect("ps1", out, &deadline)
+			if err != nil || len(r.Students) != 1 {
+				t.Fatalf("collect: %+v %v", r, err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(out, me.Name, "ps1", "a.ipynb")); string(b) != `{"v":1}` {
+				t.Errorf("collected %s, want the first submission", b)
+			}
+			if s := r.Students[0]; !s.Late || !strings.Contains(s.Note, "renamed into place") {
+				t.Errorf("the first submission counts as on time after the change: %+v", s)
+			}
+		})
+	}
+}

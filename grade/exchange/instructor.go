@@ -364,10 +364,17 @@ type collected struct {
 // when there is none.
 func (x Exchange) latest(student string, uid uint32, assignment string) (*collected, []string, error) {
 	base := x.inbound(student, assignment)
-	ents, err := os.ReadDir(base)
+	bst, err := os.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
+	if err != nil {
+		return nil, nil, permission(err, "cannot read "+base)
+	}
+	if !bst.IsDir() || statT(bst).Uid != uid {
+		return nil, nil, fmt.Errorf("%s is not a directory of %s (agx makes it one): nothing in it counted", base, student)
+	}
+	ents, err := os.ReadDir(base)
 	if err != nil {
 		return nil, nil, permission(err, "cannot read "+base)
 	}
@@ -390,6 +397,18 @@ func (x Exchange) latest(student string, uid uint32, assignment string) (*collec
 			continue
 		}
 		c.Submissions = len(stamps)
+		// Removing a later submission, or renaming a directory of
+		// submissions prepared under another name into place, changes
+		// base (its ctime) but not the submissions left: that change
+		// counts, so that nobody chooses among earlier submissions after
+		// the deadline by deleting the others.
+		if d := ctime(bst); d.After(c.Time.Add(TimeTolerance)) {
+			note := fmt.Sprintf("submitted at %s, but %s changed at %s, after it (a later submission removed, or the directory renamed into place): the change counts", formatTime(c.Time), base, formatTime(d))
+			if c.Note != "" {
+				note = c.Note + "; " + note
+			}
+			c.Time, c.sub.Time, c.Note = d, d, note
+		}
 		return c, probs, nil
 	}
 	return nil, probs, nil
