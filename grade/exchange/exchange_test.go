@@ -567,3 +567,35 @@ func TestChoosingAfterDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestPrivateDirs: collect's output and return's input must be the
+// instructor's own directories: in one that others can write (a careless
+// `cd /tmp && agx collect`), a student could plant submitted/alice as a
+// link to a directory of the instructor's, which collect would empty and
+// fill.
+func TestPrivateDirs(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	me, _ := CurrentUser()
+	shared := filepath.Join(t.TempDir(), "submitted")
+	os.Mkdir(shared, 0o777)
+	os.Chmod(shared, 0o777)
+	mine := t.TempDir()
+	os.Mkdir(filepath.Join(mine, "ps1"), 0o755)
+	os.WriteFile(filepath.Join(mine, "ps1", "thesis.tex"), []byte("years of work"), 0o644)
+	os.Symlink(mine, filepath.Join(shared, me.Name)) // planted
+	if _, err := x.Collect("ps1", shared, nil); err == nil || !strings.Contains(err.Error(), "others cannot write") {
+		t.Errorf("collect into a directory others can write: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(mine, "ps1", "thesis.tex")); err != nil || string(b) != "years of work" {
+		t.Errorf("collect emptied the directory a planted link led to: %q %v", b, err)
+	}
+	if _, err := x.Return("ps1", shared); err == nil || !strings.Contains(err.Error(), "others cannot write") {
+		t.Errorf("return from a directory others can write: %v", err)
+	}
+}

@@ -311,6 +311,12 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	if err != nil {
 		return nil, permission(err, fmt.Sprintf("collect as an instructor: a member of group %s (the exchange's group) or root", groupName(gid)))
 	}
+	if err := os.MkdirAll(out, 0o750); err != nil {
+		return nil, err
+	}
+	if err := privateDir(out, "collect into"); err != nil {
+		return nil, err
+	}
 	for _, e := range ents {
 		name := e.Name()
 		path := x.inbound(name)
@@ -347,9 +353,6 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	}
 	sort.Slice(res.Students, func(i, j int) bool { return res.Students[i].Student < res.Students[j].Student })
 	res.CSV = filepath.Join(out, "collect-"+assignment+".csv")
-	if err := os.MkdirAll(out, 0o750); err != nil {
-		return res, err
-	}
 	return res, writeCollectCSV(res.CSV, res)
 }
 
@@ -536,6 +539,28 @@ func writeCollectCSV(path string, res *CollectResult) error {
 	return writeAtomic(path, []byte(b.String()), 0o640)
 }
 
+// privateDir checks that dir, which collect writes into or return reads
+// from (as the instructor, maybe as root), belongs to the caller or root and
+// is not writable by others: in a directory such as /tmp that a student can
+// write, they could plant symbolic links there (submitted/alice -> a
+// directory of the instructor's, which collect would empty and fill), or
+// make the directory theirs before the instructor does.
+func privateDir(dir, what string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	s := statT(st)
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if (int(s.Uid) != os.Geteuid() && s.Uid != 0) || st.Mode().Perm()&0o002 != 0 {
+		return fmt.Errorf("%s belongs to %s and has mode %s: %s a directory of yours that others cannot write (in one they can, a student could plant links that lead agx to other places)",
+			dir, userName(s.Uid), modeString(st.Mode()&modeBits), what)
+	}
+	return nil
+}
+
 func groupName(gid int) string {
 	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
 		return g.Name
@@ -565,6 +590,9 @@ func (x Exchange) Return(assignment, dir string) (*ReturnResult, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%v (want the feedback of agx feedback --nbgrader %s: DIR/STUDENT/%s/NOTEBOOK.html)", err, assignment, assignment)
+	}
+	if err := privateDir(dir, "return feedback from"); err != nil {
+		return nil, err
 	}
 	res := &ReturnResult{Returned: map[string][]string{}}
 	for _, e := range ents {
