@@ -48,6 +48,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/goagx/agx/grade"
 )
@@ -66,8 +68,14 @@ const (
 	SubmissionFile = ".agx-submission.json" // in each submission directory
 )
 
-// MaxSubmissionBytes bounds the notebooks of one submission together.
-const MaxSubmissionBytes = 64 << 20
+// MaxSubmissionBytes bounds the notebooks of one submission together, and
+// MaxSubmissionFiles their number: submit refuses more, and collect does not
+// count a submission made by hand with more (sparse files cost a student no
+// disk, but collect would read and write them in full).
+const (
+	MaxSubmissionBytes = 64 << 20
+	MaxSubmissionFiles = 256
+)
 
 // TimeTolerance is how far a submission's recorded time may lie before the
 // last change of its files (ctime) before collect distrusts it and uses the
@@ -261,6 +269,29 @@ func (x Exchange) notReleased(assignment string) error {
 		have = "released: " + strings.Join(names, ", ")
 	}
 	return fail(ErrNotReleased, "nothing to fetch: %q has not been released in course %s (%s)", assignment, x.Course, have)
+}
+
+// printable reports whether name holds no control or formatting characters
+// (newlines, terminal escapes, bidirectional overrides): names that students
+// choose are shown to instructors in terminals and tables.
+func printable(name string) bool {
+	if !utf8.ValidString(name) {
+		return false
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// shown is s for a message, quoted when it is not printable.
+func shown(s string) string {
+	if printable(s) {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // userName returns the name of the user id, or "uid N".

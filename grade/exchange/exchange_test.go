@@ -2,9 +2,11 @@ package exchange
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -243,5 +245,357 @@ func TestHTMLEscapes(t *testing.T) {
 	h := HTML("agx <submit>", []string{`<script>alert(1)</script>`}, false)
 	if strings.Contains(h, "<script>") || !strings.Contains(h, "&lt;script&gt;") || !strings.Contains(h, "#b00020") {
 		t.Errorf("HTML: %s", h)
+	}
+}
+
+// plant makes a submission by hand, as a student can without agx: a
+// directory under inbound/STUDENT/ps1/ with files made by make (name ->
+// maker) and a record listing sums (nil: computed from the files).
+func plant(t *testing.T, x Exchange, stamp string, files map[string]func(path string) error, sums map[string]string) string {
+	t.Helper()
+	me, err := CurrentUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := x.inbound(me.Name, "ps1", stamp)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	sub := Submission{Student: me.Name, UID: me.UID, Course: x.Course, Assignment: "ps1", Time: time.Now().UTC(), Files: sums}
+	if sub.Files == nil {
+		sub.Files = map[string]string{}
+	}
+	for n, mk := range files {
+		p := filepath.Join(dir, n)
+		if err := mk(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := sub.Files[n]; !ok {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub.Files[n] = Sum(b)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, SubmissionFile), marshal(sub), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// collectWithin runs Collect and fails the test if it does not return in d.
+func collectWithin(t *testing.T, x Exchange, out string, d time.Duration) *CollectResult {
+	t.Helper()
+	type result struct {
+		r   *CollectResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { r, err := x.Collect("ps1", out, nil); done <- result{r, err} }()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			t.Fatalf("collect: %v", res.err)
+		}
+		return res.r
+	case <-time.After(d):
+		t.Fatalf("collect did not return in %v: it hangs on what the student planted", d)
+	}
+	return nil
+}
+
+// TestCollectRefusesPlanted: a student's hand-made latest submission that
+// would hang collect (a FIFO, which blocks an open for reading until a
+// writer comes) or make it read and write far more than a submission may
+// hold (sparse files cost the student no disk; many files) is not counted,
+// and the student's previous submission is.
+func TestCollectRefusesPlanted(t *testing.T) {
+	fifo := func(p string) error { return syscall.Mkfifo(p, 0o640) }
+	sparse := func(p string) error {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Truncate(20 << 20)
+	}
+	zeros := Sum(make([]byte, 20<<20))
+	small := func(p string) error { return os.WriteFile(p, []byte("{}"), 0o640) }
+	many := map[string]func(string) error{}
+	for i := 0; i <= MaxSubmissionFiles; i++ {
+		many[fmt.Sprintf("n%03d.ipynb", i)] = small
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string]func(string) error
+		sums  map[string]string
+		says  string
+	}{
+		{"fifo notebook", map[string]func(string) error{"a.ipynb": fifo}, map[string]string{"a.ipynb": Sum(nil)}, "not a regular file"},
+		{"sparse notebooks over the total", map[string]func(string) error{"a.ipynb": sparse, "b.ipynb": sparse, "c.ipynb": sparse, "d.ipynb": sparse},
+			map[string]string{"a.ipynb": zeros, "b.ipynb": zeros, "c.ipynb": zeros, "d.ipynb": zeros}, "add up to more than"},
+		{"too many notebooks", many, nil, "more than the 256"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x, ws := newCourse(t, nil)
+			if _, err := x.Fetch(ws, "ps1"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.Submit(ws, "ps1"); err != nil {
+				t.Fatal(err)
+			}
+			plant(t, x, "99990101T000000.000000000Z", c.files, c.sums)
+			r := collectWithin(t, x, filepath.Join(t.TempDir(), "submitted"), 20*time.Second)
+			if len(r.Students) != 1 || strings.Join(r.Students[0].Files, ",") != "a.ipynb" || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], c.says) {
+				t.Errorf("collect: students %+v, problems %q; want the earlier submission and a problem saying %q", r.Students, r.Problems, c.says)
+			}
+		})
+	}
+	// A FIFO as the record itself.
+	x, _ := newCourse(t, nil)
+	me, _ := CurrentUser()
+	dir := x.inbound(me.Name, "ps1", "99990101T000000.000000000Z")
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, SubmissionFile), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	r := collectWithin(t, x, filepath.Join(t.TempDir(), "submitted"), 20*time.Second)
+	if len(r.Students) != 0 || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "not a regular file") {
+		t.Errorf("collect with a FIFO record: %+v", r)
+	}
+}
+
+func TestSubmitTooManyNotebooks(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	os.MkdirAll(filepath.Join(ws, "ps1"), 0o755)
+	for i := 0; i <= MaxSubmissionFiles; i++ {
+		os.WriteFile(filepath.Join(ws, "ps1", fmt.Sprintf("n%03d.ipynb", i)), []byte("{}"), 0o644)
+	}
+	if _, err := x.Submit(ws, "ps1"); err == nil || !strings.Contains(err.Error(), "more than the 256") {
+		t.Errorf("submit of %d notebooks: %v", MaxSubmissionFiles+1, err)
+	}
+}
+
+// swapOnce sets testHookChecked to replace path, the first time it is
+// checked, by what swap makes (a student racing the instructor).
+func swapOnce(t *testing.T, path string, swap func(path string) error) {
+	t.Helper()
+	done := false
+	testHookChecked = func(p string) {
+		if p == path && !done {
+			done = true
+			if err := swap(p); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(func() { testHookChecked = nil })
+}
+
+// TestSwappedAfterCheck: a student who owns a directory that agx (as the
+// instructor or root) checked and then fixes or writes into swaps it, in
+// the moment between, for a symbolic link to another place or for another
+// directory of theirs. Nothing may change at the other place.
+func TestSwappedAfterCheck(t *testing.T) {
+	toLink := func(target string) func(string) error {
+		return func(p string) error {
+			if err := os.Rename(p, p+".moved"); err != nil {
+				return err
+			}
+			return os.Symlink(target, p)
+		}
+	}
+	toDir := func(p string) error {
+		if err := os.Rename(p, p+".moved"); err != nil {
+			return err
+		}
+		return os.Mkdir(p, 0o700)
+	}
+	for _, c := range []struct {
+		name string
+		swap func(victim string) func(string) error
+	}{
+		{"symbolic link", toLink},
+		{"another directory", func(string) func(string) error { return toDir }},
+	} {
+		t.Run("init fixes "+c.name, func(t *testing.T) {
+			x, _ := newCourse(t, nil)
+			victim := t.TempDir()
+			os.Chmod(victim, 0o700)
+			me, _ := CurrentUser()
+			mine := x.inbound(me.Name)
+			if err := os.Mkdir(mine, 0o755); err != nil { // a mode init fixes
+				t.Fatal(err)
+			}
+			swapOnce(t, mine, c.swap(victim))
+			if _, err := ensureDir(mine, modeStudentI, me.UID, os.Getgid()); err == nil || !strings.Contains(err.Error(), "while agx fixed it") {
+				t.Errorf("ensureDir on a swapped directory: %v", err)
+			}
+			if st, _ := os.Stat(victim); st.Mode()&modeBits != 0o700 {
+				t.Errorf("the place the student pointed at got mode %s", modeString(st.Mode()&modeBits))
+			}
+			if st, _ := os.Lstat(mine); st.Mode().IsDir() && st.Mode()&modeBits == modeStudentI {
+				t.Errorf("the directory swapped in got mode %s", modeString(st.Mode()&modeBits))
+			}
+		})
+		t.Run("return writes "+c.name, func(t *testing.T) {
+			x, ws := newCourse(t, nil)
+			if _, err := x.Fetch(ws, "ps1"); err != nil { // makes the feedback area
+				t.Fatal(err)
+			}
+			me, _ := CurrentUser()
+			fb := filepath.Join(t.TempDir(), "feedback")
+			os.MkdirAll(filepath.Join(fb, me.Name, "ps1"), 0o755)
+			os.WriteFile(filepath.Join(fb, me.Name, "ps1", "a.html"), []byte("<p>yours</p>"), 0o644)
+			victim := t.TempDir()
+			swapOnce(t, x.feedback(me.Name), c.swap(victim))
+			r, err := x.Return("ps1", fb)
+			if err != nil || len(r.Returned) != 0 || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "was replaced") {
+				t.Errorf("return into a swapped area: %+v %v", r, err)
+			}
+			if ents, _ := os.ReadDir(victim); len(ents) != 0 {
+				t.Errorf("return wrote into the place the student pointed at: %v", ents)
+			}
+			if ents, _ := os.ReadDir(x.feedback(me.Name)); c.name == "another directory" && len(ents) != 0 {
+				t.Errorf("return wrote into the directory swapped in: %v", ents)
+			}
+		})
+	}
+}
+
+// TestOddNames: names a student chooses reach the instructor's terminal and
+// the collected files. Terminal escapes and newlines in them (which could
+// rewrite what collect shows, e.g. clear a line and print "all good") are
+// shown quoted, and a notebook so named is not collected.
+func TestOddNames(t *testing.T) {
+	const esc = "x\x1b]0;owned\x07\x1b[2K\r\nall good\u202e"
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	me, _ := CurrentUser()
+	os.WriteFile(x.inbound(esc), nil, 0o644)                                        // an entry in inbound/
+	os.MkdirAll(x.inbound(me.Name, "ps1", "99990101T000000.000000000Z"+esc), 0o750) // a stamp
+	small := func(p string) error { return os.WriteFile(p, []byte("{}"), 0o640) }
+	plant(t, x, "99990101T000000.000000000Y", map[string]func(string) error{esc + ".ipynb": small}, nil) // a notebook
+	r := collectWithin(t, x, filepath.Join(t.TempDir(), "submitted"), 20*time.Second)
+	for _, p := range r.Problems {
+		if strings.ContainsAny(p, "\x1b\x07\r\n\u202e") {
+			t.Errorf("a problem shows control characters: %q", p)
+		}
+	}
+	if len(r.Problems) != 3 {
+		t.Errorf("problems %q, want 3", r.Problems)
+	}
+	if len(r.Students) != 1 || strings.Join(r.Students[0].Files, ",") != "a.ipynb" {
+		t.Errorf("collected %+v, want the submission made by agx", r.Students)
+	}
+	os.WriteFile(filepath.Join(ws, "ps1", esc+".ipynb"), []byte("{}"), 0o644)
+	if _, err := x.Submit(ws, "ps1"); err == nil || !strings.Contains(err.Error(), "control characters") {
+		t.Errorf("submit of a notebook with control characters in its name: %v", err)
+	}
+}
+
+// TestChoosingAfterDeadline: a student who submitted more than once before
+// the deadline removes, after it, the later submissions they no longer like
+// (or renames a directory of submissions made under another name into
+// place), so that an earlier one counts as on time. The change of the
+// assignment's directory counts as the submission's time instead.
+func TestChoosingAfterDeadline(t *testing.T) {
+	me, _ := CurrentUser()
+	submit := func(x Exchange, ws, content string) {
+		t.Helper()
+		os.WriteFile(filepath.Join(ws, "ps1", "a.ipynb"), []byte(content), 0o644)
+		if _, err := x.Submit(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name   string
+		before func(x Exchange) // after the first submission, before the second
+		after  func(x Exchange) error
+	}{
+		{"later submission removed", func(Exchange) {}, func(x Exchange) error {
+			stamps, _ := filepath.Glob(filepath.Join(x.inbound(me.Name, "ps1"), "2*"))
+			return os.RemoveAll(stamps[len(stamps)-1])
+		}},
+		{"draft renamed into place", func(x Exchange) {
+			os.Rename(x.inbound(me.Name, "ps1"), x.inbound(me.Name, "ps1-draft"))
+		}, func(x Exchange) error {
+			if err := os.Rename(x.inbound(me.Name, "ps1"), x.inbound(me.Name, "ps1-late")); err != nil {
+				return err
+			}
+			return os.Rename(x.inbound(me.Name, "ps1-draft"), x.inbound(me.Name, "ps1"))
+		}},
+	}
+	xs := make([]Exchange, len(cases))
+	for i, c := range cases {
+		x, ws := newCourse(t, nil)
+		if _, err := x.Fetch(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+		submit(x, ws, `{"v":1}`)
+		c.before(x)
+		submit(x, ws, `{"v":2}`)
+		xs[i] = x
+	}
+	time.Sleep(TimeTolerance + 100*time.Millisecond)
+	deadline := time.Now()
+	time.Sleep(10 * time.Millisecond)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.after(xs[i]); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "submitted")
+			r, err := xs[i].Collect("ps1", out, &deadline)
+			if err != nil || len(r.Students) != 1 {
+				t.Fatalf("collect: %+v %v", r, err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(out, me.Name, "ps1", "a.ipynb")); string(b) != `{"v":1}` {
+				t.Errorf("collected %s, want the first submission", b)
+			}
+			if s := r.Students[0]; !s.Late || !strings.Contains(s.Note, "renamed into place") {
+				t.Errorf("the first submission counts as on time after the change: %+v", s)
+			}
+		})
+	}
+}
+
+// TestPrivateDirs: collect's output and return's input must be the
+// instructor's own directories: in one that others can write (a careless
+// `cd /tmp && agx collect`), a student could plant submitted/alice as a
+// link to a directory of the instructor's, which collect would empty and
+// fill.
+func TestPrivateDirs(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	me, _ := CurrentUser()
+	shared := filepath.Join(t.TempDir(), "submitted")
+	os.Mkdir(shared, 0o777)
+	os.Chmod(shared, 0o777)
+	mine := t.TempDir()
+	os.Mkdir(filepath.Join(mine, "ps1"), 0o755)
+	os.WriteFile(filepath.Join(mine, "ps1", "thesis.tex"), []byte("years of work"), 0o644)
+	os.Symlink(mine, filepath.Join(shared, me.Name)) // planted
+	if _, err := x.Collect("ps1", shared, nil); err == nil || !strings.Contains(err.Error(), "others cannot write") {
+		t.Errorf("collect into a directory others can write: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(mine, "ps1", "thesis.tex")); err != nil || string(b) != "years of work" {
+		t.Errorf("collect emptied the directory a planted link led to: %q %v", b, err)
+	}
+	if _, err := x.Return("ps1", shared); err == nil || !strings.Contains(err.Error(), "others cannot write") {
+		t.Errorf("return from a directory others can write: %v", err)
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Sum is the hex SHA-256 of b.
@@ -60,10 +62,14 @@ func writeNew(path string, b []byte, perm os.FileMode) error {
 	return err
 }
 
+// errTooBig is readRegular's error for a file over its limit.
+var errTooBig = errors.New("too big")
+
 // readRegular reads path, which must be a regular file (a symbolic link is
-// refused), at most limit bytes.
+// refused), at most limit bytes. It opens without blocking, so that a FIFO
+// or a device planted by a student is refused rather than waited on.
 func readRegular(path string, limit int64) ([]byte, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,14 +82,14 @@ func readRegular(path string, limit int64) ([]byte, os.FileInfo, error) {
 		return nil, nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	if st.Size() > limit {
-		return nil, nil, fmt.Errorf("%s is %d bytes, more than the %d allowed", path, st.Size(), limit)
+		return nil, nil, fmt.Errorf("%s is %d bytes, more than the %d allowed: %w", path, st.Size(), limit, errTooBig)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, nil, fmt.Errorf("%s grew beyond %d bytes while read", path, limit)
+		return nil, nil, fmt.Errorf("%s grew beyond %d bytes while read: %w", path, limit, errTooBig)
 	}
 	return b, st, nil
 }

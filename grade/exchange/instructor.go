@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -85,16 +86,36 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 	return report, nil
 }
 
+// testHookChecked, when set (by tests), runs after ensureDir or returnTo has
+// looked at the directory path and before it acts on it: the moment a
+// student who owns the directory could swap it for a symbolic link or
+// another directory.
+var testHookChecked func(path string)
+
 // ensureDir makes path a directory with mode, owner uid (-1: the caller
 // when made, anyone when it exists) and group gid, or checks and fixes one
-// that exists.
+// that exists. It changes owner and mode through a handle on the directory
+// it checked, opened without following a symbolic link: run as root on a
+// student's directory, a swap after the check changes nothing elsewhere.
 func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
-	fix := func() error {
-		if err := os.Lchown(path, uid, gid); err != nil {
+	fix := func(checked os.FileInfo) error {
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|noFollow, 0)
+		if err != nil {
+			return fmt.Errorf("%s changed while agx fixed it (%v): nothing was changed; run again", path, err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if !os.SameFile(st, checked) {
+			return fmt.Errorf("%s was replaced while agx fixed it: nothing was changed; run again", path)
+		}
+		if err := f.Chown(uid, gid); err != nil {
 			return permission(err, "run `agx exchange init` as the owner of "+path+" or as root")
 		}
 		// chown may clear the set-group-ID bit, so the mode comes after it.
-		return permission(os.Chmod(path, mode), "run `agx exchange init` as the owner of "+path+" or as root")
+		return permission(f.Chmod(mode), "run `agx exchange init` as the owner of "+path+" or as root")
 	}
 	st, err := os.Lstat(path)
 	switch {
@@ -102,7 +123,13 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 		if err := os.Mkdir(path, 0o700); err != nil {
 			return "", permission(err, "run `agx exchange init` as root, or as the owner of "+filepath.Dir(path))
 		}
-		if err := fix(); err != nil {
+		if st, err = os.Lstat(path); err != nil {
+			return "", err
+		}
+		if testHookChecked != nil {
+			testHookChecked(path)
+		}
+		if err := fix(st); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("made  %s (%s)", path, modeString(mode)), nil
@@ -115,7 +142,10 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 	if (uid == -1 || int(s.Uid) == uid) && int(s.Gid) == gid && st.Mode()&modeBits == mode {
 		return fmt.Sprintf("ok    %s (%s)", path, modeString(mode)), nil
 	}
-	if err := fix(); err != nil {
+	if testHookChecked != nil {
+		testHookChecked(path)
+	}
+	if err := fix(st); err != nil {
 		return "", fmt.Errorf("%s has owner %s, group %d, mode %s, want owner %s, group %d, mode %s: %w",
 			path, userName(s.Uid), s.Gid, modeString(st.Mode()&modeBits), ownerName(uid), gid, modeString(mode), err)
 	}
@@ -281,21 +311,27 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	if err != nil {
 		return nil, permission(err, fmt.Sprintf("collect as an instructor: a member of group %s (the exchange's group) or root", groupName(gid)))
 	}
+	if err := os.MkdirAll(out, 0o750); err != nil {
+		return nil, err
+	}
+	if err := privateDir(out, "collect into"); err != nil {
+		return nil, err
+	}
 	for _, e := range ents {
 		name := e.Name()
 		path := x.inbound(name)
 		st, err := os.Lstat(path)
 		if err != nil {
-			res.Problems = append(res.Problems, err.Error())
+			res.Problems = append(res.Problems, shown(err.Error()))
 			continue
 		}
 		owner := statT(st).Uid
 		switch {
 		case !st.IsDir():
-			res.Problems = append(res.Problems, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", path, userName(owner)))
+			res.Problems = append(res.Problems, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", shown(path), userName(owner)))
 			continue
 		case userName(owner) != name:
-			res.Problems = append(res.Problems, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", path, userName(owner), name, path))
+			res.Problems = append(res.Problems, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", shown(path), userName(owner), shown(name), shown(path)))
 			continue
 		}
 		c, probs, err := x.latest(name, owner, assignment)
@@ -317,9 +353,6 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	}
 	sort.Slice(res.Students, func(i, j int) bool { return res.Students[i].Student < res.Students[j].Student })
 	res.CSV = filepath.Join(out, "collect-"+assignment+".csv")
-	if err := os.MkdirAll(out, 0o750); err != nil {
-		return res, err
-	}
 	return res, writeCollectCSV(res.CSV, res)
 }
 
@@ -334,10 +367,17 @@ type collected struct {
 // when there is none.
 func (x Exchange) latest(student string, uid uint32, assignment string) (*collected, []string, error) {
 	base := x.inbound(student, assignment)
-	ents, err := os.ReadDir(base)
+	bst, err := os.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
+	if err != nil {
+		return nil, nil, permission(err, "cannot read "+base)
+	}
+	if !bst.IsDir() || statT(bst).Uid != uid {
+		return nil, nil, fmt.Errorf("%s is not a directory of %s (agx makes it one): nothing in it counted", base, student)
+	}
+	ents, err := os.ReadDir(base)
 	if err != nil {
 		return nil, nil, permission(err, "cannot read "+base)
 	}
@@ -350,12 +390,28 @@ func (x Exchange) latest(student string, uid uint32, assignment string) (*collec
 	sort.Sort(sort.Reverse(sort.StringSlice(stamps)))
 	var probs []string
 	for _, s := range stamps {
+		if !printable(s) {
+			probs = append(probs, fmt.Sprintf("%s: %s: a name with control characters is no submission of agx: not counted", student, shown(filepath.Join(base, s))))
+			continue
+		}
 		c, err := readSubmission(filepath.Join(base, s), student, uid)
 		if err != nil {
 			probs = append(probs, fmt.Sprintf("%s: %v: not counted", student, err))
 			continue
 		}
 		c.Submissions = len(stamps)
+		// Removing a later submission, or renaming a directory of
+		// submissions prepared under another name into place, changes
+		// base (its ctime) but not the submissions left: that change
+		// counts, so that nobody chooses among earlier submissions after
+		// the deadline by deleting the others.
+		if d := ctime(bst); d.After(c.Time.Add(TimeTolerance)) {
+			note := fmt.Sprintf("submitted at %s, but %s changed at %s, after it (a later submission removed, or the directory renamed into place): the change counts", formatTime(c.Time), base, formatTime(d))
+			if c.Note != "" {
+				note = c.Note + "; " + note
+			}
+			c.Time, c.sub.Time, c.Note = d, d, note
+		}
 		return c, probs, nil
 	}
 	return nil, probs, nil
@@ -393,17 +449,25 @@ func readSubmission(dir, student string, uid uint32) (*collected, error) {
 	}
 	for _, n := range names {
 		if _, ok := sub.Files[n]; !ok {
-			return nil, fmt.Errorf("%s holds %s, which its record does not list", dir, n)
+			return nil, fmt.Errorf("%s holds %q, which its record does not list", dir, n)
 		}
 	}
+	if len(sub.Files) > MaxSubmissionFiles {
+		return nil, fmt.Errorf("%s lists %d files, more than the %d a submission may hold", SubmissionFile, len(sub.Files), MaxSubmissionFiles)
+	}
+	var total int64
 	for _, n := range sortedKeys(sub.Files) {
-		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") {
+		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") || !printable(n) {
 			return nil, fmt.Errorf("%s lists a bad file name %q", SubmissionFile, n)
 		}
-		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes)
+		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes-total)
+		if errors.Is(err, errTooBig) {
+			return nil, fmt.Errorf("%s: its notebooks add up to more than the %d MiB a submission may hold", dir, MaxSubmissionBytes>>20)
+		}
 		if err != nil {
 			return nil, err
 		}
+		total += int64(len(b))
 		if statT(fst).Uid != uid {
 			return nil, fmt.Errorf("%s is not owned by %s", filepath.Join(dir, n), student)
 		}
@@ -475,6 +539,28 @@ func writeCollectCSV(path string, res *CollectResult) error {
 	return writeAtomic(path, []byte(b.String()), 0o640)
 }
 
+// privateDir checks that dir, which collect writes into or return reads
+// from (as the instructor, maybe as root), belongs to the caller or root and
+// is not writable by others: in a directory such as /tmp that a student can
+// write, they could plant symbolic links there (submitted/alice -> a
+// directory of the instructor's, which collect would empty and fill), or
+// make the directory theirs before the instructor does.
+func privateDir(dir, what string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	s := statT(st)
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if (int(s.Uid) != os.Geteuid() && s.Uid != 0) || st.Mode().Perm()&0o002 != 0 {
+		return fmt.Errorf("%s belongs to %s and has mode %s: %s a directory of yours that others cannot write (in one they can, a student could plant links that lead agx to other places)",
+			dir, userName(s.Uid), modeString(st.Mode()&modeBits), what)
+	}
+	return nil
+}
+
 func groupName(gid int) string {
 	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
 		return g.Name
@@ -504,6 +590,9 @@ func (x Exchange) Return(assignment, dir string) (*ReturnResult, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%v (want the feedback of agx feedback --nbgrader %s: DIR/STUDENT/%s/NOTEBOOK.html)", err, assignment, assignment)
+	}
+	if err := privateDir(dir, "return feedback from"); err != nil {
+		return nil, err
 	}
 	res := &ReturnResult{Returned: map[string][]string{}}
 	for _, e := range ents {
@@ -551,11 +640,20 @@ func (x Exchange) returnTo(student, assignment string, gid int, src string, page
 	if !st.IsDir() || int(statT(st).Uid) != uid {
 		return fmt.Errorf("%s belongs to %s, not to %s: nothing returned; remove it (rm -r %s) and return again", area, userName(statT(st).Uid), student, area)
 	}
+	if testHookChecked != nil {
+		testHookChecked(area)
+	}
 	root, err := os.OpenRoot(area)
 	if err != nil {
 		return permission(err, "return as an instructor (group "+groupName(gid)+") or root")
 	}
 	defer root.Close()
+	// The student owns area and may have swapped it for a symbolic link (to
+	// another student's area, or anywhere when returned as root) since it
+	// was checked: write only into the directory that was checked.
+	if opened, err := root.Stat("."); err != nil || !os.SameFile(opened, st) {
+		return fmt.Errorf("%s was replaced while feedback was returned: nothing returned; return again (if it happens again, look at who swaps it)", area)
+	}
 	if err := root.Mkdir(assignment, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return permission(err, "return as an instructor (group "+groupName(gid)+") or root")
 	}

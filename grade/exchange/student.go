@@ -168,6 +168,14 @@ func (x Exchange) Submit(workspace, assignment string) (*SubmitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, n := range names {
+		if !printable(n) {
+			return nil, fmt.Errorf("%s holds a notebook named %q, with control characters: rename it", src, n)
+		}
+	}
+	if len(names) > MaxSubmissionFiles {
+		return nil, fmt.Errorf("%s holds %d notebooks, more than the %d a submission may hold", src, len(names), MaxSubmissionFiles)
+	}
 	files := map[string][]byte{}
 	var total int64
 	for _, n := range names {
