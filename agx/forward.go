@@ -48,8 +48,8 @@ type Jvper interface {
 	Jvp(ctx *Ctx, tangents ...*Tensor) []*Tensor
 }
 
-// MakeDual returns a dual tensor: primal's value (shared, as a view of
-// primal, so gradients flow back to primal when it requires grad) with the
+// MakeDual returns a dual tensor: primal's value (shared, and gradients flow
+// back to primal when it requires grad) with the
 // tangent attached. The tangent must have primal's shape and dtype, and primal
 // must be floating point. The tangent is kept as it is (not copied): a tangent
 // that requires grad makes the tangents computed from it differentiable.
@@ -68,6 +68,9 @@ func MakeDual(primal, tangent *Tensor) *Tensor {
 			"expected the tangent to have the primal's dtype %v, got %v", primal.DType(), tangent.DType())
 	}
 	r := record("MakeDualBackward0", primal.data, []*Tensor{primal}, nil, identityBackward)
+	// Not tracked as a view, so that in-place ops on the dual tensor work
+	// (they write into primal's storage, whose version counter they share).
+	r.view = nil
 	r.ext().tangent = tangent
 	return r
 }

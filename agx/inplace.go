@@ -34,9 +34,9 @@ func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
 	r := f(alias)
 	rt := r.tangentOf()
 	if rt != nil && tangentsEnabled() {
-		if t.view != nil && t.view.base.tangentOf() != nil {
+		if t.view != nil {
 			tensor.PanicHint(name, ErrForwardAD, "clone the view first (x.Clone()), then modify the clone",
-				"in-place operations on a view of a dual tensor are not supported: the tangent of the tensor it views would not follow")
+				"in-place operations on a view with forward-mode tangents are not supported: the tangent of the tensor it views would not follow")
 		}
 	}
 	if t.view != nil && r.gradFn != nil {
