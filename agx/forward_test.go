@@ -1,10 +1,8 @@
 package agx
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/goagx/agx/internal/oracle"
@@ -169,6 +167,3 @@ func TestOracleForwardAD(t *testing.T) {
 		})
 	}
 }
-
-var _ = errors.Is
-var _ = strings.Contains
