@@ -46,11 +46,26 @@
 // GradCheck and GradGradCheck compare analytical gradients with central
 // finite differences in float64.
 //
+// # Forward mode
+//
+// MakeDual attaches a tangent v to a tensor; every built-in op on dual
+// inputs gives its result the tangent J·v, computed by a forward rule that
+// sits next to the op's backward, so one forward pass yields a function's
+// value and its directional derivative (UnpackDual or Tangent reads it).
+// There is no dual level: tangents live on the tensors. A custom Function
+// takes part through an optional Jvp method (Jvper), which sees what
+// SaveForBackward saved; one without Jvp that meets a dual input panics with
+// ErrForwardAD. Saved tensors keep their tangents in backward, so the
+// gradient of a function of a dual input carries H·v (forward-over-reverse).
+// GradCheck's CheckForwardAD option compares the forward-mode Jacobian with
+// the numerical one and the backward's. Costs and limits: see the PyTorch
+// mapping (docs/pytorch-mapping.md).
+//
 // # Errors
 //
 // Misuse panics with a *tensor.Error naming the op (or node) and what was
 // wrong, wrapping one of ErrGraph, ErrInplace, ErrGradient,
-// ErrOnceDifferentiable, ErrAnomaly or a tensor sentinel; Try converts such a
+// ErrOnceDifferentiable, ErrAnomaly, ErrForwardAD or a tensor sentinel; Try converts such a
 // panic into an error. GradCheck returns a *GradCheckError (errors.Is
 // ErrGradCheck); MustGradCheck panics with it.
 //

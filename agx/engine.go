@@ -487,7 +487,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 			continue
 		}
 		if !c.createGraph && g.RequiresGrad() {
-			g = g.Detach()
+			g = detachKeepTangent(g)
 		}
 		res[i] = g
 	}
@@ -534,12 +534,12 @@ func topoOrder(sc *passScratch, roots []Edge, states []nodeState) []int32 {
 // canAddInPlace reports whether g can be added into the engine-owned sum a
 // without changing a's shape or dtype and without recording a graph.
 func canAddInPlace(a, g *Tensor) bool {
-	return !g.RequiresGrad() && a.DType() == g.DType() && slices.Equal(a.data.Shape(), g.data.Shape())
+	return !g.RequiresGrad() && a.tangentOf() == nil && g.tangentOf() == nil && a.DType() == g.DType() && slices.Equal(a.data.Shape(), g.data.Shape())
 }
 
 // accumulate sums two gradients flowing into the same slot.
 func accumulate(a, b *Tensor) *Tensor {
-	if !a.RequiresGrad() && !b.RequiresGrad() && slices.Equal(a.data.Shape(), b.data.Shape()) {
+	if !a.RequiresGrad() && !b.RequiresGrad() && a.tangentOf() == nil && b.tangentOf() == nil && slices.Equal(a.data.Shape(), b.data.Shape()) {
 		return wrap(tensor.Add(a.data, b.data))
 	}
 	return Add(a, b)
@@ -640,14 +640,17 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch, sole b
 // into t's own gradient, recycle it at once.
 func (t *Tensor) accumulateGrad(g *Tensor, create, sole bool) {
 	if !create && g.RequiresGrad() {
-		g = g.Detach()
+		g = detachKeepTangent(g)
 	}
 	if g.DType() != t.DType() {
 		g, sole = wrap(g.data.To(t.DType())), false
 	}
+	dual := g.tangentOf() != nil || t.grad.tangentOf() != nil
 	switch {
 	case t.grad == nil:
-		t.setGrad(g, sole && !create)
+		t.setGrad(g, sole && !create && !dual)
+	case dual:
+		t.setGrad(Add(t.grad, g), false) // keeps the tangents (forward-over-reverse)
 	case !create && t.extra().gradPooled.Load() && !t.grad.RequiresGrad():
 		t.grad.data.AddInPlace(g.data)
 		if sole {

@@ -64,7 +64,10 @@ type Func struct {
 	FuncName string
 	Fwd      func(ctx *Ctx, inputs ...*Tensor) []*Tensor
 	Bwd      func(ctx *Ctx, gradOutputs ...*Tensor) []*Tensor
-	Once     bool // once-differentiable
+	// Jv is the optional forward-mode rule (see Jvper); nil: the Func
+	// refuses dual inputs.
+	Jv   func(ctx *Ctx, tangents ...*Tensor) []*Tensor
+	Once bool // once-differentiable
 }
 
 // Forward implements Function.
@@ -72,6 +75,9 @@ func (f Func) Forward(ctx *Ctx, inputs ...*Tensor) []*Tensor { return f.Fwd(ctx,
 
 // Backward implements Function.
 func (f Func) Backward(ctx *Ctx, g ...*Tensor) []*Tensor { return f.Bwd(ctx, g...) }
+
+// Jvp implements Jvper by calling Jv.
+func (f Func) Jvp(ctx *Ctx, tangents ...*Tensor) []*Tensor { return f.Jv(ctx, tangents...) }
 
 // Name implements Named.
 func (f Func) Name() string {
@@ -99,6 +105,7 @@ type Ctx struct {
 	materialize  bool
 	values       map[string]any
 	inForward    bool
+	inJvp        bool
 	node         *Node
 	createGraph  bool
 	savedVersion []uint64
@@ -129,7 +136,7 @@ func (c *Ctx) SaveForBackward(ts ...*Tensor) {
 // panics with PyTorch's messages if one was modified in place since it was saved,
 // or if the graph was already freed by an earlier backward pass.
 func (c *Ctx) SavedTensors() []*Tensor {
-	if c.inForward {
+	if c.inForward || c.inJvp {
 		return slices.Clone(c.savedRaw)
 	}
 	n := c.node
@@ -283,6 +290,7 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		}
 	}
 	record = record && IsGradEnabled()
+	dual := isDual(inputs...)
 	if !record && len(inputs) <= len(ctx.inl.detached) {
 		ctx.detached = ctx.inl.detached[:len(inputs):len(inputs)]
 	} else {
@@ -391,6 +399,9 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 			}
 		}
 		results[i] = r
+	}
+	if dual {
+		applyJvp(f, ctx, inputs, outs, results)
 	}
 	if n != nil && ctx.savedSet {
 		if len(ctx.savedRaw) <= len(n.inl.saved) {

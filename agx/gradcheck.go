@@ -24,6 +24,7 @@ type gradCheckConfig struct {
 	allowFloat32    bool
 	seed            uint64
 	gradOutputs     []*Tensor
+	forwardAD       bool
 }
 
 func defaultGradCheck() gradCheckConfig {
@@ -79,7 +80,9 @@ func GradGradOutputs(gs ...*Tensor) GradCheckOption {
 
 // GradCheckError reports the first mismatch GradCheck found.
 type GradCheckError struct {
-	Kind       string // "jacobian", "nondeterministic", "undefined-grad", "grad-scaling", "dtype", "error"
+	// Kind is "jacobian", "forward-ad" (with CheckForwardAD), "nondeterministic",
+	// "undefined-grad", "grad-scaling", "dtype" or "error".
+	Kind       string
 	Output     int
 	Input      int
 	Element    int // flat index into the input (-1 when not element-specific)
@@ -90,8 +93,12 @@ type GradCheckError struct {
 	// a "jacobian" failure, for display.
 	NumericalJacobian  [][]float64
 	AnalyticalJacobian [][]float64
-	Msg                string
-	cause              error
+	// Labels name the two Jacobians when they are not the numerical and the
+	// analytical (backward) one: a "forward-ad" failure compares the
+	// forward-mode Jacobian with the numerical or the backward one.
+	Labels [2]string
+	Msg    string
+	cause  error
 }
 
 func (e *GradCheckError) Error() string { return "agx: GradCheck: " + e.Msg }
@@ -305,6 +312,11 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 				return e
 			}
 		}
+		if c.forwardAD {
+			if e := forwardFastCheck(fn, leaves, plain, diff, eval, c); e != nil {
+				return e
+			}
+		}
 		return nil
 	}
 	// Numerical Jacobians: num[o][i] is [numel(out)][numel(in)].
@@ -380,6 +392,11 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 	}
 	if c.undefinedGrad {
 		if e := undefinedGradCheck(outs, leaves, diff); e != nil {
+			return e
+		}
+	}
+	if c.forwardAD {
+		if e := forwardADCheck(fn, leaves, outs, diff, num, ana, c); e != nil {
 			return e
 		}
 	}

@@ -167,11 +167,21 @@ func (n *Node) unpackFor(i int, create, shared bool) *Tensor {
 		if shared && !s.t.RequiresGrad() {
 			return s.t // already records nothing; no detached copy needed
 		}
-		return &Tensor{data: s.t.data}
+		d := &Tensor{data: s.t.data}
+		if tt := s.t.tangentOf(); tt != nil {
+			// Forward-over-reverse: the backward sees the saved tensor's
+			// tangent, so its gradients carry tangents too.
+			d.ext().tangent = tt
+		}
+		return d
 	}
 	if s.t.gradFn != s.gradFn {
 		// t was rebased by a later in-place op: give back the tensor as it was.
-		return &Tensor{data: s.t.data, gradFn: s.gradFn, outputNr: s.outputNr}
+		r := &Tensor{data: s.t.data, gradFn: s.gradFn, outputNr: s.outputNr}
+		if tt := s.t.tangentOf(); tt != nil {
+			r.ext().tangent = tt
+		}
+		return r
 	}
 	return s.t
 }

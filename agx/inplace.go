@@ -28,12 +28,28 @@ func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
 		data = t.data.Clone()
 	}
 	alias := &Tensor{data: data, gradFn: t.gradFn, outputNr: t.outputNr, requiresGrad: t.requiresGrad}
+	if tt := t.tangentOf(); tt != nil {
+		alias.ext().tangent = tt
+	}
 	r := f(alias)
+	rt := r.tangentOf()
+	if rt != nil && tangentsEnabled() {
+		if t.view != nil {
+			tensor.PanicHint(name, ErrForwardAD, "clone the view first (x.Clone()), then modify the clone",
+				"in-place operations on a view with forward-mode tangents are not supported: the tangent of the tensor it views would not follow")
+		}
+	}
 	if t.view != nil && r.gradFn != nil {
 		t.inplaceView(name, r)
 		return t
 	}
 	t.data.CopyFrom(r.data)
+	if rt != nil && tangentsEnabled() {
+		// The new value's tangent; an in-place op keeps t's tangent a
+		// separate tensor rather than writing into the old one, which the
+		// caller may hold.
+		t.ext().tangent = rt
+	}
 	if r.gradFn != nil {
 		t.gradFn, t.outputNr = r.gradFn, r.outputNr
 		t.requiresGrad = false

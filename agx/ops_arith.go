@@ -149,6 +149,24 @@ func Add(a, b any) *Tensor {
 	x, xd := operand("Add", "input", 1, a)
 	y, yd := operand("Add", "other", 2, b)
 	out := tensor.Add(xd, yd)
+	if isDual(x, y) {
+		return jvp(add(out, x, y), func() *Tensor { return addTangents(tan(x), tan(y)) })
+	}
+	return add(out, x, y)
+}
+
+// addTangents is tx + ty where either may be nil (zeros).
+func addTangents(tx, ty *Tensor) *Tensor {
+	switch {
+	case tx == nil:
+		return ty
+	case ty == nil:
+		return tx
+	}
+	return Add(tx, ty)
+}
+
+func add(out *tensor.Tensor, x, y *Tensor) *Tensor {
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
 	}
@@ -166,6 +184,18 @@ func Sub(a, b any) *Tensor {
 	x, xd := operand("Sub", "input", 1, a)
 	y, yd := operand("Sub", "other", 2, b)
 	out := tensor.Sub(xd, yd)
+	if isDual(x, y) {
+		return jvp(sub(out, x, y), func() *Tensor {
+			if ty := tan(y); ty != nil {
+				return addTangents(tan(x), ty.Neg())
+			}
+			return tan(x)
+		})
+	}
+	return sub(out, x, y)
+}
+
+func sub(out *tensor.Tensor, x, y *Tensor) *Tensor {
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
 	}
@@ -196,6 +226,23 @@ func Mul(a, b any) *Tensor {
 	x, xd := operand("Mul", "input", 1, a)
 	y, yd := operand("Mul", "other", 2, b)
 	out := tensor.Mul(xd, yd)
+	if isDual(x, y) {
+		// d(ab) = da·b + a·db
+		return jvp(mul(out, a, b, x, y), func() *Tensor {
+			var r *Tensor
+			if tx := tan(x); tx != nil {
+				r = Mul(tx, b)
+			}
+			if ty := tan(y); ty != nil {
+				r = addTangents(r, Mul(a, ty))
+			}
+			return r
+		})
+	}
+	return mul(out, a, b, x, y)
+}
+
+func mul(out *tensor.Tensor, a, b any, x, y *Tensor) *Tensor {
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
 	}
@@ -221,6 +268,26 @@ func Div(a, b any) *Tensor {
 	x, xd := operand("Div", "input", 1, a)
 	y, yd := operand("Div", "other", 2, b)
 	out := tensor.Div(xd, yd)
+	if isDual(x, y) {
+		// d(a/b) = (da - (a/b)·db) / b
+		r := div(out, a, b, x, y)
+		return jvp(r, func() *Tensor {
+			t := tan(x)
+			if ty := tan(y); ty != nil {
+				q := wrap(out)
+				if t == nil {
+					t = Mul(q, ty).Neg()
+				} else {
+					t = Sub(t, Mul(q, ty))
+				}
+			}
+			return Div(t, b)
+		})
+	}
+	return div(out, a, b, x, y)
+}
+
+func div(out *tensor.Tensor, a, b any, x, y *Tensor) *Tensor {
 	if !needsGrad(x, y) {
 		return wrap(out) // skip building the backward closure
 	}
@@ -250,9 +317,13 @@ func Div(a, b any) *Tensor {
 // Neg returns -x.
 func (t *Tensor) Neg() *Tensor {
 	t.self("Neg")
-	return record("NegBackward0", t.data.Neg(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("NegBackward0", t.data.Neg(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Neg()}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Neg() })
+	}
+	return r
 }
 
 // Pow returns a ** b with broadcasting; either may be a Go number. The gradient
@@ -264,12 +335,21 @@ func Pow(a, b any) *Tensor {
 	if y == nil && x != nil {
 		p := toFloat(b)
 		out := tensor.Pow(x.data, p)
-		return record("PowBackward0", out, []*Tensor{x}, []*Tensor{x}, func(g *Tensor, s []*Tensor) []*Tensor {
+		r := record("PowBackward0", out, []*Tensor{x}, []*Tensor{x}, func(g *Tensor, s []*Tensor) []*Tensor {
 			if p == 0 {
 				return []*Tensor{ZerosLike(s[0])}
 			}
 			return []*Tensor{Mul(g, Mul(Pow(s[0], p-1), p))}
 		})
+		if isDual(x) {
+			jvp(r, func() *Tensor {
+				if p == 0 {
+					return nil
+				}
+				return Mul(x.tangentOf(), Mul(Pow(x, p-1), p))
+			})
+		}
+		return r
 	}
 	out := tensor.Binary(tensor.OpPow, xd, yd)
 	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
@@ -292,6 +372,26 @@ func Pow(a, b any) *Tensor {
 		}
 		return []*Tensor{gx, gy}
 	})
+	if isDual(x, y) {
+		// d(a^b) = b·a^(b-1)·da + a^b·log(a)·db (0 where a = 0 and b ≥ 0)
+		jvp(res, func() *Tensor {
+			var t *Tensor
+			if tx := tan(x); tx != nil {
+				t = Mul(tx, Mul(b, Pow(a, Sub(b, 1))))
+			}
+			if ty := tan(y); ty != nil {
+				var lb *Tensor
+				if x != nil {
+					zero := x.data.Eq(0).LogicalAnd(y.data.Ge(0))
+					lb = x.Log().MaskedFill(wrap(zero), 0)
+				} else {
+					lb = Scalar(toFloat(a)).To(y.DType()).Log()
+				}
+				t = addTangents(t, Mul(ty, Mul(wrap(out), lb)))
+			}
+			return t
+		})
+	}
 	return res
 }
 
@@ -339,6 +439,20 @@ func minmax(name string, op tensor.BinaryOp, a, b any) *Tensor {
 		gb := Where(wrap(eq), half, Where(wrap(winA), 0.0, g))
 		return []*Tensor{mx.reduce(ga), my.reduce(gb)}
 	})
+	if isDual(x, y) {
+		// the tangent of the winner; the mean of both tangents at ties
+		jvp(res, func() *Tensor {
+			av, bv := dataOrNumber(x, a), dataOrNumber(y, b)
+			eq := tensor.Binary(tensor.OpEq, av, bv)
+			winOp := tensor.OpGt
+			if op == tensor.OpMinimum {
+				winOp = tensor.OpLt
+			}
+			winA := tensor.Binary(winOp, av, bv)
+			ta, tb := tanOrZero(a), tanOrZero(b)
+			return Where(wrap(eq), Add(ta, tb).Mul(0.5), Where(wrap(winA), ta, tb))
+		})
+	}
 	return res
 }
 
@@ -357,7 +471,7 @@ func Where(cond *Tensor, a, b any) *Tensor {
 	out := tensor.Where(cond.data, xd, yd)
 	c := cond.data
 	mx, my := metaOf(x), metaOf(y)
-	return record("WhereBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("WhereBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		var gx, gy *Tensor
 		if mx.ok {
 			gx = mx.reduce(Where(wrap(c), g, 0.0))
@@ -367,6 +481,10 @@ func Where(cond *Tensor, a, b any) *Tensor {
 		}
 		return []*Tensor{gx, gy}
 	})
+	if isDual(x, y) {
+		jvp(r, func() *Tensor { return Where(wrap(c), tanOrZero(a), tanOrZero(b)) })
+	}
+	return r
 }
 
 // MaskedFill returns a copy of t with value where mask (Bool, broadcastable to t)
@@ -375,9 +493,13 @@ func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
 	t.self("MaskedFill")
 	need("MaskedFill", "mask", 2, mask)
 	m := mask.data
-	return record("MaskedFillBackward0", t.data.MaskedFill(m, value), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("MaskedFillBackward0", t.data.MaskedFill(m, value), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.MaskedFill(wrap(m), 0)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().MaskedFill(wrap(m), 0) })
+	}
+	return r
 }
 
 // Comparisons return Bool tensors that never require grad.

@@ -60,7 +60,16 @@ func fastBackward(kind uint8, g *Tensor, s, out []*Tensor) []*Tensor {
 // addSame holds the shared Add backwards, indexed by dtype (Float32, Float64)
 // and by which operands are tensors (1: a, 2: b, 3: both), with their fast
 // kinds.
-var addSame, addSameKind = func() (tab [2][4]func(g *Tensor, _ []*Tensor) []*Tensor, kinds [2][4]uint8) {
+var (
+	addSame     [2][4]func(g *Tensor, _ []*Tensor) []*Tensor
+	addSameKind [2][4]uint8
+)
+
+// init fills addSame (in init rather than in the declaration, because the
+// backwards call Mul, whose forward rule calls Add, which reads addSame).
+func init() { addSame, addSameKind = makeAddSame() }
+
+func makeAddSame() (tab [2][4]func(g *Tensor, _ []*Tensor) []*Tensor, kinds [2][4]uint8) {
 	for i := range 2 {
 		for k := 1; k < 4; k++ {
 			kind := fastAdd | uint8(k)<<fastShift
@@ -74,7 +83,7 @@ var addSame, addSameKind = func() (tab [2][4]func(g *Tensor, _ []*Tensor) []*Ten
 		}
 	}
 	return tab, kinds
-}()
+}
 
 // addSameBackward returns the shared Add backward when every tensor operand
 // has out's shape and dtype, else nil.

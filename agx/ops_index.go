@@ -10,10 +10,14 @@ func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 	need("Gather", "index", 3, index)
 	idx := index.data
 	shape := t.data.Shape()
-	return record("GatherBackward0", t.data.Gather(dim, idx), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("GatherBackward0", t.data.Gather(dim, idx), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		z := wrap(tensor.Zeros(g.DType(), shape...))
 		return []*Tensor{z.ScatterAdd(dim, wrap(idx), g)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Gather(dim, index) })
+	}
+	return r
 }
 
 // ScatterAdd returns a copy of t with src added at index along dim. Backward:
@@ -23,9 +27,13 @@ func (t *Tensor) ScatterAdd(dim int, index, src *Tensor) *Tensor {
 	need("ScatterAdd", "index", 3, index)
 	need("ScatterAdd", "src", 4, src)
 	idx := index.data
-	return record("ScatterAddBackward0", t.data.ScatterAdd(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("ScatterAddBackward0", t.data.ScatterAdd(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g, g.Gather(dim, wrap(idx))}
 	})
+	if isDual(t, src) {
+		jvp(r, func() *Tensor { return tanOrZero(t).(*Tensor).ScatterAdd(dim, index, tanOrZero(src).(*Tensor)) })
+	}
+	return r
 }
 
 // Scatter returns a copy of t with src written at index along dim. Backward:
@@ -37,10 +45,14 @@ func (t *Tensor) Scatter(dim int, index, src *Tensor) *Tensor {
 	need("Scatter", "src", 4, src)
 	idx := index.data
 	ms := metaOf(src)
-	return record("ScatterBackward0", t.data.Scatter(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("ScatterBackward0", t.data.Scatter(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		zeros := wrap(tensor.Zeros(g.DType(), ms.shape()...))
 		return []*Tensor{g.Scatter(dim, wrap(idx), zeros), g.Gather(dim, wrap(idx))}
 	})
+	if isDual(t, src) {
+		jvp(r, func() *Tensor { return tanOrZero(t).(*Tensor).Scatter(dim, index, tanOrZero(src).(*Tensor)) })
+	}
+	return r
 }
 
 // IndexSelect picks the entries index (1-D Int64) along dim.
@@ -64,10 +76,14 @@ func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
 	view[dim] = index.Numel()
 	full := out.Shape()
 	idx := index.data.Reshape(view...).Expand(full...)
-	return record("IndexSelectBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("IndexSelectBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		z := wrap(tensor.Zeros(g.DType(), shape...))
 		return []*Tensor{z.ScatterAdd(dim, wrap(idx), g)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().IndexSelect(dim, index) })
+	}
+	return r
 }
 
 // OneHot encodes Int64 class indices as a tensor with a new last dim of size

@@ -44,7 +44,7 @@ func MatMul(a, b *Tensor) *Tensor {
 	// transpose's backward the leaf then receives a contiguous gradient,
 	// which the optimizer's element-wise updates read at full speed.
 	aT, bT := ma.req && storedTransposed(a.data), mb.req && storedTransposed(b.data)
-	return record("MmBackward0", out, []*Tensor{a, b}, []*Tensor{saveIf(mb.req, a), saveIf(ma.req, b)},
+	r := record("MmBackward0", out, []*Tensor{a, b}, []*Tensor{saveIf(mb.req, a), saveIf(ma.req, b)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			var ga, gb *Tensor
 			switch {
@@ -61,6 +61,20 @@ func MatMul(a, b *Tensor) *Tensor {
 			}
 			return []*Tensor{ga, gb}
 		})
+	if isDual(a, b) {
+		// dA·B + A·dB
+		jvp(r, func() *Tensor {
+			var t *Tensor
+			if ta := a.tangentOf(); ta != nil {
+				t = MatMul(ta, b)
+			}
+			if tb := b.tangentOf(); tb != nil {
+				t = addTangents(t, MatMul(a, tb))
+			}
+			return t
+		})
+	}
+	return r
 }
 
 // storedTransposed reports whether the matrices in t's last two dims are

@@ -66,6 +66,13 @@ func (t *Tensor) SumKeep(dims ...int) *Tensor {
 }
 
 func (t *Tensor) sum(keep bool, dims []int) *Tensor {
+	if isDual(t) {
+		return jvp(t.sumImpl(keep, dims), func() *Tensor { return t.tangentOf().sum(keep, dims) })
+	}
+	return t.sumImpl(keep, dims)
+}
+
+func (t *Tensor) sumImpl(keep bool, dims []int) *Tensor {
 	nd := normDims(t.data.Raw().Shape, dims) // read only
 	var out *tensor.Tensor
 	if keep {
@@ -117,9 +124,13 @@ func (t *Tensor) mean(keep bool, dims []int) *Tensor {
 	if len(dims) == 0 {
 		name = "MeanBackward0"
 	}
-	return record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{unreduce(g.Div(float64(n)), shape, nd, keep)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().mean(keep, dims) })
+	}
+	return r
 }
 
 // Var is the variance over dims (all when none are given); unbiased divides by
@@ -154,12 +165,20 @@ func (t *Tensor) variance(unbiased, keep bool, dims []int) *Tensor {
 	if unbiased {
 		den = float64(n - 1)
 	}
-	return record("VarBackward0", out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("VarBackward0", out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		x := s[0]
 		centered := x.Sub(x.MeanKeep(nd...))
 		// Scale the (reduced, smaller) gradient before it is broadcast.
 		return []*Tensor{unreduce(g.Mul(2/den), shape, nd, keep).Mul(centered)}
 	})
+	if isDual(t) {
+		// 2/den · Σ (x - mean)·dx (the mean of dx drops out: Σ (x - mean) = 0)
+		jvp(r, func() *Tensor {
+			centered := t.Sub(t.MeanKeep(nd...))
+			return centered.Mul(t.tangentOf()).sum(keep, nd).Mul(2 / den)
+		})
+	}
+	return r
 }
 
 // Std is the standard deviation, the square root of Var.
@@ -206,6 +225,21 @@ func (t *Tensor) Min() *Tensor {
 }
 
 func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
+	if !isDual(t) {
+		return t.extremeImpl(isMax, keep, dims)
+	}
+	r := t.extremeImpl(isMax, keep, dims)
+	// the tangents of the extreme elements, averaged over ties (as backward
+	// splits the gradient)
+	return jvp(r, func() *Tensor {
+		nd := normDims(t.data.Shape(), dims)
+		mask := t.data.Eq(unreduce(wrap(r.data), t.data.Shape(), nd, keep).data).To(t.DType())
+		w := wrap(mask.Div(mask.SumKeep(nd...)))
+		return t.tangentOf().Mul(w).sum(keep, nd)
+	})
+}
+
+func (t *Tensor) extremeImpl(isMax, keep bool, dims []int) *Tensor {
 	nd := normDims(t.data.Raw().Shape, dims) // read only
 	var out *tensor.Tensor
 	switch {
@@ -275,6 +309,19 @@ func (t *Tensor) extremeDim(isMax bool, dim int, keep bool) (*Tensor, *Tensor) {
 		}
 		return []*Tensor{z.ScatterAdd(d, wrap(ik), g)}
 	})
+	if isDual(t) {
+		jvp(vals, func() *Tensor {
+			tt := t.tangentOf()
+			if len(shape) == 0 {
+				return tt
+			}
+			v := tt.Gather(d, wrap(ik))
+			if !keep {
+				v = v.Squeeze(d)
+			}
+			return v
+		})
+	}
 	return vals, wrap(idx)
 }
 
@@ -318,6 +365,13 @@ func (t *Tensor) logsumexp(keep bool, dims []int) *Tensor {
 		return []*Tensor{unreduce(g, shape, nd, keep).Mul(p)}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		// Σ softmax(x)·dx over dims
+		jvp(r, func() *Tensor {
+			p := t.Sub(unreduce(wrap(r.data), shape, nd, keep)).Exp()
+			return t.tangentOf().Mul(p).sum(keep, nd)
+		})
+	}
 	return r
 }
 
@@ -330,6 +384,13 @@ func (t *Tensor) Softmax(dim int) *Tensor {
 		return []*Tensor{y.Mul(g.Sub(g.Mul(y).SumKeep(dim)))}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		// y·(dx - Σ y·dx)
+		jvp(r, func() *Tensor {
+			tt := t.tangentOf()
+			return r.Mul(tt.Sub(tt.Mul(r).SumKeep(dim)))
+		})
+	}
 	return r
 }
 
@@ -342,5 +403,12 @@ func (t *Tensor) LogSoftmax(dim int) *Tensor {
 		return []*Tensor{g.Sub(y.Exp().Mul(g.SumKeep(dim)))}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		// dx - Σ softmax(x)·dx
+		jvp(r, func() *Tensor {
+			tt := t.tangentOf()
+			return tt.Sub(tt.Mul(r.Exp()).SumKeep(dim))
+		})
+	}
 	return r
 }

@@ -10,18 +10,26 @@ import (
 func (t *Tensor) Reshape(shape ...int) *Tensor {
 	t.self("Reshape")
 	in := t.data.Shape()
-	return record("ReshapeAliasBackward0", t.data.Reshape(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("ReshapeAliasBackward0", t.data.Reshape(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Reshape(in...)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Reshape(shape...) })
+	}
+	return r
 }
 
 // View is Reshape that never copies (it panics when t's layout does not allow it).
 func (t *Tensor) View(shape ...int) *Tensor {
 	t.self("View")
 	in := t.data.Shape()
-	return record("ViewBackward0", t.data.View(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("ViewBackward0", t.data.View(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Reshape(in...)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Reshape(shape...) })
+	}
+	return r
 }
 
 // Flatten reshapes t to 1-D.
@@ -33,9 +41,13 @@ func (t *Tensor) Flatten() *Tensor {
 // Transpose swaps two dims (a view).
 func (t *Tensor) Transpose(d0, d1 int) *Tensor {
 	t.self("Transpose")
-	return record("TransposeBackward0", t.data.Transpose(d0, d1), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("TransposeBackward0", t.data.Transpose(d0, d1), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Transpose(d0, d1)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Transpose(d0, d1) })
+	}
+	return r
 }
 
 // T transposes a tensor of at most 2 dims.
@@ -68,9 +80,13 @@ func (t *Tensor) Permute(perm ...int) *Tensor {
 		}
 		inv[p] = i
 	}
-	return record("PermuteBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("PermuteBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Permute(inv...)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Permute(perm...) })
+	}
+	return r
 }
 
 // Squeeze removes size-1 dims (the given ones, or all).
@@ -78,12 +94,19 @@ func (t *Tensor) Squeeze(dims ...int) *Tensor {
 	t.self("Squeeze")
 	out := t.data.Squeeze(dims...)
 	if r := untracked(out, t); r != nil {
+		if isDual(t) {
+			jvp(r, func() *Tensor { return t.tangentOf().Squeeze(dims...) })
+		}
 		return r
 	}
 	in := t.data.Shape()
-	return record("SqueezeBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("SqueezeBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Reshape(in...)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Squeeze(dims...) })
+	}
+	return r
 }
 
 // Unsqueeze inserts a size-1 dim.
@@ -91,12 +114,19 @@ func (t *Tensor) Unsqueeze(dim int) *Tensor {
 	t.self("Unsqueeze")
 	out := t.data.Unsqueeze(dim)
 	if r := untracked(out, t); r != nil {
+		if isDual(t) {
+			jvp(r, func() *Tensor { return t.tangentOf().Unsqueeze(dim) })
+		}
 		return r
 	}
 	in := t.data.Shape()
-	return record("UnsqueezeBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("UnsqueezeBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Reshape(in...)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Unsqueeze(dim) })
+	}
+	return r
 }
 
 // Expand broadcasts size-1 dims to shape without copying. Backward: the
@@ -107,9 +137,13 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 	if slices.Equal(in, shape) {
 		return t
 	}
-	return record("ExpandBackward0", t.data.Expand(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("ExpandBackward0", t.data.Expand(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{sumTo(g, in)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Expand(shape...) })
+	}
+	return r
 }
 
 // BroadcastTo is Expand with broadcasting's rules and errors.
@@ -144,9 +178,13 @@ func (t *Tensor) Select(dim, i int) *Tensor {
 // region of a zero tensor of the input's shape.
 func (t *Tensor) sliceLike(name string, out *tensor.Tensor, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
 	in := t.data.Shape()
-	return record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{embed(g, in, view)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { tt := t.tangentOf(); return tt.sliceLike(name, view(tt.data), view) })
+	}
+	return r
 }
 
 // embed places g into the region view() selects of a zero tensor of shape; its
@@ -154,9 +192,13 @@ func (t *Tensor) sliceLike(name string, out *tensor.Tensor, view func(*tensor.Te
 func embed(g *Tensor, shape []int, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
 	z := tensor.Zeros(g.DType(), shape...)
 	view(z).CopyFrom(g.data)
-	return record("EmbedBackward", z, []*Tensor{g}, nil, func(gg *Tensor, _ []*Tensor) []*Tensor {
+	r := record("EmbedBackward", z, []*Tensor{g}, nil, func(gg *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{wrapView(gg, view)}
 	})
+	if isDual(g) {
+		jvp(r, func() *Tensor { return embed(g.tangentOf(), shape, view) })
+	}
+	return r
 }
 
 // wrapView applies a tensor-level view to an autograd tensor, recording the
@@ -181,7 +223,7 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 	for i, t := range ts {
 		sizes[i], dts[i] = t.data.Size(dim), t.DType()
 	}
-	return record("CatBackward0", out, ts, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("CatBackward0", out, ts, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		gs := make([]*Tensor, len(ts))
 		off := 0
 		for i, n := range sizes {
@@ -193,6 +235,19 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 		}
 		return gs
 	})
+	if isDual(ts...) {
+		jvp(r, func() *Tensor {
+			tans := make([]*Tensor, len(ts))
+			for i, t := range ts {
+				tans[i] = tanOrZero(t).(*Tensor)
+				if tans[i].DType() != r.DType() {
+					tans[i] = tans[i].To(r.DType())
+				}
+			}
+			return Cat(dim, tans...)
+		})
+	}
+	return r
 }
 
 // Stack joins tensors of the same shape along a new dim.

@@ -13,6 +13,9 @@ func (t *Tensor) Exp() *Tensor {
 		return []*Tensor{g.Mul(s[0])}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(r) })
+	}
 	return r
 }
 
@@ -23,23 +26,34 @@ func (t *Tensor) Expm1() *Tensor {
 		return []*Tensor{g.Mul(s[0].Add(1))}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(r.Add(1)) })
+	}
 	return r
 }
 
 // Log returns the natural logarithm. Backward: g / x.
 func (t *Tensor) Log() *Tensor {
 	t.self("Log")
-	return record("LogBackward0", t.data.Log(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("LogBackward0", t.data.Log(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Div(s[0])}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Div(t) })
+	}
+	return r
 }
 
 // Log1p returns log(1 + x), accurate for small x. Backward: g / (1 + x).
 func (t *Tensor) Log1p() *Tensor {
 	t.self("Log1p")
-	return record("Log1pBackward0", t.data.Log1p(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("Log1pBackward0", t.data.Log1p(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Div(s[0].Add(1))}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Div(t.Add(1)) })
+	}
+	return r
 }
 
 // Sqrt returns √x. Backward: g / (2√x).
@@ -49,6 +63,9 @@ func (t *Tensor) Sqrt() *Tensor {
 		return []*Tensor{g.Div(s[0].Mul(2))}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Div(r.Mul(2)) })
+	}
 	return r
 }
 
@@ -59,23 +76,34 @@ func (t *Tensor) Rsqrt() *Tensor {
 		return []*Tensor{g.Mul(s[0].Pow(3)).Mul(-0.5)}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(r.Pow(3)).Mul(-0.5) })
+	}
 	return r
 }
 
 // Abs returns |x|. Backward: g·sign(x) (0 at 0).
 func (t *Tensor) Abs() *Tensor {
 	t.self("Abs")
-	return record("AbsBackward0", t.data.Abs(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("AbsBackward0", t.data.Abs(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0].Sign())}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(t.Sign()) })
+	}
+	return r
 }
 
 // zeroGrad records ops whose derivative is zero almost everywhere (sign, round,
 // floor, ceil): their gradient is zeros, as in PyTorch.
 func zeroGrad(name string, out *tensor.Tensor, t *Tensor) *Tensor {
-	return record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(0.0)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return nil }) // zeros, as PyTorch's
+	}
+	return r
 }
 
 // Sign returns -1, 0 or 1. Its gradient is zero (see the STE helpers for the
@@ -107,11 +135,15 @@ func (t *Tensor) Ceil() *Tensor {
 // lo ≤ x ≤ hi, else 0.
 func (t *Tensor) Clamp(lo, hi float64) *Tensor {
 	t.self("Clamp")
-	return record("ClampBackward1", t.data.Clamp(lo, hi), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("ClampBackward1", t.data.Clamp(lo, hi), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		x := s[0].data
 		in := x.Ge(lo).LogicalAnd(x.Le(hi))
 		return []*Tensor{Where(wrap(in), g, 0.0)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return Where(wrap(t.data.Ge(lo).LogicalAnd(t.data.Le(hi))), t.tangentOf(), 0.0) })
+	}
+	return r
 }
 
 // ClampMin is Clamp with only a lower bound (ReLU is ClampMin(0)).
@@ -132,13 +164,16 @@ func (t *Tensor) Sigmoid() *Tensor {
 	t.self("Sigmoid")
 	r := record("SigmoidBackward0", t.data.Sigmoid(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
-		if !needsGrad(g, y) {
+		if !needsGrad(g, y) && !isDual(g, y) {
 			// one fused pass; the same products in the same order as below
 			return []*Tensor{wrap(tensor.SigmoidGrad(g.data, y.data))}
 		}
 		return []*Tensor{g.Mul(y.Mul(y.RSub(1)))}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(r.Mul(r.RSub(1))) })
+	}
 	return r
 }
 
@@ -147,12 +182,15 @@ func (t *Tensor) Tanh() *Tensor {
 	t.self("Tanh")
 	r := record("TanhBackward0", t.data.Tanh(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
-		if !needsGrad(g, y) {
+		if !needsGrad(g, y) && !isDual(g, y) {
 			return []*Tensor{wrap(tensor.TanhGrad(g.data, y.data))}
 		}
 		return []*Tensor{g.Mul(y.Mul(y).RSub(1))}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(r.Mul(r).RSub(1)) })
+	}
 	return r
 }
 
@@ -163,32 +201,47 @@ func (t *Tensor) Relu() *Tensor {
 		return []*Tensor{Where(wrap(s[0].data.Gt(0)), g, 0.0)}
 	})
 	saveOutput(r)
+	if isDual(t) {
+		jvp(r, func() *Tensor { return Where(wrap(r.data.Gt(0)), t.tangentOf(), 0.0) })
+	}
 	return r
 }
 
 // Erf returns the error function. Backward: g·2/√π·e^(-x²).
 func (t *Tensor) Erf() *Tensor {
 	t.self("Erf")
-	return record("ErfBackward0", t.data.Erf(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("ErfBackward0", t.data.Erf(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		x := s[0]
 		return []*Tensor{g.Mul(x.Mul(x).Neg().Exp().Mul(2 / math.Sqrt(math.Pi)))}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(t.Mul(t).Neg().Exp().Mul(2 / math.Sqrt(math.Pi))) })
+	}
+	return r
 }
 
 // Sin returns sin(x). Backward: g·cos(x).
 func (t *Tensor) Sin() *Tensor {
 	t.self("Sin")
-	return record("SinBackward0", t.data.Sin(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("SinBackward0", t.data.Sin(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0].Cos())}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(t.Cos()) })
+	}
+	return r
 }
 
 // Cos returns cos(x). Backward: -g·sin(x).
 func (t *Tensor) Cos() *Tensor {
 	t.self("Cos")
-	return record("CosBackward0", t.data.Cos(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("CosBackward0", t.data.Cos(), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		return []*Tensor{g.Mul(s[0].Sin()).Neg()}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(t.Sin()).Neg() })
+	}
+	return r
 }
 
 // GELU returns x·Φ(x) with Φ the standard normal CDF (exact, erf form).
@@ -197,12 +250,13 @@ func (t *Tensor) GELU() *Tensor {
 	t.self("GELU")
 	x := t.data
 	cdf := x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)
-	return record("GeluBackward0", x.Mul(cdf), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
-		x := s[0]
-		phi := x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)
-		pdf := x.Mul(x).Mul(-0.5).Exp().Mul(1 / math.Sqrt(2*math.Pi))
-		return []*Tensor{g.Mul(phi.Add(x.Mul(pdf)))}
+	r := record("GeluBackward0", x.Mul(cdf), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+		return []*Tensor{g.Mul(geluGrad(s[0]))}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().Mul(geluGrad(t)) })
+	}
+	return r
 }
 
 // GELUTanh is GELU's tanh approximation:
@@ -218,11 +272,18 @@ func (t *Tensor) GELUTanh() *Tensor {
 func (t *Tensor) SiLU() *Tensor {
 	t.self("SiLU")
 	x := t.data
-	return record("SiluBackward0", x.Mul(x.Sigmoid()), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
+	r := record("SiluBackward0", x.Mul(x.Sigmoid()), []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
 		x := s[0]
 		sg := x.Sigmoid()
 		return []*Tensor{g.Mul(sg.Mul(x.Mul(sg.RSub(1)).Add(1)))}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor {
+			sg := t.Sigmoid()
+			return t.tangentOf().Mul(sg.Mul(t.Mul(sg.RSub(1)).Add(1)))
+		})
+	}
+	return r
 }
 
 // To returns t converted to dtype dt (t itself if it has it already). The
@@ -233,17 +294,25 @@ func (t *Tensor) To(dt DType) *Tensor {
 		return t
 	}
 	src := t.DType()
-	return record("ToCopyBackward0", t.data.To(dt), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("ToCopyBackward0", t.data.To(dt), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g.To(src)}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf().To(dt) })
+	}
+	return r
 }
 
 // Clone returns a copy with its own storage; gradients flow through unchanged.
 func (t *Tensor) Clone() *Tensor {
 	t.self("Clone")
-	return record("CloneBackward0", t.data.Clone(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+	r := record("CloneBackward0", t.data.Clone(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
 		return []*Tensor{g}
 	})
+	if isDual(t) {
+		jvp(r, func() *Tensor { return t.tangentOf() })
+	}
+	return r
 }
 
 // Contiguous returns t when it is contiguous, else a contiguous copy (which
@@ -254,4 +323,11 @@ func (t *Tensor) Contiguous() *Tensor {
 		return t
 	}
 	return t.Clone()
+}
+
+// geluGrad is GELU's derivative Φ(x) + x·φ(x).
+func geluGrad(x *Tensor) *Tensor {
+	phi := x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)
+	pdf := x.Mul(x).Mul(-0.5).Exp().Mul(1 / math.Sqrt(2*math.Pi))
+	return phi.Add(x.Mul(pdf))
 }

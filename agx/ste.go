@@ -74,3 +74,7 @@ func (c clipGrad) Forward(ctx *Ctx, in ...*Tensor) []*Tensor { return Outputs(in
 func (c clipGrad) Backward(ctx *Ctx, g ...*Tensor) []*Tensor {
 	return Outputs(g[0].Clamp(-c.limit, c.limit))
 }
+
+// Jvp implements Jvper: the forward value is the identity, and so is its
+// tangent (the clipping acts on gradients only).
+func (c clipGrad) Jvp(ctx *Ctx, t ...*Tensor) []*Tensor { return Outputs(t[0]) }

@@ -38,8 +38,10 @@ type Tensor struct {
 // tensorExtra is the part of a Tensor that most tensors never use.
 type tensorExtra struct {
 	accum *Node // the AccumulateGrad node of a leaf, created on first use
-	hooks []*hookEntry
-	name  string
+	// tangent is the forward-mode tangent of a dual tensor (see MakeDual).
+	tangent *Tensor
+	hooks   []*hookEntry
+	name    string
 	// gradPooled is set while grad's buffer belongs to the engine alone: a
 	// backward pass allocated it for this tensor only (as a gradient that
 	// reached no other slot, or as the sum of two), and no one has been

@@ -83,7 +83,9 @@ func (f BatchNormFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tenso
 	x, y, rstd := s[0], s[1], s[2]
 	gy := g[0]
 	n := float64(x.Size(0))
-	if gy.RequiresGrad() || x.RequiresGrad() || y.RequiresGrad() {
+	if gy.RequiresGrad() || x.RequiresGrad() || y.RequiresGrad() || gy.IsDual() || x.IsDual() || y.IsDual() {
+		// Differentiable (double backward), or computing tangents
+		// (forward-over-reverse): agx ops rather than the fused kernel.
 		rstd = x.VarKeep(false, 0).Add(f.eps()).Rsqrt()
 		dx := gy.Mul(n).Sub(gy.SumKeep(0)).Sub(y.Mul(gy.Mul(y).SumKeep(0)))
 		return agx.Outputs(dx.Mul(rstd.Div(n)))
@@ -105,6 +107,19 @@ func (f BatchNormFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tenso
 
 // bnFused reports whether the tensors are contiguous CPU tensors, which the
 // fused loops below handle in two passes instead of a chain of ops.
+// Jvp is the forward-mode rule. With y = (x - μ)·r and r = 1/√(var + eps),
+// the tangent of the centred input is dx - mean(dx), the variance moves by
+// 2·mean((x - μ)·(dx - mean(dx))), and together
+// dy = r·((dx - mean(dx)) - y·mean(y·(dx - mean(dx)))), means over the batch.
+// It is the transpose of Backward's formula: both project out the mean and
+// the direction of y.
+func (BatchNormFunction) Jvp(ctx *agx.Ctx, t ...*agx.Tensor) []*agx.Tensor {
+	s := ctx.SavedTensors()
+	y, rstd := s[1], s[2]
+	dxc := t[0].Sub(t[0].MeanKeep(0))
+	return agx.Outputs(rstd.Mul(dxc.Sub(y.Mul(y.Mul(dxc).MeanKeep(0)))))
+}
+
 func bnFused(ts ...*tensor.Tensor) bool {
 	for _, t := range ts {
 		if t.Backend().Name() != "cpu" || !t.IsContiguous() || t.Dim() == 0 {

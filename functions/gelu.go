@@ -49,17 +49,27 @@ func (GELUFunction) KeepsNoGrads() {}
 
 // Backward implements agx.Function.
 func (f GELUFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
-	x := ctx.SavedTensors()[0]
+	return agx.Outputs(g[0].Mul(f.derivative(ctx.SavedTensors()[0])))
+}
+
+// Jvp is the forward-mode rule: GELU acts element by element, so the
+// tangent is the input's tangent times the same derivative Backward
+// multiplies the gradient by (a diagonal Jacobian is its own transpose).
+func (f GELUFunction) Jvp(ctx *agx.Ctx, t ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(t[0].Mul(f.derivative(ctx.SavedTensors()[0])))
+}
+
+// derivative is GELU'(x): Φ(x) + x·φ(x), or the tanh form's derivative.
+func (f GELUFunction) derivative(x *agx.Tensor) *agx.Tensor {
 	x2 := x.Mul(x)
 	if f.Tanh {
 		t := x2.Mul(geluK).Add(1).Mul(x).Mul(geluC).Tanh()
 		du := x2.Mul(3 * geluK).Add(1).Mul(geluC)
-		d := t.Add(1).Add(x.Mul(t.Mul(t).RSub(1)).Mul(du)).Mul(0.5)
-		return agx.Outputs(g[0].Mul(d))
+		return t.Add(1).Add(x.Mul(t.Mul(t).RSub(1)).Mul(du)).Mul(0.5)
 	}
 	cdf := x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)
 	pdf := x2.Mul(-0.5).Exp().Mul(1 / math.Sqrt(2*math.Pi))
-	return agx.Outputs(g[0].Mul(cdf.Add(x.Mul(pdf))))
+	return cdf.Add(x.Mul(pdf))
 }
 
 // GELU applies the exact GELUFunction: x·Φ(x).

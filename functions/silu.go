@@ -38,5 +38,14 @@ func (SiLUFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(g[0].Mul(y.Add(x.Sigmoid().Mul(y.RSub(1)))))
 }
 
+// Jvp is the forward-mode rule: the same element-wise derivative
+// y + σ(x)·(1 - y), applied to the input's tangent. It reads the saved x and
+// y, as Backward does (agx's Jvp sees what SaveForBackward saved).
+func (SiLUFunction) Jvp(ctx *agx.Ctx, t ...*agx.Tensor) []*agx.Tensor {
+	s := ctx.SavedTensors()
+	x, y := s[0], s[1]
+	return agx.Outputs(t[0].Mul(y.Add(x.Sigmoid().Mul(y.RSub(1)))))
+}
+
 // SiLU applies SiLUFunction: x·σ(x).
 func SiLU(x *agx.Tensor) *agx.Tensor { return agx.Apply(SiLUFunction{}, x) }

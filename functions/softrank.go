@@ -58,6 +58,18 @@ func (f SoftRankFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor
 	return agx.Outputs(gk.Sub(g[0].Unsqueeze(-1).Mul(d).Sum(-2)))
 }
 
+// Jvp is the forward-mode rule. Rank i moves with the differences x_i - x_j:
+// dr_i = Σ_j d_ij·(dx_i - dx_j) with d_ij = σ'((x_i - x_j)/τ)/τ. Backward
+// contracts the same matrix d with the gradient from the other side (Jᵀg
+// sums over i where Jv sums over j).
+func (f SoftRankFunction) Jvp(ctx *agx.Ctx, t ...*agx.Tensor) []*agx.Tensor {
+	x := ctx.SavedTensors()[0]
+	s := softRankPairs(x, f.Temperature)
+	d := s.Mul(s.RSub(1)).Div(f.Temperature)
+	v := t[0]
+	return agx.Outputs(v.Mul(d.Sum(-1)).Sub(d.Mul(v.Unsqueeze(-2)).Sum(-1)))
+}
+
 // SoftRank applies SoftRankFunction with temperature τ along the last dim.
 func SoftRank(x *agx.Tensor, temperature float64) *agx.Tensor {
 	return agx.Apply(SoftRankFunction{Temperature: temperature}, x)

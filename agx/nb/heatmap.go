@@ -104,8 +104,12 @@ func JacobianMismatchSVG(err error) (string, error) {
 	if r >= 0 {
 		r, c = r/br, c/bc
 	}
-	pn := layoutPanel("numerical", num, br, bc)
-	pa := layoutPanel("analytical", ana, br, bc)
+	ln, la := "numerical", "analytical"
+	if gc.Labels[0] != "" {
+		ln, la = gc.Labels[0], gc.Labels[1]
+	}
+	pn := layoutPanel(ln, num, br, bc)
+	pa := layoutPanel(la, ana, br, bc)
 	pd := layoutPanel("|numerical − analytical|", diff, br, bc)
 	const gap = 28
 	head := 36.0
