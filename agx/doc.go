@@ -61,6 +61,25 @@
 // the numerical one and the backward's. Costs and limits: see the PyTorch
 // mapping (docs/pytorch-mapping.md).
 //
+// # Functional API and checkpointing
+//
+// VJP, JVP, Jacobian, Hessian, VHP and HVP compute derivatives of a function
+// of tensors with torch.autograd.functional's semantics (CreateGraph keeps
+// the results differentiable, Strict turns independence into an error), all
+// in reverse mode: VJP is one backward pass, JVP and HVP use the
+// double-backward trick (about twice that), Jacobian runs one backward per
+// output element and Hessian one double backward per input element. A
+// forward-mode strategy is refused for now.
+//
+// Checkpoint(fn, inputs...) trades compute for memory as PyTorch's
+// non-reentrant torch.utils.checkpoint: the saved tensors of fn's ops are
+// dropped after the forward and recomputed by calling fn again (with the
+// random generators restored) when a backward pass first needs them. The
+// memory held between forward and backward shrinks to fn's inputs and
+// outputs; each backward pass pays one more forward of fn. fn must record
+// the same ops on each call (checked). `agx bench -mem` measures the saving
+// on a deep MLP.
+//
 // # Errors
 //
 // Misuse panics with a *tensor.Error naming the op (or node) and what was

@@ -83,6 +83,9 @@ type nodeExtra struct {
 
 	stack string // forward call site, with anomaly detection on
 	errf  string // DelayedError: differentiating the node fails with this
+	// ckpt is the Checkpoint whose recomputation refills the node's saved
+	// tensors (see checkpoint.go).
+	ckpt *checkpointFrame
 }
 
 // noExtra is what extra returns for a node without hooks; never written.
@@ -149,6 +152,9 @@ func (n *Node) unpackFor(i int, create, shared bool) *Tensor {
 	if n.released {
 		tensor.PanicHint(n.name, ErrGraph, "specify RetainGraph() on the first Backward/Grad call if you need to backward through the graph a second time",
 			"Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call Backward() or Grad()")
+	}
+	if n.x != nil && n.x.ckpt != nil {
+		n.x.ckpt.fill(create)
 	}
 	s := n.saved[i]
 	if s.t == nil {

@@ -41,7 +41,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	jsonOut := fs.String("json", "", "also write the results as JSON to `FILE`")
 	gap := fs.Duration("gap", 0, "with -no-torch, idle this long before each agx sample, as agx idles while PyTorch runs its sample")
 	repeat := fs.Int("repeat", 1, "run the whole comparison `N` times, each in a new agx and a new PyTorch process, and print the median and range of each workload's figures over the runs")
-	memSteps := fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap)")
+	memSteps := fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap), then the peak memory and step time of a deep MLP with and without agx.Checkpoint (checkpoint_deep_mlp)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, benchUsage)
 		fs.PrintDefaults()
@@ -79,10 +79,20 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				ws = append(ws, w)
 			}
 		}
-		if len(ws) == 0 {
+		ckpt := opts.Filter == nil || opts.Filter.MatchString(bench.CheckpointName)
+		if len(ws) == 0 && !ckpt {
 			return fmt.Errorf("no workload matches %q", *filter)
 		}
-		return bench.WriteMemTable(stdout, bench.Memory(ws, *memSteps))
+		if len(ws) > 0 {
+			if err := bench.WriteMemTable(stdout, bench.Memory(ws, *memSteps)); err != nil {
+				return err
+			}
+		}
+		if ckpt {
+			// Peak memory and time of a deep MLP with and without agx.Checkpoint.
+			return bench.WriteCheckpointTable(stdout, bench.CheckpointMemory(checkpointModel, *memSteps))
+		}
+		return nil
 	}
 	if *repeat > 1 {
 		var child []string
@@ -115,6 +125,10 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	return nil
 }
+
+// checkpointModel is the model of -mem's checkpointing comparison (a
+// variable for the tests, which use a smaller one).
+var checkpointModel = bench.DefaultDeepMLP
 
 // benchChild returns the command that runs one `agx bench` with args in a
 // new process (a variable for the tests).
