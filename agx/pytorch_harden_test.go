@@ -153,6 +153,71 @@ func (f *scaledByField) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(g[0].Mul(f.w))
 }
 
+// Functions that keep their input where a field walk of the Function's own
+// fields would not see it: through a slice or pointer held by a value
+// Function, in an array, a map, a nested struct behind a pointer, or an
+// interface field.
+type valSlice struct{ keep []*agx.Tensor }
+
+func (f valSlice) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.keep[0] = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f valSlice) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.keep[0]).Mul(2.0))
+}
+
+type state struct{ x *agx.Tensor }
+type valPtr struct{ st *state }
+
+func (f valPtr) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.st.x = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f valPtr) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.st.x).Mul(2.0))
+}
+
+type ptrArr struct{ keep [1]*agx.Tensor }
+
+func (f *ptrArr) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.keep[0] = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f *ptrArr) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.keep[0]).Mul(2.0))
+}
+
+type ptrMap struct{ keep map[string]*agx.Tensor }
+
+func (f *ptrMap) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.keep["x"] = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f *ptrMap) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.keep["x"]).Mul(2.0))
+}
+
+type ptrNested struct{ st *state }
+
+func (f *ptrNested) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.st.x = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f *ptrNested) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.st.x).Mul(2.0))
+}
+
+type ptrAny struct{ x any }
+
+func (f *ptrAny) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.x = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f *ptrAny) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.x.(*agx.Tensor)).Mul(2.0))
+}
+
 // TestFunctionFieldTensorsRefused: a Function that keeps tensors in its own
 // fields gives [20,40,60] where [2,4,6] is right when applied twice; Apply
 // refuses it with the rule's words.
@@ -164,6 +229,12 @@ func TestFunctionFieldTensorsRefused(t *testing.T) {
 	}{
 		{"pointer field", &fieldKeeper{}, "field x"},
 		{"slice element", &sliceKeeper{keep: make([]*agx.Tensor, 1)}, "field keep"},
+		{"value Function, slice element", valSlice{keep: make([]*agx.Tensor, 1)}, "field keep[0]"},
+		{"value Function, through a pointer", valPtr{st: &state{}}, "field st.x"},
+		{"array element", &ptrArr{}, "field keep[0]"},
+		{"map value", &ptrMap{keep: map[string]*agx.Tensor{}}, "field keep[x]"},
+		{"nested struct behind a pointer", &ptrNested{st: &state{}}, "field st.x"},
+		{"interface field", &ptrAny{}, "field x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ptPanics(t, func() {
