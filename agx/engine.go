@@ -220,6 +220,13 @@ type capture struct {
 }
 
 func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
+	if c.createGraph && !IsGradEnabled() {
+		// As PyTorch's engine, a backward pass that creates a graph records
+		// it even when called inside NoGrad.
+		var res []*Tensor
+		enableGrad(func() { res = run(op, outputs, inputs, c) })
+		return res
+	}
 	if len(c.gradOutputs) != 0 && len(c.gradOutputs) != len(outputs) {
 		tensor.Panicf(op, ErrGraph, "got %d gradient outputs for %d outputs", len(c.gradOutputs), len(outputs))
 	}

@@ -376,9 +376,11 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 	results := make([]*Tensor, len(outs))
 	for i, o := range outs {
 		var r *Tensor
-		if k := slices.Index(outs[:i], o); k >= 0 {
+		if k := slices.Index(outs[:i], o); k >= 0 && (isIn(o) < 0 || contains(ctx.dirty, o)) {
 			// The same tensor returned twice is one object, as in PyTorch: it
-			// stands for the last output slot it was returned in.
+			// stands for the last output slot it was returned in. An input
+			// returned twice without MarkDirty is not: PyTorch gives each slot
+			// its own view of the input, with its own output index.
 			r = results[k]
 		} else if j := isIn(o); j >= 0 && contains(ctx.dirty, o) {
 			r = inputs[j]

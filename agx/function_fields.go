@@ -1,128 +1,198 @@
 package agx
 
 import (
+	"fmt"
 	"reflect"
-	"slices"
-	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/goagx/agx/tensor"
 )
 
 // A Function must keep the tensors its Backward needs on the ctx
-// (SaveForBackward), never in its own fields: a Function value applied twice
-// shares its fields between the two calls, so the first call's Backward would
+// (SaveForBackward), never in its own state: a Function value applied twice
+// shares that state between the two calls, so the first call's Backward would
 // read the second call's tensors and silently return wrong gradients. ApplyN
-// enforces the rule for Functions that are pointers to structs (the only
-// Functions whose Forward can change their own fields): it notes the
-// tensor-holding fields before Forward and fails if Forward changed one.
+// enforces the rule: it notes the tensors reachable from the Function value
+// before Forward (through pointers, struct fields exported or not, slices,
+// arrays, maps and interfaces) and fails if Forward made a new one reachable.
+// That covers a pointer-to-struct Function writing its fields and a value
+// Function writing through a slice, map or pointer it holds. Tensors a
+// closure captures (agx.Func) cannot be seen.
+//
+// Cost: a Function type that cannot hold tensors (the usual struct of
+// numbers, or Func) is recognised once per type and costs a map read; others
+// are walked before and after Forward, at most walkBudget values each time.
 
-// tensorField is the index path of a field that can hold tensors, and whether
-// it is a slice of them.
-type tensorField struct {
-	index []int
-	slice bool
-	name  string
-}
+const walkBudget = 4096
 
-// tensorFieldCache maps a struct type to its tensor-holding fields.
-var tensorFieldCache sync.Map // reflect.Type → []tensorField
+// mayHoldCache maps a type to whether a value of it can reach a tensor.
+var mayHoldCache sync.Map // reflect.Type → bool
 
 var (
-	typTensor      = reflect.TypeFor[*Tensor]()
-	typRawTensor   = reflect.TypeFor[*tensor.Tensor]()
-	typTensors     = reflect.TypeFor[[]*Tensor]()
-	typRawTensors  = reflect.TypeFor[[]*tensor.Tensor]()
-	noTensorFields = []tensorField{}
+	typTensor    = reflect.TypeFor[*Tensor]()
+	typRawTensor = reflect.TypeFor[*tensor.Tensor]()
 )
 
-// tensorFields lists the fields of struct type t (through embedded and nested
-// struct values) whose type is a tensor or a slice of tensors.
-func tensorFields(t reflect.Type) []tensorField {
-	if v, ok := tensorFieldCache.Load(t); ok {
-		return v.([]tensorField)
+// mayHoldTensors reports whether a value of type t can reach a tensor.
+func mayHoldTensors(t reflect.Type) bool {
+	if v, ok := mayHoldCache.Load(t); ok {
+		return v.(bool)
 	}
-	var out []tensorField
-	var walk func(t reflect.Type, index []int, names []string)
-	walk = func(t reflect.Type, index []int, names []string) {
+	r := mayHold(t, map[reflect.Type]bool{})
+	mayHoldCache.Store(t, r)
+	return r
+}
+
+func mayHold(t reflect.Type, visiting map[reflect.Type]bool) bool {
+	if t == typTensor || t == typRawTensor {
+		return true
+	}
+	if visiting[t] {
+		return false // a cycle: answered where it started
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return mayHold(t.Elem(), visiting)
+	case reflect.Map:
+		return mayHold(t.Key(), visiting) || mayHold(t.Elem(), visiting)
+	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			idx := append(slices.Clone(index), i)
-			nm := append(slices.Clone(names), f.Name)
-			switch f.Type {
-			case typTensor, typRawTensor:
-				out = append(out, tensorField{index: idx, name: strings.Join(nm, ".")})
-			case typTensors, typRawTensors:
-				out = append(out, tensorField{index: idx, slice: true, name: strings.Join(nm, ".")})
-			default:
-				if f.Type.Kind() == reflect.Struct && len(index) < 4 {
-					walk(f.Type, idx, nm)
-				}
+			if mayHold(t.Field(i).Type, visiting) {
+				return true
 			}
 		}
 	}
-	walk(t, nil, nil)
-	if out == nil {
-		out = noTensorFields
-	}
-	tensorFieldCache.Store(t, out)
-	return out
+	return false
 }
 
-// fieldSnapshot is the state of a Function's tensor fields before Forward.
-type fieldSnapshot struct {
-	v      reflect.Value // the struct the pointer points at
-	fields []tensorField
-	ptrs   []uintptr // one per field; for a slice, its array pointer
-	elems  [][]uintptr
+// tensorWalk collects the tensors reachable from a value.
+type tensorWalk struct {
+	found  map[unsafe.Pointer]string // tensor → path (paths only when named)
+	seen   map[unsafe.Pointer]bool   // pointers, slices and maps visited
+	budget int
+	named  bool
 }
 
-// snapshotFields records f's tensor fields when f is a non-nil pointer to a
-// struct that has some; otherwise it returns nil at the cost of a map read.
-func snapshotFields(f Function) *fieldSnapshot {
-	v := reflect.ValueOf(f)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Type().Elem().Kind() != reflect.Struct {
-		return nil
+func (w *tensorWalk) walk(v reflect.Value, path string) {
+	if w.budget <= 0 || !v.IsValid() {
+		return
 	}
-	v = v.Elem()
-	fields := tensorFields(v.Type())
-	if len(fields) == 0 {
-		return nil
+	w.budget--
+	t := v.Type()
+	if !mayHoldTensors(t) {
+		return
 	}
-	s := &fieldSnapshot{v: v, fields: fields, ptrs: make([]uintptr, len(fields)), elems: make([][]uintptr, len(fields))}
-	for i, fl := range fields {
-		s.ptrs[i], s.elems[i] = fieldState(v.FieldByIndex(fl.index), fl.slice)
+	if t == typTensor || t == typRawTensor {
+		if !v.IsNil() {
+			if _, ok := w.found[v.UnsafePointer()]; !ok {
+				w.found[v.UnsafePointer()] = path
+			}
+		}
+		return
 	}
-	return s
-}
-
-// fieldState returns a field's pointer and, for a slice, its elements.
-func fieldState(fv reflect.Value, slice bool) (uintptr, []uintptr) {
-	if fv.IsNil() {
-		return 0, nil
+	sub := func(s string) string {
+		if w.named {
+			return path + s
+		}
+		return ""
 	}
-	if !slice {
-		return fv.Pointer(), nil
-	}
-	el := make([]uintptr, fv.Len())
-	for j := range el {
-		if e := fv.Index(j); !e.IsNil() {
-			el[j] = e.Pointer()
+	switch t.Kind() {
+	case reflect.Interface:
+		if !v.IsNil() {
+			w.walk(v.Elem(), path)
+		}
+	case reflect.Pointer:
+		if v.IsNil() || w.seen[v.UnsafePointer()] {
+			return
+		}
+		w.seen[v.UnsafePointer()] = true
+		w.walk(v.Elem(), path)
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return
+		}
+		if p := v.Index(0).Addr().UnsafePointer(); !w.seen[p] {
+			w.seen[p] = true
+			for i := 0; i < v.Len(); i++ {
+				w.walk(v.Index(i), sub(fmt.Sprintf("[%d]", i)))
+			}
+		}
+	case reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			w.walk(v.Index(i), sub(fmt.Sprintf("[%d]", i)))
+		}
+	case reflect.Map:
+		if v.IsNil() || w.seen[v.UnsafePointer()] {
+			return
+		}
+		w.seen[v.UnsafePointer()] = true
+		for it := v.MapRange(); it.Next(); {
+			w.walk(it.Key(), sub("[key]"))
+			w.walk(it.Value(), sub(fmt.Sprintf("[%v]", it.Key())))
+		}
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			w.walk(v.Field(i), sub("."+t.Field(i).Name))
 		}
 	}
-	return fv.Pointer(), el
 }
 
-// check fails if Forward changed one of the recorded fields.
+// reachable returns the tensors reachable from f and whether the walk saw
+// everything (false when it ran out of budget).
+func reachable(f reflect.Value, named bool) (map[unsafe.Pointer]string, bool) {
+	w := &tensorWalk{found: map[unsafe.Pointer]string{}, seen: map[unsafe.Pointer]bool{}, budget: walkBudget, named: named}
+	w.walk(f, "")
+	return w.found, w.budget > 0
+}
+
+// fieldSnapshot is the set of tensors reachable from a Function before
+// Forward.
+type fieldSnapshot struct {
+	v      reflect.Value
+	before map[unsafe.Pointer]string
+}
+
+// snapshotFields notes the tensors reachable from f, or returns nil (at the
+// cost of a map read) when f's type cannot hold any or the walk is too big.
+func snapshotFields(f Function) *fieldSnapshot {
+	v := reflect.ValueOf(f)
+	if !v.IsValid() || !mayHoldTensors(v.Type()) {
+		return nil
+	}
+	before, complete := reachable(v, false)
+	if !complete {
+		return nil
+	}
+	return &fieldSnapshot{v: v, before: before}
+}
+
+// check fails if Forward made a new tensor reachable from the Function.
 func (s *fieldSnapshot) check(name string) {
 	if s == nil {
 		return
 	}
-	for i, fl := range s.fields {
-		p, el := fieldState(s.v.FieldByIndex(fl.index), fl.slice)
-		if p != s.ptrs[i] || !slices.Equal(el, s.elems[i]) {
-			tensor.PanicHint(name, ErrGraph, "save tensors through ctx with ctx.SaveForBackward and read them with ctx.SavedTensors(), never on the Function",
-				"Forward stored a tensor in the Function's field %s: a Function value applied twice shares its fields, so the first call's Backward would use the second call's tensors and return wrong gradients", fl.name)
+	after, complete := reachable(s.v, false)
+	if !complete {
+		return
+	}
+	for p := range after {
+		if _, ok := s.before[p]; ok {
+			continue
 		}
+		named, _ := reachable(s.v, true)
+		where := named[p]
+		if where == "" {
+			where = " (the value itself)"
+		}
+		if where[0] == '.' {
+			where = where[1:]
+		}
+		tensor.PanicHint(name, ErrGraph, "save tensors through ctx with ctx.SaveForBackward and read them with ctx.SavedTensors(), never on the Function",
+			"Forward stored a tensor in the Function's field %s: a Function value applied twice shares its fields, so the first call's Backward would use the second call's tensors and return wrong gradients", where)
 	}
 }

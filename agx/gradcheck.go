@@ -362,6 +362,11 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 	// Analytical Jacobians, twice for the nondeterminism check.
 	ana := analyticalJacobian(outs, leaves, diff, nil)
 	for o := range outs {
+		if !outs[o].RequiresGrad() || !outs[o].DType().IsFloat() {
+			// As PyTorch, only differentiable outputs are checked: one marked
+			// non-differentiable may well change with the input.
+			continue
+		}
 		for _, i := range diff {
 			if e := compareJacobian(num[o][i], ana[o][i], o, i, c); e != nil {
 				return e
@@ -581,8 +586,8 @@ func tryAny(f func()) (err error) {
 }
 
 // fastCheck is PyTorch's fast mode: for each differentiable input i a random
-// unit vector u (uniform entries in [0, 1), normalised), for each output o a
-// random v (uniform in [0, 1)); it compares vᵀ(J u) from central differences
+// unit vector u (uniform entries in [0, 1), normalised), for each
+// differentiable output o a random unit v (likewise); it compares vᵀ(J u) from central differences
 // along u with (vᵀJ)·u from backward, per output and input, with atol scaled
 // by Σu·Σv. Backward runs twice per output to check reentrancy.
 func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float64, c gradCheckConfig) *GradCheckError {
@@ -603,8 +608,19 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 	}
 	vs := make([][]float64, len(outs))
 	for o, out := range outs {
-		if out.DType().IsFloat() {
-			vs[o] = gen.Rand(tensor.Float64, out.Numel()).Float64s()
+		if out.DType().IsFloat() && out.RequiresGrad() {
+			// Only differentiable outputs, each with a unit v, as PyTorch.
+			v := gen.Rand(tensor.Float64, out.Numel()).Float64s()
+			norm := 0.0
+			for _, x := range v {
+				norm += x * x
+			}
+			if norm = math.Sqrt(norm); norm > 0 {
+				for k := range v {
+					v[k] /= norm
+				}
+			}
+			vs[o] = v
 		}
 	}
 	// Numerical: num[d][o] = vᵀ·(f(x + eps·u) - f(x - eps·u)) / 2eps.

@@ -59,3 +59,25 @@ func gradEnabledSlow() bool {
 	noGradMu.RUnlock()
 	return d == 0
 }
+
+// enableGrad runs f with recording enabled in the calling goroutine, even
+// inside NoGrad (PyTorch's enable_grad, which its engine applies to a backward
+// pass with create_graph). The goroutine's open NoGrad scopes are set aside
+// for f's duration and restored after it, also when f panics.
+func enableGrad(f func()) {
+	id := goroutineKey()
+	noGradMu.Lock()
+	d := noGradDepth[id]
+	delete(noGradDepth, id)
+	noGradMu.Unlock()
+	noGradOpen.Add(-d)
+	defer func() {
+		noGradMu.Lock()
+		if d != 0 {
+			noGradDepth[id] += d
+		}
+		noGradMu.Unlock()
+		noGradOpen.Add(d)
+	}()
+	f()
+}

@@ -93,6 +93,31 @@ func TestNoGradScope(t *testing.T) {
 			})
 			return inner
 		}},
+		{"Grad with CreateGraph inside NoGrad records, as PyTorch's engine", func() bool {
+			ok := true
+			agx.NoGrad(func() {
+				y := x.Mul(x).Mul(x).Sum() // not recorded: under NoGrad
+				ok = ok && !y.RequiresGrad()
+			})
+			y := x.Mul(x).Mul(x).Sum()
+			agx.NoGrad(func() {
+				agx.NoGrad(func() {
+					g := agx.Grad([]*agx.Tensor{y}, []*agx.Tensor{x}, agx.CreateGraph(), agx.RetainGraph())
+					ok = ok && g[0].RequiresGrad() && g[0].GradFn() != nil && !records()
+				})
+				ok = ok && !records()
+				// a panicking backward restores the scope too
+				_ = agx.Try(func() { agx.Grad([]*agx.Tensor{y}, []*agx.Tensor{ptLeaf(1)}, agx.CreateGraph()) })
+				ok = ok && !records() && !agx.IsGradEnabled()
+			})
+			return ok
+		}},
+		{"Backward with CreateGraph inside NoGrad records", func() bool {
+			x := ptLeaf(1, 2)
+			y := x.Mul(x).Mul(x).Sum()
+			agx.NoGrad(func() { y.Backward(agx.CreateGraph()) })
+			return x.Grad().RequiresGrad()
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !tc.run() {

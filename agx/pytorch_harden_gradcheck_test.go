@@ -6,6 +6,7 @@ package agx_test
 // require grad.
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/goagx/agx/agx"
@@ -133,6 +134,35 @@ func TestGradCheckInputsRequireGrad(t *testing.T) {
 			if err := agx.GradCheck(tc.f, []*agx.Tensor{ptRandn(3)}, agx.FastMode(fast)); err != nil {
 				t.Fatalf("%s (fast %v): %v", tc.name, fast, err)
 			}
+		}
+	}
+}
+
+// TestGradCheckNonDifferentiableOutput: an output marked non-differentiable is
+// not checked, though it changes with the input (torch 1.13's gradcheck
+// passes this Function in both modes).
+func TestGradCheckNonDifferentiableOutput(t *testing.T) {
+	f := agx.Func{FuncName: "ND",
+		Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+			z := in[0].Mul(3.0)
+			ctx.MarkNonDifferentiable(z)
+			return agx.Outputs(in[0].Mul(2.0), z)
+		},
+		Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(g[0].Mul(2.0)) }}
+	for _, fast := range []bool{false, true} {
+		x := agx.FromSlice([]float64{1, 2, 3}, 3).SetRequiresGrad(true)
+		if err := agx.GradCheck(f, []*agx.Tensor{x}, agx.FastMode(fast)); err != nil {
+			t.Errorf("fast %v: %v", fast, err)
+		}
+	}
+	// The differentiable output is still checked.
+	bad := f
+	bad.Bwd = func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(g[0].Mul(3.0)) }
+	for _, fast := range []bool{false, true} {
+		x := agx.FromSlice([]float64{1, 2, 3}, 3).SetRequiresGrad(true)
+		var ge *agx.GradCheckError
+		if err := agx.GradCheck(bad, []*agx.Tensor{x}, agx.FastMode(fast)); !errors.As(err, &ge) || ge.Kind != "jacobian" || ge.Output != 0 {
+			t.Errorf("fast %v: got %v, want a jacobian mismatch for output 0", fast, err)
 		}
 	}
 }

@@ -5,6 +5,7 @@ package agx_test
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -152,6 +153,71 @@ func (f *scaledByField) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(g[0].Mul(f.w))
 }
 
+// Functions that keep their input where a field walk of the Function's own
+// fields would not see it: through a slice or pointer held by a value
+// Function, in an array, a map, a nested struct behind a pointer, or an
+// interface field.
+type valSlice struct{ keep []*agx.Tensor }
+
+func (f valSlice) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.keep[0] = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f valSlice) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.keep[0]).Mul(2.0))
+}
+
+type state struct{ x *agx.Tensor }
+type valPtr struct{ st *state }
+
+func (f valPtr) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.st.x = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f valPtr) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.st.x).Mul(2.0))
+}
+
+type ptrArr struct{ keep [1]*agx.Tensor }
+
+func (f *ptrArr) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.keep[0] = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f *ptrArr) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.keep[0]).Mul(2.0))
+}
+
+type ptrMap struct{ keep map[string]*agx.Tensor }
+
+func (f *ptrMap) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.keep["x"] = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f *ptrMap) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.keep["x"]).Mul(2.0))
+}
+
+type ptrNested struct{ st *state }
+
+func (f *ptrNested) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.st.x = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f *ptrNested) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.st.x).Mul(2.0))
+}
+
+type ptrAny struct{ x any }
+
+func (f *ptrAny) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	f.x = in[0]
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+func (f *ptrAny) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(f.x.(*agx.Tensor)).Mul(2.0))
+}
+
 // TestFunctionFieldTensorsRefused: a Function that keeps tensors in its own
 // fields gives [20,40,60] where [2,4,6] is right when applied twice; Apply
 // refuses it with the rule's words.
@@ -163,6 +229,12 @@ func TestFunctionFieldTensorsRefused(t *testing.T) {
 	}{
 		{"pointer field", &fieldKeeper{}, "field x"},
 		{"slice element", &sliceKeeper{keep: make([]*agx.Tensor, 1)}, "field keep"},
+		{"value Function, slice element", valSlice{keep: make([]*agx.Tensor, 1)}, "field keep[0]"},
+		{"value Function, through a pointer", valPtr{st: &state{}}, "field st.x"},
+		{"array element", &ptrArr{}, "field keep[0]"},
+		{"map value", &ptrMap{keep: map[string]*agx.Tensor{}}, "field keep[x]"},
+		{"nested struct behind a pointer", &ptrNested{st: &state{}}, "field st.x"},
+		{"interface field", &ptrAny{}, "field x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ptPanics(t, func() {
@@ -229,4 +301,92 @@ func TestBackwardRuntimePanicNamed(t *testing.T) {
 	if !errors.As(err, &ge) {
 		t.Fatalf("Try(MustGradCheck): got %v, want the *GradCheckError", err)
 	}
+}
+
+// TestForwardReturnsSameTensorThrice: the one-object rule with three slots,
+// and its limit (values read off torch 1.13): a new tensor returned at slots
+// 0 and 2 is one object standing for slot 2; an input returned twice without
+// MarkDirty is two objects (PyTorch makes a view per slot), each its own slot;
+// a dirty input returned twice is the input itself, at the last slot.
+func TestForwardReturnsSameTensorThrice(t *testing.T) {
+	w := ptVec(1, 2, 3)
+	for _, tc := range []struct {
+		name      string
+		fwd       func(ctx *agx.Ctx, x *agx.Tensor) []*agx.Tensor
+		same      [][2]int // output pairs that are one object
+		distinct  [][2]int // output pairs that are two objects
+		use       func(o []*agx.Tensor) *agx.Tensor
+		wantSeen  [][]float64
+		wantXGrad []float64
+	}{
+		{"new tensor at 0 and 2",
+			func(ctx *agx.Ctx, x *agx.Tensor) []*agx.Tensor {
+				y := x.Mul(2.0)
+				return agx.Outputs(y, x.Mul(3.0), y)
+			}, [][2]int{{0, 2}}, [][2]int{{0, 1}},
+			func(o []*agx.Tensor) *agx.Tensor { return o[0].Mul(w).Add(o[1].Mul(10.0)) },
+			[][]float64{{0, 0, 0}, {10, 10, 10}, {1, 2, 3}}, []float64{11, 12, 13}},
+		{"new tensor thrice",
+			func(ctx *agx.Ctx, x *agx.Tensor) []*agx.Tensor {
+				y := x.Mul(2.0)
+				return agx.Outputs(y, y, y)
+			}, [][2]int{{0, 1}, {1, 2}}, nil,
+			func(o []*agx.Tensor) *agx.Tensor { return o[1].Mul(w) },
+			[][]float64{{0, 0, 0}, {0, 0, 0}, {1, 2, 3}}, []float64{1, 2, 3}},
+		{"input at 0 and 2",
+			func(ctx *agx.Ctx, x *agx.Tensor) []*agx.Tensor { return agx.Outputs(x, x.Mul(2.0), x) },
+			nil, [][2]int{{0, 2}},
+			func(o []*agx.Tensor) *agx.Tensor { return o[0].Mul(w) },
+			[][]float64{{1, 2, 3}, {0, 0, 0}, {0, 0, 0}}, []float64{1, 2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen []*agx.Tensor
+			f := agx.Func{FuncName: "Dup3",
+				Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor { return tc.fwd(ctx, in[0]) },
+				Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+					seen = g
+					return agx.Outputs(g[0].Add(g[1]).Add(g[2]))
+				}}
+			x := ptLeaf(1, 1, 1)
+			o := agx.ApplyN(f, x)
+			for _, p := range tc.same {
+				if o[p[0]] != o[p[1]] {
+					t.Fatalf("outputs %d and %d are two objects; PyTorch gives one", p[0], p[1])
+				}
+			}
+			for _, p := range tc.distinct {
+				if o[p[0]] == o[p[1]] {
+					t.Fatalf("outputs %d and %d are one object; PyTorch gives two", p[0], p[1])
+				}
+			}
+			tc.use(o).Sum().Backward()
+			for k, want := range tc.wantSeen {
+				ptClose(t, fmt.Sprintf("grad of output %d", k), seen[k], want...)
+			}
+			ptClose(t, "x.grad", x.Grad(), tc.wantXGrad...)
+		})
+	}
+	t.Run("dirty input twice", func(t *testing.T) {
+		var seen []*agx.Tensor
+		f := agx.Func{FuncName: "DirtyTwice",
+			Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+				in[0].MulInPlace(2.0)
+				ctx.MarkDirty(in[0])
+				return agx.Outputs(in[0], in[0])
+			},
+			Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+				seen = g
+				return agx.Outputs(g[0].Add(g[1]).Mul(2.0))
+			}}
+		x0 := ptLeaf(1, 1, 1)
+		x := x0.Mul(1.0)
+		o := agx.ApplyN(f, x)
+		if o[0] != o[1] || o[0] != x {
+			t.Fatal("a dirty input returned twice is not the input itself at both slots")
+		}
+		o[0].Mul(w).Sum().Backward()
+		ptClose(t, "grad of output 0", seen[0], 0, 0, 0)
+		ptClose(t, "grad of output 1", seen[1], 1, 2, 3)
+		ptClose(t, "x0.grad", x0.Grad(), 2, 4, 6)
+	})
 }
