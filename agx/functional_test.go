@@ -205,6 +205,9 @@ func TestFunctionalErrors(t *testing.T) {
 		{"forward_strict_independent", func() {
 			Jacobian(func(x, y *Tensor) *Tensor { return x.Exp() }, []*Tensor{x3, x3}, JacobianStrategy(ForwardMode), Strict())
 		}, ErrGraph, "Output 0 of the user-provided function is independent of input 1"},
+		{"forward_strict_linear_hessian", func() {
+			Hessian(func(x *Tensor) *Tensor { return x.Mul(2).Sum() }, []*Tensor{x3}, Strict(), OuterJacobianStrategy(ForwardMode))
+		}, ErrGraph, "twice differentiable"},
 		{"forward_function_without_jvp", func() { Jacobian(Function(noJvpSquare{}), []*Tensor{x3}, JacobianStrategy(ForwardMode)) }, ErrForwardAD, ""},
 		{"retain_graph_option", func() { VJP(sum, []*Tensor{x3}, nil, RetainGraph()) }, tensor.ErrArg, "not RetainGraph"},
 		{"bad_function", func() { VJP(42, []*Tensor{x3}, nil) }, tensor.ErrArg, "unsupported function type int"},
@@ -262,6 +265,8 @@ func TestFunctionalForwardStrategy(t *testing.T) {
 		}, [][]int{{4}, {4}}},
 		{"independent_input", func(in ...*Tensor) []*Tensor { return Outputs(in[0].Exp().Reshape(2, 2)) }, [][]int{{4}, {3}}},
 		{"empty_input", func(in ...*Tensor) []*Tensor { return Outputs(in[0].Sigmoid().Add(in[1].Sum())) }, [][]int{{2}, {0}}},
+		// A custom Function takes part through its Jvp.
+		{"custom_function", func(in ...*Tensor) []*Tensor { return ApplyN(fwdTwo{}, in[0], in[1].Exp()) }, [][]int{{3}, {3}}},
 	}
 	hesFns := []struct {
 		name   string
@@ -277,6 +282,9 @@ func TestFunctionalForwardStrategy(t *testing.T) {
 			return Outputs(x.Neg().Add(1).Pow(2).Add(y.Sub(x.Mul(x)).Pow(2).Mul(100)).Sum())
 		}, [][]int{{2}}},
 		{"independent_input", func(in ...*Tensor) []*Tensor { return Outputs(in[0].Pow(3).Sum()) }, [][]int{{3}, {2}}},
+		// Forward over reverse through a custom Function: its Jvp in the
+		// forward pass, and its Backward's agx ops carry the tangents.
+		{"custom_function", func(in ...*Tensor) []*Tensor { return Outputs(Apply(fwdCube{}, in[0].Sin()).Sum()) }, [][]int{{4}}},
 	}
 	for _, dt := range []DType{Float64, Float32} {
 		tol := 1e-6
