@@ -31,7 +31,10 @@ import (
 // per output element over a retained graph; Hessian is the Jacobian of the
 // gradient (reverse over reverse), one double backward per input element;
 // forward over reverse (OuterJacobianStrategy(ForwardMode)) is one forward
-// and one backward pass with dual inputs per input element.
+// and one backward pass with dual inputs per input element. Jacobian with
+// ForwardMode is one forward pass with a dual input per input element. The
+// passes run one after another (PyTorch vectorizes them with vmap, which agx
+// does not have).
 
 // FunctionalOption configures VJP, JVP, Jacobian, Hessian, VHP and HVP:
 // CreateGraph(), Strict(), JacobianStrategy, OuterJacobianStrategy.
@@ -484,8 +487,14 @@ func (c functionalConfig) jacobian(fn func(...*Tensor) []*Tensor, inputs []*Tens
 // torch.autograd.functional.hessian: H[i][j] is the second derivative with
 // respect to inputs i and j, of shape input i's shape followed by input j's.
 // f must return one tensor with one element. It is the Jacobian of the
-// gradient: reverse over reverse (OuterJacobianStrategy(ReverseMode)), one
-// double backward per input element.
+// gradient: reverse over reverse (OuterJacobianStrategy(ReverseMode), the
+// default), one double backward per input element, or forward over reverse
+// (OuterJacobianStrategy(ForwardMode)): per input element, f and its
+// gradient run on inputs made dual with a one-hot tangent, and the
+// gradient's tangent is the Hessian's column. Forward over reverse needs
+// every Backward on the way to propagate tangents (built-in backwards do;
+// a custom Backward does when it is written with agx ops). Not with
+// CreateGraph.
 func Hessian(f any, inputs []*Tensor, opts ...FunctionalOption) [][]*Tensor {
 	fn, c := functionalSetup("Hessian", f, opts)
 	single := func(in ...*Tensor) []*Tensor {
