@@ -208,6 +208,9 @@ func TestFunctionalErrors(t *testing.T) {
 		{"forward_strict_linear_hessian", func() {
 			Hessian(func(x *Tensor) *Tensor { return x.Mul(2).Sum() }, []*Tensor{x3}, Strict(), OuterJacobianStrategy(ForwardMode))
 		}, ErrGraph, "twice differentiable"},
+		{"forward_hessian_once_differentiable", func() {
+			Hessian(func(x *Tensor) *Tensor { return Apply(onceSquareJvp{}, x).Sum() }, []*Tensor{x3}, OuterJacobianStrategy(ForwardMode))
+		}, ErrForwardAD, "marked as once-differentiable (onceSquareJvpBackward): forward over reverse needs the tangents of its backward"},
 		{"forward_function_without_jvp", func() { Jacobian(Function(noJvpSquare{}), []*Tensor{x3}, JacobianStrategy(ForwardMode)) }, ErrForwardAD, ""},
 		{"retain_graph_option", func() { VJP(sum, []*Tensor{x3}, nil, RetainGraph()) }, tensor.ErrArg, "not RetainGraph"},
 		{"bad_function", func() { VJP(42, []*Tensor{x3}, nil) }, tensor.ErrArg, "unsupported function type int"},
@@ -356,3 +359,20 @@ func TestFunctionalForwardStrategy(t *testing.T) {
 }
 
 func slicesEqual(a, b []int) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// onceSquareJvp is x² with a Jvp, marked once-differentiable: forward over
+// reverse through it is refused (its tangents would be lost otherwise).
+type onceSquareJvp struct{ Once }
+
+func (onceSquareJvp) Forward(ctx *Ctx, in ...*Tensor) []*Tensor {
+	ctx.SaveForBackward(in[0])
+	return Outputs(in[0].Mul(in[0]))
+}
+
+func (onceSquareJvp) Backward(ctx *Ctx, g ...*Tensor) []*Tensor {
+	return Outputs(g[0].Mul(ctx.SavedTensors()[0]).Mul(2))
+}
+
+func (onceSquareJvp) Jvp(ctx *Ctx, t ...*Tensor) []*Tensor {
+	return Outputs(t[0].Mul(ctx.SavedTensors()[0]).Mul(2))
+}
