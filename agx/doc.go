@@ -65,11 +65,13 @@
 //
 // VJP, JVP, Jacobian, Hessian, VHP and HVP compute derivatives of a function
 // of tensors with torch.autograd.functional's semantics (CreateGraph keeps
-// the results differentiable, Strict turns independence into an error), all
-// in reverse mode: VJP is one backward pass, JVP and HVP use the
-// double-backward trick (about twice that), Jacobian runs one backward per
-// output element and Hessian one double backward per input element. A
-// forward-mode strategy is refused for now.
+// the results differentiable, Strict turns independence into an error): VJP
+// is one backward pass, JVP and HVP use the double-backward trick (about
+// twice that), Jacobian runs one backward per output element and Hessian
+// one double backward per input element. JacobianStrategy(ForwardMode)
+// builds the Jacobian column by column instead, one forward pass with a dual
+// input per input element (the cheaper choice for a tall Jacobian), and
+// OuterJacobianStrategy(ForwardMode) makes Hessian forward over reverse.
 //
 // Checkpoint(fn, inputs...) trades compute for memory as PyTorch's
 // non-reentrant torch.utils.checkpoint: the saved tensors of fn's ops are

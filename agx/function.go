@@ -453,6 +453,20 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 	ctx.createGraph = create
 	var in []*Tensor
 	if fn.once && create {
+		// Forward over reverse would differentiate this backward too (in
+		// forward mode), which a once-differentiable Function does not allow:
+		// refuse rather than give gradients without their tangents.
+		dual := false
+		for _, g := range grads {
+			dual = dual || g.tangentOf() != nil
+		}
+		for _, s := range n.saved {
+			dual = dual || s.t.tangentOf() != nil
+		}
+		if dual {
+			tensor.PanicHint(n.name, ErrForwardAD, "give the Function a Backward made of agx ops (and drop Once), or use reverse over reverse",
+				"trying to differentiate twice a function that was marked as once-differentiable (%s): forward over reverse needs the tangents of its backward", n.name)
+		}
 		// Run without recording, then make the results fail when differentiated.
 		det := make([]*Tensor, len(grads))
 		for i, g := range grads {

@@ -2,6 +2,7 @@ package agx
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/goagx/agx/tensor"
 )
@@ -19,15 +20,21 @@ import (
 //     every result is detached.
 //   - Strict(): an output or result that does not depend on an input is an
 //     error (ErrGraph) instead of zeros.
-//   - JacobianStrategy / OuterJacobianStrategy: ReverseMode (the default)
-//     differentiates one output element per backward pass. ForwardMode is
-//     reserved for forward-mode AD and refused for now.
+//   - JacobianStrategy (Jacobian) / OuterJacobianStrategy (Hessian):
+//     ReverseMode (the default) differentiates one output element per
+//     backward pass; ForwardMode one input element per forward pass with a
+//     dual tensor. ForwardMode cannot be combined with CreateGraph.
 //
 // Costs: VJP and VHP are one backward pass (VHP a double backward); JVP and
 // HVP use the double-backward trick (a backward pass through a backward
 // pass, PyTorch's choice too), about twice a VJP. Jacobian runs one backward
 // per output element over a retained graph; Hessian is the Jacobian of the
-// gradient (reverse over reverse), one double backward per input element.
+// gradient (reverse over reverse), one double backward per input element;
+// forward over reverse (OuterJacobianStrategy(ForwardMode)) is one forward
+// and one backward pass with dual inputs per input element. Jacobian with
+// ForwardMode is one forward pass with a dual input per input element. The
+// passes run one after another (PyTorch vectorizes them with vmap, which agx
+// does not have).
 
 // FunctionalOption configures VJP, JVP, Jacobian, Hessian, VHP and HVP:
 // CreateGraph(), Strict(), JacobianStrategy, OuterJacobianStrategy.
@@ -70,8 +77,13 @@ const (
 	// ReverseMode builds the Jacobian row by row, one backward pass per
 	// output element (the default).
 	ReverseMode Strategy = iota
-	// ForwardMode would build it column by column with forward-mode AD; agx
-	// does not provide it to Jacobian yet and refuses it.
+	// ForwardMode builds it column by column with forward-mode AD: one
+	// forward pass per input element, each with a one-hot tangent on that
+	// element (MakeDual). It wins when the inputs have fewer elements than
+	// the outputs (a tall Jacobian). PyTorch's strategy="forward-mode" needs
+	// vectorize=True (vmap); agx runs the columns one after another. Not
+	// available with CreateGraph (as in PyTorch); every op f uses needs a
+	// forward rule (every built-in has one; a custom Function needs Jvp).
 	ForwardMode
 )
 
@@ -102,14 +114,21 @@ func functionalSetup(op string, f any, opts []FunctionalOption) (func(...*Tensor
 		o.applyFunctional(&c)
 	}
 	for _, s := range []Strategy{c.strategy, c.outer} {
-		switch s {
-		case ReverseMode:
-		case ForwardMode:
-			tensor.PanicHint(op, tensor.ErrArg, "use ReverseMode",
-				"the forward-mode strategy is not available yet: agx's functional API differentiates in reverse mode only")
-		default:
+		if s != ReverseMode && s != ForwardMode {
 			tensor.Panicf(op, tensor.ErrArg, "unknown strategy %d", int(s))
 		}
+	}
+	switch {
+	case op != "Jacobian" && c.strategy != ReverseMode:
+		tensor.PanicHint(op, tensor.ErrArg, "use OuterJacobianStrategy for Hessian's outer Jacobian",
+			"JacobianStrategy applies to Jacobian only")
+	case op != "Hessian" && c.outer != ReverseMode:
+		tensor.PanicHint(op, tensor.ErrArg, "use JacobianStrategy with Jacobian",
+			"OuterJacobianStrategy applies to Hessian only")
+	case c.create && (c.strategy == ForwardMode || c.outer == ForwardMode):
+		tensor.PanicHint(op, tensor.ErrArg, "leave CreateGraph off, or use ReverseMode",
+			"torch.autograd.functional.%s: `create_graph=True` and `strategy=\"forward-mode\"` are not supported together (yet). Please either set `create_graph=False` or `strategy=\"reverse-mode\"`.",
+			strings.ToLower(op))
 	}
 	var fn func(...*Tensor) []*Tensor
 	switch g := f.(type) {
@@ -339,12 +358,86 @@ func JVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, jvp []*
 // torch.autograd.functional.jacobian: J[i][j] is the derivative of output i
 // with respect to input j, of shape output i's shape followed by input j's.
 // A pair with no dependence gets zeros (an error with Strict). In reverse
-// mode it runs one backward pass per output element, over a graph recorded
-// once.
+// mode (the default) it runs one backward pass per output element, over a
+// graph recorded once: cheap for a wide Jacobian (few outputs, many
+// inputs). With JacobianStrategy(ForwardMode) it runs one forward pass per
+// input element, each giving one column: cheap for a tall Jacobian (few
+// inputs, many outputs).
 func Jacobian(f any, inputs []*Tensor, opts ...FunctionalOption) [][]*Tensor {
 	fn, c := functionalSetup("Jacobian", f, opts)
 	var jac [][]*Tensor
-	withGradEnabled(func() { jac = c.jacobian(fn, inputs) })
+	withGradEnabled(func() {
+		if c.strategy == ForwardMode {
+			jac = c.jacobianForward(fn, inputs, false)
+		} else {
+			jac = c.jacobian(fn, inputs)
+		}
+	})
+	return jac
+}
+
+// jacobianForward builds the Jacobian column by column: for each element k
+// of each input j, f runs on the inputs with input j made dual with the
+// one-hot tangent e_k, and the tangent of output i is column k of J[i][j].
+// An output without a tangent does not depend on input j. needGraph makes
+// the primals require grad (Hessian's inner reverse pass needs it).
+func (c functionalConfig) jacobianForward(fn func(...*Tensor) []*Tensor, inputs []*Tensor, needGraph bool) [][]*Tensor {
+	in := c.preprocess("inputs", inputs, needGraph)
+	for i, x := range in {
+		if !x.DType().IsFloat() {
+			tensor.Panicf(c.op, tensor.ErrDType, "element %d of inputs has dtype %v: only floating point inputs can be differentiated", i, x.DType())
+		}
+	}
+	var cols [][][]*Tensor // cols[j][i]: the columns of J[i][j]
+	var outShapes [][]int
+	var outDTypes []DType
+	for j, x := range in {
+		for k := range x.Numel() {
+			args := slices.Clone(in)
+			args[j] = MakeDual(x, onehotAt(x, k))
+			outs := fn(args...)
+			if outShapes == nil {
+				cols = make([][][]*Tensor, len(in))
+				for _, o := range outs {
+					outShapes = append(outShapes, o.Shape())
+					outDTypes = append(outDTypes, o.DType())
+				}
+			} else if len(outs) != len(outShapes) {
+				tensor.Panicf(c.op, tensor.ErrArg, "the user-provided function returned %d outputs, then %d", len(outShapes), len(outs))
+			}
+			if cols[j] == nil {
+				cols[j] = make([][]*Tensor, len(outs))
+			}
+			for i, o := range outs {
+				tg := o.Tangent()
+				if tg == nil {
+					if c.strict {
+						c.fail("Output %d of the user-provided function is independent of input %d. This is not allowed in strict mode.", i, j)
+					}
+					tg = Zeros(o.DType(), o.Shape()...)
+				}
+				cols[j][i] = append(cols[j][i], tg.Detach().Reshape(o.Numel()))
+			}
+		}
+	}
+	if outShapes == nil { // every input is empty: f runs once for the shapes
+		for _, o := range fn(in...) {
+			outShapes = append(outShapes, o.Shape())
+			outDTypes = append(outDTypes, o.DType())
+		}
+	}
+	jac := make([][]*Tensor, len(outShapes))
+	for i, os := range outShapes {
+		jac[i] = make([]*Tensor, len(in))
+		for j, x := range in {
+			shape := append(slices.Clone(os), x.Shape()...)
+			if x.Numel() == 0 || cols[j] == nil {
+				jac[i][j] = Zeros(outDTypes[i], shape...)
+				continue
+			}
+			jac[i][j] = Stack(1, cols[j][i]...).Reshape(shape...)
+		}
+	}
 	return jac
 }
 
@@ -394,8 +487,14 @@ func (c functionalConfig) jacobian(fn func(...*Tensor) []*Tensor, inputs []*Tens
 // torch.autograd.functional.hessian: H[i][j] is the second derivative with
 // respect to inputs i and j, of shape input i's shape followed by input j's.
 // f must return one tensor with one element. It is the Jacobian of the
-// gradient: reverse over reverse (OuterJacobianStrategy(ReverseMode)), one
-// double backward per input element.
+// gradient: reverse over reverse (OuterJacobianStrategy(ReverseMode), the
+// default), one double backward per input element, or forward over reverse
+// (OuterJacobianStrategy(ForwardMode)): per input element, f and its
+// gradient run on inputs made dual with a one-hot tangent, and the
+// gradient's tangent is the Hessian's column. Forward over reverse needs
+// every Backward on the way to propagate tangents (built-in backwards do;
+// a custom Backward does when it is written with agx ops). Not with
+// CreateGraph.
 func Hessian(f any, inputs []*Tensor, opts ...FunctionalOption) [][]*Tensor {
 	fn, c := functionalSetup("Hessian", f, opts)
 	single := func(in ...*Tensor) []*Tensor {
@@ -411,7 +510,13 @@ func Hessian(f any, inputs []*Tensor, opts ...FunctionalOption) [][]*Tensor {
 		return jac
 	}
 	var h [][]*Tensor
-	withGradEnabled(func() { h = c.jacobian(jacFunc, inputs) })
+	withGradEnabled(func() {
+		if c.outer == ForwardMode {
+			h = c.jacobianForward(jacFunc, inputs, true)
+		} else {
+			h = c.jacobian(jacFunc, inputs)
+		}
+	})
 	return h
 }
 

@@ -31,6 +31,7 @@ type functionalCase struct {
 	op, fn         string
 	create, strict bool
 	vNil           bool
+	forward        bool // JacobianStrategy / OuterJacobianStrategy(ForwardMode)
 }
 
 // runFunctional calls agx's op: the outputs (for the product ops) and the
@@ -38,6 +39,11 @@ type functionalCase struct {
 func runFunctional(c functionalCase, xs, v []*Tensor) (outs, res []*Tensor) {
 	f := functionalFns[c.fn].f
 	opts := []FunctionalOption{CreateGraph(c.create), Strict(c.strict)}
+	if c.forward && c.op == "jacobian" {
+		opts = append(opts, JacobianStrategy(ForwardMode))
+	} else if c.forward {
+		opts = append(opts, OuterJacobianStrategy(ForwardMode))
+	}
 	switch c.op {
 	case "vjp":
 		outs, res = VJP(f, xs, v, opts...)
@@ -89,6 +95,19 @@ func TestOracleFunctional(t *testing.T) {
 	// v may be left out for a one-element output (vjp) or input (hvp).
 	cases = append(cases, functionalCase{op: "vjp", fn: "indep", vNil: true},
 		functionalCase{op: "vjp", fn: "vec", vNil: true})
+	// The forward-mode strategies (PyTorch with vectorize=True, which refuses
+	// strict; agx's strict forward mode is tested against reverse mode in
+	// TestFunctionalForwardStrategy). With create_graph both refuse.
+	for _, fn := range []string{"vec", "two", "indep"} {
+		for _, create := range []bool{false, true} {
+			cases = append(cases, functionalCase{op: "jacobian", fn: fn, create: create, forward: true})
+		}
+	}
+	for _, fn := range []string{"scalar", "indep", "linear"} {
+		for _, create := range []bool{false, true} {
+			cases = append(cases, functionalCase{op: "hessian", fn: fn, create: create, forward: true})
+		}
+	}
 
 	type request struct {
 		Name   string          `json:"name"`
@@ -98,6 +117,8 @@ func TestOracleFunctional(t *testing.T) {
 		V      []oracle.Tensor `json:"v"`
 		Create bool            `json:"create"`
 		Strict bool            `json:"strict"`
+		// Strategy is "forward-mode" for the forward strategies, else empty.
+		Strategy string `json:"strategy,omitempty"`
 	}
 	type result struct {
 		Name         string          `json:"name"`
@@ -121,9 +142,15 @@ func TestOracleFunctional(t *testing.T) {
 	for _, dt := range []DType{Float64, Float32} {
 		for _, c := range cases {
 			name := fmt.Sprintf("%s/%s/create=%v/strict=%v/vnil=%v/%v", c.op, c.fn, c.create, c.strict, c.vNil, dt)
+			if c.forward {
+				name = fmt.Sprintf("%s/forward-mode/%s/create=%v/%v", c.op, c.fn, c.create, dt)
+			}
 			gen := tensor.NewGenerator(seedOf(name))
 			shapes := functionalFns[c.fn].shapes
 			r := request{Name: name, Op: c.op, Fn: c.fn, Create: c.create, Strict: c.strict}
+			if c.forward {
+				r.Strategy = "forward-mode"
+			}
 			l := local{c: c, dt: dt}
 			for _, s := range shapes {
 				x := New(gen.Randn(Float64, s...).Mul(tensor.Scalar(0.5)).To(dt)).SetRequiresGrad(true)
@@ -217,6 +244,15 @@ func TestOracleFunctional(t *testing.T) {
 			cmp("output", m.outs, want.Outputs)
 			cmp("result", m.res, want.Results)
 			for i, r := range m.res {
+				// PyTorch's vectorized forward mode leaves its results
+				// attached without create_graph; agx detaches every result
+				// then, whatever the strategy.
+				if m.c.forward && !m.c.create {
+					if r.RequiresGrad() {
+						t.Errorf("result %d requires grad without create_graph", i)
+					}
+					continue
+				}
 				if r.RequiresGrad() != want.RequiresGrad[i] {
 					t.Errorf("result %d requires grad: %v, PyTorch %v", i, r.RequiresGrad(), want.RequiresGrad[i])
 				}

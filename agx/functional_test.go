@@ -196,8 +196,22 @@ func TestFunctionalErrors(t *testing.T) {
 		is   error
 		msg  string
 	}{
-		{"forward_strategy", func() { Jacobian(sq, []*Tensor{x3}, JacobianStrategy(ForwardMode)) }, tensor.ErrArg, "forward-mode strategy is not available"},
-		{"forward_outer", func() { Hessian(sum, []*Tensor{x3}, OuterJacobianStrategy(ForwardMode)) }, tensor.ErrArg, "forward-mode strategy"},
+		{"forward_create_graph", func() { Jacobian(sq, []*Tensor{x3}, JacobianStrategy(ForwardMode), CreateGraph()) }, tensor.ErrArg, "`create_graph=True` and `strategy=\"forward-mode\"` are not supported together"},
+		{"forward_outer_create_graph", func() { Hessian(sum, []*Tensor{x3}, OuterJacobianStrategy(ForwardMode), CreateGraph()) }, tensor.ErrArg, "functional.hessian: `create_graph=True`"},
+		{"outer_strategy_on_jacobian", func() { Jacobian(sq, []*Tensor{x3}, OuterJacobianStrategy(ForwardMode)) }, tensor.ErrArg, "applies to Hessian only"},
+		{"strategy_on_hessian", func() { Hessian(sum, []*Tensor{x3}, JacobianStrategy(ForwardMode)) }, tensor.ErrArg, "applies to Jacobian only"},
+		{"unknown_strategy", func() { Jacobian(sq, []*Tensor{x3}, JacobianStrategy(Strategy(7))) }, tensor.ErrArg, "unknown strategy 7"},
+		{"forward_int_input", func() { Jacobian(sum, []*Tensor{FromSlice([]int64{1, 2})}, JacobianStrategy(ForwardMode)) }, tensor.ErrDType, "floating point"},
+		{"forward_strict_independent", func() {
+			Jacobian(func(x, y *Tensor) *Tensor { return x.Exp() }, []*Tensor{x3, x3}, JacobianStrategy(ForwardMode), Strict())
+		}, ErrGraph, "Output 0 of the user-provided function is independent of input 1"},
+		{"forward_strict_linear_hessian", func() {
+			Hessian(func(x *Tensor) *Tensor { return x.Mul(2).Sum() }, []*Tensor{x3}, Strict(), OuterJacobianStrategy(ForwardMode))
+		}, ErrGraph, "twice differentiable"},
+		{"forward_hessian_once_differentiable", func() {
+			Hessian(func(x *Tensor) *Tensor { return Apply(onceSquareJvp{}, x).Sum() }, []*Tensor{x3}, OuterJacobianStrategy(ForwardMode))
+		}, ErrForwardAD, "marked as once-differentiable (onceSquareJvpBackward): forward over reverse needs the tangents of its backward"},
+		{"forward_function_without_jvp", func() { Jacobian(Function(noJvpSquare{}), []*Tensor{x3}, JacobianStrategy(ForwardMode)) }, ErrForwardAD, ""},
 		{"retain_graph_option", func() { VJP(sum, []*Tensor{x3}, nil, RetainGraph()) }, tensor.ErrArg, "not RetainGraph"},
 		{"bad_function", func() { VJP(42, []*Tensor{x3}, nil) }, tensor.ErrArg, "unsupported function type int"},
 		{"no_inputs", func() { Jacobian(sum, nil) }, tensor.ErrArg, "no inputs"},
@@ -220,4 +234,145 @@ func TestFunctionalErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// noJvpSquare is a custom Function without Jvp: forward mode cannot use it.
+type noJvpSquare struct{}
+
+func (noJvpSquare) Forward(ctx *Ctx, in ...*Tensor) []*Tensor {
+	ctx.SaveForBackward(in[0])
+	return Outputs(in[0].Mul(in[0]))
+}
+
+func (noJvpSquare) Backward(ctx *Ctx, g ...*Tensor) []*Tensor {
+	return Outputs(g[0].Mul(ctx.SavedTensors()[0]).Mul(2))
+}
+
+// TestFunctionalForwardStrategy: Jacobian with JacobianStrategy(ForwardMode)
+// and Hessian with OuterJacobianStrategy(ForwardMode) (forward over reverse)
+// equal the reverse-mode results and finite differences, in float64 and
+// float32, for several inputs and outputs of different shapes, an input the
+// outputs do not depend on, and an empty input; forward mode leaves no
+// gradients behind and its results do not require grad.
+func TestFunctionalForwardStrategy(t *testing.T) {
+	jacFns := []struct {
+		name   string
+		f      func(...*Tensor) []*Tensor
+		shapes [][]int
+	}{
+		{"tall", func(in ...*Tensor) []*Tensor {
+			return Outputs(in[1].MatMul(in[0]).Tanh(), in[0].Sin().Sum())
+		}, [][]int{{3, 1}, {5, 3}}},
+		{"two_outputs", func(in ...*Tensor) []*Tensor {
+			return Outputs(in[0].Mul(in[1].Exp()), in[0].Sin().Mul(in[1]).Sum())
+		}, [][]int{{4}, {4}}},
+		{"independent_input", func(in ...*Tensor) []*Tensor { return Outputs(in[0].Exp().Reshape(2, 2)) }, [][]int{{4}, {3}}},
+		{"empty_input", func(in ...*Tensor) []*Tensor { return Outputs(in[0].Sigmoid().Add(in[1].Sum())) }, [][]int{{2}, {0}}},
+		// A custom Function takes part through its Jvp.
+		{"custom_function", func(in ...*Tensor) []*Tensor { return ApplyN(fwdTwo{}, in[0], in[1].Exp()) }, [][]int{{3}, {3}}},
+	}
+	hesFns := []struct {
+		name   string
+		f      func(...*Tensor) []*Tensor
+		shapes [][]int
+	}{
+		{"scalar", func(in ...*Tensor) []*Tensor {
+			a := in[0].Exp().MatMul(in[1]).Pow(2).Sum()
+			return Outputs(a.Add(in[0].Sin().Sum().Mul(in[1].Mul(in[1]).Sum())))
+		}, [][]int{{2, 2}, {2, 1}}},
+		{"rosenbrock", func(in ...*Tensor) []*Tensor {
+			x, y := in[0].Narrow(0, 0, 1), in[0].Narrow(0, 1, 1)
+			return Outputs(x.Neg().Add(1).Pow(2).Add(y.Sub(x.Mul(x)).Pow(2).Mul(100)).Sum())
+		}, [][]int{{2}}},
+		{"independent_input", func(in ...*Tensor) []*Tensor { return Outputs(in[0].Pow(3).Sum()) }, [][]int{{3}, {2}}},
+		// Forward over reverse through a custom Function: its Jvp in the
+		// forward pass, and its Backward's agx ops carry the tangents.
+		{"custom_function", func(in ...*Tensor) []*Tensor { return Outputs(Apply(fwdCube{}, in[0].Sin()).Sum()) }, [][]int{{4}}},
+	}
+	for _, dt := range []DType{Float64, Float32} {
+		tol := 1e-6
+		if dt == Float32 {
+			tol = 2e-2
+		}
+		inputs := func(name string, shapes [][]int) []*Tensor {
+			gen := tensor.NewGenerator(seedOf(name))
+			var xs []*Tensor
+			for _, s := range shapes {
+				xs = append(xs, New(gen.Randn(Float64, s...).Mul(tensor.Scalar(0.5)).To(dt)))
+			}
+			return xs
+		}
+		check := func(t *testing.T, kind string, fwd, rev [][]*Tensor, xs []*Tensor, fdOf func(o, j int) [][]float64) {
+			t.Helper()
+			if len(fwd) != len(rev) {
+				t.Fatalf("%d rows, reverse mode %d", len(fwd), len(rev))
+			}
+			for o := range fwd {
+				for j := range fwd[o] {
+					got, want := fwd[o][j], rev[o][j]
+					if !slicesEqual(got.Shape(), want.Shape()) || got.DType() != dt {
+						t.Fatalf("%s[%d][%d]: shape %v dtype %v, reverse mode %v %v", kind, o, j, got.Shape(), got.DType(), want.Shape(), want.DType())
+					}
+					if got.RequiresGrad() {
+						t.Errorf("%s[%d][%d] requires grad", kind, o, j)
+					}
+					closeVals(t, fmt.Sprintf("%s[%d][%d] vs reverse mode", kind, o, j), got.Float64s(), want.Float64s(), 1e-5)
+					closeVals(t, fmt.Sprintf("%s[%d][%d] vs finite differences", kind, o, j), got.Float64s(), flat(fdOf(o, j)), tol)
+				}
+			}
+			for _, x := range xs {
+				if x.Grad() != nil || x.RequiresGrad() {
+					t.Error("forward mode touched its inputs")
+				}
+			}
+		}
+		for _, c := range jacFns {
+			t.Run(fmt.Sprintf("jacobian/%s/%v", c.name, dt), func(t *testing.T) {
+				xs := inputs(c.name, c.shapes)
+				fwd := Jacobian(c.f, xs, JacobianStrategy(ForwardMode))
+				rev := Jacobian(c.f, xs)
+				check(t, "J", fwd, rev, xs, func(o, j int) [][]float64 { return fdJacobian(c.f, xs, o, j, 1e-6) })
+			})
+		}
+		for _, c := range hesFns {
+			t.Run(fmt.Sprintf("hessian/%s/%v", c.name, dt), func(t *testing.T) {
+				xs := inputs(c.name, c.shapes)
+				fwd := Hessian(c.f, xs, OuterJacobianStrategy(ForwardMode))
+				rev := Hessian(c.f, xs)
+				// Finite differences of the gradient (computed in float64).
+				grad := func(in ...*Tensor) []*Tensor {
+					for i := range in {
+						in[i] = in[i].Detach().SetRequiresGrad(true)
+					}
+					g := Grad(c.f(in...), in, AllowUnused())
+					for i := range g {
+						if g[i] == nil {
+							g[i] = ZerosLike(in[i])
+						}
+					}
+					return g
+				}
+				check(t, "H", fwd, rev, xs, func(o, j int) [][]float64 { return fdJacobian(grad, xs, o, j, 1e-5) })
+			})
+		}
+	}
+}
+
+func slicesEqual(a, b []int) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// onceSquareJvp is x² with a Jvp, marked once-differentiable: forward over
+// reverse through it is refused (its tangents would be lost otherwise).
+type onceSquareJvp struct{ Once }
+
+func (onceSquareJvp) Forward(ctx *Ctx, in ...*Tensor) []*Tensor {
+	ctx.SaveForBackward(in[0])
+	return Outputs(in[0].Mul(in[0]))
+}
+
+func (onceSquareJvp) Backward(ctx *Ctx, g ...*Tensor) []*Tensor {
+	return Outputs(g[0].Mul(ctx.SavedTensors()[0]).Mul(2))
+}
+
+func (onceSquareJvp) Jvp(ctx *Ctx, t ...*Tensor) []*Tensor {
+	return Outputs(t[0].Mul(ctx.SavedTensors()[0]).Mul(2))
 }

@@ -34,6 +34,11 @@ var answerKeys = map[string][]string{
 	"soft-rank": {
 		"s_ij·(1 − s_ij)/τ", "G_k · Σ_j d_kj − Σ_i G_i · d_ik",
 	},
+	"logsumexp-jvp": {
+		// the tangent of each row's log-sum-exp: the softmax-weighted sum of the row's tangent
+		"Σ_j softmax_ij · t_ij", "Σ_j t_ij · softmax_ij", "Σ_j softmax(x)_ij · t_ij",
+		"go:t[0].Mul(softmax).Sum(softmax.Dim() - 1)",
+	},
 	"attention": {
 		"P ⊙ (dP − rowsum(dP ⊙ P))", "dK = dSᵀ·Q·scale", "dQ = dS·K·scale",
 	},

@@ -1,6 +1,9 @@
 """PyTorch reference for agx's functional API (agx/functional_oracle_test.go).
 
-Input: a JSON list of cases {name, op, fn, inputs, v, create, strict}. The
+Input: a JSON list of cases {name, op, fn, inputs, v, create, strict,
+strategy}: strategy "forward-mode" is passed to jacobian as strategy= and to
+hessian as outer_jacobian_strategy=, with vectorize=True (PyTorch's forward
+mode needs it). The
 function named fn (defined here as in the Go test) goes through
 torch.autograd.functional.<op> with all inputs requiring grad. Output, per
 case: {error} when PyTorch raised, else {outputs, results, requires_grad,
@@ -33,9 +36,13 @@ def run(c):
         outputs = list(outputs) if isinstance(outputs, tuple) else [outputs]
         res = list(res) if isinstance(res, tuple) else [res]
     else:
+        if c.get("strategy") == "forward-mode":
+            key = "strategy" if op == "jacobian" else "outer_jacobian_strategy"
+            kw.update({key: "forward-mode", "vectorize": True})
         j = getattr(AF, op)(f, xs, **kw)
-        rows = list(j) if isinstance(j, tuple) else [j]
-        res = [t for row in rows for t in (row if isinstance(row, tuple) else (row,))]
+        # vectorize=True may give lists where the default gives tuples.
+        rows = list(j) if isinstance(j, (tuple, list)) else [j]
+        res = [t for row in rows for t in (row if isinstance(row, (tuple, list)) else (row,))]
     out = {"outputs": outputs, "results": res,
            "requires_grad": [r.requires_grad for r in res]}
     if c["create"]:
