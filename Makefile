@@ -80,7 +80,7 @@ fuzz:
 
 # Notebooks whose outputs are stored in them (`make outputs` writes them; `make
 # notebooks` checks them against a fresh run). The others run with their checks only.
-STORED_NOTEBOOKS := docker/lab/testdata/lab-view.ipynb
+STORED_NOTEBOOKS := $(filter-out %.executed.ipynb,$(wildcard notebooks/*.ipynb)) docker/lab/testdata/lab-view.ipynb
 RUN_NOTEBOOKS = $(filter-out $(STORED_NOTEBOOKS),$(shell ls notebooks/*.ipynb notebooks/exercises/*.ipynb 2>/dev/null | grep -v '\.executed\.ipynb$$'))
 
 # Every course notebook, headless through the Go (agx) kernel, with its checks;
