@@ -52,8 +52,11 @@ c.Spawner.args = ["--MappingKernelManager.default_kernel_name=agx-go"]
 c.Spawner.http_timeout = 60
 c.Spawner.start_timeout = 60
 env = {
-    # Hub 3.0 starts jupyter_server by default; Debian 12 has Notebook 6.
-    "JUPYTERHUB_SINGLEUSER_APP": "notebook.notebookapp.NotebookApp",
+    # Hub 3.0 starts jupyter_server by default; Debian 12 has Notebook 6. agx's
+    # subclass of its NotebookApp serves the lab's style sheet (no arrows drawn
+    # for Go's tabs) and stops kernels cleanly, as `make lab` does.
+    "JUPYTERHUB_SINGLEUSER_APP": "agx_notebook_app.AgxNotebookApp",
+    "PYTHONPATH": os.path.join(hub_dir, "agx", "docker", "scripts"),
     "JUPYTER_PATH": os.path.join(hub_dir, "jupyter"),
     "PATH": ":".join([os.path.join(hub_dir, "bin"), "/usr/local/go/bin", "/usr/local/bin", "/usr/bin", "/bin"]),
 }

@@ -567,9 +567,14 @@ func (h *hub) browser(nodeModules string, s *account) {
 			SVG          bool
 		}
 		Screenshots []string
+		Tabs        struct{ Count, Arrows int }
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("browser: %v: %s", err, out)
+	}
+	// The lab's custom.css, served by agx's singleuser app (jupyterhub_config.py).
+	if r.Tabs.Count == 0 || r.Tabs.Arrows != 0 {
+		t.Errorf("browser: %d of %d tabs in Go code drawn with the editor theme's arrow (want 0 of more than 0)", r.Tabs.Arrows, r.Tabs.Count)
 	}
 	t.Logf("browser: %s ran gelu.ipynb in %.1f s; screenshots %v", s.name, r.RunSeconds, r.Screenshots)
 	var texts []string

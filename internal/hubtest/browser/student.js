@@ -67,6 +67,12 @@ async function main() {
       text: [...c.querySelectorAll('.output_area .output_subarea')].map((o) => o.innerText).join('\n'),
       svg: c.querySelector('.output_area svg') !== null,
     })));
+    // The lab's style sheet must reach the hub's servers too: Go's tabs drawn
+    // as plain whitespace, not the editor theme's arrows.
+    result.tabs = await page.evaluate(() => {
+      const tabs = [...document.querySelectorAll('.CodeMirror span.cm-tab')];
+      return { count: tabs.length, arrows: tabs.filter((t) => getComputedStyle(t).backgroundImage !== 'none').length };
+    });
     const full = path.join(outDir, `${user}-notebook.png`);
     await page.screenshot({ path: full, fullPage: true });
     result.screenshots.push(full);
