@@ -114,14 +114,12 @@ docker-lint:
 
 # The lab images (need a Docker engine; see docs/docker.md). IMAGE sets the name.
 IMAGE ?= agx-lab
-CUDA_BASE_IMAGE = $(shell sed -n 's/^CUDA_BASE_IMAGE=//p' docker/versions.env)
 
 image:
 	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cpu --build-arg GOPROXY="$$(go env GOPROXY)" .
 
 image-cuda:
-	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cuda --build-arg GOPROXY="$$(go env GOPROXY)" \
-	  --build-arg BASE_IMAGE=$(CUDA_BASE_IMAGE) --build-arg AGX_GPU=1 .
+	docker build -f docker/Dockerfile --target lab -t $(IMAGE):cuda --build-arg GOPROXY="$$(go env GOPROXY)" --build-arg AGX_GPU=1 .
 
 image-grader:
 	docker build -f docker/Dockerfile --target grader -t $(IMAGE):grader --build-arg GOPROXY="$$(go env GOPROXY)" .

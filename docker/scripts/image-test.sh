@@ -11,9 +11,10 @@
 #     cache) and its sockets in /run/agx-image-test. That dockerd, and only that
 #     one, is stopped at the end, by its process id. No engine: it fails, saying why.
 #  2. Base image: BASE_IMAGE of docker/versions.env when it is present or can be
-#     pulled; otherwise one built from the host's Debian archive with mmdebstrap
-#     (minbase + ca-certificates, the host's extra CA certificates added) and
-#     imported as agx-image-test/base:<suite> (reused by later runs).
+#     pulled; otherwise one of the same Debian release (trixie) built with mmdebstrap
+#     from the mirror the host's apt uses (minbase + ca-certificates, the host's extra
+#     CA certificates added) and imported as agx-image-test/base:<release> (reused by
+#     later runs).
 #  3. Builds the targets lab and grader (BuildKit, build cache kept).
 #  4. Runs the lab on a free port of 127.0.0.1 with a known token, waits until
 #     /api answers with that token (and refuses a request without it), then
@@ -137,20 +138,29 @@ elif timeout 120 "${docker[@]}" pull -q "$base" >/dev/null 2>"$work/pull.err"; t
   log "pulled $base"
 else
   log "cannot pull $base ($(tail -n1 "$work/pull.err")); building one from the Debian archive"
-  suite="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+  # The Debian release BASE_IMAGE names (debian:trixie-slim@... -> trixie), bootstrapped
+  # from the mirror the host's apt uses, whatever release the host runs.
+  ref="${BASE_IMAGE%%@*}"
+  suite="${ref#*:}"
+  suite="${suite%-slim}"
+  [[ "${ref%%:*}" == debian && -n "$suite" && "$suite" != "$ref" ]] ||
+    fail "BASE_IMAGE=$BASE_IMAGE is not a debian:<release>[-slim] image; cannot build a stand-in with mmdebstrap"
+  host_suite="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
   base="agx-image-test/base:$suite"
   if "${docker[@]}" image inspect "$base" >/dev/null 2>&1; then
     log "reusing $base (remove it to rebuild)"
   else
     [[ "$(id -u)" == 0 ]] || fail "building a base image with mmdebstrap needs root"
-    [[ -n "$suite" ]] || fail "the host's Debian release has no codename in /etc/os-release"
+    [[ -n "$host_suite" ]] || fail "the host's Debian release has no codename in /etc/os-release"
     ensure_debs mmdebstrap
-    # The host's Debian sources of this release (security and updates included), as
-    # one-line sources: whatever mirror the host is configured with.
+    # The host's Debian sources of its own release (updates and security included), as
+    # one-line sources with the release replaced by BASE_IMAGE's: whatever mirror the
+    # host is configured with.
     # shellcheck disable=SC2016  # apt's format fields, not shell expansions
     mapfile -t sources < <(apt-get indextargets --format '$(TARGET_OF) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
-      'Identifier: Packages' | awk -v s="$suite" '$1 == "deb" && ($3 == s || $3 == s "-updates" || $3 == s "-security")' | sort -u)
-    ((${#sources[@]} > 0)) || fail "no Debian sources for $suite in the host's apt configuration"
+      'Identifier: Packages' | awk -v h="$host_suite" -v s="$suite" '$1 == "deb" && $4 == "main" &&
+        ($3 == h || $3 == h "-updates" || $3 == h "-security") { sub("^" h, s, $3); print }' | sort -u)
+    ((${#sources[@]} > 0)) || fail "no Debian sources (main) for $host_suite in the host's apt configuration"
     printf '  %s\n' "${sources[@]}" >&2
     # The host's extra CA certificates (a proxy that re-signs HTTPS) go in too; mmdebstrap
     # gives the hook the root directory as $1.
