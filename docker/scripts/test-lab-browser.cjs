@@ -81,6 +81,8 @@ async function main() {
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
+    // Run All waits in one page call; the notebook's own deadline (600 s) applies, not puppeteer's 180 s.
+    protocolTimeout: 660000,
     userDataDir: profile,
     args: [
       "--no-sandbox",
