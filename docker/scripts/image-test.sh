@@ -270,6 +270,18 @@ if ((cuda)); then
   [[ -n "$msg" ]] || fail "the CUDA image without a GPU did not say it runs on the CPU; its log:
 $("${docker[@]}" logs "$lab" 2>&1 | head -n 20)"
   log "start-up without a GPU: $msg"
+  # The gpu backend links in the image: a cuda-tagged test binary of package gpu
+  # needs, of the CUDA libraries, only the driver's libcuda.so.1 from the host.
+  # shellcheck disable=SC2016  # expanded in the container
+  if ! "${docker[@]}" exec "$lab" bash -c 'cd /opt/agx && go test -c -tags cuda -o /tmp/gpu.test ./gpu && ldd /tmp/gpu.test' \
+    >"$work/ldd.log" 2>&1; then
+    tail -n 20 "$work/ldd.log" >&2
+    fail "go test -c -tags cuda ./gpu failed in the CUDA image"
+  fi
+  unresolved="$(awk '/=> not found/ {print $1}' "$work/ldd.log" | sort | tr '\n' ' ')"
+  [[ "$unresolved" == "libcuda.so.1 " ]] ||
+    fail "the cuda-tagged gpu test binary lacks '${unresolved:-nothing}' in the image (want only libcuda.so.1, the host driver's)"
+  log "linked ./gpu with -tags cuda: $(grep -E -o 'lib(cublas|nvrtc)\.so\.[0-9]+ => [^ ]+' "$work/ldd.log" | tr '\n' ' ')and libcuda.so.1 from the host"
 fi
 
 step "executing docker/smoke.ipynb and notebooks/$course_nb in the container"
@@ -305,6 +317,10 @@ put_notebook() {
   "${docker[@]}" exec -i "$1" bash -c 'cat >/home/jovyan/work/test-lab-outputs.ipynb' \
     <"$AGX_SCRIPTS_DIR/test-lab-outputs.ipynb" || fail "could not copy the browser notebook into $1"
 }
+if ((!cuda)) && [[ "$browser" != 1 ]]; then
+  [[ "${AGX_TEST_REQUIRE_ALL:-0}" != 1 ]] || fail "AGX_IMAGE_TEST_BROWSER=$browser, but AGX_TEST_REQUIRE_ALL=1 (make test) requires the browser check"
+  log "LEFT OUT: the browser and JupyterHub checks (AGX_IMAGE_TEST_BROWSER=$browser)"
+fi
 if ((!cuda)) && [[ "$browser" == 1 ]]; then
   step "JupyterLab in headless Chromium: outputs of test-lab-outputs.ipynb"
   browser_deps

@@ -10,9 +10,12 @@
 #   - at build time: the CUDA headers and the link-time stub libraries (libcuda.so,
 #     libcublas.so, ...) taken out of the nvidia-cuda-dev package without installing
 #     it (installed, it and its dependencies take over 5 GB and pull in libcuda1, the
-#     driver's library). They go to $AGX_CUDA_PREFIX/include and .../lib64
-#     (default /usr/local/cuda), where gorgonia.org/cu's cgo flags look. The stubs are
-#     for the linker only; nothing puts that directory on the loader's path.
+#     driver's library). The headers go where that package puts them, /usr/include
+#     (gcc's default; gorgonia.org/cu/nvrtc's cgo flags name no include directory that
+#     applies on Linux), with libcu++-dev (<nv/target>, which cuda_fp16.h includes) and
+#     the unversioned libnvrtc.so; the stubs go to $AGX_CUDA_PREFIX/lib64 (default
+#     /usr/local/cuda/lib64), where gorgonia.org/cu's -L flags look. The stubs are for
+#     the linker only; nothing puts that directory on the loader's path.
 #
 # It adds the contrib and non-free components to the image's Debian sources (the
 # same mirror and suites), so it is meant for an image build, as root.
@@ -45,12 +48,13 @@ shopt -u nullglob
 ((changed)) || die "no apt sources found to add the non-free component to"
 
 apt-get update -q
-runtime=(libcublas12 libnvrtc12 "libnvrtc-builtins$cuda")
+runtime=(libcublas12 libnvrtc12 "libnvrtc-builtins$cuda" libcu++-dev)
 apt-get install -y -q --no-install-recommends "${runtime[@]}" ||
   die "could not install ${runtime[*]} (is the base image Debian 13, whose non-free archive has CUDA $cuda?)"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+chown _apt "$work" 2>/dev/null || true # apt downloads as _apt where it can
 (cd "$work" && apt-get download -q nvidia-cuda-dev) || die "could not download nvidia-cuda-dev"
 deb=("$work"/nvidia-cuda-dev_*.deb)
 [[ -f "${deb[0]}" ]] || die "apt-get download left no nvidia-cuda-dev .deb"
@@ -62,17 +66,20 @@ dpkg-deb --fsys-tarfile "${deb[0]}" |
 rm -f "${deb[0]}"
 
 mkdir -p "$prefix/lib64"
-rm -rf "$prefix/include"
-cp -a "$work/root/usr/include" "$prefix/include"
+cp -a --no-clobber "$work/root/usr/include/." /usr/include/
 cp -a "$work/root/usr/lib/$multiarch/stubs/." "$prefix/lib64/"
 # -lnvrtc at link time: the real library (NVRTC has no stub), through the
-# unversioned name that only the -dev package would provide.
-ln -sfn "/usr/lib/$multiarch/libnvrtc.so.12" "$prefix/lib64/libnvrtc.so"
-for h in cuda.h cublas_v2.h nvrtc.h; do
-  [[ -f "$prefix/include/$h" ]] || die "nvidia-cuda-dev $version has no include/$h"
+# unversioned name that only the -dev package would provide, in the linker's
+# default directory.
+ln -sfn "libnvrtc.so.12" "/usr/lib/$multiarch/libnvrtc.so"
+for h in cuda.h cublas_v2.h nvrtc.h nv/target; do
+  [[ -f "/usr/include/$h" ]] || die "no /usr/include/$h after unpacking nvidia-cuda-dev $version"
 done
-for l in libcuda.so libcublas.so libnvrtc.so; do
-  [[ -e "$prefix/lib64/$l" ]] || die "no $prefix/lib64/$l after unpacking nvidia-cuda-dev $version"
+for l in "$prefix/lib64/libcuda.so" "$prefix/lib64/libcublas.so" "/usr/lib/$multiarch/libnvrtc.so"; do
+  [[ -e "$l" ]] || die "no $l after unpacking nvidia-cuda-dev $version"
 done
+# What the gpu backend's cgo compiles against: the three headers, preprocessed.
+printf '#include <cuda.h>\n#include <cublas_v2.h>\n#include <nvrtc.h>\n' |
+  gcc -E -x c - -o /dev/null || die "the CUDA headers do not preprocess"
 rm -rf /var/lib/apt/lists/*
-say "CUDA $version from Debian: headers and link stubs in $prefix, cuBLAS and NVRTC installed; the driver (libcuda.so.1) comes from the host at run time"
+say "CUDA $version from Debian: headers in /usr/include, link stubs in $prefix/lib64, cuBLAS and NVRTC installed; the driver (libcuda.so.1) comes from the host at run time"
