@@ -1,6 +1,6 @@
 // Command lint runs BuildKit's own Dockerfile checks (the rules behind
 // `docker build --check`) on docker/Dockerfile without a Docker engine: every
-// target, with the default build arguments and with the CUDA base image. Any
+// target, with the default build arguments and with AGX_GPU=1 (the CUDA variant). Any
 // parse error or lint warning fails it. It is a separate module so that
 // BuildKit stays out of agx's dependencies; `make test` runs it.
 //
@@ -41,7 +41,7 @@ func main() {
 	}
 }
 
-// run lints every target of the Dockerfile once per base image and returns the
+// run lints every target of the Dockerfile once per variant (CPU, CUDA) and returns the
 // number of warnings it printed.
 func run(dockerfile, versionsFile string, out io.Writer) (int, error) {
 	dt, err := os.ReadFile(dockerfile)
@@ -64,8 +64,8 @@ func run(dockerfile, versionsFile string, out io.Writer) (int, error) {
 		name string
 		args map[string]string
 	}{
-		{"cpu", nil},
-		{"cuda", map[string]string{"BASE_IMAGE": versions["CUDA_BASE_IMAGE"], "AGX_GPU": "1"}},
+		{"cpu", map[string]string{"BASE_IMAGE": versions["BASE_IMAGE"]}},
+		{"cuda", map[string]string{"BASE_IMAGE": versions["BASE_IMAGE"], "AGX_GPU": "1"}},
 	}
 	warnings := 0
 	seen := map[string]bool{} // the same warning shows up in every target that includes its line
@@ -126,8 +126,8 @@ func readVersions(path string) (map[string]string, error) {
 			out[k] = strings.Trim(v, `"`)
 		}
 	}
-	if out["CUDA_BASE_IMAGE"] == "" {
-		return nil, fmt.Errorf("%s has no CUDA_BASE_IMAGE", path)
+	if out["BASE_IMAGE"] == "" {
+		return nil, fmt.Errorf("%s has no BASE_IMAGE", path)
 	}
 	return out, sc.Err()
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# `make lab`: installs whatever is missing (install-all.sh), then runs Jupyter
-# Notebook with the "Go (agx)" kernel as the default on the student's workspace.
+# `make lab`: installs whatever is missing (install-all.sh), then runs Jupyter with
+# the "Go (agx)" kernel as the default on the student's workspace: JupyterLab 4
+# where it is installed (the lab image, Debian 13), else Notebook 6 (Debian 12).
+# Arguments are passed on to the Jupyter server (e.g. --LabApp.expose_app_in_browser=True).
 #
 # The workspace (LAB_DIR) holds the course notebooks and the student versions of
 # the exercises (`agx assign`: no reference solutions, no hidden tests). Each
@@ -85,11 +87,19 @@ fi
 # Jupyter reads the token from the environment, so it does not show in `ps`.
 export JUPYTER_TOKEN
 
-args=(--no-browser --ip="$ip" --port="$port" --NotebookApp.port_retries=0
-  --notebook-dir="$dir" --MappingKernelManager.default_kernel_name="$AGX_KERNEL_NAME")
+if [[ "$(jupyter_flavor)" == lab ]]; then
+  app=JupyterLab
+  args=(--no-browser --ip="$ip" --port="$port" --ServerApp.port_retries=0
+    --ServerApp.root_dir="$dir" --MappingKernelManager.default_kernel_name="$AGX_KERNEL_NAME")
+else
+  app="Jupyter Notebook"
+  args=(--no-browser --ip="$ip" --port="$port" --NotebookApp.port_retries=0
+    --notebook-dir="$dir" --MappingKernelManager.default_kernel_name="$AGX_KERNEL_NAME")
+fi
 if [[ "$(id -u)" == 0 ]]; then
   args+=(--allow-root)
 fi
+args+=("$@")
 
 host="$ip"
 if [[ "$ip" == 0.0.0.0 || "$ip" == '*' ]]; then
@@ -97,11 +107,15 @@ if [[ "$ip" == 0.0.0.0 || "$ip" == '*' ]]; then
 fi
 cat >&2 <<MSG
 
-  agx lab: $dir
+  agx lab: $dir ($app)
            $what
   Open:    http://$host:$port/?token=$JUPYTER_TOKEN
   Stop:    Ctrl-C (the kernels are shut down with the server)
 
 MSG
+if [[ "$app" == JupyterLab ]]; then
+  # jupyter-server 2 stops its kernels itself on SIGTERM and SIGINT.
+  exec "$SYSTEM_PYTHON" -m jupyterlab "${args[@]}"
+fi
 # Notebook 6 with a clean shutdown of the kernels on SIGTERM, SIGINT and SIGHUP.
 exec "$SYSTEM_PYTHON" "$AGX_SCRIPTS_DIR/notebook-server.py" "${args[@]}"

@@ -94,3 +94,23 @@ version_ge() {
 
 # go_bin_dir prints the directory of the go binary.
 go_bin_dir() { dirname "$(command -v go)"; }
+
+# jupyter_flavor prints which Jupyter this system gets: "lab" (JupyterLab 4) when
+# JupyterLab is installed or the system is Debian 13 or later, else "notebook"
+# (Notebook 6, the newest of Debian 12).
+jupyter_flavor() {
+  if "$SYSTEM_PYTHON" -c 'import jupyterlab' >/dev/null 2>&1; then
+    echo lab
+    return
+  fi
+  local id="" version=""
+  if [[ -r /etc/os-release ]]; then
+    id="$(. /etc/os-release && echo "${ID:-}")"
+    version="$(. /etc/os-release && echo "${VERSION_ID:-}")"
+  fi
+  if [[ "$id" == debian && -n "$version" ]] && version_ge "$version" 13; then
+    echo lab
+  else
+    echo notebook
+  fi
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The lab image's command (run under tini). It prepares the container's settings and
-# hands over to lab.sh, the script behind `make lab`:
+# hands over to lab.sh, the script behind `make lab` (its arguments go to the Jupyter
+# server):
 #   - binds 0.0.0.0:8888 and serves $LAB_DIR (default /home/jovyan/work);
 #   - token: $JUPYTER_TOKEN, else the first line of $JUPYTER_TOKEN_FILE, else a random
 #     one that lab.sh prints with the URL;
@@ -8,9 +9,10 @@
 #     notebooks) as `make lab` fills its own: new and deleted notebooks are copied,
 #     unedited ones updated to the image's version, edited ones never touched;
 #   - GPU: when the image was built with CUDA support (AGX_GPU_BUILD=1) and a GPU is
-#     visible (nvidia-smi lists one, or /dev/nvidia0 exists), sets AGX_CUDA=1, which
-#     the kernel launcher turns into GOFLAGS=-tags=cuda. Without a GPU it says so and
-#     the lab runs on the CPU. AGX_CUDA=0 or 1 in the environment overrides the probe;
+#     visible (nvidia-smi lists one, or /dev/nvidia0 exists) together with the driver's
+#     libcuda.so.1, sets AGX_CUDA=1, which the kernel launcher turns into
+#     GOFLAGS=-tags=cuda. Otherwise it says what is missing and the lab runs on the
+#     CPU. AGX_CUDA=0 or 1 in the environment overrides the probe;
 #   - removes CUDA stub-library directories from LD_LIBRARY_PATH (a stub libcuda
 #     would shadow the host driver that the NVIDIA runtime mounts).
 set -euo pipefail
@@ -44,20 +46,34 @@ if [[ -n "${LD_LIBRARY_PATH:-}" ]]; then
   export LD_LIBRARY_PATH
 fi
 
-gpu_visible() {
+# gpu_state prints "ok" when an NVIDIA GPU and its driver's libcuda.so.1 are both
+# visible, else what is missing. A cell linked against CUDA on a machine without them
+# exits before its first line (gorgonia.org/cu's init, or the loader), so the lab
+# turns the cuda tag on only when both are there.
+gpu_state() {
+  local dev=0
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    return 0
+    dev=1
+  elif [[ -e /dev/nvidia0 ]]; then
+    dev=1
   fi
-  [[ -e /dev/nvidia0 ]]
+  if ((!dev)); then
+    echo "no NVIDIA GPU visible (start the container with --gpus all, or the compose profile cuda, on a host with the NVIDIA Container Toolkit)"
+  elif ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    echo "a GPU device is visible but not the driver's libcuda.so.1 (the NVIDIA Container Toolkit mounts it with --gpus)"
+  else
+    echo ok
+  fi
 }
 if [[ -z "${AGX_CUDA:-}" ]]; then
   AGX_CUDA=0
   if [[ "${AGX_GPU_BUILD:-0}" == 1 ]]; then
-    if gpu_visible; then
+    state="$(gpu_state)"
+    if [[ "$state" == ok ]]; then
       AGX_CUDA=1
       say "GPU found: notebooks build with -tags=cuda (the gpu backend)"
     else
-      say "no GPU visible (run with --gpus all for CUDA); using the CPU"
+      say "CUDA image, but $state: the lab runs on the CPU; notebook cells build without the cuda tag"
     fi
   fi
 fi
@@ -70,4 +86,4 @@ if [[ -n "${AGX_NOTEBOOK_SEED:-}" && ! -d "$AGX_NOTEBOOK_SEED" ]]; then
   unset AGX_NOTEBOOK_SEED
 fi
 
-exec "$here/lab.sh"
+exec "$here/lab.sh" "$@"

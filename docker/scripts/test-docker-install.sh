@@ -211,7 +211,9 @@ else
   bad "start-lab.sh seeding: smoke.ipynb copied? $([[ -f "$work/labdir/smoke.ipynb" ]] && echo yes || echo no); ex.ipynb: $(cat "$work/labdir/exercises/ex.ipynb")"
 fi
 gpu=0
-if [[ -e /dev/nvidia0 ]] || { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }; then
+# start-lab.sh wants a GPU device and the driver's libcuda.so.1 both.
+if { [[ -e /dev/nvidia0 ]] || { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }; } &&
+  /sbin/ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
   gpu=1
 fi
 if [[ -r "/proc/$lab_pid/environ" ]]; then

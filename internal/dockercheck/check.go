@@ -320,7 +320,7 @@ func taintedStages(f *File) map[*Stage]bool {
 // the Dockerfile, and the lab services mount a volume at /home/jovyan/work.
 func CheckCompose(src string, f *File, versions map[string]string) []string {
 	var probs []string
-	allowed := map[string]bool{versions["BASE_IMAGE"]: true, versions["CUDA_BASE_IMAGE"]: true}
+	allowed := map[string]bool{versions["BASE_IMAGE"]: true}
 	work := false
 	for n, line := range strings.Split(src, "\n") {
 		l := strings.TrimSpace(line)
@@ -338,7 +338,7 @@ func CheckCompose(src string, f *File, versions map[string]string) []string {
 		switch strings.TrimPrefix(key, "- ") {
 		case "BASE_IMAGE":
 			if !allowed[val] {
-				probs = append(probs, fmt.Sprintf("compose.yaml:%d: BASE_IMAGE %s is not BASE_IMAGE or CUDA_BASE_IMAGE of docker/versions.env", n+1, val))
+				probs = append(probs, fmt.Sprintf("compose.yaml:%d: BASE_IMAGE %s is not BASE_IMAGE of docker/versions.env", n+1, val))
 			}
 		case "target":
 			if f.Stage(val) == nil {
