@@ -33,7 +33,8 @@ import (
 // top of it). 16 MiB was the best of 0, 16, 32, 64 and 128 on the project's
 // workloads: larger floors spread allocations over more memory and lose a
 // little to cache misses. Measured again against 32 and 64 on a machine
-// with a far larger cache (docs/performance.md, ninth round), larger
+// with a far larger cache (the ninth round in the git history of
+// docs/performance.md), larger
 // floors were sometimes better and sometimes worse, never consistently.
 const defaultHeapFloorMiB = 16
 
