@@ -143,6 +143,35 @@
 // (Recycle): results of the same dtype and size then reuse it, newest
 // first, up to 32 MiB of free buffers (RecycledBytes, DropRecycled).
 //
+// # Side effects of importing
+//
+// Importing tensor (and so agx, nn and the rest) does three things to the
+// whole process at initialisation. Each can be undone by the program:
+//
+//   - It installs agx's GEMM as gonum's process-wide float32 and float64
+//     BLAS (blas32.Use, blas64.Use), so every gonum BLAS call of the
+//     program, not only MatMul, runs on it; with the openblas build tag it
+//     installs OpenBLAS instead. UseFastGEMM(false) puts gonum's own
+//     implementation back; a program that calls blas32.Use or blas64.Use
+//     itself (in main or its own init, which run after this package's) wins.
+//   - It allocates the 16 MiB heap floor described above and holds it for
+//     the life of the process. SetHeapFloorMiB(0) releases it,
+//     SetHeapFloorMiB(n) sets another size, and AGX_HEAP_FLOOR_MB does the
+//     same from the environment.
+//   - It keeps a free list of recycled result buffers (up to 32 MiB) and a
+//     finalizer that runs after every garbage collection to age them.
+//     SetRecycling(false) drops the free list, makes Recycle refuse every
+//     buffer and lets the finalizer lapse at the next collection;
+//     SetRecycling(true) turns both back on.
+//
+// Nothing else leaves the package: no goroutines are started at import (the
+// helper goroutines of parallel kernels start with the first kernel large
+// enough to split, and park when idle), no files are opened and no signal
+// handlers installed. The environment variables the package
+// reads at start-up are AGX_HEAP_FLOOR_MB and AGX_DEBUG_UNINIT (and, with
+// the openblas tag, OpenBLAS's own OPENBLAS_NUM_THREADS and
+// OPENBLAS_CORETYPE).
+//
 // # Invariants
 //
 //   - Ordinary ops never modify their operands. They return new storage, except

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 )
 
 // The heap floor.
@@ -32,11 +33,13 @@ import (
 // top of it). 16 MiB was the best of 0, 16, 32, 64 and 128 on the project's
 // workloads: larger floors spread allocations over more memory and lose a
 // little to cache misses. Measured again against 32 and 64 on a machine
-// with a far larger cache (docs/performance.md, ninth round), larger
+// with a far larger cache (the ninth round in the git history of
+// docs/performance.md), larger
 // floors were sometimes better and sometimes worse, never consistently.
 const defaultHeapFloorMiB = 16
 
 var (
+	heapFloorMu  sync.Mutex
 	heapFloor    []byte
 	heapFloorMiB int
 )
@@ -72,4 +75,32 @@ func parseHeapFloor(s string, set bool) (int, error) {
 // off): an allocation the package holds, untouched, so that the garbage
 // collector does not run on every step of a program with a small live heap.
 // See AGX_HEAP_FLOOR_MB in the package documentation.
-func HeapFloorMiB() int { return heapFloorMiB }
+func HeapFloorMiB() int {
+	heapFloorMu.Lock()
+	defer heapFloorMu.Unlock()
+	return heapFloorMiB
+}
+
+// SetHeapFloorMiB replaces the heap floor by one of n MiB (0 releases it
+// for the collector to reclaim) and returns the previous size, so that a
+// program can turn off the allocation this package makes at start-up
+// without setting AGX_HEAP_FLOOR_MB in its environment. n outside 0..65536
+// panics with ErrArg. It is safe to call at any time; the collector's
+// target follows at its next cycle.
+func SetHeapFloorMiB(n int) int {
+	if n < 0 || n > 1<<16 {
+		Panicf("SetHeapFloorMiB", ErrArg, "%d MiB is outside 0..65536", n)
+	}
+	heapFloorMu.Lock()
+	defer heapFloorMu.Unlock()
+	prev := heapFloorMiB
+	if n == prev {
+		return prev
+	}
+	heapFloor = nil
+	if n > 0 {
+		heapFloor = make([]byte, n<<20)
+	}
+	heapFloorMiB = n
+	return prev
+}

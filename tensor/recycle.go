@@ -53,26 +53,72 @@ var recycled struct {
 	free  map[recycleKey][]freeBuf
 	bytes int
 	cycle uint32 // collections seen (see afterGC)
+	off   bool   // SetRecycling(false)
+	armed bool   // a gcSentinel is waiting for the next collection
 }
 
-func init() { armGCSentinel() }
+func init() {
+	recycled.mu.Lock()
+	defer recycled.mu.Unlock()
+	armGCSentinelLocked()
+}
 
 // gcSentinel is an object nothing refers to: its finalizer runs after each
-// collection cycle, calls afterGC and arms the next one.
+// collection cycle, calls afterGC and arms the next one, unless recycling
+// was turned off meanwhile.
 type gcSentinel struct{ _ [16]byte }
 
-func armGCSentinel() {
+// armGCSentinelLocked arms a sentinel; recycled.mu is held.
+func armGCSentinelLocked() {
+	recycled.armed = true
 	runtime.SetFinalizer(new(gcSentinel), func(*gcSentinel) {
-		afterGC()
-		armGCSentinel()
+		if afterGC() {
+			recycled.mu.Lock()
+			armGCSentinelLocked()
+			recycled.mu.Unlock()
+		}
 	})
 }
 
-// afterGC drops the free buffers that were already free before the
-// previous collection: nothing reused them for a whole cycle.
-func afterGC() {
+// SetRecycling turns the recycling of result buffers on or off for the
+// whole process and returns the previous setting. It is on from start-up.
+// Off, Recycle takes no buffer (it returns false), the free buffers are
+// dropped at once, and the finalizer that ages them after each collection
+// is not re-armed, so the package keeps nothing between collections. A
+// program that does its own memory accounting, or that wants no finalizer
+// of this package running, turns it off before its first step.
+func SetRecycling(on bool) bool {
 	recycled.mu.Lock()
 	defer recycled.mu.Unlock()
+	prev := !recycled.off
+	recycled.off = !on
+	if !on {
+		clear(recycled.free)
+		recycled.bytes = 0
+	} else if !recycled.armed {
+		armGCSentinelLocked()
+	}
+	return prev
+}
+
+// Recycling reports whether buffer recycling is on (see SetRecycling).
+func Recycling() bool {
+	recycled.mu.Lock()
+	defer recycled.mu.Unlock()
+	return !recycled.off
+}
+
+// afterGC drops the free buffers that were already free before the
+// previous collection: nothing reused them for a whole cycle. It reports
+// whether the sentinel should be armed again (recycling is on); when not,
+// it records that none is armed.
+func afterGC() bool {
+	recycled.mu.Lock()
+	defer recycled.mu.Unlock()
+	if recycled.off {
+		recycled.armed = false
+		return false
+	}
 	recycled.cycle++
 	for key, bs := range recycled.free {
 		keep := bs[:0]
@@ -90,6 +136,7 @@ func afterGC() {
 			recycled.free[key] = keep
 		}
 	}
+	return true
 }
 
 // AllocSeq returns the number of the most recently allocated recyclable
@@ -107,6 +154,7 @@ func (t *Tensor) AllocID() uint64 { return t.st.id }
 // view of its storage will be read or written again. Buffers that are not
 // recyclable (AllocID 0) are left alone. With AGX_DEBUG_UNINIT=1 the buffer
 // is filled with NaN at once, so a use after Recycle shows up in results.
+// With recycling off (SetRecycling) it takes nothing.
 func Recycle(t *Tensor) bool {
 	st := t.st
 	if st.id == 0 {
@@ -130,7 +178,7 @@ func Recycle(t *Tensor) bool {
 	key := recycleKey{st.buf.DType(), st.buf.Len()}
 	recycled.mu.Lock()
 	defer recycled.mu.Unlock()
-	if recycled.bytes+size > recycleMaxBytes {
+	if recycled.off || recycled.bytes+size > recycleMaxBytes {
 		return false
 	}
 	if recycled.free == nil {

@@ -1,0 +1,151 @@
+package agx_test
+
+import (
+	"fmt"
+
+	"github.com/goagx/agx/agx"
+)
+
+// Forward mode: a dual tensor carries a tangent through every op, so one
+// forward pass gives the directional derivative J·v.
+func ExampleMakeDual() {
+	x := agx.FromSlice([]float64{1, 2})
+	v := agx.FromSlice([]float64{1, 0}) // direction: the first element
+	y := agx.MakeDual(x, v).Pow(2).Mul(3)
+	fmt.Println(y.IsDual(), y.Tangent())
+	// Output:
+	// true tensor([6., 0.], dtype=float64)
+}
+
+func ExampleUnpackDual() {
+	d := agx.MakeDual(agx.Scalar(0.0), agx.Scalar(1.0)).Sin()
+	primal, tangent := agx.UnpackDual(d)
+	fmt.Println(primal.Item(), tangent.Item())
+	// Output:
+	// 0 1
+}
+
+// A Function joins forward mode by implementing Jvp (Jvper): here the
+// tangent of exp(x) is exp(x)·dx, from the saved output.
+type ExpJvp struct{ Exp }
+
+func (ExpJvp) Jvp(ctx *agx.Ctx, tangents ...*agx.Tensor) []*agx.Tensor {
+	y := ctx.SavedTensors()[0]
+	return agx.Outputs(tangents[0].Mul(y))
+}
+
+func ExampleJvper() {
+	d := agx.Apply(ExpJvp{}, agx.MakeDual(agx.Scalar(0.0), agx.Scalar(2.0)))
+	fmt.Println(d.Item(), d.Tangent().Item())
+	// Output:
+	// 1 2
+}
+
+// The functional API differentiates a Go function, as
+// torch.autograd.functional does.
+func ExampleVJP() {
+	f := func(x *agx.Tensor) *agx.Tensor { return x.Mul(x) }
+	x := agx.FromSlice([]float64{1, 2, 3})
+	out, vjp := agx.VJP(f, []*agx.Tensor{x}, []*agx.Tensor{agx.OnesLike(x)})
+	fmt.Println(out[0], vjp[0])
+	// Output:
+	// tensor([1., 4., 9.], dtype=float64) tensor([2., 4., 6.], dtype=float64)
+}
+
+func ExampleJVP() {
+	f := func(x *agx.Tensor) *agx.Tensor { return x.Mul(x) }
+	x := agx.FromSlice([]float64{1, 2, 3})
+	_, jvp := agx.JVP(f, []*agx.Tensor{x}, []*agx.Tensor{agx.FromSlice([]float64{1, 0, 1})})
+	fmt.Println(jvp[0])
+	// Output:
+	// tensor([2., 0., 6.], dtype=float64)
+}
+
+// Jacobian[i][j] is d output i / d input j, shaped output-shape ++ input-shape.
+func ExampleJacobian() {
+	f := func(a, b *agx.Tensor) *agx.Tensor { return a.Mul(b) }
+	a := agx.FromSlice([]float64{1, 2})
+	b := agx.FromSlice([]float64{3, 4})
+	J := agx.Jacobian(f, []*agx.Tensor{a, b})
+	fmt.Println(J[0][0])
+	fmt.Println(J[0][1])
+	// Output:
+	// tensor([[3., 0.],
+	//         [0., 4.]], dtype=float64)
+	// tensor([[1., 0.],
+	//         [0., 2.]], dtype=float64)
+}
+
+// The forward strategy builds the Jacobian column by column with MakeDual.
+func ExampleJacobianStrategy() {
+	f := func(x *agx.Tensor) *agx.Tensor { return x.Exp() }
+	x := agx.FromSlice([]float64{0, 0})
+	J := agx.Jacobian(f, []*agx.Tensor{x}, agx.JacobianStrategy(agx.ForwardMode))
+	fmt.Println(J[0][0])
+	// Output:
+	// tensor([[1., 0.],
+	//         [0., 1.]], dtype=float64)
+}
+
+func ExampleHessian() {
+	f := func(x *agx.Tensor) *agx.Tensor { return x.Pow(3).Sum() }
+	H := agx.Hessian(f, []*agx.Tensor{agx.FromSlice([]float64{1, 2})})
+	fmt.Println(H[0][0])
+	// Output:
+	// tensor([[ 6.,  0.],
+	//         [ 0., 12.]], dtype=float64)
+}
+
+// HVP is H·v without building H; VHP is v·H (the same for a symmetric H).
+func ExampleHVP() {
+	f := func(x *agx.Tensor) *agx.Tensor { return x.Pow(3).Sum() }
+	x := agx.FromSlice([]float64{1, 2})
+	v := agx.FromSlice([]float64{1, 1})
+	out, hvp := agx.HVP(f, []*agx.Tensor{x}, []*agx.Tensor{v})
+	_, vhp := agx.VHP(f, []*agx.Tensor{x}, []*agx.Tensor{v})
+	fmt.Println(out.Item(), hvp[0], vhp[0])
+	// Output:
+	// 9 tensor([ 6., 12.], dtype=float64) tensor([ 6., 12.], dtype=float64)
+}
+
+// Strict refuses an input the result does not depend on.
+func ExampleStrict() {
+	f := func(a, b *agx.Tensor) *agx.Tensor { return a.Mul(2) }
+	in := []*agx.Tensor{agx.Scalar(1.0), agx.Scalar(1.0)}
+	fmt.Println(agx.Jacobian(f, in)[0][1].Item())
+	fmt.Println(agx.Try(func() { agx.Jacobian(f, in, agx.Strict()) }) != nil)
+	// Output:
+	// 0
+	// true
+}
+
+// Checkpoint keeps only a segment's inputs for backward and recomputes its
+// activations when backward needs them: the same gradients, less memory.
+func ExampleCheckpoint() {
+	block := func(in ...*agx.Tensor) *agx.Tensor { return in[0].Tanh().Mul(in[0]).Exp() }
+	x := agx.FromSlice([]float64{0.5, -1}).SetRequiresGrad(true)
+	agx.Checkpoint(block, x).Sum().Backward()
+	withCheckpoint := x.Grad()
+	x.ZeroGrad()
+	block(x).Sum().Backward()
+	fmt.Println(agx.MaxAbsDiff(withCheckpoint, x.Grad()))
+	// Output:
+	// 0
+}
+
+// CheckpointWith replays the random draws of the forward call (PreserveRNG,
+// on by default), so a dropout-like segment recomputes the same mask.
+func ExampleCheckpointWith() {
+	agx.ManualSeed(3)
+	noisy := func(in ...*agx.Tensor) []*agx.Tensor {
+		mask := agx.Rand(agx.Float64, in[0].Shape()...).Gt(0.5).To(agx.Float64)
+		return agx.Outputs(in[0].Mul(in[0]).Mul(mask))
+	}
+	x := agx.FromSlice([]float64{1, 2, 3, 4}).SetRequiresGrad(true)
+	y := agx.CheckpointWith(noisy, []*agx.Tensor{x}, agx.PreserveRNG(true))[0]
+	y.Sum().Backward()
+	mask := y.Detach().Ne(0).To(agx.Float64)
+	fmt.Println(agx.MaxAbsDiff(x.Grad(), x.Detach().Mul(2).Mul(mask)))
+	// Output:
+	// 0
+}
