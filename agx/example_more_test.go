@@ -253,24 +253,42 @@ func ExampleCheckForwardAD() {
 	// true
 }
 
-// Eps is the finite-difference step; Atol and Rtol are the tolerances:
-// an element passes when |analytical - numerical| ≤ Atol + Rtol·|numerical|.
-// For x³ at 1 a step of 0.01 gives (1.01³ - 0.99³)/0.02 = 3.0001 against the
-// exact 3: off by 1e-4.
+// Eps is the finite-difference step. For x³ at 1, a step of 0.01 gives
+// (1.01³ - 0.99³)/0.02 = 3.0001 against the exact 3: off by 1e-4, more than
+// Atol (1e-5) when Rtol is 0. The default step, 1e-6, is off by far less.
 func ExampleEps() {
 	cube := func(x *agx.Tensor) *agx.Tensor { return x.Pow(3) }
 	x := []*agx.Tensor{agx.Scalar(1.0).SetRequiresGrad(true)}
-	err := agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(0)) // Atol 1e-5 < 1e-4
+	fmt.Println(agx.GradCheck(cube, x, agx.Rtol(0)))
 	var ge *agx.GradCheckError
-	if errors.As(err, &ge) {
+	if errors.As(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(0)), &ge) {
 		fmt.Printf("%s: numerical %.4f, analytical %.4f\n", ge.Kind, ge.Numerical, ge.Analytical)
 	}
-	fmt.Println(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(0), agx.Atol(1e-3)))
-	fmt.Println(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(1e-3))) // 1e-4 ≤ 1e-5 + 3e-3
 	// Output:
+	// <nil>
 	// jacobian: numerical 3.0001, analytical 3.0000
+}
+
+// An element passes when |analytical - numerical| ≤ Atol + Rtol·|numerical|.
+// Atol alone (Rtol 0) must cover the 1e-4 error of the step 0.01 (see ExampleEps).
+func ExampleAtol() {
+	cube := func(x *agx.Tensor) *agx.Tensor { return x.Pow(3) }
+	x := []*agx.Tensor{agx.Scalar(1.0).SetRequiresGrad(true)}
+	fmt.Println(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(0), agx.Atol(1e-3)))
+	// Output:
 	// <nil>
+}
+
+// Rtol scales with the numerical value: 1e-4 ≤ 1e-5 + 1e-3·3 passes,
+// 1e-4 > 1e-5 + 1e-5·3 fails.
+func ExampleRtol() {
+	cube := func(x *agx.Tensor) *agx.Tensor { return x.Pow(3) }
+	x := []*agx.Tensor{agx.Scalar(1.0).SetRequiresGrad(true)}
+	fmt.Println(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(1e-3)))
+	fmt.Println(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(1e-5)) != nil)
+	// Output:
 	// <nil>
+	// true
 }
 
 // NoisyDouble's Backward differs a little from one call to the next, as a
