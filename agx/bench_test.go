@@ -9,7 +9,7 @@ import (
 	"github.com/goagx/agx/tensor"
 )
 
-// The workloads of docs/performance.md. Compare the figures with PyTorch's
+// The workloads of docs/performance.md (bench/workloads.go). Compare the figures with PyTorch's
 // measured on the same machine (the ratio is what counts); per-op metrics
 // (ns/tinyop, B/tinyop) make the overhead-bound cases comparable directly.
 

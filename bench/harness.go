@@ -33,8 +33,8 @@ type Options struct {
 	Progress io.Writer      // progress lines (nil: none)
 	// Gap, when positive, idles the agx process this long before each of its
 	// samples, as it idles while PyTorch runs its sample; it applies only
-	// when agx runs alone (see docs/performance.md, "Idle time between
-	// samples").
+	// when agx runs alone (see docs/performance.md, "What is still
+	// slower, and why", on idle time).
 	Gap time.Duration
 }
 

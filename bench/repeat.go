@@ -11,13 +11,14 @@ import (
 // On the project's VMs the memory a process gets decides how fast it streams
 // through large tensors: the same program, on the same CPU, took 4.0 to 6.3
 // ms for eight passes over a 4 MiB buffer from one process to the next, and
-// kept its figure for the whole process (docs/performance.md, "Eleventh
-// round"). agx and PyTorch each draw their memory once per run, so one run's
-// ratio for a memory-bound workload (elementwise_chain) moves with that draw,
-// whatever the number of rounds. `agx bench -repeat N` runs the harness N
-// times, each time in a new agx process and a new PyTorch process, and
-// Summarize gives the median and the range of every workload's figures over
-// the runs.
+// kept its figure for the whole process (the "Eleventh round" of
+// docs/performance.md before it became a user page: git show
+// 8a650ed:docs/performance.md). agx and PyTorch each draw their memory once
+// per run, so one run's ratio for a memory-bound workload (elementwise_chain)
+// moves with that draw, whatever the number of rounds. `agx bench -repeat N`
+// runs the harness N times, each time in a new agx process and a new PyTorch
+// process, and Summarize gives the median and the range of every workload's
+// figures over the runs.
 
 // Summary is one workload's figures over several runs of the harness.
 type Summary struct {

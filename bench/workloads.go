@@ -42,7 +42,8 @@ func All() []Workload {
 	// once (MatMulTo; PyTorch's out=), which separates the GEMM from the cost
 	// of writing a fresh, cache-cold result each call. PyTorch's allocator
 	// hands back the buffer freed by the previous call, still in cache; Go's
-	// reuses memory only after a collection (docs/performance.md).
+	// reuses memory only after a collection (docs/performance.md, "What costs
+	// what", fresh results).
 	ws = append(ws, Workload{
 		Name:  "matmul_into_f32_256",
 		Desc:  "C = A·B, 256×256 float32, into a preallocated C (not a target)",

@@ -25,7 +25,8 @@ const (
 // thread).
 //
 // An earlier design ran it all on one device goroutine, locked to its thread
-// for good, and sent it closures: two thread wake-ups per call (docs/gpu.md).
+// for good, and sent it closures: two thread wake-ups per call (the git
+// history of docs/gpu.md has the measurements).
 type Backend struct {
 	name  string
 	drv   Driver

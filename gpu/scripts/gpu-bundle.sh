@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the cuda-tagged test binaries of gpu and gpu/cudafn into a bundle that
-# runs on a GPU machine without Go (docs/gpu.md, "On a machine with a GPU"):
+# runs on a GPU machine without Go (docs/gpu.md, "What runs where"):
 #
 #   gpu/scripts/gpu-bundle.sh DIR [CUDA_MAJOR]    # here, with Go
 #   DIR/run.sh [LOGDIR]                            # there: tests, then benchmarks

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU checks that run without a GPU (docs/gpu.md, "What is verified where"):
+# The GPU checks that run without a GPU (docs/gpu.md, "What runs where"):
 #  1. the cuda-tagged code builds, vets and links its test binaries against the
 #     CUDA 11.8 headers and stub libraries (cuda-sdk.sh; never run: a binary
 #     linked with gorgonia.org/cu exits at start-up without a GPU), and so does
