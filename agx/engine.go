@@ -84,6 +84,8 @@ type capture struct {
 	grad *Tensor
 }
 
+// run is the backward pass of Backward (inputs nil: accumulate into the
+// leaves) and Grad (return the gradients of inputs). See the file's header.
 func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	if c.createGraph && !IsGradEnabled() {
 		// As PyTorch's engine, a backward pass that creates a graph records
@@ -148,6 +150,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		top := q.pop()
 		n, st := top.n, &states[top.k]
 		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
+		// The gradients of n's outputs, complete now; hooks may change them.
 		grads, t := bufs.take(n, &st.in, hasUserCode(n), !skip && len(st.caps) == 0)
 		bufs.expose(t, grads)
 		grads = runOutHooks(n, grads)
@@ -155,6 +158,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		for _, cp := range st.caps {
 			cp.grad = grads[cp.slot]
 		}
+		// micrograd's _backward: the gradients of n's inputs.
 		var inGrads []*Tensor // one per next edge
 		if !skip {
 			inGrads = execute(n, grads, c, sc, t.sole)
@@ -162,6 +166,8 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 				n.release()
 			}
 		}
+		// micrograd's +=: add each into the slot it flows to; a node whose
+		// last contributor this was is ready.
 		bufs.send(t, n, inGrads)
 		nextIdx := edges[edgeAt[top.k]:]
 		for i, e := range n.next {
