@@ -151,24 +151,24 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		n, st := top.n, &states[top.k]
 		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
 		// The gradients of n's outputs, complete now; hooks may change them.
-		grads, t := bufs.take(n, &st.in, hasUserCode(n), !skip && len(st.caps) == 0)
-		bufs.expose(t, grads)
+		grads := bufs.take(n, &st.in, hasUserCode(n), !skip && len(st.caps) == 0)
+		bufs.expose(grads)
 		grads = runOutHooks(n, grads)
-		bufs.expose(t, grads)
+		bufs.expose(grads)
 		for _, cp := range st.caps {
 			cp.grad = grads[cp.slot]
 		}
 		// micrograd's _backward: the gradients of n's inputs.
 		var inGrads []*Tensor // one per next edge
 		if !skip {
-			inGrads = execute(n, grads, c, sc, t.sole)
+			inGrads = execute(n, grads, c, sc, bufs.turn.sole)
 			if !c.retainGraph {
 				n.release()
 			}
 		}
 		// micrograd's +=: add each into the slot it flows to; a node whose
 		// last contributor this was is ready.
-		bufs.send(t, n, inGrads)
+		bufs.send(n, inGrads)
 		nextIdx := edges[edgeAt[top.k]:]
 		for i, e := range n.next {
 			if e.Node == nil {
@@ -185,7 +185,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 				q.push(e.Node, j)
 			}
 		}
-		bufs.finish(&st.in, t)
+		bufs.finish(&st.in)
 	}
 	if inputs == nil {
 		return nil
@@ -364,12 +364,15 @@ func accumulate(a, b *Tensor) *Tensor {
 }
 
 // runOutHooks applies tensor hooks registered on the node's outputs and stores
-// retained grads.
+// retained grads. (Small enough to be inlined for the nodes without any.)
 func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
-	if n.leaf != nil {
+	if n.leaf != nil || n.x == nil {
 		return grads
 	}
-	x := n.extra()
+	return runOutHooksOf(n, n.x, grads)
+}
+
+func runOutHooksOf(n *Node, x *nodeExtra, grads []*Tensor) []*Tensor {
 	for slot, hs := range x.outHooks {
 		for _, h := range hs {
 			if h.removed || grads[slot] == nil {

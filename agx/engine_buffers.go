@@ -32,6 +32,7 @@ type gradBuffers struct {
 	// fastOut holds the result of a fastBackward, consumed before the next
 	// node runs.
 	fastOut [2]*Tensor
+	turn    turn // the node being run, from take to finish
 }
 
 // turn is what the policy decided for the node being run.
@@ -53,6 +54,7 @@ func (b *gradBuffers) start(createGraph bool) {
 // reset empties the state before the scratch goes back to the pool.
 func (b *gradBuffers) reset() {
 	b.fastOut = [2]*Tensor{}
+	b.turn = turn{}
 	clear(b.rc.refs)
 }
 
@@ -94,17 +96,17 @@ func (b *gradBuffers) deposit(in *inbox, e Edge, g *Tensor) {
 	}
 }
 
-// take hands over n's gradients, one per output (nil where none arrived).
+// take hands over n's gradients, one per output (nil where none arrived),
+// and decides n's turn (b.turn).
 // userCode: a custom Function or node hooks see them. consumes: n's backward
 // runs and no Grad capture keeps its gradients.
-func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) ([]*Tensor, turn) {
-	rc := &b.rc
+func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) []*Tensor {
+	rc, t := &b.rc, &b.turn
 	grads := in.buf
 	in.buf = nil // drop the reference as the pass goes
 	// Only a built-in backward that no user code, capture or retained
 	// grad watches gives its gradients back for recycling; everything
 	// that other code may keep is pinned.
-	var t turn
 	t.recycles = rc.on && (n.bw != nil || n.fn != nil) && !userCode && len(n.extra().outHooks) == 0 &&
 		len(n.extra().retain) == 0 && consumes
 	switch {
@@ -123,13 +125,13 @@ func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) ([]*Tens
 	if t.recycles {
 		t.consumed, t.consumedMore = grads[0], grads[1:]
 	}
-	return grads, t
+	return grads
 }
 
 // expose notes that code outside the engine (hooks, retained grads,
 // captures) may keep gs: unless the turn recycles, they are pinned.
-func (b *gradBuffers) expose(t turn, gs []*Tensor) {
-	if !t.recycles {
+func (b *gradBuffers) expose(gs []*Tensor) {
+	if !b.turn.recycles {
 		b.rc.pinAll(gs)
 	}
 }
@@ -138,8 +140,8 @@ func (b *gradBuffers) expose(t turn, gs []*Tensor) {
 // nodes. Every gradient holds a reference first, so that one consumed at
 // once (added into a sum) is not recycled while another result of the same
 // backward still refers to its buffer.
-func (b *gradBuffers) send(t turn, n *Node, out []*Tensor) {
-	if !t.recycles {
+func (b *gradBuffers) send(n *Node, out []*Tensor) {
+	if !b.turn.recycles {
 		b.rc.pinAll(out)
 	}
 	if out == nil {
@@ -155,14 +157,15 @@ func (b *gradBuffers) send(t turn, n *Node, out []*Tensor) {
 // finish ends n's turn, after its results were deposited: the gradients it
 // consumed go back for recycling (the results that alias them were counted
 // in send).
-func (b *gradBuffers) finish(in *inbox, t turn) {
+func (b *gradBuffers) finish(in *inbox) {
 	in.one[0] = nil
-	if t.consumed != nil {
+	if t := &b.turn; t.consumed != nil || len(t.consumedMore) > 0 {
 		b.rc.drop(t.consumed)
+		for _, g := range t.consumedMore {
+			b.rc.drop(g)
+		}
 	}
-	for _, g := range t.consumedMore {
-		b.rc.drop(g)
-	}
+	b.turn = turn{}
 	b.fastOut = [2]*Tensor{}
 }
 
