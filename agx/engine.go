@@ -2,61 +2,34 @@ package agx
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/goagx/agx/tensor"
 )
 
-// BackwardOption configures Backward and Grad.
-type BackwardOption func(*backwardConfig)
-
-type backwardConfig struct {
-	retainGraph    bool
-	retainSet      bool
-	createGraph    bool
-	allowUnused    bool
-	gradOutputs    []*Tensor
-	undefinedRoots bool // GradCheck: start with no gradient at all for the outputs
-}
-
-// RetainGraph keeps saved tensors after the pass so the graph can be
-// differentiated again. It defaults to the value of CreateGraph.
-func RetainGraph(on ...bool) BackwardOption {
-	return func(c *backwardConfig) { c.retainGraph, c.retainSet = len(on) == 0 || on[0], true }
-}
-
-// CreateGraph records the backward computation itself, so that the gradients
-// can be differentiated again (double backward).
-func CreateGraph(on ...bool) BackwardOption {
-	return func(c *backwardConfig) { c.createGraph = len(on) == 0 || on[0] }
-}
-
-// AllowUnused makes Grad return nil for inputs the outputs do not depend on,
-// instead of failing.
-func AllowUnused(on ...bool) BackwardOption {
-	return func(c *backwardConfig) { c.allowUnused = len(on) == 0 || on[0] }
-}
-
-// GradOutputs gives the gradients with respect to the outputs ("vector" of the
-// vector-Jacobian product), one per output; nil entries mean ones for a scalar.
-// For Backward, Gradient(g) is the one-output spelling.
-func GradOutputs(gs ...*Tensor) BackwardOption {
-	return func(c *backwardConfig) { c.gradOutputs = gs }
-}
-
-// Gradient is GradOutputs for Backward's single output.
-func Gradient(g *Tensor) BackwardOption { return GradOutputs(g) }
-
-func configure(opts []BackwardOption) backwardConfig {
-	var c backwardConfig
-	for _, o := range opts {
-		o(&c)
-	}
-	if !c.retainSet {
-		c.retainGraph = c.createGraph
-	}
-	return c
-}
+// The backward pass. For a reader who knows micrograd's backward(), where
+// each step lives:
+//
+//   - topological order: discover walks the graph from the outputs and counts
+//     each node's dependencies (the edges into it from nodes that have yet to
+//     run); a node becomes ready when its count reaches zero. The ready queue
+//     (engine_queue.go) runs the newest ready node first, as PyTorch does.
+//   - the seed (micrograd's self.grad = 1): rootGradients.
+//   - calling each node's _backward: execute, in run's main loop.
+//   - accumulating into the inputs' grads (micrograd's +=): the loop deposits
+//     each result into the gradient slot of the node it flows to; a slot that
+//     receives several gradients holds their sum (accumulate).
+//   - leaf accumulation into Grad(): accumulateGrad, run by a leaf's
+//     AccumulateGrad node.
+//   - hooks: runOutHooks (tensor hooks, retained grads) and execute (node
+//     pre- and post-hooks, a leaf's hooks).
+//   - Grad instead of Backward: captures take the gradients of the inputs and
+//     markNeeded keeps the pass to the part of the graph above them.
+//   - retain_graph: without it, a node's saved tensors are released once it
+//     has run.
+//
+// The buffer-reuse policy (which gradient buffers can be recycled or summed
+// in place) is behind gradBuffers in engine_buffers.go; the options in
+// engine_options.go; the per-pass scratch pool in engine_scratch.go.
 
 // Backward computes the gradient of t with respect to every leaf that requires
 // grad and accumulates it into their Grad(). t must be a scalar unless a
@@ -98,127 +71,21 @@ func Grad1(output, input *Tensor, opts ...BackwardOption) *Tensor {
 type nodeState struct {
 	deps   int32 // edges from not yet executed nodes
 	pushed bool
-	needed bool // Grad: the node lies above a capture point and runs
-	reach  bool // Grad: a capture point is this node or below it
-	buf    []*Tensor
-	one    [1]*Tensor // buf's backing array for a single-output node
-	// owned has bit i set when buf[i] is a sum the engine allocated itself
-	// (nothing else refers to it), so further gradients add into it in place.
-	owned uint64
-	caps  []*capture
+	needed bool  // Grad: the node lies above a capture point and runs
+	reach  bool  // Grad: a capture point is this node or below it
+	in     inbox // the gradients that reached the node's outputs so far
+	caps   []*capture
 }
 
-// passScratch holds the discovery structures of a pass, reused across passes
-// through a sync.Pool (concurrent passes on independent graphs each take their
-// own). index maps a node to its position in order, states and deps.
-type passScratch struct {
-	index  map[*Node]int32
-	order  []*Node
-	deps   []int32
-	queue  readyQueue
-	ints   []int32
-	states []nodeState
-	saved  []*Tensor  // a built-in backward's unpacked saved tensors
-	out    [2]*Tensor // the result of a fastBackward, consumed before the next node runs
-	edges  []int32    // see run
-	edgeAt []int32
-	rec    recycler
-}
-
-// The index map starts without a size hint: a map of up to 8 entries is a
-// single group, which clear empties at once, while a map made with room
-// for 64 is a table whose every group clear has to wipe, which took about 8 %
-// of a small custom Function's forward and backward. Maps do not shrink, so
-// after a pass of more than maxClearedIndex nodes the map is replaced
-// instead of cleared, and a large pass does not tax the small ones after it.
-var scratchPool = sync.Pool{New: func() any {
-	return &passScratch{index: make(map[*Node]int32)}
-}}
-
-const maxClearedIndex = 1024
-
-// maxPooledNodes bounds the graphs whose scratch goes back to the pool, so that
-// one huge pass does not make every later clear of the map slow.
-const maxPooledNodes = 1 << 16
-
-func getScratch() *passScratch { return scratchPool.Get().(*passScratch) }
-
-func putScratch(p *passScratch) {
-	if len(p.order) > maxPooledNodes {
-		return
-	}
-	if len(p.index) > maxClearedIndex {
-		p.index = make(map[*Node]int32)
-	} else {
-		clear(p.index)
-	}
-	clear(p.order)
-	clear(p.queue[:cap(p.queue)])
-	clear(p.states)
-	clear(p.saved[:cap(p.saved)])
-	p.out = [2]*Tensor{}
-	p.order, p.deps, p.queue, p.ints, p.states = p.order[:0], p.deps[:0], p.queue[:0], p.ints[:0], p.states[:0]
-	p.edges, p.edgeAt = p.edges[:0], p.edgeAt[:0]
-	clear(p.rec.refs)
-	scratchPool.Put(p)
-}
-
-// readyQueue is a binary heap of ready nodes, newest (highest creation
-// sequence) first, as PyTorch orders them; dependencies guarantee correctness,
-// the order makes runs reproducible.
-type readyQueue []readyNode
-
-// readyNode is a node in the ready queue with its position in the pass.
-type readyNode struct {
-	n *Node
-	k int32
-}
-
-func (q *readyQueue) push(n *Node, k int32) {
-	h := append(*q, readyNode{n, k})
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p].n.seq >= h[i].n.seq {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	*q = h
-}
-
-func (q *readyQueue) pop() readyNode {
-	h := *q
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h[last] = readyNode{}
-	h = h[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].n.seq > h[m].n.seq {
-			m = l
-		}
-		if r < len(h) && h[r].n.seq > h[m].n.seq {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[m], h[i] = h[i], h[m]
-		i = m
-	}
-	*q = h
-	return top
-}
-
+// capture is where Grad takes the gradient of one of its inputs: slot of node.
 type capture struct {
 	node *Node
 	slot int
 	grad *Tensor
 }
 
+// run is the backward pass of Backward (inputs nil: accumulate into the
+// leaves) and Grad (return the gradients of inputs). See the file's header.
 func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	if c.createGraph && !IsGradEnabled() {
 		// As PyTorch's engine, a backward pass that creates a graph records
@@ -230,9 +97,112 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	if len(c.gradOutputs) != 0 && len(c.gradOutputs) != len(outputs) {
 		tensor.Panicf(op, ErrGraph, "got %d gradient outputs for %d outputs", len(c.gradOutputs), len(outputs))
 	}
-	// Root gradients.
-	rootEdges := make([]Edge, len(outputs))
-	rootGrads := make([]*Tensor, len(outputs))
+	// Made here rather than in rootGradients, so that they stay on the stack.
+	rootEdges, rootGrads := make([]Edge, len(outputs)), make([]*Tensor, len(outputs))
+	rootGradients(op, outputs, c, rootEdges, rootGrads)
+	var capEdges []Edge
+	if inputs != nil {
+		capEdges = make([]Edge, len(inputs))
+		for i, in := range inputs {
+			if in == nil || !in.RequiresGrad() {
+				tensor.Panicf(op, ErrGraph, "input %d of grad does not require grad", i)
+			}
+			capEdges[i] = gradEdge(in)
+		}
+	}
+
+	sc := getScratch()
+	defer putScratch(sc)
+	discover(sc, rootEdges)
+	index, states, edges, edgeAt := sc.index, sc.states, sc.edges, sc.edgeAt
+	var caps []*capture
+	for _, e := range capEdges {
+		cp := &capture{node: e.Node, slot: e.Input}
+		caps = append(caps, cp)
+		if j, ok := index[e.Node]; ok {
+			states[j].caps = append(states[j].caps, cp)
+		}
+	}
+	if inputs != nil {
+		markNeeded(sc, rootEdges)
+	}
+
+	// Seed the outputs' slots and queue the outputs nothing depends on.
+	bufs := &sc.bufs
+	bufs.start(c.createGraph)
+	for i, e := range rootEdges {
+		if rootGrads[i] != nil {
+			bufs.arrive(rootGrads[i])
+			bufs.deposit(&states[index[e.Node]].in, e, rootGrads[i])
+		}
+	}
+	q := &sc.queue
+	for _, e := range rootEdges {
+		k := index[e.Node]
+		if st := &states[k]; st.deps == 0 && !st.pushed {
+			st.pushed = true
+			q.push(e.Node, k)
+		}
+	}
+
+	// Run every node once all the nodes that feed it gradients have run.
+	for len(*q) > 0 {
+		top := q.pop()
+		n, st := top.n, &states[top.k]
+		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
+		// The gradients of n's outputs, complete now; hooks may change them.
+		grads := bufs.take(n, &st.in, hasUserCode(n), !skip && len(st.caps) == 0)
+		bufs.expose(grads)
+		grads = runOutHooks(n, grads)
+		bufs.expose(grads)
+		for _, cp := range st.caps {
+			cp.grad = grads[cp.slot]
+		}
+		// micrograd's _backward: the gradients of n's inputs.
+		var inGrads []*Tensor // one per next edge
+		if !skip {
+			inGrads = execute(n, grads, c, sc, bufs.turn.sole)
+			if !c.retainGraph {
+				n.release()
+			}
+		}
+		// micrograd's +=: add each into the slot it flows to; a node whose
+		// last contributor this was is ready.
+		bufs.send(n, inGrads)
+		nextIdx := edges[edgeAt[top.k]:]
+		for i, e := range n.next {
+			if e.Node == nil {
+				continue
+			}
+			j := nextIdx[i]
+			ns := &states[j]
+			if inGrads != nil && inGrads[i] != nil {
+				bufs.deposit(&ns.in, e, inGrads[i])
+			}
+			ns.deps--
+			if ns.deps == 0 && !ns.pushed {
+				ns.pushed = true
+				q.push(e.Node, j)
+			}
+		}
+		bufs.finish(&st.in)
+	}
+	if inputs == nil {
+		return nil
+	}
+	return captured(op, caps, c)
+}
+
+// hasUserCode reports whether code outside the engine sees n's gradients as
+// it runs: a custom Function (unless it declares KeepsNoGrads, when it is
+// treated like a built-in backward) or node hooks.
+func hasUserCode(n *Node) bool {
+	return (n.fn != nil && !n.fn.keepsNone) || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
+}
+
+// rootGradients sets the edges of the outputs and their gradients:
+// c.gradOutputs, or ones for a scalar output.
+func rootGradients(op string, outputs []*Tensor, c backwardConfig, rootEdges []Edge, rootGrads []*Tensor) {
 	for i, o := range outputs {
 		if o == nil || !o.RequiresGrad() {
 			tensor.PanicHint(op, ErrGraph, "call SetRequiresGrad(true) on the leaves you differentiate with respect to",
@@ -261,21 +231,14 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		rootEdges[i] = gradEdge(o)
 		rootGrads[i] = g
 	}
-	var capNodes []Edge
-	if inputs != nil {
-		capNodes = make([]Edge, len(inputs))
-		for i, in := range inputs {
-			if in == nil || !in.RequiresGrad() {
-				tensor.Panicf(op, ErrGraph, "input %d of grad does not require grad", i)
-			}
-			capNodes[i] = gradEdge(in)
-		}
-	}
+}
 
-	// Discover the graph breadth-first: every reachable node gets an index, and
-	// its dependency count (edges from other discovered nodes).
-	sc := getScratch()
-	defer putScratch(sc)
+// discover walks the graph breadth-first from the roots: every reachable node
+// gets an index (sc.index, sc.order) and its dependency count (edges from
+// other discovered nodes; sc.deps and sc.states). sc.edges lists, node by
+// node in order from sc.edgeAt, the index of each next edge's node (-1 for
+// none), so that the pass looks nothing up in the index.
+func discover(sc *passScratch, rootEdges []Edge) {
 	index, order, deps := sc.index, sc.order, sc.deps
 	for _, e := range rootEdges {
 		if _, ok := index[e.Node]; !ok {
@@ -284,8 +247,6 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 			deps = append(deps, 0)
 		}
 	}
-	// edges lists, node by node in order, the index of each next edge's node
-	// (-1 for none), so that execution looks nothing up in index.
 	edges, edgeAt := sc.edges[:0], sc.edgeAt[:0]
 	for i := 0; i < len(order); i++ {
 		edgeAt = append(edgeAt, int32(len(edges)))
@@ -311,178 +272,34 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	for i, d := range deps {
 		states[i].deps = d
 	}
+}
 
-	// Capture points for Grad.
-	var caps []*capture
-	for _, e := range capNodes {
-		cp := &capture{node: e.Node, slot: e.Input}
-		caps = append(caps, cp)
-		if j, ok := index[e.Node]; ok {
-			states[j].caps = append(states[j].caps, cp)
-		}
-	}
-	if inputs != nil {
-		// A node is needed (runs) when some capture point lies strictly below
-		// it; a capture point itself runs only if another one lies below it, so
-		// that Grad neither computes nor frees more than it must. Process in
-		// reverse topological order.
-		topo := topoOrder(sc, rootEdges, states)
-		for i := len(topo) - 1; i >= 0; i-- {
-			k := topo[i]
-			n, st := order[k], &states[k]
-			if n.leaf == nil {
-				for _, e := range n.next {
-					if e.Node != nil && states[index[e.Node]].reach {
-						st.needed = true
-						break
-					}
+// markNeeded marks, for Grad, the nodes that run: a node is needed when some
+// capture point lies strictly below it; a capture point itself runs only if
+// another one lies below it, so that Grad neither computes nor frees more
+// than it must. It goes in reverse topological order.
+func markNeeded(sc *passScratch, rootEdges []Edge) {
+	states := sc.states
+	topo := topoOrder(sc, rootEdges, states)
+	for i := len(topo) - 1; i >= 0; i-- {
+		k := topo[i]
+		n, st := sc.order[k], &states[k]
+		if n.leaf == nil {
+			for _, e := range n.next {
+				if e.Node != nil && states[sc.index[e.Node]].reach {
+					st.needed = true
+					break
 				}
 			}
-			if len(st.caps) > 0 || st.needed {
-				st.reach = true
-			}
+		}
+		if len(st.caps) > 0 || st.needed {
+			st.reach = true
 		}
 	}
+}
 
-	// Execute. Without CreateGraph, the gradients that built-in backwards
-	// produce in this pass are reference-counted, and a buffer is recycled
-	// once its last consumer has run (see recycler).
-	rc := &sc.rec
-	rc.on = !c.createGraph
-	rc.seq0 = tensor.AllocSeq()
-	// add puts g into a slot; g arrives holding one reference (rc.hold).
-	add := func(st *nodeState, n *Node, slot int, g *Tensor) {
-		if st.buf == nil {
-			if n.nOut == 1 {
-				st.buf = st.one[:]
-			} else {
-				st.buf = make([]*Tensor, n.nOut)
-			}
-		}
-		switch a := st.buf[slot]; {
-		case a == nil:
-			st.buf[slot] = g // keeps the reference its producer took
-		case slot < 64 && st.owned&(1<<slot) != 0 && canAddInPlace(a, g):
-			a.data.AddInPlace(g.data)
-			rc.drop(g)
-		default:
-			sum := accumulate(a, g)
-			st.buf[slot] = sum
-			if sum.RequiresGrad() {
-				rc.pin(a)
-				rc.pin(g)
-				rc.pin(sum)
-				break
-			}
-			rc.hold(sum)
-			rc.drop(a)
-			rc.drop(g)
-			if slot < 64 {
-				st.owned |= 1 << slot
-			}
-		}
-	}
-	for i, e := range rootEdges {
-		if rootGrads[i] != nil {
-			rc.hold(rootGrads[i])
-			add(&states[index[e.Node]], e.Node, e.Input, rootGrads[i])
-		}
-	}
-	q := &sc.queue
-	for _, e := range rootEdges {
-		k := index[e.Node]
-		st := &states[k]
-		if st.deps == 0 && !st.pushed {
-			st.pushed = true
-			q.push(e.Node, k)
-		}
-	}
-	for len(*q) > 0 {
-		top := q.pop()
-		n, st := top.n, &states[top.k]
-		nextIdx := edges[edgeAt[top.k]:]
-		grads := st.buf
-		st.buf = nil // drop the reference as the pass goes
-		// A Function that declares KeepsNoGrads is treated like a built-in
-		// backward: it keeps none of the gradients it sees.
-		userCode := (n.fn != nil && !n.fn.keepsNone) || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
-		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
-		// Only a built-in backward that no user code, capture or retained
-		// grad watches gives its gradients back for recycling; everything
-		// that other code may keep is pinned.
-		recycles := rc.on && (n.bw != nil || n.fn != nil) && !userCode && len(n.extra().outHooks) == 0 &&
-			len(n.extra().retain) == 0 && len(st.caps) == 0 && !skip
-		switch {
-		case grads == nil && n.nOut == 1 && !userCode:
-			grads = st.one[:]
-		case grads == nil:
-			grads = make([]*Tensor, n.nOut)
-		case n.nOut == 1 && userCode:
-			// User code may keep the slice: give it its own.
-			grads = []*Tensor{st.one[0]}
-		}
-		var consumed *Tensor       // the gradient this node gives back for recycling
-		var consumedMore []*Tensor // and those of its other outputs (a slice of its own)
-		// A leaf whose gradient no other slot refers to and that no hook
-		// sees may keep that gradient's buffer as its own (accumulateGrad).
-		sole := rc.on && n.leaf != nil && !skip && !userCode && len(st.caps) == 0 &&
-			len(n.leaf.extra().hooks) == 0 && rc.sole(grads[0])
-		if recycles {
-			consumed, consumedMore = grads[0], grads[1:]
-		} else {
-			rc.pinAll(grads)
-			grads = runOutHooks(n, grads)
-			rc.pinAll(grads) // what hooks returned
-		}
-		for _, cp := range st.caps {
-			cp.grad = grads[cp.slot]
-		}
-		var inGrads []*Tensor
-		if !skip {
-			inGrads = execute(n, grads, c, sc, sole)
-			if !c.retainGraph {
-				n.release()
-			}
-		}
-		st.one[0] = nil
-		if !recycles {
-			rc.pinAll(inGrads)
-		}
-		// Every gradient on its way to a slot holds a reference first, so
-		// that one consumed at once (added into a sum) is not recycled while
-		// another result of the same backward still refers to its buffer.
-		for i, e := range n.next {
-			if e.Node != nil && inGrads != nil && inGrads[i] != nil {
-				rc.hold(inGrads[i])
-			}
-		}
-		for i, e := range n.next {
-			if e.Node == nil {
-				continue
-			}
-			j := nextIdx[i]
-			ns := &states[j]
-			if inGrads != nil && inGrads[i] != nil {
-				add(ns, e.Node, e.Input, inGrads[i])
-			}
-			ns.deps--
-			if ns.deps == 0 && !ns.pushed {
-				ns.pushed = true
-				q.push(e.Node, j)
-			}
-		}
-		if consumed != nil {
-			// The outputs that alias it were counted just above.
-			rc.drop(consumed)
-		}
-		for _, g := range consumedMore {
-			rc.drop(g)
-		}
-		sc.out = [2]*Tensor{}
-	}
-	if inputs == nil {
-		return nil
-	}
+// captured returns Grad's result: the gradient each capture took.
+func captured(op string, caps []*capture, c backwardConfig) []*Tensor {
 	res := make([]*Tensor, len(caps))
 	for i, cp := range caps {
 		g := cp.grad
@@ -538,12 +355,6 @@ func topoOrder(sc *passScratch, roots []Edge, states []nodeState) []int32 {
 	return out
 }
 
-// canAddInPlace reports whether g can be added into the engine-owned sum a
-// without changing a's shape or dtype and without recording a graph.
-func canAddInPlace(a, g *Tensor) bool {
-	return !g.RequiresGrad() && a.tangentOf() == nil && g.tangentOf() == nil && a.DType() == g.DType() && slices.Equal(a.data.Shape(), g.data.Shape())
-}
-
 // accumulate sums two gradients flowing into the same slot.
 func accumulate(a, b *Tensor) *Tensor {
 	if !a.RequiresGrad() && !b.RequiresGrad() && a.tangentOf() == nil && b.tangentOf() == nil && slices.Equal(a.data.Shape(), b.data.Shape()) {
@@ -553,12 +364,15 @@ func accumulate(a, b *Tensor) *Tensor {
 }
 
 // runOutHooks applies tensor hooks registered on the node's outputs and stores
-// retained grads.
+// retained grads. (Small enough to be inlined for the nodes without any.)
 func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
-	if n.leaf != nil {
+	if n.leaf != nil || n.x == nil {
 		return grads
 	}
-	x := n.extra()
+	return runOutHooksOf(n, n.x, grads)
+}
+
+func runOutHooksOf(n *Node, x *nodeExtra, grads []*Tensor) []*Tensor {
 	for slot, hs := range x.outHooks {
 		for _, h := range hs {
 			if h.removed || grads[slot] == nil {
@@ -620,7 +434,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch, sole b
 		}
 		if n.fast != 0 && len(n.extra().postHooks) == 0 {
 			// No user code sees the result: it goes into the pass's slice.
-			out = fastBackward(n.fast, g, s, sc.out[:len(n.next)])
+			out = fastBackward(n.fast, g, s, sc.bufs.fastOut[:len(n.next)])
 		} else {
 			out = n.bw(g, s)
 		}
@@ -671,86 +485,4 @@ func (t *Tensor) accumulateGrad(g *Tensor, create, sole bool) {
 	default:
 		t.setGrad(Add(t.grad, g), false)
 	}
-}
-
-// recycler counts, during one backward pass without CreateGraph, the
-// references that the pass's gradient slots hold to each recyclable buffer
-// (tensor.Recycle) allocated during the pass, and recycles a buffer when
-// the count drops to zero: its last consumer, a built-in backward, has run,
-// and none of that backward's results is a view of it. Buffers allocated
-// before the pass (saved tensors, the user's gradients) are never touched,
-// and a buffer that user code, a leaf's Grad, a retained grad or a Grad
-// capture may keep is pinned for the rest of the pass.
-type recycler struct {
-	on   bool
-	seq0 uint64           // tensor.AllocSeq at the start of the pass
-	refs map[uint64]int32 // AllocID → slot references; -1: pinned
-}
-
-// id returns g's buffer number if it is recyclable and from this pass.
-func (r *recycler) id(g *Tensor) uint64 {
-	if !r.on || g == nil {
-		return 0
-	}
-	if id := g.data.AllocID(); id > r.seq0 {
-		return id
-	}
-	return 0
-}
-
-// counted returns g's buffer number as id, for hold and pin, making the
-// map on first use; ok is false for a buffer the pass does not count.
-func (r *recycler) counted(g *Tensor) (id uint64, ok bool) {
-	id = r.id(g)
-	if id != 0 && r.refs == nil {
-		r.refs = make(map[uint64]int32)
-	}
-	return id, id != 0
-}
-
-func (r *recycler) hold(g *Tensor) {
-	if id, ok := r.counted(g); ok {
-		if v := r.refs[id]; v >= 0 {
-			r.refs[id] = v + 1
-		}
-	}
-}
-
-// sole reports whether g's buffer is from this pass and referred to by
-// exactly one gradient slot, not pinned: the slot that holds g.
-func (r *recycler) sole(g *Tensor) bool {
-	id := r.id(g)
-	return id != 0 && r.refs[id] == 1
-}
-
-func (r *recycler) pin(g *Tensor) {
-	if id, ok := r.counted(g); ok {
-		r.refs[id] = -1
-	}
-}
-
-func (r *recycler) pinAll(gs []*Tensor) {
-	if !r.on {
-		return
-	}
-	for _, g := range gs {
-		r.pin(g)
-	}
-}
-
-func (r *recycler) drop(g *Tensor) {
-	id := r.id(g)
-	if id == 0 {
-		return
-	}
-	v, ok := r.refs[id]
-	if !ok || v <= 0 {
-		return
-	}
-	if v == 1 {
-		delete(r.refs, id)
-		tensor.Recycle(g.data)
-		return
-	}
-	r.refs[id] = v - 1
 }

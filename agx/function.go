@@ -274,7 +274,33 @@ func Apply(f Function, inputs ...*Tensor) *Tensor {
 // grad, the outputs record a node named <Name>Backward that calls f.Backward.
 func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 	name := FunctionName(f)
-	ctx := &Ctx{name: name, inputs: inputs, materialize: true}
+	ctx, record := newCtx(name, inputs)
+	dual := isDual(inputs...)
+	outs := runForward(f, ctx)
+	checkDirty(ctx, outs)
+	var n *Node
+	if record {
+		n = newFuncNode(f, ctx, inputs, len(outs))
+	}
+	results := wrapOutputs(ctx, n, inputs, outs)
+	if dual {
+		applyJvp(f, ctx, inputs, outs, results)
+	}
+	if n != nil && ctx.savedSet {
+		saveForNode(n, ctx, inputs, outs, results)
+	}
+	// Drop what only Forward and this function needed: the node keeps ctx,
+	// and ctx must not keep inputs and outputs alive once the saved tensors
+	// are released.
+	ctx.savedRaw, ctx.inputs, ctx.detached, ctx.dirty, ctx.nonDiff = nil, nil, nil, nil, nil
+	return results
+}
+
+// newCtx makes the ctx of a call on inputs, with the detached inputs Forward
+// sees, and reports whether the call records a node (some input requires
+// grad and grad mode is on).
+func newCtx(name string, inputs []*Tensor) (ctx *Ctx, record bool) {
+	ctx = &Ctx{name: name, inputs: inputs, materialize: true}
 	if len(inputs) <= len(ctx.inl.needs) {
 		ctx.needs = ctx.inl.needs[:len(inputs):len(inputs)]
 	} else {
@@ -282,7 +308,6 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 	}
 	// As PyTorch's needs_input_grad, needs reports each input's requires_grad
 	// even under NoGrad, where nothing is recorded.
-	record := false
 	for i, in := range inputs {
 		if in != nil {
 			ctx.needs[i] = in.RequiresGrad()
@@ -290,7 +315,6 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		}
 	}
 	record = record && IsGradEnabled()
-	dual := isDual(inputs...)
 	if !record && len(inputs) <= len(ctx.inl.detached) {
 		ctx.detached = ctx.inl.detached[:len(inputs):len(inputs)]
 	} else {
@@ -301,97 +325,120 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 			ctx.detached[i] = &Tensor{data: in.data}
 		}
 	}
+	return ctx, record
+}
+
+// runForward calls f.Forward on the detached inputs and checks that it left
+// f's fields alone and returned at least one output and no nil.
+func runForward(f Function, ctx *Ctx) []*Tensor {
 	snap := snapshotFields(f)
 	ctx.inForward = true
 	outs := f.Forward(ctx, ctx.detached...)
 	ctx.inForward = false
-	snap.check(name)
+	snap.check(ctx.name)
 	if len(outs) == 0 {
-		tensor.Panicf(name, ErrGradient, "Forward returned no outputs")
+		tensor.Panicf(ctx.name, ErrGradient, "Forward returned no outputs")
 	}
 	for i, o := range outs {
 		if o == nil {
-			tensor.Panicf(name, ErrGradient, "Forward returned nil as output %d", i)
+			tensor.Panicf(ctx.name, ErrGradient, "Forward returned nil as output %d", i)
 		}
 	}
-	isIn := func(t *Tensor) int {
-		for i, d := range ctx.detached {
-			if d != nil && (d == t || d.data == t.data) {
-				return i
-			}
+	return outs
+}
+
+// inputIndex returns the index of the input that Forward saw as t, or -1.
+func (c *Ctx) inputIndex(t *Tensor) int {
+	for i, d := range c.detached {
+		if d != nil && (d == t || d.data == t.data) {
+			return i
 		}
-		return -1
 	}
-	contains := func(list []*Tensor, t *Tensor) bool {
-		for _, x := range list {
-			if x == t || (x != nil && x.data == t.data) {
-				return true
-			}
+	return -1
+}
+
+// containsTensor reports whether t, or a tensor on t's data, is in list.
+func containsTensor(list []*Tensor, t *Tensor) bool {
+	for _, x := range list {
+		if x == t || (x != nil && x.data == t.data) {
+			return true
 		}
-		return false
 	}
+	return false
+}
+
+// checkDirty checks that every tensor given to MarkDirty is an input that
+// Forward returned.
+func checkDirty(ctx *Ctx, outs []*Tensor) {
 	for _, d := range ctx.dirty {
-		if isIn(d) < 0 {
-			tensor.Panicf(name, ErrGraph, "MarkDirty was given a tensor that is not an input of Forward")
+		if ctx.inputIndex(d) < 0 {
+			tensor.Panicf(ctx.name, ErrGraph, "MarkDirty was given a tensor that is not an input of Forward")
 		}
-		if !contains(outs, d) {
-			tensor.PanicHint(name, ErrGraph, "return every tensor given to MarkDirty from Forward",
+		if !containsTensor(outs, d) {
+			tensor.PanicHint(ctx.name, ErrGraph, "return every tensor given to MarkDirty from Forward",
 				"Some elements marked as dirty during the forward method were not returned as output. The inputs that are modified inplace must all be outputs of the Function.")
 		}
 	}
+}
 
-	var n *Node
-	if record {
-		n = &Node{name: name + "Backward", nOut: int32(len(outs)), seq: nodeSeq.Add(1)}
-		if len(inputs) <= len(n.inl.next) {
-			n.next = n.inl.next[:len(inputs):len(inputs)]
-		} else {
-			n.next = make([]Edge, len(inputs))
-		}
-		fnode := &funcNode{f: f, ctx: ctx, inReq: ctx.needs}
-		if len(inputs) <= len(fnode.inInl) {
-			fnode.inMeta = fnode.inInl[:len(inputs):len(inputs)]
-		} else {
-			fnode.inMeta = make([]meta, len(inputs))
-		}
-		fnode.outMeta = fnode.outInl[:0]
-		_, fnode.once = f.(OnceDifferentiable)
-		_, fnode.keepsNone = f.(KeepsNoGrads)
-		if fo, ok := f.(Func); ok && fo.Once {
-			fnode.once = true
-		}
-		for i, in := range inputs {
-			if in != nil {
-				n.next[i] = gradEdge(in)
-				fnode.inMeta[i] = meta{fnode.shape(in.data), in.DType()}
-			}
-		}
-		n.fn = fnode
-		ctx.node = n
-		if anomalyEnabled.Load() {
-			n.ext().stack = callerStack()
+// newFuncNode makes the node <Name>Backward of a recorded call, with an edge
+// and the metadata of each input, for nOut outputs (wrapOutputs adds their
+// metadata).
+func newFuncNode(f Function, ctx *Ctx, inputs []*Tensor, nOut int) *Node {
+	n := &Node{name: ctx.name + "Backward", nOut: int32(nOut), seq: nodeSeq.Add(1)}
+	if len(inputs) <= len(n.inl.next) {
+		n.next = n.inl.next[:len(inputs):len(inputs)]
+	} else {
+		n.next = make([]Edge, len(inputs))
+	}
+	fnode := &funcNode{f: f, ctx: ctx, inReq: ctx.needs}
+	if len(inputs) <= len(fnode.inInl) {
+		fnode.inMeta = fnode.inInl[:len(inputs):len(inputs)]
+	} else {
+		fnode.inMeta = make([]meta, len(inputs))
+	}
+	fnode.outMeta = fnode.outInl[:0]
+	_, fnode.once = f.(OnceDifferentiable)
+	_, fnode.keepsNone = f.(KeepsNoGrads)
+	if fo, ok := f.(Func); ok && fo.Once {
+		fnode.once = true
+	}
+	for i, in := range inputs {
+		if in != nil {
+			n.next[i] = gradEdge(in)
+			fnode.inMeta[i] = meta{fnode.shape(in.data), in.DType()}
 		}
 	}
+	n.fn = fnode
+	ctx.node = n
+	if anomalyEnabled.Load() {
+		n.ext().stack = callerStack()
+	}
+	return n
+}
 
+// wrapOutputs returns the caller's tensor for each output of Forward and,
+// when the call records node n, attaches the differentiable ones to it.
+func wrapOutputs(ctx *Ctx, n *Node, inputs, outs []*Tensor) []*Tensor {
 	results := make([]*Tensor, len(outs))
 	for i, o := range outs {
 		var r *Tensor
-		if k := slices.Index(outs[:i], o); k >= 0 && (isIn(o) < 0 || contains(ctx.dirty, o)) {
+		if k := slices.Index(outs[:i], o); k >= 0 && (ctx.inputIndex(o) < 0 || containsTensor(ctx.dirty, o)) {
 			// The same tensor returned twice is one object, as in PyTorch: it
 			// stands for the last output slot it was returned in. An input
 			// returned twice without MarkDirty is not: PyTorch gives each slot
 			// its own view of the input, with its own output index.
 			r = results[k]
-		} else if j := isIn(o); j >= 0 && contains(ctx.dirty, o) {
+		} else if j := ctx.inputIndex(o); j >= 0 && containsTensor(ctx.dirty, o) {
 			r = inputs[j]
-			if record && r.gradFn == nil && r.requiresGrad {
-				tensor.PanicHint(name, ErrGraph, "clone the leaf first, or run under NoGrad",
+			if n != nil && r.gradFn == nil && r.requiresGrad {
+				tensor.PanicHint(ctx.name, ErrGraph, "clone the leaf first, or run under NoGrad",
 					"a leaf Variable that requires grad is being used in an in-place operation")
 			}
 		} else {
 			r = &Tensor{data: o.data}
 		}
-		diff := o.DType().IsFloat() && !contains(ctx.nonDiff, o)
+		diff := o.DType().IsFloat() && !containsTensor(ctx.nonDiff, o)
 		if n != nil {
 			n.fn.outMeta = append(n.fn.outMeta, meta{n.fn.shape(o.data), o.DType()})
 			if diff {
@@ -402,39 +449,35 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 		}
 		results[i] = r
 	}
-	if dual {
-		applyJvp(f, ctx, inputs, outs, results)
-	}
-	if n != nil && ctx.savedSet {
-		if len(ctx.savedRaw) <= len(n.inl.saved) {
-			n.saved = n.inl.saved[:len(ctx.savedRaw)]
-		} else {
-			n.saved = make([]savedVar, len(ctx.savedRaw))
-		}
-		for i, s := range ctx.savedRaw {
-			switch {
-			case s == nil:
-			case slices.Contains(outs, s):
-				n.saved[i] = newSaved(results[slices.Index(outs, s)])
-			case slices.Contains(ctx.detached, s):
-				// An input as Forward saw it: save the caller's tensor (found by
-				// identity, so that an input passed twice maps to its own slot).
-				n.saved[i] = newSaved(inputs[slices.Index(ctx.detached, s)])
-			default:
-				n.saved[i] = newSaved(s)
-			}
-		}
-		for _, s := range n.saved {
-			if s.t != nil {
-				n.hadSaved = true
-			}
-		}
-	}
-	// Drop what only Forward and this function needed: the node keeps ctx,
-	// and ctx must not keep inputs and outputs alive once the saved tensors
-	// are released.
-	ctx.savedRaw, ctx.inputs, ctx.detached, ctx.dirty, ctx.nonDiff = nil, nil, nil, nil, nil
 	return results
+}
+
+// saveForNode stores on n the tensors Forward gave SaveForBackward: an
+// output as the caller's result, an input as the caller's tensor.
+func saveForNode(n *Node, ctx *Ctx, inputs, outs, results []*Tensor) {
+	if len(ctx.savedRaw) <= len(n.inl.saved) {
+		n.saved = n.inl.saved[:len(ctx.savedRaw)]
+	} else {
+		n.saved = make([]savedVar, len(ctx.savedRaw))
+	}
+	for i, s := range ctx.savedRaw {
+		switch {
+		case s == nil:
+		case slices.Contains(outs, s):
+			n.saved[i] = newSaved(results[slices.Index(outs, s)])
+		case slices.Contains(ctx.detached, s):
+			// An input as Forward saw it: save the caller's tensor (found by
+			// identity, so that an input passed twice maps to its own slot).
+			n.saved[i] = newSaved(inputs[slices.Index(ctx.detached, s)])
+		default:
+			n.saved[i] = newSaved(s)
+		}
+	}
+	for _, s := range n.saved {
+		if s.t != nil {
+			n.hadSaved = true
+		}
+	}
 }
 
 // backward runs the Function's Backward and validates its gradients.
