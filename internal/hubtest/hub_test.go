@@ -32,12 +32,19 @@ const (
 	firstLessonLimit = 20 * time.Second // a new student's whole first lesson
 )
 
-const (
-	prefix     = "agxhub-" // every user and group the test makes; removed at the end
+// prefix starts the name of every user and group the test makes (removed at
+// the end); AGX_HUB_TEST_PREFIX changes it, so that two runs on one machine
+// (with two AGX_HUB_TEST_DIRs) do not remove each other's users.
+var (
+	prefix     = envOr("AGX_HUB_TEST_PREFIX", "agxhub-")
 	teachGroup = prefix + "teach"
 	instructor = prefix + "teacher"
+)
+
+const (
 	course     = "agxhubtest"
 	assignment = "gelu"
+	lateOne    = "gelu-late" // released with a deadline already passed
 	lesson     = "01-function-basics.ipynb"
 )
 
@@ -151,10 +158,14 @@ func TestHub(t *testing.T) {
 	t.Logf("agx exchange init: %s", h.as(teacher, teacher.home, nil, h.agx(), "exchange", "init", "--exchange", h.exchange, "--course", course, "--group", teachGroup))
 	deadline := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	h.as(teacher, filepath.Dir(source), nil, h.agx(), "release", "--deadline", deadline, assignment, "gelu.ipynb")
+	passed := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	h.as(teacher, filepath.Dir(source), nil, h.agx(), "release", "--deadline", passed, lateOne, "gelu.ipynb")
 
 	// 5. Students, one after another, each new (cold caches but for the
 	// shared template): PAM login for a token, server start, fetch, edit and
-	// run through the REST API and the websocket, submit.
+	// run through the REST API and the websocket, submit. Student 1 fetches
+	// and submits with the cell helpers of grade/exchange in a notebook run
+	// by their own kernel; the others with the agx command.
 	srcNB, err := notebook.Read(source)
 	if err != nil {
 		t.Fatal(err)
@@ -176,8 +187,6 @@ func TestHub(t *testing.T) {
 		var r struct{ Seconds float64 }
 		h.driveJSON(&r, "start", h.url, name, tokens[name])
 		t.Logf("%s: server ready in %.1f s", name, r.Seconds)
-		out := h.as(s, s.home, nil, h.agx(), "fetch", assignment)
-		t.Logf("%s: agx fetch: %s", name, strings.TrimSpace(out))
 		if i == 0 {
 			// The first lesson, as a new student's first notebook.
 			lessonSrc, err := os.ReadFile(filepath.Join(root, "notebooks", lesson))
@@ -191,6 +200,18 @@ func TestHub(t *testing.T) {
 			if d := secs(res.TotalSeconds); d > firstLessonLimit {
 				t.Errorf("%s: the first lesson took %v, more than %v", name, d, firstLessonLimit)
 			}
+			// Then the exchange, from a notebook (after the lesson, which
+			// measures a new student's cold start).
+			h.cellSteps(s, "exchange-fetch.ipynb", []cellStep{
+				{"Status", assignment, []string{"agx status: " + assignment + ": released", "not fetched yet", "not submitted"}},
+				{"Fetch", assignment, []string{"agx fetch: fetched " + assignment + " into " + s.home + "/" + assignment + ": gelu.ipynb", "deadline "}},
+				{"Fetch", assignment, []string{"agx fetch: nothing new to fetch", "kept your gelu.ipynb"}},
+				{"Fetch", "ps9", []string{"agx fetch: nothing to fetch: \"ps9\" has not been released in course " + course, "released: " + assignment + ", " + lateOne}},
+				{"Fetch", lateOne, []string{"agx fetch: fetched " + lateOne, "passed", "a submission now is late"}},
+			})
+		} else {
+			out := h.as(s, s.home, nil, h.agx(), "fetch", assignment)
+			t.Logf("%s: agx fetch: %s", name, strings.TrimSpace(out))
 		}
 		if i == 1 {
 			// An early submission of the unedited notebook: the later one counts.
@@ -205,7 +226,16 @@ func TestHub(t *testing.T) {
 				t.Errorf("%s: cell %d (%s) of gelu.ipynb: status %q: %s", name, c.Index, c.GradeID, c.Status, c.Text)
 			}
 		}
-		out = h.as(s, s.home, nil, h.agx(), "submit", assignment)
+		if i == 0 {
+			h.cellSteps(s, "exchange-submit.ipynb", []cellStep{
+				{"Submit", assignment, []string{"agx submit: submitted " + assignment + " at ", "as " + name + ": gelu.ipynb (submission 1; the latest counts)", "on time: the deadline is"}},
+				{"Submit", assignment, []string{"agx submit: already submitted at ", "unchanged since, so nothing was submitted (1 submission so far"}},
+				{"Submit", lateOne, []string{"agx submit: submitted " + lateOne + " at ", "LATE: the deadline was"}},
+				{"Status", assignment, []string{"agx status: " + assignment + ": released", "fetched", "submitted 1 time, the latest at"}},
+			})
+			continue
+		}
+		out := h.as(s, s.home, nil, h.agx(), "submit", assignment)
 		t.Logf("%s: agx submit: %s", name, strings.TrimSpace(out))
 		if !strings.Contains(out, "submitted") {
 			t.Errorf("%s: agx submit says %q, want \"submitted at ...\"", name, out)
@@ -226,9 +256,17 @@ func TestHub(t *testing.T) {
 	h.checkGradebook(filepath.Join(courseDir, "gradebook"))
 
 	// 7. Each student reads their own feedback, and nobody else's.
-	for _, name := range students {
+	for i, name := range students {
 		s := h.users[name]
-		h.as(s, s.home, nil, h.agx(), "fetch-feedback", assignment)
+		if i == 0 {
+			h.cellSteps(s, "exchange-feedback.ipynb", []cellStep{
+				{"FetchFeedback", assignment, []string{"agx feedback: feedback for " + assignment + " in " + s.home + "/" + assignment + "/feedback: gelu.html"}},
+				{"FetchFeedback", lateOne, []string{"agx feedback: no feedback for " + lateOne + " yet"}},
+				{"Status", assignment, []string{"submitted 1 time", "feedback returned: gelu.html"}},
+			})
+		} else {
+			h.as(s, s.home, nil, h.agx(), "fetch-feedback", assignment)
+		}
 		want := filepath.Join(courseDir, "feedback", name, assignment, "gelu.html")
 		got := filepath.Join(s.home, assignment, "feedback", "gelu.html")
 		wb, err1 := os.ReadFile(want)
@@ -454,6 +492,62 @@ func (h *hub) runNotebook(s *account, path string, edits map[string]string) runR
 }
 
 func (h *hub) tokenOf(s *account) string { return h.tokens[s.name] }
+
+// cellStep is one call of a cell helper of grade/exchange (exchange.Fetch,
+// Submit, FetchFeedback, Status) and what its output must contain.
+type cellStep struct {
+	helper, assignment string
+	want               []string
+}
+
+// cellSteps writes a notebook of one code cell per step into the student's
+// home, runs it in their kernel through the hub and checks what each cell
+// displayed: the plain-text side of the helper's box, and its HTML. The texts
+// go to exchange-cells.txt among the artifacts.
+func (h *hub) cellSteps(s *account, name string, steps []cellStep) {
+	type cell struct {
+		CellType string         `json:"cell_type"`
+		Metadata map[string]any `json:"metadata"`
+		Source   string         `json:"source"`
+		Outputs  []any          `json:"outputs"`
+		Count    *int           `json:"execution_count"`
+	}
+	var cells []cell
+	for _, st := range steps {
+		src := fmt.Sprintf("import \"github.com/goagx/agx/grade/exchange\"\n\n%%%%\nexchange.%s(%q)\n", st.helper, st.assignment)
+		cells = append(cells, cell{CellType: "code", Metadata: map[string]any{}, Source: src, Outputs: []any{}})
+	}
+	b, err := json.Marshal(map[string]any{
+		"nbformat": 4, "nbformat_minor": 5, "cells": cells,
+		"metadata": map[string]any{"kernelspec": map[string]string{"name": "agx-go", "display_name": "Go (agx)", "language": "go"}},
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.writeAs(s, filepath.Join(s.home, name), b)
+	res := h.runNotebook(s, name, nil)
+	if len(res.Cells) != len(steps) {
+		h.t.Fatalf("%s: %s ran %d cells, want %d", s.name, name, len(res.Cells), len(steps))
+	}
+	log, err := os.OpenFile(filepath.Join(h.artifact, "exchange-cells.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer log.Close()
+	for i, st := range steps {
+		c := res.Cells[i]
+		fmt.Fprintf(log, "%s %s, cell exchange.%s(%q), %.1f s:\n%s\n\n", s.name, name, st.helper, st.assignment, c.Seconds, strings.TrimSpace(c.Text))
+		h.t.Logf("%s: cell exchange.%s(%q) (%.1f s): %s", s.name, st.helper, st.assignment, c.Seconds, strings.TrimSpace(c.Text))
+		if c.Status != "ok" || !slices.Contains(c.MIME, "text/html") {
+			h.t.Errorf("%s: cell exchange.%s(%q): status %q, output types %v; want ok with text/html", s.name, st.helper, st.assignment, c.Status, c.MIME)
+		}
+		for _, w := range st.want {
+			if !strings.Contains(c.Text, w) {
+				h.t.Errorf("%s: cell exchange.%s(%q) shows %q; want it to contain %q", s.name, st.helper, st.assignment, c.Text, w)
+			}
+		}
+	}
+}
 
 // checkFirstCells checks a new student's first notebook: its first cell and its
 // first cell with output (the first that compiled and ran agx code).
