@@ -226,7 +226,7 @@ if cmd == "specs":
 elif cmd == "walk":
     secrets = {}
     for src in args:
-        inside, lines = False, set()
+        inside, lines, public = False, set(), set()
         for line in source_text(json.load(open(src))).split("\n"):
             s = line.strip()
             if "BEGIN SOLUTION" in s or "BEGIN HIDDEN TESTS" in s:
@@ -235,7 +235,11 @@ elif cmd == "walk":
                 inside = False
             elif inside and len(s) >= 30:
                 lines.add(s)
-        secrets[os.path.basename(src)] = lines
+            else:
+                public.add(s)
+        # A line the source also shows outside those regions (a given Backward's
+        # first line, a visible check the hidden ones repeat) is no secret.
+        secrets[os.path.basename(src)] = lines - public
     served, todo = [], [""]
     while todo:
         d = call("GET", "contents/" + todo.pop(), query="?content=1")
