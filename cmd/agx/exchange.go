@@ -216,17 +216,17 @@ func releaseCommand(_ context.Context, args []string, stdout, stderr io.Writer) 
 	return nil
 }
 
-const fetchUsage = `usage: agx fetch [-C WORKSPACE] ASSIGNMENT
+// lineser is a student command's result: what it prints.
+type lineser interface{ Lines() []string }
 
-(student) Copies the released ASSIGNMENT into WORKSPACE/ASSIGNMENT/ (default:
-the current directory). A file you already have is never overwritten: it is
-kept, and named.
-`
-
-func fetchCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fetch", fetchUsage, stderr)
+// studentCommand runs a student's command of the form `agx NAME [-C
+// WORKSPACE] ASSIGNMENT`: the exchange flags, the workspace, one assignment,
+// and the result's lines on stdout.
+func studentCommand(name, usage, wsHelp string, args []string, stdout, stderr io.Writer,
+	run func(x *exchange.Exchange, ws, assignment string) (lineser, error)) error {
+	fs := newFlags(name, usage, stderr)
 	x := exchangeFlags(fs)
-	ws := fs.String("C", ".", "the `WORKSPACE` that gets the assignment's directory")
+	ws := fs.String("C", ".", wsHelp)
 	rest, help, err := parseArgs(fs, args)
 	if help || err != nil {
 		return err
@@ -235,12 +235,24 @@ func fetchCommand(_ context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	r, err := x.Fetch(*ws, a)
+	r, err := run(x, *ws, a)
 	if err != nil {
 		return err
 	}
 	printLines(stdout, r.Lines())
 	return nil
+}
+
+const fetchUsage = `usage: agx fetch [-C WORKSPACE] ASSIGNMENT
+
+(student) Copies the released ASSIGNMENT into WORKSPACE/ASSIGNMENT/ (default:
+the current directory). A file you already have is never overwritten: it is
+kept, and named.
+`
+
+func fetchCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	return studentCommand("fetch", fetchUsage, "the `WORKSPACE` that gets the assignment's directory", args, stdout, stderr,
+		func(x *exchange.Exchange, ws, a string) (lineser, error) { return x.Fetch(ws, a) })
 }
 
 const submitUsage = `usage: agx submit [-C WORKSPACE] ASSIGNMENT
@@ -253,23 +265,8 @@ is marked late.
 `
 
 func submitCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("submit", submitUsage, stderr)
-	x := exchangeFlags(fs)
-	ws := fs.String("C", ".", "the `WORKSPACE` that holds the assignment's directory")
-	rest, help, err := parseArgs(fs, args)
-	if help || err != nil {
-		return err
-	}
-	a, err := oneAssignment(rest)
-	if err != nil {
-		return err
-	}
-	r, err := x.Submit(*ws, a)
-	if err != nil {
-		return err
-	}
-	printLines(stdout, r.Lines())
-	return nil
+	return studentCommand("submit", submitUsage, "the `WORKSPACE` that holds the assignment's directory", args, stdout, stderr,
+		func(x *exchange.Exchange, ws, a string) (lineser, error) { return x.Submit(ws, a) })
 }
 
 const collectUsage = `usage: agx collect [-o DIR] [--deadline RFC3339] ASSIGNMENT
@@ -379,21 +376,6 @@ WORKSPACE/ASSIGNMENT/feedback/ (replacing earlier copies).
 `
 
 func fetchFeedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fetch-feedback", fetchFeedbackUsage, stderr)
-	x := exchangeFlags(fs)
-	ws := fs.String("C", ".", "the `WORKSPACE` that holds the assignment's directory")
-	rest, help, err := parseArgs(fs, args)
-	if help || err != nil {
-		return err
-	}
-	a, err := oneAssignment(rest)
-	if err != nil {
-		return err
-	}
-	r, err := x.FetchFeedback(*ws, a)
-	if err != nil {
-		return err
-	}
-	printLines(stdout, r.Lines())
-	return nil
+	return studentCommand("fetch-feedback", fetchFeedbackUsage, "the `WORKSPACE` that holds the assignment's directory", args, stdout, stderr,
+		func(x *exchange.Exchange, ws, a string) (lineser, error) { return x.FetchFeedback(ws, a) })
 }
