@@ -214,6 +214,19 @@ func (c functionalConfig) postprocess(ts []*Tensor) []*Tensor {
 	return out
 }
 
+// inputVector prepares the v of JVP, HVP and VHP, one tensor per input: given,
+// it is checked against the inputs; nil stands for 1 when there is a single
+// one-element input, as in PyTorch.
+func (c functionalConfig) inputVector(v, in []*Tensor) []*Tensor {
+	if v != nil {
+		v = c.preprocess("v", v, false)
+		c.validateV(v, in)
+	} else if len(in) != 1 || in[0].Numel() != 1 {
+		tensor.Panicf(c.op, tensor.ErrArg, "The vector v can only be None if the input to the user-provided function is a single Tensor with a single element.")
+	}
+	return v
+}
+
 // validateV checks that v has one tensor of the right shape per entry of other.
 func (c functionalConfig) validateV(v, other []*Tensor) {
 	if len(v) != len(other) {
@@ -335,12 +348,7 @@ func JVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, jvp []*
 	fn, c := functionalSetup("JVP", f, opts)
 	withGradEnabled(func() {
 		in := c.preprocess("inputs", inputs, true)
-		if v != nil {
-			v = c.preprocess("v", v, false)
-			c.validateV(v, in)
-		} else if len(in) != 1 || in[0].Numel() != 1 {
-			tensor.Panicf(c.op, tensor.ErrArg, "The vector v can only be None if the input to the user-provided function is a single Tensor with a single element.")
-		}
+		v = c.inputVector(v, in)
 		outputs = fn(in...)
 		c.checkRequiresGrad(outputs, "outputs")
 		u := make([]*Tensor, len(outputs))
@@ -551,12 +559,7 @@ func hessianProduct(op string, f any, inputs, v []*Tensor, opts []FunctionalOpti
 	var outputs, res []*Tensor
 	withGradEnabled(func() {
 		in := c.preprocess("inputs", inputs, true)
-		if v != nil {
-			v = c.preprocess("v", v, false)
-			c.validateV(v, in)
-		} else if len(in) != 1 || in[0].Numel() != 1 {
-			tensor.Panicf(c.op, tensor.ErrArg, "The vector v can only be None if the input to the user-provided function is a single Tensor with a single element.")
-		}
+		v = c.inputVector(v, in)
 		outputs = fn(in...)
 		c.checkRequiresGrad(outputs, "outputs")
 		name := "vhp"
