@@ -333,7 +333,7 @@ func newCtx(name string, inputs []*Tensor) (ctx *Ctx, record bool) {
 func runForward(f Function, ctx *Ctx) []*Tensor {
 	snap := snapshotFields(f)
 	ctx.inForward = true
-	outs := f.Forward(ctx, ctx.detached...)
+	outs := callForward(f, ctx)
 	ctx.inForward = false
 	snap.check(ctx.name)
 	if len(outs) == 0 {
@@ -611,32 +611,39 @@ func expandable(shape, target []int) bool {
 	return true
 }
 
-// ErrFunctionPanic: a custom Function's Backward panicked with something that
-// is not an agx error (a runtime error such as an index out of range, or a
-// panic of the user's own). The error names the node and the line that
-// panicked, and wraps the original value when it is an error.
-var ErrFunctionPanic = errors.New("panic in a custom Function's Backward")
+// ErrFunctionPanic: a custom Function's Forward or Backward panicked with
+// something that is not an agx error (a runtime error such as an index out of
+// range, or a panic of the user's own). The error names the Function or node,
+// the method and the line that panicked, and wraps the original value when it
+// is an error.
+var ErrFunctionPanic = errors.New("panic in a custom Function's Forward or Backward")
 
-// FunctionPanicError is what a Backward's non-agx panic becomes: Try returns
-// it, and GradCheck reports it. errors.Is(err, ErrFunctionPanic) is true, and
-// errors.As finds the original error (a runtime.Error, say) when it was one.
+// FunctionPanicError is what a Forward's or Backward's non-agx panic becomes:
+// Try returns it, and GradCheck reports it. errors.Is(err, ErrFunctionPanic)
+// is true, and errors.As finds the original error (a runtime.Error, say) when
+// it was one.
 type FunctionPanicError struct {
-	Node  string // the backward node's name, "FBackward"
-	Value any    // what Backward panicked with
-	At    string // the function and file:line that panicked
-	// Created is where the node's forward was called, with anomaly
-	// detection on (empty otherwise).
+	// Node is the backward node's name ("FBackward") for a panic in
+	// Backward, the Function's name ("F") for one in Forward.
+	Node   string
+	Method string // "Forward" or "Backward"
+	Value  any    // what the method panicked with
+	At     string // the function and file:line that panicked
+	// Created is, for a Backward panic with anomaly detection on, where the
+	// node's forward was called (empty otherwise).
 	Created string
 }
 
 func (e *FunctionPanicError) Error() string {
-	s := fmt.Sprintf("agx: %s: Backward panicked: %v", e.Node, e.Value)
+	s := fmt.Sprintf("agx: %s: %s panicked: %v", e.Node, e.Method, e.Value)
 	if e.At != "" {
 		s += "\n  at " + e.At
 	}
-	if e.Created != "" {
+	switch {
+	case e.Method == "Forward":
+	case e.Created != "":
 		s += "\n  its forward was called at:\n" + e.Created
-	} else {
+	default:
 		s += "\n  (enable DetectAnomaly to see where its forward was called)"
 	}
 	return s
@@ -658,19 +665,36 @@ func (e *FunctionPanicError) Unwrap() []error {
 // nanoseconds when nothing panics.
 func callBackward(n *Node, f Function, ctx *Ctx, grads []*Tensor) []*Tensor {
 	defer func() {
-		r := recover()
-		if r == nil {
-			return
+		if r := recover(); r != nil {
+			rethrowNamed(r, &FunctionPanicError{Node: n.name, Method: "Backward", Created: n.extra().stack})
 		}
-		if _, ok := r.(*tensor.Error); ok {
-			panic(r)
-		}
-		if _, ok := r.(interface{ AgxError() }); ok {
-			panic(r)
-		}
-		panic(&FunctionPanicError{Node: n.name, Value: r, At: panicSite(), Created: n.extra().stack})
 	}()
 	return f.Backward(ctx, grads...)
+}
+
+// callForward runs f.Forward as callBackward runs Backward, naming the
+// Function in what a non-agx panic becomes.
+func callForward(f Function, ctx *Ctx) []*Tensor {
+	defer func() {
+		if r := recover(); r != nil {
+			rethrowNamed(r, &FunctionPanicError{Node: ctx.name, Method: "Forward"})
+		}
+	}()
+	return f.Forward(ctx, ctx.detached...)
+}
+
+// rethrowNamed panics again with r when it is an agx error (already named),
+// and otherwise with e carrying r and the line that panicked. It must be
+// called from the deferred function that recovered r.
+func rethrowNamed(r any, e *FunctionPanicError) {
+	if _, ok := r.(*tensor.Error); ok {
+		panic(r)
+	}
+	if _, ok := r.(interface{ AgxError() }); ok {
+		panic(r)
+	}
+	e.Value, e.At = r, panicSite()
+	panic(e)
 }
 
 // panicSite returns the first frame below the runtime's panic machinery, from

@@ -303,6 +303,48 @@ func TestBackwardRuntimePanicNamed(t *testing.T) {
 	}
 }
 
+// badIndexForward indexes out of range in its Forward.
+type badIndexForward struct{}
+
+func (badIndexForward) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(in[2]) // only in[0] exists
+}
+
+func (badIndexForward) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0])
+}
+
+// TestForwardRuntimePanicNamed: a runtime panic in a custom Forward comes out
+// of Try as an error naming the Function, the method and the line, wrapping
+// the runtime error, with or without inputs that require grad; an agx error
+// raised inside Forward passes through as itself.
+func TestForwardRuntimePanicNamed(t *testing.T) {
+	for _, grad := range []bool{false, true} {
+		err := agx.Try(func() { agx.Apply(badIndexForward{}, ptVec(1, 2).SetRequiresGrad(grad)) })
+		var re runtime.Error
+		var fe *agx.FunctionPanicError
+		if !errors.Is(err, agx.ErrFunctionPanic) || !errors.As(err, &re) || !errors.As(err, &fe) {
+			t.Fatalf("grad %v: %v does not wrap ErrFunctionPanic and the runtime.Error", grad, err)
+		}
+		if fe.Method != "Forward" {
+			t.Errorf("grad %v: Method = %q, want Forward", grad, fe.Method)
+		}
+		for _, p := range []string{"badIndexForward: Forward panicked", "index out of range", "badIndexForward.Forward", "pytorch_harden_test.go"} {
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("grad %v: %q lacks %q", grad, err, p)
+			}
+		}
+	}
+	shapeErr := agx.Func{
+		Fwd: func(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(in[0].Add(in[1])) },
+		Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(g[0], g[0]) },
+	}
+	err := agx.Try(func() { agx.ApplyN(shapeErr, ptLeaf(1, 2), ptLeaf(1, 2, 3)) })
+	if err == nil || errors.Is(err, agx.ErrFunctionPanic) {
+		t.Fatalf("an agx error inside Forward became %v, want it unchanged", err)
+	}
+}
+
 // TestForwardReturnsSameTensorThrice: the one-object rule with three slots,
 // and its limit (values read off torch 1.13): a new tensor returned at slots
 // 0 and 2 is one object standing for slot 2; an input returned twice without
