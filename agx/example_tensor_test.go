@@ -54,15 +54,14 @@ func ExampleTensor_RequiresGrad() {
 	// false true true
 }
 
-// OutputNr tells which output of a multi-output op a tensor is: MinDim
-// returns values (0) and indices (1) from one node.
+// OutputNr tells which output of a multi-output node a tensor is (SinCos
+// is defined with Node.NumOutputs).
 func ExampleTensor_OutputNr() {
-	x := agx.FromSlice([]float64{3, 1, 2}).SetRequiresGrad(true)
-	values, _ := x.MinDim(0, false)
-	s := x.Sum()
-	fmt.Println(values.GradFn().Name(), values.OutputNr(), s.OutputNr())
+	x := agx.FromSlice([]float64{0, 1}).SetRequiresGrad(true)
+	out := agx.ApplyN(SinCos, x)
+	fmt.Println(out[0].GradFn() == out[1].GradFn(), out[0].OutputNr(), out[1].OutputNr())
 	// Output:
-	// MinBackward0 0 0
+	// true 0 1
 }
 
 // Data gives the tensor.Tensor underneath (shared, not copied), for code
