@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -82,10 +83,11 @@ func TestExamplesCoverage(t *testing.T) {
 		len(names), covered, exempted, len(missing))
 }
 
-// exportedAndExamples parses package agx as go doc does (the files the
-// current build selects) and returns its exported functions and methods of
-// exported types, as "F" or "T.M", and the set of those names that some
-// Example is associated with.
+// exportedAndExamples parses package agx and its tests as go doc does (the
+// files the current build selects) and returns the exported functions and
+// methods of exported types, as "F" or "T.M", and the set of those names
+// that go/doc attaches an Example to (ExampleF, ExampleT_M, each with an
+// optional _suffix), which is where go doc and pkgsite show it.
 func exportedAndExamples(t *testing.T) ([]string, map[string]bool) {
 	t.Helper()
 	bp, err := build.ImportDir(".", 0)
@@ -93,52 +95,37 @@ func exportedAndExamples(t *testing.T) ([]string, map[string]bool) {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	parse := func(files []string) []*ast.File {
-		var out []*ast.File
-		for _, name := range files {
-			f, err := parser.ParseFile(fset, filepath.Join(bp.Dir, name), nil, parser.ParseComments)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, f)
+	var files []*ast.File
+	for _, name := range slices.Concat(bp.GoFiles, bp.TestGoFiles, bp.XTestGoFiles) {
+		f, err := parser.ParseFile(fset, filepath.Join(bp.Dir, name), nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out
+		files = append(files, f)
 	}
-	pkg, err := doc.NewFromFiles(fset, parse(bp.GoFiles), bp.ImportPath)
+	pkg, err := doc.NewFromFiles(fset, files, bp.ImportPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
+	examples := map[string]bool{}
+	add := func(name string, ex []*doc.Example) {
+		names = append(names, name)
+		if len(ex) > 0 {
+			examples[name] = true
+		}
+	}
 	for _, f := range pkg.Funcs {
-		names = append(names, f.Name)
+		add(f.Name, f.Examples)
 	}
 	for _, typ := range pkg.Types {
 		for _, f := range typ.Funcs { // constructors, listed under their type
-			names = append(names, f.Name)
+			add(f.Name, f.Examples)
 		}
 		for _, m := range typ.Methods {
-			names = append(names, typ.Name+"."+m.Name)
+			add(typ.Name+"."+m.Name, m.Examples)
 		}
 	}
 	sort.Strings(names)
-
-	examples := map[string]bool{}
-	tests := parse(append(append([]string{}, bp.TestGoFiles...), bp.XTestGoFiles...))
-	for _, ex := range doc.Examples(tests...) {
-		examples[exampleTarget(ex.Name)] = true
-	}
 	return names, examples
-}
-
-// exampleTarget maps an Example's name (without the "Example" prefix, as
-// doc.Examples reports it) to the identifier it documents: "F" or "T.M".
-// A trailing _suffix that starts with a lower-case letter is dropped.
-func exampleTarget(name string) string {
-	parts := strings.Split(name, "_")
-	if n := len(parts); n > 1 {
-		if last := parts[n-1]; last != "" && last[0] >= 'a' && last[0] <= 'z' {
-			parts = parts[:n-1]
-		}
-	}
-	return strings.Join(parts, ".")
 }
