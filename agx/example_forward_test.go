@@ -149,3 +149,60 @@ func ExampleCheckpointWith() {
 	// Output:
 	// 0
 }
+
+// IsDual tells whether a tensor carries a tangent: results computed from a
+// dual tensor do; plain tensors do not.
+func ExampleTensor_IsDual() {
+	x := agx.FromSlice([]float64{1, 2})
+	d := agx.MakeDual(x, agx.OnesLike(x))
+	fmt.Println(x.IsDual(), d.IsDual(), d.Exp().IsDual(), d.Detach().Add(1).IsDual())
+	// Output:
+	// false true true false
+}
+
+// Tangent is the directional derivative carried along: for y = sin(x) in
+// direction v, y's tangent is cos(x)·v. A plain tensor has none.
+func ExampleTensor_Tangent() {
+	x := agx.FromSlice([]float64{0, 1})
+	v := agx.FromSlice([]float64{1, 2})
+	y := agx.MakeDual(x, v).Sin()
+	fmt.Println(y.Tangent())
+	fmt.Println(x.Tangent())
+	// Output:
+	// tensor([1.0000, 1.0806], dtype=float64)
+	// <nil>
+}
+
+// VHP is vᵀ·H for a scalar f: here f = a²·b, whose Hessian at (a, b) =
+// (1, 2) is [[2b, 2a], [2a, 0]] = [[4, 2], [2, 0]]; v picks its first row.
+func ExampleVHP() {
+	f := func(a, b *agx.Tensor) *agx.Tensor { return a.Pow(2).Mul(b).Sum() }
+	a, b := agx.Scalar(1.0), agx.Scalar(2.0)
+	v := []*agx.Tensor{agx.Scalar(1.0), agx.Scalar(0.0)}
+	out, vhp := agx.VHP(f, []*agx.Tensor{a, b}, v)
+	fmt.Println(out.Item(), vhp[0].Item(), vhp[1].Item())
+	// Output:
+	// 2 4 2
+}
+
+// Without PreserveRNG the recomputation draws new random numbers: a
+// dropout-like segment then recomputes another mask, and the gradient no
+// longer matches the forward's output. Turn it off only for segments that
+// draw nothing.
+func ExamplePreserveRNG() {
+	noisy := func(in ...*agx.Tensor) []*agx.Tensor {
+		mask := agx.Rand(agx.Float64, in[0].Shape()...).Gt(0.5).To(agx.Float64)
+		return agx.Outputs(in[0].Mul(mask))
+	}
+	for _, preserve := range []bool{true, false} {
+		agx.ManualSeed(5)
+		x := agx.Ones(agx.Float64, 16).SetRequiresGrad(true)
+		y := agx.CheckpointWith(noisy, []*agx.Tensor{x}, agx.PreserveRNG(preserve))[0]
+		y.Sum().Backward()
+		mask := y.Detach() // x is ones, so y is the forward's mask
+		fmt.Println(preserve, agx.MaxAbsDiff(x.Grad(), mask) == 0)
+	}
+	// Output:
+	// true true
+	// false false
+}
