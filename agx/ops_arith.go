@@ -504,26 +504,37 @@ func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
 
 // Comparisons return Bool tensors that never require grad.
 
+// Eq is t == b elementwise, with broadcasting; b is a tensor or a Go number.
 func (t *Tensor) Eq(b any) *Tensor {
 	t.self("Eq")
 	return compare(tensor.OpEq, t, b)
 }
+
+// Ne is t != b elementwise.
 func (t *Tensor) Ne(b any) *Tensor {
 	t.self("Ne")
 	return compare(tensor.OpNe, t, b)
 }
+
+// Lt is t < b elementwise.
 func (t *Tensor) Lt(b any) *Tensor {
 	t.self("Lt")
 	return compare(tensor.OpLt, t, b)
 }
+
+// Le is t <= b elementwise.
 func (t *Tensor) Le(b any) *Tensor {
 	t.self("Le")
 	return compare(tensor.OpLe, t, b)
 }
+
+// Gt is t > b elementwise.
 func (t *Tensor) Gt(b any) *Tensor {
 	t.self("Gt")
 	return compare(tensor.OpGt, t, b)
 }
+
+// Ge is t >= b elementwise.
 func (t *Tensor) Ge(b any) *Tensor {
 	t.self("Ge")
 	return compare(tensor.OpGe, t, b)
@@ -560,30 +571,43 @@ var compareNames = map[tensor.BinaryOp]string{tensor.OpEq: "Eq", tensor.OpNe: "N
 
 // Method forms of the arithmetic ops.
 
+// Add is Add(t, b): t + b with broadcasting; b is a tensor or a Go number.
 func (t *Tensor) Add(b any) *Tensor {
 	t.self("Add")
 	return Add(t, b)
 }
+
+// Sub is Sub(t, b): t - b.
 func (t *Tensor) Sub(b any) *Tensor {
 	t.self("Sub")
 	return Sub(t, b)
 }
+
+// Mul is Mul(t, b): t · b elementwise.
 func (t *Tensor) Mul(b any) *Tensor {
 	t.self("Mul")
 	return Mul(t, b)
 }
+
+// Div is Div(t, b): t / b elementwise.
 func (t *Tensor) Div(b any) *Tensor {
 	t.self("Div")
 	return Div(t, b)
 }
+
+// Pow is Pow(t, b): t raised to b elementwise.
 func (t *Tensor) Pow(b any) *Tensor {
 	t.self("Pow")
 	return Pow(t, b)
 }
+
+// Maximum is Maximum(t, b): the larger of t and b elementwise.
 func (t *Tensor) Maximum(b any) *Tensor {
 	t.self("Maximum")
 	return Maximum(t, b)
 }
+
+// Minimum is Minimum(t, b): the smaller of t and b elementwise.
 func (t *Tensor) Minimum(b any) *Tensor {
 	t.self("Minimum")
 	return Minimum(t, b)
