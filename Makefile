@@ -182,4 +182,4 @@ hub-test:
 # docs/performance.md). The default build stays pure Go.
 openblas:
 	go vet -tags openblas ./...
-	$(GOTEST) -tags openblas ./tensor/
+	$(GOTEST) -tags openblas ./tensor/ ./tensor/internal/openblas/

@@ -2,13 +2,10 @@ package gpu_test
 
 import (
 	"math"
-	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/goagx/agx/gpu"
-	"github.com/goagx/agx/internal/testenv"
 )
 
 func TestProbe(t *testing.T) {
@@ -41,20 +38,5 @@ func TestArgs(t *testing.T) {
 				t.Fatalf("Args(%v) = %#x, want %#x", c.in, got[0], c.want)
 			}
 		})
-	}
-}
-
-// gpu depends on tensor only (and, with the cuda tag, gorgonia.org/cu).
-func TestDependencies(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/goagx/agx/gpu").Output()
-	if err != nil {
-		testenv.Missing(t, "go list: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if strings.HasPrefix(dep, "github.com/goagx/agx/") &&
-			!slices.Contains([]string{"github.com/goagx/agx/gpu", "github.com/goagx/agx/gpu/kernels", "github.com/goagx/agx/tensor"}, dep) &&
-			!strings.HasPrefix(dep, "github.com/goagx/agx/tensor/internal/") { // tensor's own implementation packages
-			t.Errorf("package gpu imports %s; it may depend on tensor only", dep)
-		}
 	}
 }

@@ -151,9 +151,11 @@
 //   - It installs agx's GEMM as gonum's process-wide float32 and float64
 //     BLAS (blas32.Use, blas64.Use), so every gonum BLAS call of the
 //     program, not only MatMul, runs on it; with the openblas build tag it
-//     installs OpenBLAS instead. UseFastGEMM(false) puts gonum's own
-//     implementation back; a program that calls blas32.Use or blas64.Use
-//     itself (in main or its own init, which run after this package's) wins.
+//     installs OpenBLAS instead (through cgo, in package
+//     tensor/internal/openblas; this package has none). UseFastGEMM(false)
+//     puts gonum's own implementation back; a program that calls blas32.Use
+//     or blas64.Use itself (in main or its own init, which run after this
+//     package's) wins.
 //   - It allocates the 16 MiB heap floor described above and holds it for
 //     the life of the process. SetHeapFloorMiB(0) releases it,
 //     SetHeapFloorMiB(n) sets another size, and AGX_HEAP_FLOOR_MB does the

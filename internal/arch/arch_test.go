@@ -1,64 +1,252 @@
 package arch
 
 import (
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/goagx/agx/internal/testenv"
 )
 
 const mod = "github.com/goagx/agx"
 
-// forbidden lists, per package, import paths (prefixes) it must not depend on,
-// directly or indirectly.
-var forbidden = map[string][]string{
-	mod + "/tensor": {mod + "/agx", mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
-	mod + "/agx":    {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
-	mod + "/grade":  {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/cmd", mod + "/internal"},
+// A build is one set of build flags the project builds and tests with.
+type build struct {
+	name  string
+	flags []string
+}
+
+// tags is the build tags of b, the race detector's included.
+func (b build) tags() []string {
+	var tags []string
+	for _, f := range b.flags {
+		if f == "-race" {
+			tags = append(tags, "race")
+		}
+		if t, ok := strings.CutPrefix(f, "-tags="); ok {
+			tags = append(tags, strings.Split(t, ",")...)
+		}
+	}
+	return tags
+}
+
+var builds = []build{
+	{"default", nil},                                     // make test; make lab's cells
+	{"openblas", []string{"-tags=openblas"}},             // make openblas; the Docker image's cells
+	{"cuda", []string{"-tags=cuda"}},                     // the CUDA image; make gpu-test
+	{"cuda,openblas", []string{"-tags=cuda,openblas"}},   // the CUDA image's cells
+	{"cudaemu", []string{"-tags=cudaemu"}},               // make gpu-test's host emulator
+	{"race", []string{"-race"}},                          // make race
+	{"cudaemu,race", []string{"-tags=cudaemu", "-race"}}, // make gpu-test
+	{"agx_goid_stack", []string{"-tags=agx_goid_stack"}}, // agx's portable goroutine id
+}
+
+// A rule is about one package of the module, which must exist in every
+// build. Its lists hold import paths and, as in go list, patterns p/... for
+// p and the packages below it.
+type rule struct {
+	pkg string
+	// notDeps: what pkg must not depend on, directly or indirectly.
+	notDeps []string
+	// onlyDeps, when set: the only packages of the module pkg may depend on
+	// (besides itself).
+	onlyDeps []string
+}
+
+// GoNB, gonum's plots and the CUDA binding, with the packages below them.
+const (
+	gonb = "github.com/janpfeifer/gonb/..."
+	plot = "gonum.org/v1/plot/..."
+	cu   = "gorgonia.org/cu/..."
+)
+
+// The direction is tensor ← agx ← functions, nn, grade ← cmd; gpu builds on
+// tensor alone; GoNB and plots only through agx/nb.
+var rules = []rule{
+	{pkg: mod + "/tensor", notDeps: []string{mod + "/agx/...", mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/grade/...", gonb, plot, cu}},
+	{pkg: mod + "/agx", notDeps: []string{mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/grade/...", mod + "/agx/nb/...", gonb, plot, cu}},
+	{pkg: mod + "/grade", notDeps: []string{mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/cmd/...", mod + "/internal/..."}},
 	// The exchange is imported by notebook cells and by cmd/agx; it works on
 	// the file system alone.
-	mod + "/grade/exchange": {mod + "/functions", mod + "/gpu", mod + "/nn", mod + "/cmd", mod + "/internal", "gorgonia.org/cu"},
-	mod + "/functions":      {mod + "/gpu", mod + "/nn", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
-	mod + "/nn":             {mod + "/gpu", mod + "/grade", mod + "/agx/nb", "github.com/janpfeifer/gonb", "gorgonia.org/cu"},
+	{pkg: mod + "/grade/exchange", notDeps: []string{mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/cmd/...", mod + "/internal/...", cu}},
+	{pkg: mod + "/functions", notDeps: []string{mod + "/gpu/...", mod + "/nn/...", mod + "/grade/...", mod + "/agx/nb/...", gonb, cu}},
+	{pkg: mod + "/nn", notDeps: []string{mod + "/gpu/...", mod + "/grade/...", mod + "/agx/nb/...", gonb, cu}},
+	// gpu depends on tensor (with its implementation packages) only, and
+	// with the cuda tag on gorgonia.org/cu.
+	{pkg: mod + "/gpu", onlyDeps: []string{mod + "/gpu/kernels", mod + "/tensor", mod + "/tensor/internal/..."}},
+	// The OpenBLAS binding needs nothing of tensor but its GEMM checks and
+	// the team of workers.
+	{pkg: mod + "/tensor/internal/openblas", onlyDeps: []string{mod + "/tensor/internal/gemm", mod + "/tensor/internal/team"}},
 }
 
-// direct lists, per package, import paths it must not import itself (it may
-// reach them through an allowed package): display code goes through agx/nb.
-var direct = map[string][]string{
-	mod + "/grade":          {"github.com/janpfeifer/gonb"},
-	mod + "/grade/exchange": {"github.com/janpfeifer/gonb"},
+// importedBy lists import paths (or patterns) that only the given packages
+// of the module may import directly; with a tag, only in builds with that
+// tag, where each of them must import path.
+var importedBy = []struct {
+	path string
+	by   []string
+	tag  string
+}{
+	{gonb, []string{mod + "/agx/nb"}, ""},
+	{plot, []string{mod + "/agx/nb"}, ""},
+	{mod + "/tensor/internal/openblas", []string{mod + "/tensor"}, "openblas"},
 }
 
-func TestDirectImports(t *testing.T) {
-	for pkg, bad := range direct {
-		out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+// cgo lists, per build tag, the packages outside the standard library that
+// may have cgo files in a build with that tag (they must exist there); no
+// other package has any, and in the default build none does.
+var cgo = map[string][]string{
+	"openblas": {mod + "/tensor/internal/openblas", "gonum.org/v1/netlib/blas/netlib"},
+	"cuda":     {"gorgonia.org/cu", "gorgonia.org/cu/blas", "gorgonia.org/cu/nvrtc"},
+	"cudaemu":  {mod + "/gpu/emu"},
+}
+
+// A pkg is what go list says about one package of a build.
+type pkg struct {
+	std     bool
+	cgo     bool
+	imports []string
+}
+
+// list returns the packages of the module in build b and everything they
+// depend on, by import path.
+func list(t *testing.T, goBin string, b build) map[string]pkg {
+	args := append([]string{"list", "-deps"}, b.flags...)
+	args = append(args, "-f", "{{.ImportPath}}\t{{.Standard}}\t{{len .CgoFiles}}\t{{join .Imports \" \"}}", mod+"/...")
+	cmd := exec.Command(goBin, args...)
+	// Listing does not compile, but without cgo go list leaves the cgo
+	// files out (and refuses the C files of the openblas build).
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if e, ok := err.(*exec.ExitError); ok {
+			msg = string(e.Stderr)
 		}
-		for _, imp := range strings.Fields(string(out)) {
-			for _, b := range bad {
-				if imp == b || strings.HasPrefix(imp, b+"/") {
-					t.Errorf("%s must not import %s directly (use agx/nb)", pkg, imp)
-				}
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	pkgs := map[string]pkg{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			t.Fatalf("go list: unexpected line %q", line)
+		}
+		pkgs[f[0]] = pkg{std: f[1] == "true", cgo: f[2] != "0", imports: strings.Fields(f[3])}
+	}
+	return pkgs
+}
+
+// matches reports whether import path p matches one of patterns: equals
+// it, or for a pattern q/..., equals q or lies below it.
+func matches(p string, patterns ...string) bool {
+	for _, q := range patterns {
+		if base, ok := strings.CutSuffix(q, "/..."); ok {
+			if p == base || strings.HasPrefix(p, base+"/") {
+				return true
+			}
+		} else if p == q {
+			return true
+		}
+	}
+	return false
+}
+
+// deps returns what p depends on, directly or indirectly, sorted.
+func deps(pkgs map[string]pkg, p string) []string {
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(p string) {
+		for _, q := range pkgs[p].imports {
+			if !seen[q] {
+				seen[q] = true
+				visit(q)
 			}
 		}
 	}
+	visit(p)
+	var out []string
+	for q := range seen {
+		out = append(out, q)
+	}
+	slices.Sort(out)
+	return out
 }
 
-func TestDependencyDirection(t *testing.T) {
-	for pkg, bad := range forbidden {
-		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
-		if err != nil {
-			if strings.Contains(string(out), "cannot find package") || strings.Contains(string(out), "no required module provides") {
-				continue // the package does not exist yet
+// TestLayering checks the rules above in every build the project uses.
+func TestLayering(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		testenv.Missing(t, "go command not found")
+	}
+	for _, b := range builds {
+		t.Run(b.name, func(t *testing.T) {
+			pkgs := list(t, goBin, b)
+			exists := func(p string) bool {
+				_, ok := pkgs[p]
+				return ok
 			}
-			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
-		}
-		for _, dep := range strings.Fields(string(out)) {
-			for _, b := range bad {
-				if dep == b || strings.HasPrefix(dep, b+"/") {
-					t.Errorf("%s must not depend on %s (it imports %s)", pkg, b, dep)
+			tags := b.tags()
+			for _, r := range rules {
+				if !exists(r.pkg) {
+					t.Errorf("%s does not exist in this build", r.pkg)
+					continue
+				}
+				var bad, outside []string
+				for _, d := range deps(pkgs, r.pkg) {
+					if matches(d, r.notDeps...) {
+						bad = append(bad, d)
+					}
+					if r.onlyDeps != nil && matches(d, mod+"/...") && d != r.pkg && !matches(d, r.onlyDeps...) {
+						outside = append(outside, d)
+					}
+				}
+				if bad != nil {
+					t.Errorf("%s must not depend on %s; it depends on %s", r.pkg, strings.Join(r.notDeps, ", "), strings.Join(bad, ", "))
+				}
+				if outside != nil {
+					t.Errorf("%s depends on %s; of the module it may depend on %s only", r.pkg, strings.Join(outside, ", "), strings.Join(r.onlyDeps, ", "))
 				}
 			}
-		}
+			for _, ib := range importedBy {
+				with := ib.tag == "" || slices.Contains(tags, ib.tag)
+				only := strings.Join(ib.by, ", ")
+				if ib.tag != "" {
+					only += " with the " + ib.tag + " tag"
+				}
+				for _, p := range ib.by {
+					if !exists(p) {
+						t.Errorf("%s does not exist in this build", p)
+					} else if ib.tag != "" && with && !slices.Contains(pkgs[p].imports, ib.path) {
+						t.Errorf("%s does not import %s", p, ib.path)
+					}
+				}
+				for p, info := range pkgs {
+					if !matches(p, mod+"/...") {
+						continue
+					}
+					for _, imp := range info.imports {
+						if matches(imp, ib.path) && (!with || !slices.Contains(ib.by, p)) {
+							t.Errorf("%s imports %s; only %s may", p, imp, only)
+						}
+					}
+				}
+			}
+			var allowed []string
+			for _, tag := range tags {
+				for _, p := range cgo[tag] {
+					if !exists(p) {
+						t.Errorf("%s (cgo with the %s tag) does not exist in this build", p, tag)
+					}
+					allowed = append(allowed, p)
+				}
+			}
+			for p, info := range pkgs {
+				if info.cgo && !info.std && !slices.Contains(allowed, p) {
+					t.Errorf("%s has cgo files in this build", p)
+				}
+			}
+		})
 	}
 }

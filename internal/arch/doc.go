@@ -1,4 +1,9 @@
-// Package arch holds the test that keeps agx's dependency direction true:
-// tensor ← agx ← functions/nn/grade ← cmd; gpu → tensor only; only agx/nb
-// talks to GoNB.
+// Package arch holds the one test of agx's layering, checked in every build
+// the project uses (default, openblas, cuda, cuda with openblas, cudaemu,
+// race, cudaemu with race, agx_goid_stack): tensor ← agx ←
+// functions/nn/grade ← cmd; gpu depends on tensor only; only agx/nb talks to
+// GoNB and draws plots; only tensor's openblas build imports the OpenBLAS
+// binding (tensor/internal/openblas); and cgo only where a build tag asks
+// for it. A package that a rule names and that is missing in a build fails
+// the test.
 package arch

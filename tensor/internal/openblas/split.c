@@ -1,7 +1,7 @@
 //go:build openblas
 
 // Worker threads for the stripes of one OpenBLAS product (see
-// blas_openblas.go). Each worker polls for its next stripe for
+// openblas.go). Each worker polls for its next stripe for
 // AGX_SPIN_NS after its last one, then sleeps on a condition variable; the
 // caller hands a stripe over with an atomic store, wakes a sleeping worker,
 // computes the first stripe itself and polls until the others are done.
@@ -26,7 +26,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "blas_openblas_split.h"
+#include "split.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
 

@@ -1,7 +1,7 @@
 // Stripes of one OpenBLAS product on C worker threads, for the openblas build
-// of package tensor (blas_openblas.go explains why).
-#ifndef AGX_BLAS_OPENBLAS_SPLIT_H
-#define AGX_BLAS_OPENBLAS_SPLIT_H
+// of package tensor (openblas.go explains why).
+#ifndef AGX_OPENBLAS_SPLIT_H
+#define AGX_OPENBLAS_SPLIT_H
 
 int openblas_get_num_threads(void);
 
@@ -16,7 +16,7 @@ int agx_gemm_split(int dbl, int tA, int tB, int m, int n, int k, double alpha,
                    void *c, int ldc, int nparts, int step);
 
 // For the tests: how many times a worker was moved off another thread's CPU
-// (see narrow in blas_openblas_split.c); the CPU on which worker i's last
+// (see narrow in split.c); the CPU on which worker i's last
 // stripe started (-1 if unknown); narrowing worker i's affinity, or the
 // calling thread's, to one CPU (they return 0 where that is not possible);
 // giving the calling thread the CPUs the process had when the workers

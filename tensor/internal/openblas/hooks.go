@@ -1,11 +1,11 @@
 //go:build openblas
 
-package tensor
+package openblas
 
-// #include "blas_openblas_split.h"
+// #include "split.h"
 import "C"
 
-// Hooks into the C workers of the OpenBLAS stripes (blas_openblas_split.c),
+// Hooks into the C workers of the OpenBLAS stripes (split.c),
 // for the tests: they cannot call C themselves.
 
 // splitMoves counts the workers moved off another thread's CPU so far.

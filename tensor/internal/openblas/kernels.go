@@ -1,13 +1,13 @@
 //go:build openblas
 
-package tensor
+package openblas
 
 // char *openblas_get_corename(void);
 import "C"
 
 import "os"
 
-// openBLASKernels names the set of kernels OpenBLAS runs, for BLAS(). A
+// kernels names the set of kernels OpenBLAS runs, for Name. A
 // DYNAMIC_ARCH build of OpenBLAS (Debian's) picks one set by the CPU when it
 // is loaded, or the set that OPENBLAS_CORETYPE names; the set decides its
 // speed more than anything else. On the tenth round's VM, whose CPU has
@@ -16,7 +16,7 @@ import "os"
 // 256³ float32 product into a reused output takes 185-190 µs on those and
 // 105-110 µs on the AVX-512 ones (one thread). PyTorch runs on the same
 // library, so `agx bench` reports its set too.
-func openBLASKernels() string {
+func kernels() string {
 	s := C.GoString(C.openblas_get_corename()) + " kernels"
 	if v, ok := os.LookupEnv("OPENBLAS_CORETYPE"); ok {
 		s += " (OPENBLAS_CORETYPE=" + v + ")"
