@@ -22,8 +22,14 @@ type Function interface {
 	Backward(ctx *Ctx, gradOutputs ...*Tensor) []*Tensor
 }
 
-// Named lets a Function choose its display name; by default it is the Go type's
-// name. The backward node is called Name()+"Backward".
+// Named lets a Function choose its display name. By default the name is the
+// Go type's name without type arguments and without a trailing "Function", so
+// that, as in PyTorch where a Function class Square records SquareBackward, a
+// type SquareFunction (the Go convention when a function Square applies it)
+// records SquareBackward; a type Square records SquareBackward too. The
+// backward node is called Name()+"Backward". Implement Named only where the
+// name should differ from that default, for example to keep the name of a
+// PyTorch class that itself ends in Function.
 type Named interface{ Name() string }
 
 // OnceDifferentiable is implemented by Functions whose Backward is not itself
@@ -241,7 +247,9 @@ func (fn *funcNode) shape(t *tensor.Tensor) []int {
 	return d
 }
 
-// FunctionName returns the display name of a Function value.
+// FunctionName returns the display name of a Function value: its Name() when
+// it implements Named, otherwise its type's name without type arguments and
+// without a trailing "Function" (see Named).
 func FunctionName(f Function) string {
 	if n, ok := f.(Named); ok {
 		return n.Name()
@@ -253,6 +261,9 @@ func FunctionName(f Function) string {
 	name := t.Name()
 	if i := strings.IndexByte(name, '['); i >= 0 {
 		name = name[:i]
+	}
+	if base := strings.TrimSuffix(name, "Function"); base != "" {
+		name = base
 	}
 	if name == "" {
 		name = "Function"

@@ -162,6 +162,16 @@ func (ptNamed) Name() string { return "Quadratic" }
 // ptGeneric checks that a generic type's name loses its type arguments.
 type ptGeneric[T any] struct{ ptSquare }
 
+// ptCubeFunction, ptGenericFunction and ptSourceFunction check the trailing
+// "Function": dropped from a type name, kept in a chosen Name.
+type ptCubeFunction struct{ ptSquare }
+
+type ptGenericFunction[T any] struct{ ptSquare }
+
+type ptSourceFunction struct{ ptSquare }
+
+func (ptSourceFunction) Name() string { return "SourceFunction" }
+
 // ---- tests ----
 
 func TestPortFunctionMechanics(t *testing.T) {
@@ -186,7 +196,7 @@ func TestPortFunctionMechanics(t *testing.T) {
 			ptClose(t, "x.grad", x.Grad(), 4, -6)
 		})
 	}
-	t.Run("node_name_is_type_plus_Backward", func(t *testing.T) {
+	t.Run("node_name_is_type_without_Function_plus_Backward", func(t *testing.T) {
 		x := ptLeaf(1)
 		cases := []struct {
 			f    agx.Function
@@ -196,6 +206,10 @@ func TestPortFunctionMechanics(t *testing.T) {
 			{&ptExp{}, "ptExpBackward"},
 			{ptNamed{}, "QuadraticBackward"},
 			{ptGeneric[float64]{}, "ptGenericBackward"},
+			{ptCubeFunction{}, "ptCubeBackward"},
+			{&ptCubeFunction{}, "ptCubeBackward"},
+			{ptGenericFunction[float32]{}, "ptGenericBackward"},
+			{ptSourceFunction{}, "SourceFunctionBackward"},
 		}
 		for _, c := range cases {
 			y := agx.Apply(c.f, x)

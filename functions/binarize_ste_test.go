@@ -25,6 +25,6 @@ func ExampleBinarizeSTE() {
 	fmt.Println(y)
 	fmt.Println(x.Grad())
 	// Output:
-	// tensor([0., 1., 1., 0.], grad_fn=<BinarizeSTEFunctionBackward>)
+	// tensor([0., 1., 1., 0.], grad_fn=<BinarizeSTEBackward>)
 	// tensor([1., 1., 1., 1.])
 }

@@ -45,7 +45,7 @@ func ExampleDifferentiableClamp() {
 	fmt.Println(g2)
 	// Output:
 	// tensor([-1.0000,  0.5000,  1.0000], dtype=float64,
-	//        grad_fn=<DifferentiableClampFunctionBackward>)
+	//        grad_fn=<DifferentiableClampBackward>)
 	// tensor([0.0000, 0.7500, 0.0000], dtype=float64, grad_fn=<MulBackward0>)
 	// tensor([-0., 3., 0.], dtype=float64)
 }

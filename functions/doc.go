@@ -20,9 +20,17 @@
 //
 //	y := agx.Apply(functions.SquareFunction{}, x)
 //
-// Backward nodes carry agx's default name, the type name plus "Backward"
-// (SquareFunctionBackward). Functions with several outputs have helpers that
-// return them as separate values.
+// Backward nodes carry agx's default name, <Name>Backward (SquareBackward):
+// agx drops the trailing "Function" of the type name, so the node is named
+// after the Function, as PyTorch names the node of a class Square. No type
+// here implements agx.Named. Each Function lives in the file named after it:
+// <Name> in snake_case, with ReLU, SiLU and LogSumExp kept whole (acronyms in
+// capitals, such as GELU and STE, are whole words anyway) and digits kept with
+// the capitals that follow them (SignClippedSTEFunction in sign_clipped_ste.go,
+// ClippedReLUFunction in clipped_relu.go, StableLogSumExp1DFunction in
+// stable_logsumexp_1d.go), its tests in the _test.go file beside it.
+// TestFunctionNamingRule enforces both rules. Functions with several outputs
+// have helpers that return them as separate values.
 //
 // From the PyTorch article (000):
 //   - SquareFunction / Square: x², example A1.

@@ -61,7 +61,6 @@ func ExampleFakeQuantize() {
 	fmt.Println(y)
 	fmt.Println(x.Grad())
 	// Output:
-	// tensor([ 0.0300, -0.0100,  1.2700, -1.2800],
-	//        grad_fn=<FakeQuantizeFunctionBackward>)
+	// tensor([ 0.0300, -0.0100,  1.2700, -1.2800], grad_fn=<FakeQuantizeBackward>)
 	// tensor([1., 1., 0., 0.])
 }

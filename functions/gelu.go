@@ -24,9 +24,6 @@ import (
 // Float32 and Float64.
 type GELUFunction struct{ Tanh bool }
 
-// Name implements agx.Named.
-func (GELUFunction) Name() string { return "GELU" }
-
 const (
 	geluC = 0.7978845608028654 // √(2/π)
 	geluK = 0.044715

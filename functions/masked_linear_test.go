@@ -91,7 +91,7 @@ func ExampleMaskedLinear() {
 	fmt.Println(x.Grad())
 	fmt.Println(w.Grad())
 	// Output:
-	// tensor([[1., 8.]], dtype=float64, grad_fn=<MaskedLinearFunctionBackward>)
+	// tensor([[1., 8.]], dtype=float64, grad_fn=<MaskedLinearBackward>)
 	// tensor([[3., 3.]], dtype=float64)
 	// tensor([[1., 0.],
 	//         [1., 2.]], dtype=float64)

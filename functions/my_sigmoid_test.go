@@ -42,7 +42,7 @@ func TestMySigmoidD5B1(t *testing.T) {
 	}
 }
 
-// The output is what is saved: its node is MySigmoidFunctionBackward's own
+// The output is what is saved: its node is MySigmoidBackward's own
 // output, so the second derivative σ(1-σ)(1-2σ) comes out right.
 func TestMySigmoidSecondDerivative(t *testing.T) {
 	x := agx.FromSlice([]float64{0, math.Log(3)}).SetRequiresGrad(true)
@@ -58,6 +58,6 @@ func ExampleMySigmoid() {
 	fmt.Println(y)
 	fmt.Println(x.Grad())
 	// Output:
-	// tensor([0.5000, 0.7500], dtype=float64, grad_fn=<MySigmoidFunctionBackward>)
+	// tensor([0.5000, 0.7500], dtype=float64, grad_fn=<MySigmoidBackward>)
 	// tensor([0.2500, 0.1875], dtype=float64)
 }

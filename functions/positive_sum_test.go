@@ -49,7 +49,7 @@ func ExamplePositiveSum() {
 	bad := agx.Apply(srcScalarGradSum{}, x.Detach().SetRequiresGrad(true))
 	fmt.Println(agx.Try(func() { bad.Backward() }))
 	// Output:
-	// tensor(3., dtype=float64, grad_fn=<PositiveSumFunctionBackward>)
+	// tensor(3., dtype=float64, grad_fn=<PositiveSumBackward>)
 	// tensor([0., 0., 0., 1., 1.], dtype=float64)
 	// agx: ScalarGradSumBackward: Function ScalarGradSumBackward returned an invalid gradient at index 0 - got [] but expected shape compatible with [5] (hint: the gradient must have the input's shape (or one that broadcasting reduces to it))
 }

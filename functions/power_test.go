@@ -30,6 +30,6 @@ func ExamplePower() {
 	fmt.Println(y)
 	fmt.Println(x.Grad())
 	// Output:
-	// tensor([ 8., 27.], dtype=float64, grad_fn=<PowerFunctionBackward>)
+	// tensor([ 8., 27.], dtype=float64, grad_fn=<PowerBackward>)
 	// tensor([12., 27.], dtype=float64)
 }

@@ -31,6 +31,6 @@ func ExampleQuadratic() {
 	fmt.Println(y)
 	fmt.Println(x.Grad(), a.Grad(), b.Grad(), c.Grad())
 	// Output:
-	// tensor(25., dtype=float64, grad_fn=<QuadraticFunctionBackward>)
+	// tensor(25., dtype=float64, grad_fn=<QuadraticBackward>)
 	// tensor(16., dtype=float64) tensor(4., dtype=float64) tensor(2., dtype=float64) tensor(1., dtype=float64)
 }

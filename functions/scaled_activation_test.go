@@ -32,7 +32,7 @@ func ExampleScaledActivation() {
 	functions.ScaledActivation(x, 2, false).Sum().Backward()
 	fmt.Println(x.Grad())
 	// Output:
-	// tensor([0., 1., 4.], dtype=float64, grad_fn=<ScaledActivationFunctionBackward>)
+	// tensor([0., 1., 4.], dtype=float64, grad_fn=<ScaledActivationBackward>)
 	// tensor([0., 2., 2.], dtype=float64)
 	// tensor([0.8399, 1.5729, 0.1413], dtype=float64)
 }

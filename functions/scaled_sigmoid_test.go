@@ -46,8 +46,7 @@ func ExampleScaledSigmoid() {
 	fmt.Println(x.Grad())
 	fmt.Println(scale.Grad())
 	// Output:
-	// tensor([1.0000, 1.5000], dtype=float64,
-	//        grad_fn=<ScaledSigmoidFunctionBackward>)
+	// tensor([1.0000, 1.5000], dtype=float64, grad_fn=<ScaledSigmoidBackward>)
 	// tensor([0.5000, 0.3750], dtype=float64)
 	// tensor(1.2500, dtype=float64)
 }

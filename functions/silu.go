@@ -16,9 +16,6 @@ import "github.com/goagx/agx/agx"
 // agx's built-in Tensor.SiLU. Float32 and Float64.
 type SiLUFunction struct{}
 
-// Name implements agx.Named.
-func (SiLUFunction) Name() string { return "SiLU" }
-
 // Forward implements agx.Function.
 func (SiLUFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	x := in[0]

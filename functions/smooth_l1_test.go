@@ -61,6 +61,6 @@ func ExampleSmoothL1() {
 	fmt.Println(x.Grad())
 	// Output:
 	// tensor([1.7500, 0.0625, 0.0100, 0.7500], dtype=float64,
-	//        grad_fn=<SmoothL1FunctionBackward>)
+	//        grad_fn=<SmoothL1Backward>)
 	// tensor([-1.0000, -0.5000,  0.2000,  1.0000], dtype=float64)
 }

@@ -37,7 +37,7 @@ func ExampleSquare() {
 	err := agx.GradCheck(functions.SquareFunction{}, []*agx.Tensor{xc}, agx.Eps(1e-6), agx.Atol(1e-4))
 	fmt.Println("gradcheck passed:", err == nil)
 	// Output:
-	// tensor([4., 9.], dtype=float64, grad_fn=<SquareFunctionBackward>)
+	// tensor([4., 9.], dtype=float64, grad_fn=<SquareBackward>)
 	// tensor([4., 6.], dtype=float64)
 	// gradcheck passed: true
 }

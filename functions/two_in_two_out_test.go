@@ -39,6 +39,6 @@ func ExampleTwoInTwoOut() {
 	fmt.Println(u, v)
 	fmt.Println(x.Grad(), y.Grad())
 	// Output:
-	// tensor([10., 20.], dtype=float64, grad_fn=<TwoInTwoOutFunctionBackward>) tensor([3., 8.], dtype=float64, grad_fn=<TwoInTwoOutFunctionBackward>)
+	// tensor([10., 20.], dtype=float64, grad_fn=<TwoInTwoOutBackward>) tensor([3., 8.], dtype=float64, grad_fn=<TwoInTwoOutBackward>)
 	// tensor([5., 8.], dtype=float64) tensor([ 7., 10.], dtype=float64)
 }

@@ -166,7 +166,7 @@ func TestSaveLoadGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(gr.String(), `SmoothL1Function{"Beta":0.5}`) {
+	if !strings.Contains(gr.String(), `SmoothL1{"Beta":0.5}`) {
 		t.Errorf("graph:\n%v", gr)
 	}
 	path := filepath.Join(t.TempDir(), "graph.safetensors")

@@ -79,24 +79,14 @@ var (
 )
 
 // RegisterFunction makes a custom Function type loadable from a saved Graph:
-// proto is any value of the type, and name the Function's name (its Go type
-// name, or Name() when it implements agx.Named). Its exported fields are saved
+// proto is any value of the type, registered under the Function's name
+// (agx.FunctionName: the name its backward node carries without "Backward",
+// so SmoothL1 for functions.SmoothL1Function). Its exported fields are saved
 // as JSON. Trace records unregistered Functions too; only loading needs this.
 func RegisterFunction(proto agx.Function) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	registry[functionName(proto)] = reflect.TypeOf(proto)
-}
-
-func functionName(f agx.Function) string {
-	if n, ok := f.(agx.Named); ok {
-		return n.Name()
-	}
-	t := reflect.TypeOf(f)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.Name()
+	registry[agx.FunctionName(proto)] = reflect.TypeOf(proto)
 }
 
 // TraceError is the error of an op that Trace cannot record.
@@ -233,7 +223,7 @@ func (t *tracer) visit(n *agx.Node) string {
 	t.n++
 	gn := GraphNode{Inputs: ins, Output: "v" + strconv.Itoa(t.n)}
 	if f := n.Function(); f != nil {
-		gn.Op, gn.Function, gn.fn = "Function", functionName(f), f
+		gn.Op, gn.Function, gn.fn = "Function", agx.FunctionName(f), f
 		if b, err := json.Marshal(f); err == nil {
 			gn.Attrs = b
 		}

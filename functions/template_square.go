@@ -17,9 +17,6 @@ type TemplateSquareFunction struct {
 	Tag int
 }
 
-// Name implements agx.Named.
-func (TemplateSquareFunction) Name() string { return "TemplateSquare" }
-
 // Forward implements agx.Function.
 func (f TemplateSquareFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	tag := f.Tag

@@ -13,9 +13,6 @@ import "github.com/goagx/agx/agx"
 // At x = 3: dy/dx = 6 and d²y/dx² = 2.
 type DoubleBackwardSquareFunction struct{}
 
-// Name implements agx.Named.
-func (DoubleBackwardSquareFunction) Name() string { return "DoubleBackwardSquare" }
-
 // Forward implements agx.Function.
 func (DoubleBackwardSquareFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	ctx.SaveForBackward(in[0])

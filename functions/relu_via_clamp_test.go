@@ -25,6 +25,6 @@ func ExampleReLUViaClamp() {
 	fmt.Println(x.Grad())
 	// Output:
 	// tensor([0.0000, 0.2500, 2.0000, 0.0000, 1.0000], dtype=float64,
-	//        grad_fn=<ReLUViaClampFunctionBackward>)
+	//        grad_fn=<ReLUViaClampBackward>)
 	// tensor([0., 1., 1., 0., 1.], dtype=float64)
 }

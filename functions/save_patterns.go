@@ -20,9 +20,6 @@ type SavePatternsFunction struct {
 	UseReLU bool
 }
 
-// Name implements agx.Named.
-func (SavePatternsFunction) Name() string { return "SavePatterns" }
-
 // Forward implements agx.Function. Inputs: x, y (broadcastable).
 func (f SavePatternsFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	z := in[0].Mul(f.Alpha).Add(in[1])

@@ -14,9 +14,6 @@ import "github.com/goagx/agx/agx"
 // broadcast; each gradient is summed back to its input's shape by agx.
 type WeightedSumFunction struct{ W1, W2 float64 }
 
-// Name implements agx.Named.
-func (WeightedSumFunction) Name() string { return "WeightedSum" }
-
 // Forward implements agx.Function.
 func (f WeightedSumFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(in[0].Mul(f.W1).Add(in[1].Mul(f.W2)))

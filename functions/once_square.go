@@ -13,9 +13,6 @@ import "github.com/goagx/agx/agx"
 // differentiate (a kernel, a library call).
 type OnceSquareFunction struct{ agx.Once }
 
-// Name implements agx.Named.
-func (OnceSquareFunction) Name() string { return "OnceSquare" }
-
 // Forward implements agx.Function.
 func (OnceSquareFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	ctx.SaveForBackward(in[0])

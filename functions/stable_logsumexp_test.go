@@ -59,7 +59,7 @@ func ExampleStableLogSumExp() {
 	fmt.Println(x.Grad())
 	// Output:
 	// tensor([1000.6931,    1.3863], dtype=float64,
-	//        grad_fn=<StableLogSumExpFunctionBackward>)
+	//        grad_fn=<StableLogSumExpBackward>)
 	// tensor([[0.5000, 0.5000],
 	//         [0.2500, 0.7500]], dtype=float64)
 }

@@ -24,9 +24,6 @@ import (
 // the inner dimensions differ.
 type MyLinearFunction struct{}
 
-// Name implements agx.Named.
-func (MyLinearFunction) Name() string { return "MyLinear" }
-
 // Forward implements agx.Function. The inputs are x, W and b (b may be nil).
 func (MyLinearFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	x, w := in[0], in[1]

@@ -35,9 +35,6 @@ type GumbelSoftmaxFunction struct {
 	Generator   *tensor.Generator
 }
 
-// Name implements agx.Named.
-func (GumbelSoftmaxFunction) Name() string { return "GumbelSoftmax" }
-
 // Forward implements agx.Function.
 func (f GumbelSoftmaxFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	if !(f.Temperature > 0) || math.IsInf(f.Temperature, 1) {

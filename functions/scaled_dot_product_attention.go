@@ -33,9 +33,6 @@ import (
 // errors.
 type ScaledDotProductAttentionFunction struct{ Scale float64 }
 
-// Name implements agx.Named.
-func (ScaledDotProductAttentionFunction) Name() string { return "ScaledDotProductAttention" }
-
 func (f ScaledDotProductAttentionFunction) scale(q *agx.Tensor) float64 {
 	if f.Scale != 0 {
 		return f.Scale

@@ -17,9 +17,6 @@ import (
 // ≥ 0 (Forward panics otherwise).
 type SoftThresholdFunction struct{ Threshold float64 }
 
-// Name implements agx.Named.
-func (SoftThresholdFunction) Name() string { return "SoftThreshold" }
-
 // Forward implements agx.Function.
 func (f SoftThresholdFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	if f.Threshold < 0 {

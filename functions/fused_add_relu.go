@@ -14,9 +14,6 @@ import "github.com/goagx/agx/agx"
 // to its input's shape.
 type FusedAddReLUFunction struct{}
 
-// Name implements agx.Named.
-func (FusedAddReLUFunction) Name() string { return "FusedAddReLU" }
-
 // Forward implements agx.Function.
 func (FusedAddReLUFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	z := in[0].Add(in[1])

@@ -13,9 +13,6 @@ import "github.com/goagx/agx/agx"
 // A Clip of 0 means 6.
 type ClippedReLUFunction struct{ Clip float64 }
 
-// Name implements agx.Named.
-func (ClippedReLUFunction) Name() string { return "ClippedReLU" }
-
 func (f ClippedReLUFunction) clip() float64 {
 	if f.Clip == 0 {
 		return 6

@@ -17,9 +17,6 @@ type ProductNeedsGradFunction struct {
 	OnGrad func(input int)
 }
 
-// Name implements agx.Named.
-func (ProductNeedsGradFunction) Name() string { return "ProductNeedsGrad" }
-
 // Forward implements agx.Function.
 func (ProductNeedsGradFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	ctx.SaveForBackward(in[0], in[1])

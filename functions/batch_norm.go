@@ -33,9 +33,6 @@ import (
 // chain of element-wise ops.
 type BatchNormFunction struct{ Eps float64 }
 
-// Name implements agx.Named.
-func (BatchNormFunction) Name() string { return "BatchNorm" }
-
 func (f BatchNormFunction) eps() float64 {
 	if f.Eps == 0 {
 		return 1e-5

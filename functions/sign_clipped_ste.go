@@ -14,9 +14,6 @@ import "github.com/goagx/agx/agx"
 // x. agx.SignClippedSTE builds the same from built-ins.
 type SignClippedSTEFunction struct{}
 
-// Name implements agx.Named.
-func (SignClippedSTEFunction) Name() string { return "SignClippedSTE" }
-
 // Forward implements agx.Function.
 func (SignClippedSTEFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	ctx.SaveForBackward(in[0])

@@ -24,6 +24,6 @@ func ExampleStraightThroughRound() {
 	fmt.Println(y)
 	fmt.Println(x.Grad())
 	// Output:
-	// tensor([ 0.,  2., -2.], grad_fn=<StraightThroughRoundFunctionBackward>)
+	// tensor([ 0.,  2., -2.], grad_fn=<StraightThroughRoundBackward>)
 	// tensor([1., 2., 3.])
 }

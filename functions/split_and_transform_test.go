@@ -36,7 +36,7 @@ func ExampleSplitAndTransform() {
 	fmt.Println(neg)
 	fmt.Println(x.Grad())
 	// Output:
-	// tensor([0., 0., 0., 1., 2.], grad_fn=<SplitAndTransformFunctionBackward>)
-	// tensor([2., 1., 0., 0., 0.], grad_fn=<SplitAndTransformFunctionBackward>)
+	// tensor([0., 0., 0., 1., 2.], grad_fn=<SplitAndTransformBackward>)
+	// tensor([2., 1., 0., 0., 0.], grad_fn=<SplitAndTransformBackward>)
 	// tensor([-1., -1.,  0.,  1.,  1.])
 }

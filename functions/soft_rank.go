@@ -29,9 +29,6 @@ import (
 // (Forward panics otherwise). Float32 and Float64, any leading batch dims.
 type SoftRankFunction struct{ Temperature float64 }
 
-// Name implements agx.Named.
-func (SoftRankFunction) Name() string { return "SoftRank" }
-
 func softRankPairs(x *agx.Tensor, tau float64) *agx.Tensor {
 	return x.Unsqueeze(-1).Sub(x.Unsqueeze(-2)).Div(tau).Sigmoid()
 }

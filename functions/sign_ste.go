@@ -16,9 +16,6 @@ import "github.com/goagx/agx/agx"
 // thing from built-ins.
 type SignSTEFunction struct{}
 
-// Name implements agx.Named.
-func (SignSTEFunction) Name() string { return "SignSTE" }
-
 // Forward implements agx.Function.
 func (SignSTEFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(in[0].Sign())

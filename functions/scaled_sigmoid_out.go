@@ -18,9 +18,6 @@ import (
 // non-zero (Forward panics otherwise: σ could not be recovered).
 type ScaledSigmoidOutFunction struct{ Scale float64 }
 
-// Name implements agx.Named.
-func (ScaledSigmoidOutFunction) Name() string { return "ScaledSigmoidOut" }
-
 // Forward implements agx.Function.
 func (f ScaledSigmoidOutFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	if f.Scale == 0 {
