@@ -187,6 +187,26 @@ func TestSaveLoadGraph(t *testing.T) {
 			t.Errorf("batch %d: %s", b, d)
 		}
 	}
+	// A graph saved when node names kept the type's "Function" suffix
+	// still loads.
+	old := *gr
+	old.Nodes = append([]GraphNode(nil), gr.Nodes...)
+	renamed := 0
+	for i := range old.Nodes {
+		if old.Nodes[i].Function == "SmoothL1" {
+			old.Nodes[i].Function = "SmoothL1Function"
+			renamed++
+		}
+	}
+	if renamed != 1 {
+		t.Fatalf("renamed %d nodes, want 1", renamed)
+	}
+	if err := SaveGraph(path, &old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadGraph(path); err != nil {
+		t.Errorf("a graph naming SmoothL1Function: %v", err)
+	}
 	// Parameters-only files load into the module but are not graphs.
 	if err := Save(path, m); err != nil {
 		t.Fatal(err)

@@ -518,6 +518,11 @@ func (g *Graph) resolve() error {
 		}
 		registryMu.Lock()
 		typ, ok := registry[n.Function]
+		if !ok {
+			// Graphs saved before agx's node names dropped a trailing
+			// "Function" from the type name name it in full.
+			typ, ok = registry[strings.TrimSuffix(n.Function, "Function")]
+		}
 		registryMu.Unlock()
 		if !ok {
 			return fmt.Errorf("nn: graph uses custom Function %q; register it with nn.RegisterFunction before loading: %w", n.Function, tensor.ErrArg)
