@@ -161,7 +161,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		// micrograd's _backward: the gradients of n's inputs.
 		var inGrads []*Tensor // one per next edge
 		if !skip {
-			inGrads = execute(n, grads, c, sc, bufs.turn.sole)
+			inGrads = execute(n, grads, c, sc, bufs.leafMayKeep())
 			if !c.retainGraph {
 				n.release()
 			}
