@@ -149,7 +149,9 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	for len(*q) > 0 {
 		top := q.pop()
 		n, st := top.n, &states[top.k]
-		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
+		// Grad runs only the nodes above its inputs, and no leaf's
+		// AccumulateGrad: it returns the gradients instead.
+		skip := inputs != nil && (!st.needed || n.leaf != nil)
 		// The gradients of n's outputs, complete now; hooks may change them.
 		grads := bufs.take(n, &st.in, hasUserCode(n), !skip && len(st.caps) == 0)
 		bufs.expose(grads)
