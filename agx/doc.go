@@ -98,4 +98,17 @@
 // iterative (no recursion), so graphs of any depth run; independent graphs may
 // be differentiated concurrently. NoGrad is per goroutine (a goroutine started
 // inside NoGrad does not inherit it); SetDetectAnomaly is process-wide.
+//
+// # Side effects of importing
+//
+// agx itself changes nothing in the process when it is imported: it starts
+// no goroutines, installs nothing and sets no mode (NoGrad and anomaly
+// detection start off). It imports package tensor, though, which at
+// initialisation installs agx's GEMM (OpenBLAS with the openblas tag) as
+// gonum's process-wide BLAS, holds a 16 MiB heap floor and keeps a free
+// list of recycled buffers, which the backward passes of this package feed.
+// The tensor package docs ("Side effects of importing") describe each; a
+// program turns them off with tensor.UseFastGEMM(false),
+// tensor.SetHeapFloorMiB(0) and tensor.SetRecycling(false), and agx works
+// the same without them.
 package agx

@@ -149,7 +149,9 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	for len(*q) > 0 {
 		top := q.pop()
 		n, st := top.n, &states[top.k]
-		skip := inputs != nil && (!st.needed || n.leaf != nil) // Grad never accumulates into leaves
+		// Grad runs only the nodes above its inputs, and no leaf's
+		// AccumulateGrad: it returns the gradients instead.
+		skip := inputs != nil && (!st.needed || n.leaf != nil)
 		// The gradients of n's outputs, complete now; hooks may change them.
 		grads := bufs.take(n, &st.in, hasUserCode(n), !skip && len(st.caps) == 0)
 		bufs.expose(grads)
@@ -161,7 +163,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		// micrograd's _backward: the gradients of n's inputs.
 		var inGrads []*Tensor // one per next edge
 		if !skip {
-			inGrads = execute(n, grads, c, sc, bufs.turn.sole)
+			inGrads = execute(n, grads, c, sc, bufs.leafMayKeep())
 			if !c.retainGraph {
 				n.release()
 			}

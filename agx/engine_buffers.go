@@ -6,15 +6,25 @@ import (
 	"github.com/goagx/agx/tensor"
 )
 
-// The engine's buffer-reuse policy. The traversal in engine.go asks it to
-// take a node's incoming gradients (take), to note which of them code outside
-// the engine may keep (expose), to send a backward's results on their way
-// (send), to add each into its slot (deposit) and to end the node's turn
-// (finish). Behind those calls, without CreateGraph, the gradients that
-// built-in backwards produce during the pass are reference-counted and their
-// buffers recycled once their last consumer has run (see recycler); a sum the
+// The engine's buffer-reuse policy. The traversal in engine.go calls it in
+// this order:
+//
+//	start                          once, when the pass begins
+//	arrive, deposit                for each seed gradient of an output
+//	for each node the pass runs:
+//	  take                         the node's incoming gradients; decides its turn
+//	  expose                       before and after its tensor hooks
+//	  (execute: leafMayKeep for a leaf, fastOut for a fast backward)
+//	  send                         its backward's results, then
+//	  deposit                      each into the slot of the node it flows to
+//	  finish                       ends the node's turn
+//
+// Behind those calls, without CreateGraph, the gradients that built-in
+// backwards produce during the pass are reference-counted and their buffers
+// recycled once their last consumer has run (see recycler); a sum the
 // engine allocated itself takes further gradients in place; and a
-// one-output node's slots live in an inline array.
+// one-output node's slots live in an inline array. With CreateGraph nothing
+// is counted or recycled.
 
 // inbox is a node's gradient slots: the sums of the gradients that reached
 // each of its outputs so far.
@@ -127,6 +137,10 @@ func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) []*Tenso
 	}
 	return grads
 }
+
+// leafMayKeep reports, for a leaf's turn, whether the leaf may keep its
+// gradient's buffer as its own Grad (see accumulateGrad).
+func (b *gradBuffers) leafMayKeep() bool { return b.turn.sole }
 
 // expose notes that code outside the engine (hooks, retained grads,
 // captures) may keep gs: unless the turn recycles, they are pinned.

@@ -248,3 +248,68 @@ func ExampleGraphDOT() {
 	// Output:
 	// true digraph
 }
+
+// SetGrad replaces the accumulated gradient; backward adds to it, and nil
+// clears it.
+func ExampleTensor_SetGrad() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	x.SetGrad(agx.FromSlice([]float64{1, 1}))
+	x.Mul(3).Sum().Backward()
+	fmt.Println(x.Grad())
+	x.SetGrad(nil)
+	fmt.Println(x.Grad())
+	// Output:
+	// tensor([4., 4.], dtype=float64)
+	// <nil>
+}
+
+// Grad accumulates: a second backward pass adds to it (ZeroGrad resets it).
+func ExampleTensor_Grad() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	fmt.Println(x.Grad()) // nothing computed yet
+	x.Mul(x).Sum().Backward()
+	fmt.Println(x.Grad()) // 2x
+	x.Mul(3).Sum().Backward()
+	fmt.Println(x.Grad()) // 2x + 3
+	// Output:
+	// <nil>
+	// tensor([2., 4.], dtype=float64)
+	// tensor([5., 7.], dtype=float64)
+}
+
+// A backward pass frees what the graph saved; RetainGraph keeps it for a
+// second pass.
+func ExampleRetainGraph() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	y := x.Mul(x).Sum()
+	y.Backward(agx.RetainGraph())
+	y.Backward() // allowed: the first pass kept the saved tensors
+	fmt.Println(x.Grad())
+	z := x.Mul(x).Sum()
+	z.Backward()
+	fmt.Println(errors.Is(agx.Try(func() { z.Backward() }), agx.ErrGraph))
+	// Output:
+	// tensor([4., 8.], dtype=float64)
+	// true
+}
+
+// CreateGraph records the backward pass, so that a gradient can be
+// differentiated again: for y = x³, dy/dx = 3x² and d²y/dx² = 6x.
+func ExampleCreateGraph() {
+	x := agx.Scalar(2.0).SetRequiresGrad(true)
+	dy := agx.Grad([]*agx.Tensor{x.Pow(3)}, []*agx.Tensor{x}, agx.CreateGraph())[0]
+	d2y := agx.Grad([]*agx.Tensor{dy}, []*agx.Tensor{x})[0]
+	fmt.Println(dy.Item(), d2y.Item())
+	// Output:
+	// 12 12
+}
+
+// Leaves are the tensors the user made; results of recorded ops are not.
+func ExampleTensor_IsLeaf() {
+	w := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	y := w.Mul(2)
+	c := agx.FromSlice([]float64{3}).Mul(2) // no grad wanted: nothing recorded
+	fmt.Println(w.IsLeaf(), y.IsLeaf(), c.IsLeaf())
+	// Output:
+	// true false true
+}

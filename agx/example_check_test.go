@@ -141,3 +141,124 @@ func ExampleFunctionPanicError_Unwrap() {
 	// true true OutOfRangeBackward
 	// true
 }
+
+// FastMode checks random projections vᵀJu instead of whole Jacobians: fewer
+// passes, and a wrong Backward still fails.
+func ExampleFastMode() {
+	agx.ManualSeed(1)
+	x := agx.Randn(agx.Float64, 100).SetRequiresGrad(true)
+	fmt.Println(agx.GradCheck(Exp{}, []*agx.Tensor{x}, agx.FastMode()))
+	wrong := agx.Func{FuncName: "WrongExp",
+		Fwd: Exp{}.Forward,
+		Bwd: func(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor { return agx.Outputs(g[0]) },
+	}
+	err := agx.GradCheck(wrong, []*agx.Tensor{x}, agx.FastMode())
+	fmt.Println(errors.Is(err, agx.ErrGradCheck))
+	// Output:
+	// <nil>
+	// true
+}
+
+// CheckForwardAD also checks forward mode. Built-in ops have forward rules;
+// a Function needs a Jvp method (Exp here has none).
+func ExampleCheckForwardAD() {
+	agx.ManualSeed(1)
+	x := agx.Randn(agx.Float64, 3).SetRequiresGrad(true)
+	tanh := func(x *agx.Tensor) *agx.Tensor { return x.Tanh() }
+	fmt.Println(agx.GradCheck(tanh, []*agx.Tensor{x}, agx.CheckForwardAD()))
+	err := agx.GradCheck(Exp{}, []*agx.Tensor{x}, agx.CheckForwardAD())
+	fmt.Println(errors.Is(err, agx.ErrForwardAD))
+	// Output:
+	// <nil>
+	// true
+}
+
+// Eps is the finite-difference step. For x³ at 1, a step of 0.01 gives
+// (1.01³ - 0.99³)/0.02 = 3.0001 against the exact 3: off by 1e-4, more than
+// Atol (1e-5) when Rtol is 0. The default step, 1e-6, is off by far less.
+func ExampleEps() {
+	cube := func(x *agx.Tensor) *agx.Tensor { return x.Pow(3) }
+	x := []*agx.Tensor{agx.Scalar(1.0).SetRequiresGrad(true)}
+	fmt.Println(agx.GradCheck(cube, x, agx.Rtol(0)))
+	var ge *agx.GradCheckError
+	if errors.As(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(0)), &ge) {
+		fmt.Printf("%s: numerical %.4f, analytical %.4f\n", ge.Kind, ge.Numerical, ge.Analytical)
+	}
+	// Output:
+	// <nil>
+	// jacobian: numerical 3.0001, analytical 3.0000
+}
+
+// An element passes when |analytical - numerical| ≤ Atol + Rtol·|numerical|.
+// Atol alone (Rtol 0) must cover the 1e-4 error of the step 0.01 (see ExampleEps).
+func ExampleAtol() {
+	cube := func(x *agx.Tensor) *agx.Tensor { return x.Pow(3) }
+	x := []*agx.Tensor{agx.Scalar(1.0).SetRequiresGrad(true)}
+	fmt.Println(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(0), agx.Atol(1e-3)))
+	// Output:
+	// <nil>
+}
+
+// Rtol scales with the numerical value: 1e-4 ≤ 1e-5 + 1e-3·3 passes,
+// 1e-4 > 1e-5 + 1e-5·3 fails.
+func ExampleRtol() {
+	cube := func(x *agx.Tensor) *agx.Tensor { return x.Pow(3) }
+	x := []*agx.Tensor{agx.Scalar(1.0).SetRequiresGrad(true)}
+	fmt.Println(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(1e-3)))
+	fmt.Println(agx.GradCheck(cube, x, agx.Eps(1e-2), agx.Rtol(1e-5)) != nil)
+	// Output:
+	// <nil>
+	// true
+}
+
+// NoisyDouble's Backward differs a little from one call to the next, as a
+// backward with atomic additions on a GPU can.
+type NoisyDouble struct{ calls *int }
+
+func (NoisyDouble) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(in[0].Mul(2))
+}
+
+func (f NoisyDouble) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	*f.calls++
+	return agx.Outputs(g[0].Mul(2 + 1e-9*float64(*f.calls)))
+}
+
+// GradCheck runs backward twice and wants the same result unless NondetTol
+// allows a difference.
+func ExampleNondetTol() {
+	x := []*agx.Tensor{agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)}
+	f := NoisyDouble{calls: new(int)}
+	var ge *agx.GradCheckError
+	fmt.Println(errors.As(agx.GradCheck(f, x), &ge) && ge.Kind == "nondeterministic")
+	fmt.Println(agx.GradCheck(f, x, agx.NondetTol(1e-6)))
+	// Output:
+	// true
+	// <nil>
+}
+
+// SquareNoMaterialize asks for nil gradients but its Backward forgets to
+// handle them.
+type SquareNoMaterialize struct{}
+
+func (SquareNoMaterialize) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	ctx.SetMaterializeGrads(false)
+	ctx.SaveForBackward(in[0])
+	return agx.Outputs(in[0].Mul(in[0]))
+}
+
+func (SquareNoMaterialize) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(ctx.SavedTensors()[0]).Mul(2)) // panics when g[0] is nil
+}
+
+// GradCheck calls Backward with nil output gradients too, unless
+// CheckUndefinedGrad(false) turns that check off.
+func ExampleCheckUndefinedGrad() {
+	x := []*agx.Tensor{agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)}
+	var ge *agx.GradCheckError
+	fmt.Println(errors.As(agx.GradCheck(SquareNoMaterialize{}, x), &ge), ge.Kind)
+	fmt.Println(agx.GradCheck(SquareNoMaterialize{}, x, agx.CheckUndefinedGrad(false)))
+	// Output:
+	// true undefined-grad
+	// <nil>
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/tensor"
 )
 
 // Forward mode: a dual tensor carries a tangent through every op, so one
@@ -205,4 +206,50 @@ func ExamplePreserveRNG() {
 	// Output:
 	// true true
 	// false false
+}
+
+// CheckpointN is Checkpoint for a block with several outputs.
+func ExampleCheckpointN() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	block := func(in ...*agx.Tensor) []*agx.Tensor {
+		return agx.Outputs(in[0].Mul(in[0]), in[0].Mul(3))
+	}
+	out := agx.CheckpointN(block, x)
+	out[0].Add(out[1]).Sum().Backward() // d/dx (x² + 3x) = 2x + 3
+	fmt.Println(out[0].Detach(), x.Grad())
+	// Output:
+	// tensor([1., 4.], dtype=float64) tensor([5., 7.], dtype=float64)
+}
+
+// A block that draws from a generator of its own names it with
+// CheckpointGenerators, so that the recomputation draws the same mask.
+func ExampleCheckpointGenerators() {
+	gen := tensor.NewGenerator(7)
+	dropout := func(in ...*agx.Tensor) []*agx.Tensor {
+		keep := agx.New(gen.Rand(agx.Float64, 6)).Gt(0.5).To(agx.Float64)
+		return agx.Outputs(in[0].Mul(keep).Mul(2))
+	}
+	x := agx.Ones(agx.Float64, 6).SetRequiresGrad(true)
+	y := agx.CheckpointWith(dropout, []*agx.Tensor{x}, agx.CheckpointGenerators(gen))[0]
+	y.Sum().Backward()
+	// The gradient is 2 exactly where the forward kept an element.
+	fmt.Println(agx.MaxAbsDiff(x.Grad(), y.Detach()))
+	// Output:
+	// 0
+}
+
+// OuterJacobianStrategy picks how Hessian differentiates the gradient:
+// forward over reverse gives the same matrix as reverse over reverse.
+func ExampleOuterJacobianStrategy() {
+	// f(x) = x₀²·x₁; H = [[2x₁, 2x₀], [2x₀, 0]]
+	f := func(x *agx.Tensor) *agx.Tensor { return x.Select(0, 0).Pow(2).Mul(x.Select(0, 1)) }
+	x := []*agx.Tensor{agx.FromSlice([]float64{1, 2})}
+	fwd := agx.Hessian(f, x, agx.OuterJacobianStrategy(agx.ForwardMode))[0][0]
+	rev := agx.Hessian(f, x)[0][0]
+	fmt.Println(fwd)
+	fmt.Println(agx.MaxAbsDiff(fwd, rev))
+	// Output:
+	// tensor([[4., 2.],
+	//         [2., 0.]], dtype=float64)
+	// 0
 }

@@ -265,3 +265,60 @@ func ExampleHookHandle_Remove() {
 	// hook ran
 	// tensor([6., 6.], dtype=float64)
 }
+
+// DoubleInPlace doubles its input in place and says so with MarkDirty.
+type DoubleInPlace struct{}
+
+func (DoubleInPlace) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	in[0].MulInPlace(2)
+	ctx.MarkDirty(in[0])
+	return agx.Outputs(in[0])
+}
+
+func (DoubleInPlace) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	return agx.Outputs(g[0].Mul(2))
+}
+
+// Apply returns the modified input itself, now the output of the Function.
+// (As in PyTorch, a leaf that requires grad may not be modified in place, so
+// the Function gets a copy.)
+func ExampleCtx_MarkDirty() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	a := x.Clone()
+	y := agx.Apply(DoubleInPlace{}, a)
+	y.Mul(y).Sum().Backward() // d/dx (2x)² = 8x
+	fmt.Println(y == a, a)
+	fmt.Println(x.Grad())
+	// Output:
+	// true tensor([2., 4.], dtype=float64, grad_fn=<DoubleInPlaceBackward>)
+	// tensor([ 8., 16.], dtype=float64)
+}
+
+// TwoMultiples returns 2x and 3x. With SetMaterializeGrads(false), Backward
+// gets nil, not zeros, for an output that received no gradient, and can skip
+// its share of the work.
+type TwoMultiples struct{}
+
+func (TwoMultiples) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	ctx.SetMaterializeGrads(false)
+	return agx.Outputs(in[0].Mul(2), in[0].Mul(3))
+}
+
+func (TwoMultiples) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	fmt.Println("gradient of 3x:", g[1])
+	gx := g[0].Mul(2)
+	if g[1] != nil {
+		gx = gx.Add(g[1].Mul(3))
+	}
+	return agx.Outputs(gx)
+}
+
+func ExampleCtx_SetMaterializeGrads() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	out := agx.ApplyN(TwoMultiples{}, x)
+	out[0].Sum().Backward() // only 2x is used
+	fmt.Println(x.Grad())
+	// Output:
+	// gradient of 3x: <nil>
+	// tensor([2., 2.], dtype=float64)
+}

@@ -1,6 +1,7 @@
 package agx_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/goagx/agx/agx"
@@ -73,4 +74,21 @@ func ExampleTensor_ZeroInPlace() {
 	fmt.Println(acc)
 	// Output:
 	// tensor([5., 5.], dtype=float64)
+}
+
+// Version counts in-place writes. Modifying a tensor that backward needs is
+// caught when backward runs.
+func ExampleTensor_Version() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	a := x.Mul(1)
+	y := a.Mul(a) // saves a for backward
+	fmt.Println(a.Version())
+	a.AddInPlace(1)
+	fmt.Println(a.Version())
+	err := agx.Try(func() { y.Sum().Backward() })
+	fmt.Println(errors.Is(err, agx.ErrInplace))
+	// Output:
+	// 0
+	// 1
+	// true
 }

@@ -343,3 +343,27 @@ func ExampleTensor_LogicalNot() {
 	// Output:
 	// tensor([ True, False])
 }
+
+// GELU(x) = x·Φ(x); its derivative is Φ(x) + x·φ(x).
+func ExampleTensor_GELU() {
+	x := agx.FromSlice([]float64{-1, 0, 1}).SetRequiresGrad(true)
+	y := x.GELU()
+	y.Sum().Backward()
+	fmt.Println(y.Detach())
+	fmt.Println(x.Grad())
+	// Output:
+	// tensor([-0.1587,  0.0000,  0.8413], dtype=float64)
+	// tensor([-0.0833,  0.5000,  1.0833], dtype=float64)
+}
+
+// SiLU(x) = x·σ(x); its derivative is σ(x)·(1 + x·(1-σ(x))).
+func ExampleTensor_SiLU() {
+	x := agx.FromSlice([]float64{-1, 0, 1}).SetRequiresGrad(true)
+	y := x.SiLU()
+	y.Sum().Backward()
+	fmt.Println(y.Detach())
+	fmt.Println(x.Grad())
+	// Output:
+	// tensor([-0.2689,  0.0000,  0.7311], dtype=float64)
+	// tensor([0.0723, 0.5000, 0.9277], dtype=float64)
+}

@@ -226,3 +226,28 @@ func ExampleMaxAbsDiff() {
 	// Output:
 	// 0.5
 }
+
+// LogSoftmax is x - log Σ exp(x), computed without overflow; its exp sums to 1.
+func ExampleTensor_LogSoftmax() {
+	x := agx.FromSlice([]float64{1, 2, 3})
+	y := x.LogSoftmax(0)
+	fmt.Println(y)
+	fmt.Printf("%.4f\n", y.Exp().Sum().Item())
+	// Output:
+	// tensor([-2.4076, -1.4076, -0.4076], dtype=float64)
+	// 1.0000
+}
+
+// Scatter writes src at index. The overwritten elements of t get no
+// gradient; src gets the gradient of the places it was written to.
+func ExampleTensor_Scatter() {
+	t := agx.Zeros(agx.Float64, 5).SetRequiresGrad(true)
+	src := agx.FromSlice([]float64{10, 20}).SetRequiresGrad(true)
+	y := t.Scatter(0, agx.FromSlice([]int64{0, 2}), src)
+	y.Mul(agx.FromSlice([]float64{1, 2, 3, 4, 5})).Sum().Backward()
+	fmt.Println(y.Detach())
+	fmt.Println(t.Grad(), src.Grad())
+	// Output:
+	// tensor([10.,  0., 20.,  0.,  0.], dtype=float64)
+	// tensor([0., 2., 0., 4., 5.], dtype=float64) tensor([1., 3.], dtype=float64)
+}

@@ -124,3 +124,50 @@ func ExampleTensor_ArgMin() {
 	// Output:
 	// tensor([1, 0])
 }
+
+// Amax shares the gradient evenly among tied maxima (Max over all elements
+// and MaxDim give it to one of them).
+func ExampleTensor_Amax() {
+	x := agx.FromSlice([]float64{1, 3, 3, 2}, 2, 2).SetRequiresGrad(true)
+	m := x.Amax()
+	m.Backward()
+	fmt.Println(m.Item(), x.Amax(1).Detach())
+	fmt.Println(x.Grad())
+	// Output:
+	// 3 tensor([3., 3.], dtype=float64)
+	// tensor([[0.0000, 0.5000],
+	//         [0.5000, 0.0000]], dtype=float64)
+}
+
+// LogSumExp does not overflow where exp does: log(e¹⁰⁰⁰ + e¹⁰⁰⁰) = 1000 + log 2.
+// Its gradient is the softmax.
+func ExampleTensor_LogSumExp() {
+	x := agx.FromSlice([]float64{1000, 1000}).SetRequiresGrad(true)
+	l := x.LogSumExp()
+	l.Backward()
+	fmt.Printf("%.4f %v\n", l.Item(), x.Exp().Sum().Log().Item())
+	fmt.Println(x.Grad())
+	// Output:
+	// 1000.6931 +Inf
+	// tensor([0.5000, 0.5000], dtype=float64)
+}
+
+// Mean over all elements or over dims; each element's gradient is 1/n.
+func ExampleTensor_Mean() {
+	x := agx.FromSlice([]float64{1, 2, 3, 4}, 2, 2).SetRequiresGrad(true)
+	fmt.Println(x.Mean(1).Detach())
+	x.Mean().Backward()
+	fmt.Println(x.Grad())
+	// Output:
+	// tensor([1.5000, 3.5000], dtype=float64)
+	// tensor([[0.2500, 0.2500],
+	//         [0.2500, 0.2500]], dtype=float64)
+}
+
+// ArgMax gives indices (Int64), e.g. the predicted class of each row.
+func ExampleTensor_ArgMax() {
+	logits := agx.FromSlice([]float32{0.1, 2, -1, 3, 0, 1}, 2, 3)
+	fmt.Println(logits.ArgMax(1, false))
+	// Output:
+	// tensor([1, 0])
+}

@@ -177,3 +177,48 @@ func ExampleOnesLike() {
 	// Output:
 	// tensor([1., 1.], dtype=float64)
 }
+
+// View reshapes without copying: the view shares the storage of x.
+func ExampleTensor_View() {
+	x := agx.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	v := x.View(3, 2)
+	x.MulInPlace(10) // visible through v
+	fmt.Println(v)
+	// Output:
+	// tensor([[10., 20.],
+	//         [30., 40.],
+	//         [50., 60.]])
+}
+
+// Clone copies the data; the gradient flows back to the original.
+func ExampleTensor_Clone() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	c := x.Clone()
+	c.Mul(3).Sum().Backward()
+	fmt.Println(c.Detach().Add(1), x.Grad())
+	// Output:
+	// tensor([2., 3.], dtype=float64) tensor([3., 3.], dtype=float64)
+}
+
+// A transpose is a strided view, so View refuses it; Contiguous copies it
+// into row-major order first.
+func ExampleTensor_Contiguous() {
+	x := agx.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	t := x.T() // [[1 4] [2 5] [3 6]], not row-major in memory
+	fmt.Println(agx.Try(func() { t.View(6) }) != nil)
+	fmt.Println(t.Contiguous().View(6))
+	// Output:
+	// true
+	// tensor([1., 4., 2., 5., 3., 6.])
+}
+
+// Narrow is a view of length elements from start; the gradient lands in
+// those places only.
+func ExampleTensor_Narrow() {
+	x := agx.FromSlice([]float64{1, 2, 3, 4, 5}).SetRequiresGrad(true)
+	n := x.Narrow(0, 1, 3)
+	n.Sum().Backward()
+	fmt.Println(n.Detach(), x.Grad())
+	// Output:
+	// tensor([2., 3., 4.], dtype=float64) tensor([0., 1., 1., 1., 0.], dtype=float64)
+}

@@ -1,15 +1,35 @@
 package tensor
 
-// blasName is set by the build that links a BLAS other than gonum's.
-var blasName = "gonum (pure Go)"
+import (
+	"fmt"
 
-// BLAS names the BLAS implementation MatMul runs on: agx's own GEMM (pure Go
-// with assembly micro-kernels, see UseFastGEMM) by default, OpenBLAS (with
-// its thread count) in a build with the openblas tag, or gonum's pure-Go
-// BLAS when neither is in use.
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/goagx/agx/tensor/internal/gemm"
+)
+
+// linkedBLAS, set by a build that links a BLAS of its own (the openblas
+// tag), names that BLAS if impl is it.
+var linkedBLAS func(impl any) (name string, ok bool)
+
+// BLAS names the BLAS implementation MatMul runs on, the one installed as
+// gonum's float32 BLAS now: agx's own GEMM (pure Go with assembly
+// micro-kernels, see UseFastGEMM) by default, OpenBLAS (with its thread
+// count) in a build with the openblas tag, gonum's pure-Go BLAS after
+// UseFastGEMM(false), or the type of one the program installed itself.
 func BLAS() string {
-	if packingGEMM[float32]() {
+	impl := blas32.Implementation()
+	switch impl.(type) {
+	case gemm.Implementation:
 		return "agx GEMM (pure Go, assembly micro-kernels)"
+	case gonum.Implementation:
+		return "gonum (pure Go)"
 	}
-	return blasName
+	if linkedBLAS != nil {
+		if name, ok := linkedBLAS(impl); ok {
+			return name
+		}
+	}
+	return fmt.Sprintf("%T (installed by the program)", impl)
 }

@@ -16,6 +16,8 @@ import (
 func init() {
 	blas32.Use(openblas.Implementation{})
 	blas64.Use(openblas.Implementation{})
-	copyBTransposed = false // OpenBLAS packs B itself
-	blasName = openblas.Name()
+	linkedBLAS = func(impl any) (string, bool) {
+		_, ok := impl.(openblas.Implementation)
+		return openblas.Name(), ok
+	}
 }

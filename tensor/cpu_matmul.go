@@ -139,10 +139,6 @@ var batchParallelMax = 512 * 512
 // against 0.55-0.63 at 2²⁰.
 var batchParallelMin = 1 << 20
 
-// copyBTransposed enables the Bᵀ copy in matmulT, which pays off with gonum's
-// pure-Go GEMM only; a build that plugs in an optimised BLAS turns it off.
-var copyBTransposed = true
-
 // hasZeroBatchStride reports whether a batch dim of v is broadcast (stride 0).
 func hasZeroBatchStride(v View) bool {
 	for i, s := range v.Strides[:len(v.Strides)-2] {
@@ -191,7 +187,7 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 	// O(m·k·n). Broadcast batches of B are not copied (that would multiply the
 	// memory); neither is a B that is tiny or already transposed. OpenBLAS and
 	// agx's own GEMM (UseFastGEMM) pack B whatever its layout and need no copy.
-	if copyBTransposed && tB == blas.NoTrans && tC == blas.NoTrans && m >= 16 && !hasZeroBatchStride(b) && !packingGEMM[T]() {
+	if tB == blas.NoTrans && tC == blas.NoTrans && m >= 16 && !hasZeroBatchStride(b) && gonumGEMM[T]() {
 		r := len(b.Shape)
 		sh, st := slices.Clone(b.Shape), slices.Clone(b.Strides)
 		sh[r-2], sh[r-1] = sh[r-1], sh[r-2]

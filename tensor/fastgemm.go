@@ -31,14 +31,15 @@ func UseFastGEMM(on bool) {
 	blas64.Use(gonum.Implementation{})
 }
 
-// packingGEMM reports whether the BLAS installed for T packs its operands,
-// so that the layout of B does not matter to its speed.
-func packingGEMM[T Float]() bool {
+// gonumGEMM reports whether the BLAS installed for T is gonum's pure-Go one
+// (after UseFastGEMM(false)), the only one that does not pack its operands,
+// so that the layout of B matters to its speed.
+func gonumGEMM[T Float]() bool {
 	var z T
 	if _, ok := any(z).(float32); ok {
-		_, fast := blas32.Implementation().(gemm.Implementation)
-		return fast
+		_, g := blas32.Implementation().(gonum.Implementation)
+		return g
 	}
-	_, fast := blas64.Implementation().(gemm.Implementation)
-	return fast
+	_, g := blas64.Implementation().(gonum.Implementation)
+	return g
 }

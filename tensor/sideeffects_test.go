@@ -104,14 +104,33 @@ func TestUseFastGEMMOffRestoresGonum(t *testing.T) {
 	if _, ok := blas64.Implementation().(gonum.Implementation); !ok {
 		t.Errorf("blas64 implementation is %T, want gonum.Implementation", blas64.Implementation())
 	}
+	if got := BLAS(); got != "gonum (pure Go)" {
+		t.Errorf("BLAS() = %q after UseFastGEMM(false), want gonum's", got)
+	}
 	for _, dt := range []DType{Float32, Float64} {
 		a := Arange(dt, 0, 6, 1).Reshape(2, 3)
 		got := MatMul(a, a.T()).Float64s()
 		if want := []float64{5, 14, 14, 50}; !equalFloats(got, want) {
 			t.Errorf("%v: MatMul on gonum's BLAS = %v, want %v", dt, got, want)
 		}
+		// A row-major B of 16 rows or more is the case matmulT copies as Bᵀ
+		// for gonum's GEMM.
+		x := Arange(dt, 0, 32*20, 1).Reshape(32, 20)
+		y := Arange(dt, 0, 20*24, 1).Reshape(20, 24)
+		want, _ := naiveMatMul(x.Float64s(), x.Shape(), y.Float64s(), y.Shape())
+		if got := MatMul(x, y).Float64s(); !equalFloats(got, want) {
+			t.Errorf("%v: 32×20 @ 20×24 on gonum's BLAS differs from the naive product", dt)
+		}
+	}
+	// A BLAS the program installs itself is named by its type.
+	blas32.Use(ownBLAS{})
+	if got, want := BLAS(), "tensor.ownBLAS (installed by the program)"; got != want {
+		t.Errorf("BLAS() = %q with the program's own BLAS, want %q", got, want)
 	}
 }
+
+// ownBLAS stands for a BLAS a program installs with blas32.Use.
+type ownBLAS struct{ gonum.Implementation }
 
 func equalFloats(a, b []float64) bool {
 	if len(a) != len(b) {

@@ -5,5 +5,6 @@
 // GoNB and draws plots; only tensor's openblas build imports the OpenBLAS
 // binding (tensor/internal/openblas); and cgo only where a build tag asks
 // for it. A package that a rule names and that is missing in a build fails
-// the test.
+// the test, and so does a build tag that a file of the module uses and
+// that none of those builds sets (TestBuildsCoverEveryTag).
 package arch
