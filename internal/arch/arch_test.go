@@ -12,7 +12,7 @@ import (
 
 const mod = "github.com/goagx/agx"
 
-// A build is one set of build flags the project builds and tests with.
+// A build is one set of build flags the project can build with.
 type build struct {
 	name  string
 	flags []string
@@ -32,16 +32,39 @@ func (b build) tags() []string {
 	return tags
 }
 
-var builds = []build{
-	{"default", nil},                                     // make test; make lab's cells
-	{"openblas", []string{"-tags=openblas"}},             // make openblas; the Docker image's cells
-	{"cuda", []string{"-tags=cuda"}},                     // the CUDA image; make gpu-test
-	{"cuda,openblas", []string{"-tags=cuda,openblas"}},   // the CUDA image's cells
-	{"cudaemu", []string{"-tags=cudaemu"}},               // make gpu-test's host emulator
-	{"race", []string{"-race"}},                          // make race
-	{"cudaemu,race", []string{"-tags=cudaemu", "-race"}}, // make gpu-test
-	{"agx_goid_stack", []string{"-tags=agx_goid_stack"}}, // agx's portable goroutine id
-}
+// projectTags are the build tags of the project: openblas (make openblas,
+// the Docker image's cells), cuda (the CUDA image, make gpu-test), cudaemu
+// (make gpu-test's host emulator), race (the race detector, set by -race)
+// and agx_goid_stack (agx's portable goroutine id).
+var projectTags = []string{"openblas", "cuda", "cudaemu", "race", "agx_goid_stack"}
+
+// builds is every combination of projectTags, the default build (none)
+// first.
+var builds = func() []build {
+	var bs []build
+	for set := 0; set < 1<<len(projectTags); set++ {
+		var tags, flags []string
+		for i, tag := range projectTags {
+			if set&(1<<i) == 0 {
+				continue
+			}
+			tags = append(tags, tag)
+			if tag == "race" {
+				flags = append(flags, "-race")
+			}
+		}
+		b := build{name: "default"}
+		if len(tags) > 0 {
+			b.name = strings.Join(tags, ",")
+		}
+		if t := slices.DeleteFunc(slices.Clone(tags), func(s string) bool { return s == "race" }); len(t) > 0 {
+			flags = append(flags, "-tags="+strings.Join(t, ","))
+		}
+		b.flags = flags
+		bs = append(bs, b)
+	}
+	return bs
+}()
 
 // A rule is about one package of the module, which must exist in every
 // build. Its lists hold import paths and, as in go list, patterns p/... for

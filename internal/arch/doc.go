@@ -1,6 +1,6 @@
-// Package arch holds the one test of agx's layering, checked in every build
-// the project uses (default, openblas, cuda, cuda with openblas, cudaemu,
-// race, cudaemu with race, agx_goid_stack): tensor ← agx ←
+// Package arch holds the one test of agx's layering, checked in every
+// combination of the project's build tags (openblas, cuda, cudaemu, race,
+// agx_goid_stack: 32 builds, the default one included): tensor ← agx ←
 // functions/nn/grade ← cmd; gpu depends on tensor only; only agx/nb talks to
 // GoNB and draws plots; only tensor's openblas build imports the OpenBLAS
 // binding (tensor/internal/openblas); and cgo only where a build tag asks
