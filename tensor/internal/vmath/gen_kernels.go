@@ -111,106 +111,123 @@ func used(op string) []string {
 	return append(common, "abs64", "tanhHi", "two")
 }
 
-// body emits one step: load the float32 values at off(SI) (under mask K1
-// when masked), compute, store them at off(DI). Registers: f0 input, d1 v
-// (later d), d2 t then 2^k, d3 r, d4 r² then r⁴, d5 a then the result, d6
-// b, d7 c, f8 the float32 result, f9 (AVX2) a mask.
-func (g *gen) body(off int, masked bool) {
-	f0, f8, f9 := g.f(0), g.f(8), g.f(9)
-	d1, d2, d3, d4, d5, d6, d7 := g.d(1), g.d(2), g.d(3), g.d(4), g.d(5), g.d(6), g.d(7)
+// body returns the instructions of one step: load the float32 values at
+// off(SI) (under mask K1 when masked), compute, store them at off(DI). It
+// uses the eight registers from base on: b+0 the input, b+1 v (later d,
+// then the float32 result), b+2 t then 2^k, b+3 r (later, AVX2 and tanh, a
+// mask), b+4 r² then r⁴, b+5 a then the result, b+6 b, b+7 c; and mask
+// register nan for the NaN lanes (AVX-512).
+func (g *gen) body(off int, masked bool, base int, nan string) []string {
+	var out []string
+	i := func(ins string, args ...string) {
+		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+	}
+	f0, f8, f9 := g.f(base), g.f(base+1), g.f(base+3)
+	d1, d2, d3, d4, d5, d6, d7 := g.d(base+1), g.d(base+2), g.d(base+3), g.d(base+4), g.d(base+5), g.d(base+6), g.d(base+7)
 	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
 	if masked {
-		g.i("VMOVUPS.Z", src, "K1", f0)
+		i("VMOVUPS.Z", src, "K1", f0)
 	} else {
-		g.i("VMOVUPS", src, f0)
+		i("VMOVUPS", src, f0)
 	}
-	g.i("VCVTPS2PD", f0, d1)
+	i("VCVTPS2PD", f0, d1)
 	xor, and := "VXORPD", "VANDPD"
 	if g.isa.inReg {
 		xor, and = "VPXORQ", "VPANDQ"
 	}
 	switch g.op {
 	case "sigmoid":
-		g.i(xor, g.c("sign64"), d1, d1)
+		i(xor, g.c("sign64"), d1, d1)
 		fallthrough
 	case "exp":
-		g.i("VMAXPD", g.c("lo"), d1, d1)
-		g.i("VMINPD", g.c("hi"), d1, d1)
+		i("VMAXPD", g.c("lo"), d1, d1)
+		i("VMINPD", g.c("hi"), d1, d1)
 	case "tanh":
-		g.i(and, g.c("abs64"), d1, d1)
-		g.i("VMINPD", g.c("tanhHi"), d1, d1)
-		g.i("VADDPD", d1, d1, d1)
+		i(and, g.c("abs64"), d1, d1)
+		i("VMINPD", g.c("tanhHi"), d1, d1)
+		i("VADDPD", d1, d1, d1)
 	}
 	// t = v·log2e + round; k = t - round; r = v - k·ln2
-	g.i("VMULPD", g.c("log2e"), d1, d2)
-	g.i("VADDPD", g.c("round"), d2, d2)
-	g.i("VSUBPD", g.c("round"), d2, d3)
-	g.i("VMULPD", g.c("ln2"), d3, d3)
-	g.i("VSUBPD", d3, d1, d3)
+	i("VMULPD", g.c("log2e"), d1, d2)
+	i("VADDPD", g.c("round"), d2, d2)
+	i("VSUBPD", g.c("round"), d2, d3)
+	i("VMULPD", g.c("ln2"), d3, d3)
+	i("VSUBPD", d3, d1, d3)
 	// expm1Poly(r), Estrin
-	g.i("VMULPD", d3, d3, d4)
-	g.i("VMULPD", g.c("c2"), d3, d5)
-	g.i("VADDPD", g.c("one"), d5, d5)
-	g.i("VMULPD", g.c("c24"), d3, d6)
-	g.i("VADDPD", g.c("c6"), d6, d6)
-	g.i("VMULPD", g.c("c720"), d3, d7)
-	g.i("VADDPD", g.c("c120"), d7, d7)
-	g.i("VMULPD", g.c("c40320"), d3, d1)
-	g.i("VADDPD", g.c("c5040"), d1, d1)
-	g.i("VMULPD", d4, d6, d6)
-	g.i("VADDPD", d6, d5, d5)
-	g.i("VMULPD", d4, d1, d1)
-	g.i("VADDPD", d1, d7, d7)
-	g.i("VMULPD", d4, d4, d4)
-	g.i("VMULPD", d4, d7, d7)
-	g.i("VADDPD", d7, d5, d5)
-	g.i("VMULPD", d5, d3, d5)
+	i("VMULPD", d3, d3, d4)
+	i("VMULPD", g.c("c2"), d3, d5)
+	i("VADDPD", g.c("one"), d5, d5)
+	i("VMULPD", g.c("c24"), d3, d6)
+	i("VADDPD", g.c("c6"), d6, d6)
+	i("VMULPD", g.c("c720"), d3, d7)
+	i("VADDPD", g.c("c120"), d7, d7)
+	i("VMULPD", g.c("c40320"), d3, d1)
+	i("VADDPD", g.c("c5040"), d1, d1)
+	i("VMULPD", d4, d6, d6)
+	i("VADDPD", d6, d5, d5)
+	i("VMULPD", d4, d1, d1)
+	i("VADDPD", d1, d7, d7)
+	i("VMULPD", d4, d4, d4)
+	i("VMULPD", d4, d7, d7)
+	i("VADDPD", d7, d5, d5)
+	i("VMULPD", d5, d3, d5)
 	// 2^k from t's low bits
-	g.i("VPADDQ", g.c("bias"), d2, d2)
-	g.i("VPSLLQ", "$52", d2, d2)
+	i("VPADDQ", g.c("bias"), d2, d2)
+	i("VPSLLQ", "$52", d2, d2)
 	switch g.op {
 	case "exp":
-		g.i("VADDPD", g.c("one"), d5, d5)
-		g.i("VMULPD", d2, d5, d5)
+		i("VADDPD", g.c("one"), d5, d5)
+		i("VMULPD", d2, d5, d5)
 	case "sigmoid":
-		g.i("VADDPD", g.c("one"), d5, d5)
-		g.i("VMULPD", d2, d5, d5)
-		g.i("VADDPD", g.c("one"), d5, d5)
+		i("VADDPD", g.c("one"), d5, d5)
+		i("VMULPD", d2, d5, d5)
+		i("VADDPD", g.c("one"), d5, d5)
 		one := g.c("one")
 		if !g.isa.inReg {
-			g.i("VMOVUPD", one, d6)
+			i("VMOVUPD", one, d6)
 			one = d6
 		}
-		g.i("VDIVPD", d5, one, d5)
+		i("VDIVPD", d5, one, d5)
 	case "tanh":
-		g.i("VMULPD", d2, d5, d5)
-		g.i("VSUBPD", g.c("one"), d2, d2)
-		g.i("VADDPD", d2, d5, d5)
-		g.i("VADDPD", g.c("two"), d5, d6)
-		g.i("VDIVPD", d6, d5, d5)
+		i("VMULPD", d2, d5, d5)
+		i("VSUBPD", g.c("one"), d2, d2)
+		i("VADDPD", d2, d5, d5)
+		i("VADDPD", g.c("two"), d5, d6)
+		i("VDIVPD", d6, d5, d5)
 	}
 	if g.isa.inReg {
-		g.i("VCVTPD2PS", d5, f8)
+		i("VCVTPD2PS", d5, f8)
 	} else {
-		g.i("VCVTPD2PSY", d5, f8)
+		i("VCVTPD2PSY", d5, f8)
 	}
 	if g.op == "tanh" {
-		// the sign of x (a VEX memory operand: f0 and f8 are low registers)
-		g.i("VANDPS", "vmath_sign32<>(SB)", f0, f9)
-		g.i("VORPS", f9, f8, f8)
+		// the sign of x (a VEX memory operand: registers below 16)
+		i("VANDPS", "vmath_sign32<>(SB)", f0, f9)
+		i("VORPS", f9, f8, f8)
 	}
 	// NaN inputs come back unchanged
 	if g.isa.inReg {
-		g.i("VCMPPS", "$3", f0, f0, "K2")
-		g.i("VMOVAPS", f0, "K2", f8)
+		i("VCMPPS", "$3", f0, f0, nan)
+		i("VMOVAPS", f0, nan, f8)
 	} else {
-		g.i("VCMPPS", "$3", f0, f0, f9)
-		g.i("VBLENDVPS", f9, f0, f8, f8)
+		i("VCMPPS", "$3", f0, f0, f9)
+		i("VBLENDVPS", f9, f0, f8, f8)
 	}
 	if masked {
-		g.i("VMOVUPS", f8, "K1", dst)
+		i("VMOVUPS", f8, "K1", dst)
 	} else {
-		g.i("VMOVUPS", f8, dst)
+		i("VMOVUPS", f8, dst)
+	}
+	return out
+}
+
+// emit writes instructions, alternating between the lists: independent
+// steps interleaved so that their dependency chains overlap.
+func (g *gen) emit(steps ...[]string) {
+	for k := 0; k < len(steps[0]); k++ {
+		for _, s := range steps {
+			g.p("%s", s[k])
+		}
 	}
 }
 
@@ -240,8 +257,7 @@ func (g *gen) function(is isa, o op) {
 	g.p("%s:", l("loop2"))
 	g.i("CMPQ", "CX", fmt.Sprintf("$%d", 2*lanes))
 	g.i("JLT", l("one"))
-	g.body(0, false)
-	g.body(is.step, false)
+	g.emit(g.body(0, false, 0, "K2"), g.body(is.step, false, 8, "K3"))
 	g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "SI")
 	g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "DI")
 	g.i("SUBQ", fmt.Sprintf("$%d", 2*lanes), "CX")
@@ -249,7 +265,7 @@ func (g *gen) function(is isa, o op) {
 	g.p("%s:", l("one"))
 	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
 	g.i("JLT", l("tail"))
-	g.body(0, false)
+	g.emit(g.body(0, false, 0, "K2"))
 	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "SI")
 	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "DI")
 	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
@@ -261,7 +277,7 @@ func (g *gen) function(is isa, o op) {
 		g.i("SHLQ", "CX", "AX")
 		g.i("DECQ", "AX")
 		g.i("KMOVW", "AX", "K1")
-		g.body(0, true)
+		g.emit(g.body(0, true, 0, "K2"))
 	}
 	g.p("%s:", l("done"))
 	g.i("VZEROUPPER")
