@@ -42,25 +42,21 @@ func BatchNorm(x, weight, bias *Tensor, eps float64) *Tensor {
 	if x.data.Backend().Name() != "cpu" {
 		return bnOps(x, weight, bias, eps)
 	}
-	xd := x.data.Contiguous()
-	var out *tensor.Tensor
-	var mean, invstd []float64
-	if xd.DType() == Float32 {
-		out, mean, invstd = bnForward[float32](xd, dataOf[float32](weight), dataOf[float32](bias), eps)
-	} else {
-		out, mean, invstd = bnForward[float64](xd, dataOf[float64](weight), dataOf[float64](bias), eps)
-	}
+	out, mean, invstd := tensor.BatchNormForward(x.data, dataOrNil(weight), dataOrNil(bias), eps)
 	req := [3]bool{needsGrad(x), needsGrad(weight), needsGrad(bias)}
 	r := record("NativeBatchNormBackward0", out, []*Tensor{x, weight, bias}, []*Tensor{x, saveIf(req[0], weight)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			if needsGrad(g, s[0], s[1]) || isDual(g, s[0], s[1]) {
 				return bnBackwardOps(g, s[0], s[1], eps, req)
 			}
-			gd := g.data.To(s[0].DType()).Contiguous()
-			if gd.DType() == Float32 {
-				return bnBackward[float32](gd, s[0].data.Contiguous(), dataOf[float32](s[1]), mean, invstd, req)
+			dx, dw, db := tensor.BatchNormBackward(g.data.To(x.DType()), s[0].data, dataOrNil(s[1]), mean, invstd, req[0])
+			grads := []*Tensor{nil, nil, nil}
+			for i, d := range []*tensor.Tensor{dx, dw, db} {
+				if req[i] {
+					grads[i] = wrap(d)
+				}
 			}
-			return bnBackward[float64](gd, s[0].data.Contiguous(), dataOf[float64](s[1]), mean, invstd, req)
+			return grads
 		})
 	if isDual(x, weight, bias) {
 		// dy = w·r·(dxc - x̂·mean(x̂·dxc)) + dw·x̂ + db, dxc = dx - mean(dx)
@@ -175,169 +171,10 @@ func bnBackwardOps(g, x, weight *Tensor, eps float64, req [3]bool) []*Tensor {
 	return grads
 }
 
-// dataOf returns the elements of a per-channel tensor, nil for nil.
-func dataOf[T float32 | float64](t *Tensor) []T {
+// dataOrNil returns t's data, nil for nil.
+func dataOrNil(t *Tensor) *tensor.Tensor {
 	if t == nil {
 		return nil
 	}
-	return tensor.ToSlice[T](t.data)
-}
-
-// bnShape views a contiguous x as [N, C, L].
-func bnShape(x *tensor.Tensor) (n, c, l int) {
-	n, c = x.Size(0), x.Size(1)
-	return n, c, x.Numel() / (n * c)
-}
-
-// bnForward computes y and the per-channel mean and 1/√(σ² + eps). The sums
-// run about the channel's first value (shift), which keeps the variance
-// Σd²/M - (Σd/M)² accurate for data far from 0.
-func bnForward[T float32 | float64](x *tensor.Tensor, w, b []T, eps float64) (*tensor.Tensor, []float64, []float64) {
-	n, c, l := bnShape(x)
-	xs := tensor.Data[T](x)
-	shift, sum, sq := make([]float64, c), make([]float64, c), make([]float64, c)
-	for j := range shift {
-		shift[j] = float64(xs[j*l])
-	}
-	for i := range n {
-		if l == 1 {
-			row := xs[i*c : (i+1)*c]
-			sh, s, q := shift[:len(row)], sum[:len(row)], sq[:len(row)]
-			for j, v := range row {
-				d := float64(v) - sh[j]
-				s[j] += d
-				q[j] += d * d
-			}
-			continue
-		}
-		for j := range c {
-			var s, q float64
-			for _, v := range xs[(i*c+j)*l : (i*c+j+1)*l] {
-				d := float64(v) - shift[j]
-				s += d
-				q += d * d
-			}
-			sum[j] += s
-			sq[j] += q
-		}
-	}
-	m := float64(n * l)
-	scale, offset := make([]T, c), make([]T, c)
-	for j := range sum {
-		d := sum[j] / m
-		sum[j] = shift[j] + d                          // now the mean
-		sq[j] = 1 / math.Sqrt(max(sq[j]/m-d*d, 0)+eps) // now invstd
-		a, bb := sq[j], 0.0
-		if w != nil {
-			a *= float64(w[j])
-		}
-		if b != nil {
-			bb = float64(b[j])
-		}
-		scale[j], offset[j] = T(a), T(bb-sum[j]*a)
-	}
-	y := tensor.EmptyUninit(x.DType(), x.Shape()...)
-	bnAffine(tensor.Data[T](y), xs, nil, scale, nil, offset, n, c, l)
-	return y, sum, sq
-}
-
-// bnAffine writes out = a·x + b·z + k per channel (z nil: out = a·x + k).
-func bnAffine[T float32 | float64](out, x, z, a, b, k []T, n, c, l int) {
-	for i := range n {
-		if l == 1 {
-			row := x[i*c : (i+1)*c]
-			o, ar, kr := out[i*c : (i+1)*c][:len(row)], a[:len(row)], k[:len(row)]
-			if z == nil {
-				for j, v := range row {
-					o[j] = v*ar[j] + kr[j]
-				}
-				continue
-			}
-			zr, br := z[i*c : (i+1)*c][:len(row)], b[:len(row)]
-			for j, v := range row {
-				o[j] = v*ar[j] + zr[j]*br[j] + kr[j]
-			}
-			continue
-		}
-		for j := range c {
-			lo, hi := (i*c+j)*l, (i*c+j+1)*l
-			row, o, aj, kj := x[lo:hi], out[lo:hi], a[j], k[j]
-			o = o[:len(row)]
-			if z == nil {
-				for t, v := range row {
-					o[t] = v*aj + kj
-				}
-				continue
-			}
-			zr, bj := z[lo:hi][:len(row)], b[j]
-			for t, v := range row {
-				o[t] = v*aj + zr[t]*bj + kj
-			}
-		}
-	}
-}
-
-// bnBackward computes the gradients of BatchNorm's inputs from g: Σg and
-// Σg·(x - μ) per channel in one pass over g and x, then
-// dx = a·g + b·x + k with per-channel a = w·r, b = -a·r²·Σg·(x - μ)/M and
-// k = -a·Σg/M - b·μ.
-func bnBackward[T float32 | float64](g, x *tensor.Tensor, w []T, mean, invstd []float64, req [3]bool) []*Tensor {
-	n, c, l := bnShape(x)
-	gs, xs := tensor.Data[T](g), tensor.Data[T](x)
-	sg, sgx := make([]float64, c), make([]float64, c)
-	for i := range n {
-		if l == 1 {
-			gr := gs[i*c : (i+1)*c]
-			xr, mu, s, q := xs[i*c : (i+1)*c][:len(gr)], mean[:len(gr)], sg[:len(gr)], sgx[:len(gr)]
-			for j, v := range gr {
-				s[j] += float64(v)
-				q[j] += float64(v) * (float64(xr[j]) - mu[j])
-			}
-			continue
-		}
-		for j := range c {
-			lo, hi := (i*c+j)*l, (i*c+j+1)*l
-			gr, xr, mu := gs[lo:hi], xs[lo:hi], mean[j]
-			xr = xr[:len(gr)]
-			var s, q float64
-			for t, v := range gr {
-				s += float64(v)
-				q += float64(v) * (float64(xr[t]) - mu)
-			}
-			sg[j] += s
-			sgx[j] += q
-		}
-	}
-	grads := make([]*Tensor, 3)
-	m := float64(n * l)
-	if req[0] {
-		a, b, k := make([]T, c), make([]T, c), make([]T, c)
-		for j := range a {
-			r := invstd[j]
-			aj := r
-			if w != nil {
-				aj *= float64(w[j])
-			}
-			bj := -aj * r * r * sgx[j] / m
-			a[j], b[j], k[j] = T(aj), T(bj), T(-aj*sg[j]/m-bj*mean[j])
-		}
-		dx := tensor.EmptyUninit(g.DType(), x.Shape()...)
-		bnAffine(tensor.Data[T](dx), gs, xs, a, b, k, n, c, l)
-		grads[0] = wrap(dx)
-	}
-	if req[1] {
-		dw := make([]T, c)
-		for j := range dw {
-			dw[j] = T(sgx[j] * invstd[j])
-		}
-		grads[1] = wrap(tensor.FromSlice(dw, c))
-	}
-	if req[2] {
-		db := make([]T, c)
-		for j := range db {
-			db[j] = T(sg[j])
-		}
-		grads[2] = wrap(tensor.FromSlice(db, c))
-	}
-	return grads
+	return t.data
 }
