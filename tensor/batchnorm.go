@@ -18,7 +18,7 @@ import (
 
 // bnBlock is the number of rows of C values summed in x's dtype before the
 // partial sums are added to the float64 totals.
-const bnBlock = 16
+const bnBlock = 64
 
 // BatchNormForward returns y = weight·(x - μ)·r + bias and the per-channel
 // mean μ and inverse standard deviation r = 1/√(σ² + eps) (Float64 [C]), σ²
