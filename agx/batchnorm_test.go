@@ -97,6 +97,39 @@ func TestBatchNormFarFromZero(t *testing.T) {
 	}
 }
 
+// TestBatchNormLongBatch: batches longer than the kernels' blocks of rows
+// (several full blocks and a partial one) agree with the definition, forward
+// and backward (the backward against the composed double-backward path).
+func TestBatchNormLongBatch(t *testing.T) {
+	for _, dt := range []DType{Float64, Float32} {
+		for _, shape := range [][]int{{150, 5}, {70, 3, 4}} {
+			t.Run(fmt.Sprintf("%v/%v", dt, shape), func(t *testing.T) {
+				gen := tensor.NewGenerator(5)
+				x := New(gen.Randn(Float64, shape...).To(dt)).SetRequiresGrad(true)
+				w := New(gen.Randn(Float64, shape[1]).To(dt)).SetRequiresGrad(true)
+				b := New(gen.Randn(Float64, shape[1]).To(dt)).SetRequiresGrad(true)
+				gout := New(gen.Randn(Float64, shape...).To(dt))
+				tol := 1e-12
+				if dt == Float32 {
+					tol = 1e-5
+				}
+				y := BatchNorm(x, w, b, 1e-5)
+				want := bnRef(x.Float64s(), shape, w.Float64s(), b.Float64s(), 1e-5)
+				if d := opClose(y.Float64s(), want, tol, tol); d != "" {
+					t.Fatalf("forward: %s", d)
+				}
+				fast := Grad([]*Tensor{y}, []*Tensor{x, w, b}, GradOutputs(gout))
+				ops := Grad([]*Tensor{BatchNorm(x, w, b, 1e-5)}, []*Tensor{x, w, b}, GradOutputs(gout), CreateGraph())
+				for i := range fast {
+					if d := opClose(fast[i].Float64s(), ops[i].Float64s(), 10*tol, 10*tol); d != "" {
+						t.Errorf("grad %d: %s", i, d)
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestBatchNormStrided: a non-contiguous input and upstream gradient give
 // what their contiguous copies give.
 func TestBatchNormStrided(t *testing.T) {
