@@ -54,10 +54,12 @@ func bnForward[T vec.Float](x, weight, bias *Tensor, eps float64) (y, mean, invs
 	for j := range shift {
 		shift[j] = xs[j*l]
 	}
-	sum, sq := bnSums(n, c, l, func(lo, hi, j int, s, q []T) ([]T, []T) {
-		bnOp(vec.Sub, s, xs[lo:hi], shift, j) // d = x - shift
-		vec.Binary(vec.Mul, q, s, s)          // d²
-		return s, q
+	d := make([]T, max(c, l))
+	sum, sq := bnSums(n, c, l, func(lo, hi, j int, s, q []T) {
+		d := d[:hi-lo]
+		bnOp(vec.Sub, d, xs[lo:hi], shift, j) // d = x - shift
+		vec.Binary(vec.Add, s, s, d)
+		vec.MulAdd(q, d, d, q)
 	})
 	w, b := perChannel[T](weight, c, 1), perChannel[T](bias, c, 0)
 	m := float64(n * l)
@@ -82,10 +84,12 @@ func bnBackward[T vec.Float](g, x, weight, mean, invstd *Tensor, wantDx bool) (d
 	for j, v := range mu {
 		muT[j] = T(v)
 	}
-	sg, sgx := bnSums(n, c, l, func(lo, hi, j int, _, q []T) ([]T, []T) {
-		bnOp(vec.Sub, q, xs[lo:hi], muT, j) // x - μ
-		vec.Binary(vec.Mul, q, q, gs[lo:hi])
-		return gs[lo:hi], q
+	d := make([]T, max(c, l))
+	sg, sgx := bnSums(n, c, l, func(lo, hi, j int, s, q []T) {
+		d, g := d[:hi-lo], gs[lo:hi]
+		bnOp(vec.Sub, d, xs[lo:hi], muT, j) // x - μ
+		vec.Binary(vec.Add, s, s, g)
+		vec.MulAdd(q, d, g, q)
 	})
 	dw, db := make([]T, c), make([]T, c)
 	for j := range c {
@@ -138,29 +142,31 @@ func bnOp[T vec.Float](op vec.Op, dst, a, v []T, j int) {
 }
 
 // bnSums returns two per-channel sums over x [N, C, L]: for each row as
-// bnEach gives them, row(lo, hi, j, s, q) returns two slices of the row's
-// length to add up, computing them in the scratch rows s and q if needed.
-func bnSums[T vec.Float](n, c, l int, row func(lo, hi, j int, s, q []T) ([]T, []T)) (sum, sq []float64) {
+// bnEach gives them, row(lo, hi, j, s, q) adds the row's terms of the two
+// sums to s and q, of the row's length: partial sums over up to bnBlock rows
+// of C values, or zeros for a row of L values, which bnSums then sums.
+func bnSums[T vec.Float](n, c, l int, row func(lo, hi, j int, s, q []T)) (sum, sq []float64) {
 	sum, sq = make([]float64, c), make([]float64, c)
 	s, q := make([]T, max(c, l)), make([]T, max(c, l))
-	bs, bq := make([]T, c), make([]T, c) // partial sums of rows of C
 	rows := 0
 	bnEach(n, c, l, func(lo, hi, j int) {
-		a, b := row(lo, hi, j, s[:hi-lo], q[:hi-lo])
 		if j >= 0 {
-			sum[j] += float64(vec.Sum(a))
-			sq[j] += float64(vec.Sum(b))
+			s, q := s[:l], q[:l]
+			clear(s)
+			clear(q)
+			row(lo, hi, j, s, q)
+			sum[j] += float64(vec.Sum(s))
+			sq[j] += float64(vec.Sum(q))
 			return
 		}
-		vec.Binary(vec.Add, bs, bs, a)
-		vec.Binary(vec.Add, bq, bq, b)
+		row(lo, hi, j, s[:c], q[:c])
 		if rows++; rows%bnBlock == 0 || rows == n {
 			for k := range c {
-				sum[k] += float64(bs[k])
-				sq[k] += float64(bq[k])
+				sum[k] += float64(s[k])
+				sq[k] += float64(q[k])
 			}
-			clear(bs)
-			clear(bq)
+			clear(s)
+			clear(q)
 		}
 	})
 	return sum, sq
@@ -168,16 +174,22 @@ func bnSums[T vec.Float](n, c, l int, row func(lo, hi, j int, s, q []T) ([]T, []
 
 // bnAffine writes out = a·x + b·z + k per channel (z nil: out = a·x + k).
 func bnAffine[T vec.Float](out, x, z, a, b, k []T, n, c, l int) {
-	tmp := make([]T, max(c, l))
+	t := make([]T, c)
 	bnEach(n, c, l, func(lo, hi, j int) {
 		o := out[lo:hi]
-		bnOp(vec.Mul, o, x[lo:hi], a, j)
-		if z != nil {
-			t := tmp[:hi-lo]
-			bnOp(vec.Mul, t, z[lo:hi], b, j)
-			vec.Binary(vec.Add, o, o, t)
+		switch {
+		case j >= 0 && z == nil:
+			vec.BinaryScalar(vec.Mul, o, x[lo:hi], a[j])
+			vec.BinaryScalar(vec.Add, o, o, k[j])
+		case j >= 0:
+			vec.Axpby(o, x[lo:hi], z[lo:hi], a[j], b[j])
+			vec.BinaryScalar(vec.Add, o, o, k[j])
+		case z == nil:
+			vec.MulAdd(o, x[lo:hi], a, k)
+		default:
+			vec.MulAdd(t, z[lo:hi], b, k)
+			vec.MulAdd(o, x[lo:hi], a, t)
 		}
-		bnOp(vec.Add, o, o, k, j)
 	})
 }
 
