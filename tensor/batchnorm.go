@@ -79,7 +79,7 @@ func bnForward[T vec.Float](x, weight, bias *Tensor, eps float64) (y, mean, invs
 func bnBackward[T vec.Float](g, x, weight, mean, invstd *Tensor, wantDx bool) (dx, dweight, dbias *Tensor) {
 	n, c, l := bnShape(x)
 	gs, xs := Data[T](g), Data[T](x)
-	mu, r := ToSlice[float64](mean), ToSlice[float64](invstd)
+	mu, r := Data[float64](mean.Contiguous()), Data[float64](invstd.Contiguous())
 	muT := make([]T, c)
 	for j, v := range mu {
 		muT[j] = T(v)
@@ -193,7 +193,8 @@ func bnAffine[T vec.Float](out, x, z, a, b, k []T, n, c, l int) {
 	})
 }
 
-// perChannel returns the [C] values of t in T, or c copies of def for nil.
+// perChannel returns the [C] values of t (read only), or c copies of def for
+// nil.
 func perChannel[T vec.Float](t *Tensor, c int, def T) []T {
 	if t == nil {
 		v := make([]T, c)
@@ -202,5 +203,5 @@ func perChannel[T vec.Float](t *Tensor, c int, def T) []T {
 		}
 		return v
 	}
-	return ToSlice[T](t)
+	return Data[T](t.Contiguous())
 }
