@@ -43,13 +43,13 @@ func BatchNorm(x, weight, bias *Tensor, eps float64) *Tensor {
 		return bnOps(x, weight, bias, eps)
 	}
 	out, mean, invstd := tensor.BatchNormForward(x.data, dataOrNil(weight), dataOrNil(bias), eps)
-	req := [3]bool{needsGrad(x), needsGrad(weight), needsGrad(bias)}
+	req, dt := [3]bool{needsGrad(x), needsGrad(weight), needsGrad(bias)}, x.DType()
 	r := record("NativeBatchNormBackward0", out, []*Tensor{x, weight, bias}, []*Tensor{x, saveIf(req[0], weight)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			if needsGrad(g, s[0], s[1]) || isDual(g, s[0], s[1]) {
 				return bnBackwardOps(g, s[0], s[1], eps, req)
 			}
-			dx, dw, db := tensor.BatchNormBackward(g.data.To(x.DType()), s[0].data, dataOrNil(s[1]), mean, invstd, req[0])
+			dx, dw, db := tensor.BatchNormBackward(g.data.To(dt), s[0].data, dataOrNil(s[1]), mean, invstd, req[0])
 			grads := []*Tensor{nil, nil, nil}
 			for i, d := range []*tensor.Tensor{dx, dw, db} {
 				if req[i] {
