@@ -10,9 +10,9 @@ import (
 // other backends compose it from ops). x has shape [N, C, *] and is read as
 // [N, C, L]: each channel is normalised over its M = N·L values.
 //
-// The loops run the vectorised routines of Binary over whole rows (the C
-// values of a sample when L = 1, else one channel's L values of a sample),
-// with scratch rows and no temporaries of x's size. Sums are formed in x's
+// The loops run the vectorised routines of Binary and MulAdd over whole rows
+// (the C values of a sample when L = 1, else one channel's L values of a
+// sample), with scratch rows and no temporaries of x's size. Sums are formed in x's
 // dtype over a row of L values (pairwise) or bnBlock rows of C values, and
 // then added in float64, which keeps float32 sums of any length accurate.
 
@@ -24,9 +24,9 @@ const bnBlock = 64
 // mean μ and inverse standard deviation r = 1/√(σ² + eps) (Float64 [C]), σ²
 // being the biased variance. x is a Float32 or Float64 CPU tensor of at
 // least 2 dims with more than one value per channel; weight and bias are
-// [C] tensors of x's dtype, or nil (1 and 0). The sums run about each
-// channel's first value, so data far from 0 keeps its variance. Reads x
-// twice.
+// [C] tensors of x's dtype, or nil (1 and 0); tensors on other backends
+// panic with ErrDevice. The sums run about each channel's first value, so
+// data far from 0 keeps its variance. Reads x twice.
 func BatchNormForward(x, weight, bias *Tensor, eps float64) (y, mean, invstd *Tensor) {
 	x = x.Contiguous()
 	if x.DType() == Float32 {
