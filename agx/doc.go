@@ -12,6 +12,11 @@
 // into the leaf's Grad(). Grad computes gradients of chosen outputs with
 // respect to chosen inputs and returns them instead.
 //
+// Beyond the element-wise, reduction, shape, index and matrix ops (methods
+// of Tensor and functions such as MatMul and Where), agx has the losses
+// CrossEntropy and MSELoss and BatchNorm, training-mode batch normalisation
+// with vectorised CPU kernels (one op, as PyTorch's native batch_norm).
+//
 // Custom operations implement Function (Forward and Backward over tensors, with
 // a Ctx for saving what Backward needs) and are applied with Apply or ApplyN; a
 // Function named Square gets the backward node SquareBackward. Func is the
@@ -28,7 +33,8 @@
 //     summed down; any other shape is an error ("returned an invalid gradient at
 //     index i"). Its dtype is cast to the input's.
 //   - Every built-in backward is written with agx ops, so double and higher
-//     derivatives work (CreateGraph). Functions that embed Once are
+//     derivatives work (CreateGraph). BatchNorm's first-order backward is a
+//     fused kernel; under CreateGraph (or with dual inputs) it runs as ops. Functions that embed Once are
 //     once-differentiable: differentiating their gradients fails clearly.
 //   - Saved tensors are version-checked: modifying one in place before backward
 //     fails with "has been modified by an inplace operation". Without

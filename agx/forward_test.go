@@ -13,7 +13,7 @@ import (
 func allOpCases() []opCase {
 	var all []opCase
 	for _, cs := range [][]opCase{arithCases(), unaryCases(), reduceCases(), shapeCases(),
-		indexCases(), matmulCases(), lossCases(), steCases()} {
+		indexCases(), matmulCases(), lossCases(), batchNormCases(), steCases()} {
 		all = append(all, cs...)
 	}
 	return all

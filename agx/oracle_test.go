@@ -17,7 +17,7 @@ func TestOracleOps(t *testing.T) {
 	oracle.Skip(t)
 	var all []opCase
 	for _, cs := range [][]opCase{arithCases(), unaryCases(), reduceCases(), shapeCases(),
-		indexCases(), matmulCases(), lossCases(), steCases()} {
+		indexCases(), matmulCases(), lossCases(), batchNormCases(), steCases()} {
 		for _, tc := range cs {
 			if tc.oracle != "" {
 				all = append(all, tc)

@@ -12,6 +12,7 @@ func init() {
 			Flops: 6 * 2 * (2 * 4 * 128 * 128 * 64), Ops: 1, Setup: attentionBackward},
 		Workload{Name: "batchnorm_backward", Desc: "batch-norm over dim 0 of [256,512] f32 from composite ops, forward+backward with a random upstream grad", Ops: 1, Setup: batchnormComposite},
 		Workload{Name: "batchnorm_function", Desc: "the same with agx's BatchNorm Function (functions.BatchNorm); PyTorch side: composite ops", Ops: 1, Setup: batchnormFunction},
+		Workload{Name: "batchnorm_native", Desc: "batch-norm with affine weight and bias over dim 0 of [256,512] f32 with agx's built-in agx.BatchNorm, forward+backward; PyTorch side: F.batch_norm(training=True)", Ops: 1, Setup: batchnormNative},
 	)
 }
 
@@ -49,5 +50,19 @@ func batchnormFunction() func() {
 	return func() {
 		x.ZeroGrad()
 		functions.BatchNorm(x, 1e-5).Backward(agx.Gradient(up))
+	}
+}
+
+func batchnormNative() func() {
+	g := tensor.NewGenerator(8)
+	x := agx.New(g.Randn(tensor.Float32, 256, 512)).SetRequiresGrad(true)
+	up := agx.New(g.Randn(tensor.Float32, 256, 512))
+	w := agx.New(g.Randn(tensor.Float32, 512)).SetRequiresGrad(true)
+	b := agx.New(g.Randn(tensor.Float32, 512)).SetRequiresGrad(true)
+	return func() {
+		x.ZeroGrad()
+		w.ZeroGrad()
+		b.ZeroGrad()
+		agx.BatchNorm(x, w, b, 1e-5).Backward(agx.Gradient(up))
 	}
 }

@@ -167,6 +167,20 @@ def batchnorm_backward():
     return step
 
 
+def batchnorm_native():
+    g = torch.Generator().manual_seed(8)
+    x = torch.randn(256, 512, generator=g).requires_grad_()
+    up = torch.randn(256, 512, generator=g)
+    w = torch.randn(512, generator=g).requires_grad_()
+    b = torch.randn(512, generator=g).requires_grad_()
+
+    def step():
+        for t in (x, w, b):
+            t.grad = None
+        torch.nn.functional.batch_norm(x, None, None, w, b, training=True, eps=1e-5).backward(up)
+    return step
+
+
 def train_step(make_opt):
     g = torch.Generator().manual_seed(9)
     torch.manual_seed(9)
@@ -193,6 +207,7 @@ WORKLOADS = {
     "attention_backward": attention_backward,
     "batchnorm_backward": batchnorm_backward,
     "batchnorm_function": batchnorm_backward,
+    "batchnorm_native": batchnorm_native,
     "matmul_into_f32_256": lambda: matmul_into(256, torch.float32),
     "train_step_sgd": lambda: train_step(lambda ps: torch.optim.SGD(ps, lr=0.01, momentum=0.9)),
     "train_step_adam": lambda: train_step(lambda ps: torch.optim.Adam(ps, lr=1e-3)),

@@ -65,7 +65,7 @@
 //   - Exercise solutions (C24, C25): GELUFunction / GELU (exact erf form, or the tanh
 //     approximation with Tanh: true), SiLUFunction / SiLU (saves its output),
 //     BatchNormFunction / BatchNorm (training-mode statistics over dim 0, no
-//     parameters), SoftRankFunction / SoftRank (differentiable ranks with a
+//     parameters; the teaching version of the built-in agx.BatchNorm), SoftRankFunction / SoftRank (differentiable ranks with a
 //     temperature), ScaledDotProductAttentionFunction / ScaledDotProductAttention
 //     (optional Bool mask; a fully masked row gives zero output and zero gradients).
 //

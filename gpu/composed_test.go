@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/gpu/gputest"
 	"github.com/goagx/agx/tensor"
 )
@@ -46,5 +47,44 @@ func TestComposedOps(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// agx.BatchNorm, whose CPU kernels other backends do not have, is composed
+// from ops there: its output and gradients on the GPU (or the emulator) are
+// the CPU's.
+func TestComposedBatchNorm(t *testing.T) {
+	be := gputest.Backend(t)
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		t.Run(dt.String(), func(t *testing.T) {
+			tensor.ManualSeed(6)
+			xd, wd, bd, gd := tensor.Randn(dt, 4, 3, 5), tensor.Randn(dt, 3), tensor.Randn(dt, 3), tensor.Randn(dt, 4, 3, 5)
+			run := func(on tensor.Backend) [][]float64 {
+				x := agx.New(xd.ToBackend(on)).SetRequiresGrad(true)
+				w := agx.New(wd.ToBackend(on)).SetRequiresGrad(true)
+				b := agx.New(bd.ToBackend(on)).SetRequiresGrad(true)
+				y := agx.BatchNorm(x, w, b, 1e-5)
+				if y.Data().Backend() != on {
+					t.Fatalf("result on backend %s, want %s", y.Data().Backend().Name(), on.Name())
+				}
+				out := [][]float64{y.Data().ToBackend(tensor.CPU{}).Float64s()}
+				for _, g := range agx.Grad([]*agx.Tensor{y}, []*agx.Tensor{x, w, b}, agx.GradOutputs(agx.New(gd.ToBackend(on)))) {
+					out = append(out, g.Data().ToBackend(tensor.CPU{}).Float64s())
+				}
+				return out
+			}
+			want, got := run(tensor.CPU{}), run(be)
+			tol := 1e-10
+			if dt == tensor.Float32 {
+				tol = 1e-4
+			}
+			for k := range want {
+				for i, g := range got[k] {
+					if math.Abs(g-want[k][i]) > tol*(1+math.Abs(want[k][i])) {
+						t.Fatalf("result %d (output, dx, dweight, dbias), element %d: got %v, want %v", k, i, g, want[k][i])
+					}
+				}
+			}
+		})
 	}
 }

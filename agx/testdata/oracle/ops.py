@@ -160,6 +160,8 @@ OPS = {
     "matmul_aT_bT": lambda x, p: torch.matmul(x[0].mT, x[1].mT),
     "cross_entropy": lambda x, p: F.cross_entropy(x[0], x[1]),
     "mse_loss": lambda x, p: F.mse_loss(x[0], x[1]),
+    "batch_norm": lambda x, p: F.batch_norm(x[0], None, None, x[1] if len(x) > 1 else None,
+                                            x[2] if len(x) > 2 else None, training=True, eps=p["eps"]),
     # straight-through estimators
     "round_ste": lambda x, p: straight_through(x[0].detach().round(), x[0]),
     "sign_ste": lambda x, p: straight_through(x[0].detach().sign(), x[0]),

@@ -509,6 +509,9 @@ func kernels(w, g *bytes.Buffer) {
 			name = axpbyKernel(w, x, e)
 			d.fn(name, fmt.Sprintf("(dst, a, b *%s, sa, sb %s, n int)", e.goType, e.goType))
 			d.field(x, e, fmt.Sprintf("axpby: %s,", name))
+			name = mulAddKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(dst, a, b, c *%s, n int)", e.goType))
+			d.field(x, e, fmt.Sprintf("mulAdd: %s,", name))
 			vv, vs = nil, nil
 			for _, c := range cmpNames {
 				name := cmpKernel(w, x, e, c, "vv")
@@ -727,6 +730,44 @@ func axpbyKernel(w *bytes.Buffer, x isa, e elem) string {
 		p(w, "VMUL%s X14, X0, X0", e.scalar)
 		p(w, "VMUL%s X15, X1, X1", e.scalar)
 		p(w, "VADD%s X1, X0, X0", e.scalar)
+		p(w, "%s X0, (DI)", smov)
+	})
+	return name
+}
+
+// mulAddKernel writes dst[i] = a[i]·b[i] + c[i], the product rounded and
+// then the sum (no fused multiply-add), so the results are those of the
+// scalar Go expression T(a*b) + c. Registers: DI dst, SI a, DX b, R8 c,
+// regs 0-3 a, regs 4-7 b, regs 8-11 c.
+func mulAddKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "mulAdd" + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, a, b, c *%s, n int)\n", name, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ a+8(FP), SI")
+	p(w, "MOVQ b+16(FP), DX")
+	p(w, "MOVQ c+24(FP), R8")
+	p(w, "MOVQ n+32(FP), CX")
+	mov := "VMOVUP" + e.suffix[1:]
+	dst, as, bs, cs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}, stream{"R8", e.size}
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{dst, as, bs, cs}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(as, k), mask, r(i))
+		load(w, mov, mem(bs, k), mask, r(i+4))
+		load(w, mov, mem(cs, k), mask, r(i+8))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(i+4), r(i), r(i))
+		p(w, "VADD%s %s, %s, %s", e.suffix, r(i+8), r(i), r(i))
+		store(w, mov, r(i), mask, mem(dst, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (SI), X0", smov)
+		p(w, "%s (DX), X1", smov)
+		p(w, "%s (R8), X2", smov)
+		p(w, "VMUL%s X1, X0, X0", e.scalar)
+		p(w, "VADD%s X2, X0, X0", e.scalar)
 		p(w, "%s X0, (DI)", smov)
 	})
 	return name

@@ -19,6 +19,8 @@ type kernels[T Float] struct {
 	sqrt func(dst, a *T, n int)
 	// axpby computes dst[i] = sa·a[i] + sb·b[i].
 	axpby func(dst, a, b *T, sa, sb T, n int)
+	// mulAdd computes dst[i] = a[i]·b[i] + c[i].
+	mulAdd func(dst, a, b, c *T, n int)
 	// cmp[op] computes dst[i] = a[i] op b[i], cmpS[op] a[i] op s.
 	cmp  [6]func(dst *bool, a, b *T, n int)
 	cmpS [6]func(dst *bool, a *T, s T, n int)
@@ -83,6 +85,20 @@ func Axpby[T Float](dst, a, b []T, sa, sb T) {
 
 // AxpbyOf is Axpby of one element.
 func AxpbyOf[T Float](a, b, sa, sb T) T { return T(sa*a) + T(sb*b) }
+
+// MulAdd sets dst[i] = a[i]·b[i] + c[i], rounding the product and then
+// the sum (no fused multiply-add), so the results are those of the scalar
+// Go expression T(a[i]*b[i]) + c[i]. The slices must have the same length;
+// dst may be any of the operands.
+func MulAdd[T Float](dst, a, b, c []T) {
+	checkLen("MulAdd", len(dst), len(a))
+	checkLen("MulAdd", len(dst), len(b))
+	checkLen("MulAdd", len(dst), len(c))
+	active[T]().mulAdd(unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), len(dst))
+}
+
+// MulAddOf is MulAdd of one element.
+func MulAddOf[T Float](a, b, c T) T { return T(a*b) + c }
 
 // Cmp is a comparison.
 type Cmp uint8
@@ -178,6 +194,12 @@ func goKernels[T Float]() kernels[T] {
 			d, a, b := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n)
 			for i := range d {
 				d[i] = AxpbyOf(a[i], b[i], sa, sb)
+			}
+		},
+		mulAdd: func(dp, ap, bp, cp *T, n int) {
+			d, a, b, c := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n), unsafe.Slice(cp, n)
+			for i := range d {
+				d[i] = MulAddOf(a[i], b[i], c[i])
 			}
 		},
 		sqrt: func(dp, ap *T, n int) {

@@ -241,6 +241,47 @@ func testAxpby[T Float](t *testing.T, impls []*impl[T]) {
 	}
 }
 
+// TestMulAdd holds every implementation to MulAddOf bit for bit (product
+// and sum rounded separately; a NaN result only has to be a NaN), out of
+// place and in place over each operand.
+func TestMulAdd(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testMulAdd(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testMulAdd(t, impls64()) })
+}
+
+func testMulAdd[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				a := withNaNs[T](r, n+off)[off:]
+				b := withNaNs[T](r, n+off)[off:]
+				c := withNaNs[T](r, n+off)[off:]
+				buf, d := fill[T](n, off)
+				im.mulAdd(ptr(d), ptr(a), ptr(b), ptr(c), n)
+				checkGuards(t, "mulAdd", buf, n, off)
+				for i := range d {
+					if w := MulAddOf(a[i], b[i], c[i]); !same(d[i], w) {
+						t.Fatalf("n=%d: element %d: %v·%v + %v: got %#x, want %#x", n, i, a[i], b[i], c[i], bitsOf(d[i]), bitsOf(w))
+					}
+				}
+				for k := range 3 {
+					ops := [][]T{a, b, c}
+					d = append([]T(nil), ops[k]...)
+					ops[k] = d
+					im.mulAdd(ptr(d), ptr(ops[0]), ptr(ops[1]), ptr(ops[2]), n)
+					for i := range d {
+						if w := MulAddOf(a[i], b[i], c[i]); !same(d[i], w) {
+							t.Fatalf("in place over operand %d, n=%d: element %d: got %#x, want %#x", k, n, i, bitsOf(d[i]), bitsOf(w))
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
 var cmpNames = [6]string{"Eq", "Ne", "Lt", "Le", "Gt", "Ge"}
 
 func cmpRef[T Float](op Cmp, x, y T) bool {

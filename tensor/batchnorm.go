@@ -1,0 +1,207 @@
+package tensor
+
+import (
+	"math"
+
+	"github.com/goagx/agx/tensor/internal/vec"
+)
+
+// Batch normalisation kernels for CPU tensors (agx.BatchNorm's fast path;
+// other backends compose it from ops). x has shape [N, C, *] and is read as
+// [N, C, L]: each channel is normalised over its M = N·L values.
+//
+// The loops run the vectorised routines of Binary and MulAdd over whole rows
+// (the C values of a sample when L = 1, else one channel's L values of a
+// sample), with scratch rows and no temporaries of x's size. Sums are formed in x's
+// dtype over a row of L values (pairwise) or bnBlock rows of C values, and
+// then added in float64, which keeps float32 sums of any length accurate.
+
+// bnBlock is the number of rows of C values summed in x's dtype before the
+// partial sums are added to the float64 totals.
+const bnBlock = 64
+
+// BatchNormForward returns y = weight·(x - μ)·r + bias and the per-channel
+// mean μ and inverse standard deviation r = 1/√(σ² + eps) (Float64 [C]), σ²
+// being the biased variance. x is a Float32 or Float64 CPU tensor of at
+// least 2 dims with more than one value per channel; weight and bias are
+// [C] tensors of x's dtype, or nil (1 and 0); tensors on other backends
+// panic with ErrDevice. The sums run about each channel's first value, so
+// data far from 0 keeps its variance. Reads x twice.
+func BatchNormForward(x, weight, bias *Tensor, eps float64) (y, mean, invstd *Tensor) {
+	x = x.Contiguous()
+	if x.DType() == Float32 {
+		return bnForward[float32](x, weight, bias, eps)
+	}
+	return bnForward[float64](x, weight, bias, eps)
+}
+
+// BatchNormBackward returns the gradients of BatchNormForward's inputs for
+// the output gradient g (x's shape and dtype), given its mean and invstd:
+// dbias = Σg and dweight = Σg·x̂ per channel, and (when wantDx)
+// dx = (weight·r/M)·(M·g - Σg - x̂·Σg·x̂), x̂ = (x - μ)·r. Reads g and x twice.
+func BatchNormBackward(g, x, weight, mean, invstd *Tensor, wantDx bool) (dx, dweight, dbias *Tensor) {
+	g, x = g.Contiguous(), x.Contiguous()
+	if x.DType() == Float32 {
+		return bnBackward[float32](g, x, weight, mean, invstd, wantDx)
+	}
+	return bnBackward[float64](g, x, weight, mean, invstd, wantDx)
+}
+
+func bnForward[T vec.Float](x, weight, bias *Tensor, eps float64) (y, mean, invstd *Tensor) {
+	n, c, l := bnShape(x)
+	xs := Data[T](x)
+	shift := make([]T, c) // channel j's first value
+	for j := range shift {
+		shift[j] = xs[j*l]
+	}
+	d := make([]T, max(c, l))
+	sum, sq := bnSums(n, c, l, func(lo, hi, j int, s, q []T) {
+		d := d[:hi-lo]
+		bnOp(vec.Sub, d, xs[lo:hi], shift, j) // d = x - shift
+		vec.Binary(vec.Add, s, s, d)
+		vec.MulAdd(q, d, d, q)
+	})
+	w, b := perChannel[T](weight, c, 1), perChannel[T](bias, c, 0)
+	m := float64(n * l)
+	scale, offset := make([]T, c), make([]T, c)
+	for j := range sum {
+		d := sum[j] / m
+		sum[j] = float64(shift[j]) + d                 // now μ
+		sq[j] = 1 / math.Sqrt(max(sq[j]/m-d*d, 0)+eps) // now r
+		a := sq[j] * float64(w[j])
+		scale[j], offset[j] = T(a), T(float64(b[j])-sum[j]*a)
+	}
+	y = EmptyUninit(x.DType(), x.shape...)
+	bnAffine(Data[T](y), xs, nil, scale, nil, offset, n, c, l)
+	return y, FromSlice(sum, c), FromSlice(sq, c)
+}
+
+func bnBackward[T vec.Float](g, x, weight, mean, invstd *Tensor, wantDx bool) (dx, dweight, dbias *Tensor) {
+	n, c, l := bnShape(x)
+	gs, xs := Data[T](g), Data[T](x)
+	mu, r := Data[float64](mean.Contiguous()), Data[float64](invstd.Contiguous())
+	muT := make([]T, c)
+	for j, v := range mu {
+		muT[j] = T(v)
+	}
+	d := make([]T, max(c, l))
+	sg, sgx := bnSums(n, c, l, func(lo, hi, j int, s, q []T) {
+		d, g := d[:hi-lo], gs[lo:hi]
+		bnOp(vec.Sub, d, xs[lo:hi], muT, j) // x - μ
+		vec.Binary(vec.Add, s, s, g)
+		vec.MulAdd(q, d, g, q)
+	})
+	dw, db := make([]T, c), make([]T, c)
+	for j := range c {
+		dw[j], db[j] = T(sgx[j]*r[j]), T(sg[j])
+	}
+	if wantDx {
+		// dx = a·g + b·x + k: a = w·r, b = -a·r²·Σg·(x - μ)/M, k = -a·Σg/M - b·μ
+		w := perChannel[T](weight, c, 1)
+		m := float64(n * l)
+		a, b, k := make([]T, c), make([]T, c), make([]T, c)
+		for j := range c {
+			aj := r[j] * float64(w[j])
+			bj := -aj * r[j] * r[j] * sgx[j] / m
+			a[j], b[j], k[j] = T(aj), T(bj), T(-aj*sg[j]/m-bj*mu[j])
+		}
+		dx = EmptyUninit(x.DType(), x.shape...)
+		bnAffine(Data[T](dx), gs, xs, a, b, k, n, c, l)
+	}
+	return dx, FromSlice(dw, c), FromSlice(db, c)
+}
+
+// bnShape views x as [N, C, L].
+func bnShape(x *Tensor) (n, c, l int) {
+	n, c = x.shape[0], x.shape[1]
+	return n, c, x.Numel() / (n * c)
+}
+
+// bnEach calls f(lo, hi, j) for each row x[lo:hi] of x [N, C, L]: the C
+// values of one sample (j = -1) when L = 1, else channel j's L values.
+func bnEach(n, c, l int, f func(lo, hi, j int)) {
+	for i := range n {
+		if l == 1 {
+			f(i*c, (i+1)*c, -1)
+			continue
+		}
+		for j := range c {
+			f((i*c+j)*l, (i*c+j+1)*l, j)
+		}
+	}
+}
+
+// bnOp sets dst = a op v with v per channel: the row v itself when j < 0
+// (a row of C values), else v[j].
+func bnOp[T vec.Float](op vec.Op, dst, a, v []T, j int) {
+	if j < 0 {
+		vec.Binary(op, dst, a, v)
+	} else {
+		vec.BinaryScalar(op, dst, a, v[j])
+	}
+}
+
+// bnSums returns two per-channel sums over x [N, C, L]: for each row as
+// bnEach gives them, row(lo, hi, j, s, q) adds the row's terms of the two
+// sums to s and q, of the row's length: partial sums over up to bnBlock rows
+// of C values, or zeros for a row of L values, which bnSums then sums.
+func bnSums[T vec.Float](n, c, l int, row func(lo, hi, j int, s, q []T)) (sum, sq []float64) {
+	sum, sq = make([]float64, c), make([]float64, c)
+	s, q := make([]T, max(c, l)), make([]T, max(c, l))
+	rows := 0
+	bnEach(n, c, l, func(lo, hi, j int) {
+		if j >= 0 {
+			s, q := s[:l], q[:l]
+			clear(s)
+			clear(q)
+			row(lo, hi, j, s, q)
+			sum[j] += float64(vec.Sum(s))
+			sq[j] += float64(vec.Sum(q))
+			return
+		}
+		row(lo, hi, j, s[:c], q[:c])
+		if rows++; rows%bnBlock == 0 || rows == n {
+			for k := range c {
+				sum[k] += float64(s[k])
+				sq[k] += float64(q[k])
+			}
+			clear(s)
+			clear(q)
+		}
+	})
+	return sum, sq
+}
+
+// bnAffine writes out = a·x + b·z + k per channel (z nil: out = a·x + k).
+func bnAffine[T vec.Float](out, x, z, a, b, k []T, n, c, l int) {
+	t := make([]T, c)
+	bnEach(n, c, l, func(lo, hi, j int) {
+		o := out[lo:hi]
+		switch {
+		case j >= 0 && z == nil:
+			vec.BinaryScalar(vec.Mul, o, x[lo:hi], a[j])
+			vec.BinaryScalar(vec.Add, o, o, k[j])
+		case j >= 0:
+			vec.Axpby(o, x[lo:hi], z[lo:hi], a[j], b[j])
+			vec.BinaryScalar(vec.Add, o, o, k[j])
+		case z == nil:
+			vec.MulAdd(o, x[lo:hi], a, k)
+		default:
+			vec.MulAdd(t, z[lo:hi], b, k)
+			vec.MulAdd(o, x[lo:hi], a, t)
+		}
+	})
+}
+
+// perChannel returns the [C] values of t (read only), or c copies of def for
+// nil.
+func perChannel[T vec.Float](t *Tensor, c int, def T) []T {
+	if t == nil {
+		v := make([]T, c)
+		for i := range v {
+			v[i] = def
+		}
+		return v
+	}
+	return Data[T](t.Contiguous())
+}
