@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -57,16 +58,28 @@ var (
 	}
 )
 
-// available reports which of kernelsF32/kernelsF64 (same order) this CPU runs.
+// available reports which of kernelsF32/kernelsF64 (same order) this CPU
+// runs. The environment variable AGX_GEMM_ISA, read once at start-up, can
+// rule out the wider ones, so that a machine with AVX-512 measures what a
+// machine with AVX2 only would run: "avx2" leaves the AVX2 kernels (and the
+// Go packing), "go" leaves gonum's GEMM; other values change nothing.
 func available() []bool {
 	avx2 := cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	avx512 := avx2 && cpu.X86.HasAVX512F
+	switch isaLimit {
+	case "avx2":
+		avx512 = false
+	case "go":
+		avx2, avx512 = false, false
+	}
 	return []bool{avx512, avx2, true}
 }
 
+var isaLimit = os.Getenv("AGX_GEMM_ISA")
+
 // asmPack says whether packStrided and packContig use the AVX-512 packing
 // routines; the tests turn it off to compare them with the Go code.
-var asmPack = cpu.X86.HasAVX512F
+var asmPack = available()[0]
 
 // packStridedAsm is packStrided in AVX-512 assembly: each group of 64 bytes
 // of lanes (16 float32 or 8 float64) is transposed a block of as many steps
