@@ -51,9 +51,10 @@ func packNF64AVX512(dst, src *float64, ld, w, steps int, load, store uint64, alp
 // the B panel being read. The B micro-panel (64 KiB) no longer fits L1, but
 // the kernels stream it from L2 without loss. nc is halved (float64:
 // quartered) so that one packing buffer stays within stashMax. On a Zen 4
-// core (agx bench -peak, square 1024 and 2048) this took float32 from 85-87
-// % to 89-90 % of peak and float64 from 85 % to 88 %. The AVX2 kernels
-// gained nothing from a deeper kc there and keep 256.
+// core (agx bench -peak, square 1024 and 2048, runs alternating with kc =
+// 256) this took float32 from 84-90 % to 88-91 % of peak and float64 from
+// 82-86 % to 87-91 %. The AVX2 kernels gained nothing from a deeper kc
+// there and keep 256.
 var (
 	kernelsF32 = []*kernel[float32]{
 		{name: "avx512-14x32", mr: 14, nr: 32, mc: 238, kc: 512, nc: 1536, fn: kernF32x14x32AVX512, set: kernF32x14x32AVX512Set, edge: edgeF32x14x32AVX512},
