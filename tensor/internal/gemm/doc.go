@@ -51,17 +51,18 @@
 // GEMM). On the project's 2-core VM of November 2026, an AMD EPYC Zen 4
 // whose cores split a 512-bit FMA into two 256-bit halves, both widths
 // peak at 117 GFLOP/s float32 and 58.6 float64 per core, and the products
-// reach, in the thread's CPU time (ranges over 3-5 runs on the shared VM):
+// reach, in the thread's CPU time (ranges over 4-5 runs on the shared VM at
+// a load of 1.5-3; a few per cent less under heavier load):
 //
 //	                 256..512    1024..2048
-//	AVX-512 float32  91-95 %     88-91 %
-//	AVX-512 float64  86-92 %     87-91 %
-//	AVX2 float32     68-82 %     82-89 %
-//	AVX2 float64     73-83 %     80-87 %
+//	AVX-512 float32  92-96 %     90-94 %
+//	AVX-512 float64  89-93 %     89-92 %
+//	AVX2 float32     81-87 %     86-90 %
+//	AVX2 float64     79-84 %     84-90 %
 //
 // The kernels alone, with their panels in L1, run at 96-99 % of peak;
 // packing and the caches take the rest. PyTorch's OpenBLAS 0.3.21 (its
-// AVX-512 kernels, one thread) reaches 84-89 % there, so agx's MatMul is
+// AVX-512 kernels, one thread) reaches 84-93 % there, so agx's MatMul is
 // level with PyTorch's at one thread and ahead on two cores. On cores with
 // full-width 512-bit FMA units (Zen 5, Intel's server cores) the AVX-512
 // peak is twice the AVX2 one. docs/performance.md has the table.
