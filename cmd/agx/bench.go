@@ -41,6 +41,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	jsonOut := fs.String("json", "", "also write the results as JSON to `FILE`")
 	gap := fs.Duration("gap", 0, "with -no-torch, idle this long before each agx sample, as agx idles while PyTorch runs its sample")
 	repeat := fs.Int("repeat", 1, "run the whole comparison `N` times, each in a new agx and a new PyTorch process, and print the median and range of each workload's figures over the runs")
+	peakReport := fs.Bool("peak", false, "instead of the workloads, measure one core's FMA peak and the float32 and float64 GEMM (256 to 2048, one thread) as a fraction of it; AGX_GEMM_ISA=avx2 in the environment measures the AVX2 kernels on an AVX-512 CPU")
 	memSteps := fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap), then the peak memory and step time of a deep MLP with and without agx.Checkpoint (checkpoint_deep_mlp)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, benchUsage)
@@ -63,6 +64,13 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if *repeat > 1 && *memSteps > 0 {
 		return usageError{"-repeat times workloads; -mem measures memory in one process"}
+	}
+	if *peakReport {
+		if *repeat > 1 || *memSteps > 0 {
+			return usageError{"-peak runs on its own, without -repeat or -mem"}
+		}
+		peaks, rows := bench.MeasureGEMMPeak(bench.PeakOptions{Progress: stderr})
+		return bench.WriteGEMMPeak(stdout, peaks, rows)
 	}
 	opts := bench.Options{Rounds: *rounds, Sample: *sample, Torch: !*noTorch, Python: *python, Progress: stderr, Gap: *gap}
 	if *filter != "" {

@@ -100,6 +100,8 @@ func TestBenchRepeatErrors(t *testing.T) {
 		{[]string{"-repeat", "0"}, "-repeat takes a count"},
 		{[]string{"-repeat", "2", "-mem", "5"}, "-mem measures memory"},
 		{[]string{"-repeat", "2", "-no-torch", "-run", "^no_such_workload$"}, "run 1 of 2"},
+		{[]string{"-peak", "-repeat", "2"}, "-peak runs on its own"},
+		{[]string{"-peak", "-mem", "5"}, "-peak runs on its own"},
 	} {
 		var stdout, stderr strings.Builder
 		err := benchCommand(t.Context(), c.args, &stdout, &stderr)

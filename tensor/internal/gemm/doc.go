@@ -10,8 +10,10 @@
 // into nr-wide micro-panels; for each block of mc rows of A and C (ic), alpha·op(A)
 // is packed into mr-tall micro-panels. A micro-kernel then multiplies one
 // mr×kc panel of A by one kc×nr panel of B into an mr×nr tile of C (loops jr
-// over B panels, ir over A panels), so that the B micro-panel stays in L1 and
-// the packed A block in L2. Packing absorbs the transposes (each operand is
+// over B panels, ir over A panels), so that the packed A block stays in L2
+// and each B micro-panel is reused by all its A panels (from L1 with the
+// AVX2 kernels' kc of 256, from L2 with the AVX-512 kernels' kc of 512,
+// which halves the C tile's loads and stores; see kernelsF32). Packing absorbs the transposes (each operand is
 // read along its rows whatever its layout) and zero-pads ragged edges, so the
 // kernels see only full tiles. A tile that overhangs C goes, with AVX-512,
 // to an edge kernel that computes only its rows (one generated kernel per
@@ -42,15 +44,26 @@
 //
 // # Speed
 //
-// On the project's 2-core Zen 5 class VM (AVX-512, peak about 237 GFLOP/s
-// float32 and 118 float64 per core), measured while other jobs shared it: the
-// AVX-512 kernels alone reach about 200 GFLOP/s float32 and 95 float64 with
-// their operands in L1; whole square products of 256..1024 on one core
-// 155-170 and 75-78 GFLOP/s (medians, with the assembly packing and edge
-// kernels), against 10-20 and about 9 for gonum's pure-Go GEMM. PyTorch with
-// one thread of OpenBLAS reached 113-153 and 54-71 on the same machine. The
-// small products of the mlp_step and attention_backward workloads
-// (BenchmarkShapes: 64×256×784, 128×128×64 and the like, all transposes)
-// run at 130-170 GFLOP/s float32 and 65-80 float64 on one core.
-// bench/README.md has the tables.
+// `agx bench -peak` measures one core's FMA peak (package bench/peak) and
+// square products of 256..2048 at one thread as a fraction of it; with
+// AGX_GEMM_ISA=avx2 in the environment an AVX-512 CPU runs the AVX2
+// kernels and packing, as a CPU without AVX-512 would ("go" leaves gonum's
+// GEMM). On the project's 2-core VM of November 2026, an AMD EPYC Zen 4
+// whose cores split a 512-bit FMA into two 256-bit halves, both widths
+// peak at 117 GFLOP/s float32 and 58.6 float64 per core, and the products
+// reach, in the thread's CPU time (ranges over 4-5 runs on the shared VM at
+// a load of 1.5-3; a few per cent less under heavier load):
+//
+//	                 256..512    1024..2048
+//	AVX-512 float32  92-96 %     90-94 %
+//	AVX-512 float64  89-93 %     89-92 %
+//	AVX2 float32     81-87 %     86-90 %
+//	AVX2 float64     79-84 %     84-90 %
+//
+// The kernels alone, with their panels in L1, run at 96-99 % of peak;
+// packing and the caches take the rest. PyTorch's OpenBLAS 0.3.21 (its
+// AVX-512 kernels, one thread) reaches 84-93 % there, so agx's MatMul is
+// level with PyTorch's at one thread and ahead on two cores. On cores with
+// full-width 512-bit FMA units (Zen 5, Intel's server cores) the AVX-512
+// peak is twice the AVX2 one. docs/performance.md has the table.
 package gemm

@@ -13,7 +13,7 @@ type kernel[T float32 | float64] struct {
 	name   string
 	mr, nr int // register tile: fn updates an mr×nr block of C
 	mc     int // rows of A packed per block (multiple of mr; the block stays in L2)
-	kc     int // depth of one packed panel pair (a kc×nr B micro-panel stays in L1)
+	kc     int // depth of one packed panel pair (the C tile is read and written once per kc steps)
 	nc     int // columns of B packed per block (multiple of nr)
 	// fn adds Apanel·Bpanel into C: Apanel holds k steps of mr values, Bpanel
 	// k steps of nr values, and C is an mr×nr tile with row stride ldc.

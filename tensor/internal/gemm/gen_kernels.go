@@ -11,7 +11,9 @@
 //	C[i][j] += Σ_p A[p][i] · B[p][j]   for i < mr, j < nr
 //
 // The k loop is unrolled four times, with a one-step loop for the rest, and
-// the C tile is prefetched before it. Each kernel also comes as a "Set"
+// the C tile is prefetched before it (also by the Set kernels, which only
+// write it: a fresh result is usually out of the caches, and fetching its
+// lines early hides the misses of the stores). Each kernel also comes as a "Set"
 // variant that stores the product (C[i][j] = Σ_p ...) without reading C.
 // The AVX-512 kernels also come as edge kernels, one per row count r of 1..mr
 // (name suffix Rr), which compute the first r rows of a tile and store its
@@ -179,15 +181,14 @@ func emit(w *bytes.Buffer, s spec, set bool) {
 	} else {
 		fmt.Fprintln(w, "\tSHLQ $3, R8")
 	}
-	if !set {
-		// Fetch the C tile into cache while the k loop runs; it is read at the end.
-		fmt.Fprintln(w, "\tMOVQ DX, R9")
-		for i := 0; i < s.r(); i++ {
-			fmt.Fprintln(w, "\tPREFETCHT0 (R9)")
-			fmt.Fprintf(w, "\tPREFETCHT0 %d(R9)\n", 2*s.vec-1)
-			if i < s.r()-1 {
-				fmt.Fprintln(w, "\tADDQ R8, R9")
-			}
+	// Fetch the C tile into cache while the k loop runs; it is read (or,
+	// by the Set kernels, only written) at the end.
+	fmt.Fprintln(w, "\tMOVQ DX, R9")
+	for i := 0; i < s.r(); i++ {
+		fmt.Fprintln(w, "\tPREFETCHT0 (R9)")
+		fmt.Fprintf(w, "\tPREFETCHT0 %d(R9)\n", 2*s.vec-1)
+		if i < s.r()-1 {
+			fmt.Fprintln(w, "\tADDQ R8, R9")
 		}
 	}
 	zero := "VXORPS"

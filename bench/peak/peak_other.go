@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package peak
+
+func probes() []probe { return nil }
