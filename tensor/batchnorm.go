@@ -10,11 +10,17 @@ import (
 // other backends compose it from ops). x has shape [N, C, *] and is read as
 // [N, C, L]: each channel is normalised over its M = N·L values.
 //
-// The loops run the vectorised routines of Binary and MulAdd over whole rows
-// (the C values of a sample when L = 1, else one channel's L values of a
-// sample), with scratch rows and no temporaries of x's size. Sums are formed in x's
-// dtype over a row of L values (pairwise) or bnBlock rows of C values, and
-// then added in float64, which keeps float32 sums of any length accurate.
+// The loops run package vec's routines over whole rows: the C values of a
+// sample when L = 1, else one channel's L values of a sample. With rows of
+// C values each pass over a row is one vectorised loop: SumDiffSq and
+// SumDiffProd accumulate both sums of a row, MulAdd and MulMulAdd write y
+// and dx. Rows of L values take a few loops per pass: for the sums, the
+// difference from the channel's shift or μ into a scratch row, its square
+// or product with g, and two pairwise sums; for the output, a product and
+// an addition. Only rows of scratch are allocated, no temporaries of x's
+// size. Sums are formed in x's dtype over a row of L values (pairwise) or
+// bnBlock rows of C values (one partial sum per channel), and then added
+// in float64, which keeps float32 sums of any length accurate.
 
 // bnBlock is the number of rows of C values summed in x's dtype before the
 // partial sums are added to the float64 totals.
