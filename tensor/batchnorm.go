@@ -60,10 +60,9 @@ func bnForward[T vec.Float](x, weight, bias *Tensor, eps float64) (y, mean, invs
 	for j := range shift {
 		shift[j] = xs[j*l]
 	}
-	d := make([]T, l) // a row of L values
 	sum, sq := bnSums(n, c, l, func(lo, hi int, s, q []T) {
 		vec.SumDiffSq(s, q, xs[lo:hi], shift) // s += x - shift, q += (x - shift)²
-	}, func(lo, hi, j int) (s, q T) {
+	}, func(lo, hi, j int, d []T) (s, q T) {
 		vec.BinaryScalar(vec.Sub, d, xs[lo:hi], shift[j])
 		s = vec.Sum(d)
 		vec.Binary(vec.Mul, d, d, d)
@@ -92,10 +91,9 @@ func bnBackward[T vec.Float](g, x, weight, mean, invstd *Tensor, wantDx bool) (d
 	for j, v := range mu {
 		muT[j] = T(v)
 	}
-	d := make([]T, l) // a row of L values
 	sg, sgx := bnSums(n, c, l, func(lo, hi int, s, q []T) {
 		vec.SumDiffProd(s, q, gs[lo:hi], xs[lo:hi], muT) // s += g, q += (x - μ)·g
-	}, func(lo, hi, j int) (s, q T) {
+	}, func(lo, hi, j int, d []T) (s, q T) {
 		vec.BinaryScalar(vec.Sub, d, xs[lo:hi], muT[j])
 		vec.Binary(vec.Mul, d, d, gs[lo:hi])
 		return vec.Sum(gs[lo:hi]), vec.Sum(d)
@@ -143,13 +141,14 @@ func bnEach(n, c, l int, f func(lo, hi, j int)) {
 // bnSums returns two per-channel sums over x [N, C, L]. When L = 1,
 // block(lo, hi, s, q) adds the terms of the row x[lo:hi] of C values to the
 // partial sums s and q, which bnSums adds to the float64 totals every
-// bnBlock rows; else row(lo, hi, j) returns the two sums over channel j's
-// row x[lo:hi] of L values.
-func bnSums[T vec.Float](n, c, l int, block func(lo, hi int, s, q []T), row func(lo, hi, j int) (s, q T)) (sum, sq []float64) {
+// bnBlock rows; else row(lo, hi, j, d) returns the two sums over channel
+// j's row x[lo:hi] of L values, with d a scratch row of L values.
+func bnSums[T vec.Float](n, c, l int, block func(lo, hi int, s, q []T), row func(lo, hi, j int, d []T) (s, q T)) (sum, sq []float64) {
 	sum, sq = make([]float64, c), make([]float64, c)
 	if l > 1 {
+		d := make([]T, l)
 		bnEach(n, c, l, func(lo, hi, j int) {
-			s, q := row(lo, hi, j)
+			s, q := row(lo, hi, j, d)
 			sum[j] += float64(s)
 			sq[j] += float64(q)
 		})
