@@ -142,9 +142,11 @@ func SumDiffProdOf[T Float](s, q, g, x, v T) (T, T) {
 // operation (no fused multiply-add), as MulMulAddOf. The slices must have
 // the same length; dst may be any of the operands.
 func MulMulAdd[T Float](dst, a, b, c, d, e []T) {
-	for _, o := range [][]T{a, b, c, d, e} {
-		checkLen("MulMulAdd", len(dst), len(o))
-	}
+	checkLen("MulMulAdd", len(dst), len(a))
+	checkLen("MulMulAdd", len(dst), len(b))
+	checkLen("MulMulAdd", len(dst), len(c))
+	checkLen("MulMulAdd", len(dst), len(d))
+	checkLen("MulMulAdd", len(dst), len(e))
 	active[T]().mulMulAdd(unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), unsafe.SliceData(d), unsafe.SliceData(e), len(dst))
 }
 
