@@ -10,11 +10,17 @@ import (
 // other backends compose it from ops). x has shape [N, C, *] and is read as
 // [N, C, L]: each channel is normalised over its M = N·L values.
 //
-// The loops run the vectorised routines of Binary and MulAdd over whole rows
-// (the C values of a sample when L = 1, else one channel's L values of a
-// sample), with scratch rows and no temporaries of x's size. Sums are formed in x's
-// dtype over a row of L values (pairwise) or bnBlock rows of C values, and
-// then added in float64, which keeps float32 sums of any length accurate.
+// The loops run package vec's routines over whole rows: the C values of a
+// sample when L = 1, else one channel's L values of a sample. With rows of
+// C values each pass over a row is one vectorised loop: SumDiffSq and
+// SumDiffProd accumulate both sums of a row, MulAdd and MulMulAdd write y
+// and dx. Rows of L values take a few loops per pass: for the sums, the
+// difference from the channel's shift or μ into a scratch row, its square
+// or product with g, and two pairwise sums; for the output, a product and
+// an addition. Only rows of scratch are allocated, no temporaries of x's
+// size. Sums are formed in x's dtype over a row of L values (pairwise) or
+// bnBlock rows of C values (one partial sum per channel), and then added
+// in float64, which keeps float32 sums of any length accurate.
 
 // bnBlock is the number of rows of C values summed in x's dtype before the
 // partial sums are added to the float64 totals.
@@ -54,12 +60,13 @@ func bnForward[T vec.Float](x, weight, bias *Tensor, eps float64) (y, mean, invs
 	for j := range shift {
 		shift[j] = xs[j*l]
 	}
-	d := make([]T, max(c, l))
-	sum, sq := bnSums(n, c, l, func(lo, hi, j int, s, q []T) {
-		d := d[:hi-lo]
-		bnOp(vec.Sub, d, xs[lo:hi], shift, j) // d = x - shift
-		vec.Binary(vec.Add, s, s, d)
-		vec.MulAdd(q, d, d, q)
+	sum, sq := bnSums(n, c, l, func(lo, hi int, s, q []T) {
+		vec.SumDiffSq(s, q, xs[lo:hi], shift) // s += x - shift, q += (x - shift)²
+	}, func(lo, hi, j int, d []T) (s, q T) {
+		vec.BinaryScalar(vec.Sub, d, xs[lo:hi], shift[j])
+		s = vec.Sum(d)
+		vec.Binary(vec.Mul, d, d, d)
+		return s, vec.Sum(d)
 	})
 	w, b := perChannel[T](weight, c, 1), perChannel[T](bias, c, 0)
 	m := float64(n * l)
@@ -84,12 +91,12 @@ func bnBackward[T vec.Float](g, x, weight, mean, invstd *Tensor, wantDx bool) (d
 	for j, v := range mu {
 		muT[j] = T(v)
 	}
-	d := make([]T, max(c, l))
-	sg, sgx := bnSums(n, c, l, func(lo, hi, j int, s, q []T) {
-		d, g := d[:hi-lo], gs[lo:hi]
-		bnOp(vec.Sub, d, xs[lo:hi], muT, j) // x - μ
-		vec.Binary(vec.Add, s, s, g)
-		vec.MulAdd(q, d, g, q)
+	sg, sgx := bnSums(n, c, l, func(lo, hi int, s, q []T) {
+		vec.SumDiffProd(s, q, gs[lo:hi], xs[lo:hi], muT) // s += g, q += (x - μ)·g
+	}, func(lo, hi, j int, d []T) (s, q T) {
+		vec.BinaryScalar(vec.Sub, d, xs[lo:hi], muT[j])
+		vec.Binary(vec.Mul, d, d, gs[lo:hi])
+		return vec.Sum(gs[lo:hi]), vec.Sum(d)
 	})
 	dw, db := make([]T, c), make([]T, c)
 	for j := range c {
@@ -131,50 +138,39 @@ func bnEach(n, c, l int, f func(lo, hi, j int)) {
 	}
 }
 
-// bnOp sets dst = a op v with v per channel: the row v itself when j < 0
-// (a row of C values), else v[j].
-func bnOp[T vec.Float](op vec.Op, dst, a, v []T, j int) {
-	if j < 0 {
-		vec.Binary(op, dst, a, v)
-	} else {
-		vec.BinaryScalar(op, dst, a, v[j])
-	}
-}
-
-// bnSums returns two per-channel sums over x [N, C, L]: for each row as
-// bnEach gives them, row(lo, hi, j, s, q) adds the row's terms of the two
-// sums to s and q, of the row's length: partial sums over up to bnBlock rows
-// of C values, or zeros for a row of L values, which bnSums then sums.
-func bnSums[T vec.Float](n, c, l int, row func(lo, hi, j int, s, q []T)) (sum, sq []float64) {
+// bnSums returns two per-channel sums over x [N, C, L]. When L = 1,
+// block(lo, hi, s, q) adds the terms of the row x[lo:hi] of C values to the
+// partial sums s and q, which bnSums adds to the float64 totals every
+// bnBlock rows; else row(lo, hi, j, d) returns the two sums over channel
+// j's row x[lo:hi] of L values, with d a scratch row of L values.
+func bnSums[T vec.Float](n, c, l int, block func(lo, hi int, s, q []T), row func(lo, hi, j int, d []T) (s, q T)) (sum, sq []float64) {
 	sum, sq = make([]float64, c), make([]float64, c)
-	s, q := make([]T, max(c, l)), make([]T, max(c, l))
-	rows := 0
-	bnEach(n, c, l, func(lo, hi, j int) {
-		if j >= 0 {
-			s, q := s[:l], q[:l]
-			clear(s)
-			clear(q)
-			row(lo, hi, j, s, q)
-			sum[j] += float64(vec.Sum(s))
-			sq[j] += float64(vec.Sum(q))
-			return
+	if l > 1 {
+		d := make([]T, l)
+		bnEach(n, c, l, func(lo, hi, j int) {
+			s, q := row(lo, hi, j, d)
+			sum[j] += float64(s)
+			sq[j] += float64(q)
+		})
+		return sum, sq
+	}
+	s, q := make([]T, c), make([]T, c)
+	for i0 := 0; i0 < n; i0 += bnBlock {
+		clear(s)
+		clear(q)
+		for i := i0; i < min(i0+bnBlock, n); i++ {
+			block(i*c, (i+1)*c, s, q)
 		}
-		row(lo, hi, j, s[:c], q[:c])
-		if rows++; rows%bnBlock == 0 || rows == n {
-			for k := range c {
-				sum[k] += float64(s[k])
-				sq[k] += float64(q[k])
-			}
-			clear(s)
-			clear(q)
+		for k := range c {
+			sum[k] += float64(s[k])
+			sq[k] += float64(q[k])
 		}
-	})
+	}
 	return sum, sq
 }
 
 // bnAffine writes out = a·x + b·z + k per channel (z nil: out = a·x + k).
 func bnAffine[T vec.Float](out, x, z, a, b, k []T, n, c, l int) {
-	t := make([]T, c)
 	bnEach(n, c, l, func(lo, hi, j int) {
 		o := out[lo:hi]
 		switch {
@@ -187,8 +183,7 @@ func bnAffine[T vec.Float](out, x, z, a, b, k []T, n, c, l int) {
 		case z == nil:
 			vec.MulAdd(o, x[lo:hi], a, k)
 		default:
-			vec.MulAdd(t, z[lo:hi], b, k)
-			vec.MulAdd(o, x[lo:hi], a, t)
+			vec.MulMulAdd(o, x[lo:hi], a, z[lo:hi], b, k)
 		}
 	})
 }

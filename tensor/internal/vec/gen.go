@@ -512,6 +512,15 @@ func kernels(w, g *bytes.Buffer) {
 			name = mulAddKernel(w, x, e)
 			d.fn(name, fmt.Sprintf("(dst, a, b, c *%s, n int)", e.goType))
 			d.field(x, e, fmt.Sprintf("mulAdd: %s,", name))
+			name = sumDiffSqKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(s, q, x, v *%s, n int)", e.goType))
+			d.field(x, e, fmt.Sprintf("sumDiffSq: %s,", name))
+			name = sumDiffProdKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(s, q, gr, x, v *%s, n int)", e.goType))
+			d.field(x, e, fmt.Sprintf("sumDiffProd: %s,", name))
+			name = mulMulAddKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(dst, a, b, c, d, e *%s, n int)", e.goType))
+			d.field(x, e, fmt.Sprintf("mulMulAdd: %s,", name))
 			vv, vs = nil, nil
 			for _, c := range cmpNames {
 				name := cmpKernel(w, x, e, c, "vv")
@@ -768,6 +777,150 @@ func mulAddKernel(w *bytes.Buffer, x isa, e elem) string {
 		p(w, "%s (R8), X2", smov)
 		p(w, "VMUL%s X1, X0, X0", e.scalar)
 		p(w, "VADD%s X2, X0, X0", e.scalar)
+		p(w, "%s X0, (DI)", smov)
+	})
+	return name
+}
+
+// sumDiffSqKernel writes d = x[i] - v[i], s[i] += d, q[i] += d·d, each
+// operation rounded (no fused multiply-add), as the scalar Go expressions
+// of SumDiffSqOf. Registers: DI s, SI q, DX x, R8 v, regs 0-3 d, regs 4-7
+// and 8-11 v and the sums.
+func sumDiffSqKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "sumDiffSq" + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(s, q, x, v *%s, n int)\n", name, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
+	p(w, "MOVQ s+0(FP), DI")
+	p(w, "MOVQ q+8(FP), SI")
+	p(w, "MOVQ x+16(FP), DX")
+	p(w, "MOVQ v+24(FP), R8")
+	p(w, "MOVQ n+32(FP), CX")
+	mov := "VMOVUP" + e.suffix[1:]
+	ss, qs, xs, vs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}, stream{"R8", e.size}
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{ss, qs, xs, vs}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(xs, k), mask, r(i))
+		load(w, mov, mem(vs, k), mask, r(i+4))
+		p(w, "VSUB%s %s, %s, %s", e.suffix, r(i+4), r(i), r(i))
+		load(w, mov, mem(ss, k), mask, r(i+4))
+		p(w, "VADD%s %s, %s, %s", e.suffix, r(i), r(i+4), r(i+4))
+		store(w, mov, r(i+4), mask, mem(ss, k))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(i), r(i), r(i))
+		load(w, mov, mem(qs, k), mask, r(i+8))
+		p(w, "VADD%s %s, %s, %s", e.suffix, r(i), r(i+8), r(i+8))
+		store(w, mov, r(i+8), mask, mem(qs, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (DX), X0", smov)
+		p(w, "%s (R8), X1", smov)
+		p(w, "VSUB%s X1, X0, X0", e.scalar)
+		p(w, "%s (DI), X1", smov)
+		p(w, "VADD%s X0, X1, X1", e.scalar)
+		p(w, "%s X1, (DI)", smov)
+		p(w, "VMUL%s X0, X0, X0", e.scalar)
+		p(w, "%s (SI), X2", smov)
+		p(w, "VADD%s X0, X2, X2", e.scalar)
+		p(w, "%s X2, (SI)", smov)
+	})
+	return name
+}
+
+// sumDiffProdKernel writes s[i] += g[i], q[i] += (x[i] - v[i])·g[i], each
+// operation rounded (no fused multiply-add), as the scalar Go expressions
+// of SumDiffProdOf. Registers: DI s, SI q, DX g, R8 x, R9 v, regs 0-3 g,
+// regs 4-7 and 8-11 x, v and the sums.
+func sumDiffProdKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "sumDiffProd" + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(s, q, gr, x, v *%s, n int)\n", name, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-48\n", name)
+	p(w, "MOVQ s+0(FP), DI")
+	p(w, "MOVQ q+8(FP), SI")
+	p(w, "MOVQ gr+16(FP), DX")
+	p(w, "MOVQ x+24(FP), R8")
+	p(w, "MOVQ v+32(FP), R9")
+	p(w, "MOVQ n+40(FP), CX")
+	mov := "VMOVUP" + e.suffix[1:]
+	ss, qs, gs, xs, vs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}, stream{"R8", e.size}, stream{"R9", e.size}
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{ss, qs, gs, xs, vs}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(gs, k), mask, r(i))
+		load(w, mov, mem(ss, k), mask, r(i+4))
+		p(w, "VADD%s %s, %s, %s", e.suffix, r(i), r(i+4), r(i+4))
+		store(w, mov, r(i+4), mask, mem(ss, k))
+		load(w, mov, mem(xs, k), mask, r(i+4))
+		load(w, mov, mem(vs, k), mask, r(i+8))
+		p(w, "VSUB%s %s, %s, %s", e.suffix, r(i+8), r(i+4), r(i+4))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(i), r(i+4), r(i+4))
+		load(w, mov, mem(qs, k), mask, r(i+8))
+		p(w, "VADD%s %s, %s, %s", e.suffix, r(i+4), r(i+8), r(i+8))
+		store(w, mov, r(i+8), mask, mem(qs, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (DX), X0", smov)
+		p(w, "%s (DI), X1", smov)
+		p(w, "VADD%s X0, X1, X1", e.scalar)
+		p(w, "%s X1, (DI)", smov)
+		p(w, "%s (R8), X1", smov)
+		p(w, "%s (R9), X2", smov)
+		p(w, "VSUB%s X2, X1, X1", e.scalar)
+		p(w, "VMUL%s X0, X1, X1", e.scalar)
+		p(w, "%s (SI), X2", smov)
+		p(w, "VADD%s X1, X2, X2", e.scalar)
+		p(w, "%s X2, (SI)", smov)
+	})
+	return name
+}
+
+// mulMulAddKernel writes dst[i] = a[i]·b[i] + (c[i]·d[i] + e[i]), each
+// operation rounded (no fused multiply-add), as the scalar Go expression
+// of MulMulAddOf. Registers: DI dst, SI a, DX b, R8 c, R9 d, R10 e, regs
+// 0-3 a·b, regs 4-7 and 8-11 c·d + e.
+func mulMulAddKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "mulMulAdd" + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, a, b, c, d, e *%s, n int)\n", name, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-56\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ a+8(FP), SI")
+	p(w, "MOVQ b+16(FP), DX")
+	p(w, "MOVQ c+24(FP), R8")
+	p(w, "MOVQ d+32(FP), R9")
+	p(w, "MOVQ e+40(FP), R10")
+	p(w, "MOVQ n+48(FP), CX")
+	mov := "VMOVUP" + e.suffix[1:]
+	dst, as, bs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}
+	cs, ds, es := stream{"R8", e.size}, stream{"R9", e.size}, stream{"R10", e.size}
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{dst, as, bs, cs, ds, es}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(cs, k), mask, r(i+4))
+		load(w, mov, mem(ds, k), mask, r(i+8))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(i+8), r(i+4), r(i+4))
+		load(w, mov, mem(es, k), mask, r(i+8))
+		p(w, "VADD%s %s, %s, %s", e.suffix, r(i+8), r(i+4), r(i+4))
+		load(w, mov, mem(as, k), mask, r(i))
+		load(w, mov, mem(bs, k), mask, r(i+8))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(i+8), r(i), r(i))
+		p(w, "VADD%s %s, %s, %s", e.suffix, r(i+4), r(i), r(i))
+		store(w, mov, r(i), mask, mem(dst, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (R8), X1", smov)
+		p(w, "%s (R9), X2", smov)
+		p(w, "VMUL%s X2, X1, X1", e.scalar)
+		p(w, "%s (R10), X2", smov)
+		p(w, "VADD%s X2, X1, X1", e.scalar)
+		p(w, "%s (SI), X0", smov)
+		p(w, "%s (DX), X2", smov)
+		p(w, "VMUL%s X2, X0, X0", e.scalar)
+		p(w, "VADD%s X1, X0, X0", e.scalar)
 		p(w, "%s X0, (DI)", smov)
 	})
 	return name

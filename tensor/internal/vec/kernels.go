@@ -21,6 +21,11 @@ type kernels[T Float] struct {
 	axpby func(dst, a, b *T, sa, sb T, n int)
 	// mulAdd computes dst[i] = a[i]·b[i] + c[i].
 	mulAdd func(dst, a, b, c *T, n int)
+	// sumDiffSq and sumDiffProd accumulate the sums of SumDiffSq and
+	// SumDiffProd; mulMulAdd computes dst[i] = a[i]·b[i] + (c[i]·d[i] + e[i]).
+	sumDiffSq   func(s, q, x, v *T, n int)
+	sumDiffProd func(s, q, gr, x, v *T, n int)
+	mulMulAdd   func(dst, a, b, c, d, e *T, n int)
 	// cmp[op] computes dst[i] = a[i] op b[i], cmpS[op] a[i] op s.
 	cmp  [6]func(dst *bool, a, b *T, n int)
 	cmpS [6]func(dst *bool, a *T, s T, n int)
@@ -99,6 +104,54 @@ func MulAdd[T Float](dst, a, b, c []T) {
 
 // MulAddOf is MulAdd of one element.
 func MulAddOf[T Float](a, b, c T) T { return T(a*b) + c }
+
+// SumDiffSq adds d = x[i] - v[i] to s[i] and d·d to q[i], rounding every
+// operation (no fused multiply-add), as SumDiffSqOf. The slices must have
+// the same length; s and q must not overlap each other, x or v.
+func SumDiffSq[T Float](s, q, x, v []T) {
+	checkLen("SumDiffSq", len(s), len(q))
+	checkLen("SumDiffSq", len(s), len(x))
+	checkLen("SumDiffSq", len(s), len(v))
+	active[T]().sumDiffSq(unsafe.SliceData(s), unsafe.SliceData(q), unsafe.SliceData(x), unsafe.SliceData(v), len(s))
+}
+
+// SumDiffSqOf is SumDiffSq of one element: it returns the new s and q.
+func SumDiffSqOf[T Float](s, q, x, v T) (T, T) {
+	d := x - v
+	return s + d, q + T(d*d)
+}
+
+// SumDiffProd adds g[i] to s[i] and (x[i] - v[i])·g[i] to q[i], rounding
+// every operation (no fused multiply-add), as SumDiffProdOf. The slices
+// must have the same length; s and q must not overlap each other or the
+// other operands.
+func SumDiffProd[T Float](s, q, g, x, v []T) {
+	checkLen("SumDiffProd", len(s), len(q))
+	checkLen("SumDiffProd", len(s), len(g))
+	checkLen("SumDiffProd", len(s), len(x))
+	checkLen("SumDiffProd", len(s), len(v))
+	active[T]().sumDiffProd(unsafe.SliceData(s), unsafe.SliceData(q), unsafe.SliceData(g), unsafe.SliceData(x), unsafe.SliceData(v), len(s))
+}
+
+// SumDiffProdOf is SumDiffProd of one element: it returns the new s and q.
+func SumDiffProdOf[T Float](s, q, g, x, v T) (T, T) {
+	return s + g, q + T(T(x-v)*g)
+}
+
+// MulMulAdd sets dst[i] = a[i]·b[i] + (c[i]·d[i] + e[i]), rounding every
+// operation (no fused multiply-add), as MulMulAddOf. The slices must have
+// the same length; dst may be any of the operands.
+func MulMulAdd[T Float](dst, a, b, c, d, e []T) {
+	checkLen("MulMulAdd", len(dst), len(a))
+	checkLen("MulMulAdd", len(dst), len(b))
+	checkLen("MulMulAdd", len(dst), len(c))
+	checkLen("MulMulAdd", len(dst), len(d))
+	checkLen("MulMulAdd", len(dst), len(e))
+	active[T]().mulMulAdd(unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), unsafe.SliceData(d), unsafe.SliceData(e), len(dst))
+}
+
+// MulMulAddOf is MulMulAdd of one element.
+func MulMulAddOf[T Float](a, b, c, d, e T) T { return T(a*b) + (T(c*d) + e) }
 
 // Cmp is a comparison.
 type Cmp uint8
@@ -200,6 +253,24 @@ func goKernels[T Float]() kernels[T] {
 			d, a, b, c := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n), unsafe.Slice(cp, n)
 			for i := range d {
 				d[i] = MulAddOf(a[i], b[i], c[i])
+			}
+		},
+		sumDiffSq: func(sp, qp, xp, vp *T, n int) {
+			s, q, x, v := unsafe.Slice(sp, n), unsafe.Slice(qp, n), unsafe.Slice(xp, n), unsafe.Slice(vp, n)
+			for i := range s {
+				s[i], q[i] = SumDiffSqOf(s[i], q[i], x[i], v[i])
+			}
+		},
+		sumDiffProd: func(sp, qp, gp, xp, vp *T, n int) {
+			s, q, g, x, v := unsafe.Slice(sp, n), unsafe.Slice(qp, n), unsafe.Slice(gp, n), unsafe.Slice(xp, n), unsafe.Slice(vp, n)
+			for i := range s {
+				s[i], q[i] = SumDiffProdOf(s[i], q[i], g[i], x[i], v[i])
+			}
+		},
+		mulMulAdd: func(dp, ap, bp, cp, ddp, ep *T, n int) {
+			dst, a, b, c, d, e := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n), unsafe.Slice(cp, n), unsafe.Slice(ddp, n), unsafe.Slice(ep, n)
+			for i := range dst {
+				dst[i] = MulMulAddOf(a[i], b[i], c[i], d[i], e[i])
 			}
 		},
 		sqrt: func(dp, ap *T, n int) {

@@ -27,6 +27,15 @@ func axpbyF32AVX2(dst, a, b *float32, sa, sb float32, n int)
 func mulAddF32AVX2(dst, a, b, c *float32, n int)
 
 //go:noescape
+func sumDiffSqF32AVX2(s, q, x, v *float32, n int)
+
+//go:noescape
+func sumDiffProdF32AVX2(s, q, gr, x, v *float32, n int)
+
+//go:noescape
+func mulMulAddF32AVX2(dst, a, b, c, d, e *float32, n int)
+
+//go:noescape
 func vvCmpEqF32AVX2(dst *bool, a, b *float32, n int)
 
 //go:noescape
@@ -94,6 +103,15 @@ func axpbyF64AVX2(dst, a, b *float64, sa, sb float64, n int)
 
 //go:noescape
 func mulAddF64AVX2(dst, a, b, c *float64, n int)
+
+//go:noescape
+func sumDiffSqF64AVX2(s, q, x, v *float64, n int)
+
+//go:noescape
+func sumDiffProdF64AVX2(s, q, gr, x, v *float64, n int)
+
+//go:noescape
+func mulMulAddF64AVX2(dst, a, b, c, d, e *float64, n int)
 
 //go:noescape
 func vvCmpEqF64AVX2(dst *bool, a, b *float64, n int)
@@ -165,6 +183,15 @@ func axpbyF32AVX512(dst, a, b *float32, sa, sb float32, n int)
 func mulAddF32AVX512(dst, a, b, c *float32, n int)
 
 //go:noescape
+func sumDiffSqF32AVX512(s, q, x, v *float32, n int)
+
+//go:noescape
+func sumDiffProdF32AVX512(s, q, gr, x, v *float32, n int)
+
+//go:noescape
+func mulMulAddF32AVX512(dst, a, b, c, d, e *float32, n int)
+
+//go:noescape
 func vvCmpEqF32AVX512(dst *bool, a, b *float32, n int)
 
 //go:noescape
@@ -234,6 +261,15 @@ func axpbyF64AVX512(dst, a, b *float64, sa, sb float64, n int)
 func mulAddF64AVX512(dst, a, b, c *float64, n int)
 
 //go:noescape
+func sumDiffSqF64AVX512(s, q, x, v *float64, n int)
+
+//go:noescape
+func sumDiffProdF64AVX512(s, q, gr, x, v *float64, n int)
+
+//go:noescape
+func mulMulAddF64AVX512(dst, a, b, c, d, e *float64, n int)
+
+//go:noescape
 func vvCmpEqF64AVX512(dst *bool, a, b *float64, n int)
 
 //go:noescape
@@ -280,64 +316,76 @@ func svSelectF64AVX512(dst, a *float64, c *bool, s float64, n int)
 
 func kernelsAVX2F32() kernels[float32] {
 	return kernels[float32]{
-		grad:   [2]func(dst, y, gr *float32, n int){vvSigmoidGradF32AVX2, vvTanhGradF32AVX2},
-		gradS:  [2]func(dst, y *float32, s float32, n int){vsSigmoidGradF32AVX2, vsTanhGradF32AVX2},
-		relu:   reluF32AVX2,
-		sqrt:   sqrtF32AVX2,
-		axpby:  axpbyF32AVX2,
-		mulAdd: mulAddF32AVX2,
-		cmp:    [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX2, vvCmpNeF32AVX2, vvCmpLtF32AVX2, vvCmpLeF32AVX2, vvCmpGtF32AVX2, vvCmpGeF32AVX2},
-		cmpS:   [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX2, vsCmpNeF32AVX2, vsCmpLtF32AVX2, vsCmpLeF32AVX2, vsCmpGtF32AVX2, vsCmpGeF32AVX2},
-		sel:    vvSelectF32AVX2,
-		selVS:  vsSelectF32AVX2,
-		selSV:  svSelectF32AVX2,
+		grad:        [2]func(dst, y, gr *float32, n int){vvSigmoidGradF32AVX2, vvTanhGradF32AVX2},
+		gradS:       [2]func(dst, y *float32, s float32, n int){vsSigmoidGradF32AVX2, vsTanhGradF32AVX2},
+		relu:        reluF32AVX2,
+		sqrt:        sqrtF32AVX2,
+		axpby:       axpbyF32AVX2,
+		mulAdd:      mulAddF32AVX2,
+		sumDiffSq:   sumDiffSqF32AVX2,
+		sumDiffProd: sumDiffProdF32AVX2,
+		mulMulAdd:   mulMulAddF32AVX2,
+		cmp:         [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX2, vvCmpNeF32AVX2, vvCmpLtF32AVX2, vvCmpLeF32AVX2, vvCmpGtF32AVX2, vvCmpGeF32AVX2},
+		cmpS:        [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX2, vsCmpNeF32AVX2, vsCmpLtF32AVX2, vsCmpLeF32AVX2, vsCmpGtF32AVX2, vsCmpGeF32AVX2},
+		sel:         vvSelectF32AVX2,
+		selVS:       vsSelectF32AVX2,
+		selSV:       svSelectF32AVX2,
 	}
 }
 
 func kernelsAVX2F64() kernels[float64] {
 	return kernels[float64]{
-		grad:   [2]func(dst, y, gr *float64, n int){vvSigmoidGradF64AVX2, vvTanhGradF64AVX2},
-		gradS:  [2]func(dst, y *float64, s float64, n int){vsSigmoidGradF64AVX2, vsTanhGradF64AVX2},
-		relu:   reluF64AVX2,
-		sqrt:   sqrtF64AVX2,
-		axpby:  axpbyF64AVX2,
-		mulAdd: mulAddF64AVX2,
-		cmp:    [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX2, vvCmpNeF64AVX2, vvCmpLtF64AVX2, vvCmpLeF64AVX2, vvCmpGtF64AVX2, vvCmpGeF64AVX2},
-		cmpS:   [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX2, vsCmpNeF64AVX2, vsCmpLtF64AVX2, vsCmpLeF64AVX2, vsCmpGtF64AVX2, vsCmpGeF64AVX2},
-		sel:    vvSelectF64AVX2,
-		selVS:  vsSelectF64AVX2,
-		selSV:  svSelectF64AVX2,
+		grad:        [2]func(dst, y, gr *float64, n int){vvSigmoidGradF64AVX2, vvTanhGradF64AVX2},
+		gradS:       [2]func(dst, y *float64, s float64, n int){vsSigmoidGradF64AVX2, vsTanhGradF64AVX2},
+		relu:        reluF64AVX2,
+		sqrt:        sqrtF64AVX2,
+		axpby:       axpbyF64AVX2,
+		mulAdd:      mulAddF64AVX2,
+		sumDiffSq:   sumDiffSqF64AVX2,
+		sumDiffProd: sumDiffProdF64AVX2,
+		mulMulAdd:   mulMulAddF64AVX2,
+		cmp:         [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX2, vvCmpNeF64AVX2, vvCmpLtF64AVX2, vvCmpLeF64AVX2, vvCmpGtF64AVX2, vvCmpGeF64AVX2},
+		cmpS:        [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX2, vsCmpNeF64AVX2, vsCmpLtF64AVX2, vsCmpLeF64AVX2, vsCmpGtF64AVX2, vsCmpGeF64AVX2},
+		sel:         vvSelectF64AVX2,
+		selVS:       vsSelectF64AVX2,
+		selSV:       svSelectF64AVX2,
 	}
 }
 
 func kernelsAVX512F32() kernels[float32] {
 	return kernels[float32]{
-		grad:   [2]func(dst, y, gr *float32, n int){vvSigmoidGradF32AVX512, vvTanhGradF32AVX512},
-		gradS:  [2]func(dst, y *float32, s float32, n int){vsSigmoidGradF32AVX512, vsTanhGradF32AVX512},
-		relu:   reluF32AVX512,
-		sqrt:   sqrtF32AVX512,
-		axpby:  axpbyF32AVX512,
-		mulAdd: mulAddF32AVX512,
-		cmp:    [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX512, vvCmpNeF32AVX512, vvCmpLtF32AVX512, vvCmpLeF32AVX512, vvCmpGtF32AVX512, vvCmpGeF32AVX512},
-		cmpS:   [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX512, vsCmpNeF32AVX512, vsCmpLtF32AVX512, vsCmpLeF32AVX512, vsCmpGtF32AVX512, vsCmpGeF32AVX512},
-		sel:    vvSelectF32AVX512,
-		selVS:  vsSelectF32AVX512,
-		selSV:  svSelectF32AVX512,
+		grad:        [2]func(dst, y, gr *float32, n int){vvSigmoidGradF32AVX512, vvTanhGradF32AVX512},
+		gradS:       [2]func(dst, y *float32, s float32, n int){vsSigmoidGradF32AVX512, vsTanhGradF32AVX512},
+		relu:        reluF32AVX512,
+		sqrt:        sqrtF32AVX512,
+		axpby:       axpbyF32AVX512,
+		mulAdd:      mulAddF32AVX512,
+		sumDiffSq:   sumDiffSqF32AVX512,
+		sumDiffProd: sumDiffProdF32AVX512,
+		mulMulAdd:   mulMulAddF32AVX512,
+		cmp:         [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX512, vvCmpNeF32AVX512, vvCmpLtF32AVX512, vvCmpLeF32AVX512, vvCmpGtF32AVX512, vvCmpGeF32AVX512},
+		cmpS:        [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX512, vsCmpNeF32AVX512, vsCmpLtF32AVX512, vsCmpLeF32AVX512, vsCmpGtF32AVX512, vsCmpGeF32AVX512},
+		sel:         vvSelectF32AVX512,
+		selVS:       vsSelectF32AVX512,
+		selSV:       svSelectF32AVX512,
 	}
 }
 
 func kernelsAVX512F64() kernels[float64] {
 	return kernels[float64]{
-		grad:   [2]func(dst, y, gr *float64, n int){vvSigmoidGradF64AVX512, vvTanhGradF64AVX512},
-		gradS:  [2]func(dst, y *float64, s float64, n int){vsSigmoidGradF64AVX512, vsTanhGradF64AVX512},
-		relu:   reluF64AVX512,
-		sqrt:   sqrtF64AVX512,
-		axpby:  axpbyF64AVX512,
-		mulAdd: mulAddF64AVX512,
-		cmp:    [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX512, vvCmpNeF64AVX512, vvCmpLtF64AVX512, vvCmpLeF64AVX512, vvCmpGtF64AVX512, vvCmpGeF64AVX512},
-		cmpS:   [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX512, vsCmpNeF64AVX512, vsCmpLtF64AVX512, vsCmpLeF64AVX512, vsCmpGtF64AVX512, vsCmpGeF64AVX512},
-		sel:    vvSelectF64AVX512,
-		selVS:  vsSelectF64AVX512,
-		selSV:  svSelectF64AVX512,
+		grad:        [2]func(dst, y, gr *float64, n int){vvSigmoidGradF64AVX512, vvTanhGradF64AVX512},
+		gradS:       [2]func(dst, y *float64, s float64, n int){vsSigmoidGradF64AVX512, vsTanhGradF64AVX512},
+		relu:        reluF64AVX512,
+		sqrt:        sqrtF64AVX512,
+		axpby:       axpbyF64AVX512,
+		mulAdd:      mulAddF64AVX512,
+		sumDiffSq:   sumDiffSqF64AVX512,
+		sumDiffProd: sumDiffProdF64AVX512,
+		mulMulAdd:   mulMulAddF64AVX512,
+		cmp:         [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX512, vvCmpNeF64AVX512, vvCmpLtF64AVX512, vvCmpLeF64AVX512, vvCmpGtF64AVX512, vvCmpGeF64AVX512},
+		cmpS:        [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX512, vsCmpNeF64AVX512, vsCmpLtF64AVX512, vsCmpLeF64AVX512, vsCmpGtF64AVX512, vsCmpGeF64AVX512},
+		sel:         vvSelectF64AVX512,
+		selVS:       vsSelectF64AVX512,
+		selSV:       svSelectF64AVX512,
 	}
 }

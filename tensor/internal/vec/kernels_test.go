@@ -282,6 +282,93 @@ func testMulAdd[T Float](t *testing.T, impls []*impl[T]) {
 	}
 }
 
+// TestSumDiff holds every implementation's SumDiffSq and SumDiffProd to
+// SumDiffSqOf and SumDiffProdOf bit for bit (a NaN only has to be a NaN),
+// checking that nothing outside s and q is written.
+func TestSumDiff(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testSumDiff(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testSumDiff(t, impls64()) })
+}
+
+func testSumDiff[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				g := withNaNs[T](r, n+off)[off:]
+				x := withNaNs[T](r, n+off)[off:]
+				v := withNaNs[T](r, n+off)[off:]
+				s0, q0 := withNaNs[T](r, n), withNaNs[T](r, n)
+				for _, prod := range []bool{false, true} {
+					sbuf, s := fill[T](n, off)
+					qbuf, q := fill[T](n, off)
+					copy(s, s0)
+					copy(q, q0)
+					if prod {
+						im.sumDiffProd(ptr(s), ptr(q), ptr(g), ptr(x), ptr(v), n)
+					} else {
+						im.sumDiffSq(ptr(s), ptr(q), ptr(x), ptr(v), n)
+					}
+					checkGuards(t, "sum", sbuf, n, off)
+					checkGuards(t, "square sum", qbuf, n, off)
+					for i := range s {
+						ws, wq := SumDiffSqOf(s0[i], q0[i], x[i], v[i])
+						if prod {
+							ws, wq = SumDiffProdOf(s0[i], q0[i], g[i], x[i], v[i])
+						}
+						if !same(s[i], ws) || !same(q[i], wq) {
+							t.Fatalf("product %v, n=%d: element %d: got %#x %#x, want %#x %#x", prod, n, i, bitsOf(s[i]), bitsOf(q[i]), bitsOf(ws), bitsOf(wq))
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMulMulAdd holds every implementation to MulMulAddOf bit for bit (a
+// NaN only has to be a NaN), out of place and in place over each operand.
+func TestMulMulAdd(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testMulMulAdd(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testMulMulAdd(t, impls64()) })
+}
+
+func testMulMulAdd[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				var in [5][]T
+				for k := range in {
+					in[k] = withNaNs[T](r, n+off)[off:]
+				}
+				want := func(i int) T { return MulMulAddOf(in[0][i], in[1][i], in[2][i], in[3][i], in[4][i]) }
+				buf, d := fill[T](n, off)
+				im.mulMulAdd(ptr(d), ptr(in[0]), ptr(in[1]), ptr(in[2]), ptr(in[3]), ptr(in[4]), n)
+				checkGuards(t, "mulMulAdd", buf, n, off)
+				for i := range d {
+					if w := want(i); !same(d[i], w) {
+						t.Fatalf("n=%d: element %d: got %#x, want %#x", n, i, bitsOf(d[i]), bitsOf(w))
+					}
+				}
+				for k := range in {
+					ops := in
+					d = append([]T(nil), in[k]...)
+					ops[k] = d
+					im.mulMulAdd(ptr(d), ptr(ops[0]), ptr(ops[1]), ptr(ops[2]), ptr(ops[3]), ptr(ops[4]), n)
+					for i := range d {
+						if w := want(i); !same(d[i], w) {
+							t.Fatalf("in place over operand %d, n=%d: element %d: got %#x, want %#x", k, n, i, bitsOf(d[i]), bitsOf(w))
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
 var cmpNames = [6]string{"Eq", "Ne", "Lt", "Le", "Gt", "Ge"}
 
 func cmpRef[T Float](op Cmp, x, y T) bool {
