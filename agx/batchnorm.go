@@ -25,12 +25,13 @@ import (
 //	dx = (weight·r/M)·(M·g - Σg - x̂·Σg·x̂)
 //
 // On the CPU, for Float32 and Float64, the forward reads x twice (the
-// channel sums and sums of squares, about the channel's first value, in
-// float64; then y) and the backward reads g and x twice (Σg and Σg·(x-μ);
-// then dx), writing nothing but the results: PyTorch's native kernel does the
-// same work. The backward is differentiable (CreateGraph): it is then
-// composed from agx ops, which recompute μ and r from x. The forward rule is
-// composed from ops too, and so is the whole op on other backends.
+// channel sums and sums of squares, about the mean of the channel's first
+// values, in float64; then y) and the backward reads g and x twice (Σg
+// and Σg·(x-μ); then dx), writing nothing but the results: PyTorch's
+// native kernel does the same work. The backward is differentiable
+// (CreateGraph): it is then composed from agx ops, which recompute μ and r
+// from x. The forward rule is composed from ops too, and so is the whole op
+// on other backends.
 //
 // Panics with ErrShape for x of fewer than 2 dims, a weight or bias not of
 // shape [C], or a single value per channel (M = 1: "Expected more than 1

@@ -213,3 +213,25 @@ func BenchmarkBatchNorm(b *testing.B) {
 		}
 	}
 }
+
+// TestBatchNormOutlierFirst: a channel whose first value lies far from the
+// others keeps its variance, [N, C] and [N, C, L], in both dtypes.
+func TestBatchNormOutlierFirst(t *testing.T) {
+	for _, dt := range []DType{Float64, Float32} {
+		for _, shape := range [][]int{{20000, 2}, {20, 2, 1000}} {
+			t.Run(fmt.Sprintf("%v/%v", dt, shape), func(t *testing.T) {
+				xs := tensor.NewGenerator(9).Randn(Float64, shape...).Float64s()
+				xs[0] = 1e4
+				x := tensor.FromSlice(xs, shape...).To(dt)
+				want := bnRef(x.To(Float64).Float64s(), shape, nil, nil, 1e-5)
+				tol := 1e-9
+				if dt == Float32 {
+					tol = 1e-5
+				}
+				if d := opClose(BatchNorm(New(x), nil, nil, 1e-5).Float64s(), want, tol, tol); d != "" {
+					t.Error(d)
+				}
+			})
+		}
+	}
+}

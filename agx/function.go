@@ -249,12 +249,15 @@ func (fn *funcNode) shape(t *tensor.Tensor) []int {
 
 // FunctionName returns the display name of a Function value: its Name() when
 // it implements Named, otherwise its type's name without type arguments and
-// without a trailing "Function" (see Named).
+// without a trailing "Function" (see Named); "Function" for nil.
 func FunctionName(f Function) string {
 	if n, ok := f.(Named); ok {
 		return n.Name()
 	}
 	t := reflect.TypeOf(f)
+	if t == nil {
+		return "Function"
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -284,6 +287,9 @@ func Apply(f Function, inputs ...*Tensor) *Tensor {
 // ApplyN runs a Function and returns all its outputs. If any input requires
 // grad, the outputs record a node named <Name>Backward that calls f.Backward.
 func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
+	if f == nil {
+		tensor.Panicf("Apply", tensor.ErrArg, "nil Function")
+	}
 	name := FunctionName(f)
 	ctx, record := newCtx(name, inputs)
 	dual := isDual(inputs...)

@@ -31,8 +31,8 @@ const bnBlock = 64
 // being the biased variance. x is a Float32 or Float64 CPU tensor of at
 // least 2 dims with more than one value per channel; weight and bias are
 // [C] tensors of x's dtype, or nil (1 and 0); tensors on other backends
-// panic with ErrDevice. The sums run about each channel's first value, so
-// data far from 0 keeps its variance. Reads x twice.
+// panic with ErrDevice. The sums run about the mean of each channel's first
+// values, so data far from 0 keeps its variance. Reads x twice.
 func BatchNormForward(x, weight, bias *Tensor, eps float64) (y, mean, invstd *Tensor) {
 	x = x.Contiguous()
 	if x.DType() == Float32 {
@@ -56,10 +56,7 @@ func BatchNormBackward(g, x, weight, mean, invstd *Tensor, wantDx bool) (dx, dwe
 func bnForward[T vec.Float](x, weight, bias *Tensor, eps float64) (y, mean, invstd *Tensor) {
 	n, c, l := bnShape(x)
 	xs := Data[T](x)
-	shift := make([]T, c) // channel j's first value
-	for j := range shift {
-		shift[j] = xs[j*l]
-	}
+	shift := bnShift(xs, n, c, l)
 	sum, sq := bnSums(n, c, l, func(lo, hi int, s, q []T) {
 		vec.SumDiffSq(s, q, xs[lo:hi], shift) // s += x - shift, q += (x - shift)²
 	}, func(lo, hi, j int, d []T) (s, q T) {
@@ -116,6 +113,30 @@ func bnBackward[T vec.Float](g, x, weight, mean, invstd *Tensor, wantDx bool) (d
 		bnAffine(Data[T](dx), gs, xs, a, b, k, n, c, l)
 	}
 	return dx, FromSlice(dw, c), FromSlice(db, c)
+}
+
+// bnShiftCount is how many of a channel's first values bnShift averages.
+const bnShiftCount = 64
+
+// bnShift returns, per channel of x [N, C, L], the mean of its first
+// bnShiftCount values (fewer when it has fewer): the point the forward's
+// sums run about. Near the mean, the sums of squares keep the variance even
+// for data far from 0; one value alone would do that too, except when it is
+// far from the others (an outlier first), which the average dilutes.
+func bnShift[T vec.Float](xs []T, n, c, l int) []T {
+	shift := make([]T, c)
+	rows := min(n, max(1, bnShiftCount/l))
+	cols := min(l, bnShiftCount)
+	for j := range shift {
+		var s float64
+		for i := range rows {
+			for _, v := range xs[(i*c+j)*l : (i*c+j)*l+cols] {
+				s += float64(v)
+			}
+		}
+		shift[j] = T(s / float64(rows*cols))
+	}
+	return shift
 }
 
 // bnShape views x as [N, C, L].

@@ -65,6 +65,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *repeat > 1 && *memSteps > 0 {
 		return usageError{"-repeat times workloads; -mem measures memory in one process"}
 	}
+	if err := checkGEMMISA(os.Getenv("AGX_GEMM_ISA")); err != nil {
+		return err
+	}
 	if *peakReport {
 		if *repeat > 1 || *memSteps > 0 {
 			return usageError{"-peak runs on its own, without -repeat or -mem"}
@@ -202,4 +205,15 @@ func benchRepeat(ctx context.Context, n int, args []string, jsonOut string, stdo
 		return os.WriteFile(jsonOut, append(b, '\n'), 0o644)
 	}
 	return nil
+}
+
+// checkGEMMISA rejects a value of AGX_GEMM_ISA that the GEMM kernels do not
+// know: they ignore it, and a typo would measure the default kernels under
+// the name of others. The values are those of tensor/internal/gemm.
+func checkGEMMISA(v string) error {
+	switch v {
+	case "", "avx2", "go":
+		return nil
+	}
+	return usageError{fmt.Sprintf(`AGX_GEMM_ISA=%q is not a GEMM kernel limit: use "avx2" or "go", or unset it for the widest kernels the CPU runs`, v)}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,5 +109,26 @@ func TestBenchRepeatErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one saying %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestBenchGEMMISAUnknown: a value of AGX_GEMM_ISA that the GEMM does not
+// know (a typo, or "avx512", which cannot add an ISA the CPU lacks) stops
+// agx bench with an error naming the accepted values, rather than measuring
+// the default kernels under a name that says otherwise.
+func TestBenchGEMMISAUnknown(t *testing.T) {
+	asAgx(t)
+	for _, isa := range []string{"AVX2", "avx-2", "avx512", "none"} {
+		t.Run(isa, func(t *testing.T) {
+			t.Setenv("AGX_GEMM_ISA", isa)
+			for _, args := range [][]string{{"-peak"}, {"-no-torch", "-run", "^no_such_workload$"}} {
+				var stdout, stderr strings.Builder
+				err := benchCommand(t.Context(), args, &stdout, &stderr)
+				want := fmt.Sprintf("AGX_GEMM_ISA=%q", isa)
+				if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"avx2" or "go"`) {
+					t.Errorf("%q: error %v, want one saying %s and the accepted values", args, err, want)
+				}
+			}
+		})
 	}
 }

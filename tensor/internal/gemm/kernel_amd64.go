@@ -72,7 +72,8 @@ var (
 // runs. The environment variable AGX_GEMM_ISA, read once at start-up, can
 // rule out the wider ones, so that a machine with AVX-512 measures what a
 // machine with AVX2 only would run: "avx2" leaves the AVX2 kernels (and the
-// Go packing), "go" leaves gonum's GEMM; other values change nothing.
+// Go packing), "go" leaves gonum's GEMM; other values change nothing here
+// (agx bench refuses to run with them).
 func available() []bool {
 	avx2 := cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	avx512 := avx2 && cpu.X86.HasAVX512F
