@@ -125,6 +125,16 @@ const bnShiftCount = 64
 // far from the others (an outlier first), which the average dilutes.
 func bnShift[T vec.Float](xs []T, n, c, l int) []T {
 	shift := make([]T, c)
+	if l == 1 {
+		// Rows of C values: add whole rows, one vector loop each. The sum
+		// in T is exact enough for a point to sum about.
+		rows := min(n, bnShiftCount)
+		for i := range rows {
+			vec.Binary(vec.Add, shift, shift, xs[i*c:(i+1)*c])
+		}
+		vec.BinaryScalar(vec.Mul, shift, shift, 1/T(rows))
+		return shift
+	}
 	rows := min(n, max(1, bnShiftCount/l))
 	cols := min(l, bnShiftCount)
 	for j := range shift {
