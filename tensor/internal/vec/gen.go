@@ -370,6 +370,24 @@ func maskTable(w *bytes.Buffer) {
 // of one element.
 
 // stream is a pointer register that moves by size bytes per element.
+// pointerArgs writes the head of a routine whose arguments are slices of e
+// (args, in order) and their length n: the comment giving its Go signature,
+// the TEXT line, and the loads of the pointers into DI, SI, DX, R8, R9 and
+// R10 and of n into CX. It returns one stream per argument.
+func pointerArgs(w *bytes.Buffer, name string, e elem, args ...string) []stream {
+	regs := []string{"DI", "SI", "DX", "R8", "R9", "R10"}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(%s *%s, n int)\n", name, strings.Join(args, ", "), e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 8*(len(args)+1))
+	streams := make([]stream, len(args))
+	for i, a := range args {
+		p(w, "MOVQ %s+%d(FP), %s", a, 8*i, regs[i])
+		streams[i] = stream{regs[i], e.size}
+	}
+	p(w, "MOVQ n+%d(FP), CX", 8*len(args))
+	return streams
+}
+
 type stream struct {
 	reg  string
 	size int
@@ -751,16 +769,9 @@ func axpbyKernel(w *bytes.Buffer, x isa, e elem) string {
 func mulAddKernel(w *bytes.Buffer, x isa, e elem) string {
 	name := "mulAdd" + e.name + x.name
 	lanes := x.bytes / e.size
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "// func %s(dst, a, b, c *%s, n int)\n", name, e.goType)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
-	p(w, "MOVQ dst+0(FP), DI")
-	p(w, "MOVQ a+8(FP), SI")
-	p(w, "MOVQ b+16(FP), DX")
-	p(w, "MOVQ c+24(FP), R8")
-	p(w, "MOVQ n+32(FP), CX")
+	st := pointerArgs(w, name, e, "dst", "a", "b", "c")
+	dst, as, bs, cs := st[0], st[1], st[2], st[3]
 	mov := "VMOVUP" + e.suffix[1:]
-	dst, as, bs, cs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}, stream{"R8", e.size}
 	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
 	loops(w, name, x, lanes, []stream{dst, as, bs, cs}, func(i int, mask string) {
 		k := i * lanes
@@ -789,16 +800,9 @@ func mulAddKernel(w *bytes.Buffer, x isa, e elem) string {
 func sumDiffSqKernel(w *bytes.Buffer, x isa, e elem) string {
 	name := "sumDiffSq" + e.name + x.name
 	lanes := x.bytes / e.size
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "// func %s(s, q, x, v *%s, n int)\n", name, e.goType)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
-	p(w, "MOVQ s+0(FP), DI")
-	p(w, "MOVQ q+8(FP), SI")
-	p(w, "MOVQ x+16(FP), DX")
-	p(w, "MOVQ v+24(FP), R8")
-	p(w, "MOVQ n+32(FP), CX")
+	st := pointerArgs(w, name, e, "s", "q", "x", "v")
+	ss, qs, xs, vs := st[0], st[1], st[2], st[3]
 	mov := "VMOVUP" + e.suffix[1:]
-	ss, qs, xs, vs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}, stream{"R8", e.size}
 	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
 	loops(w, name, x, lanes, []stream{ss, qs, xs, vs}, func(i int, mask string) {
 		k := i * lanes
@@ -835,17 +839,9 @@ func sumDiffSqKernel(w *bytes.Buffer, x isa, e elem) string {
 func sumDiffProdKernel(w *bytes.Buffer, x isa, e elem) string {
 	name := "sumDiffProd" + e.name + x.name
 	lanes := x.bytes / e.size
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "// func %s(s, q, gr, x, v *%s, n int)\n", name, e.goType)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-48\n", name)
-	p(w, "MOVQ s+0(FP), DI")
-	p(w, "MOVQ q+8(FP), SI")
-	p(w, "MOVQ gr+16(FP), DX")
-	p(w, "MOVQ x+24(FP), R8")
-	p(w, "MOVQ v+32(FP), R9")
-	p(w, "MOVQ n+40(FP), CX")
+	st := pointerArgs(w, name, e, "s", "q", "gr", "x", "v")
+	ss, qs, gs, xs, vs := st[0], st[1], st[2], st[3], st[4]
 	mov := "VMOVUP" + e.suffix[1:]
-	ss, qs, gs, xs, vs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}, stream{"R8", e.size}, stream{"R9", e.size}
 	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
 	loops(w, name, x, lanes, []stream{ss, qs, gs, xs, vs}, func(i int, mask string) {
 		k := i * lanes
@@ -884,19 +880,9 @@ func sumDiffProdKernel(w *bytes.Buffer, x isa, e elem) string {
 func mulMulAddKernel(w *bytes.Buffer, x isa, e elem) string {
 	name := "mulMulAdd" + e.name + x.name
 	lanes := x.bytes / e.size
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "// func %s(dst, a, b, c, d, e *%s, n int)\n", name, e.goType)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-56\n", name)
-	p(w, "MOVQ dst+0(FP), DI")
-	p(w, "MOVQ a+8(FP), SI")
-	p(w, "MOVQ b+16(FP), DX")
-	p(w, "MOVQ c+24(FP), R8")
-	p(w, "MOVQ d+32(FP), R9")
-	p(w, "MOVQ e+40(FP), R10")
-	p(w, "MOVQ n+48(FP), CX")
+	st := pointerArgs(w, name, e, "dst", "a", "b", "c", "d", "e")
+	dst, as, bs, cs, ds, es := st[0], st[1], st[2], st[3], st[4], st[5]
 	mov := "VMOVUP" + e.suffix[1:]
-	dst, as, bs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}
-	cs, ds, es := stream{"R8", e.size}, stream{"R9", e.size}, stream{"R10", e.size}
 	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
 	loops(w, name, x, lanes, []stream{dst, as, bs, cs, ds, es}, func(i int, mask string) {
 		k := i * lanes
