@@ -28,3 +28,50 @@ func TestAccumulateInPlaceKeepsInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestDepositAddsIntoSoleGradient checks the buffer policy's sums: the
+// second gradient to reach a slot is added into the first when the pass
+// allocated the first and only that slot refers to it (no fresh sum), and
+// a fresh sum is made when another slot still refers to the first.
+func TestDepositAddsIntoSoleGradient(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		for _, tc := range []struct {
+			name     string
+			shared   bool // a is also held by a second slot
+			wantSame bool // the sum is a itself
+		}{
+			{"sole", false, true},
+			{"shared", true, false},
+		} {
+			t.Run(dt.String()+"/"+tc.name, func(t *testing.T) {
+				var b gradBuffers
+				b.start(false)
+				a := New(tensor.Full(dt, 1, 64, 96).Mul(1)) // results of this pass
+				g := New(tensor.Full(dt, 2, 64, 96).Mul(1))
+				b.arrive(a)
+				b.arrive(g)
+				slot := Edge{Node: &Node{nOut: 1}, Input: 0}
+				var in, other inbox
+				b.deposit(&in, slot, a)
+				if tc.shared {
+					b.arrive(a)
+					b.deposit(&other, Edge{Node: &Node{nOut: 1}, Input: 0}, a)
+				}
+				b.deposit(&in, slot, g)
+				sum := in.buf[0]
+				if same := sum == a; same != tc.wantSame {
+					t.Fatalf("sum is the first gradient: %v, want %v", same, tc.wantSame)
+				}
+				if got := sum.Data().Float64s(); got[0] != 3 || got[len(got)-1] != 3 {
+					t.Fatalf("sum = %v..., want 3", got[0])
+				}
+				if tc.shared {
+					if got := a.Data().Float64s(); got[0] != 1 {
+						t.Fatalf("a gradient another slot holds was changed to %v", got[0])
+					}
+				}
+				b.reset()
+			})
+		}
+	}
+}

@@ -22,7 +22,8 @@ import (
 // Behind those calls, without CreateGraph, the gradients that built-in
 // backwards produce during the pass are reference-counted and their buffers
 // recycled once their last consumer has run (see recycler); a sum the
-// engine allocated itself takes further gradients in place; and a
+// engine allocated itself, or a gradient of the pass that only its slot
+// refers to, takes further gradients in place; and a
 // one-output node's slots live in an inline array. With CreateGraph nothing
 // is counted or recycled.
 
@@ -31,8 +32,9 @@ import (
 type inbox struct {
 	buf []*Tensor
 	one [1]*Tensor // buf's backing array for a single-output node
-	// owned has bit i set when buf[i] is a sum the engine allocated itself
-	// (nothing else refers to it), so further gradients add into it in place.
+	// owned has bit i set when buf[i] is a sum the engine allocated itself,
+	// or a gradient of the pass that only this slot refers to (nothing else
+	// refers to it), so further gradients add into it in place.
 	owned uint64
 }
 
@@ -88,6 +90,12 @@ func (b *gradBuffers) deposit(in *inbox, e Edge, g *Tensor) {
 	case slot < 64 && in.owned&(1<<slot) != 0 && canAddInPlace(a, g):
 		a.data.AddInPlace(g.data)
 		rc.drop(g)
+	case slot < 64 && rc.sole(a) && a.data.IsContiguous() && canAddInPlace(a, g):
+		// a is a gradient of this pass that only this slot refers to: the
+		// sum can take its buffer, which saves a fresh result (see recycler).
+		a.data.AddInPlace(g.data)
+		rc.drop(g)
+		in.owned |= 1 << slot
 	default:
 		sum := accumulate(a, g)
 		in.buf[slot] = sum
