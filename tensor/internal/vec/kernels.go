@@ -180,7 +180,12 @@ func SoftmaxBackward[T Float](g, y []T, n int, s T) {
 	block := SumBlock[T]()
 	for lo := 0; lo < len(g); lo += n {
 		gr, yr := g[lo:lo+n:lo+n], y[lo:lo+n:lo+n]
-		r := pairwise2(im.dotLeaf, gr, yr, block)
+		var r T
+		if n <= block {
+			r = im.dotLeaf(&gr[0], &yr[0], n) // pairwise2's first step
+		} else {
+			r = pairwise2(im.dotLeaf, gr, yr, block)
+		}
 		im.softmaxGrad(&gr[0], &yr[0], r, s, n)
 	}
 }
