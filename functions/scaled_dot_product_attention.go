@@ -142,8 +142,8 @@ func (f ScaledDotProductAttentionFunction) Backward(ctx *agx.Ctx, g ...*agx.Tens
 	if needQ || needK {
 		dp := tensor.MatMul(gd, v.Data().MT())
 		var ds *tensor.Tensor
-		if attnRowsOK(dp) && attnRowsOK(pd) && dp.DType() == pd.DType() && slices.Equal(dp.Shape(), pd.Shape()) {
-			ds = attnSoftmaxGrad(dp, pd, scale)
+		if softmaxBackwardOK(dp, pd) {
+			ds = dp.SoftmaxBackwardInPlace(pd, scale)
 		} else {
 			rs := dp.Mul(pd).SumKeep(-1)
 			ds = dp.SubInPlace(rs).MulInPlace(pd).MulInPlace(scale)
@@ -160,6 +160,19 @@ func (f ScaledDotProductAttentionFunction) Backward(ctx *agx.Ctx, g ...*agx.Tens
 		tensor.Recycle(ds)
 	}
 	return grads
+}
+
+// softmaxBackwardOK reports whether tensor.SoftmaxBackwardInPlace takes dp
+// and p: contiguous CPU float tensors of one dtype and shape. It applies
+// the softmax Jacobian to each row while the row is in cache, without the
+// row sums as a separate tensor.
+func softmaxBackwardOK(dp, p *tensor.Tensor) bool {
+	for _, t := range []*tensor.Tensor{dp, p} {
+		if _, cpu := t.Backend().(tensor.CPU); !cpu || !t.IsContiguous() {
+			return false
+		}
+	}
+	return dp.DType().IsFloat() && dp.DType() == p.DType() && slices.Equal(dp.Shape(), p.Shape())
 }
 
 // ScaledDotProductAttention applies ScaledDotProductAttentionFunction with the

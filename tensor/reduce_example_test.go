@@ -45,6 +45,18 @@ func ExampleTensor_Softmax() {
 	// Output: 0.3333 0.3333 0.3333 1.0000 0.0000 0.0000
 }
 
+func ExampleTensor_SoftmaxBackwardInPlace() {
+	y := tensor.FromSlice([]float64{0, 1, 2}).Softmax(0)
+	// The gradient of y[0] with respect to y, turned into the one with
+	// respect to the softmax's input: y[0]·(δ0k - y[k]).
+	g := tensor.FromSlice([]float64{1, 0, 0})
+	for _, v := range g.SoftmaxBackwardInPlace(y, 1).Float64s() {
+		fmt.Printf("%.4f ", v)
+	}
+	fmt.Println()
+	// Output: 0.0819 -0.0220 -0.0599
+}
+
 func ExampleMatMul() {
 	a := tensor.FromSlice([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
 	b := tensor.FromSlice([]float64{1, 0, 1})

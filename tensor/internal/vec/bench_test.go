@@ -121,3 +121,24 @@ func benchKernels[T Float](b *testing.B, impls []*impl[T], n int) {
 		})
 	}
 }
+
+// BenchmarkSoftmaxBackward times SoftmaxBackward over 64 rows of n
+// elements (the active implementation).
+func BenchmarkSoftmaxBackward(b *testing.B) {
+	for _, n := range []int{128, 1024} {
+		b.Run(fmt.Sprintf("f32/n=%d", n), func(b *testing.B) { benchSoftmaxBackward[float32](b, n) })
+		b.Run(fmt.Sprintf("f64/n=%d", n), func(b *testing.B) { benchSoftmaxBackward[float64](b, n) })
+	}
+}
+
+func benchSoftmaxBackward[T Float](b *testing.B, n int) {
+	const rows = 64
+	g, y := make([]T, rows*n), make([]T, rows*n)
+	for i := range y {
+		g[i], y[i] = T(i%7), 1/T(n)
+	}
+	b.SetBytes(int64(len(g)) * int64(sizeOf[T]()) * 3)
+	for b.Loop() {
+		SoftmaxBackward(g, y, n, 1) // g settles at 0 after the first call
+	}
+}

@@ -1,6 +1,7 @@
 // Package vec holds agx's vectorised loops over contiguous float32 and float64
 // slices: the four arithmetic operations between two slices or a slice and a
-// scalar, the leaf of the pairwise sum, the fused gradients of sigmoid and
+// scalar, the leaves of the pairwise sum and dot product (Sum, Dot), the
+// backward of a softmax over rows (SoftmaxBackward), the fused gradients of sigmoid and
 // tanh (GradMul), Relu, Sqrt, Axpby, MulAdd (a·b + c over three slices),
 // MulMulAdd (a·b + c·d + e), the batch-norm sums SumDiffSq and SumDiffProd, the
 // six comparisons into bools (Compare) and the selection by a bool mask
@@ -21,12 +22,12 @@
 // Add, Sub, Mul and Div give exactly the results of the scalar Go expressions
 // a+b, a-b, a*b and a/b, element by element (one IEEE rounding each; division
 // is a true division, never a reciprocal estimate), on every implementation.
-// Likewise GradMul (and Axpby, MulAdd, MulMulAdd, SumDiffSq, SumDiffProd)
-// rounds each of its operations, without fused
+// Likewise GradMul (and Axpby, MulAdd, MulMulAdd, SumDiffSq, SumDiffProd,
+// and SoftmaxBackward outside its dot products) rounds each of its operations, without fused
 // multiply-adds; Relu, Compare and Select give the bits of ReluOf (x for a
 // positive x or a NaN, else +0), Go's comparison operators and a bitwise
 // select.
-// Sum's order of additions is fixed by the package, not by the CPU: every
+// Sum's (and Dot's) order of additions is fixed by the package, not by the CPU: every
 // implementation returns the same bits (see Sum). dst may be the same slice as
 // an operand (dst = a op dst is an in-place update); partial overlaps are not
 // allowed.

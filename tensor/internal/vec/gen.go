@@ -73,6 +73,7 @@ func main() {
 	}
 	for _, e := range []elem{f32, f64} {
 		sumLeaf(&w, e)
+		dotLeaf(&w, e)
 		for _, op := range []string{"Max", "Min"} {
 			extremeLeaf(&w, e, op)
 		}
@@ -284,6 +285,85 @@ func sumLeaf(w *bytes.Buffer, e elem) {
 		p(w, "VMOVHLPS X0, X0, X1")
 		p(w, "VADDSD X1, X0, X0")
 		p(w, "VMOVSD X0, ret+16(FP)")
+	}
+	p(w, "VZEROUPPER")
+	p(w, "RET")
+}
+
+// dotLeaf writes the AVX2 leaf of Dot: sumLeaf's partial sums and fold,
+// each lane adding the products a[i]·b[i], rounded, of its elements (the
+// partial last vector loads +0 into both operands outside the mask).
+// Registers: SI a, DX b, CX the elements left, Y0-Y3 the accumulators,
+// Y4-Y7 scratch.
+func dotLeaf(w *bytes.Buffer, e elem) {
+	name := "dotLeaf" + e.name + "AVX2"
+	lanes := 32 / e.size
+	l := func(s string) string { return name + "_" + s }
+	add, mul := "VADD"+e.suffix, "VMUL"+e.suffix
+	mov := "VMOVUP" + e.suffix[1:]
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(a, b *%s, n int) %s\n", name, e.goType, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 24+e.size)
+	p(w, "MOVQ a+0(FP), SI")
+	p(w, "MOVQ b+8(FP), DX")
+	p(w, "MOVQ n+16(FP), CX")
+	for i := 0; i < 4; i++ {
+		p(w, "VXORPS Y%d, Y%d, Y%d", i, i, i)
+	}
+	label(w, l("loop"))
+	p(w, "CMPQ CX, $%d", 4*lanes)
+	p(w, "JL %s", l("tail"))
+	for i := 0; i < 4; i++ {
+		p(w, "%s %d(SI), Y%d", mov, 32*i, i+4)
+		p(w, "%s %d(DX), Y%d, Y%d", mul, 32*i, i+4, i+4)
+		p(w, "%s Y%d, Y%d, Y%d", add, i+4, i, i)
+	}
+	p(w, "ADDQ $128, SI")
+	p(w, "ADDQ $128, DX")
+	p(w, "SUBQ $%d, CX", 4*lanes)
+	p(w, "JMP %s", l("loop"))
+	label(w, l("tail"))
+	for i := 0; i < 3; i++ {
+		p(w, "CMPQ CX, $%d", lanes)
+		p(w, "JL %s", l(fmt.Sprintf("part%d", i)))
+		p(w, "%s (SI), Y4", mov)
+		p(w, "%s (DX), Y4, Y4", mul)
+		p(w, "%s Y4, Y%d, Y%d", add, i, i)
+		p(w, "ADDQ $32, SI")
+		p(w, "ADDQ $32, DX")
+		p(w, "SUBQ $%d, CX", lanes)
+	}
+	for i := 3; i >= 0; i-- {
+		label(w, l(fmt.Sprintf("part%d", i)))
+		p(w, "LEAQ ·maskTable+32(SB), AX")
+		p(w, "MOVQ CX, BX")
+		p(w, "SHLQ $%d, BX", map[int]int{4: 2, 8: 3}[e.size])
+		p(w, "SUBQ BX, AX")
+		p(w, "VMOVDQU (AX), Y4")
+		p(w, "VMASKMOV%s (SI), Y4, Y5", e.suffix)
+		p(w, "VMASKMOV%s (DX), Y4, Y6", e.suffix)
+		p(w, "%s Y6, Y5, Y5", mul)
+		p(w, "%s Y5, Y%d, Y%d", add, i, i)
+		if i > 0 {
+			p(w, "JMP %s", l("fold"))
+		}
+	}
+	label(w, l("fold"))
+	p(w, "%s Y2, Y0, Y0", add)
+	p(w, "%s Y3, Y1, Y1", add)
+	p(w, "%s Y1, Y0, Y0", add)
+	p(w, "VEXTRACTF128 $1, Y0, X1")
+	p(w, "%s X1, X0, X0", add)
+	if e.size == 4 {
+		p(w, "VMOVHLPS X0, X0, X1")
+		p(w, "VADDPS X1, X0, X0")
+		p(w, "VMOVSHDUP X0, X1")
+		p(w, "VADDSS X1, X0, X0")
+		p(w, "VMOVSS X0, ret+24(FP)")
+	} else {
+		p(w, "VMOVHLPS X0, X0, X1")
+		p(w, "VADDSD X1, X0, X0")
+		p(w, "VMOVSD X0, ret+24(FP)")
 	}
 	p(w, "VZEROUPPER")
 	p(w, "RET")
@@ -539,6 +619,9 @@ func kernels(w, g *bytes.Buffer) {
 			name = mulMulAddKernel(w, x, e)
 			d.fn(name, fmt.Sprintf("(dst, a, b, c, d, e *%s, n int)", e.goType))
 			d.field(x, e, fmt.Sprintf("mulMulAdd: %s,", name))
+			name = softmaxGradKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(gr, y *%s, dot, s %s, n int)", e.goType, e.goType))
+			d.field(x, e, fmt.Sprintf("softmaxGrad: %s,", name))
 			vv, vs = nil, nil
 			for _, c := range cmpNames {
 				name := cmpKernel(w, x, e, c, "vv")
@@ -907,6 +990,46 @@ func mulMulAddKernel(w *bytes.Buffer, x isa, e elem) string {
 		p(w, "%s (DX), X2", smov)
 		p(w, "VMUL%s X2, X0, X0", e.scalar)
 		p(w, "VADD%s X1, X0, X0", e.scalar)
+		p(w, "%s X0, (DI)", smov)
+	})
+	return name
+}
+
+// softmaxGradKernel writes g[i] = ((g[i] - dot)·y[i])·s (g is gr in the
+// frame: g names a register in Go assembly), each operation
+// rounded (no fused multiply-add), as the scalar Go expression of
+// SoftmaxBackwardOf. Registers: DI g, SI y, reg 14 dot, reg 15 s, regs 0-3
+// g, regs 4-7 y.
+func softmaxGradKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "softmaxGrad" + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(gr, y *%s, dot, s %s, n int)\n", name, e.goType, e.goType)
+	nOff := (16 + 2*e.size + 7) &^ 7 // n follows the two scalars, 8-aligned
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, nOff+8)
+	p(w, "MOVQ gr+0(FP), DI")
+	p(w, "MOVQ y+8(FP), SI")
+	p(w, "VBROADCAST%s dot+16(FP), %s14", e.scalar, x.reg)
+	p(w, "VBROADCAST%s s+%d(FP), %s15", e.scalar, 16+e.size, x.reg)
+	p(w, "MOVQ n+%d(FP), CX", nOff)
+	mov := "VMOVUP" + e.suffix[1:]
+	gs, ys := stream{"DI", e.size}, stream{"SI", e.size}
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{gs, ys}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(gs, k), mask, r(i))
+		load(w, mov, mem(ys, k), mask, r(i+4))
+		p(w, "VSUB%s %s, %s, %s", e.suffix, r(14), r(i), r(i))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(i+4), r(i), r(i))
+		p(w, "VMUL%s %s, %s, %s", e.suffix, r(15), r(i), r(i))
+		store(w, mov, r(i), mask, mem(gs, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (DI), X0", smov)
+		p(w, "%s (SI), X1", smov)
+		p(w, "VSUB%s X14, X0, X0", e.scalar)
+		p(w, "VMUL%s X1, X0, X0", e.scalar)
+		p(w, "VMUL%s X15, X0, X0", e.scalar)
 		p(w, "%s X0, (DI)", smov)
 	})
 	return name

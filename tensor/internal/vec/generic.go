@@ -12,6 +12,7 @@ func goImpl[T Float]() *impl[T] {
 		vs:      [4]func(dst, a *T, s T, n int){goVS[T](Add), goVS[T](Sub), goVS[T](Mul), goVS[T](Div)},
 		sv:      [4]func(dst, a *T, s T, n int){goSV[T](Add), goSV[T](Sub), goSV[T](Mul), goSV[T](Div)},
 		sumLeaf: func(v *T, n int) T { return sumLeafGo(unsafe.Slice(v, n)) },
+		dotLeaf: func(a, b *T, n int) T { return dotLeafGo(unsafe.Slice(a, n), unsafe.Slice(b, n)) },
 		maxLeaf: func(v *T, n int) (T, bool) { return extremeLeafGo(unsafe.Slice(v, n), true) },
 		minLeaf: func(v *T, n int) (T, bool) { return extremeLeafGo(unsafe.Slice(v, n), false) },
 		kernels: goKernels[T](),
@@ -54,6 +55,39 @@ func sumLeafGo[T Float](v []T) T {
 		p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7] = s0, s1, s2, s3, s4, s5, s6, s7
 		for j := 0; i+j < len(v) && j < 8; j++ {
 			p[j] += v[i+j]
+		}
+	}
+	for w := len(l) / 2; w >= 1; w /= 2 {
+		for j := range w {
+			l[j] += l[j+w]
+		}
+	}
+	return l[0]
+}
+
+// dotLeafGo is sumLeafGo of the products a[i]·b[i], each rounded to T.
+func dotLeafGo[T Float](a, b []T) T {
+	b = b[:len(a)]
+	var buf [32]T
+	l := buf[:lanes[T]()]
+	for g := 0; g < len(l); g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 T
+		i := g
+		for ; i+8 <= len(a); i += len(l) {
+			x, y := a[i:i+8:i+8], b[i:i+8:i+8]
+			s0 += T(x[0] * y[0])
+			s1 += T(x[1] * y[1])
+			s2 += T(x[2] * y[2])
+			s3 += T(x[3] * y[3])
+			s4 += T(x[4] * y[4])
+			s5 += T(x[5] * y[5])
+			s6 += T(x[6] * y[6])
+			s7 += T(x[7] * y[7])
+		}
+		p := l[g : g+8 : g+8]
+		p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		for j := 0; i+j < len(a) && j < 8; j++ {
+			p[j] += T(a[i+j] * b[i+j])
 		}
 	}
 	for w := len(l) / 2; w >= 1; w /= 2 {

@@ -1,6 +1,7 @@
 package vec
 
 import (
+	"fmt"
 	"math"
 	"unsafe"
 )
@@ -26,6 +27,8 @@ type kernels[T Float] struct {
 	sumDiffSq   func(s, q, x, v *T, n int)
 	sumDiffProd func(s, q, gr, x, v *T, n int)
 	mulMulAdd   func(dst, a, b, c, d, e *T, n int)
+	// softmaxGrad computes g[i] = ((g[i] - dot)·y[i])·s.
+	softmaxGrad func(gr, y *T, dot, s T, n int)
 	// cmp[op] computes dst[i] = a[i] op b[i], cmpS[op] a[i] op s.
 	cmp  [6]func(dst *bool, a, b *T, n int)
 	cmpS [6]func(dst *bool, a *T, s T, n int)
@@ -153,6 +156,44 @@ func MulMulAdd[T Float](dst, a, b, c, d, e []T) {
 // MulMulAddOf is MulMulAdd of one element.
 func MulMulAddOf[T Float](a, b, c, d, e T) T { return T(a*b) + (T(c*d) + e) }
 
+// SoftmaxBackward applies the backward of a softmax over rows of n
+// elements in place: g and y hold the same rows, y a softmax's output and
+// g the gradient with respect to it, and each row of g becomes
+//
+//	g[i] = ((g[i] - r)·y[i])·s,   r = Dot(g, y) over the row,
+//
+// the gradient with respect to x of softmax(x·s) for s the scale (1 for
+// a plain softmax). The dot product rounds as Dot does; the rest rounds
+// every operation (no fused multiply-add), as SoftmaxBackwardOf, so the
+// results do not depend on the implementation. Each row is read twice
+// while it is in cache. The slices must have the same length, a multiple
+// of n (n > 0 unless they are empty); g may be y.
+func SoftmaxBackward[T Float](g, y []T, n int, s T) {
+	checkLen("SoftmaxBackward", len(g), len(y))
+	if len(g) == 0 {
+		return
+	}
+	if n <= 0 || len(g)%n != 0 {
+		panic(fmt.Sprintf("vec: SoftmaxBackward: rows of %d elements for slices of length %d", n, len(g)))
+	}
+	im := active[T]()
+	block := SumBlock[T]()
+	for lo := 0; lo < len(g); lo += n {
+		gr, yr := g[lo:lo+n:lo+n], y[lo:lo+n:lo+n]
+		var r T
+		if n <= block {
+			r = im.dotLeaf(&gr[0], &yr[0], n) // pairwise2's first step
+		} else {
+			r = pairwise2(im.dotLeaf, gr, yr, block)
+		}
+		im.softmaxGrad(&gr[0], &yr[0], r, s, n)
+	}
+}
+
+// SoftmaxBackwardOf is SoftmaxBackward of one element, given its row's
+// dot product r.
+func SoftmaxBackwardOf[T Float](g, y, r, s T) T { return T(T(g-r)*y) * s }
+
 // Cmp is a comparison.
 type Cmp uint8
 
@@ -271,6 +312,12 @@ func goKernels[T Float]() kernels[T] {
 			dst, a, b, c, d, e := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n), unsafe.Slice(cp, n), unsafe.Slice(ddp, n), unsafe.Slice(ep, n)
 			for i := range dst {
 				dst[i] = MulMulAddOf(a[i], b[i], c[i], d[i], e[i])
+			}
+		},
+		softmaxGrad: func(gp, yp *T, r, s T, n int) {
+			g, y := unsafe.Slice(gp, n), unsafe.Slice(yp, n)
+			for i := range g {
+				g[i] = SoftmaxBackwardOf(g[i], y[i], r, s)
 			}
 		},
 		sqrt: func(dp, ap *T, n int) {

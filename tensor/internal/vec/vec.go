@@ -33,6 +33,8 @@ type impl[T Float] struct {
 	vs, sv [4]func(dst, a *T, s T, n int)
 	// sumLeaf sums n elements in lanes(T) interleaved partial sums (see Sum).
 	sumLeaf func(v *T, n int) T
+	// dotLeaf is sumLeaf of the products a[i]·b[i] (see Dot).
+	dotLeaf func(a, b *T, n int) T
 	// maxLeaf and minLeaf return the largest (smallest) of n elements, n a
 	// positive multiple of extremeBlock, and whether a NaN may be among
 	// them (see Max).
@@ -105,6 +107,17 @@ func Sum[T Float](v []T) T {
 	return pairwise(active[T]().sumLeaf, v, SumBlock[T]())
 }
 
+// Dot returns Σ a[i]·b[i], each product rounded to T (no fused
+// multiply-add) and the products summed in Sum's order: pairwise over runs
+// of SumBlock elements, a run in lanes interleaved partial sums folded in
+// halves. Its rounding error thus grows with the logarithm of the length,
+// and the result does not depend on the implementation. The slices must
+// have the same length; the dot product of empty slices is +0.
+func Dot[T Float](a, b []T) T {
+	checkLen("Dot", len(a), len(b))
+	return pairwise2(active[T]().dotLeaf, a, b, SumBlock[T]())
+}
+
 // Max returns the largest element of v, exactly as the loop
 //
 //	m := -Inf
@@ -175,4 +188,13 @@ func pairwise[T Float](leaf func(v *T, n int) T, v []T, block int) T {
 	}
 	h := (len(v)/2 + block - 1) / block * block
 	return pairwise(leaf, v[:h], block) + pairwise(leaf, v[h:], block)
+}
+
+// pairwise2 is pairwise for a leaf of two slices of one length.
+func pairwise2[T Float](leaf func(a, b *T, n int) T, a, b []T, block int) T {
+	if len(a) <= block {
+		return leaf(unsafe.SliceData(a), unsafe.SliceData(b), len(a))
+	}
+	h := (len(a)/2 + block - 1) / block * block
+	return pairwise2(leaf, a[:h], b[:h], block) + pairwise2(leaf, a[h:], b[h:], block)
 }
