@@ -557,6 +557,23 @@ func TestInPlaceAndVersions(t *testing.T) {
 		mustPanicWith(t, ErrDType, func() { FromSlice([]int{1, 2}).AddInPlace(0.5) }, "can't be cast")
 		mustPanicWith(t, ErrDType, func() { FromSlice([]bool{true}).AddInPlace(1) }, "can't be cast to the desired output type bool")
 	})
+	t.Run("empty", func(t *testing.T) {
+		// Nothing is written into an empty tensor, whatever its strides
+		// (Zeros(3, 0) has strides [0 1]), so in-place ops just return it.
+		for _, dt := range []DType{Float32, Float64} {
+			for _, shape := range [][]int{{3, 0}, {0, 3}, {0}, {2, 0, 4}} {
+				x := Zeros(dt, shape...)
+				for _, c := range []*Tensor{x, x.Clone()} {
+					c.SubInPlace(c.Mul(c).SumKeep(-1)).MulInPlace(c).AddInPlace(1)
+					c.CopyFrom(Zeros(dt, shape...))
+					UnaryTo(c, OpNeg, c)
+					if c.Numel() != 0 || !slices.Equal(c.Shape(), shape) {
+						t.Fatalf("%v %v: got shape %v", dt, shape, c.Shape())
+					}
+				}
+			}
+		}
+	})
 	t.Run("overlap", func(t *testing.T) {
 		x := ar(2, 2)
 		mustPanicWith(t, ErrArg, func() { x.AddInPlace(x.T()) }, "some elements of the input tensor and the written-to tensor refer to a single memory location", "Clone()")
