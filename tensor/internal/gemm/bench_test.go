@@ -52,17 +52,19 @@ func benchOne[T float32 | float64](b *testing.B, procs, n int, ks []*kernel[T],
 	run("gonum", func() { ref(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, z, n) })
 }
 
-// workloadShapes are the products of the project's mlp_step and
-// attention_backward workloads (per batch element), and 256³.
+// workloadShapes are the products of the project's mlp_step workload (as
+// its MatMul and backward call Sgemm), those of attention_backward (per
+// batch element), 256³, and TN 256×10×64, a narrow product (see narrow).
 var workloadShapes = []struct {
 	tA, tB  bool
 	m, n, k int
 }{
 	{false, false, 256, 256, 256},
-	{false, true, 64, 256, 784},
-	{true, false, 784, 256, 64},
-	{false, true, 64, 10, 256},
-	{false, false, 64, 256, 10},
+	{false, true, 64, 256, 784}, // mlp_step: h = x·W1ᵀ
+	{true, false, 256, 784, 64}, // dW1 = dhᵀ·x
+	{false, true, 64, 10, 256},  // logits = h·W2ᵀ
+	{false, false, 64, 256, 10}, // dh = dlogits·W2
+	{true, false, 10, 256, 64},  // dW2 = dlogitsᵀ·h
 	{true, false, 256, 10, 64},
 	{false, true, 128, 128, 64},
 	{false, false, 128, 64, 128},
@@ -136,8 +138,6 @@ func BenchmarkNarrow(b *testing.B) {
 }
 
 func benchNarrow[T float32 | float64](b *testing.B, kn *kernel[T], tA, tB bool, m, n, k int) {
-	old := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(old)
 	p := problem[T]{transA: tA, transB: tB, m: m, n: n, k: k, alpha: 1,
 		a: make([]T, m*k), lda: k, b: make([]T, k*n), ldb: n, c: make([]T, m*n), ldc: n, overwrite: true}
 	if tA {
@@ -158,6 +158,10 @@ func benchNarrow[T float32 | float64](b *testing.B, kn *kernel[T], tA, tB bool, 
 	}{{"direct", multiply[T]}, {"transposed", transposed[T]}}
 	for _, way := range ways {
 		b.Run(way.name, func(b *testing.B) {
+			// Set in each leaf: the testing package sets GOMAXPROCS
+			// back between sub-benchmarks.
+			old := runtime.GOMAXPROCS(1)
+			defer runtime.GOMAXPROCS(old)
 			for b.Loop() {
 				way.f(kn, p)
 			}
