@@ -127,7 +127,7 @@ func BenchmarkNarrow(b *testing.B) {
 	for _, tr := range [][2]bool{{false, true}, {true, false}, {false, false}} {
 		for _, k := range []int{64, 256} {
 			for _, m := range []int{64, 256, 1024} {
-				for _, n := range []int{1, 2, 5, 10, 16, 24, 32} {
+				for _, n := range []int{1, 2, 5, 10, 16, 20, 24, 32, 40} {
 					name := fmt.Sprintf("%s%s/%dx%dx%d", trName(tr[0]), trName(tr[1]), m, n, k)
 					b.Run("float32/"+name, func(b *testing.B) { benchNarrow(b, kernF32, tr[0], tr[1], m, n, k) })
 					b.Run("float64/"+name, func(b *testing.B) { benchNarrow(b, kernF64, tr[0], tr[1], m, n, k) })

@@ -146,25 +146,22 @@ func multiply[T float32 | float64](kn *kernel[T], p problem[T]) {
 
 // narrow reports whether the m×n product is computed faster as its
 // transpose (see transposed): when C has more rows than columns and at
-// least a third of the nr columns of its last tiles would be padding (the
-// rule takes n ≤ 21 with nr = 32, n ≤ 10 with nr = 16, n ≤ 5 or 9..10 with
-// nr = 8). The transposed product pads its long side only, to whole tiles
-// of nr, and its n rows go to the edge kernels (the AVX2 kernels: to tiles
-// of 6 rows); the transposition back costs a pass over C.
+// least a third of the nr columns of its last tiles would be padding (with
+// nr = 32: n ≤ 21 or 33..42; nr = 16: n ≤ 10 or 17..21; nr = 8: n ≤ 5 or
+// 9..10). The transposed product pads its long side only, to whole tiles of
+// nr, and its n rows go to the edge kernels (the AVX2 kernels: to tiles of
+// 6 rows); the transposition back costs a pass over C.
 //
-// One thread (BenchmarkNarrow), the time of the transposed product over the
-// direct one, median and range over m of 64, 256 and 1024, k of 64 and 256,
-// and the transposes NT, TN and NN, on the shared 2-core VM under load:
+// BenchmarkNarrow, one thread (AGX_GEMM_ISA=avx2 for the AVX2 kernels):
+// the time of the transposed product over the direct one, median over m of
+// 64, 256 and 1024, k of 64 and 256 and the transposes NT, TN and NN; the
+// rule picks those marked *, whose worst single ratio is 1.04:
 //
-//	n                   1          5          10         16    24    32
-//	float32 AVX-512  0.22       0.34       0.46       0.74  1.04  1.43
-//	   (nr 32)      .15-.27    .24-.55    .27-.57    .41-1.03
-//	float64 AVX-512  0.37       0.48       0.78       1.16  0.94  1.22
-//	   (nr 16)      .27-.62    .31-.67    .66-1.02
-//	float32 AVX2     0.62       0.62       0.87       1.05  0.95  1.25
-//	   (nr 16)      .29-.76    .33-1.00   .53-1.19
-//	float64 AVX2     0.82       0.91       0.86       1.11  1.12  1.24
-//	   (nr 8)       .57-1.14   .54-1.51   .68-1.24
+//	n                 1      5      10     16     20     24     32     40
+//	float32 AVX-512  0.21*  0.30*  0.46*  0.67*  0.76*  0.90   1.13   0.76*
+//	float64 AVX-512  0.37*  0.49*  0.73*  1.06   0.73*  0.83   1.07   0.94
+//	float32 AVX2     0.68*  0.71*  0.85*  0.98   0.86*  0.86   1.12   1.03
+//	float64 AVX2     0.86*  0.82*  0.84*  1.09   1.00   1.02   1.13   1.12
 func narrow[T float32 | float64](kn *kernel[T], m, n int) bool {
 	return n < m && 2*roundUp(n, kn.nr) >= 3*n
 }
@@ -173,23 +170,27 @@ func narrow[T float32 | float64](kn *kernel[T], m, n int) bool {
 // as the transposed product alpha·op(B)ᵀ·op(A)ᵀ, computed into a scratch
 // n×m matrix and then added into C a row of C at a time.
 func transposed[T float32 | float64](kn *kernel[T], p problem[T]) {
-	buf := getBuf[T](p.n*p.m, p.worker)
+	// The scratch rows are m+16 apart, not m: rows 4 KiB apart (m = 1024,
+	// float32) share their L1 sets, and reading a row of C back from n of
+	// them thrashed (m=1024 n=36 k=64 took 1.7 times the direct product).
+	ld := p.m + 16
+	buf := getBuf[T](p.n*ld, p.worker)
 	ct := buf.s
 	multiply(kn, problem[T]{
 		transA: !p.transB, transB: !p.transA,
 		m: p.n, n: p.m, k: p.k, alpha: p.alpha,
 		a: p.b, lda: p.ldb, b: p.a, ldb: p.lda,
-		c: ct, ldc: p.m, overwrite: true, worker: p.worker,
+		c: ct, ldc: ld, overwrite: true, worker: p.worker,
 	})
 	for i := 0; i < p.m; i++ {
 		row := p.c[i*p.ldc : i*p.ldc+p.n]
 		if p.overwrite {
 			for j := range row {
-				row[j] = ct[j*p.m+i]
+				row[j] = ct[j*ld+i]
 			}
 		} else {
 			for j := range row {
-				row[j] += ct[j*p.m+i]
+				row[j] += ct[j*ld+i]
 			}
 		}
 	}
