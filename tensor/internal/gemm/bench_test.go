@@ -52,17 +52,19 @@ func benchOne[T float32 | float64](b *testing.B, procs, n int, ks []*kernel[T],
 	run("gonum", func() { ref(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, z, n) })
 }
 
-// workloadShapes are the products of the project's mlp_step and
-// attention_backward workloads (per batch element), and 256³.
+// workloadShapes are the products of the project's mlp_step workload (as
+// its MatMul and backward call Sgemm), those of attention_backward (per
+// batch element), 256³, and TN 256×10×64, a narrow product (see narrow).
 var workloadShapes = []struct {
 	tA, tB  bool
 	m, n, k int
 }{
 	{false, false, 256, 256, 256},
-	{false, true, 64, 256, 784},
-	{true, false, 784, 256, 64},
-	{false, true, 64, 10, 256},
-	{false, false, 64, 256, 10},
+	{false, true, 64, 256, 784}, // mlp_step: h = x·W1ᵀ
+	{true, false, 256, 784, 64}, // dW1 = dhᵀ·x
+	{false, true, 64, 10, 256},  // logits = h·W2ᵀ
+	{false, false, 64, 256, 10}, // dh = dlogits·W2
+	{true, false, 10, 256, 64},  // dW2 = dlogitsᵀ·h
 	{true, false, 256, 10, 64},
 	{false, true, 128, 128, 64},
 	{false, false, 128, 64, 128},
@@ -116,4 +118,54 @@ func benchShape[T float32 | float64](b *testing.B, procs int, tA, tB bool, m, n,
 		f(ta, tb, m, n, k, 1, x, lda, y, ldb, 0, z, n)
 	}
 	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkNarrow times products with few columns (n) on one core with the
+// kernels in use (AGX_GEMM_ISA=avx2 selects the AVX2 ones), computed
+// directly and as their transpose (see narrow).
+func BenchmarkNarrow(b *testing.B) {
+	for _, tr := range [][2]bool{{false, true}, {true, false}, {false, false}} {
+		for _, k := range []int{64, 256} {
+			for _, m := range []int{64, 256, 1024} {
+				for _, n := range []int{1, 2, 5, 10, 16, 20, 24, 32, 40} {
+					name := fmt.Sprintf("%s%s/%dx%dx%d", trName(tr[0]), trName(tr[1]), m, n, k)
+					b.Run("float32/"+name, func(b *testing.B) { benchNarrow(b, kernF32, tr[0], tr[1], m, n, k) })
+					b.Run("float64/"+name, func(b *testing.B) { benchNarrow(b, kernF64, tr[0], tr[1], m, n, k) })
+				}
+			}
+		}
+	}
+}
+
+func benchNarrow[T float32 | float64](b *testing.B, kn *kernel[T], tA, tB bool, m, n, k int) {
+	p := problem[T]{transA: tA, transB: tB, m: m, n: n, k: k, alpha: 1,
+		a: make([]T, m*k), lda: k, b: make([]T, k*n), ldb: n, c: make([]T, m*n), ldc: n, overwrite: true}
+	if tA {
+		p.lda = m
+	}
+	if tB {
+		p.ldb = k
+	}
+	for i := range p.a {
+		p.a[i] = T(i%7) - 3
+	}
+	for i := range p.b {
+		p.b[i] = T(i%5) - 2
+	}
+	ways := []struct {
+		name string
+		f    func(*kernel[T], problem[T])
+	}{{"direct", multiply[T]}, {"transposed", transposed[T]}}
+	for _, way := range ways {
+		b.Run(way.name, func(b *testing.B) {
+			// Set in each leaf: the testing package sets GOMAXPROCS
+			// back between sub-benchmarks.
+			old := runtime.GOMAXPROCS(1)
+			defer runtime.GOMAXPROCS(old)
+			for b.Loop() {
+				way.f(kn, p)
+			}
+			b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
 }

@@ -24,7 +24,12 @@
 // and one read along its rows is copied with masked vector loads and stores,
 // which also write the zero padding. Packing buffers are 64-byte aligned
 // and reused through a small stash that the collector does not empty. With
-// beta == 0 the first k block stores its product without reading C. Float32
+// beta == 0 the first k block stores its product without reading C. A
+// product with few columns (a third or more of its last tiles' nr columns
+// padding) and more rows, such as the logits of a 10-class layer, is
+// computed as its transpose into a scratch matrix and transposed back, so
+// that its tiles run along the long side of C and its short side goes to
+// the edge kernels. Float32
 // products of at least 2²⁰ multiply-adds (float64: 2¹⁹) are cut into
 // GOMAXPROCS stripes of whole tiles (along the larger of m and n), each
 // packed and multiplied by one member of a resident team of goroutines

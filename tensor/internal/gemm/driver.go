@@ -85,6 +85,16 @@ func gemm[T float32 | float64](kn *kernel[T], p problem[T], beta T) {
 	if p.alpha == 0 || p.k == 0 {
 		return
 	}
+	if narrow(kn, p.m, p.n) {
+		transposed(kn, p)
+		return
+	}
+	multiply(kn, p)
+}
+
+// multiply adds alpha·op(A)·op(B) into C (stores it, when p.overwrite),
+// on the team when the product is large enough.
+func multiply[T float32 | float64](kn *kernel[T], p problem[T]) {
 	w := runtime.GOMAXPROCS(0)
 	var z T
 	// A product that is itself one part of a team kernel (a batch spread
@@ -132,6 +142,59 @@ func gemm[T float32 | float64](kn *kernel[T], p problem[T], beta T) {
 		q.worker = worker
 		serial(kn, q)
 	})
+}
+
+// narrow reports whether the m×n product is computed faster as its
+// transpose (see transposed): when C has more rows than columns and at
+// least a third of the nr columns of its last tiles would be padding (with
+// nr = 32: n ≤ 21 or 33..42; nr = 16: n ≤ 10 or 17..21; nr = 8: n ≤ 5 or
+// 9..10). The transposed product pads its long side only, to whole tiles of
+// nr, and its n rows go to the edge kernels (the AVX2 kernels: to tiles of
+// 6 rows); the transposition back costs a pass over C.
+//
+// BenchmarkNarrow, one thread (AGX_GEMM_ISA=avx2 for the AVX2 kernels):
+// the time of the transposed product over the direct one, median over m of
+// 64, 256 and 1024, k of 64 and 256 and the transposes NT, TN and NN; the
+// rule picks those marked *, whose worst single ratio is 1.04:
+//
+//	n                 1      5      10     16     20     24     32     40
+//	float32 AVX-512  0.21*  0.30*  0.46*  0.67*  0.76*  0.90   1.13   0.76*
+//	float64 AVX-512  0.37*  0.49*  0.73*  1.06   0.73*  0.83   1.07   0.94
+//	float32 AVX2     0.68*  0.71*  0.85*  0.98   0.86*  0.86   1.12   1.03
+//	float64 AVX2     0.86*  0.82*  0.84*  1.09   1.00   1.02   1.13   1.12
+func narrow[T float32 | float64](kn *kernel[T], m, n int) bool {
+	return n < m && 2*roundUp(n, kn.nr) >= 3*n
+}
+
+// transposed adds alpha·op(A)·op(B) into C (stores it, when p.overwrite)
+// as the transposed product alpha·op(B)ᵀ·op(A)ᵀ, computed into a scratch
+// n×m matrix and then added into C a row of C at a time.
+func transposed[T float32 | float64](kn *kernel[T], p problem[T]) {
+	// The scratch rows are m+16 apart, not m: rows 4 KiB apart (m = 1024,
+	// float32) share their L1 sets, and reading a row of C back from n of
+	// them thrashed (m=1024 n=36 k=64 took 1.7 times the direct product).
+	ld := p.m + 16
+	buf := getBuf[T](p.n*ld, p.worker)
+	ct := buf.s
+	multiply(kn, problem[T]{
+		transA: !p.transB, transB: !p.transA,
+		m: p.n, n: p.m, k: p.k, alpha: p.alpha,
+		a: p.b, lda: p.ldb, b: p.a, ldb: p.lda,
+		c: ct, ldc: ld, overwrite: true, worker: p.worker,
+	})
+	for i := 0; i < p.m; i++ {
+		row := p.c[i*p.ldc : i*p.ldc+p.n]
+		if p.overwrite {
+			for j := range row {
+				row[j] = ct[j*ld+i]
+			}
+		} else {
+			for j := range row {
+				row[j] += ct[j*ld+i]
+			}
+		}
+	}
+	putBuf(buf, p.worker)
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }

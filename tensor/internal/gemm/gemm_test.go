@@ -201,6 +201,40 @@ func TestEveryDim(t *testing.T) {
 	})
 }
 
+// testNarrow covers products that narrow sends to the transposed path:
+// for each kernel, widths that leave most of a tile's nr columns as padding,
+// under taller C, with every transpose, several alpha and beta and strided
+// operands and C. Several k blocks come from the small-block kernels.
+func testNarrow[T float32 | float64](t *testing.T, ks []*kernel[T]) {
+	for _, kn := range testKernels(ks) {
+		t.Run(kn.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(9, 10))
+			c := 0
+			for _, n := range []int{1, 2, kn.nr / 2, kn.nr + 1} {
+				for _, m := range []int{n + 1, 64, 101} {
+					if !narrow(kn, m, n) {
+						t.Fatalf("narrow(%d, %d) is false", m, n)
+					}
+					for _, k := range []int{1, 10, 64, 256} {
+						for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+							s := scalars[c%len(scalars)]
+							runCase(t, kn, r, tr[0], tr[1], m, n, k, c%3*2, T(s[0]), T(s[1]))
+							c++
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestNarrow(t *testing.T) {
+	packModes(t, func(t *testing.T) {
+		t.Run("float32", func(t *testing.T) { testNarrow(t, kernelsF32) })
+		t.Run("float64", func(t *testing.T) { testNarrow(t, kernelsF64) })
+	})
+}
+
 // testLarge covers products above parallelMin (split across goroutines) and
 // larger than one cache block in every dimension.
 func testLarge[T float32 | float64](t *testing.T, ks []*kernel[T]) {
