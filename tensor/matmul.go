@@ -20,6 +20,9 @@ func MatMul(a, b *Tensor) *Tensor {
 	p := planMatMul("MatMul", a, b)
 	out := emptyUninit(a.Backend(), a.DType(), p.full...)
 	out.Backend().MatMul(out.Raw(), p.a.Raw(), p.b.Raw())
+	if !p.dropM && !p.dropN {
+		return out
+	}
 	return out.view(p.shape, contiguousStrides(p.shape), 0)
 }
 
@@ -95,6 +98,10 @@ func planMatMul(op string, a, b *Tensor) matmulPlan {
 	}
 	if ka != kb {
 		Panicf(op, ErrShape, "inner dimensions differ: %s @ %s (%d != %d)", shapeString(a.shape), shapeString(b.shape), ka, kb)
+	}
+	if a.Dim() == 2 && b.Dim() == 2 { // the common case, without views
+		shape := []int{a.shape[0], b.shape[1]}
+		return matmulPlan{a: a, b: b, full: shape, shape: shape}
 	}
 	p := matmulPlan{a: a, b: b}
 	if a.Dim() == 1 {
