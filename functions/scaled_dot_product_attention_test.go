@@ -125,3 +125,26 @@ func ExampleScaledDotProductAttention() {
 	// tensor([[1.3302, 1.3302],
 	//         [0.6698, 0.6698]])
 }
+
+// TestScaledDotProductAttentionRows compares the first-order backward, whose
+// softmax Jacobian runs in place row by row, with the composite for rows of
+// one key, short rows and rows longer than one pairwise block, under a
+// random mask, with Q passed as a transposed view.
+func TestScaledDotProductAttentionRows(t *testing.T) {
+	for _, dt := range bcDTypes {
+		for _, sk := range []int{1, 3, 300, 1100} {
+			t.Run(fmt.Sprintf("%v/keys=%d", dt, sk), func(t *testing.T) {
+				mask := agx.New(tensor.NewGenerator(8).Rand(tensor.Float64, 2, 1, 5, sk).Gt(0.3))
+				q := bcLeaf(4, dt, 2, 3, 8, 5).MT()
+				in := []*agx.Tensor{q, bcLeaf(2, dt, 2, 3, sk, 8), bcLeaf(3, dt, 2, 3, sk, 4), mask}
+				scale := 1 / math.Sqrt(8)
+				bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], in[3]) },
+					func(in ...*agx.Tensor) *agx.Tensor {
+						off := in[3].LogicalNot()
+						s := in[0].MatMul(in[1].MT()).Mul(scale).MaskedFill(off, -1e30)
+						return s.Softmax(-1).MaskedFill(off, 0).MatMul(in[2])
+					}, in, 10*bcTol(dt))
+			})
+		}
+	}
+}
