@@ -1,10 +1,6 @@
 package agx
 
-import (
-	"fmt"
-	"math"
-	"testing"
-)
+import "testing"
 
 // mmRef multiplies row-major matrices a [n,k] and b [k,m] for each batch of
 // already-broadcast operands.
@@ -100,53 +96,6 @@ func TestMatMulTransposedLeafGradContiguous(t *testing.T) {
 			if g := p.Grad(); !g.Data().IsContiguous() {
 				t.Errorf("%v: %s's gradient has strides %v, want contiguous", dt, name, g.Data().Strides())
 			}
-		}
-	}
-}
-
-// A backward that records nothing (MatMul's and Transpose's take the data
-// alone then) gives the same gradients, bit for bit, as one that records
-// the backward graph, per dtype and operand layout.
-func TestMatMulBackwardRecordedOrNot(t *testing.T) {
-	cases := []struct {
-		name   string
-		ashape []int
-		bshape []int
-		f      func(a, b *Tensor) *Tensor
-	}{
-		{"a_b", []int{5, 7}, []int{7, 4}, MatMul},
-		{"a_bT", []int{5, 7}, []int{4, 7}, func(a, b *Tensor) *Tensor { return MatMul(a, b.T()) }},
-		{"aT_b", []int{7, 5}, []int{7, 4}, func(a, b *Tensor) *Tensor { return MatMul(a.T(), b) }},
-		{"aT_bT", []int{7, 5}, []int{4, 7}, func(a, b *Tensor) *Tensor { return MatMul(a.MT(), b.MT()) }},
-		{"batched_broadcast", []int{2, 1, 5, 7}, []int{3, 7, 4}, MatMul},
-		{"batched_bT", []int{3, 5, 7}, []int{4, 7}, func(a, b *Tensor) *Tensor { return MatMul(a, b.MT()) }},
-	}
-	for _, dt := range []DType{Float32, Float64} {
-		for _, tc := range cases {
-			t.Run(fmt.Sprintf("%v/%s", dt, tc.name), func(t *testing.T) {
-				a := Randn(dt, tc.ashape...).SetRequiresGrad(true)
-				b := Randn(dt, tc.bshape...).SetRequiresGrad(true)
-				loss := func() *Tensor { return tc.f(a, b).Mul(tc.f(a, b)).Sum() }
-				plain := Grad([]*Tensor{loss()}, []*Tensor{a, b})
-				recorded := Grad([]*Tensor{loss()}, []*Tensor{a, b}, CreateGraph())
-				for i, name := range []string{"a", "b"} {
-					if !recorded[i].RequiresGrad() {
-						t.Fatalf("%s: the create-graph gradient records no graph", name)
-					}
-					if plain[i].RequiresGrad() {
-						t.Fatalf("%s: the plain gradient records a graph", name)
-					}
-					p, r := plain[i].Data().Float64s(), recorded[i].Data().Float64s()
-					if fmt.Sprint(plain[i].Shape()) != fmt.Sprint(recorded[i].Shape()) {
-						t.Fatalf("%s: shape %v, want %v", name, plain[i].Shape(), recorded[i].Shape())
-					}
-					for j := range r {
-						if math.Float64bits(p[j]) != math.Float64bits(r[j]) {
-							t.Fatalf("%s[%d] = %v, want %v", name, j, p[j], r[j])
-						}
-					}
-				}
-			})
 		}
 	}
 }
