@@ -20,22 +20,11 @@ func CrossEntropy(logits, target *Tensor) *Tensor {
 	if target.DType() != Int64 {
 		tensor.Panicf("CrossEntropy", tensor.ErrDType, "target must hold Int64 class indices, got %v", target.DType())
 	}
-	if n := target.Numel(); n > 0 {
-		c := int64(logits.Size(1))
-		lo, hi := int64(target.data.Min().Item()), int64(target.data.Max().Item())
-		if lo < 0 || hi >= c {
-			bad := hi
-			if lo < 0 {
-				bad = lo
-			}
-			for _, v := range target.data.Float64s() { // the first bad one, as PyTorch
-				if v < 0 || int64(v) >= c {
-					bad = int64(v)
-					break
-				}
-			}
+	c := int64(logits.Size(1))
+	for _, v := range tensor.ToSlice[int64](target.data) {
+		if v < 0 || v >= c { // the first bad one, as PyTorch
 			tensor.PanicHint("CrossEntropy", tensor.ErrIndex, fmt.Sprintf("class indices must lie in [0, %d) for logits of shape %v", c, logits.Shape()),
-				"Target %d is out of bounds.", bad)
+				"Target %d is out of bounds.", v)
 		}
 	}
 	lp := logits.LogSoftmax(1)

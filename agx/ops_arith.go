@@ -134,6 +134,9 @@ func sumTo(g *Tensor, shape []int) *Tensor {
 			dims = append(dims, i)
 		}
 	}
+	if len(dims) > 0 && dims[len(dims)-1] < lead {
+		return g.Sum(dims...) // only leading dims to sum, and drop
+	}
 	r := g
 	if len(dims) > 0 {
 		r = g.SumKeep(dims...)

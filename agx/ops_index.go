@@ -11,6 +11,10 @@ func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 	idx := index.data
 	shape := t.data.Shape()
 	r := record("GatherBackward0", t.data.Gather(dim, idx), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
+		if !needsGrad(g) && !isDual(g) {
+			// nothing to record: add into the zeros in place, not a copy
+			return []*Tensor{wrap(tensor.Zeros(g.DType(), shape...).ScatterAddInPlace(dim, idx, g.data))}
+		}
 		z := wrap(tensor.Zeros(g.DType(), shape...))
 		return []*Tensor{z.ScatterAdd(dim, wrap(idx), g)}
 	})

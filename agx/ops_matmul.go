@@ -46,18 +46,24 @@ func MatMul(a, b *Tensor) *Tensor {
 	aT, bT := ma.req && storedTransposed(a.data), mb.req && storedTransposed(b.data)
 	r := record("MmBackward0", out, []*Tensor{a, b}, []*Tensor{saveIf(mb.req, a), saveIf(ma.req, b)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
+			mm, mt := MatMul, (*Tensor).MT
+			if !needsGrad(g, s[0], s[1]) && !isDual(g, s[0], s[1]) {
+				// Nothing to record: the same products of the data,
+				// without autograd views.
+				mm, mt = matMulData, mtData
+			}
 			var ga, gb *Tensor
 			switch {
 			case aT: // dA = g·Bᵀ = (B·gᵀ)ᵀ
-				ga = ma.reduce(MatMul(s[1], g.MT()).MT())
+				ga = ma.reduce(mt(mm(s[1], mt(g))))
 			case ma.req:
-				ga = ma.reduce(MatMul(g, s[1].MT()))
+				ga = ma.reduce(mm(g, mt(s[1])))
 			}
 			switch {
 			case bT: // dB = Aᵀ·g = (gᵀ·A)ᵀ
-				gb = mb.reduce(MatMul(g.MT(), s[0]).MT())
+				gb = mb.reduce(mt(mm(mt(g), s[0])))
 			case mb.req:
-				gb = mb.reduce(MatMul(s[0].MT(), g))
+				gb = mb.reduce(mm(mt(s[0]), g))
 			}
 			return []*Tensor{ga, gb}
 		})
@@ -76,6 +82,12 @@ func MatMul(a, b *Tensor) *Tensor {
 	}
 	return r
 }
+
+// matMulData and mtData are MatMul and MT on the data alone, for a
+// backward that records nothing.
+func matMulData(a, b *Tensor) *Tensor { return wrap(tensor.MatMul(a.data, b.data)) }
+
+func mtData(t *Tensor) *Tensor { return wrap(t.data.MT()) }
 
 // storedTransposed reports whether the matrices in t's last two dims are
 // stored column by column (the transpose of a row-major matrix), with more

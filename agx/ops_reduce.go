@@ -400,6 +400,12 @@ func (t *Tensor) LogSoftmax(dim int) *Tensor {
 	t.self("LogSoftmax")
 	r := record("LogSoftmaxBackward0", t.data.LogSoftmax(dim), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
+		if !needsGrad(g, y) && !isDual(g, y) {
+			// nothing to record: the same operations on the data, the
+			// product into exp's result
+			sm := y.data.Exp().MulInPlace(g.data.SumKeep(dim))
+			return []*Tensor{wrap(tensor.Sub(g.data, sm))}
+		}
 		return []*Tensor{g.Sub(y.Exp().Mul(g.SumKeep(dim)))}
 	})
 	saveOutput(r)

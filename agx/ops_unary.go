@@ -198,7 +198,12 @@ func (t *Tensor) Tanh() *Tensor {
 func (t *Tensor) Relu() *Tensor {
 	t.self("Relu")
 	r := record("ReluBackward0", t.data.Relu(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
-		return []*Tensor{Where(wrap(s[0].data.Gt(0)), g, 0.0)}
+		y := s[0]
+		if !needsGrad(g) && !isDual(g) {
+			// one fused pass, no mask; the same values as below
+			return []*Tensor{wrap(tensor.ReluGrad(g.data, y.data))}
+		}
+		return []*Tensor{Where(wrap(y.data.Gt(0)), g, 0.0)}
 	})
 	saveOutput(r)
 	if isDual(t) {

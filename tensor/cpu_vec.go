@@ -156,6 +156,26 @@ func vecRelu[T Float](d, s []T) bool {
 	return true
 }
 
+// vecReluGradRow is a fused Relu gradient row (see fused.go): package vec's
+// vectorised loop for a long enough dense row, a portable loop otherwise,
+// for any gradient stride gs.
+func vecReluGradRow[T Float](d, y, g []T, gs int) {
+	y = y[:len(d)]
+	if len(d) >= vecMin && gs == 1 {
+		switch dd := any(d).(type) {
+		case []float32:
+			vec.ReluGrad(dd, any(y).([]float32), any(g).([]float32)[:len(dd)])
+			return
+		case []float64:
+			vec.ReluGrad(dd, any(y).([]float64), any(g).([]float64)[:len(dd)])
+			return
+		}
+	}
+	for i, v := range y {
+		d[i] = vec.ReluGradOf(v, g[i*gs])
+	}
+}
+
 // vecSqrt sets d[i] = √s[i] with package vec (bit for bit math.Sqrt) for
 // a long enough run of floats and reports whether it did.
 func vecSqrt[T Float](d, s []T) bool {

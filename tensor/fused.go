@@ -8,9 +8,10 @@ import (
 
 // Fused gradient kernels of element-wise functions, given their output.
 //
-// The backward of y = sigmoid(x) is g·y·(1-y) and that of y = tanh(x) is
-// g·(1-y²). Composed from Binary they take three passes over memory and one
-// or more temporaries; on the CPU, when y is dense and g has y's shape and
+// The backward of y = sigmoid(x) is g·y·(1-y), that of y = tanh(x) is
+// g·(1-y²) and that of y = relu(x) is g where y > 0. Composed from Binary
+// (or a comparison and Where) they take two or three passes over memory and
+// one or more temporaries; on the CPU, when y is dense and g has y's shape and
 // dtype (dense, or broadcast as the gradient of a sum is), these functions
 // compute them in a single pass with one result allocation. Other layouts
 // and backends take the composite path. Both paths round the same
@@ -33,6 +34,18 @@ func TanhGrad(g, y *Tensor) *Tensor {
 		return out
 	}
 	return Mul(g, Sub(1.0, Mul(y, y)))
+}
+
+// ReluGrad returns g where y > 0 and zero elsewhere (where y is a NaN
+// too, whatever g is there), the gradient of Relu with respect to its
+// input, where y is Relu's output and g the gradient of its output. It is
+// Where(y.Gt(0), g, 0.0): g and y broadcast as there, and g's bits are
+// copied.
+func ReluGrad(g, y *Tensor) *Tensor {
+	if out := fusedGrad("ReluGrad", g, y, vecReluGradRow[float32], vecReluGradRow[float64]); out != nil {
+		return out
+	}
+	return Where(y.Gt(0), g, 0.0)
 }
 
 // The row kernels take g with stride gs (0 for a broadcast scalar, 1 for

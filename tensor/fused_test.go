@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestFusedGradMatchesComposite checks SigmoidGrad and TanhGrad against the
+// TestFusedGradMatchesComposite checks SigmoidGrad, TanhGrad and ReluGrad against the
 // same operations composed from Binary, bit for bit, over the layouts the
 // fused path takes (dense g, broadcast g, strided g, 0-d, empty) and the
 // ones it leaves to the composite path (mixed dtypes, broadcasting shapes).
@@ -18,6 +18,7 @@ func TestFusedGradMatchesComposite(t *testing.T) {
 	}{
 		{"SigmoidGrad", SigmoidGrad, func(g, y *Tensor) *Tensor { return Mul(g, Mul(y, Sub(1.0, y))) }},
 		{"TanhGrad", TanhGrad, func(g, y *Tensor) *Tensor { return Mul(g, Sub(1.0, Mul(y, y))) }},
+		{"ReluGrad", ReluGrad, func(g, y *Tensor) *Tensor { return Where(y.Gt(0), g, 0.0) }},
 	}
 	for _, dt := range []DType{Float32, Float64} {
 		gen := NewGenerator(5)
@@ -51,6 +52,34 @@ func TestFusedGradMatchesComposite(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestReluGradSpecials checks ReluGrad where y or g is special, on a row
+// long enough for the vectorised loop and on a short one: zero where y is
+// zero (of either sign), negative or a NaN, whatever g is there, and g's
+// bits where y is positive.
+func TestReluGradSpecials(t *testing.T) {
+	nan, inf, negZero := math.NaN(), math.Inf(1), math.Copysign(0, -1)
+	ys := []float64{1, -1, 0, negZero, nan, 2, 0.5, -inf, inf}
+	gs := []float64{3, nan, inf, nan, 4, nan, negZero, 5, -6}
+	want := []float64{3, 0, 0, 0, 0, nan, negZero, 0, -6}
+	for _, dt := range []DType{Float32, Float64} {
+		for _, reps := range []int{1, 40} {
+			t.Run(fmt.Sprintf("%v/%d", dt, len(ys)*reps), func(t *testing.T) {
+				var y, g []float64
+				for range reps {
+					y, g = append(y, ys...), append(g, gs...)
+				}
+				got := ReluGrad(FromSlice(g).To(dt), FromSlice(y).To(dt)).Float64s()
+				for i, v := range got {
+					w := want[i%len(want)]
+					if v != w && !(math.IsNaN(v) && math.IsNaN(w)) || math.Signbit(v) != math.Signbit(w) && !math.IsNaN(w) {
+						t.Fatalf("[%d]: y=%v g=%v: got %v, want %v", i, y[i], g[i], v, w)
+					}
+				}
+			})
 		}
 	}
 }

@@ -10,12 +10,15 @@ func (t *Tensor) Transpose(d0, d1 int) *Tensor {
 	if t.Dim() == 0 {
 		return t.view(nil, nil, t.offset) // PyTorch allows transpose(0, 0) of a scalar
 	}
-	perm := make([]int, t.Dim())
-	for i := range perm {
-		perm[i] = i
-	}
-	perm[d0], perm[d1] = perm[d1], perm[d0]
-	return t.Permute(perm...)
+	// The view's shape and strides share one allocation.
+	n := t.Dim()
+	dims := make([]int, 2*n)
+	shape, strides := dims[:n:n], dims[n:]
+	copy(shape, t.shape)
+	copy(strides, t.strides)
+	shape[d0], shape[d1] = shape[d1], shape[d0]
+	strides[d0], strides[d1] = strides[d1], strides[d0]
+	return t.view(shape, strides, t.offset)
 }
 
 // T is the transpose of a tensor with at most 2 dims (a view).

@@ -101,6 +101,12 @@ func benchKernels[T Float](b *testing.B, impls []*impl[T], n int) {
 				im.relu(&d[0], &x[0], n)
 			}
 		})
+		b.Run(im.name+"/reluGrad", func(b *testing.B) {
+			b.SetBytes(3 * size)
+			for b.Loop() {
+				im.reluGrad(&d[0], &x[0], &y[0], n)
+			}
+		})
 		b.Run(im.name+"/cmpLt", func(b *testing.B) {
 			b.SetBytes(2*size + int64(n))
 			for b.Loop() {

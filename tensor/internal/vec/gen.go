@@ -601,6 +601,9 @@ func kernels(w, g *bytes.Buffer) {
 			name := reluKernel(w, x, e)
 			d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
 			d.field(x, e, fmt.Sprintf("relu: %s,", name))
+			name = reluGradKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(dst, y, gr *%s, n int)", e.goType))
+			d.field(x, e, fmt.Sprintf("reluGrad: %s,", name))
 			name = sqrtKernel(w, x, e)
 			d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
 			d.field(x, e, fmt.Sprintf("sqrt: %s,", name))
@@ -771,6 +774,52 @@ func reluKernel(w *bytes.Buffer, x isa, e elem) string {
 		p(w, "%s (SI), X0", smov)
 		p(w, "VCMP%s $0x16, X14, X0, X4", e.scalar)
 		p(w, "VANDP%s X0, X4, X4", e.suffix[1:])
+		p(w, "%s X4, (DI)", smov)
+	})
+	return name
+}
+
+// reluGradKernel writes dst[i] = gr[i] where y[i] > 0 (false on a NaN),
+// and +0 elsewhere: a compare with the predicate GT_OQ, then a load of gr
+// under the result (AVX-512) or an and with it (AVX2), so gr's bits are
+// copied. Registers: DI dst, SI y, DX gr, reg 14 zero.
+func reluGradKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "reluGrad" + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, y, gr *%s, n int)\n", name, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-32\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ y+8(FP), SI")
+	p(w, "MOVQ gr+16(FP), DX")
+	p(w, "MOVQ n+24(FP), CX")
+	if x.bytes == 64 {
+		p(w, "VPXORD Z14, Z14, Z14")
+	} else {
+		p(w, "VXORPS Y14, Y14, Y14")
+	}
+	mov := "VMOVUP" + e.suffix[1:]
+	dst, ys, gs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{dst, ys, gs}, func(i int, mask string) {
+		k := i * lanes
+		// Lanes past the tail load y as zero, so their compare is false.
+		load(w, mov, mem(ys, k), mask, r(i))
+		if x.bytes == 64 {
+			kr := fmt.Sprintf("K%d", 2+i)
+			p(w, "VCMP%s $0x1e, Z14, %s, %s", e.suffix, r(i), kr)
+			load(w, mov, mem(gs, k), kr, r(i+4))
+		} else {
+			p(w, "VCMP%s $0x1e, Y14, %s, %s", e.suffix, r(i), r(i+4))
+			p(w, "VANDP%s %s, %s, %s", e.suffix[1:], mem(gs, k), r(i+4), r(i+4))
+		}
+		store(w, mov, r(i+4), mask, mem(dst, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (SI), X0", smov)
+		p(w, "%s (DX), X1", smov)
+		p(w, "VCMP%s $0x1e, X14, X0, X4", e.scalar)
+		p(w, "VANDP%s X1, X4, X4", e.suffix[1:])
 		p(w, "%s X4, (DI)", smov)
 	})
 	return name

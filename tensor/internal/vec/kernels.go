@@ -16,6 +16,8 @@ type kernels[T Float] struct {
 	gradS [2]func(dst, y *T, s T, n int)
 	// relu computes dst[i] = max(a[i], 0).
 	relu func(dst, a *T, n int)
+	// reluGrad computes dst[i] = y[i] > 0 ? gr[i] : +0.
+	reluGrad func(dst, y, gr *T, n int)
 	// sqrt computes dst[i] = √a[i].
 	sqrt func(dst, a *T, n int)
 	// axpby computes dst[i] = sa·a[i] + sb·b[i].
@@ -72,6 +74,16 @@ func GradMulScalar[T Float](gr Grad, dst, y []T, s T) {
 func Relu[T Float](dst, a []T) {
 	checkLen("Relu", len(dst), len(a))
 	active[T]().relu(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
+}
+
+// ReluGrad sets dst[i] = ReluGradOf(y[i], g[i]): g[i] (its bits) where
+// y[i] > 0, +0 elsewhere, a NaN y[i] included. It is the gradient of Relu
+// given its output y. The slices must have the same length; dst may be y
+// or g.
+func ReluGrad[T Float](dst, y, g []T) {
+	checkLen("ReluGrad", len(dst), len(y))
+	checkLen("ReluGrad", len(dst), len(g))
+	active[T]().reluGrad(unsafe.SliceData(dst), unsafe.SliceData(y), unsafe.SliceData(g), len(dst))
 }
 
 // Sqrt sets dst[i] = √a[i], correctly rounded: bit for bit
@@ -284,6 +296,12 @@ func goKernels[T Float]() kernels[T] {
 				d[i] = ReluOf(x)
 			}
 		},
+		reluGrad: func(dp, yp, gp *T, n int) {
+			d, y, g := unsafe.Slice(dp, n), unsafe.Slice(yp, n), unsafe.Slice(gp, n)
+			for i := range d {
+				d[i] = ReluGradOf(y[i], g[i])
+			}
+		},
 		axpby: func(dp, ap, bp *T, sa, sb T, n int) {
 			d, a, b := unsafe.Slice(dp, n), unsafe.Slice(ap, n), unsafe.Slice(bp, n)
 			for i := range d {
@@ -382,6 +400,15 @@ func goSelS[T Float](dp, ap *T, cp *bool, s T, n int, swap bool) {
 		selectScalarGo(unsafe.Slice((*uint64)(unsafe.Pointer(dp)), n), unsafe.Slice(cp, n),
 			unsafe.Slice((*uint64)(unsafe.Pointer(ap)), n), *(*uint64)(unsafe.Pointer(&s)), flip)
 	}
+}
+
+// ReluGradOf is one element of ReluGrad: g if y > 0, else +0 (for a NaN y
+// too, and whatever g is).
+func ReluGradOf[T ~float32 | ~float64](y, g T) T {
+	if y > 0 {
+		return g
+	}
+	return 0
 }
 
 // ReluOf is relu of one value: x if x > 0 or x is a NaN (same bits), else

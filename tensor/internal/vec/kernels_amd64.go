@@ -18,6 +18,9 @@ func vsTanhGradF32AVX2(dst, y *float32, s float32, n int)
 func reluF32AVX2(dst, a *float32, n int)
 
 //go:noescape
+func reluGradF32AVX2(dst, y, gr *float32, n int)
+
+//go:noescape
 func sqrtF32AVX2(dst, a *float32, n int)
 
 //go:noescape
@@ -97,6 +100,9 @@ func vsTanhGradF64AVX2(dst, y *float64, s float64, n int)
 
 //go:noescape
 func reluF64AVX2(dst, a *float64, n int)
+
+//go:noescape
+func reluGradF64AVX2(dst, y, gr *float64, n int)
 
 //go:noescape
 func sqrtF64AVX2(dst, a *float64, n int)
@@ -180,6 +186,9 @@ func vsTanhGradF32AVX512(dst, y *float32, s float32, n int)
 func reluF32AVX512(dst, a *float32, n int)
 
 //go:noescape
+func reluGradF32AVX512(dst, y, gr *float32, n int)
+
+//go:noescape
 func sqrtF32AVX512(dst, a *float32, n int)
 
 //go:noescape
@@ -261,6 +270,9 @@ func vsTanhGradF64AVX512(dst, y *float64, s float64, n int)
 func reluF64AVX512(dst, a *float64, n int)
 
 //go:noescape
+func reluGradF64AVX512(dst, y, gr *float64, n int)
+
+//go:noescape
 func sqrtF64AVX512(dst, a *float64, n int)
 
 //go:noescape
@@ -331,6 +343,7 @@ func kernelsAVX2F32() kernels[float32] {
 		grad:        [2]func(dst, y, gr *float32, n int){vvSigmoidGradF32AVX2, vvTanhGradF32AVX2},
 		gradS:       [2]func(dst, y *float32, s float32, n int){vsSigmoidGradF32AVX2, vsTanhGradF32AVX2},
 		relu:        reluF32AVX2,
+		reluGrad:    reluGradF32AVX2,
 		sqrt:        sqrtF32AVX2,
 		axpby:       axpbyF32AVX2,
 		mulAdd:      mulAddF32AVX2,
@@ -351,6 +364,7 @@ func kernelsAVX2F64() kernels[float64] {
 		grad:        [2]func(dst, y, gr *float64, n int){vvSigmoidGradF64AVX2, vvTanhGradF64AVX2},
 		gradS:       [2]func(dst, y *float64, s float64, n int){vsSigmoidGradF64AVX2, vsTanhGradF64AVX2},
 		relu:        reluF64AVX2,
+		reluGrad:    reluGradF64AVX2,
 		sqrt:        sqrtF64AVX2,
 		axpby:       axpbyF64AVX2,
 		mulAdd:      mulAddF64AVX2,
@@ -371,6 +385,7 @@ func kernelsAVX512F32() kernels[float32] {
 		grad:        [2]func(dst, y, gr *float32, n int){vvSigmoidGradF32AVX512, vvTanhGradF32AVX512},
 		gradS:       [2]func(dst, y *float32, s float32, n int){vsSigmoidGradF32AVX512, vsTanhGradF32AVX512},
 		relu:        reluF32AVX512,
+		reluGrad:    reluGradF32AVX512,
 		sqrt:        sqrtF32AVX512,
 		axpby:       axpbyF32AVX512,
 		mulAdd:      mulAddF32AVX512,
@@ -391,6 +406,7 @@ func kernelsAVX512F64() kernels[float64] {
 		grad:        [2]func(dst, y, gr *float64, n int){vvSigmoidGradF64AVX512, vvTanhGradF64AVX512},
 		gradS:       [2]func(dst, y *float64, s float64, n int){vsSigmoidGradF64AVX512, vsTanhGradF64AVX512},
 		relu:        reluF64AVX512,
+		reluGrad:    reluGradF64AVX512,
 		sqrt:        sqrtF64AVX512,
 		axpby:       axpbyF64AVX512,
 		mulAdd:      mulAddF64AVX512,

@@ -150,6 +150,76 @@ func testRelu[T Float](t *testing.T, impls []*impl[T]) {
 	}
 }
 
+func TestReluGrad(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testReluGrad(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testReluGrad(t, impls64()) })
+}
+
+// testReluGrad holds every implementation to ReluGradOf bit for bit, with
+// NaNs in y (whose gradient is +0) and in g (copied where y > 0), out of
+// place and in place over y and over g.
+func testReluGrad[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				y := withNaNs[T](r, n+off)[off:]
+				g := withNaNs[T](r, n+1)[1:]
+				check := func(what string, d []T) {
+					t.Helper()
+					for i := range d {
+						if want := ReluGradOf(y[i], g[i]); bitsOf(d[i]) != bitsOf(want) {
+							t.Fatalf("%s n=%d: element %d: y=%#x g=%#x: got %#x, want %#x", what, n, i, bitsOf(y[i]), bitsOf(g[i]), bitsOf(d[i]), bitsOf(want))
+						}
+					}
+				}
+				buf, d := fill[T](n, off)
+				im.reluGrad(ptr(d), ptr(y), ptr(g), n)
+				checkGuards(t, "reluGrad", buf, n, off)
+				check("out of place", d)
+				d = append([]T(nil), y...)
+				im.reluGrad(ptr(d), ptr(d), ptr(g), n)
+				check("in place over y", d)
+				d = append([]T(nil), g...)
+				im.reluGrad(ptr(d), ptr(y), ptr(d), n)
+				check("in place over g", d)
+			}
+		})
+	}
+}
+
+func TestReluGradOf(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testReluGradOf[float32](t) })
+	t.Run("f64", func(t *testing.T) { testReluGradOf[float64](t) })
+}
+
+func testReluGradOf[T Float](t *testing.T) {
+	nan, inf := T(math.NaN()), T(math.Inf(1))
+	negZero := T(math.Copysign(0, -1))
+	cases := []struct {
+		name    string
+		y, g, w T
+	}{
+		{"positive", 2, 3, 3},
+		{"negative", -2, 3, 0},
+		{"zero", 0, 3, 0},
+		{"negative zero", negZero, 3, 0},
+		{"NaN output", nan, 3, 0},
+		{"NaN gradient where positive", 1, nan, nan},
+		{"NaN gradient where negative", -1, nan, 0},
+		{"infinite gradient where zero", 0, inf, 0},
+		{"negative zero gradient kept", 1, negZero, negZero},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ReluGradOf(tc.y, tc.g); !same(got, tc.w) {
+				t.Fatalf("ReluGradOf(%v, %v) = %v, want %v", tc.y, tc.g, got, tc.w)
+			}
+		})
+	}
+}
+
 func TestSqrt(t *testing.T) {
 	t.Run("f32", func(t *testing.T) { testSqrt(t, impls32()) })
 	t.Run("f64", func(t *testing.T) { testSqrt(t, impls64()) })
@@ -546,6 +616,12 @@ func testKernelsAPI[T Float, U uint32 | uint64](t *testing.T) {
 	for i := range d {
 		if bitsOf(d[i]) != bitsOf(ReluOf(y[i])) {
 			t.Fatalf("Relu: element %d", i)
+		}
+	}
+	ReluGrad(d, y, g)
+	for i := range d {
+		if bitsOf(d[i]) != bitsOf(ReluGradOf(y[i], g[i])) {
+			t.Fatalf("ReluGrad: element %d", i)
 		}
 	}
 	c := make([]bool, n)
