@@ -468,6 +468,28 @@ func pointerArgs(w *bytes.Buffer, name string, e elem, args ...string) []stream 
 	return streams
 }
 
+// scalarArgs writes the head of a routine whose arguments are pointers to e
+// (ptrs, loaded as by pointerArgs), two scalars of e, broadcast into
+// registers 14 (sa) and 15 (sb) of x, and n, loaded into CX. It returns one
+// stream per pointer.
+func scalarArgs(w *bytes.Buffer, name string, x isa, e elem, ptrs []string, sa, sb string) []stream {
+	regs := []string{"DI", "SI", "DX", "R8", "R9", "R10"}
+	off := 8 * len(ptrs)
+	nOff := (off + 2*e.size + 7) &^ 7 // n follows the two scalars, 8-aligned
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(%s *%s, %s, %s %s, n int)\n", name, strings.Join(ptrs, ", "), e.goType, sa, sb, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, nOff+8)
+	streams := make([]stream, len(ptrs))
+	for i, a := range ptrs {
+		p(w, "MOVQ %s+%d(FP), %s", a, 8*i, regs[i])
+		streams[i] = stream{regs[i], e.size}
+	}
+	p(w, "VBROADCAST%s %s+%d(FP), %s14", e.scalar, sa, off, x.reg)
+	p(w, "VBROADCAST%s %s+%d(FP), %s15", e.scalar, sb, off+e.size, x.reg)
+	p(w, "MOVQ n+%d(FP), CX", nOff)
+	return streams
+}
+
 type stream struct {
 	reg  string
 	size int
@@ -861,18 +883,9 @@ func sqrtKernel(w *bytes.Buffer, x isa, e elem) string {
 func axpbyKernel(w *bytes.Buffer, x isa, e elem) string {
 	name := "axpby" + e.name + x.name
 	lanes := x.bytes / e.size
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "// func %s(dst, a, b *%s, sa, sb %s, n int)\n", name, e.goType, e.goType)
-	nOff := (24 + 2*e.size + 7) &^ 7 // n follows the two scalars, 8-aligned
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, nOff+8)
-	p(w, "MOVQ dst+0(FP), DI")
-	p(w, "MOVQ a+8(FP), SI")
-	p(w, "MOVQ b+16(FP), DX")
-	p(w, "VBROADCAST%s sa+24(FP), %s14", e.scalar, x.reg)
-	p(w, "VBROADCAST%s sb+%d(FP), %s15", e.scalar, 24+e.size, x.reg)
-	p(w, "MOVQ n+%d(FP), CX", nOff)
+	st := scalarArgs(w, name, x, e, []string{"dst", "a", "b"}, "sa", "sb")
 	mov := "VMOVUP" + e.suffix[1:]
-	dst, as, bs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}
+	dst, as, bs := st[0], st[1], st[2]
 	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
 	loops(w, name, x, lanes, []stream{dst, as, bs}, func(i int, mask string) {
 		k := i * lanes
@@ -1052,17 +1065,9 @@ func mulMulAddKernel(w *bytes.Buffer, x isa, e elem) string {
 func softmaxGradKernel(w *bytes.Buffer, x isa, e elem) string {
 	name := "softmaxGrad" + e.name + x.name
 	lanes := x.bytes / e.size
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "// func %s(gr, y *%s, dot, s %s, n int)\n", name, e.goType, e.goType)
-	nOff := (16 + 2*e.size + 7) &^ 7 // n follows the two scalars, 8-aligned
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, nOff+8)
-	p(w, "MOVQ gr+0(FP), DI")
-	p(w, "MOVQ y+8(FP), SI")
-	p(w, "VBROADCAST%s dot+16(FP), %s14", e.scalar, x.reg)
-	p(w, "VBROADCAST%s s+%d(FP), %s15", e.scalar, 16+e.size, x.reg)
-	p(w, "MOVQ n+%d(FP), CX", nOff)
+	st := scalarArgs(w, name, x, e, []string{"gr", "y"}, "dot", "s")
 	mov := "VMOVUP" + e.suffix[1:]
-	gs, ys := stream{"DI", e.size}, stream{"SI", e.size}
+	gs, ys := st[0], st[1]
 	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
 	loops(w, name, x, lanes, []stream{gs, ys}, func(i int, mask string) {
 		k := i * lanes
