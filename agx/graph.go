@@ -222,6 +222,10 @@ func (t *Tensor) accumulator() *Node {
 	return x.accum
 }
 
+// recordsNothing reports whether an op on these inputs records neither a
+// node nor a tangent: a backward that sees it may work on the data alone.
+func recordsNothing(ts ...*Tensor) bool { return !needsGrad(ts...) && !isDual(ts...) }
+
 // needsGrad reports whether an op on these inputs records a node.
 func needsGrad(ts ...*Tensor) bool {
 	for _, t := range ts {

@@ -11,7 +11,7 @@ func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 	idx := index.data
 	shape := t.data.Shape()
 	r := record("GatherBackward0", t.data.Gather(dim, idx), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		if !needsGrad(g) && !isDual(g) {
+		if recordsNothing(g) {
 			// nothing to record: add into the zeros in place, not a copy
 			return []*Tensor{wrap(tensor.Zeros(g.DType(), shape...).ScatterAddInPlace(dim, idx, g.data))}
 		}

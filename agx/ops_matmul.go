@@ -47,7 +47,7 @@ func MatMul(a, b *Tensor) *Tensor {
 	r := record("MmBackward0", out, []*Tensor{a, b}, []*Tensor{saveIf(mb.req, a), saveIf(ma.req, b)},
 		func(g *Tensor, s []*Tensor) []*Tensor {
 			mm, mt := MatMul, (*Tensor).MT
-			if !needsGrad(g, s[0], s[1]) && !isDual(g, s[0], s[1]) {
+			if recordsNothing(g, s[0], s[1]) {
 				// Nothing to record: the same products of the data,
 				// without autograd views.
 				mm, mt = matMulData, mtData

@@ -400,7 +400,7 @@ func (t *Tensor) LogSoftmax(dim int) *Tensor {
 	t.self("LogSoftmax")
 	r := record("LogSoftmaxBackward0", t.data.LogSoftmax(dim), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
-		if !needsGrad(g, y) && !isDual(g, y) {
+		if recordsNothing(g, y) {
 			// nothing to record: the same operations on the data, the
 			// product into exp's result
 			sm := y.data.Exp().MulInPlace(g.data.SumKeep(dim))

@@ -42,7 +42,7 @@ func (t *Tensor) Flatten() *Tensor {
 func (t *Tensor) Transpose(d0, d1 int) *Tensor {
 	t.self("Transpose")
 	r := record("TransposeBackward0", t.data.Transpose(d0, d1), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		if !needsGrad(g) && !isDual(g) {
+		if recordsNothing(g) {
 			return []*Tensor{wrap(g.data.Transpose(d0, d1))} // nothing to record
 		}
 		return []*Tensor{g.Transpose(d0, d1)}

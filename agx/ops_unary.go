@@ -164,7 +164,7 @@ func (t *Tensor) Sigmoid() *Tensor {
 	t.self("Sigmoid")
 	r := record("SigmoidBackward0", t.data.Sigmoid(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
-		if !needsGrad(g, y) && !isDual(g, y) {
+		if recordsNothing(g, y) {
 			// one fused pass; the same products in the same order as below
 			return []*Tensor{wrap(tensor.SigmoidGrad(g.data, y.data))}
 		}
@@ -182,7 +182,7 @@ func (t *Tensor) Tanh() *Tensor {
 	t.self("Tanh")
 	r := record("TanhBackward0", t.data.Tanh(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
-		if !needsGrad(g, y) && !isDual(g, y) {
+		if recordsNothing(g, y) {
 			return []*Tensor{wrap(tensor.TanhGrad(g.data, y.data))}
 		}
 		return []*Tensor{g.Mul(y.Mul(y).RSub(1))}
@@ -199,7 +199,7 @@ func (t *Tensor) Relu() *Tensor {
 	t.self("Relu")
 	r := record("ReluBackward0", t.data.Relu(), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
 		y := s[0]
-		if !needsGrad(g) && !isDual(g) {
+		if recordsNothing(g) {
 			// one fused pass, no mask; the same values as below
 			return []*Tensor{wrap(tensor.ReluGrad(g.data, y.data))}
 		}
