@@ -21,6 +21,13 @@
 #   except the kernel, so that nothing left over from earlier cells is
 #   running when the file appears.
 #
+# The driver is the reaper of everything the kernel starts (Linux's child
+# subreaper: a program that a cell leaves running in the background, even
+# one that detached itself, becomes the driver's child when its parent dies,
+# not init's). When the run ends, normally, by a time limit or by SIGTERM,
+# the driver kills every process below it: nothing started for a notebook
+# outlives its run.
+#
 # nbclient waits only 4 s by default for the output still on its way when the
 # kernel replies, and then goes on with a warning: on a busy machine a cell
 # that printed a lot lost its last outputs, a test cell's result among them.
@@ -202,6 +209,73 @@ def stop_all(uid):
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper():
+    """Make the driver the parent of every orphan below it. It returns
+    whether that worked (Linux only)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(root):
+    """The live processes below pid root, from /proc's parent links."""
+    children = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(int(name))
+    out, todo = [], [root]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            out.append(pid)
+            todo.append(pid)
+    return out
+
+
+def reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def kill_descendants():
+    """SIGKILL every process below the driver until none is left. Each is
+    stopped first so that it cannot fork while the others are killed; the
+    children of a killed process come to the driver and are found by the
+    next round."""
+    me = os.getpid()
+    for _ in range(200):
+        pids = descendants(me)
+        if not pids:
+            break
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+        reap()
+        time.sleep(0.005)
+    reap()
 
 
 def place_secret(path, text, uid, gid):
@@ -389,4 +463,10 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    become_subreaper()
+    try:
+        code = main()
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        kill_descendants()
+    sys.exit(code)
