@@ -295,15 +295,26 @@ func blocker(path string) string {
 	return ""
 }
 
-// write appends the mount commands to the namespace's script.
-func (p *nsPlan) write(b *strings.Builder) {
-	staged := func(k int) string { return filepath.Join(p.stage, strconv.Itoa(k)) }
+func (p *nsPlan) staged(k int) string { return filepath.Join(p.stage, strconv.Itoa(k)) }
+
+// writeStage appends the commands that give root a view of each hidden
+// directory under the stage. They come first, before the private temporary
+// directories cover /tmp: a hidden directory may lie there (a HOME made by
+// mktemp -d), and afterwards only what is bound back of /tmp is visible.
+func (p *nsPlan) writeStage(b *strings.Builder) {
 	for k, h := range p.hides {
-		fmt.Fprintf(b, "mkdir -p %s\nmount --bind %s %s\n", shQuote(staged(k)), shQuote(h.dir), shQuote(staged(k)))
+		fmt.Fprintf(b, "mkdir -p %s\nmount --bind %s %s\n", shQuote(p.staged(k)), shQuote(h.dir), shQuote(p.staged(k)))
 	}
+}
+
+// write appends the rest of the mount commands to the namespace's script:
+// each hidden directory covered, what the kernel needs bound back from the
+// stage, the module views and the build cache's overlay.
+func (p *nsPlan) write(b *strings.Builder) {
+	staged := p.staged
 	lower := p.gocache
 	for k, h := range p.hides {
-		fmt.Fprintf(b, "mount -t tmpfs -o mode=0711 agx-hidden %s\n", shQuote(h.dir))
+		fmt.Fprintf(b, "mkdir -p %s\nmount -t tmpfs -o mode=0711 agx-hidden %s\n", shQuote(h.dir), shQuote(h.dir))
 		for _, e := range h.expose {
 			rel, _ := filepath.Rel(h.dir, e)
 			src := filepath.Join(staged(k), rel)

@@ -75,11 +75,13 @@ func coveredTmpDirs() []string {
 
 // writePrivateTmp appends to the namespace's script the commands that cover
 // each directory with a tmpfs and bind keep (and $AGX_SANDBOX_WORK) back.
+// Each is bound back with what is mounted below it (--rbind): the stage of
+// the hidden directories lies in the run directory (see nsPlan.writeStage).
 // The directory as it was stays reachable through an open descriptor
 // (/proc/self/fd/3) while it is covered; mount must not canonicalize that
 // path, which would resolve to the new tmpfs.
 func writePrivateTmp(b *strings.Builder, covered, keep []string) {
-	b.WriteString("agx_keep() {\n\tmkdir -p \"$2\"\n\tmount --no-canonicalize --bind \"/proc/self/fd/3/${2#\"$1\"/}\" \"$2\"\n}\n")
+	b.WriteString("agx_keep() {\n\tmkdir -p \"$2\"\n\tmount --no-canonicalize --rbind \"/proc/self/fd/3/${2#\"$1\"/}\" \"$2\"\n}\n")
 	for _, d := range covered {
 		fmt.Fprintf(b, "exec 3<%s\n", shQuote(d))
 		fmt.Fprintf(b, "mount -t tmpfs -o mode=1777,nosuid,nodev,size=%s agx-private-tmp %s\n", privateTmpSize, shQuote(d))
