@@ -25,7 +25,9 @@ hidden tests re-inserted, deleted test cells re-added, the source's cell
 order, the student's answer cells by grade_id, outputs cleared), every test
 cell gets a fresh secret (handed to its program only while it runs), and the
 notebook runs through Jupyter with the Go kernel under time, output, memory
-and file-size limits and, where the machine allows, without network. Scores
+and file-size limits, without network, as a user of its own with a private
+/tmp (as root; see --isolation: when any of that cannot be set up, nobody
+is graded unless --isolation=best-effort asks for less by name). Scores
 come from the source's points and each test cell's one result carrying its
 secret (any other result voids the cell). GRADEBOOK_DIR gets STUDENT.json per
 student, grades.csv for the class, executed/STUDENT.ipynb, and the overrides
@@ -55,7 +57,9 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.IntVar(&opt.Limits.Procs, "procs", 2048, "process and thread limit of the kernel's user (as root, the kernel runs as a user of its own so that it binds; 0: none)")
 	fs.IntVar(&fileMiB, "file-size", 1024, "largest file a kernel process may write, in `MiB` (0: none)")
 	fs.IntVar(&outKiB, "max-output", 1024, "output kept per cell, in `KiB` (0: no cap)")
-	fs.StringVar(&opt.Limits.Network, "net", autograde.NetAuto, "network: auto (none where unshare -n works, else a warning), none (or refuse), host")
+	fs.StringVar(&opt.Limits.Network, "net", autograde.NetAuto, "network: auto or none (no network, or refuse to grade), host (the host's network)")
+	fs.StringVar(&opt.Isolation, "isolation", autograde.IsolationStrict, "strict: grade only with every measure in force, or nobody; "+
+		autograde.IsolationBestEffort+": grade with what this machine allows, and say in every entry what was missing")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, autogradeUsage)
 		fs.PrintDefaults()
@@ -79,6 +83,8 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageError{"limits must not be negative"}
 	case opt.Limits.Network != autograde.NetAuto && opt.Limits.Network != autograde.NetNone && opt.Limits.Network != autograde.NetHost:
 		return usageError{"--net must be auto, none or host"}
+	case opt.Isolation != autograde.IsolationStrict && opt.Isolation != autograde.IsolationBestEffort:
+		return usageError{"--isolation must be " + autograde.IsolationStrict + " or " + autograde.IsolationBestEffort}
 	}
 	opt.Limits.MemoryBytes = int64(memMiB) << 20
 	opt.Limits.FileBytes = int64(fileMiB) << 20

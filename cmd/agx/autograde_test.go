@@ -226,6 +226,7 @@ func TestAutogradeUsage(t *testing.T) {
 		{"no dir", []string{"autograde", "--source", "s.ipynb", "a.ipynb"}, "-o GRADEBOOK_DIR is required"},
 		{"no submissions", []string{"autograde", "--source", "s.ipynb", "-o", "x"}, "no submissions given"},
 		{"bad net", []string{"autograde", "--source", "s.ipynb", "-o", "x", "--net", "wifi", "a.ipynb"}, "--net must be"},
+		{"bad isolation", []string{"autograde", "--source", "s.ipynb", "-o", "x", "--isolation", "none", "a.ipynb"}, "--isolation must be strict or best-effort"},
 		{"feedback without -o", []string{"feedback", "gb"}, "-o DIR is required"},
 		{"feedback to a path", []string{"feedback", "gb", "-o", "fb", "--nbgrader", "../ps1"}, "--nbgrader wants an assignment name"},
 	} {

@@ -403,16 +403,29 @@ if ((!cuda)); then
   chmod 644 "$work/sub/alice.ipynb"
   chown "$NB_UID:$NB_GID" "$work/gradebook" 2>/dev/null || chmod 777 "$work/gradebook"
   grader="agx-image-test-grader-$$"
-  containers+=("$grader")
+  containers+=("$grader" "$grader-strict")
+  # The container gives no slot users and no namespaces: by default the grader
+  # refuses, grading nobody, and says why.
+  if "${docker[@]}" run --name "$grader-strict" --network none -e GOPROXY=off -e GOSUMDB=off \
+    -v "$work/sub:/home/jovyan/submissions:ro" -v "$work/gradebook:/home/jovyan/gradebook" \
+    "$grader_tag" agx autograde -j 1 --source "/opt/agx/notebooks/exercises/$exercise" \
+    -o /home/jovyan/gradebook /home/jovyan/submissions/alice.ipynb >"$work/grade-strict.log" 2>&1; then
+    fail "agx autograde graded in a container without the isolation it promises (no --isolation=best-effort)"
+  fi
+  grep -q 'grading refused' "$work/grade-strict.log" && [[ ! -e "$work/gradebook/alice.json" ]] ||
+    fail "agx autograde did not refuse clearly in the grader container: $(tail -n 5 "$work/grade-strict.log")"
+  log "without the opt-in, the grader container refuses to grade: $(grep -m1 -- '  - ' "$work/grade-strict.log")"
   t0=$SECONDS
   # GOPROXY=off: the modules are in the image's cache, and there is no network to ask.
   if ! "${docker[@]}" run --name "$grader" --network none -e GOPROXY=off -e GOSUMDB=off \
     -v "$work/sub:/home/jovyan/submissions:ro" -v "$work/gradebook:/home/jovyan/gradebook" \
-    "$grader_tag" agx autograde -j 1 --source "/opt/agx/notebooks/exercises/$exercise" \
+    "$grader_tag" agx autograde -j 1 --isolation=best-effort --source "/opt/agx/notebooks/exercises/$exercise" \
     -o /home/jovyan/gradebook /home/jovyan/submissions/alice.ipynb >"$work/grade.log" 2>&1; then
     tail -n 30 "$work/grade.log" >&2
     fail "agx autograde failed in the grader container"
   fi
+  grep -q 'weakened isolation' "$work/gradebook/grades.csv" ||
+    fail "grades.csv does not say that the grading was best-effort: $(cat "$work/gradebook/grades.csv")"
   result="$("$SYSTEM_PYTHON" - "$work/gradebook/alice.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))

@@ -477,11 +477,15 @@ func TestAttacks(t *testing.T) {
 	opt := testOptions(source, dir)
 	opt.Jobs = 2
 	opt.Log = testWriter{t}
+	reapOrphans(t)
 	sum, err := Grade(context.Background(), opt, subs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("isolation: %q", sum.Isolation)
+	if left := leftovers(); len(left) > 0 {
+		t.Errorf("processes started for the submissions are still running after grading: %v", left)
+	}
 	dropped := slices.ContainsFunc(sum.Isolation, func(s string) bool { return strings.HasPrefix(s, "the kernel runs as an unprivileged user") })
 	csv, err := os.ReadFile(filepath.Join(dir, ClassFile))
 	if err != nil {

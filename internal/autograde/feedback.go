@@ -59,6 +59,9 @@ func FeedbackHTML(e *Entry) string {
 		fmt.Fprintf(&b, "<p class=\"fail\">The notebook you submitted is not the one of this assignment, so it was not graded: %s.</p>\n", esc(e.UngradableReason))
 	}
 	fmt.Fprintf(&b, "<p><b>Total: %s / %s points</b></p>\n", formatPoints(e.Score), formatPoints(e.MaxScore))
+	if e.Run.Weakened() != "" {
+		b.WriteString("<p class=\"muted\">This notebook was graded with weaker isolation than usual (the grading machine could not set all of it up); your instructor knows.</p>\n")
+	}
 	for _, c := range e.Cells {
 		cls := "fail"
 		if c.Points >= c.MaxPoints {

@@ -66,7 +66,25 @@ type RunInfo struct {
 	CellsRun  int      `json:"cells_run"`
 	CodeCells int      `json:"code_cells"`
 	Error     string   `json:"error,omitempty"` // why the run stopped early, if it did
-	Isolation []string `json:"isolation"`       // the measures in force
+	Isolation []string `json:"isolation"`       // the measures in force, then "missing: ..." for those that were not
+	// IsolationMode is IsolationStrict, or IsolationBestEffort when a measure
+	// was missing (graded with --isolation=best-effort).
+	IsolationMode string `json:"isolation_mode,omitempty"`
+}
+
+// Weakened returns the note that the entry was graded with weaker isolation
+// than agx autograde promises, naming what was missing; "" when it was not.
+func (r RunInfo) Weakened() string {
+	if r.IsolationMode != IsolationBestEffort {
+		return ""
+	}
+	var miss []string
+	for _, m := range r.Isolation {
+		if w, ok := strings.CutPrefix(m, "missing: "); ok {
+			miss = append(miss, w)
+		}
+	}
+	return "graded with weakened isolation (--isolation=best-effort), missing: " + strings.Join(miss, "; ")
 }
 
 // Override is one line of the overrides file.
@@ -229,6 +247,9 @@ func WriteClassTable(dir string, entries []*Entry) error {
 			row = append(row, points[id])
 		}
 		var notes []string
+		if w := e.Run.Weakened(); w != "" {
+			notes = append(notes, w)
+		}
 		if e.Status != Graded && e.UngradableReason != "" {
 			notes = append(notes, e.Status+": "+firstLine(e.UngradableReason))
 		}

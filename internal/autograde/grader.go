@@ -31,8 +31,10 @@ type Options struct {
 	Timeout        time.Duration // per notebook
 	MaxOutputBytes int           // per cell
 	Limits         Limits
-	Jobs           int  // submissions graded at once (at least 1)
-	Force          bool // regrade submissions whose entry is up to date
+	// Isolation is IsolationStrict ("" too) or IsolationBestEffort.
+	Isolation string
+	Jobs      int  // submissions graded at once (at least 1)
+	Force     bool // regrade submissions whose entry is up to date
 	// Log receives the progress display (one line per event); nil for none.
 	Log io.Writer
 	// NewNonce makes the nonces; nbgrader.NewNonce when nil.
@@ -181,8 +183,9 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 		if err := ensureKernelModules(ctx, opt.Python, opt.Kernel, logf); err != nil {
 			return nil, err
 		}
-		sb, infraErr = newSandbox(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs)
-		if sb == nil && opt.Limits.Network == NetNone && infraErr != nil {
+		sb, infraErr = newSandbox(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs, opt.Isolation)
+		var isoErr *IsolationError
+		if sb == nil && (opt.Limits.Network == NetNone || errors.As(infraErr, &isoErr)) {
 			return nil, infraErr
 		}
 	}
@@ -392,6 +395,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		return g.ungradable(e, g.infraErr.Error()), false
 	}
 	e.Run.Isolation = g.sb.isolation()
+	e.Run.IsolationMode = g.sb.mode()
 
 	work, err := os.MkdirTemp("", "agx-grade-"+s.Student+"-")
 	if err != nil {

@@ -18,6 +18,39 @@ const (
 	NetHost = "host" // the host's network
 )
 
+// Isolation modes (Options.Isolation).
+const (
+	// IsolationStrict grades only with every measure in force: as root, each
+	// kernel runs as a slot user of its own, in a mount namespace with
+	// private temporary directories and (unless --net host) without network,
+	// under the resource limits. When one cannot be set up, nobody is graded.
+	IsolationStrict = "strict"
+	// IsolationBestEffort grades with what this machine allows; every entry,
+	// grades.csv and each feedback page say what was missing.
+	IsolationBestEffort = "best-effort"
+)
+
+// IsolationError is why grading was refused: the measures that cannot be
+// set up here, each with its reason and fix.
+type IsolationError struct {
+	Missing []string // what is missing, and why
+	Fixes   []string // how to put it in force, one per Missing
+}
+
+func (e *IsolationError) Error() string {
+	var b strings.Builder
+	b.WriteString("grading refused: the isolation it promises cannot be set up here, and nobody was graded:")
+	for i, m := range e.Missing {
+		fmt.Fprintf(&b, "\n  - %s", m)
+		if e.Fixes[i] != "" {
+			fmt.Fprintf(&b, "\n    fix: %s", e.Fixes[i])
+		}
+	}
+	b.WriteString("\nTo grade with weaker isolation anyway, ask for it by name: --isolation=" + IsolationBestEffort +
+		" (every gradebook entry, grades.csv and the feedback then say what was missing).")
+	return b.String()
+}
+
 // Limits bound what a submission's kernel may use. They apply to the kernel
 // process and everything it starts (go build, each cell's program), each
 // process on its own (rlimits are per process, except the process count,
@@ -39,6 +72,7 @@ type sandbox struct {
 	wrap      []string // command prefix of the driver
 	measures  []string // what is in force, for the gradebook
 	warnings  []string // what could not be put in force
+	fixes     []string // how to put each warning's measure in force
 	drop      *dropper // the slot users when the kernel runs unprivileged; nil otherwise
 	cleanupTo string
 }
@@ -53,10 +87,21 @@ type kernelSpec struct {
 	Metadata      json.RawMessage   `json:"metadata,omitempty"`
 }
 
+// fixNamespaces is how to allow the mount and network namespaces.
+const fixNamespaces = "run agx autograde as root on the host (sudo), or in a container started with " +
+	"--cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined"
+
+// missing records a measure that cannot be put in force: what and why, and the fix.
+func (sb *sandbox) missing(what, fix string) {
+	sb.warnings = append(sb.warnings, what)
+	sb.fixes = append(sb.fixes, fix)
+}
+
 // newSandbox writes the wrapping kernelspec for kernel into a temporary
 // directory and works out the isolation this machine allows. jobs is the
-// number of kernels run at once.
-func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int) (*sandbox, error) {
+// number of kernels run at once. In IsolationStrict mode (mode "" too) it
+// returns an *IsolationError when a measure cannot be set up.
+func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int, mode string) (*sandbox, error) {
 	spec, err := readKernelSpec(ctx, python, kernel)
 	if err != nil {
 		return nil, err
@@ -80,8 +125,12 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 		var why string
 		sb.drop, plan, why = prepareDrop(ctx, dir, &spec, max(jobs, 1))
 		if sb.drop == nil {
-			sb.warnings = append(sb.warnings, "the kernel runs as root: "+why)
+			sb.missing("the kernel runs as root, not as a slot user of its own: "+why, "see the reason; docs/grading.md lists what grading as root needs")
 		}
+	} else {
+		sb.missing(fmt.Sprintf("the kernel runs as your own user (uid %d), not as a slot user of its own: it could read your files and "+
+			"the other submissions, and nothing gives it a private /tmp or kills what it leaves running between submissions", os.Geteuid()),
+			"run agx autograde as root (sudo): each kernel then runs as a user of its own")
 	}
 
 	// The driver's namespaces: no network unless --net host, and the bind
@@ -104,7 +153,7 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 		if wrap == nil && plan != nil {
 			sb.drop.close()
 			sb.drop, plan = nil, nil
-			sb.warnings = append(sb.warnings, "the kernel runs as root: cannot bind-mount what it needs into a mount namespace ("+why+")")
+			sb.missing("the kernel runs as root, not as a slot user of its own: cannot bind-mount what it needs into a mount namespace ("+why+")", fixNamespaces)
 			spec = orig
 			if net {
 				wrap, why = nsWrap(ctx, dir, net, nil, nil, nil)
@@ -121,7 +170,7 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 	if lim.MemoryBytes > 0 || lim.Procs > 0 || lim.FileBytes > 0 {
 		prlimit, err := exec.LookPath("prlimit")
 		if err != nil {
-			sb.warnings = append(sb.warnings, "no resource limits: prlimit (util-linux) is not installed")
+			sb.missing("no resource limits: prlimit is not installed", "install util-linux")
 		} else {
 			prefix = []string{prlimit, "--core=0"}
 			if lim.MemoryBytes > 0 {
@@ -135,7 +184,7 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 			if lim.Procs > 0 {
 				prefix = append(prefix, "--nproc="+strconv.Itoa(lim.Procs))
 				if os.Geteuid() == 0 && sb.drop == nil {
-					sb.warnings = append(sb.warnings, "the process limit does not bind: the kernel runs as root, which RLIMIT_NPROC exempts (run agx autograde as an unprivileged user)")
+					sb.missing("the process limit does not bind: the kernel runs as root, which RLIMIT_NPROC exempts", "let the kernel run as a slot user (the first missing measure)")
 				} else {
 					sb.measures = append(sb.measures, fmt.Sprintf("%d processes and threads for the kernel's user (prlimit --nproc)", lim.Procs))
 				}
@@ -192,7 +241,10 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 	case lim.Network == NetNone:
 		return nil, fmt.Errorf("--net none: cannot make a network namespace: %s", why)
 	default:
-		sb.warnings = append(sb.warnings, "the network is NOT isolated: "+why)
+		sb.missing("the network is NOT isolated: "+why, fixNamespaces+"; or grade with --net host if the kernel may use the network")
+	}
+	if len(sb.warnings) > 0 && mode != IsolationBestEffort {
+		return nil, &IsolationError{Missing: sb.warnings, Fixes: sb.fixes}
 	}
 	ok = true
 	return sb, nil
@@ -301,6 +353,15 @@ func (sb *sandbox) cleanup() {
 	os.RemoveAll(sb.cleanupTo)
 }
 
+// mode is the isolation mode the run graded in: IsolationBestEffort when a
+// measure was missing (newSandbox refuses that in strict mode).
+func (sb *sandbox) mode() string {
+	if len(sb.warnings) > 0 {
+		return IsolationBestEffort
+	}
+	return IsolationStrict
+}
+
 // isolation lists the measures and the missing ones, for the gradebook.
 func (sb *sandbox) isolation() []string {
 	out := append([]string{}, sb.measures...)
@@ -333,6 +394,7 @@ func nsWrap(ctx context.Context, dir string, net bool, plan *nsPlan, probeEnv, k
 	}
 	if plan != nil {
 		args = append(args, "-m", "--propagation", "private")
+		plan.writeStage(&script)
 		writePrivateTmp(&script, coveredTmpDirs(), keep)
 		plan.write(&script)
 	}

@@ -137,7 +137,7 @@ func TestSandboxGoOffline(t *testing.T) {
 	needKernel(t)
 	for _, net := range []string{NetAuto, NetHost} {
 		t.Run(net, func(t *testing.T) {
-			sb, err := newSandbox(context.Background(), jupyter.DefaultPython, testKernel(), Limits{Network: net}, 1)
+			sb, err := newSandbox(context.Background(), jupyter.DefaultPython, testKernel(), Limits{Network: net}, 1, IsolationBestEffort)
 			if err != nil {
 				t.Fatal(err)
 			}

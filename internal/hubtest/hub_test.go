@@ -247,7 +247,18 @@ func TestHub(t *testing.T) {
 	courseDir := filepath.Dir(source)
 	jenv := []string{"JUPYTER_PATH=" + filepath.Join(h.dir, "jupyter")}
 	t.Logf("agx collect: %s", h.as(teacher, courseDir, nil, h.agx(), "collect", assignment))
-	t.Logf("agx autograde: %s", h.as(teacher, courseDir, jenv, h.agx(), "autograde", "--source", "gelu.ipynb",
+	// The instructor is not root: no slot users, no namespaces. Grading
+	// refuses unless the weaker isolation is asked for by name, and then
+	// every entry says so (checkGradebook).
+	out, err := h.asErr(teacher, courseDir, jenv, h.agx(), "autograde", "--source", "gelu.ipynb",
+		"-o", "gradebook", "--assignment", assignment, "submitted")
+	if err == nil || !strings.Contains(out, "grading refused") {
+		t.Errorf("agx autograde as the instructor, without --isolation=best-effort: %v, %s; want it refused", err, tail(out, 2000))
+	}
+	if _, err := os.Stat(filepath.Join(courseDir, "gradebook", autograde.ClassFile)); err == nil {
+		t.Error("the refused agx autograde wrote a class table")
+	}
+	t.Logf("agx autograde: %s", h.as(teacher, courseDir, jenv, h.agx(), "autograde", "--isolation=best-effort", "--source", "gelu.ipynb",
 		"-o", "gradebook", "--assignment", assignment, "submitted"))
 	gradeTime := time.Since(step)
 	h.as(teacher, courseDir, nil, h.agx(), "feedback", "-o", "feedback", "--nbgrader", assignment, "gradebook")
@@ -598,6 +609,9 @@ func (h *hub) checkGradebook(dir string) {
 		}
 		if e.MaxScore != 7 {
 			h.t.Errorf("gradebook: %s has maximum %v, want 7", e.Student, e.MaxScore)
+		}
+		if !strings.Contains(e.Run.Weakened(), "not as a slot user") {
+			h.t.Errorf("gradebook: %s does not say it was graded with weakened isolation: %q", e.Student, e.Run.Weakened())
 		}
 		got[e.Student] = e.Score
 	}
