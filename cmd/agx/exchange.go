@@ -278,7 +278,8 @@ collection; writes DIR/collect-ASSIGNMENT.csv (student, timestamp, deadline,
 late, late_seconds, submissions, files, note). A submission counts only when
 it and its files belong to the student, it is complete and every checksum
 matches; its time is the recorded one unless its files changed later (then
-that change's time). --deadline overrides the release's. Then grade with
+that change's time). --deadline overrides the release's and is recorded
+in the release, so that students' submit and status use it. Then grade with
 agx autograde --assignment ASSIGNMENT ... DIR.
 `
 
@@ -307,6 +308,9 @@ func collectCommand(_ context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if err != nil {
 		return err
+	}
+	if r.Moved {
+		fmt.Fprintf(stdout, "deadline of %s set to %s in the release (students' submit and status use it)\n", a, r.Deadline.Format(time.RFC3339))
 	}
 	if len(r.Students) == 0 {
 		fmt.Fprintf(stdout, "no submissions of %s yet\n", a)

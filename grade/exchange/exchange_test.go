@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -597,5 +598,77 @@ func TestPrivateDirs(t *testing.T) {
 	}
 	if _, err := x.Return("ps1", shared); err == nil || !strings.Contains(err.Error(), "others cannot write") {
 		t.Errorf("return from a directory others can write: %v", err)
+	}
+}
+
+// TestCollectCSVCells: names a student chooses go into collect's CSV, which
+// instructors open in a spreadsheet. A cell starting with = + - @, a tab or
+// a carriage return would be a formula there; the files column must tell
+// "a b.ipynb" from "a.ipynb" and "b.ipynb".
+func TestCollectCSVCells(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(ws, "ps1", "a.ipynb"))
+	for _, n := range []string{"=HYPERLINK(1).ipynb", "a b.ipynb"} {
+		os.WriteFile(filepath.Join(ws, "ps1", n), []byte("{}"), 0o644)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "submitted")
+	r, err := x.Collect("ps1", out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(r.CSV)
+	rows, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("csv %q: %v", b, err)
+	}
+	if got := rows[1][6]; got != `'["=HYPERLINK(1).ipynb","a b.ipynb"]` && got != `["=HYPERLINK(1).ipynb","a b.ipynb"]` {
+		t.Errorf("files cell %q", got)
+	}
+	for _, row := range rows {
+		for _, cell := range row {
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Errorf("cell %q would be a formula", cell)
+			}
+		}
+	}
+	if got := csvCell("=1+1"); got != "'=1+1" {
+		t.Errorf("csvCell(=1+1) = %q", got)
+	}
+}
+
+// TestCollectDeadlineRecorded: submit says "on time" by the release's
+// deadline; a collect --deadline that moves it is recorded in the release,
+// so that what students see (submit, status) agrees with what collect rules.
+func TestCollectDeadlineRecorded(t *testing.T) {
+	later := time.Now().Add(time.Hour)
+	x, ws := newCourse(t, &later)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := x.Submit(ws, "ps1")
+	if err != nil || s.Late {
+		t.Fatalf("submit: %+v %v", s, err)
+	}
+	earlier := s.Time.Add(-time.Minute).Truncate(time.Second)
+	r, err := x.Collect("ps1", filepath.Join(t.TempDir(), "submitted"), &earlier)
+	if err != nil || len(r.Students) != 1 || !r.Students[0].Late {
+		t.Fatalf("collect: %+v %v", r, err)
+	}
+	rel, err := x.ReadRelease("ps1")
+	if err != nil || rel.Deadline == nil || !rel.Deadline.Equal(earlier) {
+		t.Errorf("the release's deadline after collect --deadline: %v %v, want %v", rel.Deadline, err, earlier)
+	}
+	s, err = x.Submit(ws, "ps1")
+	if err != nil || !s.Late || !strings.Contains(strings.Join(s.Lines(), "\n"), "LATE") {
+		t.Errorf("submit after collect --deadline: %+v %v", s, err)
+	}
+	if st, err := x.Status(ws, "ps1"); err != nil || !st.LastLate {
+		t.Errorf("status after collect --deadline: %+v %v", st, err)
 	}
 }

@@ -278,6 +278,7 @@ type Collected struct {
 // CollectResult is what Collect did.
 type CollectResult struct {
 	Deadline *time.Time
+	Moved    bool // the deadline was given to Collect and is now the release's
 	Students []Collected
 	Problems []string // entries ignored, with why
 	CSV      string   // the path of the class table
@@ -286,7 +287,8 @@ type CollectResult struct {
 // Collect copies the latest valid submission of every student into
 // nbgrader's layout, out/STUDENT/ASSIGNMENT/, with timestamp.txt and, for a
 // late one, late.txt, and writes out/collect-ASSIGNMENT.csv. deadline
-// overrides the release's. A submission counts when its directory and files
+// overrides the release's, and is recorded in the release (Moved) so that
+// students see it. A submission counts when its directory and files
 // are owned by the student whose directory holds it, it is complete (its
 // record written last) and every checksum matches; the latest counts. Its
 // time is the recorded one unless a file changed more than TimeTolerance
@@ -303,6 +305,8 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	if rel, err := x.ReadRelease(assignment); err == nil {
 		if res.Deadline == nil {
 			res.Deadline = rel.Deadline
+		} else if err := x.moveDeadline(rel, res); err != nil {
+			return nil, err
 		}
 	} else if !errors.Is(err, ErrNotReleased) {
 		return nil, err
@@ -354,6 +358,18 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	sort.Slice(res.Students, func(i, j int) bool { return res.Students[i].Student < res.Students[j].Student })
 	res.CSV = filepath.Join(out, "collect-"+assignment+".csv")
 	return res, writeCollectCSV(res.CSV, res)
+}
+
+// moveDeadline records res.Deadline, which collect --deadline chose, in
+// the release when it differs from the release's: students' submit and
+// status then say what collect rules.
+func (x Exchange) moveDeadline(rel *Release, res *CollectResult) error {
+	if rel.Deadline != nil && rel.Deadline.Equal(*res.Deadline) {
+		return nil
+	}
+	res.Moved, rel.Deadline = true, res.Deadline
+	err := writeAtomic(x.outbound(rel.Assignment, ReleaseFile), marshal(rel), 0o664)
+	return permission(err, "collect --deadline records the deadline in the release: collect as an instructor (the exchange's group) or root")
 }
 
 type collected struct {
@@ -532,11 +548,26 @@ func writeCollectCSV(path string, res *CollectResult) error {
 		if c.Late {
 			lateSec = strconv.FormatFloat(c.LateBy.Seconds(), 'f', 0, 64)
 		}
-		_ = w.Write([]string{c.Student, c.Time.UTC().Format(time.RFC3339Nano), deadline, strconv.FormatBool(c.Late), lateSec,
-			strconv.Itoa(c.Submissions), strings.Join(c.Files, " "), c.Note})
+		files, _ := json.Marshal(c.Files)
+		row := []string{c.Student, c.Time.UTC().Format(time.RFC3339Nano), deadline, strconv.FormatBool(c.Late), lateSec,
+			strconv.Itoa(c.Submissions), string(files), c.Note}
+		for i := range row {
+			row[i] = csvCell(row[i])
+		}
+		_ = w.Write(row)
 	}
 	w.Flush()
 	return writeAtomic(path, []byte(b.String()), 0o640)
+}
+
+// csvCell neutralises a cell that a spreadsheet would take for a formula
+// (one starting with = + - @, a tab or a carriage return) by prefixing it
+// with ', as OWASP advises for CSV injection.
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // privateDir checks that dir, which collect writes into or return reads
