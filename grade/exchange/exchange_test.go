@@ -672,3 +672,64 @@ func TestCollectDeadlineRecorded(t *testing.T) {
 		t.Errorf("status after collect --deadline: %+v %v", st, err)
 	}
 }
+
+// TestBrokenAfterDeadline: a student who submitted twice before the
+// deadline breaks the later submission after it (a byte appended, its
+// record removed, its files made unreadable) so that the earlier one would
+// count, on time. The earlier one counts, but as submitted when the later
+// one was broken: late, with a note and a problem naming it.
+func TestBrokenAfterDeadline(t *testing.T) {
+	me, _ := CurrentUser()
+	breaks := []struct {
+		name  string
+		spoil func(dir string) error
+	}{
+		{"byte appended", func(dir string) error {
+			f, err := os.OpenFile(filepath.Join(dir, "a.ipynb"), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				return err
+			}
+			f.Write([]byte(" "))
+			return f.Close()
+		}},
+		{"record removed", func(dir string) error { return os.Remove(filepath.Join(dir, SubmissionFile)) }},
+		{"record made a directory", func(dir string) error {
+			os.Remove(filepath.Join(dir, SubmissionFile))
+			return os.Mkdir(filepath.Join(dir, SubmissionFile), 0o700)
+		}},
+	}
+	xs := make([]Exchange, len(breaks))
+	for i := range breaks {
+		x, ws := newCourse(t, nil)
+		if _, err := x.Fetch(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{`{"v":1}`, `{"v":2}`} {
+			os.WriteFile(filepath.Join(ws, "ps1", "a.ipynb"), []byte(v), 0o644)
+			if _, err := x.Submit(ws, "ps1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		xs[i] = x
+	}
+	time.Sleep(TimeTolerance + 100*time.Millisecond)
+	deadline := time.Now()
+	time.Sleep(10 * time.Millisecond)
+	for i, b := range breaks {
+		t.Run(b.name, func(t *testing.T) {
+			x := xs[i]
+			stamps, _ := filepath.Glob(filepath.Join(x.inbound(me.Name, "ps1"), "2*"))
+			if err := b.spoil(stamps[len(stamps)-1]); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "submitted")
+			r, err := x.Collect("ps1", out, &deadline)
+			if err != nil || len(r.Students) != 1 || len(r.Problems) != 1 {
+				t.Fatalf("collect: %+v %v", r, err)
+			}
+			if s := r.Students[0]; !s.Late || !strings.Contains(s.Note, "not valid") {
+				t.Errorf("the earlier submission counts on time once the later one is broken after the deadline: %+v", s)
+			}
+		})
+	}
+}

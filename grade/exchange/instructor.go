@@ -405,32 +405,71 @@ func (x Exchange) latest(student string, uid uint32, assignment string) (*collec
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(stamps)))
 	var probs []string
+	var broken time.Time // the last change of the later submissions passed over
+	brokenDir := ""
 	for _, s := range stamps {
-		if !printable(s) {
-			probs = append(probs, fmt.Sprintf("%s: %s: a name with control characters is no submission of agx: not counted", student, shown(filepath.Join(base, s))))
-			continue
+		dir := filepath.Join(base, s)
+		c, err := (*collected)(nil), fmt.Errorf("%s: a name with control characters is no submission of agx", shown(dir))
+		if printable(s) {
+			c, err = readSubmission(dir, student, uid)
 		}
-		c, err := readSubmission(filepath.Join(base, s), student, uid)
 		if err != nil {
 			probs = append(probs, fmt.Sprintf("%s: %v: not counted", student, err))
+			if d := lastChange(dir); d.After(broken) {
+				broken, brokenDir = d, shown(dir)
+			}
 			continue
 		}
 		c.Submissions = len(stamps)
+		// A later submission that is not valid may have been the latest
+		// at the deadline, broken after it (a byte appended, a record
+		// removed) so that this one counts: its last change counts.
+		c.delay(broken, fmt.Sprintf("a later submission, %s, is not valid and changed at %s: that change counts", brokenDir, formatTime(broken)))
 		// Removing a later submission, or renaming a directory of
 		// submissions prepared under another name into place, changes
 		// base (its ctime) but not the submissions left: that change
 		// counts, so that nobody chooses among earlier submissions after
 		// the deadline by deleting the others.
-		if d := ctime(bst); d.After(c.Time.Add(TimeTolerance)) {
-			note := fmt.Sprintf("submitted at %s, but %s changed at %s, after it (a later submission removed, or the directory renamed into place): the change counts", formatTime(c.Time), base, formatTime(d))
-			if c.Note != "" {
-				note = c.Note + "; " + note
-			}
-			c.Time, c.sub.Time, c.Note = d, d, note
-		}
+		d := ctime(bst)
+		c.delay(d, fmt.Sprintf("%s changed at %s, after it (a later submission removed, or the directory renamed into place): the change counts", base, formatTime(d)))
 		return c, probs, nil
 	}
 	return nil, probs, nil
+}
+
+// delay makes t the submission's time when it is later than its own by more
+// than TimeTolerance, and notes why.
+func (c *collected) delay(t time.Time, why string) {
+	if !t.After(c.Time.Add(TimeTolerance)) {
+		return
+	}
+	note := fmt.Sprintf("submitted at %s, but %s", formatTime(c.Time), why)
+	if c.Note != "" {
+		note = c.Note + "; " + note
+	}
+	c.Time, c.sub.Time, c.Note = t, t, note
+}
+
+// lastChange is the latest change time (ctime) of dir and of the entries
+// in it that can be looked at (at most MaxSubmissionFiles of them).
+func lastChange(dir string) time.Time {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return time.Time{}
+	}
+	t := ctime(st)
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|noFollow, 0)
+	if err != nil {
+		return t
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(MaxSubmissionFiles)
+	for _, n := range names {
+		if st, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			t = later(t, ctime(st))
+		}
+	}
+	return t
 }
 
 // readSubmission reads and verifies one submission directory.
