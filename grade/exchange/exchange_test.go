@@ -607,12 +607,12 @@ func TestPrivateDirs(t *testing.T) {
 // "a b.ipynb" from "a.ipynb" and "b.ipynb".
 func TestCollectCSVCells(t *testing.T) {
 	x, ws := newCourse(t, nil)
-	if _, err := x.Fetch(ws, "ps1"); err != nil {
+	files := map[string][]byte{"=HYPERLINK(1).ipynb": []byte("{}"), "a b.ipynb": []byte("{}")}
+	if _, err := x.Release("ps1", files, nil); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(ws, "ps1", "a.ipynb"))
-	for _, n := range []string{"=HYPERLINK(1).ipynb", "a b.ipynb"} {
-		os.WriteFile(filepath.Join(ws, "ps1", n), []byte("{}"), 0o644)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := x.Submit(ws, "ps1"); err != nil {
 		t.Fatal(err)
@@ -731,5 +731,57 @@ func TestBrokenAfterDeadline(t *testing.T) {
 				t.Errorf("the earlier submission counts on time once the later one is broken after the deadline: %+v", s)
 			}
 		})
+	}
+}
+
+// readBytes is what the process has read so far (rchar of /proc/self/io).
+func readBytes(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	var n int64
+	fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "rchar: %d", &n)
+	return n
+}
+
+// TestCollectCost: junk a student makes for free costs collect little.
+// Sparse files (no disk for the student) listed in hand-made submissions
+// are not read; neither is a notebook the release did not name; thousands
+// of junk entries are reported in a few lines.
+func TestCollectCost(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	sparse := func(p string) error {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Truncate(63 << 20)
+	}
+	zeros := Sum(make([]byte, 63<<20))
+	for i := 0; i < 6; i++ {
+		plant(t, x, fmt.Sprintf("9999010%dT000000.000000000Z", i), map[string]func(string) error{"a.ipynb": sparse}, map[string]string{"a.ipynb": zeros + "0"})
+		plant(t, x, fmt.Sprintf("9999020%dT000000.000000000Z", i), map[string]func(string) error{"other.ipynb": sparse}, map[string]string{"other.ipynb": zeros + "0"})
+	}
+	me, _ := CurrentUser()
+	for i := 0; i < 1000; i++ {
+		os.Mkdir(x.inbound(me.Name, "ps1", fmt.Sprintf("9999030%04dT000000.000000000Z", i)), 0o750)
+		os.WriteFile(x.inbound(fmt.Sprintf("junk%04d", i)), nil, 0o644)
+	}
+	before := readBytes(t)
+	r := collectWithin(t, x, filepath.Join(t.TempDir(), "submitted"), 60*time.Second)
+	if read := readBytes(t) - before; read > 8<<20 {
+		t.Errorf("collect read %d MiB", read>>20)
+	}
+	if len(r.Students) != 1 || len(r.Problems) > 20 {
+		t.Errorf("collect: %d students, %d problems, want 1 and a summary:\n%s", len(r.Students), len(r.Problems), strings.Join(r.Problems, "\n"))
 	}
 }

@@ -302,7 +302,9 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 		return nil, err
 	}
 	res := &CollectResult{Deadline: deadline}
+	var released map[string]bool // nil: every notebook
 	if rel, err := x.ReadRelease(assignment); err == nil {
+		released = releasedNotebooks(rel)
 		if res.Deadline == nil {
 			res.Deadline = rel.Deadline
 		} else if err := x.moveDeadline(rel, res); err != nil {
@@ -321,27 +323,11 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	if err := privateDir(out, "collect into"); err != nil {
 		return nil, err
 	}
+	var probs problemList
 	for _, e := range ents {
-		name := e.Name()
-		path := x.inbound(name)
-		st, err := os.Lstat(path)
+		c, err := x.collectOne(e.Name(), assignment, released, &probs)
 		if err != nil {
-			res.Problems = append(res.Problems, shown(err.Error()))
-			continue
-		}
-		owner := statT(st).Uid
-		switch {
-		case !st.IsDir():
-			res.Problems = append(res.Problems, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", shown(path), userName(owner)))
-			continue
-		case userName(owner) != name:
-			res.Problems = append(res.Problems, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", shown(path), userName(owner), shown(name), shown(path)))
-			continue
-		}
-		c, probs, err := x.latest(name, owner, assignment)
-		res.Problems = append(res.Problems, probs...)
-		if err != nil {
-			res.Problems = append(res.Problems, err.Error())
+			probs.add(e.Name(), err.Error())
 			continue
 		}
 		if c == nil {
@@ -351,13 +337,84 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 			c.Late, c.LateBy = true, c.sub.Time.Sub(*res.Deadline)
 		}
 		if err := writeCollected(out, assignment, c); err != nil {
+			res.Problems = probs.list()
 			return res, err
 		}
 		res.Students = append(res.Students, c.Collected)
 	}
+	res.Problems = probs.list()
 	sort.Slice(res.Students, func(i, j int) bool { return res.Students[i].Student < res.Students[j].Student })
 	res.CSV = filepath.Join(out, "collect-"+assignment+".csv")
 	return res, writeCollectCSV(res.CSV, res)
+}
+
+// collectOne checks the entry name of inbound/ and returns the student's
+// latest valid submission; nil when there is none.
+func (x Exchange) collectOne(name, assignment string, released map[string]bool, probs *problemList) (*collected, error) {
+	path := x.inbound(name)
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, errors.New(shown(err.Error()))
+	}
+	owner := statT(st).Uid
+	junk := "entries of inbound/ made by " + userName(owner)
+	switch {
+	case !st.IsDir():
+		probs.add(junk, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", shown(path), userName(owner)))
+		return nil, nil
+	case userName(owner) != name:
+		probs.add(junk, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", shown(path), userName(owner), shown(name), shown(path)))
+		return nil, nil
+	}
+	r := &subReader{student: name, uid: owner, released: released, budget: readBudget}
+	return x.latest(r, assignment, probs)
+}
+
+// releasedNotebooks is the set of notebooks the release names; nil when it
+// names none.
+func releasedNotebooks(rel *Release) map[string]bool {
+	var m map[string]bool
+	for n := range rel.Files {
+		if strings.HasSuffix(n, ".ipynb") {
+			if m == nil {
+				m = map[string]bool{}
+			}
+			m[n] = true
+		}
+	}
+	return m
+}
+
+// problemList keeps problems, at most maxShown of each key (a student, the
+// junk of one user), and counts the others.
+type problemList struct {
+	lines []string
+	n     map[string]int
+	over  []string // keys with more than maxShown, in order
+}
+
+const maxShown = 5
+
+func (p *problemList) add(key, line string) {
+	if p.n == nil {
+		p.n = map[string]int{}
+	}
+	p.n[key]++
+	switch {
+	case p.n[key] <= maxShown:
+		p.lines = append(p.lines, line)
+	case p.n[key] == maxShown+1:
+		p.over = append(p.over, key)
+	}
+}
+
+// list returns the problems shown and, for each key with more, a summary.
+func (p *problemList) list() []string {
+	l := p.lines
+	for _, k := range p.over {
+		l = append(l, fmt.Sprintf("%s: %d more problems like these, not shown", shown(k), p.n[k]-maxShown))
+	}
+	return l
 }
 
 // moveDeadline records res.Deadline, which collect --deadline chose, in
@@ -381,21 +438,21 @@ type collected struct {
 
 // latest finds the student's latest valid submission of assignment; nil
 // when there is none.
-func (x Exchange) latest(student string, uid uint32, assignment string) (*collected, []string, error) {
-	base := x.inbound(student, assignment)
+func (x Exchange) latest(r *subReader, assignment string, probs *problemList) (*collected, error) {
+	base := x.inbound(r.student, assignment)
 	bst, err := os.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, permission(err, "cannot read "+base)
+		return nil, permission(err, "cannot read "+base)
 	}
-	if !bst.IsDir() || statT(bst).Uid != uid {
-		return nil, nil, fmt.Errorf("%s is not a directory of %s (agx makes it one): nothing in it counted", base, student)
+	if !bst.IsDir() || statT(bst).Uid != r.uid {
+		return nil, fmt.Errorf("%s is not a directory of %s (agx makes it one): nothing in it counted", base, r.student)
 	}
 	ents, err := os.ReadDir(base)
 	if err != nil {
-		return nil, nil, permission(err, "cannot read "+base)
+		return nil, permission(err, "cannot read "+base)
 	}
 	var stamps []string
 	for _, e := range ents {
@@ -404,17 +461,16 @@ func (x Exchange) latest(student string, uid uint32, assignment string) (*collec
 		}
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(stamps)))
-	var probs []string
 	var broken time.Time // the last change of the later submissions passed over
 	brokenDir := ""
 	for _, s := range stamps {
 		dir := filepath.Join(base, s)
 		c, err := (*collected)(nil), fmt.Errorf("%s: a name with control characters is no submission of agx", shown(dir))
 		if printable(s) {
-			c, err = readSubmission(dir, student, uid)
+			c, err = r.readSubmission(dir)
 		}
 		if err != nil {
-			probs = append(probs, fmt.Sprintf("%s: %v: not counted", student, err))
+			probs.add(r.student, fmt.Sprintf("%s: %v: not counted", r.student, err))
 			if d := lastChange(dir); d.After(broken) {
 				broken, brokenDir = d, shown(dir)
 			}
@@ -432,9 +488,9 @@ func (x Exchange) latest(student string, uid uint32, assignment string) (*collec
 		// the deadline by deleting the others.
 		d := ctime(bst)
 		c.delay(d, fmt.Sprintf("%s changed at %s, after it (a later submission removed, or the directory renamed into place): the change counts", base, formatTime(d)))
-		return c, probs, nil
+		return c, nil
 	}
-	return nil, probs, nil
+	return nil, nil
 }
 
 // delay makes t the submission's time when it is later than its own by more
@@ -443,11 +499,8 @@ func (c *collected) delay(t time.Time, why string) {
 	if !t.After(c.Time.Add(TimeTolerance)) {
 		return
 	}
-	note := fmt.Sprintf("submitted at %s, but %s", formatTime(c.Time), why)
-	if c.Note != "" {
-		note = c.Note + "; " + note
-	}
-	c.Time, c.sub.Time, c.Note = t, t, note
+	c.Note = joinNote(c.Note, fmt.Sprintf("submitted at %s, but %s", formatTime(c.Time), why))
+	c.Time, c.sub.Time = t, t
 }
 
 // lastChange is the latest change time (ctime) of dir and of the entries
@@ -472,14 +525,27 @@ func lastChange(dir string) time.Time {
 	return t
 }
 
+// subReader reads the submissions of one student: only the notebooks the
+// release names (all when released is nil), and at most budget bytes in all.
+type subReader struct {
+	student  string
+	uid      uint32
+	released map[string]bool
+	budget   int64
+}
+
+// readBudget is how much collect reads of one student's submissions
+// before it passes over the rest: the latest submission and one more.
+const readBudget = 2 * MaxSubmissionBytes
+
 // readSubmission reads and verifies one submission directory.
-func readSubmission(dir, student string, uid uint32) (*collected, error) {
+func (r *subReader) readSubmission(dir string) (*collected, error) {
 	st, err := os.Lstat(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !st.IsDir() || statT(st).Uid != uid {
-		return nil, fmt.Errorf("%s is not a directory of %s", dir, student)
+	if !st.IsDir() || statT(st).Uid != r.uid {
+		return nil, fmt.Errorf("%s is not a directory of %s", dir, r.student)
 	}
 	changed := ctime(st)
 	var sub Submission
@@ -493,38 +559,23 @@ func readSubmission(dir, student string, uid uint32) (*collected, error) {
 	if err := json.Unmarshal(b, &sub); err != nil {
 		return nil, fmt.Errorf("%s: %v", SubmissionFile, err)
 	}
-	if statT(mst).Uid != uid {
-		return nil, fmt.Errorf("%s/%s is not owned by %s", dir, SubmissionFile, student)
+	if statT(mst).Uid != r.uid {
+		return nil, fmt.Errorf("%s/%s is not owned by %s", dir, SubmissionFile, r.student)
 	}
 	changed = later(changed, ctime(mst))
-	c := &collected{dir: dir, sub: sub, files: map[string][]byte{}}
-	names, err := visibleFiles(dir, "", true)
+	read, t, err := r.plan(dir, sub)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		if _, ok := sub.Files[n]; !ok {
-			return nil, fmt.Errorf("%s holds %q, which its record does not list", dir, n)
-		}
-	}
-	if len(sub.Files) > MaxSubmissionFiles {
-		return nil, fmt.Errorf("%s lists %d files, more than the %d a submission may hold", SubmissionFile, len(sub.Files), MaxSubmissionFiles)
-	}
-	var total int64
-	for _, n := range sortedKeys(sub.Files) {
-		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") || !printable(n) {
-			return nil, fmt.Errorf("%s lists a bad file name %q", SubmissionFile, n)
-		}
-		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes-total)
-		if errors.Is(err, errTooBig) {
-			return nil, fmt.Errorf("%s: its notebooks add up to more than the %d MiB a submission may hold", dir, MaxSubmissionBytes>>20)
-		}
+	changed = later(changed, t)
+	c := &collected{dir: dir, sub: sub, files: map[string][]byte{}}
+	for _, n := range read {
+		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes)
 		if err != nil {
 			return nil, err
 		}
-		total += int64(len(b))
-		if statT(fst).Uid != uid {
-			return nil, fmt.Errorf("%s is not owned by %s", filepath.Join(dir, n), student)
+		if statT(fst).Uid != r.uid {
+			return nil, fmt.Errorf("%s is not owned by %s", filepath.Join(dir, n), r.student)
 		}
 		if Sum(b) != sub.Files[n] {
 			return nil, fmt.Errorf("%s does not match its checksum (changed after it was submitted)", filepath.Join(dir, n))
@@ -533,13 +584,77 @@ func readSubmission(dir, student string, uid uint32) (*collected, error) {
 		c.files[n] = b
 		c.Files = append(c.Files, n)
 	}
-	c.Student, c.Recorded, c.Time = student, sub.Time, sub.Time
+	c.Student, c.Recorded, c.Time = r.student, sub.Time, sub.Time
 	if changed.After(sub.Time.Add(TimeTolerance)) {
 		c.Time = changed
 		c.Note = fmt.Sprintf("recorded time %s, but its files changed at %s: the change counts", formatTime(sub.Time), formatTime(changed))
 	}
+	if len(read) < len(sub.Files) {
+		c.Note = joinNote(c.Note, fmt.Sprintf("not collected (not released): %d of its notebooks", len(sub.Files)-len(read)))
+	}
 	c.sub.Time = c.Time
 	return c, nil
+}
+
+// plan checks, before anything is read, that the submission's files are
+// those its record lists, regular, not sparse and within the limits, and
+// returns the released ones, to read, and their last change.
+func (r *subReader) plan(dir string, sub Submission) (read []string, changed time.Time, err error) {
+	names, err := visibleFiles(dir, "", true)
+	if err != nil {
+		return nil, changed, err
+	}
+	for _, n := range names {
+		if _, ok := sub.Files[n]; !ok {
+			return nil, changed, fmt.Errorf("%s holds %q, which its record does not list", dir, n)
+		}
+	}
+	if len(sub.Files) > MaxSubmissionFiles {
+		return nil, changed, fmt.Errorf("%s lists %d files, more than the %d a submission may hold", SubmissionFile, len(sub.Files), MaxSubmissionFiles)
+	}
+	var total, toRead int64
+	var sparse error
+	for _, n := range sortedKeys(sub.Files) {
+		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") || !printable(n) {
+			return nil, changed, fmt.Errorf("%s lists a bad file name %q", SubmissionFile, n)
+		}
+		st, err := os.Lstat(filepath.Join(dir, n))
+		if err != nil {
+			return nil, changed, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, changed, fmt.Errorf("%s is not a regular file", filepath.Join(dir, n))
+		}
+		if size := st.Size(); size > 1<<20 && statT(st).Blocks*512 < size/16 && sparse == nil {
+			sparse = fmt.Errorf("%s is a sparse file (%d bytes, almost none on disk): no notebook of agx submit", filepath.Join(dir, n), size)
+		}
+		total += st.Size()
+		changed = later(changed, ctime(st))
+		if r.released == nil || r.released[n] {
+			read, toRead = append(read, n), toRead+st.Size()
+		}
+	}
+	if total > MaxSubmissionBytes {
+		return nil, changed, fmt.Errorf("%s: its notebooks add up to more than the %d MiB a submission may hold", dir, MaxSubmissionBytes>>20)
+	}
+	if sparse != nil {
+		return nil, changed, sparse
+	}
+	if len(read) == 0 {
+		return nil, changed, fmt.Errorf("%s holds none of the released notebooks", dir)
+	}
+	if toRead > r.budget {
+		return nil, changed, fmt.Errorf("%s was not read: collect reads at most %d MiB of one student's submissions", dir, readBudget>>20)
+	}
+	r.budget -= toRead
+	return read, changed, nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 func later(a, b time.Time) time.Time {

@@ -136,6 +136,7 @@ type SubmitResult struct {
 	Late       bool
 	LateBy     time.Duration
 	Missing    []string // released notebooks not in the submission
+	Extra      []string // notebooks submitted that the release does not name: collect leaves them
 	Warnings   []string
 }
 
@@ -196,6 +197,13 @@ func (x Exchange) Submit(workspace, assignment string) (*SubmitResult, error) {
 	for _, n := range sortedKeys(rel.Files) {
 		if strings.HasSuffix(n, ".ipynb") && files[n] == nil {
 			res.Missing = append(res.Missing, n)
+		}
+	}
+	if want := releasedNotebooks(rel); want != nil {
+		for _, n := range names {
+			if !want[n] {
+				res.Extra = append(res.Extra, n)
+			}
 		}
 	}
 
