@@ -785,3 +785,54 @@ func TestCollectCost(t *testing.T) {
 		t.Errorf("collect: %d students, %d problems, want 1 and a summary:\n%s", len(r.Students), len(r.Problems), strings.Join(r.Problems, "\n"))
 	}
 }
+
+// TestLinksInWorkingDir: the instructor runs collect or return in a
+// directory a student can write, where the student planted `submitted` or
+// `feedback` as a symbolic link to a directory of the instructor's (which
+// passes as private) or to the homes' parent. Collect must not write into
+// or delete from it; return must not read pages from it.
+func TestLinksInWorkingDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipping: needs root to make a link owned by another user")
+	}
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	me, _ := CurrentUser()
+	home := t.TempDir() // the instructor's, 0700
+	os.MkdirAll(filepath.Join(home, me.Name, "ps1"), 0o755)
+	os.WriteFile(filepath.Join(home, me.Name, "ps1", "thesis.tex"), []byte("years of work"), 0o644)
+	os.WriteFile(filepath.Join(home, me.Name, "ps1", "a.html"), []byte("not feedback"), 0o644)
+	for _, c := range []struct {
+		name   string
+		mode   os.FileMode
+		linkBy int // the link's owner
+	}{
+		{"world-writable", 0o777, os.Getuid()},
+		{"sticky, link of a student", 0o777 | os.ModeSticky, 4242},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shared := filepath.Join(t.TempDir(), "shared")
+			os.Mkdir(shared, 0o700)
+			os.Chmod(shared, c.mode)
+			for _, n := range []string{"submitted", "feedback"} {
+				os.Symlink(home, filepath.Join(shared, n))
+				os.Lchown(filepath.Join(shared, n), c.linkBy, c.linkBy)
+			}
+			t.Chdir(shared)
+			if _, err := x.Collect("ps1", "submitted", nil); err == nil {
+				t.Error("collect through a planted link: no error")
+			}
+			if b, err := os.ReadFile(filepath.Join(home, me.Name, "ps1", "thesis.tex")); err != nil || string(b) != "years of work" {
+				t.Errorf("collect emptied the directory a planted link led to: %q %v", b, err)
+			}
+			if r, err := x.Return("ps1", "feedback"); err == nil {
+				t.Errorf("return through a planted link: %+v", r)
+			}
+		})
+	}
+}

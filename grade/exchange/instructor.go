@@ -317,6 +317,9 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	if err != nil {
 		return nil, permission(err, fmt.Sprintf("collect as an instructor: a member of group %s (the exchange's group) or root", groupName(gid)))
 	}
+	if err := trustedPath(out); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(out, 0o750); err != nil {
 		return nil, err
 	}
@@ -770,6 +773,9 @@ func (x Exchange) Return(assignment, dir string) (*ReturnResult, error) {
 	}
 	gid, err := x.courseDir()
 	if err != nil {
+		return nil, err
+	}
+	if err := trustedPath(dir); err != nil {
 		return nil, err
 	}
 	ents, err := os.ReadDir(dir)
