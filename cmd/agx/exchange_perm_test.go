@@ -240,7 +240,7 @@ func TestExchangePermissions(t *testing.T) {
 		t.Errorf("collect should report the taken name:\n%s", out)
 	}
 	// The fix, as root: init --students gives the directory to its student.
-	if out := ok(nil, "exchange", "init", "--group", staff, "--students", carol.name); !strings.Contains(out, "fixed "+course+"/inbound/"+carol.name+" (2750)") {
+	if out := ok(nil, "exchange", "init", "--group", staff, "--students", carol.name); !strings.Contains(out, "made  "+course+"/inbound/"+carol.name+" (2750), after moving the one "+bob.name+" made") {
 		t.Errorf("init --students:\n%s", out)
 	}
 	ok(carol, "submit", "ps1") // late

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -835,4 +837,96 @@ func TestLinksInWorkingDir(t *testing.T) {
 			}
 		})
 	}
+}
+
+// squat makes path as another user (uid 4242) would, with a subdirectory
+// for ps1 that anyone may write, and returns that subdirectory held open,
+// as the squatter's process would hold it.
+func squat(t *testing.T, path string) *os.File {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(path, "ps1"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, filepath.Join(path, "ps1")} {
+		os.Chmod(p, 0o777)
+		if err := os.Chown(p, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(filepath.Join(path, "ps1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestSquatting: another student makes a student's feedback/ or inbound/
+// entry first, with a subdirectory anyone may write, and holds it open.
+// After the repair (init --students, as root) the squatter must read none
+// of the feedback returned; return must not write into a subdirectory that
+// is not the instructor's; submit must refuse to submit into a directory
+// that is not the student's alone (collect would count nothing of it).
+func TestSquatting(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipping: needs root to act as another user")
+	}
+	me, _ := CurrentUser()
+	feedback := func(t *testing.T) string {
+		fb := filepath.Join(t.TempDir(), "feedback")
+		os.MkdirAll(filepath.Join(fb, me.Name, "ps1"), 0o755)
+		os.WriteFile(filepath.Join(fb, me.Name, "ps1", "a.html"), []byte("<p>yours</p>"), 0o644)
+		return fb
+	}
+	t.Run("init repairs feedback", func(t *testing.T) {
+		x, _ := newCourse(t, nil)
+		held := squat(t, x.feedback(me.Name))
+		lines, err := x.Init(testGroup(t), []string{me.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := x.Return("ps1", feedback(t)); err != nil || len(r.Returned) != 1 {
+			t.Fatalf("return: %+v %v\n%s", r, err, strings.Join(lines, "\n"))
+		}
+		if names, _ := held.Readdirnames(-1); len(names) != 0 {
+			t.Errorf("the squatter reads %v through the directory held open", names)
+		}
+	})
+	t.Run("return checks the assignment's directory", func(t *testing.T) {
+		x, ws := newCourse(t, nil)
+		if _, err := x.Fetch(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+		os.Mkdir(x.feedback(me.Name, "ps1"), 0o777)
+		os.Chmod(x.feedback(me.Name, "ps1"), 0o777)
+		os.Chown(x.feedback(me.Name, "ps1"), 4242, 4242)
+		if r, err := x.Return("ps1", feedback(t)); err != nil || len(r.Returned) != 0 || len(r.Problems) != 1 {
+			t.Errorf("return into a directory of another user's: %+v %v", r, err)
+		}
+		if ents, _ := os.ReadDir(x.feedback(me.Name, "ps1")); len(ents) != 0 {
+			t.Errorf("return wrote %v into it", ents)
+		}
+	})
+	t.Run("submit checks inbound", func(t *testing.T) {
+		x, ws := newCourse(t, nil)
+		if _, err := x.Fetch(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+		os.Mkdir(x.inbound(me.Name, "ps1"), 0o777)
+		os.Chmod(x.inbound(me.Name, "ps1"), 0o777)
+		os.Chown(x.inbound(me.Name, "ps1"), 4242, 4242)
+		if s, err := x.Submit(ws, "ps1"); err == nil || !strings.Contains(err.Error(), "uid 4242") {
+			t.Errorf("submit into a directory of another user's: %+v %v", s, err)
+		}
+	})
+}
+
+// testGroup is the group newCourse gives the course: the caller's primary
+// group.
+func testGroup(t *testing.T) string {
+	g, err := user.LookupGroupId(strconv.Itoa(os.Getgid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.Name
 }

@@ -118,6 +118,14 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 		return permission(f.Chmod(mode), "run `agx exchange init` as the owner of "+path+" or as root")
 	}
 	st, err := os.Lstat(path)
+	if err == nil && uid != -1 && (!st.IsDir() || int(statT(st).Uid) != uid) {
+		aside, err := moveAside(path, st)
+		if err != nil {
+			return "", err
+		}
+		line, err := ensureDir(path, mode, uid, gid)
+		return fmt.Sprintf("%s, after moving the one %s made to %s (look at it, then remove it)", line, userName(statT(st).Uid), aside), err
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.Mkdir(path, 0o700); err != nil {
@@ -150,6 +158,17 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 			path, userName(s.Uid), s.Gid, modeString(st.Mode()&modeBits), ownerName(uid), gid, modeString(mode), err)
 	}
 	return fmt.Sprintf("fixed %s (%s)", path, modeString(mode)), nil
+}
+
+// moveAside renames path, a student's directory that another user made
+// (or a link, or a file), out of the way, to a hidden name next to it: its
+// maker may hold it or a subdirectory open, so it is never reused.
+func moveAside(path string, st os.FileInfo) (string, error) {
+	aside := filepath.Join(filepath.Dir(path), ".agx-taken-"+filepath.Base(path)+"-"+randHex(4))
+	if err := os.Rename(path, aside); err != nil {
+		return "", permission(fmt.Errorf("%s belongs to %s: %w", path, userName(statT(st).Uid), err), "run `agx exchange init --students` as root, or as the owner of "+filepath.Dir(path))
+	}
+	return aside, nil
 }
 
 func ownerName(uid int) string {
@@ -850,6 +869,9 @@ func (x Exchange) returnTo(student, assignment string, gid int, src string, page
 	}
 	if st, err := root.Lstat(assignment); err != nil || !st.IsDir() {
 		return fmt.Errorf("%s is not a directory: remove it and return again", filepath.Join(area, assignment))
+	} else if !ownTrusted(st) || st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s belongs to %s and has mode %s, not made by agx return: nothing returned (whoever made it might read what is written there); remove it (rm -r %s) and return again",
+			filepath.Join(area, assignment), userName(statT(st).Uid), modeString(st.Mode()&modeBits), filepath.Join(area, assignment))
 	}
 	for _, p := range pages {
 		b, _, err := readRegular(filepath.Join(src, p), 64<<20)
