@@ -930,3 +930,70 @@ func testGroup(t *testing.T) string {
 	}
 	return g.Name
 }
+
+// TestUntrustedRoot: on an exchange root that anyone may write (as
+// nbgrader's docs set theirs up), a student can rename the course directory
+// away and put their own in its place (no sticky bit), or make the course
+// directory before init (sticky bit). init must refuse both, never keeping
+// a directory another user made; fetch and submit must refuse a course
+// directory that is not the instructors' or that others may write.
+func TestUntrustedRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipping: needs root to act as another user")
+	}
+	newRoot := func(t *testing.T, mode os.FileMode) Exchange {
+		x := Exchange{Root: filepath.Join(t.TempDir(), "ex"), Course: "c1"}
+		os.Mkdir(x.Root, 0o700)
+		os.Chmod(x.Root, mode)
+		return x
+	}
+	t.Run("init on a root anyone may write", func(t *testing.T) {
+		x := newRoot(t, 0o777)
+		if _, err := x.Init(testGroup(t), nil); err == nil || !strings.Contains(err.Error(), "sticky") {
+			t.Errorf("init: %v, want a refusal naming the sticky bit", err)
+		}
+	})
+	t.Run("init on a course directory another user made", func(t *testing.T) {
+		x := newRoot(t, 0o777|os.ModeSticky)
+		os.Mkdir(x.Dir(), 0o755)
+		os.Chown(x.Dir(), 4242, 4242)
+		if _, err := x.Init(testGroup(t), nil); err == nil || !strings.Contains(err.Error(), "uid 4242") {
+			t.Errorf("init: %v, want a refusal naming the owner", err)
+		}
+		if st, _ := os.Stat(x.Dir()); statT(st).Uid != 4242 && st.Mode()&modeBits == modeCourse {
+			t.Error("init fixed the student's directory as the course's")
+		}
+	})
+	t.Run("init on a sticky root", func(t *testing.T) {
+		x := newRoot(t, 0o777|os.ModeSticky)
+		if _, err := x.Init(testGroup(t), nil); err != nil {
+			t.Errorf("init: %v", err)
+		}
+	})
+	for _, c := range []struct {
+		name  string
+		spoil func(x Exchange)
+		says  string
+	}{
+		{"root anyone may write", func(x Exchange) { os.Chmod(x.Root, 0o777) }, "sticky"},
+		{"course directory of another user in a root anyone may write", func(x Exchange) {
+			os.Chmod(x.Root, 0o777|os.ModeSticky)
+			os.Chown(x.Dir(), 4242, 4242)
+		}, "uid 4242"},
+		{"course directory others may write", func(x Exchange) { os.Chmod(x.Dir(), 0o777) }, "0777"},
+	} {
+		t.Run("fetch and submit: "+c.name, func(t *testing.T) {
+			x, ws := newCourse(t, nil)
+			if _, err := x.Fetch(ws, "ps1"); err != nil {
+				t.Fatal(err)
+			}
+			c.spoil(x)
+			if _, err := x.Fetch(ws, "ps1"); err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("fetch: %v, want a refusal saying %q", err, c.says)
+			}
+			if _, err := x.Submit(ws, "ps1"); err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("submit: %v, want a refusal saying %q", err, c.says)
+			}
+		})
+	}
+}

@@ -46,23 +46,28 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 		report = append(report, line)
 		return nil
 	}
-	if _, err := os.Stat(x.Root); errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(x.Root, 0o755); err != nil {
-			return nil, permission(err, "make the exchange root as root once (mkdir -p "+x.Root+"), or choose another with --exchange")
-		}
-		if err := os.Chmod(x.Root, 0o755); err != nil {
-			return nil, err
-		}
-		report = append(report, "made  "+x.Root+" (0755)")
+	open, line, err := x.initRoot()
+	if err != nil {
+		return nil, err
 	}
-	uid := -1 // the course's directories may belong to any instructor
+	if line != "" {
+		report = append(report, line)
+	}
+	uid := -1 // the course's directories may belong to any instructor,
+	if open { // but in a root anyone may write, the course directory is root's
+		uid = 0
+	}
 	for _, d := range []struct {
 		path string
 		mode os.FileMode
 	}{{x.Dir(), modeCourse}, {x.outbound(), modeOutbound}, {x.inbound(), modeInbound}, {x.feedback(), modeFeedback}} {
+		if err := takeOver(d.path, gid); err != nil {
+			return report, err
+		}
 		if err := ensure(d.path, d.mode, uid, gid); err != nil {
 			return report, err
 		}
+		uid = -1
 	}
 	for _, s := range students {
 		u, err := user.Lookup(s)
@@ -84,6 +89,43 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 		report = append(report, fmt.Sprintf("note  every member of group %s can read every submission and feedback page: no student may be in it", g.Name))
 	}
 	return report, nil
+}
+
+// initRoot makes the exchange root when missing, or checks it (see
+// checkRoot): in a root others may write, only root may make the course
+// directory, so that students can tell it from one a student made.
+func (x Exchange) initRoot() (open bool, line string, err error) {
+	open, _, err = x.checkRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(x.Root, 0o755); err != nil {
+			return false, "", permission(err, "make the exchange root as root once (mkdir -p "+x.Root+"), or choose another with --exchange")
+		}
+		return false, "made  " + x.Root + " (0755)", os.Chmod(x.Root, 0o755)
+	}
+	if err != nil {
+		return false, "", err
+	}
+	if open && os.Geteuid() != 0 {
+		return false, "", fail(ErrPermission, "the exchange root %s may be written by others: run `sudo agx exchange init` (as root, it makes the course directory root's, so that students can tell it from one a student made), or make the root 0755", x.Root)
+	}
+	return open, "", nil
+}
+
+// takeOver refuses to make a directory of the course's tree (not a
+// student's) out of one that exists and belongs to another user than root,
+// the caller or a member of the instructors' group gid: anyone may have
+// made it and planted things in it.
+func takeOver(path string, gid int) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil // ensureDir makes it, or says why not
+	}
+	s := statT(st)
+	if s.Uid == 0 || int(s.Uid) == os.Geteuid() || memberOf(s.Uid, uint32(gid)) {
+		return nil
+	}
+	return fail(ErrPermission, "%s belongs to %s, who is neither root nor in the instructors' group %s: anyone may have made it, and init never takes over a directory another user made; look at it, remove it (sudo rm -r %s) and run init again",
+		path, userName(s.Uid), groupName(gid), path)
 }
 
 // testHookChecked, when set (by tests), runs after ensureDir or returnTo has
