@@ -168,6 +168,13 @@ func TestExchangePermissions(t *testing.T) {
 		t.Errorf("a second init, by the instructor, should find everything in order:\n%s", out)
 	}
 	fails(alice, "has not been released", "fetch", "ps1")
+	// Without --group, the course gets a group of its own, made by root.
+	c2 := prefix + "-c2"
+	fails(inst, "groupadd agx-"+c2, "exchange", "init", "--course", c2)
+	t.Cleanup(func() { exec.Command("groupdel", "agx-"+c2).Run() })
+	if out := ok(nil, "exchange", "init", "--course", c2); !strings.Contains(out, "made  group agx-"+c2) {
+		t.Errorf("init without --group:\n%s", out)
+	}
 	ok(inst, "release", "--deadline", time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "ps1", src)
 
 	// A student cannot overwrite the release.

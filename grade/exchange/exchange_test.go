@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -43,7 +44,7 @@ func newCourse(t *testing.T, deadline *time.Time) (Exchange, string) {
 	t.Helper()
 	dir := t.TempDir()
 	x := Exchange{Root: filepath.Join(dir, "ex"), Course: "c1"}
-	if _, err := x.Init("", nil); err != nil {
+	if _, err := x.Init(testGroup(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := x.Release("ps1", map[string][]byte{"a.ipynb": []byte(`{"v":1}`), "data.csv": []byte("1,2\n")}, deadline); err != nil {
@@ -227,11 +228,11 @@ func TestReleaseReplaces(t *testing.T) {
 
 func TestInitIdempotent(t *testing.T) {
 	x := Exchange{Root: filepath.Join(t.TempDir(), "ex"), Course: "c1"}
-	if _, err := x.Init("", nil); err != nil {
+	if _, err := x.Init(testGroup(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(x.inbound(), 0o777) // broken by hand
-	lines, err := x.Init("", nil)
+	lines, err := x.Init(testGroup(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -881,7 +882,7 @@ func TestSquatting(t *testing.T) {
 	t.Run("init repairs feedback", func(t *testing.T) {
 		x, _ := newCourse(t, nil)
 		held := squat(t, x.feedback(me.Name))
-		lines, err := x.Init(testGroup(t), []string{me.Name})
+		lines, err := x.Init(tempGroup(t), []string{me.Name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -996,4 +997,35 @@ func TestUntrustedRoot(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInitGroup: the instructors' group must be the course's own: not a
+// group students share (users, the primary group of several users), and
+// none of the students listed may be in it.
+func TestInitGroup(t *testing.T) {
+	x := Exchange{Root: filepath.Join(t.TempDir(), "ex"), Course: "c1"}
+	if _, err := user.LookupGroup("users"); err == nil {
+		if _, err := x.Init("users", nil); err == nil || !strings.Contains(err.Error(), "shared") {
+			t.Errorf("init --group users: %v, want a refusal", err)
+		}
+	}
+	me, _ := CurrentUser()
+	if _, err := x.Init(testGroup(t), []string{me.Name}); os.Geteuid() == 0 && (err == nil || !strings.Contains(err.Error(), me.Name)) {
+		t.Errorf("init with a student in the group: %v, want a refusal naming the student", err)
+	}
+}
+
+// tempGroup makes a group for the test, with no members, and removes it
+// afterwards.
+func tempGroup(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("groupadd"); err != nil {
+		t.Skip("skipping: no groupadd")
+	}
+	name := "agxt" + randHex(4)
+	if out, err := exec.Command("groupadd", name).CombinedOutput(); err != nil {
+		t.Fatalf("groupadd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("groupdel", name).Run() })
+	return name
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"sort"
@@ -17,7 +18,8 @@ import (
 )
 
 // Init makes the course's tree (see the package documentation) owned by the
-// caller with the group named group ("" for the caller's primary group), and
+// caller with the group named group ("" for the course's own, agx-COURSE,
+// made when run as root; see initGroup), and
 // fixes the modes and group of directories that exist. Run as root, it can
 // also make each listed student's inbound and feedback directories, owned by
 // them, so that nobody can take those names first. It is idempotent and
@@ -26,18 +28,13 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 	if err := x.check(); err != nil {
 		return nil, err
 	}
-	gid := os.Getgid()
-	if group != "" {
-		g, err := user.LookupGroup(group)
-		if err != nil {
-			return nil, fmt.Errorf("group %q: %v (make it with groupadd, and add the instructors to it)", group, err)
-		}
-		gid, _ = strconv.Atoi(g.Gid)
-	}
 	if len(students) > 0 && os.Geteuid() != 0 {
 		return nil, fmt.Errorf("--students needs root (the directories are given to each student)")
 	}
-	var report []string
+	gid, report, err := x.initGroup(group, students)
+	if err != nil {
+		return report, err
+	}
 	ensure := func(path string, mode os.FileMode, uid, gid int) error {
 		line, err := ensureDir(path, mode, uid, gid)
 		if err != nil {
@@ -85,10 +82,58 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 			return report, err
 		}
 	}
-	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil && gid != 0 {
-		report = append(report, fmt.Sprintf("note  every member of group %s can read every submission and feedback page: no student may be in it", g.Name))
-	}
+	report = append(report, fmt.Sprintf("note  every member of group %s can read every submission and feedback page: no student may be in it", groupName(gid)))
 	return report, nil
+}
+
+// initGroup returns the instructors' group: group, or by default the
+// course's own group agx-COURSE, which init makes when run as root. It
+// refuses a group that students may share: users, the primary group of
+// several users, or one that holds a student listed.
+func (x Exchange) initGroup(group string, students []string) (int, []string, error) {
+	var report []string
+	if group == "" {
+		group = "agx-" + x.Course
+		if _, err := user.LookupGroup(group); err != nil && os.Geteuid() == 0 {
+			if out, err := exec.Command("groupadd", group).CombinedOutput(); err != nil {
+				return 0, nil, fmt.Errorf("groupadd %s: %v: %s (or name the instructors' group with --group)", group, err, strings.TrimSpace(string(out)))
+			}
+			report = append(report, fmt.Sprintf("made  group %s: add the instructors to it (usermod -aG %s NAME; they log in again)", group, group))
+		}
+	}
+	g, err := user.LookupGroup(group)
+	if err != nil {
+		return 0, report, fmt.Errorf("group %q: %v: make it and add the instructors to it (sudo groupadd %s && sudo usermod -aG %s $USER, then log in again), or run init as root, which makes the course's group agx-%s, or name the instructors' group with --group",
+			group, err, group, group, x.Course)
+	}
+	gid, _ := strconv.Atoi(g.Gid)
+	if g.Name == "users" || gid == 100 {
+		return 0, report, fmt.Errorf("group %s is shared by the users of this machine: students would read every submission; use a group of the instructors only (by default the course's own, agx-%s)", g.Name, x.Course)
+	}
+	if us := primaryUsers(gid); len(us) > 1 {
+		return 0, report, fmt.Errorf("group %s is shared: it is the primary group of %d users (%s): students among them would read every submission; use a group of the instructors only (by default the course's own, agx-%s)", g.Name, len(us), strings.Join(us[:min(len(us), 3)], ", "), x.Course)
+	}
+	for _, s := range students {
+		if u, err := user.Lookup(s); err == nil {
+			uid, _ := strconv.Atoi(u.Uid)
+			if memberOf(uint32(uid), uint32(gid)) {
+				return 0, report, fmt.Errorf("student %s is in group %s: they would read every submission; use a group of the instructors only", s, g.Name)
+			}
+		}
+	}
+	return gid, report, nil
+}
+
+// primaryUsers lists the users of /etc/passwd whose primary group is gid.
+func primaryUsers(gid int) []string {
+	b, _ := os.ReadFile("/etc/passwd")
+	var names []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Split(l, ":"); len(f) > 3 && f[3] == strconv.Itoa(gid) {
+			names = append(names, f[0])
+		}
+	}
+	return names
 }
 
 // initRoot makes the exchange root when missing, or checks it (see
