@@ -289,6 +289,17 @@ func TestExchangePermissions(t *testing.T) {
 		t.Errorf("bob's backdated record should be noted:\n%s", csv)
 	}
 
+	// After the deadline, alice makes her latest submission unreadable so
+	// that her first would count on time: it counts, but as late.
+	if out, code := as(alice, nil, "chmod", "000", subs[1]); code != 0 {
+		t.Fatalf("chmod as alice: %s", out)
+	}
+	sub2 := filepath.Join(inst.home, "submitted2")
+	out, _ = agx(inst, "collect", "-o", sub2, "--deadline", deadline.Format(time.RFC3339Nano), "ps1")
+	if _, err := os.Stat(filepath.Join(sub2, alice.name, "ps1", "late.txt")); err != nil || !strings.Contains(out, "not valid") {
+		t.Errorf("alice's first submission, after she broke the later one, should be late (%v):\n%s", err, out)
+	}
+
 	// Feedback reaches only its student.
 	fb := filepath.Join(inst.home, "feedback")
 	for _, u := range []*tuser{alice, bob} {

@@ -247,11 +247,14 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 	return fmt.Sprintf("fixed %s (%s)", path, modeString(mode)), nil
 }
 
+// takenPrefix begins the names of the directories moveAside moved.
+const takenPrefix = ".agx-taken-"
+
 // moveAside renames path, a student's directory that another user made
 // (or a link, or a file), out of the way, to a hidden name next to it: its
 // maker may hold it or a subdirectory open, so it is never reused.
 func moveAside(path string, st os.FileInfo) (string, error) {
-	aside := filepath.Join(filepath.Dir(path), ".agx-taken-"+filepath.Base(path)+"-"+randHex(4))
+	aside := filepath.Join(filepath.Dir(path), takenPrefix+filepath.Base(path)+"-"+randHex(4))
 	if err := os.Rename(path, aside); err != nil {
 		return "", permission(fmt.Errorf("%s belongs to %s: %w", path, userName(statT(st).Uid), err), "run `agx exchange init --students` as root, or as the owner of "+filepath.Dir(path))
 	}
@@ -434,6 +437,9 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	}
 	var probs problemList
 	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), takenPrefix) {
+			continue // moved aside by init, which said so
+		}
 		c, err := x.collectOne(e.Name(), assignment, released, &probs)
 		if err != nil {
 			probs.add(e.Name(), err.Error())
@@ -602,10 +608,11 @@ func (x Exchange) latest(r *subReader, assignment string, probs *problemList) (*
 	return nil, nil
 }
 
-// delay makes t the submission's time when it is later than its own by more
-// than TimeTolerance, and notes why.
+// delay makes t the submission's time when it is later than its own, and
+// notes why. (agx submit changes neither the directory of submissions nor
+// an earlier submission after a submission's record is written.)
 func (c *collected) delay(t time.Time, why string) {
-	if !t.After(c.Time.Add(TimeTolerance)) {
+	if !t.After(c.Time) {
 		return
 	}
 	c.Note = joinNote(c.Note, fmt.Sprintf("submitted at %s, but %s", formatTime(c.Time), why))
