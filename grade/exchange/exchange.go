@@ -21,6 +21,11 @@
 //	feedback/STUDENT/         2770  owned by the student, group G; the instructor writes into it
 //	feedback/STUDENT/ASSIGNMENT/*.html
 //
+// G is the course's own group (agx-COURSE by default), never one students
+// share. ROOT must not be writable by others unless it has the sticky bit,
+// and then the course directory is root's: every command checks, so that no
+// student can put their own course directory in its place.
+//
 // File permissions keep students apart, not trust: a student is who the
 // operating system says runs the program (its real user id), every file of a
 // submission must be owned by that user, and a submission's time is checked
