@@ -77,12 +77,16 @@ const exchangeUsage = `usage: agx exchange init [--group G] [--students A,B,...]
        agx exchange status [-C WORKSPACE] ASSIGNMENT
 
 init (instructor or root) makes the course's tree in the exchange: outbound/
-(2755), inbound/ and feedback/ (3773: students make their own directory there
-and cannot list the others'), owned by you with the group G (default: your
-primary group), which must hold the instructors and no student. It is
-idempotent: it fixes modes and group, and prints what it made. As root,
---students makes each student's inbound/ and feedback/ directory, owned by
-them, so that nobody takes their name first.
+(2775), inbound/ and feedback/ (3773: students make their own directory there
+and cannot list the others'), owned by you with the group G (default: the
+course's own group agx-COURSE, which init makes when run as root), which must
+hold the instructors and no student: a shared group (users, the primary group
+of several users, one holding a student listed) is refused. It refuses an
+exchange root that others may write without the sticky bit, and a course
+directory another user made. It is idempotent: it fixes modes and group, and
+prints what it made. As root, --students makes each student's inbound/ and
+feedback/ directory, owned by them, so that nobody takes their name first
+(one that another user made is moved aside, never reused).
 
 status (student) says whether ASSIGNMENT is released, its deadline, whether
 you fetched and submitted it (when, late or not) and whether feedback is back.
@@ -92,7 +96,7 @@ you fetched and submitted it (when, late or not) and whether feedback is back.
 func exchangeCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("exchange", exchangeUsage, stderr)
 	x := exchangeFlags(fs)
-	group := fs.String("group", "", "init: the instructors' `group` (default: your primary group)")
+	group := fs.String("group", "", "init: the instructors' `group` (default: agx-COURSE)")
 	students := fs.String("students", "", "init, as root: comma-separated `users` whose directories to make")
 	ws := fs.String("C", ".", "status: the `WORKSPACE` that holds the assignment's directory")
 	rest, help, err := parseArgs(fs, args)
@@ -278,7 +282,8 @@ collection; writes DIR/collect-ASSIGNMENT.csv (student, timestamp, deadline,
 late, late_seconds, submissions, files, note). A submission counts only when
 it and its files belong to the student, it is complete and every checksum
 matches; its time is the recorded one unless its files changed later (then
-that change's time). --deadline overrides the release's. Then grade with
+that change's time). --deadline overrides the release's and is recorded
+in the release, so that students' submit and status use it. Then grade with
 agx autograde --assignment ASSIGNMENT ... DIR.
 `
 
@@ -307,6 +312,9 @@ func collectCommand(_ context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if err != nil {
 		return err
+	}
+	if r.Moved {
+		fmt.Fprintf(stdout, "deadline of %s set to %s in the release (students' submit and status use it)\n", a, r.Deadline.Format(time.RFC3339))
 	}
 	if len(r.Students) == 0 {
 		fmt.Fprintf(stdout, "no submissions of %s yet\n", a)

@@ -168,6 +168,13 @@ func TestExchangePermissions(t *testing.T) {
 		t.Errorf("a second init, by the instructor, should find everything in order:\n%s", out)
 	}
 	fails(alice, "has not been released", "fetch", "ps1")
+	// Without --group, the course gets a group of its own, made by root.
+	c2 := prefix + "-c2"
+	fails(inst, "groupadd agx-"+c2, "exchange", "init", "--course", c2)
+	t.Cleanup(func() { exec.Command("groupdel", "agx-"+c2).Run() })
+	if out := ok(nil, "exchange", "init", "--course", c2); !strings.Contains(out, "made  group agx-"+c2) {
+		t.Errorf("init without --group:\n%s", out)
+	}
 	ok(inst, "release", "--deadline", time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "ps1", src)
 
 	// A student cannot overwrite the release.
@@ -240,7 +247,7 @@ func TestExchangePermissions(t *testing.T) {
 		t.Errorf("collect should report the taken name:\n%s", out)
 	}
 	// The fix, as root: init --students gives the directory to its student.
-	if out := ok(nil, "exchange", "init", "--group", staff, "--students", carol.name); !strings.Contains(out, "fixed "+course+"/inbound/"+carol.name+" (2750)") {
+	if out := ok(nil, "exchange", "init", "--group", staff, "--students", carol.name); !strings.Contains(out, "made  "+course+"/inbound/"+carol.name+" (2750), after moving the one "+bob.name+" made") {
 		t.Errorf("init --students:\n%s", out)
 	}
 	ok(carol, "submit", "ps1") // late
@@ -280,6 +287,17 @@ func TestExchangePermissions(t *testing.T) {
 	csv, _ := os.ReadFile(filepath.Join(sub, "collect-ps1.csv"))
 	if !strings.Contains(string(csv), "recorded time 2000-01-01") {
 		t.Errorf("bob's backdated record should be noted:\n%s", csv)
+	}
+
+	// After the deadline, alice makes her latest submission unreadable so
+	// that her first would count on time: it counts, but as late.
+	if out, code := as(alice, nil, "chmod", "000", subs[1]); code != 0 {
+		t.Fatalf("chmod as alice: %s", out)
+	}
+	sub2 := filepath.Join(inst.home, "submitted2")
+	out, _ = agx(inst, "collect", "-o", sub2, "--deadline", deadline.Format(time.RFC3339Nano), "ps1")
+	if _, err := os.Stat(filepath.Join(sub2, alice.name, "ps1", "late.txt")); err != nil || !strings.Contains(out, "not valid") {
+		t.Errorf("alice's first submission, after she broke the later one, should be late (%v):\n%s", err, out)
 	}
 
 	// Feedback reaches only its student.

@@ -21,6 +21,11 @@
 //	feedback/STUDENT/         2770  owned by the student, group G; the instructor writes into it
 //	feedback/STUDENT/ASSIGNMENT/*.html
 //
+// G is the course's own group (agx-COURSE by default), never one students
+// share. ROOT must not be writable by others unless it has the sticky bit,
+// and then the course directory is root's: every command checks, so that no
+// student can put their own course directory in its place.
+//
 // File permissions keep students apart, not trust: a student is who the
 // operating system says runs the program (its real user id), every file of a
 // submission must be owned by that user, and a submission's time is checked
@@ -179,11 +184,21 @@ func (x Exchange) feedback(a ...string) string {
 	return filepath.Join(append([]string{x.Dir(), "feedback"}, a...)...)
 }
 
-// courseDir checks that the course's tree exists and returns the
-// instructors' group (the course directory's group).
+// courseDir checks that the course's tree exists, and that only the
+// instructors can have made it or replace it, and returns the instructors'
+// group (the course directory's group).
 func (x Exchange) courseDir() (gid int, err error) {
 	if err := x.check(); err != nil {
 		return 0, err
+	}
+	open, rootOwner, err := x.checkRoot()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	if st, err := os.Lstat(x.Dir()); err == nil {
+		if err := x.trustedCourse(st, open, rootOwner); err != nil {
+			return 0, err
+		}
 	}
 	st, err := os.Stat(x.outbound())
 	if err != nil {
@@ -194,6 +209,58 @@ func (x Exchange) courseDir() (gid int, err error) {
 		return 0, permission(err, "the exchange is not readable to you: ask the instructor to run `agx exchange init` (it sets the modes)")
 	}
 	return int(statT(st).Gid), nil
+}
+
+// checkRoot refuses an exchange root in which others could replace the
+// course directory: one that group or others may write, without the
+// sticky bit. open reports whether others may make entries in it (with the
+// sticky bit), and owner is its owner.
+func (x Exchange) checkRoot() (open bool, owner uint32, err error) {
+	st, err := os.Stat(x.Root)
+	if err != nil {
+		return false, 0, err
+	}
+	open = st.Mode().Perm()&0o022 != 0
+	if open && st.Mode()&os.ModeSticky == 0 {
+		return open, 0, fail(ErrPermission, "the exchange root %s has mode %s without the sticky bit: whoever may write it can rename the course directory away and put their own in its place; make it root's and 0755 (sudo chown root: %s && sudo chmod 0755 %s), or set the sticky bit (sudo chmod +t %s)",
+			x.Root, modeString(st.Mode()&modeBits), x.Root, x.Root, x.Root)
+	}
+	return open, statT(st).Uid, nil
+}
+
+// trustedCourse checks, for fetch, submit and the others, that the course
+// directory is one only the instructors could have made and may change: a
+// directory that group and others may not write and, in a root others may
+// write (where anyone may make it), of root or of the root's owner.
+func (x Exchange) trustedCourse(st fs.FileInfo, open bool, rootOwner uint32) error {
+	s := statT(st)
+	switch {
+	case !st.IsDir():
+		return fail(ErrPermission, "%s is not a directory (a symbolic link is refused): ask the instructor to look at it", x.Dir())
+	case st.Mode().Perm()&0o022 != 0:
+		return fail(ErrPermission, "%s has mode %s: others may change the course's tree; ask the instructor to run `agx exchange init` (it makes it 2755)", x.Dir(), modeString(st.Mode()&modeBits))
+	case open && s.Uid != 0 && s.Uid != rootOwner:
+		return fail(ErrPermission, "%s belongs to %s, in an exchange root that anyone may write: anyone may have made it, so it is not used; ask the instructor to run `sudo agx exchange init` (as root, which makes the course directory root's)", x.Dir(), userName(s.Uid))
+	}
+	return nil
+}
+
+// memberOf reports whether the user uid is in the group gid.
+func memberOf(uid, gid uint32) bool {
+	u, err := user.LookupId(strconv.Itoa(int(uid)))
+	if err != nil {
+		return false
+	}
+	if u.Gid == strconv.Itoa(int(gid)) {
+		return true
+	}
+	gids, _ := u.GroupIds()
+	for _, g := range gids {
+		if g == strconv.Itoa(int(gid)) {
+			return true
+		}
+	}
+	return false
 }
 
 // permission wraps a permission error with what to do; other errors pass.

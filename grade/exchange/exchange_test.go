@@ -1,10 +1,14 @@
 package exchange
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,7 +44,7 @@ func newCourse(t *testing.T, deadline *time.Time) (Exchange, string) {
 	t.Helper()
 	dir := t.TempDir()
 	x := Exchange{Root: filepath.Join(dir, "ex"), Course: "c1"}
-	if _, err := x.Init("", nil); err != nil {
+	if _, err := x.Init(testGroup(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := x.Release("ps1", map[string][]byte{"a.ipynb": []byte(`{"v":1}`), "data.csv": []byte("1,2\n")}, deadline); err != nil {
@@ -224,11 +228,11 @@ func TestReleaseReplaces(t *testing.T) {
 
 func TestInitIdempotent(t *testing.T) {
 	x := Exchange{Root: filepath.Join(t.TempDir(), "ex"), Course: "c1"}
-	if _, err := x.Init("", nil); err != nil {
+	if _, err := x.Init(testGroup(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(x.inbound(), 0o777) // broken by hand
-	lines, err := x.Init("", nil)
+	lines, err := x.Init(testGroup(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,4 +602,430 @@ func TestPrivateDirs(t *testing.T) {
 	if _, err := x.Return("ps1", shared); err == nil || !strings.Contains(err.Error(), "others cannot write") {
 		t.Errorf("return from a directory others can write: %v", err)
 	}
+}
+
+// TestCollectCSVCells: names a student chooses go into collect's CSV, which
+// instructors open in a spreadsheet. A cell starting with = + - @, a tab or
+// a carriage return would be a formula there; the files column must tell
+// "a b.ipynb" from "a.ipynb" and "b.ipynb".
+func TestCollectCSVCells(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	files := map[string][]byte{"=HYPERLINK(1).ipynb": []byte("{}"), "a b.ipynb": []byte("{}")}
+	if _, err := x.Release("ps1", files, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "submitted")
+	r, err := x.Collect("ps1", out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(r.CSV)
+	rows, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("csv %q: %v", b, err)
+	}
+	if got := rows[1][6]; got != `'["=HYPERLINK(1).ipynb","a b.ipynb"]` && got != `["=HYPERLINK(1).ipynb","a b.ipynb"]` {
+		t.Errorf("files cell %q", got)
+	}
+	for _, row := range rows {
+		for _, cell := range row {
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Errorf("cell %q would be a formula", cell)
+			}
+		}
+	}
+	if got := csvCell("=1+1"); got != "'=1+1" {
+		t.Errorf("csvCell(=1+1) = %q", got)
+	}
+}
+
+// TestCollectDeadlineRecorded: submit says "on time" by the release's
+// deadline; a collect --deadline that moves it is recorded in the release,
+// so that what students see (submit, status) agrees with what collect rules.
+func TestCollectDeadlineRecorded(t *testing.T) {
+	later := time.Now().Add(time.Hour)
+	x, ws := newCourse(t, &later)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := x.Submit(ws, "ps1")
+	if err != nil || s.Late {
+		t.Fatalf("submit: %+v %v", s, err)
+	}
+	earlier := s.Time.Add(-time.Minute).Truncate(time.Second)
+	r, err := x.Collect("ps1", filepath.Join(t.TempDir(), "submitted"), &earlier)
+	if err != nil || len(r.Students) != 1 || !r.Students[0].Late {
+		t.Fatalf("collect: %+v %v", r, err)
+	}
+	rel, err := x.ReadRelease("ps1")
+	if err != nil || rel.Deadline == nil || !rel.Deadline.Equal(earlier) {
+		t.Errorf("the release's deadline after collect --deadline: %v %v, want %v", rel.Deadline, err, earlier)
+	}
+	s, err = x.Submit(ws, "ps1")
+	if err != nil || !s.Late || !strings.Contains(strings.Join(s.Lines(), "\n"), "LATE") {
+		t.Errorf("submit after collect --deadline: %+v %v", s, err)
+	}
+	if st, err := x.Status(ws, "ps1"); err != nil || !st.LastLate {
+		t.Errorf("status after collect --deadline: %+v %v", st, err)
+	}
+}
+
+// TestBrokenAfterDeadline: a student who submitted twice before the
+// deadline breaks the later submission after it (a byte appended, its
+// record removed, its files made unreadable) so that the earlier one would
+// count, on time. The earlier one counts, but as submitted when the later
+// one was broken: late, with a note and a problem naming it.
+func TestBrokenAfterDeadline(t *testing.T) {
+	me, _ := CurrentUser()
+	breaks := []struct {
+		name  string
+		spoil func(dir string) error
+	}{
+		{"byte appended", func(dir string) error {
+			f, err := os.OpenFile(filepath.Join(dir, "a.ipynb"), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				return err
+			}
+			f.Write([]byte(" "))
+			return f.Close()
+		}},
+		{"record removed", func(dir string) error { return os.Remove(filepath.Join(dir, SubmissionFile)) }},
+		{"record made a directory", func(dir string) error {
+			os.Remove(filepath.Join(dir, SubmissionFile))
+			return os.Mkdir(filepath.Join(dir, SubmissionFile), 0o700)
+		}},
+	}
+	xs := make([]Exchange, len(breaks))
+	for i := range breaks {
+		x, ws := newCourse(t, nil)
+		if _, err := x.Fetch(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{`{"v":1}`, `{"v":2}`} {
+			os.WriteFile(filepath.Join(ws, "ps1", "a.ipynb"), []byte(v), 0o644)
+			if _, err := x.Submit(ws, "ps1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		xs[i] = x
+	}
+	time.Sleep(TimeTolerance + 100*time.Millisecond)
+	deadline := time.Now()
+	time.Sleep(10 * time.Millisecond)
+	for i, b := range breaks {
+		t.Run(b.name, func(t *testing.T) {
+			x := xs[i]
+			stamps, _ := filepath.Glob(filepath.Join(x.inbound(me.Name, "ps1"), "2*"))
+			if err := b.spoil(stamps[len(stamps)-1]); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "submitted")
+			r, err := x.Collect("ps1", out, &deadline)
+			if err != nil || len(r.Students) != 1 || len(r.Problems) != 1 {
+				t.Fatalf("collect: %+v %v", r, err)
+			}
+			if s := r.Students[0]; !s.Late || !strings.Contains(s.Note, "not valid") {
+				t.Errorf("the earlier submission counts on time once the later one is broken after the deadline: %+v", s)
+			}
+		})
+	}
+}
+
+// readBytes is what the process has read so far (rchar of /proc/self/io).
+func readBytes(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	var n int64
+	fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "rchar: %d", &n)
+	return n
+}
+
+// TestCollectCost: junk a student makes for free costs collect little.
+// Sparse files (no disk for the student) listed in hand-made submissions
+// are not read; neither is a notebook the release did not name; thousands
+// of junk entries are reported in a few lines.
+func TestCollectCost(t *testing.T) {
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	sparse := func(p string) error {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Truncate(63 << 20)
+	}
+	zeros := Sum(make([]byte, 63<<20))
+	for i := 0; i < 6; i++ {
+		plant(t, x, fmt.Sprintf("9999010%dT000000.000000000Z", i), map[string]func(string) error{"a.ipynb": sparse}, map[string]string{"a.ipynb": zeros + "0"})
+		plant(t, x, fmt.Sprintf("9999020%dT000000.000000000Z", i), map[string]func(string) error{"other.ipynb": sparse}, map[string]string{"other.ipynb": zeros + "0"})
+	}
+	me, _ := CurrentUser()
+	for i := 0; i < 1000; i++ {
+		os.Mkdir(x.inbound(me.Name, "ps1", fmt.Sprintf("9999030%04dT000000.000000000Z", i)), 0o750)
+		os.WriteFile(x.inbound(fmt.Sprintf("junk%04d", i)), nil, 0o644)
+	}
+	before := readBytes(t)
+	r := collectWithin(t, x, filepath.Join(t.TempDir(), "submitted"), 60*time.Second)
+	if read := readBytes(t) - before; read > 8<<20 {
+		t.Errorf("collect read %d MiB", read>>20)
+	}
+	if len(r.Students) != 1 || len(r.Problems) > 20 {
+		t.Errorf("collect: %d students, %d problems, want 1 and a summary:\n%s", len(r.Students), len(r.Problems), strings.Join(r.Problems, "\n"))
+	}
+}
+
+// TestLinksInWorkingDir: the instructor runs collect or return in a
+// directory a student can write, where the student planted `submitted` or
+// `feedback` as a symbolic link to a directory of the instructor's (which
+// passes as private) or to the homes' parent. Collect must not write into
+// or delete from it; return must not read pages from it.
+func TestLinksInWorkingDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipping: needs root to make a link owned by another user")
+	}
+	x, ws := newCourse(t, nil)
+	if _, err := x.Fetch(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Submit(ws, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	me, _ := CurrentUser()
+	home := t.TempDir() // the instructor's, 0700
+	os.MkdirAll(filepath.Join(home, me.Name, "ps1"), 0o755)
+	os.WriteFile(filepath.Join(home, me.Name, "ps1", "thesis.tex"), []byte("years of work"), 0o644)
+	os.WriteFile(filepath.Join(home, me.Name, "ps1", "a.html"), []byte("not feedback"), 0o644)
+	for _, c := range []struct {
+		name   string
+		mode   os.FileMode
+		linkBy int // the link's owner
+	}{
+		{"world-writable", 0o777, os.Getuid()},
+		{"sticky, link of a student", 0o777 | os.ModeSticky, 4242},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shared := filepath.Join(t.TempDir(), "shared")
+			os.Mkdir(shared, 0o700)
+			os.Chmod(shared, c.mode)
+			for _, n := range []string{"submitted", "feedback"} {
+				os.Symlink(home, filepath.Join(shared, n))
+				os.Lchown(filepath.Join(shared, n), c.linkBy, c.linkBy)
+			}
+			t.Chdir(shared)
+			if _, err := x.Collect("ps1", "submitted", nil); err == nil {
+				t.Error("collect through a planted link: no error")
+			}
+			if b, err := os.ReadFile(filepath.Join(home, me.Name, "ps1", "thesis.tex")); err != nil || string(b) != "years of work" {
+				t.Errorf("collect emptied the directory a planted link led to: %q %v", b, err)
+			}
+			if r, err := x.Return("ps1", "feedback"); err == nil {
+				t.Errorf("return through a planted link: %+v", r)
+			}
+		})
+	}
+}
+
+// squat makes path as another user (uid 4242) would, with a subdirectory
+// for ps1 that anyone may write, and returns that subdirectory held open,
+// as the squatter's process would hold it.
+func squat(t *testing.T, path string) *os.File {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(path, "ps1"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, filepath.Join(path, "ps1")} {
+		os.Chmod(p, 0o777)
+		if err := os.Chown(p, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(filepath.Join(path, "ps1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestSquatting: another student makes a student's feedback/ or inbound/
+// entry first, with a subdirectory anyone may write, and holds it open.
+// After the repair (init --students, as root) the squatter must read none
+// of the feedback returned; return must not write into a subdirectory that
+// is not the instructor's; submit must refuse to submit into a directory
+// that is not the student's alone (collect would count nothing of it).
+func TestSquatting(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipping: needs root to act as another user")
+	}
+	me, _ := CurrentUser()
+	feedback := func(t *testing.T) string {
+		fb := filepath.Join(t.TempDir(), "feedback")
+		os.MkdirAll(filepath.Join(fb, me.Name, "ps1"), 0o755)
+		os.WriteFile(filepath.Join(fb, me.Name, "ps1", "a.html"), []byte("<p>yours</p>"), 0o644)
+		return fb
+	}
+	t.Run("init repairs feedback", func(t *testing.T) {
+		x, _ := newCourse(t, nil)
+		held := squat(t, x.feedback(me.Name))
+		lines, err := x.Init(tempGroup(t), []string{me.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := x.Return("ps1", feedback(t)); err != nil || len(r.Returned) != 1 {
+			t.Fatalf("return: %+v %v\n%s", r, err, strings.Join(lines, "\n"))
+		}
+		if names, _ := held.Readdirnames(-1); len(names) != 0 {
+			t.Errorf("the squatter reads %v through the directory held open", names)
+		}
+	})
+	t.Run("return checks the assignment's directory", func(t *testing.T) {
+		x, ws := newCourse(t, nil)
+		if _, err := x.Fetch(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+		os.Mkdir(x.feedback(me.Name, "ps1"), 0o777)
+		os.Chmod(x.feedback(me.Name, "ps1"), 0o777)
+		os.Chown(x.feedback(me.Name, "ps1"), 4242, 4242)
+		if r, err := x.Return("ps1", feedback(t)); err != nil || len(r.Returned) != 0 || len(r.Problems) != 1 {
+			t.Errorf("return into a directory of another user's: %+v %v", r, err)
+		}
+		if ents, _ := os.ReadDir(x.feedback(me.Name, "ps1")); len(ents) != 0 {
+			t.Errorf("return wrote %v into it", ents)
+		}
+	})
+	t.Run("submit checks inbound", func(t *testing.T) {
+		x, ws := newCourse(t, nil)
+		if _, err := x.Fetch(ws, "ps1"); err != nil {
+			t.Fatal(err)
+		}
+		os.Mkdir(x.inbound(me.Name, "ps1"), 0o777)
+		os.Chmod(x.inbound(me.Name, "ps1"), 0o777)
+		os.Chown(x.inbound(me.Name, "ps1"), 4242, 4242)
+		if s, err := x.Submit(ws, "ps1"); err == nil || !strings.Contains(err.Error(), "uid 4242") {
+			t.Errorf("submit into a directory of another user's: %+v %v", s, err)
+		}
+	})
+}
+
+// testGroup is the group newCourse gives the course: the caller's primary
+// group.
+func testGroup(t *testing.T) string {
+	g, err := user.LookupGroupId(strconv.Itoa(os.Getgid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.Name
+}
+
+// TestUntrustedRoot: on an exchange root that anyone may write (as
+// nbgrader's docs set theirs up), a student can rename the course directory
+// away and put their own in its place (no sticky bit), or make the course
+// directory before init (sticky bit). init must refuse both, never keeping
+// a directory another user made; fetch and submit must refuse a course
+// directory that is not the instructors' or that others may write.
+func TestUntrustedRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipping: needs root to act as another user")
+	}
+	newRoot := func(t *testing.T, mode os.FileMode) Exchange {
+		x := Exchange{Root: filepath.Join(t.TempDir(), "ex"), Course: "c1"}
+		os.Mkdir(x.Root, 0o700)
+		os.Chmod(x.Root, mode)
+		return x
+	}
+	t.Run("init on a root anyone may write", func(t *testing.T) {
+		x := newRoot(t, 0o777)
+		if _, err := x.Init(testGroup(t), nil); err == nil || !strings.Contains(err.Error(), "sticky") {
+			t.Errorf("init: %v, want a refusal naming the sticky bit", err)
+		}
+	})
+	t.Run("init on a course directory another user made", func(t *testing.T) {
+		x := newRoot(t, 0o777|os.ModeSticky)
+		os.Mkdir(x.Dir(), 0o755)
+		os.Chown(x.Dir(), 4242, 4242)
+		if _, err := x.Init(testGroup(t), nil); err == nil || !strings.Contains(err.Error(), "uid 4242") {
+			t.Errorf("init: %v, want a refusal naming the owner", err)
+		}
+		if st, _ := os.Stat(x.Dir()); statT(st).Uid != 4242 && st.Mode()&modeBits == modeCourse {
+			t.Error("init fixed the student's directory as the course's")
+		}
+	})
+	t.Run("init on a sticky root", func(t *testing.T) {
+		x := newRoot(t, 0o777|os.ModeSticky)
+		if _, err := x.Init(testGroup(t), nil); err != nil {
+			t.Errorf("init: %v", err)
+		}
+	})
+	for _, c := range []struct {
+		name  string
+		spoil func(x Exchange)
+		says  string
+	}{
+		{"root anyone may write", func(x Exchange) { os.Chmod(x.Root, 0o777) }, "sticky"},
+		{"course directory of another user in a root anyone may write", func(x Exchange) {
+			os.Chmod(x.Root, 0o777|os.ModeSticky)
+			os.Chown(x.Dir(), 4242, 4242)
+		}, "uid 4242"},
+		{"course directory others may write", func(x Exchange) { os.Chmod(x.Dir(), 0o777) }, "0777"},
+	} {
+		t.Run("fetch and submit: "+c.name, func(t *testing.T) {
+			x, ws := newCourse(t, nil)
+			if _, err := x.Fetch(ws, "ps1"); err != nil {
+				t.Fatal(err)
+			}
+			c.spoil(x)
+			if _, err := x.Fetch(ws, "ps1"); err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("fetch: %v, want a refusal saying %q", err, c.says)
+			}
+			if _, err := x.Submit(ws, "ps1"); err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("submit: %v, want a refusal saying %q", err, c.says)
+			}
+		})
+	}
+}
+
+// TestInitGroup: the instructors' group must be the course's own: not a
+// group students share (users, the primary group of several users), and
+// none of the students listed may be in it.
+func TestInitGroup(t *testing.T) {
+	x := Exchange{Root: filepath.Join(t.TempDir(), "ex"), Course: "c1"}
+	if _, err := user.LookupGroup("users"); err == nil {
+		if _, err := x.Init("users", nil); err == nil || !strings.Contains(err.Error(), "shared") {
+			t.Errorf("init --group users: %v, want a refusal", err)
+		}
+	}
+	me, _ := CurrentUser()
+	if _, err := x.Init(testGroup(t), []string{me.Name}); os.Geteuid() == 0 && (err == nil || !strings.Contains(err.Error(), me.Name)) {
+		t.Errorf("init with a student in the group: %v, want a refusal naming the student", err)
+	}
+}
+
+// tempGroup makes a group for the test, with no members, and removes it
+// afterwards.
+func tempGroup(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("groupadd"); err != nil {
+		t.Skip("skipping: no groupadd")
+	}
+	name := "agxt" + randHex(4)
+	if out, err := exec.Command("groupadd", name).CombinedOutput(); err != nil {
+		t.Fatalf("groupadd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("groupdel", name).Run() })
+	return name
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -157,4 +158,64 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// trustedPath checks that nobody but the caller and root can change where
+// path leads: every directory on the way belongs to one of them and is not
+// writable by others (unless sticky: there others cannot move what is not
+// theirs), and every symbolic link followed belongs to one of them. A
+// directory such as /tmp/shared, or a link planted in /tmp, is refused:
+// there a student could lead collect or return elsewhere. What does not
+// exist yet passes (the caller makes it, in a trusted directory).
+func trustedPath(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	cur, rest := "/", strings.Split(abs, "/")
+	for hops := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		st, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !ownTrusted(st) || (st.IsDir() && st.Mode()&os.ModeSticky == 0 && st.Mode().Perm()&0o022 != 0) {
+			return fmt.Errorf("%s (on the way to %s) belongs to %s and has mode %s: agx does not follow a path that others can change (they could plant links that lead it elsewhere); use a directory of yours that others cannot write",
+				next, path, userName(statT(st).Uid), modeString(st.Mode()&modeBits))
+		}
+		if st.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return fmt.Errorf("%s: too many symbolic links", path)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return err
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return nil
+}
+
+// ownTrusted reports whether st belongs to the caller or root.
+func ownTrusted(st fs.FileInfo) bool {
+	uid := statT(st).Uid
+	return uid == 0 || int(uid) == os.Geteuid()
 }

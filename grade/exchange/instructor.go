@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"sort"
@@ -17,7 +18,8 @@ import (
 )
 
 // Init makes the course's tree (see the package documentation) owned by the
-// caller with the group named group ("" for the caller's primary group), and
+// caller with the group named group ("" for the course's own, agx-COURSE,
+// made when run as root; see initGroup), and
 // fixes the modes and group of directories that exist. Run as root, it can
 // also make each listed student's inbound and feedback directories, owned by
 // them, so that nobody can take those names first. It is idempotent and
@@ -26,18 +28,13 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 	if err := x.check(); err != nil {
 		return nil, err
 	}
-	gid := os.Getgid()
-	if group != "" {
-		g, err := user.LookupGroup(group)
-		if err != nil {
-			return nil, fmt.Errorf("group %q: %v (make it with groupadd, and add the instructors to it)", group, err)
-		}
-		gid, _ = strconv.Atoi(g.Gid)
-	}
 	if len(students) > 0 && os.Geteuid() != 0 {
 		return nil, fmt.Errorf("--students needs root (the directories are given to each student)")
 	}
-	var report []string
+	gid, report, err := x.initGroup(group, students)
+	if err != nil {
+		return report, err
+	}
 	ensure := func(path string, mode os.FileMode, uid, gid int) error {
 		line, err := ensureDir(path, mode, uid, gid)
 		if err != nil {
@@ -46,23 +43,28 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 		report = append(report, line)
 		return nil
 	}
-	if _, err := os.Stat(x.Root); errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(x.Root, 0o755); err != nil {
-			return nil, permission(err, "make the exchange root as root once (mkdir -p "+x.Root+"), or choose another with --exchange")
-		}
-		if err := os.Chmod(x.Root, 0o755); err != nil {
-			return nil, err
-		}
-		report = append(report, "made  "+x.Root+" (0755)")
+	open, line, err := x.initRoot()
+	if err != nil {
+		return nil, err
 	}
-	uid := -1 // the course's directories may belong to any instructor
+	if line != "" {
+		report = append(report, line)
+	}
+	uid := -1 // the course's directories may belong to any instructor,
+	if open { // but in a root anyone may write, the course directory is root's
+		uid = 0
+	}
 	for _, d := range []struct {
 		path string
 		mode os.FileMode
 	}{{x.Dir(), modeCourse}, {x.outbound(), modeOutbound}, {x.inbound(), modeInbound}, {x.feedback(), modeFeedback}} {
+		if err := takeOver(d.path, gid); err != nil {
+			return report, err
+		}
 		if err := ensure(d.path, d.mode, uid, gid); err != nil {
 			return report, err
 		}
+		uid = -1
 	}
 	for _, s := range students {
 		u, err := user.Lookup(s)
@@ -80,10 +82,95 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 			return report, err
 		}
 	}
-	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil && gid != 0 {
-		report = append(report, fmt.Sprintf("note  every member of group %s can read every submission and feedback page: no student may be in it", g.Name))
-	}
+	report = append(report, fmt.Sprintf("note  every member of group %s can read every submission and feedback page: no student may be in it", groupName(gid)))
 	return report, nil
+}
+
+// initGroup returns the instructors' group: group, or by default the
+// course's own group agx-COURSE, which init makes when run as root. It
+// refuses a group that students may share: users, the primary group of
+// several users, or one that holds a student listed.
+func (x Exchange) initGroup(group string, students []string) (int, []string, error) {
+	var report []string
+	if group == "" {
+		group = "agx-" + x.Course
+		if _, err := user.LookupGroup(group); err != nil && os.Geteuid() == 0 {
+			if out, err := exec.Command("groupadd", group).CombinedOutput(); err != nil {
+				return 0, nil, fmt.Errorf("groupadd %s: %v: %s (or name the instructors' group with --group)", group, err, strings.TrimSpace(string(out)))
+			}
+			report = append(report, fmt.Sprintf("made  group %s: add the instructors to it (usermod -aG %s NAME; they log in again)", group, group))
+		}
+	}
+	g, err := user.LookupGroup(group)
+	if err != nil {
+		return 0, report, fmt.Errorf("group %q: %v: make it and add the instructors to it (sudo groupadd %s && sudo usermod -aG %s $USER, then log in again), or run init as root, which makes the course's group agx-%s, or name the instructors' group with --group",
+			group, err, group, group, x.Course)
+	}
+	gid, _ := strconv.Atoi(g.Gid)
+	if g.Name == "users" || gid == 100 {
+		return 0, report, fmt.Errorf("group %s is shared by the users of this machine: students would read every submission; use a group of the instructors only (by default the course's own, agx-%s)", g.Name, x.Course)
+	}
+	if us := primaryUsers(gid); len(us) > 1 {
+		return 0, report, fmt.Errorf("group %s is shared: it is the primary group of %d users (%s): students among them would read every submission; use a group of the instructors only (by default the course's own, agx-%s)", g.Name, len(us), strings.Join(us[:min(len(us), 3)], ", "), x.Course)
+	}
+	for _, s := range students {
+		if u, err := user.Lookup(s); err == nil {
+			uid, _ := strconv.Atoi(u.Uid)
+			if memberOf(uint32(uid), uint32(gid)) {
+				return 0, report, fmt.Errorf("student %s is in group %s: they would read every submission; use a group of the instructors only", s, g.Name)
+			}
+		}
+	}
+	return gid, report, nil
+}
+
+// primaryUsers lists the users of /etc/passwd whose primary group is gid.
+func primaryUsers(gid int) []string {
+	b, _ := os.ReadFile("/etc/passwd")
+	var names []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Split(l, ":"); len(f) > 3 && f[3] == strconv.Itoa(gid) {
+			names = append(names, f[0])
+		}
+	}
+	return names
+}
+
+// initRoot makes the exchange root when missing, or checks it (see
+// checkRoot): in a root others may write, only root may make the course
+// directory, so that students can tell it from one a student made.
+func (x Exchange) initRoot() (open bool, line string, err error) {
+	open, _, err = x.checkRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(x.Root, 0o755); err != nil {
+			return false, "", permission(err, "make the exchange root as root once (mkdir -p "+x.Root+"), or choose another with --exchange")
+		}
+		return false, "made  " + x.Root + " (0755)", os.Chmod(x.Root, 0o755)
+	}
+	if err != nil {
+		return false, "", err
+	}
+	if open && os.Geteuid() != 0 {
+		return false, "", fail(ErrPermission, "the exchange root %s may be written by others: run `sudo agx exchange init` (as root, it makes the course directory root's, so that students can tell it from one a student made), or make the root 0755", x.Root)
+	}
+	return open, "", nil
+}
+
+// takeOver refuses to make a directory of the course's tree (not a
+// student's) out of one that exists and belongs to another user than root,
+// the caller or a member of the instructors' group gid: anyone may have
+// made it and planted things in it.
+func takeOver(path string, gid int) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil // ensureDir makes it, or says why not
+	}
+	s := statT(st)
+	if s.Uid == 0 || int(s.Uid) == os.Geteuid() || memberOf(s.Uid, uint32(gid)) {
+		return nil
+	}
+	return fail(ErrPermission, "%s belongs to %s, who is neither root nor in the instructors' group %s: anyone may have made it, and init never takes over a directory another user made; look at it, remove it (sudo rm -r %s) and run init again",
+		path, userName(s.Uid), groupName(gid), path)
 }
 
 // testHookChecked, when set (by tests), runs after ensureDir or returnTo has
@@ -118,6 +205,14 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 		return permission(f.Chmod(mode), "run `agx exchange init` as the owner of "+path+" or as root")
 	}
 	st, err := os.Lstat(path)
+	if err == nil && uid != -1 && (!st.IsDir() || int(statT(st).Uid) != uid) {
+		aside, err := moveAside(path, st)
+		if err != nil {
+			return "", err
+		}
+		line, err := ensureDir(path, mode, uid, gid)
+		return fmt.Sprintf("%s, after moving the one %s made to %s (look at it, then remove it)", line, userName(statT(st).Uid), aside), err
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.Mkdir(path, 0o700); err != nil {
@@ -150,6 +245,20 @@ func ensureDir(path string, mode os.FileMode, uid, gid int) (string, error) {
 			path, userName(s.Uid), s.Gid, modeString(st.Mode()&modeBits), ownerName(uid), gid, modeString(mode), err)
 	}
 	return fmt.Sprintf("fixed %s (%s)", path, modeString(mode)), nil
+}
+
+// takenPrefix begins the names of the directories moveAside moved.
+const takenPrefix = ".agx-taken-"
+
+// moveAside renames path, a student's directory that another user made
+// (or a link, or a file), out of the way, to a hidden name next to it: its
+// maker may hold it or a subdirectory open, so it is never reused.
+func moveAside(path string, st os.FileInfo) (string, error) {
+	aside := filepath.Join(filepath.Dir(path), takenPrefix+filepath.Base(path)+"-"+randHex(4))
+	if err := os.Rename(path, aside); err != nil {
+		return "", permission(fmt.Errorf("%s belongs to %s: %w", path, userName(statT(st).Uid), err), "run `agx exchange init --students` as root, or as the owner of "+filepath.Dir(path))
+	}
+	return aside, nil
 }
 
 func ownerName(uid int) string {
@@ -278,6 +387,7 @@ type Collected struct {
 // CollectResult is what Collect did.
 type CollectResult struct {
 	Deadline *time.Time
+	Moved    bool // the deadline was given to Collect and is now the release's
 	Students []Collected
 	Problems []string // entries ignored, with why
 	CSV      string   // the path of the class table
@@ -286,7 +396,8 @@ type CollectResult struct {
 // Collect copies the latest valid submission of every student into
 // nbgrader's layout, out/STUDENT/ASSIGNMENT/, with timestamp.txt and, for a
 // late one, late.txt, and writes out/collect-ASSIGNMENT.csv. deadline
-// overrides the release's. A submission counts when its directory and files
+// overrides the release's, and is recorded in the release (Moved) so that
+// students see it. A submission counts when its directory and files
 // are owned by the student whose directory holds it, it is complete (its
 // record written last) and every checksum matches; the latest counts. Its
 // time is the recorded one unless a file changed more than TimeTolerance
@@ -300,9 +411,13 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 		return nil, err
 	}
 	res := &CollectResult{Deadline: deadline}
+	var released map[string]bool // nil: every notebook
 	if rel, err := x.ReadRelease(assignment); err == nil {
+		released = releasedNotebooks(rel)
 		if res.Deadline == nil {
 			res.Deadline = rel.Deadline
+		} else if err := x.moveDeadline(rel, res); err != nil {
+			return nil, err
 		}
 	} else if !errors.Is(err, ErrNotReleased) {
 		return nil, err
@@ -311,33 +426,23 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 	if err != nil {
 		return nil, permission(err, fmt.Sprintf("collect as an instructor: a member of group %s (the exchange's group) or root", groupName(gid)))
 	}
+	if err := trustedPath(out); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(out, 0o750); err != nil {
 		return nil, err
 	}
 	if err := privateDir(out, "collect into"); err != nil {
 		return nil, err
 	}
+	var probs problemList
 	for _, e := range ents {
-		name := e.Name()
-		path := x.inbound(name)
-		st, err := os.Lstat(path)
-		if err != nil {
-			res.Problems = append(res.Problems, shown(err.Error()))
-			continue
+		if strings.HasPrefix(e.Name(), takenPrefix) {
+			continue // moved aside by init, which said so
 		}
-		owner := statT(st).Uid
-		switch {
-		case !st.IsDir():
-			res.Problems = append(res.Problems, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", shown(path), userName(owner)))
-			continue
-		case userName(owner) != name:
-			res.Problems = append(res.Problems, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", shown(path), userName(owner), shown(name), shown(path)))
-			continue
-		}
-		c, probs, err := x.latest(name, owner, assignment)
-		res.Problems = append(res.Problems, probs...)
+		c, err := x.collectOne(e.Name(), assignment, released, &probs)
 		if err != nil {
-			res.Problems = append(res.Problems, err.Error())
+			probs.add(e.Name(), err.Error())
 			continue
 		}
 		if c == nil {
@@ -347,13 +452,96 @@ func (x Exchange) Collect(assignment, out string, deadline *time.Time) (*Collect
 			c.Late, c.LateBy = true, c.sub.Time.Sub(*res.Deadline)
 		}
 		if err := writeCollected(out, assignment, c); err != nil {
+			res.Problems = probs.list()
 			return res, err
 		}
 		res.Students = append(res.Students, c.Collected)
 	}
+	res.Problems = probs.list()
 	sort.Slice(res.Students, func(i, j int) bool { return res.Students[i].Student < res.Students[j].Student })
 	res.CSV = filepath.Join(out, "collect-"+assignment+".csv")
 	return res, writeCollectCSV(res.CSV, res)
+}
+
+// collectOne checks the entry name of inbound/ and returns the student's
+// latest valid submission; nil when there is none.
+func (x Exchange) collectOne(name, assignment string, released map[string]bool, probs *problemList) (*collected, error) {
+	path := x.inbound(name)
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, errors.New(shown(err.Error()))
+	}
+	owner := statT(st).Uid
+	junk := "entries of inbound/ made by " + userName(owner)
+	switch {
+	case !st.IsDir():
+		probs.add(junk, fmt.Sprintf("%s is not a directory (made by %s): ignored; remove it", shown(path), userName(owner)))
+		return nil, nil
+	case userName(owner) != name:
+		probs.add(junk, fmt.Sprintf("%s belongs to %s, not to a user %s: ignored; remove it (rm -r %s)", shown(path), userName(owner), shown(name), shown(path)))
+		return nil, nil
+	}
+	r := &subReader{student: name, uid: owner, released: released, budget: readBudget}
+	return x.latest(r, assignment, probs)
+}
+
+// releasedNotebooks is the set of notebooks the release names; nil when it
+// names none.
+func releasedNotebooks(rel *Release) map[string]bool {
+	var m map[string]bool
+	for n := range rel.Files {
+		if strings.HasSuffix(n, ".ipynb") {
+			if m == nil {
+				m = map[string]bool{}
+			}
+			m[n] = true
+		}
+	}
+	return m
+}
+
+// problemList keeps problems, at most maxShown of each key (a student, the
+// junk of one user), and counts the others.
+type problemList struct {
+	lines []string
+	n     map[string]int
+	over  []string // keys with more than maxShown, in order
+}
+
+const maxShown = 5
+
+func (p *problemList) add(key, line string) {
+	if p.n == nil {
+		p.n = map[string]int{}
+	}
+	p.n[key]++
+	switch {
+	case p.n[key] <= maxShown:
+		p.lines = append(p.lines, line)
+	case p.n[key] == maxShown+1:
+		p.over = append(p.over, key)
+	}
+}
+
+// list returns the problems shown and, for each key with more, a summary.
+func (p *problemList) list() []string {
+	l := p.lines
+	for _, k := range p.over {
+		l = append(l, fmt.Sprintf("%s: %d more problems like these, not shown", shown(k), p.n[k]-maxShown))
+	}
+	return l
+}
+
+// moveDeadline records res.Deadline, which collect --deadline chose, in
+// the release when it differs from the release's: students' submit and
+// status then say what collect rules.
+func (x Exchange) moveDeadline(rel *Release, res *CollectResult) error {
+	if rel.Deadline != nil && rel.Deadline.Equal(*res.Deadline) {
+		return nil
+	}
+	res.Moved, rel.Deadline = true, res.Deadline
+	err := writeAtomic(x.outbound(rel.Assignment, ReleaseFile), marshal(rel), 0o664)
+	return permission(err, "collect --deadline records the deadline in the release: collect as an instructor (the exchange's group) or root")
 }
 
 type collected struct {
@@ -365,21 +553,21 @@ type collected struct {
 
 // latest finds the student's latest valid submission of assignment; nil
 // when there is none.
-func (x Exchange) latest(student string, uid uint32, assignment string) (*collected, []string, error) {
-	base := x.inbound(student, assignment)
+func (x Exchange) latest(r *subReader, assignment string, probs *problemList) (*collected, error) {
+	base := x.inbound(r.student, assignment)
 	bst, err := os.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, permission(err, "cannot read "+base)
+		return nil, permission(err, "cannot read "+base)
 	}
-	if !bst.IsDir() || statT(bst).Uid != uid {
-		return nil, nil, fmt.Errorf("%s is not a directory of %s (agx makes it one): nothing in it counted", base, student)
+	if !bst.IsDir() || statT(bst).Uid != r.uid {
+		return nil, fmt.Errorf("%s is not a directory of %s (agx makes it one): nothing in it counted", base, r.student)
 	}
 	ents, err := os.ReadDir(base)
 	if err != nil {
-		return nil, nil, permission(err, "cannot read "+base)
+		return nil, permission(err, "cannot read "+base)
 	}
 	var stamps []string
 	for _, e := range ents {
@@ -388,43 +576,92 @@ func (x Exchange) latest(student string, uid uint32, assignment string) (*collec
 		}
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(stamps)))
-	var probs []string
+	var broken time.Time // the last change of the later submissions passed over
+	brokenDir := ""
 	for _, s := range stamps {
-		if !printable(s) {
-			probs = append(probs, fmt.Sprintf("%s: %s: a name with control characters is no submission of agx: not counted", student, shown(filepath.Join(base, s))))
-			continue
+		dir := filepath.Join(base, s)
+		c, err := (*collected)(nil), fmt.Errorf("%s: a name with control characters is no submission of agx", shown(dir))
+		if printable(s) {
+			c, err = r.readSubmission(dir)
 		}
-		c, err := readSubmission(filepath.Join(base, s), student, uid)
 		if err != nil {
-			probs = append(probs, fmt.Sprintf("%s: %v: not counted", student, err))
+			probs.add(r.student, fmt.Sprintf("%s: %v: not counted", r.student, err))
+			if d := lastChange(dir); d.After(broken) {
+				broken, brokenDir = d, shown(dir)
+			}
 			continue
 		}
 		c.Submissions = len(stamps)
+		// A later submission that is not valid may have been the latest
+		// at the deadline, broken after it (a byte appended, a record
+		// removed) so that this one counts: its last change counts.
+		c.delay(broken, fmt.Sprintf("a later submission, %s, is not valid and changed at %s: that change counts", brokenDir, formatTime(broken)))
 		// Removing a later submission, or renaming a directory of
 		// submissions prepared under another name into place, changes
 		// base (its ctime) but not the submissions left: that change
 		// counts, so that nobody chooses among earlier submissions after
 		// the deadline by deleting the others.
-		if d := ctime(bst); d.After(c.Time.Add(TimeTolerance)) {
-			note := fmt.Sprintf("submitted at %s, but %s changed at %s, after it (a later submission removed, or the directory renamed into place): the change counts", formatTime(c.Time), base, formatTime(d))
-			if c.Note != "" {
-				note = c.Note + "; " + note
-			}
-			c.Time, c.sub.Time, c.Note = d, d, note
-		}
-		return c, probs, nil
+		d := ctime(bst)
+		c.delay(d, fmt.Sprintf("%s changed at %s, after it (a later submission removed, or the directory renamed into place): the change counts", base, formatTime(d)))
+		return c, nil
 	}
-	return nil, probs, nil
+	return nil, nil
 }
 
+// delay makes t the submission's time when it is later than its own, and
+// notes why. (agx submit changes neither the directory of submissions nor
+// an earlier submission after a submission's record is written.)
+func (c *collected) delay(t time.Time, why string) {
+	if !t.After(c.Time) {
+		return
+	}
+	c.Note = joinNote(c.Note, fmt.Sprintf("submitted at %s, but %s", formatTime(c.Time), why))
+	c.Time, c.sub.Time = t, t
+}
+
+// lastChange is the latest change time (ctime) of dir and of the entries
+// in it that can be looked at (at most MaxSubmissionFiles of them).
+func lastChange(dir string) time.Time {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return time.Time{}
+	}
+	t := ctime(st)
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|noFollow, 0)
+	if err != nil {
+		return t
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(MaxSubmissionFiles)
+	for _, n := range names {
+		if st, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			t = later(t, ctime(st))
+		}
+	}
+	return t
+}
+
+// subReader reads the submissions of one student: only the notebooks the
+// release names (all when released is nil), and at most budget bytes in all.
+type subReader struct {
+	student  string
+	uid      uint32
+	released map[string]bool
+	budget   int64
+}
+
+// readBudget is how much collect reads of one student's submissions
+// before it passes over the rest: the latest submission and one more.
+const readBudget = 2 * MaxSubmissionBytes
+
 // readSubmission reads and verifies one submission directory.
-func readSubmission(dir, student string, uid uint32) (*collected, error) {
+func (r *subReader) readSubmission(dir string) (*collected, error) {
 	st, err := os.Lstat(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !st.IsDir() || statT(st).Uid != uid {
-		return nil, fmt.Errorf("%s is not a directory of %s", dir, student)
+	if !st.IsDir() || statT(st).Uid != r.uid {
+		return nil, fmt.Errorf("%s is not a directory of %s", dir, r.student)
 	}
 	changed := ctime(st)
 	var sub Submission
@@ -438,38 +675,23 @@ func readSubmission(dir, student string, uid uint32) (*collected, error) {
 	if err := json.Unmarshal(b, &sub); err != nil {
 		return nil, fmt.Errorf("%s: %v", SubmissionFile, err)
 	}
-	if statT(mst).Uid != uid {
-		return nil, fmt.Errorf("%s/%s is not owned by %s", dir, SubmissionFile, student)
+	if statT(mst).Uid != r.uid {
+		return nil, fmt.Errorf("%s/%s is not owned by %s", dir, SubmissionFile, r.student)
 	}
 	changed = later(changed, ctime(mst))
-	c := &collected{dir: dir, sub: sub, files: map[string][]byte{}}
-	names, err := visibleFiles(dir, "", true)
+	read, t, err := r.plan(dir, sub)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		if _, ok := sub.Files[n]; !ok {
-			return nil, fmt.Errorf("%s holds %q, which its record does not list", dir, n)
-		}
-	}
-	if len(sub.Files) > MaxSubmissionFiles {
-		return nil, fmt.Errorf("%s lists %d files, more than the %d a submission may hold", SubmissionFile, len(sub.Files), MaxSubmissionFiles)
-	}
-	var total int64
-	for _, n := range sortedKeys(sub.Files) {
-		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") || !printable(n) {
-			return nil, fmt.Errorf("%s lists a bad file name %q", SubmissionFile, n)
-		}
-		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes-total)
-		if errors.Is(err, errTooBig) {
-			return nil, fmt.Errorf("%s: its notebooks add up to more than the %d MiB a submission may hold", dir, MaxSubmissionBytes>>20)
-		}
+	changed = later(changed, t)
+	c := &collected{dir: dir, sub: sub, files: map[string][]byte{}}
+	for _, n := range read {
+		b, fst, err := readRegular(filepath.Join(dir, n), MaxSubmissionBytes)
 		if err != nil {
 			return nil, err
 		}
-		total += int64(len(b))
-		if statT(fst).Uid != uid {
-			return nil, fmt.Errorf("%s is not owned by %s", filepath.Join(dir, n), student)
+		if statT(fst).Uid != r.uid {
+			return nil, fmt.Errorf("%s is not owned by %s", filepath.Join(dir, n), r.student)
 		}
 		if Sum(b) != sub.Files[n] {
 			return nil, fmt.Errorf("%s does not match its checksum (changed after it was submitted)", filepath.Join(dir, n))
@@ -478,13 +700,77 @@ func readSubmission(dir, student string, uid uint32) (*collected, error) {
 		c.files[n] = b
 		c.Files = append(c.Files, n)
 	}
-	c.Student, c.Recorded, c.Time = student, sub.Time, sub.Time
+	c.Student, c.Recorded, c.Time = r.student, sub.Time, sub.Time
 	if changed.After(sub.Time.Add(TimeTolerance)) {
 		c.Time = changed
 		c.Note = fmt.Sprintf("recorded time %s, but its files changed at %s: the change counts", formatTime(sub.Time), formatTime(changed))
 	}
+	if len(read) < len(sub.Files) {
+		c.Note = joinNote(c.Note, fmt.Sprintf("not collected (not released): %d of its notebooks", len(sub.Files)-len(read)))
+	}
 	c.sub.Time = c.Time
 	return c, nil
+}
+
+// plan checks, before anything is read, that the submission's files are
+// those its record lists, regular, not sparse and within the limits, and
+// returns the released ones, to read, and their last change.
+func (r *subReader) plan(dir string, sub Submission) (read []string, changed time.Time, err error) {
+	names, err := visibleFiles(dir, "", true)
+	if err != nil {
+		return nil, changed, err
+	}
+	for _, n := range names {
+		if _, ok := sub.Files[n]; !ok {
+			return nil, changed, fmt.Errorf("%s holds %q, which its record does not list", dir, n)
+		}
+	}
+	if len(sub.Files) > MaxSubmissionFiles {
+		return nil, changed, fmt.Errorf("%s lists %d files, more than the %d a submission may hold", SubmissionFile, len(sub.Files), MaxSubmissionFiles)
+	}
+	var total, toRead int64
+	var sparse error
+	for _, n := range sortedKeys(sub.Files) {
+		if n != filepath.Base(n) || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".ipynb") || !printable(n) {
+			return nil, changed, fmt.Errorf("%s lists a bad file name %q", SubmissionFile, n)
+		}
+		st, err := os.Lstat(filepath.Join(dir, n))
+		if err != nil {
+			return nil, changed, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, changed, fmt.Errorf("%s is not a regular file", filepath.Join(dir, n))
+		}
+		if size := st.Size(); size > 1<<20 && statT(st).Blocks*512 < size/16 && sparse == nil {
+			sparse = fmt.Errorf("%s is a sparse file (%d bytes, almost none on disk): no notebook of agx submit", filepath.Join(dir, n), size)
+		}
+		total += st.Size()
+		changed = later(changed, ctime(st))
+		if r.released == nil || r.released[n] {
+			read, toRead = append(read, n), toRead+st.Size()
+		}
+	}
+	if total > MaxSubmissionBytes {
+		return nil, changed, fmt.Errorf("%s: its notebooks add up to more than the %d MiB a submission may hold", dir, MaxSubmissionBytes>>20)
+	}
+	if sparse != nil {
+		return nil, changed, sparse
+	}
+	if len(read) == 0 {
+		return nil, changed, fmt.Errorf("%s holds none of the released notebooks", dir)
+	}
+	if toRead > r.budget {
+		return nil, changed, fmt.Errorf("%s was not read: collect reads at most %d MiB of one student's submissions", dir, readBudget>>20)
+	}
+	r.budget -= toRead
+	return read, changed, nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 func later(a, b time.Time) time.Time {
@@ -532,11 +818,26 @@ func writeCollectCSV(path string, res *CollectResult) error {
 		if c.Late {
 			lateSec = strconv.FormatFloat(c.LateBy.Seconds(), 'f', 0, 64)
 		}
-		_ = w.Write([]string{c.Student, c.Time.UTC().Format(time.RFC3339Nano), deadline, strconv.FormatBool(c.Late), lateSec,
-			strconv.Itoa(c.Submissions), strings.Join(c.Files, " "), c.Note})
+		files, _ := json.Marshal(c.Files)
+		row := []string{c.Student, c.Time.UTC().Format(time.RFC3339Nano), deadline, strconv.FormatBool(c.Late), lateSec,
+			strconv.Itoa(c.Submissions), string(files), c.Note}
+		for i := range row {
+			row[i] = csvCell(row[i])
+		}
+		_ = w.Write(row)
 	}
 	w.Flush()
 	return writeAtomic(path, []byte(b.String()), 0o640)
+}
+
+// csvCell neutralises a cell that a spreadsheet would take for a formula
+// (one starting with = + - @, a tab or a carriage return) by prefixing it
+// with ', as OWASP advises for CSV injection.
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // privateDir checks that dir, which collect writes into or return reads
@@ -585,6 +886,9 @@ func (x Exchange) Return(assignment, dir string) (*ReturnResult, error) {
 	}
 	gid, err := x.courseDir()
 	if err != nil {
+		return nil, err
+	}
+	if err := trustedPath(dir); err != nil {
 		return nil, err
 	}
 	ents, err := os.ReadDir(dir)
@@ -659,6 +963,9 @@ func (x Exchange) returnTo(student, assignment string, gid int, src string, page
 	}
 	if st, err := root.Lstat(assignment); err != nil || !st.IsDir() {
 		return fmt.Errorf("%s is not a directory: remove it and return again", filepath.Join(area, assignment))
+	} else if !ownTrusted(st) || st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s belongs to %s and has mode %s, not made by agx return: nothing returned (whoever made it might read what is written there); remove it (rm -r %s) and return again",
+			filepath.Join(area, assignment), userName(statT(st).Uid), modeString(st.Mode()&modeBits), filepath.Join(area, assignment))
 	}
 	for _, p := range pages {
 		b, _, err := readRegular(filepath.Join(src, p), 64<<20)

@@ -62,6 +62,9 @@ func (r *SubmitResult) Lines() []string {
 	if len(r.Missing) > 0 {
 		l = append(l, fmt.Sprintf("not in this submission: %s (released with the assignment)", strings.Join(r.Missing, ", ")))
 	}
+	if len(r.Extra) > 0 {
+		l = append(l, fmt.Sprintf("not collected: %s (not released with the assignment; only released notebooks are graded)", strings.Join(r.Extra, ", ")))
+	}
 	return append(l, r.Warnings...)
 }
 

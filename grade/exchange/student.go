@@ -120,8 +120,24 @@ func claimDir(path string, mode os.FileMode, me Me, gid int) (made bool, err err
 		return made, fmt.Errorf("%s is not in the instructors' group with the set-group-ID bit, so the instructor could not read it: ask the instructor to run `agx exchange init`", path)
 	case st.Mode().Perm()&0o050 != 0o050:
 		return made, fmt.Errorf("%s has mode %s: the instructors' group needs read and search (chmod g+rx %s)", path, modeString(st.Mode()&modeBits), path)
+	case st.Mode().Perm()&0o002 != 0:
+		return made, fmt.Errorf("%s has mode %s: others may write it (chmod o-w %s)", path, modeString(st.Mode()&modeBits), path)
 	}
 	return made, nil
+}
+
+// mineAlone checks that path is a directory of the student's that nobody
+// else may write: a submission in another's directory would not count.
+func mineAlone(path string, me Me) error {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if s := statT(st); !st.IsDir() || int(s.Uid) != me.UID || st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s belongs to %s and has mode %s, not to you alone: someone made it before you, and nothing submitted into it would count; move it away (mv %s %s.taken) and submit again, and tell your instructor",
+			path, userName(s.Uid), modeString(st.Mode()&modeBits), path, path)
+	}
+	return nil
 }
 
 // SubmitResult is what Submit did.
@@ -136,6 +152,7 @@ type SubmitResult struct {
 	Late       bool
 	LateBy     time.Duration
 	Missing    []string // released notebooks not in the submission
+	Extra      []string // notebooks submitted that the release does not name: collect leaves them
 	Warnings   []string
 }
 
@@ -198,6 +215,13 @@ func (x Exchange) Submit(workspace, assignment string) (*SubmitResult, error) {
 			res.Missing = append(res.Missing, n)
 		}
 	}
+	if want := releasedNotebooks(rel); want != nil {
+		for _, n := range names {
+			if !want[n] {
+				res.Extra = append(res.Extra, n)
+			}
+		}
+	}
 
 	old := syscall.Umask(0o027)
 	defer syscall.Umask(old)
@@ -208,6 +232,9 @@ func (x Exchange) Submit(workspace, assignment string) (*SubmitResult, error) {
 	res.Warnings = x.claim(me)
 	base := filepath.Join(mine, assignment)
 	if err := os.Mkdir(base, 0o750); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	if err := mineAlone(base, me); err != nil {
 		return nil, err
 	}
 	prev, count := previous(base)
