@@ -1,0 +1,212 @@
+package autograde
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goagx/agx/internal/jupyter"
+	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/testenv"
+)
+
+// layout is where an instructor's HOME (GoNB's install directory, the Go
+// module and build caches) lies, and where TMPDIR points.
+type layout struct {
+	name string
+	// home makes the directory that becomes HOME; tmpdir, when set, makes TMPDIR.
+	home   func(t *testing.T) string
+	tmpdir func(t *testing.T) string
+}
+
+// closedDir makes a directory of mode 0700 under parent, removed after the test.
+func closedDir(t *testing.T, parent string) string {
+	t.Helper()
+	d, err := os.MkdirTemp(parent, "agx-layout-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// otherFS mounts a new tmpfs (another file system) and returns it.
+func otherFS(t *testing.T) string {
+	t.Helper()
+	d := closedDir(t, "/mnt")
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "mode=0700,size=4g", "agx-layout", d).CombinedOutput(); err != nil {
+		t.Fatalf("mount tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", d).Run() })
+	return d
+}
+
+var layouts = []layout{
+	{name: "tmp-0700", home: func(t *testing.T) string { return filepath.Join(closedDir(t, "/tmp"), "home") }},
+	{name: "home-0700", home: func(t *testing.T) string { return closedDir(t, "/home") }},
+	{name: "root", home: func(t *testing.T) string { return closedDir(t, "/root") }},
+	{name: "other-fs", home: func(t *testing.T) string { return filepath.Join(otherFS(t), "home") }},
+	{name: "tmpdir-elsewhere", home: func(t *testing.T) string { return closedDir(t, "/home") },
+		tmpdir: func(t *testing.T) string {
+			d := closedDir(t, "/var/tmp")
+			os.Chmod(d, 0o1777)
+			return d
+		}},
+}
+
+// copyTree copies src to dst with cp -a, hard links where both are on one
+// file system (the caches are large).
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if exec.Command("cp", "-al", src, dst).Run() == nil {
+		return
+	}
+	os.RemoveAll(dst)
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a %s %s: %v: %s", src, dst, err, out)
+	}
+}
+
+// moveKernel installs a copy of the test kernel's HOME parts (GoNB's
+// directory, the module and build caches) under home and a kernelspec for
+// it, and points the grader's environment there. It returns the
+// kernelspec's name.
+func moveKernel(t *testing.T, home string) string {
+	t.Helper()
+	ctx := context.Background()
+	spec, err := readKernelSpec(ctx, jupyter.DefaultPython, testKernel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	goBin := spec.Env["AGX_GO"]
+	if goBin == "" {
+		goBin = "go"
+	}
+	goEnv, err := readGoEnv(ctx, goBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	modcache, gocache := filepath.Join(home, "go", "pkg", "mod"), filepath.Join(home, ".cache", "go-build")
+	copyTree(t, goEnv["GOMODCACHE"], modcache)
+	copyTree(t, goEnv["GOCACHE"], gocache)
+	if bin := spec.Env["AGX_BIN"]; bin != "" {
+		spec.Env["AGX_BIN"] = filepath.Join(home, ".local", "share", "agx", "bin")
+		copyTree(t, bin, spec.Env["AGX_BIN"])
+	}
+	// What only the instructor may read.
+	if err := os.WriteFile(filepath.Join(home, "instructor-secret.txt"), []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	jp := t.TempDir()
+	name := "agx-layout-" + filepath.Base(t.Name())
+	kdir := filepath.Join(jp, "kernels", name)
+	if err := os.MkdirAll(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec.DisplayName = "layout " + filepath.Base(t.Name())
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kdir, "kernel.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("JUPYTER_PATH", jp)
+	t.Setenv("HOME", home)
+	t.Setenv("GOMODCACHE", modcache)
+	t.Setenv("GOCACHE", gocache)
+	return name
+}
+
+// TestIsolationLayouts grades, as root in strict mode, a small class with
+// attacks in each layout of the instructor's HOME: in a directory closed to
+// other users under /tmp (as mktemp -d makes it), under /home and /root at
+// mode 0700, on another file system, and with TMPDIR elsewhere. In each:
+// the honest submission gets full marks, the wrong one none; the attacker
+// cannot read the instructor's files; what it writes to /tmp, /var/tmp,
+// /dev/shm, HOME and TMPDIR is gone afterwards; and no process it started
+// is left.
+func TestIsolationLayouts(t *testing.T) {
+	needKernel(t)
+	if os.Geteuid() != 0 {
+		testenv.Missing(t, "needs root: the layouts are made in /home, /root and a new tmpfs, and grading is strict")
+	}
+	const source = "testdata/double.ipynb"
+	src := readNB(t, source)
+	absSource, _ := filepath.Abs(source)
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			home := l.home(t)
+			kernel := moveKernel(t, home)
+			if l.tmpdir != nil {
+				t.Setenv("TMPDIR", l.tmpdir(t))
+			}
+			mark := "agx-layout-" + nbgrader.NewNonce()[:12]
+			targets := []string{"/tmp", "/var/tmp", "/dev/shm", home, os.TempDir()}
+			attack := fmt.Sprintf("%%%%\n// attack\nfor _, d := range []string{\"/tmp\", \"/var/tmp\", \"/dev/shm\", os.Getenv(\"HOME\"), os.Getenv(\"TMPDIR\"), %q} {\n"+
+				"\tfmt.Println(\"write\", d, os.WriteFile(filepath.Join(d, %q), []byte(\"x\"), 0o644))\n}\n"+
+				"for _, f := range []string{%q, %q} {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"read %%s: %%d bytes\\n\", f, len(b))\n\t_ = err\n}\n",
+				home, mark, filepath.Join(home, "instructor-secret.txt"), absSource)
+			attacker := solved(t, src)
+			insertAfter(t, attacker, "double-code", attack)
+			insertAfter(t, attacker, "double-code", detachedLoop)
+			wrong := solved(t, src)
+			cellByID(t, wrong, "double-code").Source = "func Double(x float64) float64 { return x }"
+			in, book := t.TempDir(), t.TempDir()
+			subs := []Submission{writeNB(t, in, "honest", solved(t, src)), writeNB(t, in, "wrong", wrong), writeNB(t, in, "attacker", attacker)}
+			reapOrphans(t)
+
+			opt := testOptions(source, book)
+			opt.Kernel = kernel
+			opt.Jobs = 2
+			opt.CellTimeout = 2 * time.Minute // the first cell builds agx in a copied cache
+			opt.Isolation = IsolationStrict
+			opt.Log = testWriter{t}
+			start := time.Now()
+			sum, err := Grade(context.Background(), opt, subs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("graded in %v", time.Since(start))
+			for _, e := range sum.Entries {
+				if e.Run.IsolationMode != IsolationStrict {
+					t.Errorf("%s: isolation mode %q", e.Student, e.Run.IsolationMode)
+				}
+				want := float64(doubleAutoPoints)
+				if e.Student == "wrong" {
+					want = 0
+				}
+				if e.Status != Graded || e.Score != want {
+					t.Errorf("%s: %s %g/%g; want graded, %g points", e.Student, e.Status, e.Score, e.MaxScore, want)
+				}
+			}
+			out := cellOutput(t, book, "attacker", "%%\n// attack")
+			if !strings.Contains(out, "write /tmp <nil>") {
+				t.Errorf("the attacker could not write its private /tmp:\n%s", out)
+			}
+			if strings.Contains(out, "secret.txt: 6 bytes") || !strings.Contains(out, "double.ipynb: 0 bytes") {
+				t.Errorf("the attacker read the instructor's files:\n%s", out)
+			}
+			for _, d := range targets {
+				if _, err := os.Lstat(filepath.Join(d, mark)); err == nil {
+					t.Errorf("%s: the attacker's file is left after the run", filepath.Join(d, mark))
+				}
+			}
+			if left := leftovers(); len(left) > 0 {
+				t.Errorf("processes started for the submissions are still running: %v", left)
+			}
+		})
+	}
+}
