@@ -1,8 +1,11 @@
 package agx
 
 import (
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/goagx/agx/tensor"
 )
 
 var (
@@ -90,3 +93,67 @@ func arithCases() []opCase {
 }
 
 func TestArithOps(t *testing.T) { runOpCases(t, arithCases()) }
+
+// BenchmarkPow times Pow with each fast exponent on a [256,512] tensor next
+// to the op it should cost as much as (x·x for 2, x·x·x for 3, Sqrt, 1/x,
+// Rsqrt), forward alone ("fwd") and forward plus backward ("fwdbwd"). Run it
+// with -cpu 1 and compare the rows of one exponent.
+func BenchmarkPow(b *testing.B) {
+	pairs := []struct {
+		name      string
+		pow, same func(x *Tensor) *Tensor
+	}{
+		{"2", func(x *Tensor) *Tensor { return x.Pow(2) }, func(x *Tensor) *Tensor { return x.Mul(x) }},
+		{"3", func(x *Tensor) *Tensor { return x.Pow(3) }, func(x *Tensor) *Tensor { return x.Mul(x).Mul(x) }},
+		{"0.5", func(x *Tensor) *Tensor { return x.Pow(0.5) }, func(x *Tensor) *Tensor { return x.Sqrt() }},
+		{"-1", func(x *Tensor) *Tensor { return x.Pow(-1) }, func(x *Tensor) *Tensor { return Div(1.0, x) }},
+		{"-0.5", func(x *Tensor) *Tensor { return x.Pow(-0.5) }, func(x *Tensor) *Tensor { return x.Rsqrt() }},
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		gen := tensor.NewGenerator(1)
+		x := New(gen.Rand(dt, 256, 512).Add(0.5))
+		xg := New(x.data).SetRequiresGrad(true)
+		g := New(gen.Randn(dt, 256, 512))
+		for _, p := range pairs {
+			for _, side := range []struct {
+				name string
+				f    func(*Tensor) *Tensor
+			}{{"pow", p.pow}, {"same", p.same}} {
+				b.Run(fmt.Sprintf("%v/%s/%s/fwd", dt, p.name, side.name), func(b *testing.B) {
+					loopCPU(b, func() { side.f(x) })
+				})
+				b.Run(fmt.Sprintf("%v/%s/%s/fwdbwd", dt, p.name, side.name), func(b *testing.B) {
+					loopCPU(b, func() { Grad([]*Tensor{side.f(xg)}, []*Tensor{xg}, GradOutputs(g)) })
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkScalarOperand times the arithmetic ops with a Go-number operand
+// and with a [1,512] row broadcast over a [256,512] tensor, next to the same
+// op on two [256,512] tensors ("tensor"), forward alone. Run with -cpu 1.
+func BenchmarkScalarOperand(b *testing.B) {
+	gen := tensor.NewGenerator(1)
+	x := New(gen.Rand(tensor.Float32, 256, 512).Add(0.5))
+	y := New(gen.Rand(tensor.Float32, 256, 512).Add(0.5))
+	row := New(gen.Rand(tensor.Float32, 1, 512).Add(0.5))
+	ops := []struct {
+		name string
+		f    func(a, b any) *Tensor
+	}{{"Add", Add}, {"Sub", Sub}, {"Mul", Mul}, {"Div", Div}}
+	for _, op := range ops {
+		b.Run(op.name+"/tensor", func(b *testing.B) {
+			loopCPU(b, func() { op.f(x, y) })
+		})
+		b.Run(op.name+"/scalar", func(b *testing.B) {
+			loopCPU(b, func() { op.f(x, 1.5) })
+		})
+		b.Run(op.name+"/scalar_left", func(b *testing.B) {
+			loopCPU(b, func() { op.f(1.5, x) })
+		})
+		b.Run(op.name+"/row", func(b *testing.B) {
+			loopCPU(b, func() { op.f(x, row) })
+		})
+	}
+}
