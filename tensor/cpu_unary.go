@@ -126,7 +126,11 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 
 func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 	f := floatUnary[T](op, args)
-	forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+	pmin := parallelMin
+	if op == OpPowScalar && powForm[T](args[0]) != nil {
+		pmin = parallelMinCheap() // a few vector passes, like Mul's (see cheapFactor)
+	}
+	forEachRowMin(pmin, dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 1 && in[1] == 1 {
 			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
 			if d32, ok := any(dd).([]float32); ok && unaryFloat32Fast(op, d32, any(ss).([]float32)) {
