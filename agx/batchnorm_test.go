@@ -235,3 +235,21 @@ func TestBatchNormOutlierFirst(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBatchNormComposite is batch norm over dim 0 of [256,512] float32
+// as users write it from ops, ((x - mean)**2).mean(0) for the variance, with
+// an affine weight and bias, forward and backward. Run with -cpu 1.
+func BenchmarkBatchNormComposite(b *testing.B) {
+	gen := tensor.NewGenerator(8)
+	x := New(gen.Randn(Float32, 256, 512)).SetRequiresGrad(true)
+	gamma := New(gen.Randn(Float32, 512)).SetRequiresGrad(true)
+	beta := New(gen.Randn(Float32, 512)).SetRequiresGrad(true)
+	gout := New(gen.Randn(Float32, 256, 512))
+	b.ReportAllocs()
+	loopCPU(b, func() {
+		mean := x.Mean(0)
+		variance := x.Sub(mean).Pow(2).Mean(0)
+		y := x.Sub(mean).Div(variance.Add(1e-5).Sqrt()).Mul(gamma).Add(beta)
+		Grad([]*Tensor{y}, []*Tensor{x, gamma, beta}, GradOutputs(gout))
+	})
+}

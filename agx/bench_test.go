@@ -48,6 +48,16 @@ func (benchLogSumExp) Backward(ctx *Ctx, g ...*Tensor) []*Tensor {
 	return Outputs(g[0].Unsqueeze(-1).Mul(x.Sub(out).Exp()))
 }
 
+// loopCPU runs f in b.Loop and reports the process's CPU time per call as
+// cpu-ns/op, which other jobs on a shared machine move less than wall time.
+func loopCPU(b *testing.B, f func()) {
+	c0 := cpuTime()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+}
+
 // cpuTime is the process's user+system CPU time so far. On a shared machine
 // it is steadier than wall time (it excludes time spent waiting for a core).
 func cpuTime() time.Duration {

@@ -332,27 +332,16 @@ func (t *Tensor) Neg() *Tensor {
 // Pow returns a ** b with broadcasting; either may be a Go number. The gradient
 // with respect to the exponent is taken as 0 where the base is 0 and the
 // exponent non-negative (as PyTorch does), avoiding 0·log 0 = NaN.
+//
+// A Go-number exponent p with a cheap form (the integers 1 <= |p| <= 5,
+// 0.5 and -0.5; see tensor.Pow) is computed as PyTorch computes it: x·x for
+// 2, √x for 0.5, 1/x for -1 and so on, as fast as the equivalent product;
+// so is the gradient g·(p·x^(p-1)) when x^(p-1) has one.
 func Pow(a, b any) *Tensor {
 	x, xd := operand("Pow", "input", 1, a)
 	y, yd := operand("Pow", "exponent", 2, b)
 	if y == nil && x != nil {
-		p := toFloat(b)
-		out := tensor.Pow(x.data, p)
-		r := record("PowBackward0", out, []*Tensor{x}, []*Tensor{x}, func(g *Tensor, s []*Tensor) []*Tensor {
-			if p == 0 {
-				return []*Tensor{ZerosLike(s[0])}
-			}
-			return []*Tensor{Mul(g, Mul(Pow(s[0], p-1), p))}
-		})
-		if isDual(x) {
-			jvp(r, func() *Tensor {
-				if p == 0 {
-					return nil
-				}
-				return Mul(x.tangentOf(), Mul(Pow(x, p-1), p))
-			})
-		}
-		return r
+		return powScalar(x, toFloat(b))
 	}
 	out := tensor.Binary(tensor.OpPow, xd, yd)
 	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
@@ -396,6 +385,60 @@ func Pow(a, b any) *Tensor {
 		})
 	}
 	return res
+}
+
+// powScalar is Pow(x, p) for a Go-number exponent. Backward: g·(p·x^(p-1)),
+// 0 for p = 0.
+func powScalar(x *Tensor, p float64) *Tensor {
+	out := tensor.Pow(x.data, p)
+	r := record("PowBackward0", out, []*Tensor{x}, []*Tensor{x}, func(g *Tensor, s []*Tensor) []*Tensor {
+		x := s[0]
+		if p == 0 {
+			return []*Tensor{ZerosLike(x)}
+		}
+		if recordsNothing(g, x) && sameAsOut(g, x.data) {
+			return []*Tensor{wrap(powGrad(g.data, x.data, p))}
+		}
+		return []*Tensor{Mul(g, powDeriv(x, p))}
+	})
+	if isDual(x) {
+		jvp(r, func() *Tensor {
+			if p == 0 {
+				return nil
+			}
+			return Mul(x.tangentOf(), powDeriv(x, p))
+		})
+	}
+	return r
+}
+
+// powDeriv is p·x^(p-1) for p != 0, where x^-1.5 (for p = -0.5) is taken
+// as x^-0.5/x, so that every exponent with a cheap form has a cheap
+// derivative. (At -Inf, where x^-0.5 is NaN, that gives NaN for math.Pow's 0.)
+func powDeriv(x *Tensor, p float64) *Tensor {
+	if p == -0.5 {
+		return Div(Pow(x, p), x).Mul(p)
+	}
+	return Pow(x, p-1).Mul(p)
+}
+
+// powGrad is g·powDeriv(x, p) on data of one shape and dtype, computed in
+// place in one temporary: the same operations, so the same bits, with fewer
+// passes and allocations.
+func powGrad(g, x *tensor.Tensor, p float64) *tensor.Tensor {
+	var d *tensor.Tensor
+	switch p {
+	case 2:
+		d = x.Mul(2.0) // 2·x^1: x^1 is x
+	case -0.5:
+		d = tensor.Pow(x, p)
+		tensor.BinaryTo(d, tensor.OpDiv, d, x)
+		tensor.BinaryTo(d, tensor.OpMul, d, p)
+	default:
+		d = tensor.Pow(x, p-1)
+		tensor.BinaryTo(d, tensor.OpMul, d, p)
+	}
+	return tensor.BinaryTo(d, tensor.OpMul, g, d)
 }
 
 func toFloat(v any) float64 {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/goagx/agx/tensor"
 )
 
 var rdX = []float64{0.5, -1.2, 2.1, 1.3, 0.7, -0.4} // [2,3], distinct
@@ -168,6 +170,31 @@ func TestReduceTies(t *testing.T) {
 			if d := opClose(x.Grad().Float64s(), tc.want, 0, 0); d != "" {
 				t.Fatal(d)
 			}
+		})
+	}
+}
+
+// BenchmarkReduceDim times the reductions of a [256,512] float32 tensor over
+// its leading dim (the batch dim of batch norm) and over its last dim, next
+// to an Add of two such tensors, which reads twice as much memory. Run with
+// -cpu 1.
+func BenchmarkReduceDim(b *testing.B) {
+	gen := tensor.NewGenerator(1)
+	x := New(gen.Randn(tensor.Float32, 256, 512))
+	for _, c := range []struct {
+		name string
+		f    func() *Tensor
+	}{
+		{"Add", func() *Tensor { return x.Add(x) }},
+		{"Sum/dim0", func() *Tensor { return x.Sum(0) }},
+		{"SumKeep/dim0", func() *Tensor { return x.SumKeep(0) }},
+		{"Mean/dim0", func() *Tensor { return x.Mean(0) }},
+		{"MeanKeep/dim0", func() *Tensor { return x.MeanKeep(0) }},
+		{"MeanKeep/dim1", func() *Tensor { return x.MeanKeep(1) }},
+		{"Sum/all", func() *Tensor { return x.Sum() }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			loopCPU(b, func() { c.f() })
 		})
 	}
 }

@@ -167,6 +167,34 @@ def batchnorm_backward():
     return step
 
 
+def batchnorm_pow():
+    g = torch.Generator().manual_seed(8)
+    x = torch.randn(256, 512, generator=g).requires_grad_()
+    up = torch.randn(256, 512, generator=g)
+    gamma = torch.randn(512, generator=g).requires_grad_()
+    beta = torch.randn(512, generator=g).requires_grad_()
+
+    def step():
+        for t in (x, gamma, beta):
+            t.grad = None
+        mean = x.mean(0)
+        var = ((x - mean) ** 2).mean(0)
+        y = (x - mean) / torch.sqrt(var + 1e-5) * gamma + beta
+        y.backward(up)
+    return step
+
+
+def square_step(f):
+    g = torch.Generator().manual_seed(8)
+    x = torch.randn(256, 512, generator=g).requires_grad_()
+    up = torch.randn(256, 512, generator=g)
+
+    def step():
+        x.grad = None
+        f(x).backward(up)
+    return step
+
+
 def batchnorm_native():
     g = torch.Generator().manual_seed(8)
     x = torch.randn(256, 512, generator=g).requires_grad_()
@@ -207,6 +235,9 @@ WORKLOADS = {
     "attention_backward": attention_backward,
     "batchnorm_backward": batchnorm_backward,
     "batchnorm_function": batchnorm_backward,
+    "batchnorm_pow": batchnorm_pow,
+    "pow_square": lambda: square_step(lambda x: x ** 2),
+    "mul_self": lambda: square_step(lambda x: x * x),
     "batchnorm_native": batchnorm_native,
     "matmul_into_f32_256": lambda: matmul_into(256, torch.float32),
     "train_step_sgd": lambda: train_step(lambda ps: torch.optim.SGD(ps, lr=0.01, momentum=0.9)),

@@ -103,17 +103,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 		return func(x T) T { return T(math.Cos(float64(x))) }
 	case OpPowScalar:
 		p := args[0]
-		switch p {
-		case 1:
-			return func(x T) T { return x }
-		case 2:
-			return func(x T) T { return x * x }
-		case 3:
-			return func(x T) T { return x * x * x }
-		case 0.5:
-			return func(x T) T { return T(math.Sqrt(float64(x))) }
-		case -1:
-			return func(x T) T { return 1 / x }
+		if f := powForm[T](p); f != nil {
+			return f
 		}
 		return func(x T) T { return T(math.Pow(float64(x), p)) }
 	case OpClamp:
@@ -135,7 +126,11 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 
 func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 	f := floatUnary[T](op, args)
-	forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+	pmin := parallelMin
+	if op == OpPowScalar && powForm[T](args[0]) != nil {
+		pmin = parallelMinCheap() // a few vector passes, like Mul's (see cheapFactor)
+	}
+	forEachRowMin(pmin, dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 1 && in[1] == 1 {
 			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
 			if d32, ok := any(dd).([]float32); ok && unaryFloat32Fast(op, d32, any(ss).([]float32)) {
@@ -182,6 +177,13 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 				}
 				for i, x := range ss {
 					dd[i] = vec.ReluOf(x)
+				}
+			case OpPowScalar:
+				if vecPow(dd, ss, args[0]) {
+					return
+				}
+				for i, x := range ss {
+					dd[i] = f(x)
 				}
 			default:
 				for i, x := range ss {
@@ -245,4 +247,116 @@ func unaryInt(op UnaryOp, d, s []int64, dst, src View, args []float64) {
 			d[p] = f(s[q])
 		}
 	})
+}
+
+// Pow with a scalar exponent p takes PyTorch's cheap forms where p has one:
+// products for the integers 1 <= |p| <= 5 (x·x, x·x·x, (x·x)·(x·x),
+// ((x·x)·(x·x))·x), a reciprocal of them for negative p (1/x, 1/(x·x), ...),
+// √x for 0.5 and 1/√x for -0.5, and 1 for 0. Each is a few correctly rounded
+// operations in the element type, so it is within a few ulps of math.Pow;
+// where the forms differ from math.Pow exactly is where PyTorch's do: √x
+// gives -0 at -0 and NaN at -Inf (math.Pow: +0, +Inf), and the reciprocals
+// give 0 or Inf where the product overflows or underflows but the true
+// power (a subnormal, or a number near the largest) does not. Every other p
+// takes math.Pow.
+
+// powForm returns the scalar function of Pow's cheap form for p, or nil
+// when p has none.
+func powForm[T Float](p float64) func(T) T {
+	switch p {
+	case 0:
+		return func(T) T { return 1 }
+	case 0.5:
+		return func(x T) T { return T(math.Sqrt(float64(x))) }
+	case -0.5:
+		return func(x T) T { return 1 / T(math.Sqrt(float64(x))) }
+	case -1:
+		return func(x T) T { return 1 / x }
+	}
+	n, ok := smallInt(p)
+	if !ok {
+		return nil
+	}
+	if n < 0 {
+		return func(x T) T { return 1 / intPow(x, -n) }
+	}
+	return func(x T) T { return intPow(x, n) }
+}
+
+// smallInt reports whether p is an integer n with 1 <= |n| <= 5.
+func smallInt(p float64) (int, bool) {
+	if p != math.Trunc(p) || math.Abs(p) > 5 || p == 0 {
+		return 0, false
+	}
+	return int(p), true
+}
+
+// intPow is x**n for 1 <= n <= 5 by the products vecPow computes.
+func intPow[T Float](x T, n int) T {
+	switch n {
+	case 1:
+		return x
+	case 2:
+		return x * x
+	case 3:
+		return x * x * x
+	}
+	y := x * x
+	y = y * y
+	if n == 5 {
+		y = y * x
+	}
+	return y
+}
+
+// vecPow sets d[i] = s[i]**p by the cheap form of p (see powForm) in
+// package vec's passes, giving powForm's bits, and reports whether p has
+// one. d may be s (for 3 and 5 it then leaves the work to powForm).
+func vecPow[T Float](d, s []T, p float64) bool {
+	if len(d) < vecMin {
+		return false
+	}
+	switch p {
+	case 0:
+		for i := range d {
+			d[i] = 1
+		}
+		return true
+	case 0.5:
+		return vecSqrt(d, s)
+	case -0.5:
+		vecSqrt(d, s)
+		vecScalarBinary(OpDiv, d, 1, d)
+		return true
+	case -1:
+		vecScalarBinary(OpDiv, d, 1, s)
+		return true
+	}
+	n, ok := smallInt(p)
+	if !ok {
+		return false
+	}
+	m := max(n, -n)
+	if (m == 3 || m == 5) && &d[0] == &s[0] {
+		return false // these passes read s after d is written
+	}
+	switch m {
+	case 1:
+		copy(d, s)
+	case 2:
+		vecBinary(OpMul, d, s, s)
+	case 3:
+		vecBinary(OpMul, d, s, s)
+		vecBinary(OpMul, d, d, s)
+	default: // 4, 5
+		vecBinary(OpMul, d, s, s)
+		vecBinary(OpMul, d, d, d)
+		if m == 5 {
+			vecBinary(OpMul, d, d, s)
+		}
+	}
+	if n < 0 {
+		vecScalarBinary(OpDiv, d, 1, d)
+	}
+	return true
 }

@@ -23,7 +23,7 @@ var parallelMin = 1 << 16
 // slower, and at 2^22 it won by 1.3-1.4x. On the same machine when quiet,
 // splitting from 2^19 (factor 8) instead of 2^20 took elementwise_chain
 // (1e6 float32 elements) from 6.6-6.8 to 5.8-6.0 ms. Costlier kernels (exp,
-// tanh, pow, comparisons, strided gathers) keep parallelMin.
+// tanh, pow by math.Pow, comparisons, strided gathers) keep parallelMin.
 const cheapFactor = 8
 
 // parallelMinCheap is parallelMin for the cheap kernels (see cheapFactor). It

@@ -403,7 +403,11 @@ func Mul(a, b any) *Tensor { return Binary(OpMul, a, b) }
 // Div returns a / b with broadcasting (true division: integers give Float32).
 func Div(a, b any) *Tensor { return Binary(OpDiv, a, b) }
 
-// Pow returns a ** b with broadcasting; a Go number exponent uses a fast path.
+// Pow returns a ** b with broadcasting. A Go-number exponent p runs as a
+// unary op; on float tensors the integers 1 <= |p| <= 5, 0.5 and -0.5 take
+// PyTorch's cheap forms (x·x, x·x·x, ..., √x, 1/x, 1/√x) at the speed of
+// the equivalent products, within a few ulps of math.Pow. As in PyTorch,
+// √x is -0 at -0 and 1/√x is -Inf there, and both are NaN at -Inf.
 func Pow(a, b any) *Tensor {
 	if t, ok := a.(*Tensor); ok {
 		var p float64
