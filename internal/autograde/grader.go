@@ -19,6 +19,7 @@ import (
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/sandbox"
 )
 
 // Options configure Grade.
@@ -175,7 +176,7 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 
 	// The kernel and the sandbox; when they are missing every submission
 	// that needs running is ungradable, with the reason.
-	var sb *sandbox
+	var sb *sandbox.Sandbox
 	infraErr := jupyter.CheckKernel(ctx, opt.Python, opt.Kernel)
 	if infraErr == nil {
 		// Without the modules its scratch module needs, the kernel would
@@ -183,16 +184,16 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 		if err := ensureKernelModules(ctx, opt.Python, opt.Kernel, logf); err != nil {
 			return nil, err
 		}
-		sb, infraErr = newSandbox(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs, opt.Isolation)
+		sb, infraErr = sandbox.New(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs, opt.Isolation)
 		var isoErr *IsolationError
 		if sb == nil && (opt.Limits.Network == NetNone || errors.As(infraErr, &isoErr)) {
 			return nil, infraErr
 		}
 	}
 	if sb != nil {
-		defer sb.cleanup()
-		sum.Isolation = sb.isolation()
-		for _, w := range sb.warnings {
+		defer sb.Cleanup()
+		sum.Isolation = sb.Isolation()
+		for _, w := range sb.Warnings() {
 			logf("warning: %s", w)
 		}
 	}
@@ -350,7 +351,7 @@ type grader struct {
 	src      *notebook.Notebook
 	srcName  string
 	srcHash  string
-	sb       *sandbox
+	sb       *sandbox.Sandbox
 	infraErr error
 	logf     func(string, ...any)
 }
@@ -394,8 +395,8 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	if g.infraErr != nil {
 		return g.ungradable(e, g.infraErr.Error()), false
 	}
-	e.Run.Isolation = g.sb.isolation()
-	e.Run.IsolationMode = g.sb.mode()
+	e.Run.Isolation = g.sb.Isolation()
+	e.Run.IsolationMode = g.sb.Mode()
 
 	work, err := os.MkdirTemp("", "agx-grade-"+s.Student+"-")
 	if err != nil {
@@ -410,22 +411,21 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	for _, rc := range rb.Cells {
 		student[rc.Index] = rc.Student() && rb.Notebook.Cells[rc.Index].CellType == notebook.Code
 	}
-	env := g.sb.env
+	env := g.sb.Env()
 	secrets := &jupyter.Secrets{ByCell: map[int]string{}, Dir: work, UID: -1, GID: -1, KillUID: -1}
 	for _, rc := range rb.Cells {
 		if rc.Nonce != "" {
 			secrets.ByCell[rc.Index] = rc.GradeID + " " + rc.Nonce
 		}
 	}
-	if g.sb.drop != nil {
-		sl, err := g.sb.drop.acquire(ctx)
-		if err != nil {
-			return nil, false
-		}
-		defer g.sb.drop.release(sl)
-		env = append(append([]string{}, env...), sl.env()...)
-		env = append(env, sandboxWorkEnv+"="+work)
-		secrets.Path, secrets.UID, secrets.GID, secrets.KillUID = filepath.Join(sl.home, secretName), sl.uid, sl.gid, sl.uid
+	sl, err := g.sb.Acquire(ctx)
+	if err != nil {
+		return nil, false
+	}
+	if sl != nil {
+		defer g.sb.Release(sl)
+		env = append(append([]string{}, env...), sl.Env(work)...)
+		secrets.Path, secrets.UID, secrets.GID, secrets.KillUID = filepath.Join(sl.Home(), secretName), sl.UID(), sl.GID(), sl.UID()
 	} else {
 		// The kernel runs as this user: a directory of its own for the file.
 		sd, err := os.MkdirTemp("", "agx-grade-secret-")
@@ -439,13 +439,13 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	kernelUp, studentRan := false, false
 	res, err := jupyter.Execute(ctx, path, jupyter.Options{
 		Python:            g.opt.Python,
-		Kernel:            g.sb.kernel,
+		Kernel:            g.sb.Kernel(),
 		CellTimeout:       g.opt.CellTimeout,
 		Timeout:           g.opt.Timeout,
 		MaxOutputBytes:    g.opt.MaxOutputBytes,
 		KeepMIME:          []string{grade.MIMEType},
 		ContinueOnTimeout: true,
-		Wrap:              g.sb.wrap,
+		Wrap:              g.sb.Wrap(),
 		Env:               env,
 		Secrets:           secrets,
 		OnEvent: func(ev jupyter.Event) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/sandbox"
 	"github.com/goagx/agx/internal/testenv"
 )
 
@@ -83,7 +84,7 @@ func copyTree(t *testing.T, src, dst string) {
 func moveKernel(t *testing.T, home string) string {
 	t.Helper()
 	ctx := context.Background()
-	spec, err := readKernelSpec(ctx, jupyter.DefaultPython, testKernel())
+	spec, err := sandbox.ReadKernelSpec(ctx, jupyter.DefaultPython, testKernel())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func moveKernel(t *testing.T, home string) string {
 	if goBin == "" {
 		goBin = "go"
 	}
-	goEnv, err := readGoEnv(ctx, goBin)
+	goEnv, err := sandbox.ReadGoEnv(ctx, goBin)
 	if err != nil {
 		t.Fatal(err)
 	}

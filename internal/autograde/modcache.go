@@ -13,9 +13,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/goagx/agx/internal/sandbox"
 )
 
-// The kernel runs without network (sandbox.go), so every Go module that its
+// The kernel runs without network (package sandbox), so every Go module that its
 // scratch module needs must already be in the module cache. GoNB writes each
 // cell into main.go of a scratch module, runs goimports and `go get` (which
 // resolves the whole module graph and writes go.sum), then builds.
@@ -92,7 +94,7 @@ type moduleProbe struct {
 // newModuleProbe returns the probe for an agx kernelspec, or nil for a
 // kernel that is not agx's (no AGX_ROOT with a go.mod), whose needs are not
 // known.
-func newModuleProbe(spec kernelSpec) (*moduleProbe, error) {
+func newModuleProbe(spec sandbox.KernelSpec) (*moduleProbe, error) {
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -306,9 +308,9 @@ func missingModule(out string) string {
 
 // ensureKernelModules runs the probe for the kernelspec named kernel, when
 // it is an agx kernel. A kernelspec that cannot be read is left for
-// newSandbox to report.
+// sandbox.New to report.
 func ensureKernelModules(ctx context.Context, python, kernel string, logf func(string, ...any)) error {
-	spec, err := readKernelSpec(ctx, python, kernel)
+	spec, err := sandbox.ReadKernelSpec(ctx, python, kernel)
 	if err != nil {
 		return nil
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goagx/agx/internal/sandbox"
 )
 
 // coldModCache points the go command (of this process and the kernels it
@@ -104,20 +106,20 @@ func TestNewModuleProbe(t *testing.T) {
 	script := filepath.Join(root, "docker", "scripts", "agx-kernel")
 	for _, tc := range []struct {
 		name     string
-		spec     kernelSpec
+		spec     sandbox.KernelSpec
 		agx      bool     // a probe is made
 		goflags  string   // substring of its GOFLAGS
 		imports  []string // among its packages
 		excludes []string // not among them
 	}{
-		{"kernelspec with AGX_ROOT", kernelSpec{Argv: []string{"/elsewhere/agx-kernel", "{connection_file}"}, Env: map[string]string{"AGX_ROOT": root}}, true, "",
+		{"kernelspec with AGX_ROOT", sandbox.KernelSpec{Argv: []string{"/elsewhere/agx-kernel", "{connection_file}"}, Env: map[string]string{"AGX_ROOT": root}}, true, "",
 			[]string{"github.com/goagx/agx/agx", "github.com/goagx/agx/agx/nb", "github.com/goagx/agx/grade", "github.com/goagx/agx/tensor", "github.com/janpfeifer/gonb/gonbui"},
 			[]string{"github.com/goagx/agx/cmd/agx", "github.com/goagx/agx/internal/autograde", "github.com/goagx/agx/tensor/internal/gemm"}},
-		{"agx-kernel without AGX_ROOT", kernelSpec{Argv: []string{script, "{connection_file}"}}, true, "",
+		{"agx-kernel without AGX_ROOT", sandbox.KernelSpec{Argv: []string{script, "{connection_file}"}}, true, "",
 			[]string{"github.com/goagx/agx/nn"}, nil},
-		{"cuda", kernelSpec{Argv: []string{script, "{connection_file}"}, Env: map[string]string{"AGX_CUDA": "1"}}, true, "-tags=cuda",
+		{"cuda", sandbox.KernelSpec{Argv: []string{script, "{connection_file}"}, Env: map[string]string{"AGX_CUDA": "1"}}, true, "-tags=cuda",
 			[]string{"github.com/goagx/agx/gpu"}, nil},
-		{"another kernel", kernelSpec{Argv: []string{"/usr/bin/python3", "-m", "ipykernel_launcher"}}, false, "", nil, nil},
+		{"another kernel", sandbox.KernelSpec{Argv: []string{"/usr/bin/python3", "-m", "ipykernel_launcher"}}, false, "", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("AGX_ROOT", "")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/sandbox"
 )
 
 // cellOutput returns the text of the outputs of the executed notebook's cell
@@ -62,7 +63,7 @@ func TestPrivateTmpAndStoppedRun(t *testing.T) {
 	in, dir := t.TempDir(), t.TempDir()
 	name := fmt.Sprintf("agx-leak-%s", nbgrader.NewNonce()[:12])
 	var files []string
-	for _, d := range privateTmpDirs {
+	for _, d := range sandbox.PrivateTmpDirs {
 		files = append(files, filepath.Join(d, name))
 	}
 	list := fmt.Sprintf("%q", files)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/sandbox"
 	"github.com/goagx/agx/internal/testenv"
 )
 
@@ -137,25 +138,25 @@ func TestSandboxGoOffline(t *testing.T) {
 	needKernel(t)
 	for _, net := range []string{NetAuto, NetHost} {
 		t.Run(net, func(t *testing.T) {
-			sb, err := newSandbox(context.Background(), jupyter.DefaultPython, testKernel(), Limits{Network: net}, 1, IsolationBestEffort)
+			sb, err := sandbox.New(context.Background(), jupyter.DefaultPython, testKernel(), Limits{Network: net}, 1, IsolationBestEffort)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer sb.cleanup()
-			b, err := os.ReadFile(filepath.Join(sb.cleanupTo, "kernels", sb.kernel, "kernel.json"))
+			defer sb.Cleanup()
+			b, err := os.ReadFile(filepath.Join(sb.Dir(), "kernels", sb.Kernel(), "kernel.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var spec kernelSpec
+			var spec sandbox.KernelSpec
 			if err := json.Unmarshal(b, &spec); err != nil {
 				t.Fatal(err)
 			}
-			isolated := slices.ContainsFunc(sb.isolation(), func(s string) bool { return strings.HasPrefix(s, "no network") })
+			isolated := slices.ContainsFunc(sb.Isolation(), func(s string) bool { return strings.HasPrefix(s, "no network") })
 			switch {
 			case net == NetHost && (spec.Env["GOPROXY"] == "off" || spec.Env["GOSUMDB"] == "off"):
 				t.Errorf("with the host's network the kernel's go settings are changed: %v", spec.Env)
 			case net == NetAuto && !isolated:
-				testenv.Missing(t, "no network namespace here (unshare -n needs root or CAP_SYS_ADMIN, and iproute2): %q", sb.isolation())
+				testenv.Missing(t, "no network namespace here (unshare -n needs root or CAP_SYS_ADMIN, and iproute2): %q", sb.Isolation())
 			case net == NetAuto && (spec.Env["GOPROXY"] != "off" || spec.Env["GOSUMDB"] != "off"):
 				t.Errorf("without network the kernel's go command is not told so: GOPROXY=%q GOSUMDB=%q", spec.Env["GOPROXY"], spec.Env["GOSUMDB"])
 			}

@@ -1,4 +1,4 @@
-package autograde
+package sandbox
 
 import (
 	"fmt"

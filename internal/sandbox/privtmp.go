@@ -1,4 +1,4 @@
-package autograde
+package sandbox
 
 import (
 	"fmt"
@@ -18,16 +18,16 @@ import (
 // submission's work directory, what the kernel's environment names) are
 // bound back at their own paths from the directory as it was.
 
-// privateTmpDirs are the directories covered.
-var privateTmpDirs = []string{"/tmp", "/var/tmp", "/dev/shm"}
+// PrivateTmpDirs are the directories covered.
+var PrivateTmpDirs = []string{"/tmp", "/var/tmp", "/dev/shm"}
 
 // privateTmpSize bounds each tmpfs (tmpfs pages are memory that no rlimit of
 // the kernel's processes counts).
 const privateTmpSize = "1g"
 
-// sandboxWorkEnv names, in the driver's environment, the submission's work
+// WorkEnv names, in the driver's environment, the submission's work
 // directory, bound back like the paths given to writePrivateTmp.
-const sandboxWorkEnv = "AGX_SANDBOX_WORK"
+const WorkEnv = "AGX_SANDBOX_WORK"
 
 // tmpKeep returns the directories among paths (values of environment
 // variables: lists are split) that lie under one of the covered
@@ -61,11 +61,11 @@ func tmpKeep(covered []string, paths []string) []string {
 	return out
 }
 
-// coveredTmpDirs returns the directories of privateTmpDirs that exist and
+// coveredTmpDirs returns the directories of PrivateTmpDirs that exist and
 // are not symbolic links (a link to another one would be covered twice).
 func coveredTmpDirs() []string {
 	var out []string
-	for _, d := range privateTmpDirs {
+	for _, d := range PrivateTmpDirs {
 		if st, err := os.Lstat(d); err == nil && st.IsDir() {
 			out = append(out, d)
 		}
@@ -90,7 +90,7 @@ func writePrivateTmp(b *strings.Builder, covered, keep []string) {
 				fmt.Fprintf(b, "agx_keep %s %s\n", shQuote(d), shQuote(k))
 			}
 		}
-		fmt.Fprintf(b, "case \"${%s:-}\" in %s/*) agx_keep %s \"$%s\" ;; esac\n", sandboxWorkEnv, shQuote(d), shQuote(d), sandboxWorkEnv)
+		fmt.Fprintf(b, "case \"${%s:-}\" in %s/*) agx_keep %s \"$%s\" ;; esac\n", WorkEnv, shQuote(d), shQuote(d), WorkEnv)
 		b.WriteString("exec 3<&-\n")
 	}
 }
@@ -99,7 +99,7 @@ func writePrivateTmp(b *strings.Builder, covered, keep []string) {
 // directories: the run directory dir, and the directories that the
 // kernelspec (launcher, environment), root's build cache and the grader's
 // environment name.
-func sandboxTmpKeep(dir string, spec kernelSpec, plan *nsPlan) []string {
+func sandboxTmpKeep(dir string, spec KernelSpec, plan *nsPlan) []string {
 	paths := []string{dir, plan.gocache}
 	if len(spec.Argv) > 0 && filepath.IsAbs(spec.Argv[0]) {
 		paths = append(paths, filepath.Dir(spec.Argv[0]))

@@ -1,4 +1,4 @@
-package autograde
+package sandbox
 
 import (
 	"context"
@@ -30,8 +30,8 @@ import (
 // graderUserPrefix names the slot users: graderUserPrefix + slot number.
 const graderUserPrefix = "agx-grader-"
 
-// slot is one job slot's user.
-type slot struct {
+// Slot is one job slot's user.
+type Slot struct {
 	name     string
 	uid, gid int
 	home     string // the private home, owned by the user
@@ -41,8 +41,8 @@ type slot struct {
 // dropper hands out the slots of a run.
 type dropper struct {
 	setpriv string
-	slots   chan *slot
-	all     []*slot
+	slots   chan *Slot
+	all     []*Slot
 }
 
 // lockDir holds the slot locks: two runs of agx autograde on one machine
@@ -63,7 +63,7 @@ func newDropper(dir string, n int) (*dropper, error) {
 	if err != nil {
 		return nil, errors.New("setpriv (util-linux) is not installed")
 	}
-	d := &dropper{setpriv: setpriv, slots: make(chan *slot, n)}
+	d := &dropper{setpriv: setpriv, slots: make(chan *Slot, n)}
 	for k := 0; len(d.all) < n && k < n+64; k++ {
 		lock, err := os.OpenFile(filepath.Join(lockDir(), fmt.Sprintf("%s%d.lock", graderUserPrefix, k)), os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
@@ -74,7 +74,7 @@ func newDropper(dir string, n int) (*dropper, error) {
 			lock.Close() // another run holds this slot
 			continue
 		}
-		s := &slot{name: fmt.Sprintf("%s%d", graderUserPrefix, k), lock: lock}
+		s := &Slot{name: fmt.Sprintf("%s%d", graderUserPrefix, k), lock: lock}
 		d.all = append(d.all, s)
 		if err := s.setup(dir); err != nil {
 			d.close()
@@ -90,7 +90,7 @@ func newDropper(dir string, n int) (*dropper, error) {
 }
 
 // setup finds or creates the slot's user and makes its home.
-func (s *slot) setup(dir string) error {
+func (s *Slot) setup(dir string) error {
 	u, err := user.Lookup(s.name)
 	if err != nil {
 		out, aerr := exec.Command("useradd", "--system", "--user-group", "--no-create-home",
@@ -111,7 +111,7 @@ func (s *slot) setup(dir string) error {
 }
 
 // reset kills every process of the slot's user and gives it an empty home.
-func (s *slot) reset() error {
+func (s *Slot) reset() error {
 	s.kill()
 	if err := os.RemoveAll(s.home); err != nil {
 		return err
@@ -130,7 +130,7 @@ func (s *slot) reset() error {
 // kill sends SIGKILL to every process of the slot's user: kill(-1) as that
 // user reaches exactly its processes. Twice, for a process that forked
 // while the first signal went round.
-func (s *slot) kill() {
+func (s *Slot) kill() {
 	for range 2 {
 		cmd := exec.Command("kill", "-s", "KILL", "--", "-1")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.gid), Groups: []uint32{}}}
@@ -140,7 +140,7 @@ func (s *slot) kill() {
 
 // acquire waits for a free slot; release gives it back, with the user's
 // processes killed.
-func (d *dropper) acquire(ctx context.Context) (*slot, error) {
+func (d *dropper) acquire(ctx context.Context) (*Slot, error) {
 	select {
 	case s := <-d.slots:
 		return s, nil
@@ -149,13 +149,28 @@ func (d *dropper) acquire(ctx context.Context) (*slot, error) {
 	}
 }
 
-func (d *dropper) release(s *slot) {
+func (d *dropper) release(s *Slot) {
 	s.reset() // a slot whose home cannot be emptied still runs the next kernel
 	d.slots <- s
 }
 
+// Home is the slot's private home (HOME and TMPDIR of its kernel), owned by its user.
+func (s *Slot) Home() string { return s.home }
+
+// UID and GID are the slot user's.
+func (s *Slot) UID() int { return s.uid }
+
+// GID: see UID.
+func (s *Slot) GID() int { return s.gid }
+
+// Env is what the kernel wrapper needs to know about the slot, and work, the
+// submission's work directory (bound back into the private /tmp).
+func (s *Slot) Env(work string) []string {
+	return append(s.env(), WorkEnv+"="+work)
+}
+
 // env is what the kernel wrapper needs to know about the slot.
-func (s *slot) env() []string {
+func (s *Slot) env() []string {
 	return []string{
 		"AGX_SANDBOX_USER=" + s.name,
 		"AGX_SANDBOX_UID=" + strconv.Itoa(s.uid),
@@ -350,8 +365,8 @@ func (p *nsPlan) write(b *strings.Builder) {
 // lost otherwise.
 var goEnvKeep = []string{"GOMODCACHE", "GOFLAGS", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GONOPROXY", "GOTOOLCHAIN", "GOINSECURE"}
 
-// readGoEnv returns those settings and GOCACHE.
-func readGoEnv(ctx context.Context, goBin string) (map[string]string, error) {
+// ReadGoEnv returns those settings and GOCACHE.
+func ReadGoEnv(ctx context.Context, goBin string) (map[string]string, error) {
 	out, err := exec.CommandContext(ctx, goBin, append([]string{"env", "-json", "GOCACHE"}, goEnvKeep...)...).Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env: %v", err)

@@ -1,4 +1,12 @@
-package autograde
+// Package sandbox is the operating system's part of grading: how the
+// kernel of each submission runs isolated from the grader, the instructor's
+// files and the other submissions. As root, each kernel runs as a slot user
+// of its own (privdrop.go), in a mount namespace that hides what it must not
+// read and shows the agx checkout as a module view (moduleview.go), with
+// private temporary directories (privtmp.go), without network and under
+// resource limits. New sets this up for a run and refuses, in strict mode,
+// when any of it cannot be; scoring and feedback are package autograde's.
+package sandbox
 
 import (
 	"context"
@@ -62,11 +70,11 @@ type Limits struct {
 	Network     string // NetAuto, NetNone or NetHost
 }
 
-// sandbox is how every submission of a run is executed: a kernelspec that
-// wraps the chosen kernel in prlimit(1), and a command prefix for the
-// notebook driver (and so the kernel) that puts it in a network namespace
-// without network.
-type sandbox struct {
+// Sandbox is how every submission of a run is executed: a kernelspec that
+// wraps the chosen kernel in prlimit(1) (and, as root, runs it as a slot
+// user), and a command prefix for the notebook driver (and so the kernel)
+// that puts it in new network and mount namespaces.
+type Sandbox struct {
 	kernel    string   // the wrapping kernelspec's name
 	env       []string // the driver's environment (JUPYTER_PATH finds the kernelspec)
 	wrap      []string // command prefix of the driver
@@ -77,8 +85,8 @@ type sandbox struct {
 	cleanupTo string
 }
 
-// kernelSpec is the part of a Jupyter kernelspec that the wrapper copies.
-type kernelSpec struct {
+// KernelSpec is the part of a Jupyter kernelspec that the wrapper copies.
+type KernelSpec struct {
 	Argv          []string          `json:"argv"`
 	DisplayName   string            `json:"display_name"`
 	Language      string            `json:"language"`
@@ -92,17 +100,17 @@ const fixNamespaces = "run agx autograde as root on the host (sudo), or in a con
 	"--cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined"
 
 // missing records a measure that cannot be put in force: what and why, and the fix.
-func (sb *sandbox) missing(what, fix string) {
+func (sb *Sandbox) missing(what, fix string) {
 	sb.warnings = append(sb.warnings, what)
 	sb.fixes = append(sb.fixes, fix)
 }
 
-// newSandbox writes the wrapping kernelspec for kernel into a temporary
+// New writes the wrapping kernelspec for kernel into a temporary
 // directory and works out the isolation this machine allows. jobs is the
 // number of kernels run at once. In IsolationStrict mode (mode "" too) it
 // returns an *IsolationError when a measure cannot be set up.
-func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int, mode string) (*sandbox, error) {
-	spec, err := readKernelSpec(ctx, python, kernel)
+func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode string) (*Sandbox, error) {
+	spec, err := ReadKernelSpec(ctx, python, kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +118,11 @@ func newSandbox(ctx context.Context, python, kernel string, lim Limits, jobs int
 	if err != nil {
 		return nil, err
 	}
-	sb := &sandbox{cleanupTo: dir, kernel: "agx-grade-" + filepath.Base(dir)[len("agx-autograde-"):]}
+	sb := &Sandbox{cleanupTo: dir, kernel: "agx-grade-" + filepath.Base(dir)[len("agx-autograde-"):]}
 	ok := false
 	defer func() {
 		if !ok {
-			sb.cleanup()
+			sb.Cleanup()
 		}
 	}()
 
@@ -277,7 +285,7 @@ func offlineGoEnv(env map[string]string) map[string]string {
 // spec's environment (the kernel's HOME is not root's, so root's go env file
 // is not read). It returns a nil dropper, with the reason, when the kernel
 // cannot run unprivileged.
-func prepareDrop(ctx context.Context, dir string, spec *kernelSpec, jobs int) (*dropper, *nsPlan, string) {
+func prepareDrop(ctx context.Context, dir string, spec *KernelSpec, jobs int) (*dropper, *nsPlan, string) {
 	env := map[string]string{}
 	for k, v := range spec.Env {
 		env[k] = v
@@ -289,7 +297,7 @@ func prepareDrop(ctx context.Context, dir string, spec *kernelSpec, jobs int) (*
 			return nil, nil, "no go on PATH"
 		}
 	}
-	goEnv, err := readGoEnv(ctx, goBin)
+	goEnv, err := ReadGoEnv(ctx, goBin)
 	if err != nil {
 		return nil, nil, err.Error()
 	}
@@ -346,24 +354,57 @@ func prepareDrop(ctx context.Context, dir string, spec *kernelSpec, jobs int) (*
 	return d, plan, ""
 }
 
-func (sb *sandbox) cleanup() {
+// Kernel is the name of the wrapping kernelspec.
+func (sb *Sandbox) Kernel() string { return sb.kernel }
+
+// Env is the notebook driver's environment (JUPYTER_PATH finds the kernelspec).
+func (sb *Sandbox) Env() []string { return sb.env }
+
+// Wrap is the command prefix of the notebook driver; nil for none.
+func (sb *Sandbox) Wrap() []string { return sb.wrap }
+
+// Warnings lists the measures not in force (best-effort mode only).
+func (sb *Sandbox) Warnings() []string { return sb.warnings }
+
+// Dir is the run's directory: the kernelspec, the slot homes.
+func (sb *Sandbox) Dir() string { return sb.cleanupTo }
+
+// Acquire waits for a free slot user for one submission's kernel; it
+// returns nil, nil when the kernel does not run as a slot user. Release
+// gives it back, with its processes killed and its home emptied.
+func (sb *Sandbox) Acquire(ctx context.Context) (*Slot, error) {
+	if sb.drop == nil {
+		return nil, nil
+	}
+	return sb.drop.acquire(ctx)
+}
+
+// Release: see Acquire.
+func (sb *Sandbox) Release(s *Slot) {
+	if s != nil {
+		sb.drop.release(s)
+	}
+}
+
+// Cleanup kills what the slot users still run and removes the run's directory.
+func (sb *Sandbox) Cleanup() {
 	if sb.drop != nil {
 		sb.drop.close()
 	}
 	os.RemoveAll(sb.cleanupTo)
 }
 
-// mode is the isolation mode the run graded in: IsolationBestEffort when a
-// measure was missing (newSandbox refuses that in strict mode).
-func (sb *sandbox) mode() string {
+// Mode is the isolation mode the run graded in: IsolationBestEffort when a
+// measure was missing (New refuses that in strict mode).
+func (sb *Sandbox) Mode() string {
 	if len(sb.warnings) > 0 {
 		return IsolationBestEffort
 	}
 	return IsolationStrict
 }
 
-// isolation lists the measures and the missing ones, for the gradebook.
-func (sb *sandbox) isolation() []string {
+// Isolation lists the measures and the missing ones, for the gradebook.
+func (sb *Sandbox) Isolation() []string {
 	out := append([]string{}, sb.measures...)
 	for _, w := range sb.warnings {
 		out = append(out, "missing: "+w)
@@ -417,15 +458,15 @@ func nsWrap(ctx context.Context, dir string, net bool, plan *nsPlan, probeEnv, k
 	return wrap, ""
 }
 
-// readKernelSpec asks Jupyter for the kernelspec called name.
-func readKernelSpec(ctx context.Context, python, name string) (kernelSpec, error) {
+// ReadKernelSpec asks Jupyter for the kernelspec called name.
+func ReadKernelSpec(ctx context.Context, python, name string) (KernelSpec, error) {
 	const script = `import json, sys
 from jupyter_client.kernelspec import KernelSpecManager
 s = KernelSpecManager().get_kernel_spec(sys.argv[1])
 print(json.dumps({"argv": s.argv, "display_name": s.display_name, "language": s.language,
                   "interrupt_mode": s.interrupt_mode, "env": s.env, "metadata": s.metadata}))
 `
-	var spec kernelSpec
+	var spec KernelSpec
 	out, err := exec.CommandContext(ctx, python, "-c", script, name).Output()
 	if err != nil {
 		msg := err.Error()
