@@ -103,7 +103,7 @@ lab-view-test:
 
 # Benchmarks (not part of `make test`); see bench/README.md.
 bench:
-	go test -run '^$$' -bench . -benchmem ./tensor/ ./agx/ ./functions/
+	go test -run '^$$' -bench . -benchmem ./tensor/ ./agx/ ./functions/ ./functions/solutions/
 
 # Jupyter, GoNB + goimports, the kernelspec.
 deps:

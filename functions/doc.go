@@ -1,7 +1,8 @@
 // Package functions is a library of custom autograd Functions: every custom
 // operation that the course sources define, written against agx's Function
-// interface with a hand-written Forward and Backward, plus the exercises the
-// sources set.
+// interface with a hand-written Forward and Backward. The reference solutions
+// of the graded exercises the sources set are in the subpackage solutions,
+// which students never get (docs/grading.md).
 //
 // # Overview
 //
@@ -46,7 +47,8 @@
 //     composed from agx built-ins.
 //
 // From the course exercise (001):
-//   - MyLinearFunction / MyLinear: y = x·Wᵀ + b, examples B2 and B3 (MySigmoid is B1).
+//   - Examples B1-B3 (sigmoid, linear) are the graded sigmoid-linear exercise:
+//     functions/solutions.
 //
 // From the textbook chapter (002):
 //   - TemplateSquareFunction / TemplateSquare: x² with a non-tensor ctx value, example C1.
@@ -62,19 +64,17 @@
 //   - GumbelSoftmaxFunction / GumbelSoftmax: seeded Gumbel-softmax, soft or hard, example C13.
 //   - ProductNeedsGradFunction / ProductNeedsGrad: x·y computing only the needed gradients, example C14.
 //   - FusedAddReLUFunction / FusedAddReLU: relu(x + y) with one saved mask, example C15.
-//   - Exercise solutions (C24, C25): GELUFunction / GELU (exact erf form, or the tanh
-//     approximation with Tanh: true), SiLUFunction / SiLU (saves its output),
-//     BatchNormFunction / BatchNorm (training-mode statistics over dim 0, no
-//     parameters; the teaching version of the built-in agx.BatchNorm), SoftRankFunction / SoftRank (differentiable ranks with a
-//     temperature), ScaledDotProductAttentionFunction / ScaledDotProductAttention
-//     (optional Bool mask; a fully masked row gives zero output and zero gradients).
+//   - The exercises C24 and C25 (GELU, SiLU, batch norm, soft ranks, attention)
+//     are graded: their reference solutions are in functions/solutions, which
+//     stays on the instructor's side.
 //
 // From the reference notes (003):
 //   - ReLUViaClampFunction / ReLUViaClamp: max(x, 0) by clamping, example D1.
 //   - QuadraticFunction / Quadratic: a·x² + b·x + c with four tensor inputs, example D2.
 //   - PowerFunction / Power: xⁿ for an integer n, example D3.
 //   - ScaledActivationFunction / ScaledActivation: scale·relu(x) or scale·tanh(x), example D4.
-//   - MySigmoidFunction / MySigmoid: σ(x), saving its output, examples D5 and B1.
+//   - Example D5 (a sigmoid saving its output) is the graded sigmoid-linear
+//     exercise: functions/solutions.
 //   - BinarizeSTEFunction / BinarizeSTE: 1[x > 0] with a straight-through gradient, example D6.
 //   - StableLogSumExp1DFunction / StableLogSumExp1D: log-sum-exp of a whole tensor, example D7.
 //   - ClipGradientFunction / ClipGradient: identity forward, clamped gradient, example D8.

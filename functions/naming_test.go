@@ -91,13 +91,24 @@ func TestFileStem(t *testing.T) {
 var namingOwnName = map[string]string{}
 
 // TestFunctionNamingRule enforces the package's naming rule (doc.go) on
-// every exported type that implements agx.Function: the type is
+// every exported type that implements agx.Function, in functions and in
+// functions/solutions: the type is
 // <Name>Function, its backward node is agx's default <Name>Backward (it does
 // not implement agx.Named), and it is declared in fileStem(<Name>).go with
 // its tests in fileStem(<Name>)_test.go.
 func TestFunctionNamingRule(t *testing.T) {
+	for _, pkg := range []struct{ dir, path string }{
+		{".", "github.com/goagx/agx/functions"},
+		{"solutions", "github.com/goagx/agx/functions/solutions"},
+	} {
+		t.Run(pkg.path, func(t *testing.T) { checkNamingRule(t, pkg.dir, pkg.path) })
+	}
+}
+
+// checkNamingRule checks the naming rule on the package in dir.
+func checkNamingRule(t *testing.T, dir, path string) {
 	fset := token.NewFileSet()
-	paths, err := filepath.Glob("*.go")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,13 +124,13 @@ func TestFunctionNamingRule(t *testing.T) {
 		files = append(files, f)
 	}
 	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	pkg, err := conf.Check("github.com/goagx/agx/functions", fset, files, nil)
+	pkg, err := conf.Check(path, fset, files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	agxPkg := pkgImport(pkg, "github.com/goagx/agx/agx")
 	if agxPkg == nil {
-		t.Fatal("functions does not import agx")
+		t.Fatalf("%s does not import agx", path)
 	}
 	function := agxPkg.Scope().Lookup("Function").Type().Underlying().(*types.Interface)
 	named := agxPkg.Scope().Lookup("Named").Type().Underlying().(*types.Interface)
@@ -147,7 +158,7 @@ func TestFunctionNamingRule(t *testing.T) {
 			t.Errorf("%s is declared in %s, want %s", id, file, want)
 		}
 		test := fileStem(name) + "_test.go"
-		if _, err := os.Stat(test); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, test)); err != nil {
 			t.Errorf("%s has no test file %s", id, test)
 		}
 	}

@@ -47,7 +47,6 @@ var srcOracleOps = map[string]struct {
 	"Power/-2":                  {"power", map[string]float64{"n": -2}},
 	"ScaledActivation/relu":     {"scaled_activation", map[string]float64{"scale": 2.5, "use_relu": 1}},
 	"ScaledActivation/tanh":     {"scaled_activation", map[string]float64{"scale": 2.5, "use_relu": 0}},
-	"MySigmoid":                 {"my_sigmoid", nil},
 	"BinarizeSTE":               {"binarize_ste", nil},
 	"StableLogSumExp1D":         {"stable_logsumexp_1d", nil},
 	"ClipGradient":              {"clip_gradient", map[string]float64{"clip": 0.5}},

@@ -153,7 +153,7 @@ func Softmax(dim int) *Activation {
 // Func makes a parameter-free module from any function of one tensor, which is
 // how a custom Function slots into a model:
 //
-//	nn.Func("GELU", functions.GELU)
+//	nn.Func("SmoothL1", func(x *agx.Tensor) *agx.Tensor { return functions.SmoothL1(x, 1) })
 func Func(name string, f func(*agx.Tensor) *agx.Tensor) *Activation {
 	return &Activation{name: name, f: f}
 }

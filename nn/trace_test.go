@@ -46,15 +46,15 @@ func TestTraceLinearReLU(t *testing.T) {
 // A custom Function used as a layer is traced, saved with its fields, loaded
 // after registration, and the loaded graph is differentiable like the module.
 func TestTraceCustomFunctionLayer(t *testing.T) {
-	RegisterFunction(functions.GELUFunction{})
+	RegisterFunction(functions.ScaledActivationFunction{})
 	g := tensor.NewGenerator(2)
-	m := NewSequential(NewLinear(4, 6, WithGenerator(g), WithDType(tensor.Float64)), Func("GELU", functions.GELUTanh),
+	m := NewSequential(NewLinear(4, 6, WithGenerator(g), WithDType(tensor.Float64)), Func("ScaledTanh", func(x *agx.Tensor) *agx.Tensor { return functions.ScaledActivation(x, 1.5, false) }),
 		NewLinear(6, 2, WithGenerator(g), WithDType(tensor.Float64)))
 	gr, err := Trace(m, agx.New(g.Randn(tensor.Float64, 1, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(gr.String(), `GELU{"Tanh":true}`) {
+	if !strings.Contains(gr.String(), `ScaledActivation{"Scale":1.5,"UseReLU":false}`) {
 		t.Errorf("graph:\n%v", gr)
 	}
 	var buf bytes.Buffer

@@ -27,9 +27,10 @@
 #     single-user server for a user who logs in, and the same notebook runs there.
 #     Screenshots and results go to build/image-test/. Chromium, Node.js/npm and
 #     puppeteer-core (into build/browser-check) are installed when missing.
-#  6. The student image holds no file equal (sha256) to an instructor notebook
-#     (any file under notebooks/exercises of the build context); the grader
-#     image holds all of them.
+#  6. The student image holds no file equal (sha256) to an instructor-only file
+#     (any file under a path docker/instructor-only lists: the instructor
+#     notebooks, the reference solutions in Go); the grader image holds every
+#     instructor notebook.
 #  7. Grades one submission (the instructor's own solution, which must get full
 #     marks) with the grader image, the container without network.
 #
@@ -361,16 +362,20 @@ if ((!cuda)) && [[ "$browser" == 1 ]]; then
   "${docker[@]}" exec "$lab" cat /tmp/agx-hub/hub.log >"$artifacts/hub.log" 2>/dev/null || true
 fi
 
-# --- 6. Instructor notebooks ---------------------------------------------------
-step "instructor notebooks in the images (sha256)"
-declare -A want=()
+# --- 6. Instructor notebooks and reference solutions -----------------------------
+step "instructor-only files in the images (sha256)"
+declare -A want=() notebooks=()
 sizes=()
+mapfile -t only < <(grep -Ev '^[[:space:]]*(#|$)' "$AGX_ROOT/docker/instructor-only" | sed "s|^|$AGX_ROOT/|")
+((${#only[@]} > 0)) || fail "docker/instructor-only lists no path"
 while IFS= read -r -d '' f; do
   [[ -s "$f" ]] || continue # an empty file equals every other empty file
-  want["$(sha256sum "$f" | cut -c1-64)"]="${f#"$AGX_ROOT"/}"
+  sum="$(sha256sum "$f" | cut -c1-64)"
+  want["$sum"]="${f#"$AGX_ROOT"/}"
+  [[ "$f" != "$AGX_ROOT"/notebooks/exercises/* ]] || notebooks["$sum"]="${f#"$AGX_ROOT"/}"
   sizes+=(-o -size "$(stat -c %s "$f")c")
-done < <(find "$AGX_ROOT/notebooks/exercises" -type f ! -name '*.executed.ipynb' ! -path '*/.ipynb_checkpoints/*' -print0 2>/dev/null)
-((${#want[@]} > 0)) || fail "no instructor notebooks under notebooks/exercises"
+done < <(find "${only[@]}" -type f ! -name '*.executed.ipynb' ! -path '*/.ipynb_checkpoints/*' -print0 2>/dev/null)
+((${#notebooks[@]} > 0)) || fail "no instructor notebooks under notebooks/exercises"
 # scan IMAGE: "sha256  path" of every file in IMAGE with the size of an instructor file.
 scan() {
   "${docker[@]}" run --rm --network none -u 0 --entrypoint find "$1" / -xdev -type f \
@@ -385,13 +390,13 @@ while read -r sum path; do
   fi
 done <"$work/lab.sums"
 ((leaks == 0)) || fail "the student image $lab_tag holds $leaks instructor file(s)"
-log "student image: none of the ${#want[@]} instructor files ($(wc -l <"$work/lab.sums") files of those sizes checked)"
+log "student image: none of the ${#want[@]} instructor-only files ($(wc -l <"$work/lab.sums") files of those sizes checked)"
 if ((!cuda)); then
   scan "$grader_tag" >"$work/grader.sums" || fail "could not list the files of $grader_tag"
-  for sum in "${!want[@]}"; do
-    grep -q "^$sum " "$work/grader.sums" || fail "the grader image lacks ${want[$sum]}"
+  for sum in "${!notebooks[@]}"; do
+    grep -q "^$sum " "$work/grader.sums" || fail "the grader image lacks ${notebooks[$sum]}"
   done
-  log "grader image: all ${#want[@]} instructor files"
+  log "grader image: all ${#notebooks[@]} instructor notebooks"
 fi
 
 # --- 7. Grading ----------------------------------------------------------------

@@ -4,9 +4,10 @@
 #
 #   $AGX_HUB_DIR (default /opt/agx-hub), readable by everyone, writable by root:
 #     agx/      the students' copy of this checkout: every tracked file except
-#               notebooks/exercises (the instructor sources: solutions and hidden
-#               tests); the kernel's AGX_ROOT
-#     bin/      gonb, goimports (install-gonb.sh) and agx
+#               the paths docker/instructor-only lists (notebooks/exercises, the
+#               instructor sources with solutions and hidden tests, and the
+#               reference solutions in Go, functions/solutions); the kernel's AGX_ROOT
+#     bin/      gonb, goimports (install-gonb.sh) and agx (built from agx/)
 #     cache/    the shared Go module cache and build cache template
 #               (install-kernel.sh with AGX_SHARED_CACHE)
 #     jupyter/  the kernelspec (the single-user servers' JUPYTER_PATH)
@@ -32,7 +33,7 @@ git -C "$AGX_ROOT" rev-parse --git-dir >/dev/null 2>&1 ||
   die "$AGX_ROOT is not a git checkout: the students' copy is made from its tracked files"
 new="$(mktemp -d "$hub/.agx-new-XXXXXX")"
 trap 'rm -rf "$new"' EXIT
-(cd "$AGX_ROOT" && git ls-files -z | grep -zv '^notebooks/exercises/' | tar --null -T - -cf -) | tar -C "$new" -xf -
+"$AGX_SCRIPTS_DIR/student-files.sh" "$AGX_ROOT" | (cd "$AGX_ROOT" && tar --null -T - -cf -) | tar -C "$new" -xf -
 chmod 0755 "$new"
 if [[ -d "$hub/agx" ]] && diff -r -q "$hub/agx" "$new" >/dev/null 2>&1; then
   rm -rf "$new"
@@ -47,7 +48,7 @@ trap - EXIT
 
 # gonb, goimports and agx for everyone.
 AGX_PREFIX="$hub" "$AGX_SCRIPTS_DIR/install-gonb.sh"
-(cd "$AGX_ROOT" && GOFLAGS=-buildvcs=false go build -o "$hub/bin/agx.new" ./cmd/agx) || die "go build ./cmd/agx failed"
+(cd "$hub/agx" && GOFLAGS=-buildvcs=false go build -o "$hub/bin/agx.new" ./cmd/agx) || die "go build ./cmd/agx failed"
 if cmp -s "$hub/bin/agx.new" "$hub/bin/agx"; then rm -f "$hub/bin/agx.new"; else mv -f "$hub/bin/agx.new" "$hub/bin/agx"; fi
 
 # The kernelspec of the students' copy, with the shared caches.

@@ -164,8 +164,8 @@ func TestFindLeaks(t *testing.T) {
 
 func (F) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	// BEGIN SOLUTION
-	y := ctx.SavedTensors()[0]
-	return agx.Outputs(g[0].Mul(y).Mul(y.RSub(1)))
+	out := ctx.SavedTensors()[0]
+	return agx.Outputs(g[0].Mul(out).Mul(out.RSub(1)))
 	// END SOLUTION
 }`}}}
 	keys := map[string][]string{"ex": {"σ(x)·(1 − σ(x))", "go:g.T().MatMul(x)"}}
@@ -174,7 +174,7 @@ func (F) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 		markdown   bool
 		want       int
 	}{
-		{"same code", "return agx.Outputs(g[0].Mul(y).Mul(y.RSub(1)))", false, 1},
+		{"same code", "return agx.Outputs(g[0].Mul(out).Mul(out.RSub(1)))", false, 1},
 		{"other names, comments, layout", "%%\ngx := grad.Mul(out). // the local slope\n\tMul(out.RSub(1))\nfmt.Println(gx)", false, 1},
 		{"inside a larger expression", "r := a.Add(b[1].Mul(s).Mul(s.RSub(1)).Sum())", false, 1},
 		{"another function", "return agx.Outputs(g[0].Mul(y.Mul(y).RSub(1)))", false, 0},

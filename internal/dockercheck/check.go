@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/goagx/agx/internal/studentview"
 )
 
 // ParseVersions reads docker/versions.env: KEY=value lines (values may be
@@ -62,8 +66,9 @@ const (
 )
 
 // CheckDockerfile returns every rule docker/Dockerfile breaks, one message each,
-// given the pins of docker/versions.env.
-func CheckDockerfile(f *File, versions map[string]string) []string {
+// given the pins of docker/versions.env and the instructor-only paths of
+// docker/instructor-only (which the student image must not hold).
+func CheckDockerfile(f *File, versions map[string]string, instructorOnly []string) []string {
 	var probs []string
 	bad := func(in Instruction, format string, a ...any) {
 		probs = append(probs, fmt.Sprintf("Dockerfile:%d: %s", in.Line, fmt.Sprintf(format, a...)))
@@ -142,7 +147,7 @@ func CheckDockerfile(f *File, versions map[string]string) []string {
 		bad(last.From, "the last stage (the default target) is %q; it must be the student image %q", last.Name, StudentTarget)
 	}
 	if t := f.Stage(StudentTarget); t != nil {
-		probs = append(probs, checkStudent(f, t)...)
+		probs = append(probs, checkStudent(f, t, instructorOnly)...)
 	}
 	if k := versions["AGX_KERNEL_NAME"]; k != "" {
 		for _, s := range f.Stages {
@@ -236,12 +241,26 @@ func isLabUser(user string, vars map[string]string) bool {
 	return false
 }
 
-// exerciseSource reports whether a path of the build context holds the
-// instructor notebooks (the whole context, notebooks/ or notebooks/exercises).
-func exerciseSource(p string) bool {
+// instructorSources returns the instructor-only paths (docker/instructor-only,
+// slash-terminated for directories) that a source path of a COPY from the build
+// context brings in: all of them for the whole context, those inside a parent
+// directory it names (notebooks, functions, a pattern like notebooks/*), the
+// one it names or is inside.
+func instructorSources(p string, list []string) []string {
 	p = strings.TrimPrefix(strings.TrimSuffix(filepath.ToSlash(p), "/"), "./")
-	return p == "" || p == "." || p == "*" || p == "notebooks" || p == "notebooks/exercises" ||
-		strings.HasPrefix(p, "notebooks/exercises/") || strings.HasPrefix(p, "notebooks/*")
+	var out []string
+	for _, l := range list {
+		lp := strings.TrimSuffix(l, "/")
+		hit := p == "" || p == "." || p == "*" || p == lp || strings.HasPrefix(lp, p+"/") || strings.HasPrefix(p, lp+"/")
+		for d := lp; !hit && d != "."; d = path.Dir(d) {
+			ok, _ := path.Match(p, d)
+			hit = ok || strings.HasPrefix(p, d+"/*")
+		}
+		if hit {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // copySources returns the source paths of a COPY/ADD (every word but the last,
@@ -257,16 +276,18 @@ func copySources(in Instruction) []string {
 	return words[:len(words)-1]
 }
 
-// checkStudent checks that the student image never receives the instructor
-// notebooks: no stage it is built from copies them from the build context, and
-// everything it copies from other stages comes from a stage that does not hold
-// them (or removed them), or from a build output under /out/.
-func checkStudent(f *File, t *Stage) []string {
+// checkStudent checks that the student image never receives instructor-only
+// files (list, from docker/instructor-only): no stage it is built from copies
+// them from the build context, and everything it copies from other stages
+// comes from a stage that does not hold them (or removed them), or from a
+// build output under /out/.
+func checkStudent(f *File, t *Stage, list []string) []string {
 	var probs []string
-	tainted := taintedStages(f)
+	tainted := taintedStages(f, list)
+	holds := func(s *Stage) string { return strings.Join(tainted[s], ", ") }
 	for _, s := range f.Chain(t) {
-		if tainted[s] {
-			probs = append(probs, fmt.Sprintf("Dockerfile:%d: the student image is built FROM stage %q, which holds notebooks/exercises", s.From.Line, s.Name))
+		if len(tainted[s]) > 0 {
+			probs = append(probs, fmt.Sprintf("Dockerfile:%d: the student image is built FROM stage %q, which holds %s", s.From.Line, s.Name, holds(s)))
 		}
 		for _, in := range s.Body {
 			if in.Cmd != "COPY" && in.Cmd != "ADD" {
@@ -275,10 +296,10 @@ func checkStudent(f *File, t *Stage) []string {
 			from, ok := in.Flags["from"]
 			for _, src := range copySources(in) {
 				switch {
-				case !ok && exerciseSource(src):
-					probs = append(probs, fmt.Sprintf("Dockerfile:%d: the student image copies %q from the build context (it contains notebooks/exercises)", in.Line, src))
-				case ok && f.Stage(from) != nil && tainted[f.Stage(from)] && !strings.HasPrefix(src, "/out/"):
-					probs = append(probs, fmt.Sprintf("Dockerfile:%d: the student image copies %s from stage %q, which holds notebooks/exercises", in.Line, src, from))
+				case !ok && len(instructorSources(src, list)) > 0:
+					probs = append(probs, fmt.Sprintf("Dockerfile:%d: the student image copies %q from the build context (it contains %s)", in.Line, src, strings.Join(instructorSources(src, list), ", ")))
+				case ok && f.Stage(from) != nil && len(tainted[f.Stage(from)]) > 0 && !(strings.HasPrefix(src, "/out/") && onlyNotebooks(tainted[f.Stage(from)])):
+					probs = append(probs, fmt.Sprintf("Dockerfile:%d: the student image copies %s from stage %q, which holds %s", in.Line, src, from, holds(f.Stage(from))))
 				}
 			}
 		}
@@ -286,31 +307,82 @@ func checkStudent(f *File, t *Stage) []string {
 	return probs
 }
 
-// taintedStages marks the stages whose filesystem holds the instructor notebooks:
-// they (or a stage they are built FROM) copy them from the build context and
-// have not removed them since with a RUN rm.
-func taintedStages(f *File) map[*Stage]bool {
-	out := map[*Stage]bool{}
+// agxDir is where the Dockerfile's stages keep the checkout.
+const agxDir = "/opt/agx"
+
+// onlyNotebooks reports whether the held paths are all notebooks: a build
+// output under /out/ of a stage that holds them (the student versions that
+// agx assign writes) is allowed, one of a stage that holds Go code of a
+// reference solution is not (a program built there may contain it).
+func onlyNotebooks(held []string) bool {
+	for _, p := range held {
+		if !strings.HasPrefix(p, "notebooks/") {
+			return false
+		}
+	}
+	return true
+}
+
+// rmRecursive finds the arguments of each `rm -r...` command of a RUN (up to the
+// next shell separator).
+var rmRecursive = regexp.MustCompile(`\brm\s+-[a-zA-Z]*r[a-zA-Z]*((?:\s+[^\s;&|]+)+)`)
+
+// taintedStages returns, for each stage, the instructor-only paths its
+// filesystem holds, sorted: those it (or the stage it is built FROM) copied from
+// the build context and has not removed since with a RUN rm -r.
+func taintedStages(f *File, list []string) map[*Stage][]string {
+	out := map[*Stage][]string{}
 	for _, s := range f.Stages {
-		t := false
+		held := map[string]bool{}
 		if b := f.Stage(s.Base); b != nil && b.Index < s.Index {
-			t = out[b]
+			for _, p := range out[b] {
+				held[p] = true
+			}
 		}
 		for _, in := range s.Body {
 			switch in.Cmd {
 			case "COPY", "ADD":
-				if _, ok := in.Flags["from"]; !ok {
-					for _, src := range copySources(in) {
-						t = t || exerciseSource(src)
+				from, ok := in.Flags["from"]
+				for _, src := range copySources(in) {
+					switch {
+					case !ok:
+						for _, p := range instructorSources(src, list) {
+							held[p] = true
+						}
+					case f.Stage(from) != nil && f.Stage(from).Index < s.Index:
+						// From an earlier stage: what it holds under src (the
+						// checkout is at agxDir there), or all of it; nothing
+						// from the build outputs of a stage holding notebooks only.
+						if strings.HasPrefix(src, "/out/") && onlyNotebooks(out[f.Stage(from)]) {
+							continue
+						}
+						rel, in := strings.CutPrefix(path.Clean(src), agxDir)
+						for _, p := range out[f.Stage(from)] {
+							if !in || (rel != "" && !strings.HasPrefix(rel, "/")) ||
+								slices.Contains(instructorSources(strings.TrimPrefix(rel, "/"), []string{p}), p) {
+								held[p] = true
+							}
+						}
 					}
 				}
 			case "RUN":
-				if regexp.MustCompile(`\brm\s+-[a-z]*r[a-z]*\s+(\S*/)?notebooks/exercises\b`).MatchString(in.Args) {
-					t = false
+				for _, m := range rmRecursive.FindAllStringSubmatch(in.Args, -1) {
+					for _, arg := range strings.Fields(m[1]) {
+						arg = strings.TrimSuffix(arg, "/")
+						for p := range held {
+							lp := strings.TrimSuffix(p, "/")
+							if arg == lp || strings.HasSuffix(arg, "/"+lp) {
+								delete(held, p)
+							}
+						}
+					}
 				}
 			}
 		}
-		out[s] = t
+		for p := range held {
+			out[s] = append(out[s], p)
+		}
+		sort.Strings(out[s])
 	}
 	return out
 }
@@ -420,7 +492,11 @@ func CheckRepo(root string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docker/Dockerfile: %w", err)
 	}
-	probs := append(CheckDirectives(df), CheckDockerfile(f, versions)...)
+	list, err := studentview.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	probs := append(CheckDirectives(df), CheckDockerfile(f, versions, list)...)
 	compose, err := read("docker/compose.yaml")
 	if err != nil {
 		return nil, err

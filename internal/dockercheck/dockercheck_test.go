@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goagx/agx/internal/studentview"
 )
 
 const root = "../.."
@@ -36,6 +38,10 @@ func TestDockerfileMutations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	list, err := studentview.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
 	orig := readRepo(t, "docker/Dockerfile")
 	base := versions["BASE_IMAGE"]
 	tag, _, _ := strings.Cut(base, "@")
@@ -61,7 +67,12 @@ func TestDockerfileMutations(t *testing.T) {
 		{"student copies context", "COPY --from=student-src /opt/agx /opt/agx", "COPY . /opt/agx", "from the build context"},
 		{"student copies exercises", "COPY --from=student-src /opt/agx /opt/agx", "COPY --from=student-src /opt/agx /opt/agx\nCOPY notebooks/exercises /opt/agx/notebooks/exercises", "from the build context"},
 		{"student copies from source", "COPY --from=student-src /opt/agx /opt/agx", "COPY --from=source /opt/agx /opt/agx", `from stage "source"`},
-		{"exercises not removed", "RUN rm -rf /opt/agx/notebooks/exercises", "RUN true", `from stage "student-src"`},
+		{"exercises not removed", "RUN rm -rf /opt/agx/notebooks/exercises /opt/agx/functions/solutions /opt/agx/bench/solution_workloads.go", "RUN rm -rf /opt/agx/functions/solutions /opt/agx/bench/solution_workloads.go", `from stage "student-src", which holds notebooks/exercises/`},
+		{"solutions not removed", "RUN rm -rf /opt/agx/notebooks/exercises /opt/agx/functions/solutions /opt/agx/bench/solution_workloads.go", "RUN rm -rf /opt/agx/notebooks/exercises", `which holds bench/solution_workloads.go, functions/solutions/`},
+		{"nothing removed", "RUN rm -rf /opt/agx/notebooks/exercises /opt/agx/functions/solutions /opt/agx/bench/solution_workloads.go", "RUN true", `from stage "student-src"`},
+		{"student copies solutions", "COPY --from=student-src /opt/agx /opt/agx", "COPY --from=student-src /opt/agx /opt/agx\nCOPY functions /opt/agx/functions", "(it contains functions/solutions/)"},
+		{"agx built with solutions", "FROM student-src AS agx-bin", "FROM source AS agx-bin", `from stage "agx-bin", which holds`},
+		{"assign beside solutions", "FROM toolchain AS assign", "FROM source AS assign", `copies /out/exercises from stage "assign", which holds bench/solution_workloads.go, functions/solutions/, notebooks/exercises/`},
 		{"grader is default", "FROM student AS lab", "FROM student AS labx", "no stage \"lab\""},
 		{"kernel name", "kernel_name=agx-go", "kernel_name=gonb", "kernel_name=gonb"},
 	}
@@ -79,7 +90,7 @@ func TestDockerfileMutations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			probs := CheckDockerfile(f, versions)
+			probs := CheckDockerfile(f, versions, list)
 			for _, p := range probs {
 				if strings.Contains(p, tc.want) {
 					return
@@ -100,6 +111,10 @@ func TestVersionsGoHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	list, err := studentview.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, bad := range []string{"", "d0f743b33e8d8945e6b1f432edd15785c70507121d6e2a723b21285eddf8b57b", "h1:short="} {
 		v := map[string]string{}
 		for k, val := range versions {
@@ -107,7 +122,7 @@ func TestVersionsGoHash(t *testing.T) {
 		}
 		v["GO_H1_AMD64"] = bad
 		found := false
-		for _, p := range CheckDockerfile(f, v) {
+		for _, p := range CheckDockerfile(f, v, list) {
 			found = found || strings.Contains(p, "GO_H1_AMD64") && strings.Contains(p, "not an h1: hash")
 		}
 		if !found {

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/goagx/agx/internal/studentview"
 )
 
 // The kernel imports agx from a checkout (AGX_ROOT), and a checkout holds
@@ -28,10 +31,18 @@ var buildExt = map[string]bool{".go": true, ".s": true, ".c": true, ".h": true, 
 // moduleView copies into dst what the kernel needs of the checkout root:
 // go.mod, go.sum, the non-test Go sources and embedded files of every
 // package (no notebooks, docs, test data, hidden or _ directories, _test.go
-// files), and every file of the directories in keep (the kernel's own
-// scripts), which must lie inside root. Everything is readable by all.
+// files, and none of the instructor-only paths that root's
+// docker/instructor-only lists: the reference solutions, which a submission
+// must not be able to call), and every file of the directories in keep (the
+// kernel's own scripts), which must lie inside root. Everything is readable
+// by all. A root without that list (not an agx checkout) has no
+// instructor-only paths; one whose list does not parse is refused.
 func moduleView(root, dst string, keep []string) error {
 	root = filepath.Clean(root)
+	instructorOnly, err := studentview.Load(root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	keepDir := map[string]bool{}
 	for _, k := range keep {
 		rel, err := filepath.Rel(root, k)
@@ -46,6 +57,12 @@ func moduleView(root, dst string, keep []string) error {
 		}
 		rel, _ := filepath.Rel(root, path)
 		name := d.Name()
+		if rel != "." && studentview.Excluded(rel, instructorOnly) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			if rel != "." && (skippedDirs[name] || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 				return filepath.SkipDir

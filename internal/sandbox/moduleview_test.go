@@ -31,6 +31,11 @@ func TestModuleView(t *testing.T) {
 		"_scratch/x.go":                         false,
 		"README.md":                             false,
 		"docker/Dockerfile":                     false,
+		"docker/instructor-only":                false,
+		"functions/square.go":                   true,
+		"functions/solutions/gelu.go":           false,
+		"bench/solution_workloads.go":           false,
+		"bench/workloads.go":                    true,
 	}
 	for p := range files {
 		full := filepath.Join(root, p)
@@ -40,6 +45,10 @@ func TestModuleView(t *testing.T) {
 		if err := os.WriteFile(full, []byte(p), 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	list := "# instructor-only\nnotebooks/exercises/\nfunctions/solutions/\nbench/solution_workloads.go\n"
+	if err := os.WriteFile(filepath.Join(root, "docker/instructor-only"), []byte(list), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	if err := moduleView(root, dst, []string{filepath.Join(root, "docker/scripts")}); err != nil {
 		t.Fatal(err)

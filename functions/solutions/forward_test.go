@@ -1,4 +1,4 @@
-package functions_test
+package solutions_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/solutions"
 	"github.com/goagx/agx/internal/oracle"
 	"github.com/goagx/agx/tensor"
 )
@@ -22,13 +23,13 @@ type fwdCase struct {
 
 func fwdCases() []fwdCase {
 	return []fwdCase{
-		{"GELU", "gelu", nil, []int{2, 3}, functions.GELU},
-		{"GELUTanh", "gelu_tanh", nil, []int{2, 3}, functions.GELUTanh},
-		{"SiLU", "silu", nil, []int{2, 3}, functions.SiLU},
+		{"GELU", "gelu", nil, []int{2, 3}, solutions.GELU},
+		{"GELUTanh", "gelu_tanh", nil, []int{2, 3}, solutions.GELUTanh},
+		{"SiLU", "silu", nil, []int{2, 3}, solutions.SiLU},
 		{"SoftRank", "soft_rank", map[string]float64{"tau": 0.5}, []int{2, 4},
-			func(x *agx.Tensor) *agx.Tensor { return functions.SoftRank(x, 0.5) }},
+			func(x *agx.Tensor) *agx.Tensor { return solutions.SoftRank(x, 0.5) }},
 		{"BatchNorm", "batch_norm", map[string]float64{"eps": 1e-5}, []int{4, 3},
-			func(x *agx.Tensor) *agx.Tensor { return functions.BatchNorm(x, 1e-5) }},
+			func(x *agx.Tensor) *agx.Tensor { return solutions.BatchNorm(x, 1e-5) }},
 	}
 }
 
@@ -100,7 +101,7 @@ func TestOracleForwardADFunctions(t *testing.T) {
 		}
 	}
 	var out []res
-	if err := oracle.RunFile("testdata/oracle/forward_ad.py", reqs, &out); err != nil {
+	if err := oracle.RunFile("../testdata/oracle/forward_ad.py", reqs, &out); err != nil {
 		t.Fatal(err)
 	}
 	if len(out) != len(reqs) {

@@ -1,17 +1,23 @@
 package bench
 
+// The workloads of the reference solutions of graded exercises
+// (functions/solutions), and the batch-norm and Pow rows beside them. This
+// file is instructor-side: like that package, it is left out of what
+// students get (docker/instructor-only), and the agx command students have
+// is built without these workloads.
+
 import (
 	"github.com/goagx/agx/agx"
-	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/solutions"
 	"github.com/goagx/agx/tensor"
 )
 
 func init() {
 	extra = append(extra,
-		Workload{Name: "attention_backward", Desc: "scaled dot-product attention as a custom Function (functions.ScaledDotProductAttention), B2 H4 S128 D64 f32, forward+backward",
+		Workload{Name: "attention_backward", Desc: "scaled dot-product attention as a custom Function (solutions.ScaledDotProductAttention), B2 H4 S128 D64 f32, forward+backward",
 			Flops: 6 * 2 * (2 * 4 * 128 * 128 * 64), Ops: 1, Setup: attentionBackward},
 		Workload{Name: "batchnorm_backward", Desc: "batch-norm over dim 0 of [256,512] f32 from composite ops, forward+backward with a random upstream grad", Ops: 1, Setup: batchnormComposite},
-		Workload{Name: "batchnorm_function", Desc: "the same with agx's BatchNorm Function (functions.BatchNorm); PyTorch side: composite ops", Ops: 1, Setup: batchnormFunction},
+		Workload{Name: "batchnorm_function", Desc: "the same with the BatchNorm Function (solutions.BatchNorm); PyTorch side: composite ops", Ops: 1, Setup: batchnormFunction},
 		Workload{Name: "batchnorm_pow", Desc: "batch-norm over dim 0 of [256,512] f32 as users write it: mean(0), ((x-mean)**2).mean(0), normalise, *gamma + beta; forward+backward with a random upstream grad", Ops: 1, Setup: batchnormPow},
 		Workload{Name: "pow_square", Desc: "x**2 on [256,512] f32, forward+backward with a random upstream grad", Ops: 1, Setup: func() func() { return squareStep(func(x *agx.Tensor) *agx.Tensor { return x.Pow(2) }) }},
 		Workload{Name: "mul_self", Desc: "x*x on [256,512] f32, forward+backward with a random upstream grad (pow_square's twin)", Ops: 1, Setup: func() func() { return squareStep(func(x *agx.Tensor) *agx.Tensor { return x.Mul(x) }) }},
@@ -29,7 +35,7 @@ func attentionBackward() func() {
 		q.ZeroGrad()
 		k.ZeroGrad()
 		v.ZeroGrad()
-		functions.ScaledDotProductAttention(q, k, v, nil).Backward(agx.Gradient(up))
+		solutions.ScaledDotProductAttention(q, k, v, nil).Backward(agx.Gradient(up))
 	}
 }
 
@@ -80,7 +86,7 @@ func batchnormFunction() func() {
 	up := agx.New(g.Randn(tensor.Float32, 256, 512))
 	return func() {
 		x.ZeroGrad()
-		functions.BatchNorm(x, 1e-5).Backward(agx.Gradient(up))
+		solutions.BatchNorm(x, 1e-5).Backward(agx.Gradient(up))
 	}
 }
 

@@ -1,4 +1,4 @@
-package functions_test
+package solutions_test
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
-	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/solutions"
 )
 
 func TestMySigmoid(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.MySigmoid(in[0]) })
+	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return solutions.MySigmoid(in[0]) })
 	srcRunCases(t, apply, []srcCase{
 		{name: "values", in: [][]float64{{0, math.Log(3), -math.Log(3)}}, want: [][]float64{{0.5, 0.75, 0.25}}, grad: [][]float64{{0.25, 0.1875, 0.1875}}},
 		// no overflow at the extremes
@@ -22,16 +22,16 @@ func TestMySigmoid(t *testing.T) {
 // and agreement with the built-in sigmoid on a (3,4) input.
 func TestMySigmoidD5B1(t *testing.T) {
 	x5 := srcRandn(70, agx.Float64, 5).SetRequiresGrad(true)
-	if err := agx.GradCheck(functions.MySigmoidFunction{}, []*agx.Tensor{x5}, agx.Eps(1e-6), agx.Atol(1e-4)); err != nil {
+	if err := agx.GradCheck(solutions.MySigmoidFunction{}, []*agx.Tensor{x5}, agx.Eps(1e-6), agx.Atol(1e-4)); err != nil {
 		t.Fatal(err)
 	}
 	x3 := srcRandn(71, agx.Float64, 3).SetRequiresGrad(true)
-	if err := agx.GradGradCheck(functions.MySigmoidFunction{}, []*agx.Tensor{x3}); err != nil {
+	if err := agx.GradGradCheck(solutions.MySigmoidFunction{}, []*agx.Tensor{x3}); err != nil {
 		t.Fatal(err)
 	}
 	x := srcRandn(72, agx.Float64, 3, 4).SetRequiresGrad(true)
 	ref := x.Detach().SetRequiresGrad(true)
-	y, yr := functions.MySigmoid(x), ref.Sigmoid()
+	y, yr := solutions.MySigmoid(x), ref.Sigmoid()
 	y.Sum().Backward()
 	yr.Sum().Backward()
 	if d := y.Sub(yr).Abs().Max().Item(); d > 1e-15 {
@@ -46,14 +46,14 @@ func TestMySigmoidD5B1(t *testing.T) {
 // output, so the second derivative σ(1-σ)(1-2σ) comes out right.
 func TestMySigmoidSecondDerivative(t *testing.T) {
 	x := agx.FromSlice([]float64{0, math.Log(3)}).SetRequiresGrad(true)
-	g := agx.Grad1(functions.MySigmoid(x).Sum(), x, agx.CreateGraph())
+	g := agx.Grad1(solutions.MySigmoid(x).Sum(), x, agx.CreateGraph())
 	g2 := agx.Grad1(g.Sum(), x)
 	srcValues(t, "second derivative", g2, []float64{0, 0.75 * 0.25 * (1 - 1.5)}, 1e-15)
 }
 
 func ExampleMySigmoid() {
 	x := agx.FromSlice([]float64{0, math.Log(3)}).SetRequiresGrad(true)
-	y := functions.MySigmoid(x)
+	y := solutions.MySigmoid(x)
 	y.Sum().Backward()
 	fmt.Println(y)
 	fmt.Println(x.Grad())

@@ -1,4 +1,4 @@
-package functions
+package solutions
 
 import (
 	"fmt"
