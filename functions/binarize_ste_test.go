@@ -6,14 +6,15 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestBinarizeSTE(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.BinarizeSTE(in[0]) })
-	srcRunCases(t, apply, []srcCase{
+	apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.BinarizeSTE(in[0]) })
+	fntest.RunCases(t, apply, []fntest.Case{
 		// example D6
-		{name: "D6", in: [][]float64{{-0.5, 0.3, 1.2, -0.1}}, want: [][]float64{{0, 1, 1, 0}}, grad: [][]float64{{1, 1, 1, 1}}},
-		{name: "zero-is-off", in: [][]float64{{0, 1e-30}}, want: [][]float64{{0, 1}}, grad: [][]float64{{1, 1}}},
+		{Name: "D6", In: [][]float64{{-0.5, 0.3, 1.2, -0.1}}, Want: [][]float64{{0, 1, 1, 0}}, Grad: [][]float64{{1, 1, 1, 1}}},
+		{Name: "zero-is-off", In: [][]float64{{0, 1e-30}}, Want: [][]float64{{0, 1}}, Grad: [][]float64{{1, 1}}},
 	})
 }
 

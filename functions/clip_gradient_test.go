@@ -6,6 +6,7 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestClipGradient(t *testing.T) {
@@ -22,13 +23,13 @@ func TestClipGradient(t *testing.T) {
 		{"inside", []float64{0.1, -0.2}, 1, func(y *agx.Tensor) *agx.Tensor { return y.Pow(2).Sum() }, []float64{0.2, -0.4}},
 		{"zero-clip", []float64{1, 2}, 0, func(y *agx.Tensor) *agx.Tensor { return y.Sum() }, []float64{0, 0}},
 	} {
-		for _, dt := range srcDTypes {
+		for _, dt := range fntest.DTypes {
 			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
-				x := srcVec(dt, tc.x).SetRequiresGrad(true)
+				x := fntest.Vec(dt, tc.x).SetRequiresGrad(true)
 				y := functions.ClipGradient(x, tc.clip)
-				srcValues(t, "forward is the identity", y, tc.x, srcTol(dt))
+				fntest.Values(t, "forward is the identity", y, tc.x, fntest.Tol(dt))
 				tc.loss(y).Backward()
-				srcValues(t, "gradient", x.Grad(), tc.wantGrad, srcTol(dt))
+				fntest.Values(t, "gradient", x.Grad(), tc.wantGrad, fntest.Tol(dt))
 			})
 		}
 	}
@@ -39,11 +40,11 @@ func TestClipGradientCopies(t *testing.T) {
 	x := agx.FromSlice([]float64{1, 2})
 	y := functions.ClipGradient(x, 1)
 	y.Data().Fill(7)
-	srcValues(t, "x", x, []float64{1, 2}, 0)
+	fntest.Values(t, "x", x, []float64{1, 2}, 0)
 }
 
 func TestClipGradientMisuse(t *testing.T) {
-	srcPanics(t, func() { functions.ClipGradient(agx.FromSlice([]float64{1}), -1) }, "clip value must be ≥ 0")
+	fntest.PanicsWith(t, func() { functions.ClipGradient(agx.FromSlice([]float64{1}), -1) }, "clip value must be ≥ 0")
 }
 
 func ExampleClipGradient() {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -20,20 +21,20 @@ func TestClippedReLU(t *testing.T) {
 		{"boundaries count as inside", 1, []float64{0, 1, 1.5}, []float64{0, 1, 1}, []float64{1, 1, 0}},
 	} {
 		t.Run("table/"+tc.name, func(t *testing.T) {
-			x := bcLeafOf(tc.x, len(tc.x))
+			x := fntest.LeafOf(tc.x, len(tc.x))
 			y := ClippedReLU(x, tc.clip)
-			bcValues(t, "y", y, tc.y...)
+			fntest.Elements(t, "y", y, tc.y...)
 			y.Sum().Backward()
-			bcValues(t, "x.grad", x.Grad(), tc.grad...)
+			fntest.Elements(t, "x.grad", x.Grad(), tc.grad...)
 		})
 	}
 	x := agx.New(tensor.NewGenerator(1).Randn(tensor.Float64, 3, 5).Mul(4)).SetRequiresGrad(true)
-	bcCheck(t, ClippedReLUFunction{Clip: 6}, []*agx.Tensor{x})
-	for _, dt := range bcDTypes {
+	fntest.GradChecks(t, ClippedReLUFunction{Clip: 6}, []*agx.Tensor{x})
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
 			x := agx.New(tensor.NewGenerator(2).Randn(dt, 4, 6).Mul(4)).SetRequiresGrad(true)
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return ClippedReLU(in[0], 6) },
-				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Clamp(0, 6) }, []*agx.Tensor{x}, bcTol(dt))
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return ClippedReLU(in[0], 6) },
+				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Clamp(0, 6) }, []*agx.Tensor{x}, fntest.Tol(dt))
 		})
 	}
 }

@@ -6,33 +6,34 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestDifferentiableClamp(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.DifferentiableClamp(in[0], -1, 1) })
-	srcRunCases(t, apply, []srcCase{
+	apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.DifferentiableClamp(in[0], -1, 1) })
+	fntest.RunCases(t, apply, []fntest.Case{
 		// bounds are inside (gradient 1), as torch.clamp
-		{name: "clamp", in: [][]float64{{-2, 0.5, 3, -1, 1}}, want: [][]float64{{-1, 0.5, 1, -1, 1}}, grad: [][]float64{{0, 1, 0, 1, 1}}},
+		{Name: "clamp", In: [][]float64{{-2, 0.5, 3, -1, 1}}, Want: [][]float64{{-1, 0.5, 1, -1, 1}}, Grad: [][]float64{{0, 1, 0, 1, 1}}},
 	})
 }
 
 // Example D10: the backward is differentiable. For f = Σ clamp(x)³,
 // the first derivative is 3c²·mask and the second 6c·mask.
 func TestDifferentiableClampDoubleBackward(t *testing.T) {
-	for _, dt := range srcDTypes {
+	for _, dt := range fntest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
-			x := srcVec(dt, []float64{-2, 0.5, 3, -0.25}).SetRequiresGrad(true)
+			x := fntest.Vec(dt, []float64{-2, 0.5, 3, -0.25}).SetRequiresGrad(true)
 			c := functions.DifferentiableClamp(x, -1, 1)
 			g := agx.Grad1(c.Pow(3).Sum(), x, agx.CreateGraph())
-			srcValues(t, "first derivative", g, []float64{0, 0.75, 0, 0.1875}, srcTol(dt))
+			fntest.Values(t, "first derivative", g, []float64{0, 0.75, 0, 0.1875}, fntest.Tol(dt))
 			g2 := agx.Grad1(g.Sum(), x)
-			srcValues(t, "second derivative", g2, []float64{0, 3, 0, -1.5}, srcTol(dt))
+			fntest.Values(t, "second derivative", g2, []float64{0, 3, 0, -1.5}, fntest.Tol(dt))
 		})
 	}
 }
 
 func TestDifferentiableClampMisuse(t *testing.T) {
-	srcPanics(t, func() { functions.DifferentiableClamp(agx.FromSlice([]float64{1}), 1, -1) }, "min 1 is greater than max -1")
+	fntest.PanicsWith(t, func() { functions.DifferentiableClamp(agx.FromSlice([]float64{1}), 1, -1) }, "min 1 is greater than max -1")
 }
 
 func ExampleDifferentiableClamp() {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -18,19 +19,19 @@ func TestDoubleBackwardSquare(t *testing.T) {
 		{"x=-1.5", -1.5, -3, 2},
 	} {
 		t.Run("table/"+tc.name, func(t *testing.T) {
-			x := bcLeafOf([]float64{tc.x}, 1)
+			x := fntest.LeafOf([]float64{tc.x}, 1)
 			y := DoubleBackwardSquare(x)
 			g := agx.Grad1(y.Sum(), x, agx.CreateGraph())
-			bcValues(t, "dy/dx", g, tc.dy)
+			fntest.Elements(t, "dy/dx", g, tc.dy)
 			g2 := agx.Grad1(g.Sum(), x)
-			bcValues(t, "d²y/dx²", g2, tc.d2y)
+			fntest.Elements(t, "d²y/dx²", g2, tc.d2y)
 		})
 	}
-	bcCheck(t, DoubleBackwardSquareFunction{}, []*agx.Tensor{bcLeaf(1, tensor.Float64, 3, 4)})
-	for _, dt := range bcDTypes {
+	fntest.GradChecks(t, DoubleBackwardSquareFunction{}, []*agx.Tensor{fntest.Leaf(1, tensor.Float64, 3, 4)})
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return DoubleBackwardSquare(in[0]) },
-				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Pow(2) }, []*agx.Tensor{bcLeaf(2, dt, 3, 4)}, bcTol(dt))
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return DoubleBackwardSquare(in[0]) },
+				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Pow(2) }, []*agx.Tensor{fntest.Leaf(2, dt, 3, 4)}, fntest.Tol(dt))
 		})
 	}
 }

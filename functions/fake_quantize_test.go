@@ -6,33 +6,34 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestFakeQuantize(t *testing.T) {
-	int8q := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.01, 0, -128, 127) })
-	srcRunCases(t, int8q, []srcCase{
+	int8q := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.01, 0, -128, 127) })
+	fntest.RunCases(t, int8q, []fntest.Case{
 		// 0.026/0.01 = 2.6 → 3 → 0.03; 1.5 → 150 clamps to 127; -1.3 → -130 clamps to -128.
-		{name: "int8", in: [][]float64{{0.026, -0.013, 1.5, -1.3, 0}},
-			want: [][]float64{{0.03, -0.01, 1.27, -1.28, 0}}, grad: [][]float64{{1, 1, 0, 0, 1}}},
+		{Name: "int8", In: [][]float64{{0.026, -0.013, 1.5, -1.3, 0}},
+			Want: [][]float64{{0.03, -0.01, 1.27, -1.28, 0}}, Grad: [][]float64{{1, 1, 0, 0, 1}}},
 	})
-	uint8q := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.5, 10, 0, 255) })
-	srcRunCases(t, uint8q, []srcCase{
+	uint8q := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.FakeQuantize(in[0], 0.5, 10, 0, 255) })
+	fntest.RunCases(t, uint8q, []fntest.Case{
 		// v = x/0.5 + 10: -6 → -2 clamps to 0 → -5; 1.2 → 12.4 → 12 → 1; 200 → 410 → 255 → 122.5
-		{name: "zero-point", in: [][]float64{{-6, 1.2, 200, -4.9}},
-			want: [][]float64{{-5, 1, 122.5, -5}}, grad: [][]float64{{0, 1, 0, 1}}},
+		{Name: "zero-point", In: [][]float64{{-6, 1.2, 200, -4.9}},
+			Want: [][]float64{{-5, 1, 122.5, -5}}, Grad: [][]float64{{0, 1, 0, 1}}},
 	})
 }
 
 // Example A4: x randn(8,64), scale 0.01, zero point 0: the gradient flows
 // (to the elements inside the int8 range).
 func TestFakeQuantizeA4(t *testing.T) {
-	x := srcRandn(47, agx.Float32, 8, 64).SetRequiresGrad(true)
+	x := fntest.Randn(47, agx.Float32, 8, 64).SetRequiresGrad(true)
 	functions.FakeQuantize(x, 0.01, 0, -128, 127).Sum().Backward()
 	if x.Grad() == nil {
 		t.Fatal("no gradient")
 	}
 	inRange := x.Detach().Abs().Le(1.27).To(agx.Float32)
-	srcClose(t, "gradient", x.Grad(), inRange, 0)
+	fntest.Close(t, "gradient", x.Grad(), inRange, 0)
 	if n := x.Grad().Sum().Item(); n == 0 || n == 512 {
 		t.Fatalf("%v of 512 elements got a gradient; want some but not all", n)
 	}
@@ -49,7 +50,7 @@ func TestFakeQuantizeMisuse(t *testing.T) {
 		{"qmin>qmax", functions.FakeQuantizeFunction{Scale: 1, QMin: 2, QMax: 1}, "greater than qmax"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srcPanics(t, func() { agx.Apply(tc.f, x) }, tc.msg)
+			fntest.PanicsWith(t, func() { agx.Apply(tc.f, x) }, tc.msg)
 		})
 	}
 }

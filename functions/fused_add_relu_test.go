@@ -5,32 +5,33 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
 // example C15
 func TestFusedAddReLU(t *testing.T) {
 	t.Run("table", func(t *testing.T) {
-		x := bcLeafOf([]float64{-2, 1, 3, 0.5}, 4)
-		y := bcLeafOf([]float64{1, -3, 1, -0.5}, 4)
+		x := fntest.LeafOf([]float64{-2, 1, 3, 0.5}, 4)
+		y := fntest.LeafOf([]float64{1, -3, 1, -0.5}, 4)
 		z := FusedAddReLU(x, y)
-		bcValues(t, "z", z, 0, 0, 4, 0)
+		fntest.Elements(t, "z", z, 0, 0, 4, 0)
 		z.Mul(agx.FromSlice([]float64{1, 2, 3, 4}, 4)).Sum().Backward()
-		bcValues(t, "x.grad", x.Grad(), 0, 0, 3, 0)
-		bcValues(t, "y.grad", y.Grad(), 0, 0, 3, 0)
+		fntest.Elements(t, "x.grad", x.Grad(), 0, 0, 3, 0)
+		fntest.Elements(t, "y.grad", y.Grad(), 0, 0, 3, 0)
 	})
 	t.Run("one node, mask saved once", func(t *testing.T) {
-		z := FusedAddReLU(bcLeaf(1, tensor.Float64, 3), bcLeaf(2, tensor.Float64, 3))
+		z := FusedAddReLU(fntest.Leaf(1, tensor.Float64, 3), fntest.Leaf(2, tensor.Float64, 3))
 		if n := z.GradFn(); n.Name() != "FusedAddReLUBackward" || len(n.NextFunctions()) != 2 {
 			t.Fatalf("node %v with %d edges", n, len(n.NextFunctions()))
 		}
 	})
-	bcCheck(t, FusedAddReLUFunction{}, []*agx.Tensor{bcLeaf(3, tensor.Float64, 3, 4), bcLeaf(4, tensor.Float64, 4)})
-	for _, dt := range bcDTypes {
+	fntest.GradChecks(t, FusedAddReLUFunction{}, []*agx.Tensor{fntest.Leaf(3, tensor.Float64, 3, 4), fntest.Leaf(4, tensor.Float64, 4)})
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return FusedAddReLU(in[0], in[1]) },
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return FusedAddReLU(in[0], in[1]) },
 				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Add(in[1]).Relu() },
-				[]*agx.Tensor{bcLeaf(5, dt, 8, 16), bcLeaf(6, dt, 16)}, bcTol(dt))
+				[]*agx.Tensor{fntest.Leaf(5, dt, 8, 16), fntest.Leaf(6, dt, 16)}, fntest.Tol(dt))
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -25,16 +26,16 @@ func bcGumbelRef(logits *agx.Tensor, tau float64, hard bool, gen *tensor.Generat
 
 // example C13
 func TestGumbelSoftmax(t *testing.T) {
-	logits := bcLeaf(1, tensor.Float64, 4, 5)
+	logits := fntest.Leaf(1, tensor.Float64, 4, 5)
 	t.Run("soft rows sum to 1", func(t *testing.T) {
 		y := GumbelSoftmax(logits, 0.5, false, tensor.NewGenerator(3))
-		bcClose(t, "row sums", y.Sum(-1).Data(), tensor.Ones(tensor.Float64, 4), 1e-12, 1e-12)
+		fntest.CloseData(t, "row sums", y.Sum(-1).Data(), tensor.Ones(tensor.Float64, 4), 1e-12, 1e-12)
 	})
 	t.Run("seeded", func(t *testing.T) {
 		a := GumbelSoftmax(logits, 0.5, false, tensor.NewGenerator(3))
 		b := GumbelSoftmax(logits, 0.5, false, tensor.NewGenerator(3))
 		c := GumbelSoftmax(logits, 0.5, false, tensor.NewGenerator(4))
-		bcClose(t, "same seed", a.Data(), b.Data(), 0, 0)
+		fntest.CloseData(t, "same seed", a.Data(), b.Data(), 0, 0)
 		if oracleSame := a.Data().Sub(c.Data()).Abs().Max().Item(); oracleSame == 0 {
 			t.Fatal("different seeds gave the same sample")
 		}
@@ -43,7 +44,7 @@ func TestGumbelSoftmax(t *testing.T) {
 		soft := GumbelSoftmax(logits, 0.5, false, tensor.NewGenerator(3))
 		hard := GumbelSoftmax(logits, 0.5, true, tensor.NewGenerator(3))
 		want := tensor.OneHot(soft.Data().ArgMax(-1, false), 5).To(tensor.Float64)
-		bcClose(t, "one-hot", hard.Data(), want, 0, 1e-15)
+		fntest.CloseData(t, "one-hot", hard.Data(), want, 0, 1e-15)
 	})
 	t.Run("hard passes the soft gradient", func(t *testing.T) {
 		w := agx.New(tensor.NewGenerator(9).Randn(tensor.Float64, 4, 5))
@@ -52,22 +53,22 @@ func TestGumbelSoftmax(t *testing.T) {
 			GumbelSoftmax(x, 0.5, hard, tensor.NewGenerator(3)).Mul(w).Sum().Backward()
 			return x.Grad().Data()
 		}
-		bcClose(t, "grad", grad(true), grad(false), 1e-12, 1e-12)
+		fntest.CloseData(t, "grad", grad(true), grad(false), 1e-12, 1e-12)
 	})
 	for _, hard := range []bool{false, true} {
-		for _, dt := range bcDTypes {
+		for _, dt := range fntest.DTypes {
 			t.Run(fmt.Sprintf("composite/hard=%v/%v", hard, dt), func(t *testing.T) {
-				bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return GumbelSoftmax(in[0], 0.7, hard, tensor.NewGenerator(5)) },
+				fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return GumbelSoftmax(in[0], 0.7, hard, tensor.NewGenerator(5)) },
 					func(in ...*agx.Tensor) *agx.Tensor { return bcGumbelRef(in[0], 0.7, hard, tensor.NewGenerator(5)) },
-					[]*agx.Tensor{bcLeaf(2, dt, 3, 6)}, bcTol(dt))
+					[]*agx.Tensor{fntest.Leaf(2, dt, 3, 6)}, fntest.Tol(dt))
 			})
 		}
 	}
 	soft := func(in ...*agx.Tensor) *agx.Tensor { return GumbelSoftmax(in[0], 0.7, false, tensor.NewGenerator(5)) }
-	bcCheck(t, soft, []*agx.Tensor{bcLeaf(6, tensor.Float64, 3, 4)})
+	fntest.GradChecks(t, soft, []*agx.Tensor{fntest.Leaf(6, tensor.Float64, 3, 4)})
 	t.Run("misuse/temperature", func(t *testing.T) {
 		for _, tau := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-			bcPanics(t, tensor.ErrArg, func() { GumbelSoftmax(logits, tau, false, nil) })
+			fntest.PanicsIs(t, tensor.ErrArg, func() { GumbelSoftmax(logits, tau, false, nil) })
 		}
 	})
 }

@@ -7,20 +7,21 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestMaskedLinear(t *testing.T) {
-	for _, dt := range srcDTypes {
+	for _, dt := range fntest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
-			x := srcVec(dt, []float64{1, 2}, 1, 2).SetRequiresGrad(true)
-			w := srcVec(dt, []float64{1, 1, 2, 3}, 2, 2).SetRequiresGrad(true)
+			x := fntest.Vec(dt, []float64{1, 2}, 1, 2).SetRequiresGrad(true)
+			w := fntest.Vec(dt, []float64{1, 1, 2, 3}, 2, 2).SetRequiresGrad(true)
 			mask := agx.FromNested([][]bool{{true, false}, {true, true}})
 			y := functions.MaskedLinear(x, w, mask)
 			// W⊙M = [[1 0] [2 3]]: y = [1, 8]
-			srcValues(t, "y", y, []float64{1, 8}, 0)
+			fntest.Values(t, "y", y, []float64{1, 8}, 0)
 			y.Sum().Backward()
-			srcValues(t, "x.grad", x.Grad(), []float64{3, 3}, 0)
-			srcValues(t, "w.grad", w.Grad(), []float64{1, 0, 1, 2}, 0)
+			fntest.Values(t, "x.grad", x.Grad(), []float64{3, 3}, 0)
+			fntest.Values(t, "w.grad", w.Grad(), []float64{1, 0, 1, 2}, 0)
 		})
 	}
 }
@@ -28,9 +29,9 @@ func TestMaskedLinear(t *testing.T) {
 // Example A5: x(4,8), w(16,8), mask(16,8): gradients of the right shapes,
 // zero for pruned weights, and none for the mask.
 func TestMaskedLinearA5(t *testing.T) {
-	x := srcRandn(50, agx.Float32, 4, 8).SetRequiresGrad(true)
-	w := srcRandn(51, agx.Float32, 16, 8).SetRequiresGrad(true)
-	mask := srcRandn(52, agx.Float32, 16, 8).Gt(0)
+	x := fntest.Randn(50, agx.Float32, 4, 8).SetRequiresGrad(true)
+	w := fntest.Randn(51, agx.Float32, 16, 8).SetRequiresGrad(true)
+	mask := fntest.Randn(52, agx.Float32, 16, 8).Gt(0)
 	functions.MaskedLinear(x, w, mask).Sum().Backward()
 	if !slices.Equal(x.Grad().Shape(), []int{4, 8}) || !slices.Equal(w.Grad().Shape(), []int{16, 8}) {
 		t.Fatalf("x.grad %v, w.grad %v", x.Grad().Shape(), w.Grad().Shape())
@@ -61,9 +62,9 @@ func TestMaskedLinearNeedsInputGrad(t *testing.T) {
 		xGrad, wGrad bool
 	}{{"x-only", true, false}, {"w-only", false, true}, {"both", true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := srcRandn(53, agx.Float64, 2, 3).SetRequiresGrad(tc.xGrad)
-			w := srcRandn(54, agx.Float64, 4, 3).SetRequiresGrad(tc.wGrad)
-			mask := srcRandn(55, agx.Float64, 4, 3).Gt(0)
+			x := fntest.Randn(53, agx.Float64, 2, 3).SetRequiresGrad(tc.xGrad)
+			w := fntest.Randn(54, agx.Float64, 4, 3).SetRequiresGrad(tc.wGrad)
+			mask := fntest.Randn(55, agx.Float64, 4, 3).Gt(0)
 			var seen []bool
 			agx.Apply(srcNeedsProbe{seen: &seen}, x, w, mask).Sum().Backward()
 			if !slices.Equal(seen, []bool{tc.xGrad, tc.wGrad, false}) {
@@ -78,7 +79,7 @@ func TestMaskedLinearNeedsInputGrad(t *testing.T) {
 
 func TestMaskedLinearMisuse(t *testing.T) {
 	x := agx.Ones(agx.Float64, 1, 2)
-	srcPanics(t, func() { functions.MaskedLinear(x, agx.Ones(agx.Float64, 2, 2), agx.Ones(agx.Float64, 2, 2)) }, "mask must be a Bool tensor")
+	fntest.PanicsWith(t, func() { functions.MaskedLinear(x, agx.Ones(agx.Float64, 2, 2), agx.Ones(agx.Float64, 2, 2)) }, "mask must be a Bool tensor")
 }
 
 func ExampleMaskedLinear() {

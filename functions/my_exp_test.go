@@ -7,21 +7,22 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestMyExp(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.MyExp(in[0]) })
-	srcRunCases(t, apply, []srcCase{
-		{name: "values", in: [][]float64{{0, 1, -1}}, want: [][]float64{{1, math.E, 1 / math.E}}, grad: [][]float64{{1, math.E, 1 / math.E}}},
+	apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.MyExp(in[0]) })
+	fntest.RunCases(t, apply, []fntest.Case{
+		{Name: "values", In: [][]float64{{0, 1, -1}}, Want: [][]float64{{1, math.E, 1 / math.E}}, Grad: [][]float64{{1, math.E, 1 / math.E}}},
 	})
 }
 
 // Example E1: backward with a gradient of ones leaves exp(x) in x.grad.
 func TestMyExpE1(t *testing.T) {
-	x := srcRandn(90, agx.Float64, 3).SetRequiresGrad(true)
+	x := fntest.Randn(90, agx.Float64, 3).SetRequiresGrad(true)
 	y := functions.MyExp(x)
 	y.Backward(agx.Gradient(agx.OnesLike(y)))
-	srcClose(t, "x.grad", x.Grad(), x.Detach().Exp(), 1e-15)
+	fntest.Close(t, "x.grad", x.Grad(), x.Detach().Exp(), 1e-15)
 }
 
 func ExampleMyExp() {

@@ -6,28 +6,29 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
 // example C10
 func TestOnceSquare(t *testing.T) {
 	t.Run("first backward", func(t *testing.T) {
-		x := bcLeafOf([]float64{3, -1}, 2)
+		x := fntest.LeafOf([]float64{3, -1}, 2)
 		y := OnceSquare(x)
-		bcValues(t, "y", y, 9, 1)
+		fntest.Elements(t, "y", y, 9, 1)
 		y.Sum().Backward()
-		bcValues(t, "x.grad", x.Grad(), 6, -2)
+		fntest.Elements(t, "x.grad", x.Grad(), 6, -2)
 	})
 	t.Run("second derivative fails", func(t *testing.T) {
-		x := bcLeafOf([]float64{3}, 1)
+		x := fntest.LeafOf([]float64{3}, 1)
 		g := agx.Grad1(OnceSquare(x).Sum(), x, agx.CreateGraph())
-		bcValues(t, "dy/dx", g, 6)
+		fntest.Elements(t, "dy/dx", g, 6)
 		err := agx.Try(func() { g.Sum().Backward() })
 		if !errors.Is(err, agx.ErrOnceDifferentiable) {
 			t.Fatalf("got %v, want ErrOnceDifferentiable", err)
 		}
 	})
-	in := []*agx.Tensor{bcLeaf(1, tensor.Float64, 3, 4)}
+	in := []*agx.Tensor{fntest.Leaf(1, tensor.Float64, 3, 4)}
 	t.Run("gradcheck", func(t *testing.T) {
 		if err := agx.GradCheck(OnceSquareFunction{}, in); err != nil {
 			t.Fatal(err)
@@ -39,10 +40,10 @@ func TestOnceSquare(t *testing.T) {
 			t.Fatalf("GradGradCheck = %v, want an error wrapping ErrOnceDifferentiable", err)
 		}
 	})
-	for _, dt := range bcDTypes {
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return OnceSquare(in[0]) },
-				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Mul(in[0]) }, []*agx.Tensor{bcLeaf(2, dt, 3, 4)}, bcTol(dt))
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return OnceSquare(in[0]) },
+				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Mul(in[0]) }, []*agx.Tensor{fntest.Leaf(2, dt, 3, 4)}, fntest.Tol(dt))
 		})
 	}
 }

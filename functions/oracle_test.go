@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/internal/oracle"
 )
 
@@ -73,10 +74,10 @@ func TestOracleSources(t *testing.T) {
 			t.Errorf("%s has no oracle op", f.name)
 			continue
 		}
-		for _, dt := range srcDTypes {
+		for _, dt := range fntest.DTypes {
 			name := f.name + "/" + dt.String()
 			in := f.inputs(dt)
-			outs, grads, ups := srcGradients(f.fn, in, 11)
+			outs, grads, ups := fntest.Gradients(f.fn, in, 11)
 			c := srcOracleCase{Op: op.op, Params: op.params}
 			if c.Params == nil {
 				c.Params = map[string]float64{}
@@ -97,7 +98,7 @@ func TestOracleSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range srcFunctions {
-		for _, dt := range srcDTypes {
+		for _, dt := range fntest.DTypes {
 			name := f.name + "/" + dt.String()
 			t.Run(name, func(t *testing.T) {
 				got, want := ours[name], results[name]

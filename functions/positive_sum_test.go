@@ -6,13 +6,14 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestPositiveSum(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.PositiveSum(in[0]) })
-	srcRunCases(t, apply, []srcCase{
-		{name: "E3", in: [][]float64{{-2, -1, 0, 1, 2}}, want: [][]float64{{3}}, grad: [][]float64{{0, 0, 0, 1, 1}}},
-		{name: "2d", in: [][]float64{{1, -1, 2.5, 0.5}}, shape: [][]int{{2, 2}}, want: [][]float64{{4}}, grad: [][]float64{{1, 0, 1, 1}}},
+	apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.PositiveSum(in[0]) })
+	fntest.RunCases(t, apply, []fntest.Case{
+		{Name: "E3", In: [][]float64{{-2, -1, 0, 1, 2}}, Want: [][]float64{{3}}, Grad: [][]float64{{0, 0, 0, 1, 1}}},
+		{Name: "2d", In: [][]float64{{1, -1, 2.5, 0.5}}, Shape: [][]int{{2, 2}}, Want: [][]float64{{4}}, Grad: [][]float64{{1, 0, 1, 1}}},
 	})
 }
 
@@ -34,7 +35,7 @@ func (srcScalarGradSum) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 func TestPositiveSumOriginalFails(t *testing.T) {
 	x := agx.FromSlice([]float64{-2, -1, 0, 1, 2}).SetRequiresGrad(true)
 	y := agx.Apply(srcScalarGradSum{}, x)
-	srcPanics(t, func() { y.Backward(agx.Gradient(agx.Scalar(1.0))) },
+	fntest.PanicsWith(t, func() { y.Backward(agx.Gradient(agx.Scalar(1.0))) },
 		"invalid gradient at index 0 - got [] but expected shape compatible with [5]")
 }
 

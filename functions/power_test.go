@@ -6,20 +6,21 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestPower(t *testing.T) {
 	for _, tc := range []struct {
 		n int
-		c srcCase
+		c fntest.Case
 	}{
-		{3, srcCase{name: "cube", in: [][]float64{{2, 3, -1}}, want: [][]float64{{8, 27, -1}}, grad: [][]float64{{12, 27, 3}}}},
-		{1, srcCase{name: "identity", in: [][]float64{{2, -3}}, want: [][]float64{{2, -3}}, grad: [][]float64{{1, 1}}}},
-		{0, srcCase{name: "zero", in: [][]float64{{2, -3, 0}}, want: [][]float64{{1, 1, 1}}, grad: [][]float64{{0, 0, 0}}}},
-		{-1, srcCase{name: "reciprocal", in: [][]float64{{2, 4}}, want: [][]float64{{0.5, 0.25}}, grad: [][]float64{{-0.25, -0.0625}}}},
+		{3, fntest.Case{Name: "cube", In: [][]float64{{2, 3, -1}}, Want: [][]float64{{8, 27, -1}}, Grad: [][]float64{{12, 27, 3}}}},
+		{1, fntest.Case{Name: "identity", In: [][]float64{{2, -3}}, Want: [][]float64{{2, -3}}, Grad: [][]float64{{1, 1}}}},
+		{0, fntest.Case{Name: "zero", In: [][]float64{{2, -3, 0}}, Want: [][]float64{{1, 1, 1}}, Grad: [][]float64{{0, 0, 0}}}},
+		{-1, fntest.Case{Name: "reciprocal", In: [][]float64{{2, 4}}, Want: [][]float64{{0.5, 0.25}}, Grad: [][]float64{{-0.25, -0.0625}}}},
 	} {
-		apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Power(in[0], tc.n) })
-		srcRunCases(t, apply, []srcCase{tc.c})
+		apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.Power(in[0], tc.n) })
+		fntest.RunCases(t, apply, []fntest.Case{tc.c})
 	}
 }
 

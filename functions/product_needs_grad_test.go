@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -24,25 +25,25 @@ func TestProductNeedsGrad(t *testing.T) {
 			y := agx.FromSlice([]float64{5, 7}, 2).SetRequiresGrad(tc.reqY)
 			var count [2]int
 			z := agx.Apply(ProductNeedsGradFunction{OnGrad: func(i int) { count[i]++ }}, x, y)
-			bcValues(t, "z", z, 10, 21)
+			fntest.Elements(t, "z", z, 10, 21)
 			z.Sum().Backward()
 			if count != tc.want {
 				t.Fatalf("gradients computed %v, want %v", count, tc.want)
 			}
 			if tc.reqX {
-				bcValues(t, "x.grad", x.Grad(), 5, 7)
+				fntest.Elements(t, "x.grad", x.Grad(), 5, 7)
 			}
 			if tc.reqY {
-				bcValues(t, "y.grad", y.Grad(), 2, 3)
+				fntest.Elements(t, "y.grad", y.Grad(), 2, 3)
 			}
 		})
 	}
-	bcCheck(t, ProductNeedsGradFunction{}, []*agx.Tensor{bcLeaf(1, tensor.Float64, 3, 4), bcLeaf(2, tensor.Float64, 4)})
-	for _, dt := range bcDTypes {
+	fntest.GradChecks(t, ProductNeedsGradFunction{}, []*agx.Tensor{fntest.Leaf(1, tensor.Float64, 3, 4), fntest.Leaf(2, tensor.Float64, 4)})
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return ProductNeedsGrad(in[0], in[1]) },
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return ProductNeedsGrad(in[0], in[1]) },
 				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Mul(in[1]) },
-				[]*agx.Tensor{bcLeaf(3, dt, 3, 4), bcLeaf(4, dt, 3, 1)}, bcTol(dt))
+				[]*agx.Tensor{fntest.Leaf(3, dt, 3, 4), fntest.Leaf(4, dt, 3, 1)}, fntest.Tol(dt))
 		})
 	}
 }

@@ -6,18 +6,19 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestQuadratic(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.Quadratic(in[0], in[1], in[2], in[3]) })
-	srcRunCases(t, apply, []srcCase{
+	apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.Quadratic(in[0], in[1], in[2], in[3]) })
+	fntest.RunCases(t, apply, []fntest.Case{
 		// y = 3·4 + 4·2 + 5 = 25; grads 2ax+b = 16, x² = 4, x = 2, 1
-		{name: "scalars", in: [][]float64{{2}, {3}, {4}, {5}}, want: [][]float64{{25}}, grad: [][]float64{{16}, {4}, {2}, {1}}},
-		{name: "vectors", in: [][]float64{{-1, 0.5}, {1, 2}, {0, -1}, {0.5, 0.5}},
-			want: [][]float64{{1.5, 0.5}}, grad: [][]float64{{-2, 1}, {1, 0.25}, {-1, 0.5}, {1, 1}}},
+		{Name: "scalars", In: [][]float64{{2}, {3}, {4}, {5}}, Want: [][]float64{{25}}, Grad: [][]float64{{16}, {4}, {2}, {1}}},
+		{Name: "vectors", In: [][]float64{{-1, 0.5}, {1, 2}, {0, -1}, {0.5, 0.5}},
+			Want: [][]float64{{1.5, 0.5}}, Grad: [][]float64{{-2, 1}, {1, 0.25}, {-1, 0.5}, {1, 1}}},
 		// a broadcast c gets the sum of its gradients
-		{name: "broadcast-c", in: [][]float64{{1, 2, 3}, {1, 1, 1}, {0, 0, 0}, {10}}, shape: [][]int{nil, nil, nil, {}},
-			want: [][]float64{{11, 14, 19}}, grad: [][]float64{{2, 4, 6}, {1, 4, 9}, {1, 2, 3}, {3}}},
+		{Name: "broadcast-c", In: [][]float64{{1, 2, 3}, {1, 1, 1}, {0, 0, 0}, {10}}, Shape: [][]int{nil, nil, nil, {}},
+			Want: [][]float64{{11, 14, 19}}, Grad: [][]float64{{2, 4, 6}, {1, 4, 9}, {1, 2, 3}, {3}}},
 	})
 }
 

@@ -6,13 +6,14 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestReLUViaClamp(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ReLUViaClamp(in[0]) })
-	srcRunCases(t, apply, []srcCase{
+	apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.ReLUViaClamp(in[0]) })
+	fntest.RunCases(t, apply, []fntest.Case{
 		// the gradient at 0 is 0, as torch.relu's
-		{name: "signs", in: [][]float64{{-1, 0, 2, -0.5, 3.5}}, want: [][]float64{{0, 0, 2, 0, 3.5}}, grad: [][]float64{{0, 0, 1, 0, 1}}},
+		{Name: "signs", In: [][]float64{{-1, 0, 2, -0.5, 3.5}}, Want: [][]float64{{0, 0, 2, 0, 3.5}}, Grad: [][]float64{{0, 0, 1, 0, 1}}},
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -20,20 +21,20 @@ func TestSavePatterns(t *testing.T) {
 		{"relu", 2, true, []float64{0, 1, 5}, []float64{0, 2, 2}, []float64{0, 1, 1}},
 	} {
 		t.Run("table/"+tc.name, func(t *testing.T) {
-			x := bcLeafOf([]float64{-1, 0, 2}, 3)
-			y := bcLeafOf([]float64{1, 1, 1}, 3)
+			x := fntest.LeafOf([]float64{-1, 0, 2}, 3)
+			y := fntest.LeafOf([]float64{1, 1, 1}, 3)
 			z := SavePatterns(x, y, tc.alpha, tc.relu)
-			bcValues(t, "z", z, tc.y...)
+			fntest.Elements(t, "z", z, tc.y...)
 			z.Sum().Backward()
-			bcValues(t, "x.grad", x.Grad(), tc.gx...)
-			bcValues(t, "y.grad", y.Grad(), tc.gy...)
+			fntest.Elements(t, "x.grad", x.Grad(), tc.gx...)
+			fntest.Elements(t, "y.grad", y.Grad(), tc.gy...)
 		})
 	}
 	for _, relu := range []bool{false, true} {
 		f := SavePatternsFunction{Alpha: 0.7, UseReLU: relu}
 		t.Run(fmt.Sprintf("relu=%v", relu), func(t *testing.T) {
-			bcCheck(t, f, []*agx.Tensor{bcLeaf(1, tensor.Float64, 3, 4), bcLeaf(2, tensor.Float64, 3, 4)})
-			for _, dt := range bcDTypes {
+			fntest.GradChecks(t, f, []*agx.Tensor{fntest.Leaf(1, tensor.Float64, 3, 4), fntest.Leaf(2, tensor.Float64, 3, 4)})
+			for _, dt := range fntest.DTypes {
 				t.Run("composite/"+dt.String(), func(t *testing.T) {
 					ref := func(in ...*agx.Tensor) *agx.Tensor {
 						z := in[0].Mul(0.7).Add(in[1])
@@ -42,20 +43,20 @@ func TestSavePatterns(t *testing.T) {
 						}
 						return z
 					}
-					bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return agx.Apply(f, in...) }, ref,
-						[]*agx.Tensor{bcLeaf(3, dt, 3, 4), bcLeaf(4, dt, 4)}, bcTol(dt))
+					fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return agx.Apply(f, in...) }, ref,
+						[]*agx.Tensor{fntest.Leaf(3, dt, 3, 4), fntest.Leaf(4, dt, 4)}, fntest.Tol(dt))
 				})
 			}
 		})
 	}
 	t.Run("needs-input-grad", func(t *testing.T) {
 		x := agx.FromSlice([]float64{1, 2}, 2)
-		y := bcLeafOf([]float64{3, 4}, 2)
+		y := fntest.LeafOf([]float64{3, 4}, 2)
 		SavePatterns(x, y, 3, false).Sum().Backward()
 		if x.Grad() != nil {
 			t.Fatalf("x.grad = %v, want none", x.Grad())
 		}
-		bcValues(t, "y.grad", y.Grad(), 1, 1)
+		fntest.Elements(t, "y.grad", y.Grad(), 1, 1)
 	})
 }
 

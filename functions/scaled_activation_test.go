@@ -7,17 +7,18 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestScaledActivation(t *testing.T) {
-	relu := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 2, true) })
-	srcRunCases(t, relu, []srcCase{
-		{name: "relu", in: [][]float64{{-1, 2, 0}}, want: [][]float64{{0, 4, 0}}, grad: [][]float64{{0, 2, 0}}},
+	relu := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 2, true) })
+	fntest.RunCases(t, relu, []fntest.Case{
+		{Name: "relu", In: [][]float64{{-1, 2, 0}}, Want: [][]float64{{0, 4, 0}}, Grad: [][]float64{{0, 2, 0}}},
 	})
-	tanh := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 3, false) })
-	srcRunCases(t, tanh, []srcCase{
+	tanh := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.ScaledActivation(in[0], 3, false) })
+	fntest.RunCases(t, tanh, []fntest.Case{
 		// tanh(atanh 0.5) = 0.5: y = 1.5, grad 3·(1 - 0.25) = 2.25
-		{name: "tanh", in: [][]float64{{0, math.Atanh(0.5), -math.Atanh(0.5)}}, want: [][]float64{{0, 1.5, -1.5}}, grad: [][]float64{{3, 2.25, 2.25}}},
+		{Name: "tanh", In: [][]float64{{0, math.Atanh(0.5), -math.Atanh(0.5)}}, Want: [][]float64{{0, 1.5, -1.5}}, Grad: [][]float64{{3, 2.25, 2.25}}},
 	})
 }
 

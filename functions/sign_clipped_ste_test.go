@@ -6,32 +6,33 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 // example C7
 func TestSignClippedSTE(t *testing.T) {
 	t.Run("table", func(t *testing.T) {
-		x := bcLeafOf([]float64{-2, -1, -0.5, 0, 0.7, 1, 1.5}, 7)
+		x := fntest.LeafOf([]float64{-2, -1, -0.5, 0, 0.7, 1, 1.5}, 7)
 		y := SignClippedSTE(x)
-		bcValues(t, "y", y, -1, -1, -1, 0, 1, 1, 1)
+		fntest.Elements(t, "y", y, -1, -1, -1, 0, 1, 1, 1)
 		y.Sum().Backward()
-		bcValues(t, "x.grad", x.Grad(), 0, 1, 1, 1, 1, 1, 0)
+		fntest.Elements(t, "x.grad", x.Grad(), 0, 1, 1, 1, 1, 1, 0)
 	})
 	t.Run("gradcheck reports the STE", func(t *testing.T) {
-		err := agx.GradCheck(SignClippedSTEFunction{}, []*agx.Tensor{bcLeafOf([]float64{-0.5, 0.3, 2}, 3)})
+		err := agx.GradCheck(SignClippedSTEFunction{}, []*agx.Tensor{fntest.LeafOf([]float64{-0.5, 0.3, 2}, 3)})
 		if !errors.Is(err, agx.ErrGradCheck) {
 			t.Fatalf("GradCheck = %v, want a Jacobian mismatch", err)
 		}
 	})
 	t.Run("gradgradcheck", func(t *testing.T) {
-		if err := agx.GradGradCheck(SignClippedSTEFunction{}, []*agx.Tensor{bcLeafOf([]float64{-0.5, 0.3, 2}, 3)}); err != nil {
+		if err := agx.GradGradCheck(SignClippedSTEFunction{}, []*agx.Tensor{fntest.LeafOf([]float64{-0.5, 0.3, 2}, 3)}); err != nil {
 			t.Fatal(err)
 		}
 	})
-	for _, dt := range bcDTypes {
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return SignClippedSTE(in[0]) },
-				func(in ...*agx.Tensor) *agx.Tensor { return agx.SignClippedSTE(in[0]) }, []*agx.Tensor{bcLeaf(1, dt, 4, 5)}, bcTol(dt))
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return SignClippedSTE(in[0]) },
+				func(in ...*agx.Tensor) *agx.Tensor { return agx.SignClippedSTE(in[0]) }, []*agx.Tensor{fntest.Leaf(1, dt, 4, 5)}, fntest.Tol(dt))
 		})
 	}
 }

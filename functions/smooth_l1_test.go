@@ -6,34 +6,35 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestSmoothL1(t *testing.T) {
-	half := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1(in[0], 0.5) })
-	srcRunCases(t, half, []srcCase{
+	half := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1(in[0], 0.5) })
+	fntest.RunCases(t, half, []fntest.Case{
 		// |x| < 0.5: x²; otherwise |x| - 0.25. Gradients x/0.5 and sign(x).
-		{name: "beta0.5", in: [][]float64{{-2, -0.25, 0.1, 1, 0.5}}, want: [][]float64{{1.75, 0.0625, 0.01, 0.75, 0.25}}, grad: [][]float64{{-1, -0.5, 0.2, 1, 1}}},
+		{Name: "beta0.5", In: [][]float64{{-2, -0.25, 0.1, 1, 0.5}}, Want: [][]float64{{1.75, 0.0625, 0.01, 0.75, 0.25}}, Grad: [][]float64{{-1, -0.5, 0.2, 1, 1}}},
 	})
-	l1 := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1(in[0], 0) })
-	srcRunCases(t, l1, []srcCase{
-		{name: "beta0-is-L1", in: [][]float64{{-2, 0.5}}, want: [][]float64{{2, 0.5}}, grad: [][]float64{{-1, 1}}},
+	l1 := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1(in[0], 0) })
+	fntest.RunCases(t, l1, []fntest.Case{
+		{Name: "beta0-is-L1", In: [][]float64{{-2, 0.5}}, Want: [][]float64{{2, 0.5}}, Grad: [][]float64{{-1, 1}}},
 	})
-	loss := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1Loss(in[0], in[1], 1) })
-	srcRunCases(t, loss, []srcCase{
+	loss := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.SmoothL1Loss(in[0], in[1], 1) })
+	fntest.RunCases(t, loss, []fntest.Case{
 		// diffs [0.5, -3]: (0.125 + 2.5)/2; gradients [0.5, -1]/2, and minus that for the target
-		{name: "loss-mean", in: [][]float64{{1.5, -1}, {1, 2}}, want: [][]float64{{1.3125}}, grad: [][]float64{{0.25, -0.5}, {-0.25, 0.5}}},
+		{Name: "loss-mean", In: [][]float64{{1.5, -1}, {1, 2}}, Want: [][]float64{{1.3125}}, Grad: [][]float64{{0.25, -0.5}, {-0.25, 0.5}}},
 	})
 }
 
 func TestSmoothL1Misuse(t *testing.T) {
-	srcPanics(t, func() { functions.SmoothL1(agx.FromSlice([]float64{1}), -1) }, "beta must be ≥ 0")
+	fntest.PanicsWith(t, func() { functions.SmoothL1(agx.FromSlice([]float64{1}), -1) }, "beta must be ≥ 0")
 }
 
 // Example D11: SmoothL1Loss(beta 0.5) as a loss on pred randn(10), target
 // randn(10): the gradient reaches pred and equals the composite's.
 func TestSmoothL1LossD11(t *testing.T) {
-	pred := srcRandn(80, agx.Float32, 10).SetRequiresGrad(true)
-	target := srcRandn(81, agx.Float32, 10)
+	pred := fntest.Randn(80, agx.Float32, 10).SetRequiresGrad(true)
+	target := fntest.Randn(81, agx.Float32, 10)
 	loss := functions.SmoothL1Loss(pred, target, 0.5)
 	loss.Backward()
 	if pred.Grad() == nil || len(loss.Shape()) != 0 {

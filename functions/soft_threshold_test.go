@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -19,23 +20,23 @@ func TestSoftThreshold(t *testing.T) {
 		{"t=0 is the identity", 0, []float64{-2, 0.5}, []float64{-2, 0.5}, []float64{1, 1}},
 	} {
 		t.Run("table/"+tc.name, func(t *testing.T) {
-			x := bcLeafOf(tc.x, len(tc.x))
+			x := fntest.LeafOf(tc.x, len(tc.x))
 			y := SoftThreshold(x, tc.t)
-			bcValues(t, "y", y, tc.y...)
+			fntest.Elements(t, "y", y, tc.y...)
 			y.Sum().Backward()
-			bcValues(t, "x.grad", x.Grad(), tc.grad...)
+			fntest.Elements(t, "x.grad", x.Grad(), tc.grad...)
 		})
 	}
-	bcCheck(t, SoftThresholdFunction{Threshold: 0.5}, []*agx.Tensor{bcLeaf(1, tensor.Float64, 3, 5)})
-	for _, dt := range bcDTypes {
+	fntest.GradChecks(t, SoftThresholdFunction{Threshold: 0.5}, []*agx.Tensor{fntest.Leaf(1, tensor.Float64, 3, 5)})
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return SoftThreshold(in[0], 0.5) },
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return SoftThreshold(in[0], 0.5) },
 				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Sign().Mul(in[0].Abs().Sub(0.5).Relu()) },
-				[]*agx.Tensor{bcLeaf(2, dt, 4, 6)}, bcTol(dt))
+				[]*agx.Tensor{fntest.Leaf(2, dt, 4, 6)}, fntest.Tol(dt))
 		})
 	}
 	t.Run("misuse/negative threshold", func(t *testing.T) {
-		bcPanics(t, tensor.ErrArg, func() { SoftThreshold(bcLeaf(3, tensor.Float64, 2), -1) })
+		fntest.PanicsIs(t, tensor.ErrArg, func() { SoftThreshold(fntest.Leaf(3, tensor.Float64, 2), -1) })
 	})
 }
 

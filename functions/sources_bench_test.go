@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 // BenchmarkSources times forward plus backward of every source Function on
@@ -14,7 +15,7 @@ func BenchmarkSources(b *testing.B) {
 			inputs := f.inputs(agx.Float32)
 			b.ReportAllocs()
 			for b.Loop() {
-				srcGradients(f.fn, inputs, 3)
+				fntest.Gradients(f.fn, inputs, 3)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestSplitAndTransform(t *testing.T) {
@@ -13,9 +14,9 @@ func TestSplitAndTransform(t *testing.T) {
 		p, n := functions.SplitAndTransform(in[0])
 		return agx.Outputs(p, n)
 	}
-	srcRunCases(t, apply, []srcCase{
+	fntest.RunCases(t, apply, []fntest.Case{
 		// example D9
-		{name: "D9", in: [][]float64{{-2, -1, 0, 1, 2}}, want: [][]float64{{0, 0, 0, 1, 2}, {2, 1, 0, 0, 0}}, grad: [][]float64{{-1, -1, 0, 1, 1}}},
+		{Name: "D9", In: [][]float64{{-2, -1, 0, 1, 2}}, Want: [][]float64{{0, 0, 0, 1, 2}, {2, 1, 0, 0, 0}}, Grad: [][]float64{{-1, -1, 0, 1, 1}}},
 	})
 }
 
@@ -25,7 +26,7 @@ func TestSplitAndTransformOneOutput(t *testing.T) {
 	x := agx.FromSlice([]float64{-2, -1, 0, 1, 2}).SetRequiresGrad(true)
 	_, neg := functions.SplitAndTransform(x)
 	neg.Sum().Backward()
-	srcValues(t, "gradient", x.Grad(), []float64{-1, -1, 0, 0, 0}, 0)
+	fntest.Values(t, "gradient", x.Grad(), []float64{-1, -1, 0, 0, 0}, 0)
 }
 
 func ExampleSplitAndTransform() {

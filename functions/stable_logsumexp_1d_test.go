@@ -8,17 +8,18 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestStableLogSumExp1D(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp1D(in[0]) })
+	apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.StableLogSumExp1D(in[0]) })
 	s := 1 + math.Exp(-1) + math.Exp(-2)
-	srcRunCases(t, apply, []srcCase{
-		{name: "123", in: [][]float64{{1, 2, 3}}, want: [][]float64{{3 + math.Log(s)}},
-			grad: [][]float64{{math.Exp(-2) / s, math.Exp(-1) / s, 1 / s}}},
-		{name: "large", in: [][]float64{{1000, 1000}}, want: [][]float64{{1000 + math.Log(2)}}, grad: [][]float64{{0.5, 0.5}}},
-		{name: "2d-all-elements", in: [][]float64{{0, 0, 0, 0}}, shape: [][]int{{2, 2}},
-			want: [][]float64{{math.Log(4)}}, grad: [][]float64{{0.25, 0.25, 0.25, 0.25}}},
+	fntest.RunCases(t, apply, []fntest.Case{
+		{Name: "123", In: [][]float64{{1, 2, 3}}, Want: [][]float64{{3 + math.Log(s)}},
+			Grad: [][]float64{{math.Exp(-2) / s, math.Exp(-1) / s, 1 / s}}},
+		{Name: "large", In: [][]float64{{1000, 1000}}, Want: [][]float64{{1000 + math.Log(2)}}, Grad: [][]float64{{0.5, 0.5}}},
+		{Name: "2d-all-elements", In: [][]float64{{0, 0, 0, 0}}, Shape: [][]int{{2, 2}},
+			Want: [][]float64{{math.Log(4)}}, Grad: [][]float64{{0.25, 0.25, 0.25, 0.25}}},
 	})
 }
 
@@ -45,7 +46,7 @@ func (srcStoreOnCtx) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 // the right way; StableLogSumExp1D saves both tensors with SaveForBackward and
 // agrees with the built-in.
 func TestStableLogSumExp1DD7(t *testing.T) {
-	x := srcRandn(46, agx.Float64, 5).SetRequiresGrad(true)
+	x := fntest.Randn(46, agx.Float64, 5).SetRequiresGrad(true)
 	err := agx.Try(func() { agx.Apply(srcStoreOnCtx{}, x) })
 	if err == nil || !strings.Contains(err.Error(), "SaveForBackward") || !strings.Contains(err.Error(), `"sum_exp"`) {
 		t.Fatalf("storing a tensor on ctx: got %v, want a refusal naming SaveForBackward", err)
@@ -55,7 +56,7 @@ func TestStableLogSumExp1DD7(t *testing.T) {
 	}
 	// The source's comparison: a float32 copy against the built-in logsumexp over dim 0.
 	x32 := x.Detach().To(agx.Float32)
-	srcClose(t, "forward", functions.StableLogSumExp1D(x32), x32.LogSumExp(0), 1e-6)
+	fntest.Close(t, "forward", functions.StableLogSumExp1D(x32), x32.LogSumExp(0), 1e-6)
 }
 
 func ExampleStableLogSumExp1D() {

@@ -6,14 +6,15 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestStraightThroughRound(t *testing.T) {
-	apply := srcOne(func(in ...*agx.Tensor) *agx.Tensor { return functions.StraightThroughRound(in[0]) })
-	srcRunCases(t, apply, []srcCase{
+	apply := fntest.One(func(in ...*agx.Tensor) *agx.Tensor { return functions.StraightThroughRound(in[0]) })
+	fntest.RunCases(t, apply, []fntest.Case{
 		// halves round to even, as torch.round
-		{name: "halves", in: [][]float64{{0.4, 0.5, 1.5, 2.5, -1.7}}, want: [][]float64{{0, 0, 2, 2, -2}},
-			grad: [][]float64{{1, 1, 1, 1, 1}}},
+		{Name: "halves", In: [][]float64{{0.4, 0.5, 1.5, 2.5, -1.7}}, Want: [][]float64{{0, 0, 2, 2, -2}},
+			Grad: [][]float64{{1, 1, 1, 1, 1}}},
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -19,23 +20,23 @@ func TestTemplateSquare(t *testing.T) {
 		{"mixed signs", []float64{-2, 0, 0.5}, []float64{4, 0, 0.25}, []float64{-4, 0, 1}},
 	} {
 		t.Run("table/"+tc.name, func(t *testing.T) {
-			x := bcLeafOf(tc.x, len(tc.x))
+			x := fntest.LeafOf(tc.x, len(tc.x))
 			y := TemplateSquare(x)
-			bcValues(t, "y", y, tc.y...)
+			fntest.Elements(t, "y", y, tc.y...)
 			y.Sum().Backward()
-			bcValues(t, "x.grad", x.Grad(), tc.grad...)
+			fntest.Elements(t, "x.grad", x.Grad(), tc.grad...)
 		})
 	}
 	t.Run("tag", func(t *testing.T) {
-		x := bcLeafOf([]float64{3}, 1)
+		x := fntest.LeafOf([]float64{3}, 1)
 		agx.Apply(TemplateSquareFunction{Tag: 7}, x).Sum().Backward()
-		bcValues(t, "x.grad", x.Grad(), 6)
+		fntest.Elements(t, "x.grad", x.Grad(), 6)
 	})
-	bcCheck(t, TemplateSquareFunction{}, []*agx.Tensor{bcLeaf(1, tensor.Float64, 4)})
-	for _, dt := range bcDTypes {
+	fntest.GradChecks(t, TemplateSquareFunction{}, []*agx.Tensor{fntest.Leaf(1, tensor.Float64, 4)})
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return TemplateSquare(in[0]) },
-				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Mul(in[0]) }, []*agx.Tensor{bcLeaf(2, dt, 3, 4)}, bcTol(dt))
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return TemplateSquare(in[0]) },
+				func(in ...*agx.Tensor) *agx.Tensor { return in[0].Mul(in[0]) }, []*agx.Tensor{fntest.Leaf(2, dt, 3, 4)}, fntest.Tol(dt))
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 func TestTwoInTwoOut(t *testing.T) {
@@ -13,21 +14,21 @@ func TestTwoInTwoOut(t *testing.T) {
 		u, v := functions.TwoInTwoOut(in[0], in[1])
 		return agx.Outputs(u, v)
 	}
-	srcRunCases(t, apply, []srcCase{
+	fntest.RunCases(t, apply, []fntest.Case{
 		// example E2: after both outputs' backward, x.grad = 2x + y, y.grad = 2y + x
-		{name: "E2", in: [][]float64{{1, 2}, {3, 4}}, want: [][]float64{{10, 20}, {3, 8}}, grad: [][]float64{{5, 8}, {7, 10}}},
+		{Name: "E2", In: [][]float64{{1, 2}, {3, 4}}, Want: [][]float64{{10, 20}, {3, 8}}, Grad: [][]float64{{5, 8}, {7, 10}}},
 	})
 }
 
 // The source calls backward on each output in turn; the gradients accumulate.
 func TestTwoInTwoOutSeparateBackward(t *testing.T) {
-	x := srcRandn(91, agx.Float64, 3).SetRequiresGrad(true)
-	y := srcRandn(92, agx.Float64, 3).SetRequiresGrad(true)
+	x := fntest.Randn(91, agx.Float64, 3).SetRequiresGrad(true)
+	y := fntest.Randn(92, agx.Float64, 3).SetRequiresGrad(true)
 	u, v := functions.TwoInTwoOut(x, y)
 	u.Backward(agx.Gradient(agx.OnesLike(u)), agx.RetainGraph())
 	v.Backward(agx.Gradient(agx.OnesLike(v)))
-	srcClose(t, "x.grad", x.Grad(), x.Detach().Mul(2).Add(y.Detach()), 1e-15)
-	srcClose(t, "y.grad", y.Grad(), y.Detach().Mul(2).Add(x.Detach()), 1e-15)
+	fntest.Close(t, "x.grad", x.Grad(), x.Detach().Mul(2).Add(y.Detach()), 1e-15)
+	fntest.Close(t, "y.grad", y.Grad(), y.Detach().Mul(2).Add(x.Detach()), 1e-15)
 }
 
 func ExampleTwoInTwoOut() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/internal/fntest"
 )
 
 // srcWrongSquare forgets the factor 2 in its gradient.
@@ -23,7 +24,7 @@ func (srcWrongSquare) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 }
 
 func TestVerifyCustomFunction(t *testing.T) {
-	x32 := func() *agx.Tensor { return srcRandn(60, agx.Float32, 4, 8).SetRequiresGrad(true) }
+	x32 := func() *agx.Tensor { return fntest.Randn(60, agx.Float32, 4, 8).SetRequiresGrad(true) }
 	for _, tc := range []struct {
 		name   string
 		f      any
@@ -34,7 +35,7 @@ func TestVerifyCustomFunction(t *testing.T) {
 		{"ScaledSigmoid", functions.ScaledSigmoidFunction{}, []*agx.Tensor{x32(), agx.Scalar(float32(2)).SetRequiresGrad(true)}, ""},
 		{"scale-constant", functions.ScaledSigmoidFunction{}, []*agx.Tensor{x32(), agx.Scalar(float32(2))}, ""},
 		{"MaskedLinear-bool-input", functions.MaskedLinearFunction{},
-			[]*agx.Tensor{srcRandn(61, agx.Float32, 2, 3).SetRequiresGrad(true), srcRandn(62, agx.Float32, 4, 3).SetRequiresGrad(true), srcRandn(63, agx.Float32, 4, 3).Gt(0)}, ""},
+			[]*agx.Tensor{fntest.Randn(61, agx.Float32, 2, 3).SetRequiresGrad(true), fntest.Randn(62, agx.Float32, 4, 3).SetRequiresGrad(true), fntest.Randn(63, agx.Float32, 4, 3).Gt(0)}, ""},
 		{"func", func(x *agx.Tensor) *agx.Tensor { return x.Tanh() }, []*agx.Tensor{x32()}, ""},
 		{"wrong-gradient", srcWrongSquare{}, []*agx.Tensor{x32()}, "first-order gradcheck failed"},
 		{"once-differentiable", functions.StableLogSumExpFunction{}, []*agx.Tensor{x32()}, "second-order gradcheck failed"},
@@ -56,7 +57,7 @@ func TestVerifyCustomFunction(t *testing.T) {
 
 // The caller's tensors are left alone: no gradients, same dtype.
 func TestVerifyCustomFunctionLeavesInputs(t *testing.T) {
-	x := srcRandn(64, agx.Float32, 3).SetRequiresGrad(true)
+	x := fntest.Randn(64, agx.Float32, 3).SetRequiresGrad(true)
 	if err := functions.VerifyCustomFunction(functions.SquareFunction{}, x); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -32,37 +33,37 @@ func TestBatchNorm(t *testing.T) {
 		{"single sample", []float64{5, -1}, []int{1, 2}, 0, []float64{0, 0}, []float64{0, 0}, []float64{1, 1}},
 	} {
 		t.Run("table/"+tc.name, func(t *testing.T) {
-			x := bcLeafOf(tc.x, tc.shape...)
+			x := fntest.LeafOf(tc.x, tc.shape...)
 			y := BatchNorm(x, tc.eps)
-			bcValues(t, "y", y, tc.y...)
+			fntest.Elements(t, "y", y, tc.y...)
 			y.Mul(agx.FromSlice(tc.upstream, tc.shape...)).Sum().Backward()
-			bcValues(t, "x.grad", x.Grad(), tc.grad...)
+			fntest.Elements(t, "x.grad", x.Grad(), tc.grad...)
 		})
 	}
 	for _, shape := range [][]int{{6, 3}, {4, 2, 3}} {
 		t.Run(fmt.Sprint(shape), func(t *testing.T) {
-			bcCheck(t, BatchNormFunction{}, []*agx.Tensor{bcLeaf(1, tensor.Float64, shape...)})
-			for _, dt := range bcDTypes {
+			fntest.GradChecks(t, BatchNormFunction{}, []*agx.Tensor{fntest.Leaf(1, tensor.Float64, shape...)})
+			for _, dt := range fntest.DTypes {
 				t.Run("composite/"+dt.String(), func(t *testing.T) {
-					bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return BatchNorm(in[0], 1e-3) },
+					fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return BatchNorm(in[0], 1e-3) },
 						func(in ...*agx.Tensor) *agx.Tensor { return bcBatchNormRef(in[0], 1e-3) },
-						[]*agx.Tensor{bcLeaf(2, dt, shape...)}, 10*bcTol(dt))
+						[]*agx.Tensor{fntest.Leaf(2, dt, shape...)}, 10*fntest.Tol(dt))
 				})
 			}
 		})
 	}
 	t.Run("non-contiguous input and gradient", func(t *testing.T) {
 		// x.T() and a transposed upstream gradient take the op-by-op path.
-		for _, dt := range bcDTypes {
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return BatchNorm(in[0].T(), 0).T() },
+		for _, dt := range fntest.DTypes {
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return BatchNorm(in[0].T(), 0).T() },
 				func(in ...*agx.Tensor) *agx.Tensor { return bcBatchNormRef(in[0].T(), 1e-5).T() },
-				[]*agx.Tensor{bcLeaf(7, dt, 3, 6)}, 10*bcTol(dt))
+				[]*agx.Tensor{fntest.Leaf(7, dt, 3, 6)}, 10*fntest.Tol(dt))
 		}
 	})
 	t.Run("misuse", func(t *testing.T) {
-		bcPanics(t, tensor.ErrShape, func() { BatchNorm(agx.Zeros(tensor.Float64, 0, 3), 0) })
-		bcPanics(t, tensor.ErrArg, func() { BatchNorm(bcLeaf(3, tensor.Float64, 4, 2), -1) })
-		bcPanics(t, tensor.ErrShape, func() { BatchNorm(agx.Scalar(1.0), 0) })
+		fntest.PanicsIs(t, tensor.ErrShape, func() { BatchNorm(agx.Zeros(tensor.Float64, 0, 3), 0) })
+		fntest.PanicsIs(t, tensor.ErrArg, func() { BatchNorm(fntest.Leaf(3, tensor.Float64, 4, 2), -1) })
+		fntest.PanicsIs(t, tensor.ErrShape, func() { BatchNorm(agx.Scalar(1.0), 0) })
 	})
 }
 

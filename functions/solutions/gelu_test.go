@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -21,25 +22,25 @@ func TestGELU(t *testing.T) {
 			[]float64{0.5, 1.0829640838457826, -0.08609925662361825}},
 	} {
 		t.Run("table/"+tc.name, func(t *testing.T) {
-			x := bcLeafOf(tc.x, len(tc.x))
+			x := fntest.LeafOf(tc.x, len(tc.x))
 			y := agx.Apply(GELUFunction{Tanh: tc.tanh}, x)
-			bcValues(t, "y", y, tc.y...)
+			fntest.Elements(t, "y", y, tc.y...)
 			y.Sum().Backward()
-			bcValues(t, "x.grad", x.Grad(), tc.grad...)
+			fntest.Elements(t, "x.grad", x.Grad(), tc.grad...)
 		})
 	}
 	for _, tanh := range []bool{false, true} {
 		f := GELUFunction{Tanh: tanh}
 		t.Run(fmt.Sprintf("tanh=%v", tanh), func(t *testing.T) {
-			bcCheck(t, f, []*agx.Tensor{bcLeaf(1, tensor.Float64, 4, 5)})
-			for _, dt := range bcDTypes {
+			fntest.GradChecks(t, f, []*agx.Tensor{fntest.Leaf(1, tensor.Float64, 4, 5)})
+			for _, dt := range fntest.DTypes {
 				t.Run("builtin/"+dt.String(), func(t *testing.T) {
 					ref := func(in ...*agx.Tensor) *agx.Tensor { return in[0].GELU() }
 					if tanh {
 						ref = func(in ...*agx.Tensor) *agx.Tensor { return in[0].GELUTanh() }
 					}
-					bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return agx.Apply(f, in...) }, ref,
-						[]*agx.Tensor{bcLeaf(2, dt, 8, 16)}, bcTol(dt))
+					fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return agx.Apply(f, in...) }, ref,
+						[]*agx.Tensor{fntest.Leaf(2, dt, 8, 16)}, fntest.Tol(dt))
 				})
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -30,12 +31,12 @@ func TestScaledDotProductAttention(t *testing.T) {
 		q := agx.Zeros(tensor.Float64, 2, 3)
 		k := agx.Zeros(tensor.Float64, 4, 3)
 		v := agx.FromSlice([]float64{1, 2, 3, 4, 5, 6, 7, 8}, 4, 2)
-		bcValues(t, "O", ScaledDotProductAttention(q, k, v, nil), 4, 5, 4, 5)
+		fntest.Elements(t, "O", ScaledDotProductAttention(q, k, v, nil), 4, 5, 4, 5)
 	})
 	t.Run("table/causal", func(t *testing.T) {
 		q := agx.Zeros(tensor.Float64, 3, 2)
 		v := agx.FromSlice([]float64{3, 6, 9}, 3, 1)
-		bcValues(t, "O", ScaledDotProductAttention(q, agx.Zeros(tensor.Float64, 3, 2), v, bcCausal(3)), 3, 4.5, 6)
+		fntest.Elements(t, "O", ScaledDotProductAttention(q, agx.Zeros(tensor.Float64, 3, 2), v, bcCausal(3)), 3, 4.5, 6)
 	})
 	masks := []struct {
 		name string
@@ -48,38 +49,38 @@ func TestScaledDotProductAttention(t *testing.T) {
 		}},
 	}
 	for _, m := range masks {
-		for _, dt := range bcDTypes {
+		for _, dt := range fntest.DTypes {
 			t.Run(fmt.Sprintf("composite/%s/%v", m.name, dt), func(t *testing.T) {
-				in := []*agx.Tensor{bcLeaf(1, dt, 2, 3, 4, 5), bcLeaf(2, dt, 2, 3, 4, 5), bcLeaf(3, dt, 2, 3, 4, 6), m.mask()}
+				in := []*agx.Tensor{fntest.Leaf(1, dt, 2, 3, 4, 5), fntest.Leaf(2, dt, 2, 3, 4, 5), fntest.Leaf(3, dt, 2, 3, 4, 6), m.mask()}
 				scale := 1 / math.Sqrt(5)
-				bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], in[3]) },
-					func(in ...*agx.Tensor) *agx.Tensor { return bcAttentionRef(in[0], in[1], in[2], in[3], scale) }, in, 10*bcTol(dt))
+				fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], in[3]) },
+					func(in ...*agx.Tensor) *agx.Tensor { return bcAttentionRef(in[0], in[1], in[2], in[3], scale) }, in, 10*fntest.Tol(dt))
 			})
 		}
 		t.Run("checks/"+m.name, func(t *testing.T) {
-			bcCheck(t, ScaledDotProductAttentionFunction{}, []*agx.Tensor{bcLeaf(4, tensor.Float64, 2, 1, 4, 3),
-				bcLeaf(5, tensor.Float64, 2, 1, 4, 3), bcLeaf(6, tensor.Float64, 2, 1, 4, 2), m.mask()})
+			fntest.GradChecks(t, ScaledDotProductAttentionFunction{}, []*agx.Tensor{fntest.Leaf(4, tensor.Float64, 2, 1, 4, 3),
+				fntest.Leaf(5, tensor.Float64, 2, 1, 4, 3), fntest.Leaf(6, tensor.Float64, 2, 1, 4, 2), m.mask()})
 		})
 	}
 	t.Run("custom scale", func(t *testing.T) {
-		in := []*agx.Tensor{bcLeaf(7, tensor.Float64, 3, 4), bcLeaf(8, tensor.Float64, 5, 4), bcLeaf(9, tensor.Float64, 5, 2)}
-		bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor {
+		in := []*agx.Tensor{fntest.Leaf(7, tensor.Float64, 3, 4), fntest.Leaf(8, tensor.Float64, 5, 4), fntest.Leaf(9, tensor.Float64, 5, 2)}
+		fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor {
 			return agx.Apply(ScaledDotProductAttentionFunction{Scale: 0.9}, in...)
 		}, func(in ...*agx.Tensor) *agx.Tensor { return bcAttentionRef(in[0], in[1], in[2], nil, 0.9) }, in, 1e-12)
 	})
 	t.Run("broadcast K and V", func(t *testing.T) {
-		in := []*agx.Tensor{bcLeaf(19, tensor.Float64, 2, 3, 4, 5), bcLeaf(20, tensor.Float64, 1, 1, 6, 5), bcLeaf(21, tensor.Float64, 1, 1, 6, 2)}
-		bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], nil) },
+		in := []*agx.Tensor{fntest.Leaf(19, tensor.Float64, 2, 3, 4, 5), fntest.Leaf(20, tensor.Float64, 1, 1, 6, 5), fntest.Leaf(21, tensor.Float64, 1, 1, 6, 2)}
+		fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], nil) },
 			func(in ...*agx.Tensor) *agx.Tensor { return bcAttentionRef(in[0], in[1], in[2], nil, 1/math.Sqrt(5)) }, in, 1e-12)
 	})
 	t.Run("fully masked row", func(t *testing.T) {
 		// Row 1 of the query may attend to nothing.
 		mask := agx.FromSlice([]float64{1, 1, 0, 0, 0, 0, 1, 0, 1}, 3, 3).Gt(0)
-		q, k, v := bcLeaf(10, tensor.Float64, 2, 3, 4), bcLeaf(11, tensor.Float64, 2, 3, 4), bcLeaf(12, tensor.Float64, 2, 3, 2)
+		q, k, v := fntest.Leaf(10, tensor.Float64, 2, 3, 4), fntest.Leaf(11, tensor.Float64, 2, 3, 4), fntest.Leaf(12, tensor.Float64, 2, 3, 2)
 		o := ScaledDotProductAttention(q, k, v, mask)
 		o.Mul(agx.New(tensor.NewGenerator(13).Randn(tensor.Float64, 2, 3, 2))).Sum().Backward()
-		bcClose(t, "output row", o.Data().Select(1, 1), tensor.Zeros(tensor.Float64, 2, 2), 0, 0)
-		bcClose(t, "Q.grad row", q.Grad().Data().Select(1, 1), tensor.Zeros(tensor.Float64, 2, 4), 0, 0)
+		fntest.CloseData(t, "output row", o.Data().Select(1, 1), tensor.Zeros(tensor.Float64, 2, 2), 0, 0)
+		fntest.CloseData(t, "Q.grad row", q.Grad().Data().Select(1, 1), tensor.Zeros(tensor.Float64, 2, 4), 0, 0)
 		for i, g := range []*agx.Tensor{q.Grad(), k.Grad(), v.Grad()} {
 			for _, x := range g.Float64s() {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -89,24 +90,24 @@ func TestScaledDotProductAttention(t *testing.T) {
 		}
 		// The other rows match the composite (which is NaN only on row 1).
 		ref := bcAttentionRef(q.Detach(), k.Detach(), v.Detach(), mask, 0.5)
-		bcClose(t, "row 0", o.Data().Select(1, 0), ref.Data().Select(1, 0), 1e-12, 1e-12)
-		bcClose(t, "row 2", o.Data().Select(1, 2), ref.Data().Select(1, 2), 1e-12, 1e-12)
-		bcCheck(t, ScaledDotProductAttentionFunction{}, []*agx.Tensor{q, k, v, mask})
+		fntest.CloseData(t, "row 0", o.Data().Select(1, 0), ref.Data().Select(1, 0), 1e-12, 1e-12)
+		fntest.CloseData(t, "row 2", o.Data().Select(1, 2), ref.Data().Select(1, 2), 1e-12, 1e-12)
+		fntest.GradChecks(t, ScaledDotProductAttentionFunction{}, []*agx.Tensor{q, k, v, mask})
 	})
 	t.Run("needs-input-grad", func(t *testing.T) {
 		q := agx.New(tensor.NewGenerator(14).Randn(tensor.Float64, 3, 4))
 		k := agx.New(tensor.NewGenerator(15).Randn(tensor.Float64, 3, 4))
-		v := bcLeaf(16, tensor.Float64, 3, 2)
+		v := fntest.Leaf(16, tensor.Float64, 3, 2)
 		ScaledDotProductAttention(q, k, v, nil).Sum().Backward()
 		if q.Grad() != nil || k.Grad() != nil || v.Grad() == nil {
 			t.Fatal("only V should get a gradient")
 		}
 	})
 	t.Run("misuse", func(t *testing.T) {
-		q := bcLeaf(17, tensor.Float64, 3, 4)
-		bcPanics(t, tensor.ErrDType, func() { ScaledDotProductAttention(q, q, q, agx.Ones(tensor.Float64, 3, 3)) })
-		bcPanics(t, tensor.ErrArg, func() { agx.Apply(ScaledDotProductAttentionFunction{}, q, q) })
-		bcPanics(t, tensor.ErrShape, func() { ScaledDotProductAttention(q, bcLeaf(18, tensor.Float64, 3, 5), q, nil) })
+		q := fntest.Leaf(17, tensor.Float64, 3, 4)
+		fntest.PanicsIs(t, tensor.ErrDType, func() { ScaledDotProductAttention(q, q, q, agx.Ones(tensor.Float64, 3, 3)) })
+		fntest.PanicsIs(t, tensor.ErrArg, func() { agx.Apply(ScaledDotProductAttentionFunction{}, q, q) })
+		fntest.PanicsIs(t, tensor.ErrShape, func() { ScaledDotProductAttention(q, fntest.Leaf(18, tensor.Float64, 3, 5), q, nil) })
 	})
 }
 
@@ -131,19 +132,19 @@ func ExampleScaledDotProductAttention() {
 // one key, short rows and rows longer than one pairwise block, under a
 // random mask, with Q passed as a transposed view.
 func TestScaledDotProductAttentionRows(t *testing.T) {
-	for _, dt := range bcDTypes {
+	for _, dt := range fntest.DTypes {
 		for _, sk := range []int{1, 3, 300, 1100} {
 			t.Run(fmt.Sprintf("%v/keys=%d", dt, sk), func(t *testing.T) {
 				mask := agx.New(tensor.NewGenerator(8).Rand(tensor.Float64, 2, 1, 5, sk).Gt(0.3))
-				q := bcLeaf(4, dt, 2, 3, 8, 5).MT()
-				in := []*agx.Tensor{q, bcLeaf(2, dt, 2, 3, sk, 8), bcLeaf(3, dt, 2, 3, sk, 4), mask}
+				q := fntest.Leaf(4, dt, 2, 3, 8, 5).MT()
+				in := []*agx.Tensor{q, fntest.Leaf(2, dt, 2, 3, sk, 8), fntest.Leaf(3, dt, 2, 3, sk, 4), mask}
 				scale := 1 / math.Sqrt(8)
-				bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], in[3]) },
+				fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return ScaledDotProductAttention(in[0], in[1], in[2], in[3]) },
 					func(in ...*agx.Tensor) *agx.Tensor {
 						off := in[3].LogicalNot()
 						s := in[0].MatMul(in[1].MT()).Mul(scale).MaskedFill(off, -1e30)
 						return s.Softmax(-1).MaskedFill(off, 0).MatMul(in[2])
-					}, in, 10*bcTol(dt))
+					}, in, 10*fntest.Tol(dt))
 			})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/functions/internal/fntest"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -32,15 +33,15 @@ func bcHardRanks(x *tensor.Tensor) *tensor.Tensor {
 // example C24 (differentiable sorting)
 func TestSoftRank(t *testing.T) {
 	t.Run("table/small temperature", func(t *testing.T) {
-		x := bcLeafOf([]float64{3, 1, 2}, 3)
-		bcValues(t, "ranks", SoftRank(x, 1e-3), 3, 1, 2)
+		x := fntest.LeafOf([]float64{3, 1, 2}, 3)
+		fntest.Elements(t, "ranks", SoftRank(x, 1e-3), 3, 1, 2)
 	})
 	t.Run("table/large temperature", func(t *testing.T) {
-		x := bcLeafOf([]float64{3, 1, 2, 10}, 4)
-		bcClose(t, "ranks", SoftRank(x, 1e9).Data(), tensor.Full(tensor.Float64, 2.5, 4), 0, 1e-6)
+		x := fntest.LeafOf([]float64{3, 1, 2, 10}, 4)
+		fntest.CloseData(t, "ranks", SoftRank(x, 1e9).Data(), tensor.Full(tensor.Float64, 2.5, 4), 0, 1e-6)
 	})
 	t.Run("approaches hard ranks", func(t *testing.T) {
-		x := bcLeaf(1, tensor.Float64, 3, 7)
+		x := fntest.Leaf(1, tensor.Float64, 3, 7)
 		hard := bcHardRanks(x.Data())
 		prev := math.Inf(1)
 		for _, tau := range []float64{1, 0.1, 0.01, 1e-3, 1e-4} {
@@ -56,7 +57,7 @@ func TestSoftRank(t *testing.T) {
 	})
 	t.Run("finite gradients at small temperature", func(t *testing.T) {
 		for _, tau := range []float64{1e-2, 1e-4, 1e-8} {
-			x := bcLeaf(2, tensor.Float64, 2, 6)
+			x := fntest.Leaf(2, tensor.Float64, 2, 6)
 			SoftRank(x, tau).Mul(agx.New(tensor.NewGenerator(3).Randn(tensor.Float64, 2, 6))).Sum().Backward()
 			for _, v := range x.Grad().Float64s() {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -65,20 +66,20 @@ func TestSoftRank(t *testing.T) {
 			}
 		}
 	})
-	bcCheck(t, SoftRankFunction{Temperature: 0.5}, []*agx.Tensor{bcLeaf(4, tensor.Float64, 2, 5)})
-	for _, dt := range bcDTypes {
+	fntest.GradChecks(t, SoftRankFunction{Temperature: 0.5}, []*agx.Tensor{fntest.Leaf(4, tensor.Float64, 2, 5)})
+	for _, dt := range fntest.DTypes {
 		t.Run("composite/"+dt.String(), func(t *testing.T) {
 			ref := func(in ...*agx.Tensor) *agx.Tensor {
 				x := in[0]
 				return x.Unsqueeze(-1).Sub(x.Unsqueeze(-2)).Div(0.3).Sigmoid().Sum(-1).Add(0.5)
 			}
-			bcCompare(t, func(in ...*agx.Tensor) *agx.Tensor { return SoftRank(in[0], 0.3) }, ref,
-				[]*agx.Tensor{bcLeaf(5, dt, 2, 3, 8)}, bcTol(dt))
+			fntest.Compare(t, func(in ...*agx.Tensor) *agx.Tensor { return SoftRank(in[0], 0.3) }, ref,
+				[]*agx.Tensor{fntest.Leaf(5, dt, 2, 3, 8)}, fntest.Tol(dt))
 		})
 	}
 	t.Run("misuse", func(t *testing.T) {
-		bcPanics(t, tensor.ErrArg, func() { SoftRank(bcLeaf(6, tensor.Float64, 3), 0) })
-		bcPanics(t, tensor.ErrShape, func() { SoftRank(agx.Scalar(1.0), 1) })
+		fntest.PanicsIs(t, tensor.ErrArg, func() { SoftRank(fntest.Leaf(6, tensor.Float64, 3), 0) })
+		fntest.PanicsIs(t, tensor.ErrShape, func() { SoftRank(agx.Scalar(1.0), 1) })
 	})
 }
 
