@@ -31,7 +31,9 @@
 #     (any file under notebooks/exercises of the build context); the grader
 #     image holds all of them.
 #  7. Grades one submission (the instructor's own solution, which must get full
-#     marks) with the grader image, the container without network.
+#     marks) with the grader image, the container without network; then
+#     job-slices-test.sh: the grading Job's command in parallel containers, one per
+#     slice, merged, equal to one container grading the whole class.
 #
 # With --cuda (`make image-cuda-test`, not part of `make test`): builds the CUDA
 # variant (AGX_GPU=1) instead of lab and grader, checks that without a GPU it says
@@ -439,6 +441,8 @@ PY
   [[ "$status" == graded && "$full" == full ]] ||
     fail "the instructor's solution graded '$status' $score/$max (want full marks)"
   log "graded in $((SECONDS - t0)) s: $score/$max"
+  step "the grading Job in slices (job-slices-test.sh)"
+  AGX_GRADER_IMAGE="$grader_tag" "$AGX_SCRIPTS_DIR/job-slices-test.sh" || fail "job-slices-test.sh failed"
 fi
 
 # --- 8. The CUDA image on a GPU (--cuda) -------------------------------------------
