@@ -41,16 +41,26 @@ mapfile -d '' -t cmd < <("$SYSTEM_PYTHON" - "$job" <<'PY'
 import sys, yaml
 job = yaml.safe_load(open(sys.argv[1]))
 c = next(c for c in job["spec"]["template"]["spec"]["containers"] if c["name"] == "grader")
-for a in c["command"] + c.get("args", []) + ["--env"] + [e["name"] + "=" + e["value"] for e in c.get("env", [])]:
+caps = ((c.get("securityContext") or {}).get("capabilities") or {}).get("add", [])
+for a in c["command"] + c.get("args", []) + ["--env"] + [e["name"] + "=" + e["value"] for e in c.get("env", [])] + ["--caps"] + caps:
     sys.stdout.write(a + "\0")
 PY
 )
-for ((n = 0; n < ${#cmd[@]}; n++)); do [[ "${cmd[n]}" != --env ]] || break; done
-argv=("${cmd[@]:0:n}")
-envs=()
-for e in "${cmd[@]:n+1}"; do [[ "$e" == SLICES=* ]] || envs+=(-e "$e"); done
+# Sections: the command line, then after --env the environment, after --caps the
+# capabilities to add.
+argv=() envs=() caps=() section=argv
+for a in "${cmd[@]}"; do
+  case "$section:$a" in
+  *:--env) section=environment ;;
+  *:--caps) section=caps ;;
+  argv:*) argv+=("$a") ;;
+  environment:SLICES=*) ;; # SLICES=K below
+  environment:*) envs+=(-e "$a") ;;
+  caps:*) caps+=(--cap-add "$a") ;;
+  esac
+done
 ((${#argv[@]} == 3)) || fail "the grader's command is not /bin/bash -c SCRIPT: ${argv[*]}"
-log "the Job's command: ${argv[*]:0:2} <its script, $(wc -l <<<"${argv[2]}") lines>, in $k containers, SLICES=$k"
+log "the Job's command: ${argv[*]:0:2} <its script, $(wc -l <<<"${argv[2]}") lines>, in $k containers, SLICES=$k, ${caps[*]}"
 
 # This checkout's agx (the merge), and a class of 4 from the image's own exercise.
 go build -o "$work/agx" "$AGX_ROOT/cmd/agx"
@@ -62,9 +72,10 @@ for s in alice bob carol frank; do
   cp "$src" "$work/grading/submitted/$s/gelu/gelu.ipynb"
 done
 
-# The Job's pod: root, CAP_SYS_ADMIN; Docker's seccomp and AppArmor profiles also
-# refuse the sandbox's mounts, so both are off (a cluster's defaults may need the same).
-run=(docker run --user 0 --network none --cap-add SYS_ADMIN --security-opt seccomp=unconfined
+# The Job's pod: root, the container's capabilities; Docker's seccomp and AppArmor
+# profiles also refuse the sandbox's mounts, so both are off (a cluster's defaults may
+# need the same).
+run=(docker run --user 0 --network none "${caps[@]}" --security-opt seccomp=unconfined
   --security-opt apparmor=unconfined -e GOPROXY=off -e GOSUMDB=off -v "$work/grading:/grading" "${envs[@]}")
 # grade_slices SCRIPT: the K containers at once; each one's log in $work/slice-I.log.
 grade_slices() {
@@ -125,6 +136,6 @@ for s in sorted(set(m) | set(o)):
     print(f"  {s:6} merged {m.get(s, '-')[:3]}  one run {o.get(s, '-')[:3]}", file=sys.stderr)
 sys.exit(0 if m == o and sorted(m) == ["alice", "bob", "carol", "frank"] else 1)
 PY
-[[ "$(awk -F, '$1 == "alice" || $1 == "bob" {print $3 >= $4}' "$work/grading/one/grades.csv")" == $'1\n1' ]] ||
+[[ "$(awk -F, '$1 == "alice" || $1 == "bob" {print ($3 >= $4)}' "$work/grading/one/grades.csv")" == $'1\n1' ]] ||
   fail "the solution did not get full marks: $(cat "$work/grading/one/grades.csv")"
 log "PASS: $k slices, merged, equal the one-container run (grades.csv byte for byte; $mode isolation)"

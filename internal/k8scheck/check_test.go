@@ -244,8 +244,10 @@ func TestGraderJob(t *testing.T) {
 		t.Errorf("env %q: want %s (one slice per completion index)", env, want)
 	}
 	c, _ := grader(job)
-	if sc := c.SecurityContext; sc == nil || sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Add, "SYS_ADMIN") {
-		t.Errorf("the grader container lacks CAP_SYS_ADMIN, which strict isolation needs")
+	for _, capability := range []corev1.Capability{"SYS_ADMIN", "NET_ADMIN"} {
+		if sc := c.SecurityContext; sc == nil || sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Add, capability) {
+			t.Errorf("the grader container lacks CAP_%s, which strict isolation needs", capability)
+		}
 	}
 	if ps := job.Spec.Template.Spec.SecurityContext; ps == nil || ps.RunAsUser == nil || *ps.RunAsUser != 0 {
 		t.Errorf("the grader pod does not run as root (runAsUser 0), which strict isolation needs")
@@ -272,7 +274,7 @@ func TestPlantedTypos(t *testing.T) {
 	}{
 		{"job: misspelt spec field", jobFile, "completionMode: Indexed", "completionMod: Indexed", `unknown field "spec.completionMod"`},
 		{"job: misspelt volume field", jobFile, "claimName: agx-grading", "claimname: agx-grading", `unknown field "spec.template.spec.volumes[0].persistentVolumeClaim.claimname"`},
-		{"job: capabilities misplaced", jobFile, "capabilities:\n              add:", "capabilities:\n              adds:", `unknown field "spec.template.spec.containers[0].securityContext.capabilities.adds"`},
+		{"job: capabilities misplaced", jobFile, "\n              add: [", "\n              adds: [", `unknown field "spec.template.spec.containers[0].securityContext.capabilities.adds"`},
 		{"job: a duplicate key", jobFile, "  backoffLimitPerIndex: 1\n", "  backoffLimitPerIndex: 1\n  backoffLimitPerIndex: 2\n", `key "backoffLimitPerIndex" already set`},
 		{"job: a bad quantity", jobFile, "memory: 3Gi}", "memory: 3GB}", "quantities must match"},
 		{"job: not indexed", jobFile, "completionMode: Indexed", "completionMode: NonIndexed", "must be Indexed"},
