@@ -29,7 +29,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/agx-job-slices-XXXXXX")"
 names=()
 cleanup() {
   local rc=$?
-  ((${#names[@]} == 0)) || docker rm -f "${names[@]}" >/dev/null 2>&1 || true
+  ((${#names[@]} == 0)) || docker rm -f -v "${names[@]}" >/dev/null 2>&1 || true
   rm -rf "$work"
   exit "$rc"
 }
@@ -42,17 +42,26 @@ import sys, yaml
 job = yaml.safe_load(open(sys.argv[1]))
 c = next(c for c in job["spec"]["template"]["spec"]["containers"] if c["name"] == "grader")
 caps = ((c.get("securityContext") or {}).get("capabilities") or {}).get("add", [])
-for a in c["command"] + c.get("args", []) + ["--env"] + [e["name"] + "=" + e["value"] for e in c.get("env", [])] + ["--caps"] + caps:
+vols = {v["name"]: v for v in job["spec"]["template"]["spec"].get("volumes", [])}
+mounts = [("pvc:" if "persistentVolumeClaim" in vols[m["name"]] else "emptyDir:" if "emptyDir" in vols[m["name"]] else "other:") + m["mountPath"]
+          for m in c.get("volumeMounts", [])]
+for a in (c["command"] + c.get("args", []) + ["--env"] + [e["name"] + "=" + e["value"] for e in c.get("env", [])] +
+          ["--caps"] + caps + ["--mounts"] + mounts):
     sys.stdout.write(a + "\0")
 PY
 )
 # Sections: the command line, then after --env the environment, after --caps the
-# capabilities to add.
-argv=() envs=() caps=() section=argv
+# capabilities to add, after --mounts the volumes: the claim (the grading volume) as
+# one host directory shared by every container, an emptyDir as a volume of each one's.
+argv=() envs=() caps=() mounts=() section=argv
 for a in "${cmd[@]}"; do
   case "$section:$a" in
   *:--env) section=environment ;;
   *:--caps) section=caps ;;
+  *:--mounts) section=mounts ;;
+  mounts:pvc:*) mounts+=(-v "$work/grading:${a#pvc:}") ;;
+  mounts:emptyDir:*) mounts+=(--mount "type=volume,dst=${a#emptyDir:}") ;;
+  mounts:*) fail "a volume this test cannot stand in for: $a" ;;
   argv:*) argv+=("$a") ;;
   environment:SLICES=*) ;; # SLICES=K below
   environment:*) envs+=(-e "$a") ;;
@@ -76,7 +85,7 @@ done
 # profiles also refuse the sandbox's mounts, so both are off (a cluster's defaults may
 # need the same).
 run=(docker run --user 0 --network none "${caps[@]}" --security-opt seccomp=unconfined
-  --security-opt apparmor=unconfined -e GOPROXY=off -e GOSUMDB=off -v "$work/grading:/grading" "${envs[@]}")
+  --security-opt apparmor=unconfined -e GOPROXY=off -e GOSUMDB=off "${mounts[@]}" "${envs[@]}")
 # grade_slices SCRIPT: the K containers at once; each one's log in $work/slice-I.log.
 grade_slices() {
   local i pids=() rc=0
@@ -87,7 +96,7 @@ grade_slices() {
     pids+=($!)
   done
   for i in "${!pids[@]}"; do wait "${pids[i]}" || rc=1; done
-  docker rm -f "${names[@]}" >/dev/null 2>&1 || true
+  docker rm -f -v "${names[@]}" >/dev/null 2>&1 || true
   names=()
   return "$rc"
 }
