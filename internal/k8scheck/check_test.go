@@ -249,6 +249,9 @@ func TestGraderJob(t *testing.T) {
 			t.Errorf("the grader container lacks CAP_%s, which strict isolation needs", capability)
 		}
 	}
+	if sc := c.SecurityContext; sc == nil || sc.AppArmorProfile == nil || sc.AppArmorProfile.Type != corev1.AppArmorProfileTypeUnconfined {
+		t.Errorf("the grader container is not AppArmor-unconfined: a node's default profile refuses the sandbox's mounts")
+	}
 	if ps := job.Spec.Template.Spec.SecurityContext; ps == nil || ps.RunAsUser == nil || *ps.RunAsUser != 0 {
 		t.Errorf("the grader pod does not run as root (runAsUser 0), which strict isolation needs")
 	}
@@ -275,6 +278,7 @@ func TestPlantedTypos(t *testing.T) {
 		{"job: misspelt spec field", jobFile, "completionMode: Indexed", "completionMod: Indexed", `unknown field "spec.completionMod"`},
 		{"job: misspelt volume field", jobFile, "claimName: agx-grading", "claimname: agx-grading", `unknown field "spec.template.spec.volumes[0].persistentVolumeClaim.claimname"`},
 		{"job: capabilities misplaced", jobFile, "\n              add: [", "\n              adds: [", `unknown field "spec.template.spec.containers[0].securityContext.capabilities.adds"`},
+		{"job: a misspelt enum field", jobFile, "type: Unconfined", "typ: Unconfined", `unknown field "spec.template.spec.containers[0].securityContext.appArmorProfile.typ"`},
 		{"job: a duplicate key", jobFile, "  backoffLimitPerIndex: 1\n", "  backoffLimitPerIndex: 1\n  backoffLimitPerIndex: 2\n", `key "backoffLimitPerIndex" already set`},
 		{"job: a bad quantity", jobFile, "memory: 3Gi}", "memory: 3GB}", "quantities must match"},
 		{"job: not indexed", jobFile, "completionMode: Indexed", "completionMode: NonIndexed", "must be Indexed"},
