@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run $(wildcard gpu/scripts/*.sh)
 
-.PHONY: outputs lab-view-test generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test hub-test image-cuda-test
+.PHONY: outputs lab-view-test generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test job-slices-test hub-test image-cuda-test
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor ./nn
@@ -150,6 +150,10 @@ image-grader:
 # instructor notebook in the student image, one submission graded (docs/docker.md).
 image-test:
 	$(SCRIPTS)/image-test.sh
+
+# The grading Job's command in parallel grader containers, merged (also run by image-test).
+job-slices-test:
+	$(SCRIPTS)/job-slices-test.sh
 
 # The CUDA variant (Debian's CUDA 12.4; a 4-5 GB image) built and run the same way:
 # without a GPU it must say so and run the CPU lab; with a GPU and Docker's nvidia

@@ -229,6 +229,9 @@ func TestAutogradeUsage(t *testing.T) {
 		{"bad isolation", []string{"autograde", "--source", "s.ipynb", "-o", "x", "--isolation", "none", "a.ipynb"}, "--isolation must be strict or best-effort"},
 		{"feedback without -o", []string{"feedback", "gb"}, "-o DIR is required"},
 		{"feedback to a path", []string{"feedback", "gb", "-o", "fb", "--nbgrader", "../ps1"}, "--nbgrader wants an assignment name"},
+		{"gradebook without a subcommand", []string{"gradebook", "-o", "gb", "s0"}, "want a subcommand: merge"},
+		{"merge without -o", []string{"gradebook", "merge", "s0", "s1"}, "-o GRADEBOOK_DIR is required"},
+		{"merge of nothing", []string{"gradebook", "merge", "-o", "gb"}, "no gradebooks to merge"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

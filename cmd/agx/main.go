@@ -10,6 +10,7 @@
 //	assign     write the student versions of exercise notebooks
 //	autograde  grade students' notebooks against the instructor source
 //	feedback   write per-student HTML feedback from a gradebook
+//	gradebook  merge the gradebooks of a class graded in slices (merge)
 //	exchange   make a course's exchange (init) or show an assignment's status
 //	release    publish the student versions of an assignment in the exchange
 //	fetch      copy a released assignment into your workspace (student)
@@ -46,6 +47,7 @@ var commands = []command{
 	{"assign", "write the student versions of exercise notebooks (solutions and hidden tests removed)", assignCommand},
 	{"autograde", "grade students' notebooks against the instructor source (gradebook in a directory)", autogradeCommand},
 	{"feedback", "write per-student HTML feedback from a gradebook", feedbackCommand},
+	{"gradebook", "merge the gradebooks of a class graded in slices, one per Job (merge)", gradebookCommand},
 	{"exchange", "instructor: make a course's exchange (init); student: an assignment's status", exchangeCommand},
 	{"release", "instructor: publish the student versions of an assignment in the exchange", releaseCommand},
 	{"fetch", "student: copy a released assignment into your workspace (never overwrites)", fetchCommand},

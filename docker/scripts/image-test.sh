@@ -32,7 +32,9 @@
 #     notebooks, the reference solutions in Go); the grader image holds every
 #     instructor notebook.
 #  7. Grades one submission (the instructor's own solution, which must get full
-#     marks) with the grader image, the container without network.
+#     marks) with the grader image, the container without network; then
+#     job-slices-test.sh: the grading Job's command in parallel containers, one per
+#     slice, merged, equal to one container grading the whole class.
 #
 # With --cuda (`make image-cuda-test`, not part of `make test`): builds the CUDA
 # variant (AGX_GPU=1) instead of lab and grader, checks that without a GPU it says
@@ -444,6 +446,8 @@ PY
   [[ "$status" == graded && "$full" == full ]] ||
     fail "the instructor's solution graded '$status' $score/$max (want full marks)"
   log "graded in $((SECONDS - t0)) s: $score/$max"
+  step "the grading Job in slices (job-slices-test.sh)"
+  AGX_GRADER_IMAGE="$grader_tag" "$AGX_SCRIPTS_DIR/job-slices-test.sh" || fail "job-slices-test.sh failed"
 fi
 
 # --- 8. The CUDA image on a GPU (--cuda) -------------------------------------------

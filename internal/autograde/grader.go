@@ -395,7 +395,12 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	if g.infraErr != nil {
 		return g.ungradable(e, g.infraErr.Error()), false
 	}
-	e.Run.Isolation = g.sb.Isolation()
+	// Sanitized: a probe's reason may name this run's temporary directory, and the
+	// entry (so grades.csv) must not change from run to run.
+	e.Run.Isolation = []string{}
+	for _, m := range g.sb.Isolation() {
+		e.Run.Isolation = append(e.Run.Isolation, sanitize(m))
+	}
 	e.Run.IsolationMode = g.sb.Mode()
 
 	work, err := os.MkdirTemp("", "agx-grade-"+s.Student+"-")
