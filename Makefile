@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run $(wildcard gpu/scripts/*.sh)
 
-.PHONY: outputs lab-view-test generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test job-slices-test hub-test image-cuda-test
+.PHONY: k8s-check outputs lab-view-test generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test job-slices-test hub-test image-cuda-test
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor ./nn
@@ -40,6 +40,7 @@ test: deps-test
 	$(SCRIPTS)/test-install.sh
 	$(SCRIPTS)/test-docker-install.sh
 	$(MAKE) docker-lint
+	$(MAKE) k8s-check
 	$(MAKE) image-test
 	$(MAKE) gpu-test
 	$(MAKE) class-test
@@ -130,6 +131,11 @@ test-docker-install:
 
 # BuildKit's own Dockerfile checks (`docker build --check` rules), offline, every
 # target, CPU and CUDA base (docker/lint is a separate module: BuildKit stays out of go.mod).
+# The Kubernetes manifests of docker/jupyterhub decoded strictly against the
+# API types (docker/jupyterhub/check is a module of its own: k8s.io/api stays out of go.mod).
+k8s-check:
+	cd docker/jupyterhub/check && go test -count=1 ./...
+
 docker-lint:
 	cd docker/lint && go run . ../Dockerfile ../versions.env
 

@@ -36,7 +36,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The grader container's command and env, as the manifest has them (PyYAML, as
-# Kubernetes would read them; internal/k8scheck checks the manifest itself).
+# Kubernetes would read them; docker/jupyterhub/check checks the manifest itself).
 mapfile -d '' -t cmd < <("$SYSTEM_PYTHON" - "$job" <<'PY'
 import sys, yaml
 job = yaml.safe_load(open(sys.argv[1]))

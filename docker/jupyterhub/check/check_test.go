@@ -217,8 +217,8 @@ func checkValues(v *values) error {
 }
 
 const (
-	jobFile    = "../../docker/jupyterhub/grader-job.yaml"
-	valuesFile = "../../docker/jupyterhub/values.yaml"
+	jobFile    = "../grader-job.yaml"
+	valuesFile = "../values.yaml"
 )
 
 // TestGraderJob: the Job decodes strictly, is Indexed, and its grader reads

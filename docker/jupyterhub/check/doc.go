@@ -5,8 +5,9 @@
 //
 // # Overview
 //
-// The package is tests only, so that k8s.io/api stays a test dependency (the
-// images build ./... without it). readJob decodes grader-job.yaml into a
+// It is a module of its own (like docker/lint), so that k8s.io/api stays out
+// of agx's go.mod: the kernel's offline module cache and the images need
+// nothing of it. `make k8s-check` (in `make test`) runs it. readJob decodes grader-job.yaml into a
 // batch/v1 Job and checks that it is Indexed, with a grader container that has
 // a command; readValues decodes the parts of values.yaml (Zero to JupyterHub's
 // Helm values, not a Kubernetes object) that the chart hands to Kubernetes as
