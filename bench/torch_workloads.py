@@ -3,8 +3,9 @@
 
 Protocol (one line each way): the Go harness writes "NAME ITERS"; this script
 runs the workload ITERS times and answers {"seconds": total}. "list" answers
-the workload names, "blas" the BLAS it runs on. Runs single-threaded, as
-the comparison is per core.
+the workload names, "blas" the BLAS it runs on. Runs as many threads as
+the agx side's GOMAXPROCS (AGX_BENCH_THREADS, set by the harness; 1 when
+unset), so that agx never runs on more cores than PyTorch.
 """
 import json
 import math
@@ -15,7 +16,7 @@ import time
 import torch
 from torch.autograd import Function
 
-torch.set_num_threads(1)
+torch.set_num_threads(int(os.environ.get("AGX_BENCH_THREADS", "1")))
 
 
 class Square(torch.autograd.Function):
