@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -73,7 +74,7 @@ func startTorch(ctx context.Context, python string) (*torchProc, error) {
 		return nil, fmt.Errorf("%s cannot import torch: %s", python, lines[len(lines)-1])
 	}
 	cmd := exec.CommandContext(ctx, python, "-c", torchScript)
-	cmd.Env = torchEnv(os.Environ())
+	cmd.Env = torchEnv(os.Environ(), runtime.GOMAXPROCS(0))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -102,10 +103,12 @@ func startTorch(ctx context.Context, python string) (*torchProc, error) {
 // products of a full run; with these settings 1.3 ms either way.
 const torchMalloc = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=134217728"
 
-// torchEnv is the PyTorch process's environment: env with one thread for
-// every BLAS and OpenMP, and torchMalloc unless GLIBC_TUNABLES is set.
-func torchEnv(env []string) []string {
-	out := append(slices.Clip(env), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
+// torchEnv is the PyTorch process's environment: env with threads threads
+// for every BLAS and OpenMP and for torch.set_num_threads (AGX_BENCH_THREADS,
+// read by torch_workloads.py), and torchMalloc unless GLIBC_TUNABLES is set.
+func torchEnv(env []string, threads int) []string {
+	n := strconv.Itoa(max(threads, 1))
+	out := append(slices.Clip(env), "OMP_NUM_THREADS="+n, "OPENBLAS_NUM_THREADS="+n, "MKL_NUM_THREADS="+n, "AGX_BENCH_THREADS="+n)
 	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") }) {
 		out = append(out, "GLIBC_TUNABLES="+torchMalloc)
 	}
@@ -257,6 +260,7 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 				return nil, err
 			}
 			fmt.Fprintf(progress, "PyTorch BLAS: %s\n", b)
+			fmt.Fprintf(progress, "threads: agx GOMAXPROCS %d, PyTorch torch.set_num_threads(%d)\n", runtime.GOMAXPROCS(0), runtime.GOMAXPROCS(0))
 		}
 	}
 	var results []Result

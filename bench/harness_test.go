@@ -86,17 +86,30 @@ func TestWarmUpUntilTheHeapCycles(t *testing.T) {
 	}
 }
 
-// The PyTorch process runs one thread and keeps glibc's large blocks,
-// unless the user set GLIBC_TUNABLES.
+// The PyTorch process runs as many threads as agx (one at GOMAXPROCS=1,
+// nproc at the default) and keeps glibc's large blocks, unless the user set
+// GLIBC_TUNABLES.
 func TestTorchEnv(t *testing.T) {
-	env := torchEnv([]string{"PATH=/bin"})
-	for _, want := range []string{"PATH=/bin", "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "GLIBC_TUNABLES=" + torchMalloc} {
-		if !slices.Contains(env, want) {
-			t.Errorf("torchEnv lacks %s: %q", want, env)
-		}
+	for _, tc := range []struct {
+		name    string
+		threads int
+		want    string
+	}{
+		{"one thread", 1, "1"},
+		{"default threads", 4, "4"},
+		{"zero means one", 0, "1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := torchEnv([]string{"PATH=/bin"}, tc.threads)
+			for _, want := range []string{"PATH=/bin", "OMP_NUM_THREADS=" + tc.want, "OPENBLAS_NUM_THREADS=" + tc.want, "AGX_BENCH_THREADS=" + tc.want, "GLIBC_TUNABLES=" + torchMalloc} {
+				if !slices.Contains(env, want) {
+					t.Errorf("torchEnv lacks %s: %q", want, env)
+				}
+			}
+		})
 	}
 	mine := "GLIBC_TUNABLES=glibc.malloc.arena_max=1"
-	env = torchEnv([]string{mine})
+	env := torchEnv([]string{mine}, 1)
 	if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") && kv != mine }) {
 		t.Errorf("torchEnv overrode the user's GLIBC_TUNABLES: %q", env)
 	}

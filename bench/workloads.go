@@ -68,6 +68,7 @@ func All() []Workload {
 		Workload{Name: "gradgradcheck_square", Desc: "GradGradCheck of a custom Square Function on [4,8] f64", Ops: 1, Setup: gradgradcheckSquare},
 	)
 	ws = append(ws, extra...)
+	ws = append(ws, courseWorkloads()...)
 	return ws
 }
 

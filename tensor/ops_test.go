@@ -169,6 +169,18 @@ func TestClamp(t *testing.T) {
 			t.Fatalf("ClampMin(0) = %v", got.Float64s())
 		}
 	})
+	// PyTorch's clamp keeps an x that equals a bound: -0 stays -0 with a
+	// zero bound (the branching form) and with nonzero ones (min and max).
+	t.Run("SignedZero", func(t *testing.T) {
+		for _, b := range [][2]float64{{0, 1}, {-1, 0}, {-1, 1}} {
+			for _, dt := range []DType{Float32, Float64} {
+				got := vals(dt, math.Copysign(0, -1)).Clamp(b[0], b[1]).Float64s()[0]
+				if got != 0 || !math.Signbit(got) {
+					t.Errorf("%v Clamp(%g, %g) of -0 = %g (sign bit %v), want -0", dt, b[0], b[1], got, math.Signbit(got))
+				}
+			}
+		}
+	})
 	t.Run("InPlace", func(t *testing.T) {
 		x := FromSlice([]float64{-2, 0, 2})
 		v := x.Version()
@@ -672,5 +684,28 @@ func TestAddScaledInPlace(t *testing.T) {
 		// Nor one that a source partly overlaps.
 		long := g.Randn(dt, 20)
 		mustPanicWith(t, ErrArg, func() { long.Narrow(0, 0, 10).ScaleAddInPlace(2, 1, long.Narrow(0, 5, 10)) })
+	}
+}
+
+// A Bool mask cast to a float is 1 where true and 0 where false, contiguous
+// (boolsTo) or strided (a transposed mask, the element-wise path).
+func TestBoolToFloat(t *testing.T) {
+	mask := FromSlice([]bool{true, false, false, true, true, false}, 2, 3)
+	for _, tc := range []struct {
+		name string
+		in   *Tensor
+		want []float64
+	}{
+		{"contiguous", mask, []float64{1, 0, 0, 1, 1, 0}},
+		{"transposed", mask.T(), []float64{1, 1, 0, 1, 0, 0}},
+	} {
+		for _, dt := range []DType{Float32, Float64} {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				got := tc.in.To(dt)
+				if got.DType() != dt || !slices.Equal(got.Float64s(), tc.want) {
+					t.Fatalf("got %v %v, want %v", got.DType(), got.Float64s(), tc.want)
+				}
+			})
+		}
 	}
 }

@@ -20,7 +20,8 @@ import (
 const benchUsage = `usage: agx bench [flags]
 
 Runs the performance workloads (bench/README.md) in agx and, when Debian's
-python3-torch is importable, the same workloads in PyTorch (one thread), in
+python3-torch is importable, the same workloads in PyTorch (as many threads
+as agx's GOMAXPROCS: one with GOMAXPROCS=1, nproc by default), in
 one invocation, alternating between the two. Prints the median time per call
 (per op for tiny_ops_overhead), the agx/PyTorch ratio, GFLOP/s and allocations.
 With -repeat N it runs all of that N times in new processes and prints the
