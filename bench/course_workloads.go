@@ -5,6 +5,7 @@ import (
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/functions"
+	"github.com/goagx/agx/functions/solutions"
 	"github.com/goagx/agx/nn"
 	"github.com/goagx/agx/tensor"
 )
@@ -36,7 +37,7 @@ func courseWorkloads() []Workload {
 			func(x *agx.Tensor) *agx.Tensor { return functions.ClipGradient(x, 0.5) }),
 		un("course_differentiable_clamp", "seed DifferentiableClamp (functions.DifferentiableClamp, [-1,1]), [256,512] f32, fwd+bwd",
 			func(x *agx.Tensor) *agx.Tensor { return functions.DifferentiableClamp(x, -1, 1) }),
-		{Name: "course_my_linear", Desc: "seed MyLinearFunction (functions.MyLinear), x[64,256]·W[128,256]ᵀ+b, f32, fwd+bwd", Ops: 1, Setup: courseMyLinear},
+		{Name: "course_my_linear", Desc: "seed MyLinearFunction (solutions.MyLinear), x[64,256]·W[128,256]ᵀ+b, f32, fwd+bwd", Ops: 1, Setup: courseMyLinear},
 		{Name: "course_masked_linear", Desc: "seed MaskedLinear (functions.MaskedLinear), x[64,256], W[128,256], Bool mask, f32, fwd+bwd", Ops: 1, Setup: courseMaskedLinear},
 		// Exercise solutions (notebooks/exercises), as the notebooks write them.
 		un("course_my_sigmoid", "exercise sigmoid-linear: MySigmoid, 1/(1+e⁻ˣ) saving y, [256,512] f32, fwd+bwd",
@@ -115,7 +116,7 @@ func courseMyLinear() func() {
 		for _, t := range []*agx.Tensor{x, w, b} {
 			t.ZeroGrad()
 		}
-		functions.MyLinear(x, w, b).Backward(agx.Gradient(up))
+		solutions.MyLinear(x, w, b).Backward(agx.Gradient(up))
 	}
 }
 
