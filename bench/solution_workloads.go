@@ -19,8 +19,8 @@ func init() {
 		Workload{Name: "batchnorm_backward", Desc: "batch-norm over dim 0 of [256,512] f32 from composite ops, forward+backward with a random upstream grad", Ops: 1, Setup: batchnormComposite},
 		Workload{Name: "batchnorm_function", Desc: "the same with the BatchNorm Function (solutions.BatchNorm); PyTorch side: composite ops", Ops: 1, Setup: batchnormFunction},
 		Workload{Name: "batchnorm_pow", Desc: "batch-norm over dim 0 of [256,512] f32 as users write it: mean(0), ((x-mean)**2).mean(0), normalise, *gamma + beta; forward+backward with a random upstream grad", Ops: 1, Setup: batchnormPow},
-		Workload{Name: "pow_square", Desc: "x**2 on [256,512] f32, forward+backward with a random upstream grad", Ops: 1, Setup: func() func() { return squareStep(func(x *agx.Tensor) *agx.Tensor { return x.Pow(2) }) }},
-		Workload{Name: "mul_self", Desc: "x*x on [256,512] f32, forward+backward with a random upstream grad (pow_square's twin)", Ops: 1, Setup: func() func() { return squareStep(func(x *agx.Tensor) *agx.Tensor { return x.Mul(x) }) }},
+		Workload{Name: "pow_square", Desc: "x**2 on [256,512] f32, forward+backward with a random upstream grad", Ops: 1, Setup: func() func() { return courseUnaryStep(func(x *agx.Tensor) *agx.Tensor { return x.Pow(2) }) }},
+		Workload{Name: "mul_self", Desc: "x*x on [256,512] f32, forward+backward with a random upstream grad (pow_square's twin)", Ops: 1, Setup: func() func() { return courseUnaryStep(func(x *agx.Tensor) *agx.Tensor { return x.Mul(x) }) }},
 		Workload{Name: "batchnorm_native", Desc: "batch-norm with affine weight and bias over dim 0 of [256,512] f32 with agx's built-in agx.BatchNorm, forward+backward; PyTorch side: F.batch_norm(training=True)", Ops: 1, Setup: batchnormNative},
 	)
 }
@@ -66,17 +66,6 @@ func batchnormPow() func() {
 		variance := x.Sub(mean).Pow(2).Mean(0)
 		y := x.Sub(mean).Div(variance.Add(1e-5).Sqrt()).Mul(gamma).Add(beta)
 		y.Backward(agx.Gradient(up))
-	}
-}
-
-// squareStep times f(x) and its backward on a [256,512] float32 x.
-func squareStep(f func(x *agx.Tensor) *agx.Tensor) func() {
-	g := tensor.NewGenerator(8)
-	x := agx.New(g.Randn(tensor.Float32, 256, 512)).SetRequiresGrad(true)
-	up := agx.New(g.Randn(tensor.Float32, 256, 512))
-	return func() {
-		x.ZeroGrad()
-		f(x).Backward(agx.Gradient(up))
 	}
 }
 
