@@ -419,8 +419,9 @@ if ((!cuda)); then
     -o /home/jovyan/gradebook /home/jovyan/submissions/alice.ipynb >"$work/grade-strict.log" 2>&1; then
     fail "agx autograde graded in a container without the isolation it promises (no --isolation=best-effort)"
   fi
-  grep -q 'grading refused' "$work/grade-strict.log" && [[ ! -e "$work/gradebook/alice.json" ]] ||
+  if ! grep -q 'grading refused' "$work/grade-strict.log" || [[ -e "$work/gradebook/alice.json" ]]; then
     fail "agx autograde did not refuse clearly in the grader container: $(tail -n 5 "$work/grade-strict.log")"
+  fi
   log "without the opt-in, the grader container refuses to grade: $(grep -m1 -- '  - ' "$work/grade-strict.log")"
   t0=$SECONDS
   # GOPROXY=off: the modules are in the image's cache, and there is no network to ask.
