@@ -21,6 +21,8 @@ import (
 // Functions that lessons 01-05 teach are called from package functions,
 // their reference implementations. Element-wise steps run on a [256,512]
 // float32 x with a random upstream gradient, forward and backward.
+func init() { course = courseWorkloads() }
+
 func courseWorkloads() []Workload {
 	un := func(name, desc string, f func(x *agx.Tensor) *agx.Tensor) Workload {
 		return Workload{Name: name, Desc: desc, Ops: 1, Setup: func() func() { return courseUnaryStep(f) }}

@@ -246,3 +246,36 @@ func TestStudentFilesScript(t *testing.T) {
 		t.Error("install-hub.sh no longer makes the students' copy from student-files.sh")
 	}
 }
+
+// TestStudentCopyBuilds builds and vets a copy of exactly the files students
+// get: the agx command and every package must build without what
+// docker/instructor-only leaves out (the image and the hub build from such a
+// copy).
+func TestStudentCopyBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the module (-short)")
+	}
+	files := studentFiles(t, load(t))
+	dst := t.TempDir()
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dst, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"build", "-o", os.DevNull, "./cmd/agx"}, {"vet", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dst
+		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go %s in the students' copy: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
