@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -27,7 +28,9 @@ cell gets a fresh secret (handed to its program only while it runs), and the
 notebook runs through Jupyter with the Go kernel under time, output, memory
 and file-size limits, without network, as a user of its own with a private
 /tmp (as root; see --isolation: when any of that cannot be set up, nobody
-is graded unless --isolation=best-effort asks for less by name). Scores
+is graded unless --isolation=best-effort asks for less by name). With
+--docker IMAGE, each submission is graded in a fresh container of the
+grader image instead, isolated without CAP_SYS_ADMIN. Scores
 come from the source's points and each test cell's one result carrying its
 secret (any other result voids the cell). GRADEBOOK_DIR gets STUDENT.json per
 student, grades.csv for the class, executed/STUDENT.ipynb, and the overrides
@@ -40,7 +43,7 @@ Flags:
 // autogradeCommand implements `agx autograde`.
 func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var opt autograde.Options
-	var memMiB, fileMiB, outKiB int
+	var memMiB, fileMiB, outKiB, dockerMiB int
 	var assignment string
 	fs := flag.NewFlagSet("agx autograde", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -58,6 +61,9 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.IntVar(&fileMiB, "file-size", 1024, "largest file a kernel process may write, in `MiB` (0: none)")
 	fs.IntVar(&outKiB, "max-output", 1024, "output kept per cell, in `KiB` (0: no cap)")
 	fs.StringVar(&opt.Limits.Network, "net", autograde.NetAuto, "network: auto or none (no network, or refuse to grade), host (the host's network)")
+	fs.StringVar(&opt.Docker, "docker", "", "grade each submission in a fresh container of the grader `IMAGE` (docker run: no network, read-only root, "+
+		"process and memory limits, no CAP_SYS_ADMIN needed; docs/grading.md)")
+	fs.IntVar(&dockerMiB, "docker-memory", autograde.DefaultContainerMemory>>20, "with --docker, the memory limit of each container, in `MiB`")
 	fs.StringVar(&opt.Isolation, "isolation", autograde.IsolationStrict, "strict: grade only with every measure in force, or nobody; "+
 		autograde.IsolationBestEffort+": grade with what this machine allows, and say in every entry what was missing")
 	fs.Usage = func() {
@@ -85,7 +91,12 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageError{"--net must be auto, none or host"}
 	case opt.Isolation != autograde.IsolationStrict && opt.Isolation != autograde.IsolationBestEffort:
 		return usageError{"--isolation must be " + autograde.IsolationStrict + " or " + autograde.IsolationBestEffort}
+	case opt.Docker != "" && opt.Isolation == autograde.IsolationBestEffort:
+		return usageError{"--docker isolates with the container or grades nobody: --isolation=" + autograde.IsolationBestEffort + " does not apply"}
+	case dockerMiB < 256:
+		return usageError{"--docker-memory must be at least 256 MiB"}
 	}
+	opt.ContainerMemory = int64(dockerMiB) << 20
 	opt.Limits.MemoryBytes = int64(memMiB) << 20
 	opt.Limits.FileBytes = int64(fileMiB) << 20
 	opt.MaxOutputBytes = outKiB << 10
@@ -190,4 +201,25 @@ func feedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer)
 	}
 	fmt.Fprintf(stdout, "wrote %d feedback %s to %s\n", len(written), plural(len(written), "page", "pages"), *out)
 	return nil
+}
+
+const autogradeContainerUsage = `usage: agx autograde-container < REQUEST
+
+Run by agx autograde --docker in each grading container, never by hand: reads
+one request (the source and one submission) on standard input, grades it
+with the container as the isolation (it checks each measure first and
+refuses when one is missing), and writes the gradebook entry and the
+executed notebook to standard output. See docs/grading.md.
+`
+
+// autogradeContainerCommand implements `agx autograde-container`.
+func autogradeContainerCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		fmt.Fprint(stderr, autogradeContainerUsage)
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+			return nil
+		}
+		return usageError{"agx autograde-container takes no arguments"}
+	}
+	return autograde.ServeContainer(ctx, os.Stdin, stdout, stderr)
 }

@@ -46,6 +46,7 @@ var commands = []command{
 	{"run", "execute notebooks headless through Jupyter and check their outputs", runCommand},
 	{"assign", "write the student versions of exercise notebooks (solutions and hidden tests removed)", assignCommand},
 	{"autograde", "grade students' notebooks against the instructor source (gradebook in a directory)", autogradeCommand},
+	{"autograde-container", "grade one submission inside a grading container (run by autograde --docker)", autogradeContainerCommand},
 	{"feedback", "write per-student HTML feedback from a gradebook", feedbackCommand},
 	{"gradebook", "merge the gradebooks of a class graded in slices, one per Job (merge)", gradebookCommand},
 	{"exchange", "instructor: make a course's exchange (init); student: an assignment's status", exchangeCommand},

@@ -31,8 +31,10 @@
 #     (any file under a path docker/instructor-only lists: the instructor
 #     notebooks, the reference solutions in Go); the grader image holds every
 #     instructor notebook.
-#  7. Grades one submission (the instructor's own solution, which must get full
-#     marks) with the grader image, the container without network; then
+#  7. Grading with the grader image: run as the image's user without the opt-in,
+#     agx autograde must refuse; `agx autograde --docker` (a fresh container per
+#     submission, no CAP_SYS_ADMIN) grades the attack class of internal/autograde
+#     (TestAttacksInContainers: each attack caught or harmless); then
 #     job-slices-test.sh: the grading Job's command in parallel containers, one per
 #     slice, merged, equal to one container grading the whole class.
 #
@@ -410,7 +412,7 @@ if ((!cuda)); then
   chmod 644 "$work/sub/alice.ipynb"
   chown "$NB_UID:$NB_GID" "$work/gradebook" 2>/dev/null || chmod 777 "$work/gradebook"
   grader="agx-image-test-grader-$$"
-  containers+=("$grader" "$grader-strict")
+  containers+=("$grader-strict")
   # The container gives no slot users and no namespaces: by default the grader
   # refuses, grading nobody, and says why.
   if "${docker[@]}" run --name "$grader-strict" --network none -e GOPROXY=off -e GOSUMDB=off \
@@ -423,30 +425,20 @@ if ((!cuda)); then
     fail "agx autograde did not refuse clearly in the grader container: $(tail -n 5 "$work/grade-strict.log")"
   fi
   log "without the opt-in, the grader container refuses to grade: $(grep -m1 -- '  - ' "$work/grade-strict.log")"
+  # The documented Docker path: agx autograde --docker on the host grades each
+  # submission in a fresh container of the image, isolated without CAP_SYS_ADMIN.
+  # The attack class of internal/autograde (every attack must end caught or
+  # harmless, the honest solution with full marks, no container left).
+  step "grading the attack class with agx autograde --docker (a container per submission)"
   t0=$SECONDS
-  # GOPROXY=off: the modules are in the image's cache, and there is no network to ask.
-  if ! "${docker[@]}" run --name "$grader" --network none -e GOPROXY=off -e GOSUMDB=off \
-    -v "$work/sub:/home/jovyan/submissions:ro" -v "$work/gradebook:/home/jovyan/gradebook" \
-    "$grader_tag" agx autograde -j 1 --isolation=best-effort --source "/opt/agx/notebooks/exercises/$exercise" \
-    -o /home/jovyan/gradebook /home/jovyan/submissions/alice.ipynb >"$work/grade.log" 2>&1; then
-    tail -n 30 "$work/grade.log" >&2
-    fail "agx autograde failed in the grader container"
+  if ! AGX_TEST_GRADER_IMAGE="$grader_tag" go -C "$AGX_ROOT" test -count=1 -timeout 30m -run '^TestAttacksInContainers$' -v \
+    ./internal/autograde >"$work/attacks.log" 2>&1; then
+    grep -E -e '--- FAIL' -e 'attacks_test.go' "$work/attacks.log" | head -n 40 >&2
+    fail "the attack class graded with --docker failed (log above)"
   fi
-  grep -q 'weakened isolation' "$work/gradebook/grades.csv" ||
-    fail "grades.csv does not say that the grading was best-effort: $(cat "$work/gradebook/grades.csv")"
-  result="$("$SYSTEM_PYTHON" - "$work/gradebook/alice.json" <<'PY'
-import json, sys
-e = json.load(open(sys.argv[1]))
-# A bonus cell counts in the score but not in the maximum: full marks are a
-# score of at least the maximum.
-full = e.get("max_score", 0) > 0 and e.get("score", 0) >= e["max_score"]
-print(e.get("status"), e.get("score"), e.get("max_score"), "full" if full else "short")
-PY
-  )" || fail "no gradebook entry: $(tail -n 5 "$work/grade.log")"
-  read -r status score max full <<<"$result"
-  [[ "$status" == graded && "$full" == full ]] ||
-    fail "the instructor's solution graded '$status' $score/$max (want full marks)"
-  log "graded in $((SECONDS - t0)) s: $score/$max"
+  grep -q -e '^--- PASS: TestAttacksInContainers ' "$work/attacks.log" ||
+    fail "TestAttacksInContainers did not run: $(grep -m1 -e SKIP "$work/attacks.log")"
+  log "$(grep -c -e '--- PASS: TestAttacksInContainers/' "$work/attacks.log") attacks graded with --docker, each caught or harmless, in $((SECONDS - t0)) s"
   step "the grading Job in slices (job-slices-test.sh)"
   AGX_GRADER_IMAGE="$grader_tag" "$AGX_SCRIPTS_DIR/job-slices-test.sh" || fail "job-slices-test.sh failed"
 fi

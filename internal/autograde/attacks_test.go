@@ -1,6 +1,7 @@
 package autograde
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -173,6 +174,28 @@ func steal(end string) string { return strings.Replace(stealCode, "END", end, 1)
 // forgery.
 func TestAttacks(t *testing.T) {
 	needKernel(t)
+	gradeAttacks(t, "")
+}
+
+// TestAttacksInContainers grades the attack class with --docker: each
+// submission in a fresh container of the grader image that
+// AGX_TEST_GRADER_IMAGE names. make image-test (part of make test) runs it
+// with the image it built.
+func TestAttacksInContainers(t *testing.T) {
+	image := os.Getenv("AGX_TEST_GRADER_IMAGE")
+	if image == "" {
+		t.Skip("AGX_TEST_GRADER_IMAGE is not set: make image-test runs this test with the grader image it builds")
+	}
+	gradeAttacks(t, image)
+	out, err := exec.Command("docker", "ps", "--all", "--quiet", "--filter", "name=agx-grade-").CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("grading containers are left after grading: %s %v", out, err)
+	}
+}
+
+// gradeAttacks grades the attack class, on this machine or (docker, an
+// image) in a container per submission, and checks each attack.
+func gradeAttacks(t *testing.T, docker string) {
 	const source = "../nbgrader/testdata/gelu.ipynb"
 	src := readNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
@@ -477,6 +500,9 @@ func TestAttacks(t *testing.T) {
 	opt := testOptions(source, dir)
 	opt.Jobs = 2
 	opt.Log = testWriter{t}
+	if docker != "" {
+		opt.Docker, opt.Kernel, opt.Isolation = docker, "agx-go", IsolationStrict
+	}
 	reapOrphans(t)
 	sum, err := Grade(context.Background(), opt, subs)
 	if err != nil {
@@ -486,7 +512,7 @@ func TestAttacks(t *testing.T) {
 	if left := leftovers(); len(left) > 0 {
 		t.Errorf("processes started for the submissions are still running after grading: %v", left)
 	}
-	dropped := slices.ContainsFunc(sum.Isolation, func(s string) bool { return strings.HasPrefix(s, "the kernel runs as an unprivileged user") })
+	dropped := slices.ContainsFunc(sum.Isolation, func(s string) bool { return strings.HasPrefix(s, "the kernel runs as ") && strings.Contains(s, "unprivileged user") })
 	csv, err := os.ReadFile(filepath.Join(dir, ClassFile))
 	if err != nil {
 		t.Fatal(err)

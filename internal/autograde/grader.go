@@ -34,8 +34,13 @@ type Options struct {
 	Limits         Limits
 	// Isolation is IsolationStrict ("" too) or IsolationBestEffort.
 	Isolation string
-	Jobs      int  // submissions graded at once (at least 1)
-	Force     bool // regrade submissions whose entry is up to date
+	// Docker, when set, is the grader image: each submission is graded in a
+	// fresh container of it (docker.go), of at most ContainerMemory bytes
+	// (DefaultContainerMemory when 0).
+	Docker          string
+	ContainerMemory int64
+	Jobs            int  // submissions graded at once (at least 1)
+	Force           bool // regrade submissions whose entry is up to date
 	// Log receives the progress display (one line per event); nil for none.
 	Log io.Writer
 	// NewNonce makes the nonces; nbgrader.NewNonce when nil.
@@ -177,8 +182,19 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 	// The kernel and the sandbox; when they are missing every submission
 	// that needs running is ungradable, with the reason.
 	var sb *sandbox.Sandbox
-	infraErr := jupyter.CheckKernel(ctx, opt.Python, opt.Kernel)
-	if infraErr == nil {
+	var dg *dockerGrader
+	var infraErr error
+	if opt.Docker != "" {
+		if opt.Isolation == IsolationBestEffort {
+			return nil, errors.New("--docker grades with the container's isolation or not at all: --isolation=" + IsolationBestEffort + " does not apply")
+		}
+		logf("checking the image %s and its isolation", opt.Docker)
+		dg, sum.Isolation, err = newDockerGrader(ctx, opt)
+		if err != nil {
+			return nil, err
+		}
+		defer dg.cleanup()
+	} else if infraErr = jupyter.CheckKernel(ctx, opt.Python, opt.Kernel); infraErr == nil {
 		// Without the modules its scratch module needs, the kernel would
 		// fail every cell: stop before grading anyone.
 		if err := ensureKernelModules(ctx, opt.Python, opt.Kernel, logf); err != nil {
@@ -198,7 +214,8 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 		}
 	}
 
-	g := &grader{opt: opt, src: src, srcName: filepath.Base(opt.Source), srcHash: srcHash, sb: sb, infraErr: infraErr, logf: logf}
+	g := &grader{opt: opt, src: src, srcBytes: srcBytes, srcName: filepath.Base(opt.Source), srcHash: srcHash, sb: sb, docker: dg,
+		isolation: sum.Isolation, infraErr: infraErr, logf: logf}
 	total := len(subs)
 	logf("grading %d %s of %s, %d at a time", total, plural(total, "submission", "submissions"), g.srcName, opt.Jobs)
 	start := time.Now()
@@ -214,7 +231,13 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 		go func() {
 			defer wg.Done()
 			for s := range work {
-				e, skipped := g.one(ctx, s)
+				var e *Entry
+				var skipped bool
+				if g.docker != nil {
+					e, skipped = g.oneInContainer(ctx, s)
+				} else {
+					e, skipped = g.one(ctx, s)
+				}
 				if e == nil { // interrupted
 					continue
 				}
@@ -347,13 +370,16 @@ func sha256Hex(b []byte) string {
 }
 
 type grader struct {
-	opt      Options
-	src      *notebook.Notebook
-	srcName  string
-	srcHash  string
-	sb       *sandbox.Sandbox
-	infraErr error
-	logf     func(string, ...any)
+	opt       Options
+	src       *notebook.Notebook
+	srcBytes  []byte
+	srcName   string
+	srcHash   string
+	sb        *sandbox.Sandbox
+	docker    *dockerGrader // with Options.Docker; sb is nil then
+	isolation []string      // the run's measures
+	infraErr  error
+	logf      func(string, ...any)
 }
 
 // one grades one submission. It returns nil when the context was cancelled

@@ -36,6 +36,7 @@ type Slot struct {
 	uid, gid int
 	home     string // the private home, owned by the user
 	lock     *os.File
+	keepHome bool // the image's user in a grading container: its home is its own, not emptied
 }
 
 // dropper hands out the slots of a run.
@@ -113,6 +114,9 @@ func (s *Slot) setup(dir string) error {
 // reset kills every process of the slot's user and gives it an empty home.
 func (s *Slot) reset() error {
 	s.kill()
+	if s.keepHome {
+		return nil
+	}
 	if err := os.RemoveAll(s.home); err != nil {
 		return err
 	}
@@ -184,7 +188,9 @@ func (d *dropper) close() {
 		if s.home != "" {
 			s.kill()
 		}
-		s.lock.Close()
+		if s.lock != nil {
+			s.lock.Close()
+		}
 	}
 }
 
@@ -192,8 +198,8 @@ func (d *dropper) close() {
 // ARGV...). It runs as root in the driver's namespaces: it hands the
 // connection file (which Jupyter makes readable by root only) to the slot's
 // user, points the kernel's home, temporary files and build cache at the
-// slot's home, and runs the kernel as that user. %s: setpriv's path and the
-// prlimit prefix.
+// slot's home, and runs the kernel as that user. %s: the exports
+// (slotExports or containerExports), setpriv's path and the prlimit prefix.
 const dropScript = `set -eu
 conn=$1
 shift 2
@@ -209,12 +215,19 @@ while [ "$n" -gt 0 ]; do
 done
 uid=$AGX_SANDBOX_UID
 gid=$AGX_SANDBOX_GID
-export USER="$AGX_SANDBOX_USER" LOGNAME="$AGX_SANDBOX_USER" HOME="$home" TMPDIR="$home/tmp" \
-	GOCACHE="$home/go-build" GOPATH="$home/go" XDG_CACHE_HOME="$home/.cache" XDG_CONFIG_HOME="$home/.config" GOENV=off
+%s
 unset AGX_SANDBOX_USER AGX_SANDBOX_UID AGX_SANDBOX_GID AGX_SANDBOX_HOME
 cd "$home"
 exec %s --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- %s "$@"
 `
+
+// slotExports point a slot user's kernel at the slot's private home.
+const slotExports = `export USER="$AGX_SANDBOX_USER" LOGNAME="$AGX_SANDBOX_USER" HOME="$home" TMPDIR="$home/tmp" \
+	GOCACHE="$home/go-build" GOPATH="$home/go" XDG_CACHE_HOME="$home/.cache" XDG_CONFIG_HOME="$home/.config" GOENV=off`
+
+// containerExports keep the image user's own home, with its warm caches
+// (a fresh copy in every grading container), and the container's /tmp.
+const containerExports = `export USER="$AGX_SANDBOX_USER" LOGNAME="$AGX_SANDBOX_USER" HOME="$home" TMPDIR=/tmp`
 
 // nsPlan is the mount namespace of the notebook driver when the kernel runs
 // unprivileged. A directory on the way to something the kernel needs that

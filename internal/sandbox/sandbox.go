@@ -82,6 +82,7 @@ type Sandbox struct {
 	warnings  []string // what could not be put in force
 	fixes     []string // how to put each warning's measure in force
 	drop      *dropper // the slot users when the kernel runs unprivileged; nil otherwise
+	container bool     // IsolationContainer: the container is the isolation
 	cleanupTo string
 }
 
@@ -129,7 +130,12 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 	// As root, the kernel runs as a slot user (see privdrop.go).
 	var plan *nsPlan
 	orig := spec // prepareDrop replaces Argv and Env, never edits them
-	if os.Geteuid() == 0 {
+	if mode == IsolationContainer {
+		sb.container = true
+		if err := newContainer(sb, spec, lim, jobs); err != nil {
+			return nil, err
+		}
+	} else if os.Geteuid() == 0 {
 		var why string
 		sb.drop, plan, why = prepareDrop(ctx, dir, &spec, max(jobs, 1))
 		if sb.drop == nil {
@@ -146,7 +152,7 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 	net := lim.Network != NetHost
 	var wrap []string
 	why := ""
-	if net || plan != nil {
+	if !sb.container && (net || plan != nil) {
 		var probeEnv []string
 		if sb.drop != nil {
 			// The probe sets up slot 0's build cache, as for a kernel.
@@ -168,7 +174,7 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 			}
 		}
 	}
-	if sb.drop != nil {
+	if sb.drop != nil && !sb.container {
 		sb.measures = append(sb.measures, "the kernel runs as an unprivileged user, one per job ("+graderUserPrefix+"N, setpriv --no-new-privs), "+
 			"with a private HOME and TMPDIR and a private layer over the build cache; its processes are killed after each submission",
 			"private /tmp, /var/tmp and /dev/shm per submission (tmpfs of "+privateTmpSize+" each, removed after it)")
@@ -201,7 +207,7 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 		}
 	}
 	wrapped := spec
-	if net && wrap != nil {
+	if net && (wrap != nil || sb.container) {
 		wrapped.Env = offlineGoEnv(spec.Env)
 	}
 	if sb.drop != nil {
@@ -210,7 +216,11 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 			quoted[i] = shQuote(a)
 		}
 		script := filepath.Join(dir, "drop.sh")
-		if err := os.WriteFile(script, fmt.Appendf(nil, dropScript, shQuote(sb.drop.setpriv), strings.Join(quoted, " ")), 0o644); err != nil {
+		exports := slotExports
+		if sb.container {
+			exports = containerExports
+		}
+		if err := os.WriteFile(script, fmt.Appendf(nil, dropScript, exports, shQuote(sb.drop.setpriv), strings.Join(quoted, " ")), 0o644); err != nil {
 			return nil, err
 		}
 		wrapped.Argv = append([]string{"/bin/sh", script, "{connection_file}", "--"}, spec.Argv...)
@@ -238,6 +248,8 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 	sb.env = append(sb.env, "JUPYTER_PATH="+jp)
 
 	switch {
+	case sb.container:
+		// checkContainer looked at the container's network.
 	case lim.Network == NetHost:
 		sb.measures = append(sb.measures, "network: the host's (--net host)")
 		if plan != nil {
@@ -397,6 +409,9 @@ func (sb *Sandbox) Cleanup() {
 // Mode is the isolation mode the run graded in: IsolationBestEffort when a
 // measure was missing (New refuses that in strict mode).
 func (sb *Sandbox) Mode() string {
+	if sb.container {
+		return IsolationContainer
+	}
 	if len(sb.warnings) > 0 {
 		return IsolationBestEffort
 	}
