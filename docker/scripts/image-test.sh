@@ -431,7 +431,8 @@ if ((!cuda)); then
   # harmless, the honest solution with full marks, no container left).
   step "grading the attack class with agx autograde --docker (a container per submission)"
   t0=$SECONDS
-  if ! AGX_TEST_GRADER_IMAGE="$grader_tag" go -C "$AGX_ROOT" test -count=1 -timeout 30m -run '^TestAttacksInContainers$' -v \
+  # The test's docker command is the one this script uses (first on PATH).
+  if ! PATH="$(dirname "$(command -v "${docker[0]}")"):$PATH" AGX_TEST_GRADER_IMAGE="$grader_tag" go -C "$AGX_ROOT" test -count=1 -timeout 30m -run '^TestAttacksInContainers$' -v \
     ./internal/autograde >"$work/attacks.log" 2>&1; then
     grep -E -e '--- FAIL' -e 'attacks_test.go' "$work/attacks.log" | head -n 40 >&2
     fail "the attack class graded with --docker failed (log above)"
