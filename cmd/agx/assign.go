@@ -84,8 +84,7 @@ func assignCommand(_ context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		man.Notebooks[j.name] = j.entries
-		cells, points := graded(j.entries)
-		fmt.Fprintf(stdout, "%s: %d graded cells, %g points\n", out, cells, points)
+		fmt.Fprintf(stdout, "%s: %s\n", out, gradedSummary(j.entries))
 	}
 	b, err := json.MarshalIndent(man, "", " ")
 	if err != nil {
@@ -129,13 +128,29 @@ func studentVersions(paths []string) ([]assignJob, error) {
 	return jobs, errors.Join(errs...)
 }
 
-// graded counts the graded cells of a release and their points.
-func graded(entries map[string]nbgrader.Entry) (cells int, points float64) {
+// gradedSummary says how many cells of a release are graded and what they
+// are worth: the maximum, as the gradebook has it, and the optional points.
+func gradedSummary(entries map[string]nbgrader.Entry) string {
+	cells, points, bonus := graded(entries)
+	s := fmt.Sprintf("%d graded cells, %g points", cells, points)
+	if bonus > 0 {
+		s += fmt.Sprintf(" (and %g optional bonus points beyond that maximum)", bonus)
+	}
+	return s
+}
+
+// graded counts the graded cells of a release and their points: the
+// maximum, as the gradebook has it, and the optional cells' points.
+func graded(entries map[string]nbgrader.Entry) (cells int, points, bonus float64) {
 	for _, e := range entries {
 		if e.Kind == nbgrader.KindTest || e.Kind == nbgrader.KindManual || e.Kind == nbgrader.KindTask {
 			cells++
-			points += e.Points
+			if e.Bonus {
+				bonus += e.Points
+			} else {
+				points += e.Points
+			}
 		}
 	}
-	return cells, points
+	return cells, points, bonus
 }

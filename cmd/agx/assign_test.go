@@ -102,3 +102,20 @@ func TestAssignErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestAssignMaximum: the maximum agx assign prints is the gradebook's, which
+// leaves optional (bonus) cells out; their points are printed apart.
+func TestAssignMaximum(t *testing.T) {
+	for _, tc := range []struct{ source, want string }{
+		{"../../notebooks/exercises/gelu.ipynb", "gelu.ipynb: 3 graded cells, 7 points (and 2 optional bonus points beyond that maximum)"},
+		{"../../notebooks/exercises/silu.ipynb", "silu.ipynb: 2 graded cells, 7 points\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := agxMain(context.Background(), []string{"assign", "-o", t.TempDir(), tc.source}, &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.source, code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), tc.want) {
+			t.Errorf("%s: stdout %q, want %q", tc.source, stdout.String(), tc.want)
+		}
+	}
+}

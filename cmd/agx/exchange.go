@@ -189,8 +189,7 @@ func releaseCommand(_ context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 		files[j.name] = b
-		cells, points := graded(j.entries)
-		lines = append(lines, fmt.Sprintf("%s: %d graded cells, %g points", j.name, cells, points))
+		lines = append(lines, j.name+": "+gradedSummary(j.entries))
 	}
 	for _, p := range others {
 		name := filepath.Base(p)

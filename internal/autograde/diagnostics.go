@@ -1,7 +1,6 @@
 package autograde
 
 import (
-	"encoding/json"
 	"fmt"
 	"html"
 	"regexp"
@@ -12,19 +11,9 @@ import (
 	"github.com/goagx/agx/internal/notebook"
 )
 
-// isBonus reports whether a cell is marked optional in the source:
-// metadata.agx.bonus is true. Its points count in the score, not in the
-// maximum. nbgrader has no such notion; the key is outside its metadata.
-func isBonus(c *notebook.Cell) bool {
-	raw, ok := c.Metadata["agx"]
-	if !ok {
-		return false
-	}
-	var agx struct {
-		Bonus bool `json:"bonus"`
-	}
-	return json.Unmarshal(raw, &agx) == nil && agx.Bonus
-}
+// isBonus reports whether a cell is marked optional in the source
+// (nbgrader.IsBonus).
+func isBonus(c *notebook.Cell) bool { return nbgrader.IsBonus(c) }
 
 var (
 	ansiEscape = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -200,4 +201,144 @@ func failures(r *grade.Result) string {
 		}
 	}
 	return b.String()
+}
+
+// TestExerciseTable checks the table of the course exercises in
+// docs/grading.md against the sources: every exercise listed, each graded
+// cell with its points (optional ones marked), and the maximum.
+func TestExerciseTable(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/grading.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const header = "| notebook | examples | graded cells (points) | maximum |"
+	text := string(doc)
+	i := strings.Index(text, header)
+	if i < 0 {
+		t.Fatalf("docs/grading.md has no line %q", header)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(text[i:], "\n")[2:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		f := strings.Split(strings.Trim(line, "|"), "|")
+		if len(f) != 4 {
+			t.Fatalf("row %q has %d columns", line, len(f))
+		}
+		for k := range f {
+			f[k] = strings.TrimSpace(f[k])
+		}
+		rows[f[0]+".ipynb"] = f
+	}
+	for name, nb := range exerciseSources(t) {
+		row, ok := rows[name]
+		if !ok {
+			t.Errorf("docs/grading.md's table lacks %s", name)
+			continue
+		}
+		delete(rows, name)
+		want, max := map[string]string{}, 0.0
+		for _, c := range nb.Cells {
+			m, err := Get(c)
+			if err != nil || m == nil || !m.Grade {
+				continue
+			}
+			v := fmt.Sprint(m.Points)
+			if IsBonus(c) {
+				v += ", optional"
+			} else {
+				max += m.Points
+			}
+			want[m.GradeID] = v
+		}
+		got, err := parseCellList(row[2])
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: the table lists %v, the source has %v", name, got, want)
+		}
+		if row[3] != fmt.Sprint(max) {
+			t.Errorf("%s: the table's maximum is %s, the source's %g", name, row[3], max)
+		}
+	}
+	for name := range rows {
+		t.Errorf("docs/grading.md's table lists %s, which is not an exercise", name)
+	}
+}
+
+// parseCellList reads "a (3), b (2, optional), q1–q3, c1 (1 each)": grade
+// ids with their points, a range of numbered ids, and a trailing "(N each)"
+// for the ids without points of their own.
+func parseCellList(s string) (map[string]string, error) {
+	out := map[string]string{}
+	each := ""
+	if j := strings.LastIndex(s, " each)"); j >= 0 && strings.HasSuffix(s, " each)") {
+		k := strings.LastIndex(s, "(")
+		each, s = s[k+1:j], strings.TrimSpace(s[:k])
+	}
+	var pending []string
+	for _, item := range splitTop(s) {
+		pts := each
+		if k := strings.Index(item, " ("); k >= 0 && strings.HasSuffix(item, ")") {
+			item, pts = item[:k], item[k+2:len(item)-1]
+		}
+		ids := []string{item}
+		if a, b, ok := strings.Cut(item, "–"); ok {
+			pa, na := splitNum(a)
+			pb, nb := splitNum(b)
+			if pa != pb || na < 0 || nb < na {
+				return nil, fmt.Errorf("bad range %q", item)
+			}
+			ids = nil
+			for n := na; n <= nb; n++ {
+				ids = append(ids, fmt.Sprintf("%s%d", pa, n))
+			}
+		}
+		if pts == "" {
+			pending = append(pending, ids...)
+			continue
+		}
+		for _, id := range ids {
+			out[id] = pts
+		}
+	}
+	if len(pending) > 0 {
+		return out, fmt.Errorf("no points for %v", pending)
+	}
+	return out, nil
+}
+
+// splitTop splits s at the commas outside parentheses.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// splitNum splits "quiz-12" into "quiz-" and 12 (-1 without a number).
+func splitNum(s string) (string, int) {
+	k := len(s)
+	for k > 0 && s[k-1] >= '0' && s[k-1] <= '9' {
+		k--
+	}
+	n := -1
+	if k < len(s) {
+		fmt.Sscan(s[k:], &n)
+	}
+	return s[:k], n
 }

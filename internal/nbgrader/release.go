@@ -132,6 +132,23 @@ type Entry struct {
 	// hidden tests in place), what nbgrader's own release would record for
 	// a test cell with hidden tests.
 	SourceChecksum string `json:"source_checksum"`
+	// Bonus marks an optional cell (IsBonus): its points count in a score,
+	// not in the maximum.
+	Bonus bool `json:"bonus,omitempty"`
+}
+
+// IsBonus reports whether a cell is marked optional in the source:
+// metadata.agx.bonus is true. Its points count in the score, not in the
+// maximum. nbgrader has no such notion; the key is outside its metadata.
+func IsBonus(c *notebook.Cell) bool {
+	raw, ok := c.Metadata["agx"]
+	if !ok {
+		return false
+	}
+	var agx struct {
+		Bonus bool `json:"bonus"`
+	}
+	return json.Unmarshal(raw, &agx) == nil && agx.Bonus
 }
 
 // Release returns the student version of the instructor source nb, which it
@@ -194,7 +211,7 @@ func Release(src *notebook.Notebook) (*notebook.Notebook, map[string]Entry, erro
 		if err := setKeys(c, map[string]string{"checksum": m.Checksum, "cell_type": c.CellType}); err != nil {
 			return nil, nil, &CellError{i, m.GradeID, err.Error()}
 		}
-		entries[m.GradeID] = Entry{Index: i, Kind: m.Kind(), Points: m.Points, Checksum: m.Checksum, SourceChecksum: sourceSum}
+		entries[m.GradeID] = Entry{Index: i, Kind: m.Kind(), Points: m.Points, Checksum: m.Checksum, SourceChecksum: sourceSum, Bonus: IsBonus(c)}
 	}
 	return nb, entries, nil
 }
