@@ -8,7 +8,7 @@ SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/ke
 .PHONY: k8s-check outputs lab-view-test generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test job-slices-test hub-test image-cuda-test
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
-FUZZ_PKGS := ./tensor ./nn
+FUZZ_PKGS := ./tensor ./nn ./internal/coursebook
 # A count, not a duration: a time-limited fuzz run can end with a spurious
 # "context deadline exceeded" failure when the deadline hits mid-input.
 FUZZTIME ?= 60000x

@@ -46,3 +46,63 @@ func TestGradebookMerge(t *testing.T) {
 		t.Errorf("a conflict: status %d, stderr %q", code, stderr.String())
 	}
 }
+
+// TestGradebookCourse runs agx gradebook course as an instructor would at
+// the end of a term: two assignments, a late submission, a Canvas export.
+func TestGradebookCourse(t *testing.T) {
+	dir := t.TempDir()
+	book := func(name, notebook string, scores map[string]float64, max float64) string {
+		d := filepath.Join(dir, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for s, v := range scores {
+			e := &autograde.Entry{Version: autograde.EntryVersion, Student: s, Notebook: notebook, Status: autograde.Graded, Score: v, MaxScore: max,
+				Cells: []*autograde.CellGrade{}, Flags: []autograde.Flag{}, Notes: []string{}}
+			if err := autograde.WriteEntry(d, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	hw1 := book("hw1", "gelu.ipynb", map[string]float64{"alice": 7, "bob": 5}, 7)
+	hw2 := book("hw2", "silu.ipynb", map[string]float64{"alice": 7, "bob": 7}, 7)
+	collect := filepath.Join(dir, "collect-hw2.csv")
+	if err := os.WriteFile(collect, []byte("student,timestamp,deadline,late,late_seconds,submissions,files,note\nbob,t,d,true,3600,1,[],\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "course.csv")
+	var stdout, stderr bytes.Buffer
+	code := agxMain(context.Background(), []string{"gradebook", "course", "-o", out, "--format", "canvas", "--late-penalty", "10", "--collect", collect,
+		"hw1=" + hw1, "hw2=" + hw2}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Student,ID,SIS User ID,SIS Login ID,Section,hw1,hw2", "alice,,,alice,,7,7", "bob,,,bob,,5,6.3"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("no %q in\n%s", want, b)
+		}
+	}
+	if !strings.Contains(stdout.String(), "hw2: late by 1h0m0s, 10% off") || !strings.Contains(stdout.String(), "2 students, 2 assignments") {
+		t.Errorf("stdout: %s", stdout.String())
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gradebook", "course", "hw1=" + hw1}, "-o COURSE.csv is required"},
+		{[]string{"gradebook", "course", "-o", out}, "no gradebooks"},
+		{[]string{"gradebook", "course", "-o", out, hw1}, "want ASSIGNMENT=GRADEBOOK_DIR"},
+		{[]string{"gradebook", "course", "-o", out, "--late-penalty", "150", "hw1=" + hw1}, "percents from 0 to 100"},
+		{[]string{"gradebook", "course", "-o", out, "--format", "xls", "hw1=" + hw1}, "--format must be"},
+	} {
+		stderr.Reset()
+		if code := agxMain(context.Background(), tc.args, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
