@@ -3,19 +3,24 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/goagx/agx/internal/autograde"
 	"github.com/goagx/agx/internal/coursebook"
+	"github.com/goagx/agx/internal/manualgrade"
 )
 
 const gradebookUsage = `usage: agx gradebook merge -o GRADEBOOK_DIR SLICE_DIR...
        agx gradebook course -o COURSE.csv [flags] ASSIGNMENT=GRADEBOOK_DIR...
+       agx gradebook manual [-addr HOST:PORT] GRADEBOOK_DIR
 
 merge: merges gradebooks graded separately, one per slice of a class (the
 Kubernetes Job of docker/jupyterhub/grader-job.yaml writes one per index),
@@ -35,13 +40,20 @@ total and the percentage. --format canvas writes Canvas's gradebook import
 (one column per assignment and a Points Possible row); generic (the default)
 every column, for Moodle's CSV import and spreadsheets. A student without a
 submission gets 0 points and a note; cells graded by hand that have no grade
-yet are noted. See docs/grading.md.
+yet are noted.
+
+manual: serves the page where the answers graded by hand (free text, plots,
+explanations: the source's manual and task cells) are graded, student by
+student, each answer as the executed notebook has it. Each grade and comment
+is saved in GRADEBOOK_DIR/overrides.csv and applied to the entry and
+grades.csv at once; agx feedback returns it. The server listens on
+127.0.0.1 and wants the token of the URL it prints. See docs/grading.md.
 
 Flags:
 `
 
 // gradebookCommand implements `agx gradebook`.
-func gradebookCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func gradebookCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("agx gradebook merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "the merged gradebook `DIR` (required)")
@@ -52,12 +64,15 @@ func gradebookCommand(_ context.Context, args []string, stdout, stderr io.Writer
 	if len(args) > 0 && args[0] == "course" {
 		return courseCommand(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "manual" {
+		return manualCommand(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "merge" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			fs.Usage()
 			return nil
 		}
-		return usageError{"want a subcommand: merge or course"}
+		return usageError{"want a subcommand: merge, course or manual"}
 	}
 	slices, help, err := parseArgs(fs, args[1:])
 	if help || err != nil {
@@ -147,3 +162,44 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// manualCommand implements `agx gradebook manual`.
+func manualCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("agx gradebook manual", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "listen on `HOST:PORT` (port 0: any free one)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, gradebookUsage)
+		fs.PrintDefaults()
+	}
+	args, help, err := parseArgs(fs, args)
+	if help || err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usageError{"give one gradebook directory"}
+	}
+	srv, err := manualgrade.NewServer(args[0])
+	if err != nil {
+		return err
+	}
+	answers, err := manualgrade.Answers(args[0])
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	fmt.Fprintf(stdout, "%d %s to grade by hand in %s; open\n  http://%s/?token=%s\n(Ctrl-C to stop)\n",
+		len(answers), plural(len(answers), "answer", "answers"), args[0], ln.Addr(), srv.Token)
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
