@@ -265,6 +265,7 @@ func TestHub(t *testing.T) {
 	t.Logf("agx return: %s", h.as(teacher, courseDir, nil, h.agx(), "return", assignment))
 	t.Logf("collect + autograde of %d submissions: %.1f s", len(students), gradeTime.Seconds())
 	h.checkGradebook(filepath.Join(courseDir, "gradebook"))
+	h.checkCourseBook(teacher, courseDir)
 
 	// 7. Each student reads their own feedback, and nobody else's.
 	for i, name := range students {
@@ -625,6 +626,36 @@ func (h *hub) checkGradebook(dir string) {
 
 // checkIsolation: a student can read neither another student's feedback,
 // submissions or home, nor reach another's server through the hub.
+// checkCourseBook makes the course gradebook as the instructor would at
+// the end of the term (the one assignment, its collect record, a late
+// policy) and checks that each student's total is their gradebook score.
+func (h *hub) checkCourseBook(teacher *account, courseDir string) {
+	t := h.t
+	out := h.as(teacher, courseDir, nil, h.agx(), "gradebook", "course", "-o", "course.csv", "--late-penalty", "10",
+		"--collect", filepath.Join("submitted", "collect-"+assignment+".csv"), assignment+"=gradebook")
+	t.Logf("agx gradebook course: %s", strings.TrimSpace(out))
+	b, err := os.ReadFile(filepath.Join(courseDir, "course.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range students {
+		e, err := autograde.ReadEntry(autograde.EntryPath(filepath.Join(courseDir, "gradebook"), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		score := strconv.FormatFloat(e.Score, 'f', -1, 64)
+		found := false
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Split(line, ",")
+			// student, the notebook, the penalty, the assignment, total, ...
+			found = found || (len(f) > 5 && f[0] == name && f[1] == score && f[3] == score && f[4] == score)
+		}
+		if !found {
+			t.Errorf("course.csv has no row of %s with the gradebook's %s points (on time, no penalty):\n%s", name, score, b)
+		}
+	}
+}
+
 func (h *hub) checkIsolation(tokens map[string]string) {
 	t := h.t
 	s1 := h.users[students[0]]
