@@ -257,7 +257,7 @@ func (d *dockerGrader) runArgs(opt Options, hidden []string) []string {
 		"--security-opt", "no-new-privileges",
 		// The image user's home, writable: a copy of the image's, the container's own.
 		"--mount", "type=volume,dst=" + containerHome,
-		"--env", "GOFLAGS=", "--env", "GOPROXY=off", "--env", "GOSUMDB=off",
+		"--env", "GOPROXY=off", "--env", "GOSUMDB=off",
 	}
 	if opt.Limits.Network != NetHost {
 		args = append(args, "--network", "none")
