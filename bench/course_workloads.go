@@ -77,7 +77,7 @@ func courseWorkloads() []Workload {
 			Setup: func() func() {
 				return courseFusionStep(func(x *agx.Tensor) *agx.Tensor { return agx.Apply(courseTanhXSin{}, x) })
 			}},
-		{Name: "course_tanhxsin_loop", Desc: "lesson 10 A8: TanhXSinLoop Function (Go loops), 1e5 f64, fwd + sum + bwd; PyTorch side: the fused Function", Ops: 1,
+		{Name: "course_tanhxsin_loop", Desc: "lesson 10 A8: TanhXSinLoop Function (one Go loop for the value and f', saved), 1e5 f64, fwd + sum + bwd; PyTorch side: the fused Function", Ops: 1,
 			Setup: func() func() {
 				return courseFusionStep(func(x *agx.Tensor) *agx.Tensor { return agx.Apply(courseTanhXSinLoop{}, x) })
 			}},
@@ -468,27 +468,22 @@ type courseTanhXSinLoop struct{ agx.Once }
 func (courseTanhXSinLoop) Name() string { return "TanhXSinLoop" }
 
 func (courseTanhXSinLoop) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
-	ctx.SaveForBackward(in[0])
 	xs := tensor.Data[float64](in[0].Data().Contiguous())
 	out := tensor.Zeros(agx.Float64, in[0].Shape()...)
-	ys := tensor.Data[float64](out)
+	der := tensor.Zeros(agx.Float64, in[0].Shape()...)
+	ys, ds := tensor.Data[float64](out), tensor.Data[float64](der)
 	for i, v := range xs {
-		ys[i] = math.Tanh(v)*v + math.Sin(v)
+		t := math.Tanh(v)
+		s, c := math.Sincos(v)
+		ys[i] = t*v + s
+		ds[i] = t + v*(1-t*t) + c
 	}
+	ctx.SaveForBackward(agx.New(der))
 	return agx.Outputs(agx.New(out))
 }
 
 func (courseTanhXSinLoop) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
-	x := ctx.SavedTensors()[0]
-	xs := tensor.Data[float64](x.Data().Contiguous())
-	gs := tensor.Data[float64](g[0].Data().Contiguous())
-	out := tensor.Zeros(agx.Float64, x.Shape()...)
-	dx := tensor.Data[float64](out)
-	for i, v := range xs {
-		t := math.Tanh(v)
-		dx[i] = gs[i] * (t + v*(1-t*t) + math.Cos(v))
-	}
-	return agx.Outputs(agx.New(out))
+	return agx.Outputs(g[0].Mul(ctx.SavedTensors()[0])) // g·f'(x)
 }
 
 // courseFusionStep is lesson 10's timed step: a fresh leaf from x, f, sum,

@@ -17,7 +17,7 @@
 // the plain text, so the checks of `agx run` read the same numbers.
 //
 // Pictures: Graph draws the backward graph of agx.GraphDOT as SVG with
-// Graphviz's dot program. PlotFunc, PlotCurve, PlotActivation and PlotSTE draw
+// Graphviz's dot program. PlotFunc, PlotLines, PlotCurve, PlotActivation and PlotSTE draw
 // line plots with gonum's plot package: a function and its gradient as agx's
 // backward computes it, the straight-through picture (hard forward, zero true
 // gradient, STE gradient), training curves. Heatmap draws a matrix and

@@ -76,6 +76,74 @@ func PlotFuncSVG(title string, xs []float64, series map[string][]float64) (strin
 	return renderSVG(plotW, plotH, p)
 }
 
+// PlotLines displays the series over the shared x values xs, as SVG, with the
+// axes labelled xlabel and ylabel. Unlike PlotFunc it keeps the series in the
+// order given and styles them so that curves lying on top of each other stay
+// visible: the first is drawn as a wide solid line, the others as thinner
+// dashed lines over it. Non-finite points are left out; where a series turns
+// Inf or NaN after finite values, its last finite point is marked with a black
+// dot and the legend says from which x on the values are not finite. Outside a
+// notebook it prints a one-line summary that says the same.
+func PlotLines(title, xlabel, ylabel string, xs []float64, series ...Series) {
+	display(PlotLinesSVG(title, xlabel, ylabel, xs, series...))(func() string {
+		parts := make([]string, len(series))
+		for i, s := range series {
+			parts[i] = s.Name
+			if k := firstNonFinite(s.Y); k > 0 && k < len(xs) {
+				parts[i] += " (not finite from " + xlabel + " = " + fmtNum(xs[k]) + ")"
+			}
+		}
+		return fmt.Sprintf("[plot %q: %s against %s in %s, %d points]", title, strings.Join(parts, ", "),
+			xlabel, interval(xs), len(xs))
+	})
+}
+
+// PlotLinesSVG returns the <svg> element PlotLines displays. It fails when a
+// series' length differs from len(xs).
+func PlotLinesSVG(title, xlabel, ylabel string, xs []float64, series ...Series) (string, error) {
+	lines := make([]line, len(series))
+	for i, s := range series {
+		if len(s.Y) != len(xs) {
+			return "", fmt.Errorf("nb: PlotLines: series %q has %d values for %d x values", s.Name, len(s.Y), len(xs))
+		}
+		lines[i] = line{name: s.Name, xs: xs, ys: s.Y, color: palette[i%len(palette)]}
+		if i == 0 {
+			lines[i].width = vg.Points(5)
+		} else {
+			lines[i].dashed = true
+		}
+	}
+	p, err := linePlot(title, xlabel, ylabel, lines)
+	if err != nil {
+		return "", err
+	}
+	for i, l := range lines {
+		k := firstNonFinite(l.ys)
+		if k <= 0 {
+			continue // all finite, or never finite
+		}
+		sc, err := plotter.NewScatter(plotter.XYs{{X: xs[k-1], Y: l.ys[k-1]}})
+		if err != nil {
+			return "", fmt.Errorf("nb: series %q: %w", l.name, err)
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+		p.Legend.Add(fmt.Sprintf("%s: last finite point (not finite from %s = %s)", series[i].Name, xlabel, fmtNum(xs[k])), sc)
+	}
+	return renderSVG(plotW, plotH, p)
+}
+
+// firstNonFinite returns the index of the first Inf or NaN of ys, or -1 when
+// every value is finite.
+func firstNonFinite(ys []float64) int {
+	for k, y := range ys {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return k
+		}
+	}
+	return -1
+}
+
 // PlotCurve displays training curves: each series against its step number
 // (0, 1, ...), for example PlotCurve("training", "loss", nb.Series{"train",
 // losses}). Non-finite values (a diverged loss) are left out. Outside a

@@ -47,6 +47,23 @@ func TestPlotSVG(t *testing.T) {
 			nb.Series{Name: "valid", Y: []float64{1.1, 0.7}})
 		checkSVG(t, svg, err, ">training<", ">loss<", ">step<", ">train<", ">valid<")
 	})
+	t.Run("lines", func(t *testing.T) {
+		xs := []float64{0, 1, 2, 3, 4}
+		svg, err := nb.PlotLinesSVG("overflow", "t", "value", xs,
+			nb.Series{Name: "literal", Y: []float64{1, 2, 3, math.Inf(1), math.Inf(1)}},
+			nb.Series{Name: "shifted", Y: []float64{1, 2, 3, 4, 5}})
+		checkSVG(t, svg, err, ">overflow<", ">t<", ">value<", ">literal<", ">shifted<",
+			">literal: last finite point (not finite from t = 3)<", "stroke-dasharray")
+		if strings.Contains(svg, "shifted: last finite") {
+			t.Errorf("a series that stays finite is marked")
+		}
+		if i, j := strings.Index(svg, ">literal<"), strings.Index(svg, ">shifted<"); i > j {
+			t.Errorf("legend not in the order given")
+		}
+		if _, err := nb.PlotLinesSVG("bad", "t", "", xs, nb.Series{Name: "y", Y: []float64{1}}); err == nil {
+			t.Errorf("want an error for a series of the wrong length")
+		}
+	})
 	t.Run("curve/empty", func(t *testing.T) {
 		svg, err := nb.PlotCurveSVG("nothing yet", "loss", nb.Series{Name: "train"})
 		checkSVG(t, svg, err, ">nothing yet<")
@@ -116,4 +133,13 @@ func ExamplePlotCurve() {
 	// Output:
 	// [plot "training": train: 4 steps, last 0.41]
 	// [plot "powers": 2 series (x², x³), 3 points, x in [0, 2]]
+}
+
+func ExamplePlotLines() {
+	ts := []float64{86, 87, 88, 89}
+	nb.PlotLines("exp(t) in float32", "t", "exp(t)", ts,
+		nb.Series{Name: "literal", Y: []float64{2.2e37, 6.1e37, 1.7e38, math.Inf(1)}},
+		nb.Series{Name: "float64", Y: []float64{2.2e37, 6.1e37, 1.7e38, 4.5e38}})
+	// Output:
+	// [plot "exp(t) in float32": literal (not finite from t = 89), float64 against t in [86, 89], 4 points]
 }

@@ -23,6 +23,8 @@ var answerKeys = map[string][]string{
 		"∂L/∂x = G·W", "∂L/∂W = Gᵀ·x", "∂L/∂b = the sum of G over the batch",
 		// the weight gradient of x·Wᵀ, unmasked
 		"go:g.T().MatMul(x)",
+		// the same two gradients with a mask on W (lesson 05's A5 once derived them)
+		"(Gᵀ·x) ⊙ M", "G·(W ⊙ M)",
 	},
 	"gelu": {"Φ(x) + x·φ(x)", "Φ(x) + x φ(x)"},
 	"silu": {
@@ -41,6 +43,8 @@ var answerKeys = map[string][]string{
 	},
 	"attention": {
 		"P ⊙ (dP − rowsum(dP ⊙ P))", "dK = dSᵀ·Q·scale", "dQ = dS·K·scale",
+		// the softmax backward of Hint 2, written with the output y and the upstream g
+		"y ⊙ (g − ⟨g, y⟩)", `y \odot (g - \langle g, y\rangle)`,
 	},
 }
 
