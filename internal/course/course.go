@@ -39,6 +39,9 @@ const (
 	// MapCellKey marks the generated markdown cell of the welcome notebook:
 	// its metadata holds "agx": {"generated": MapCellKey}.
 	MapCellKey = "course-map"
+	// ReferencePath is the students' API reference: a notebook beside the
+	// lessons, but not a lesson (no summary, no example), so Scan skips it.
+	ReferencePath = "notebooks/reference.ipynb"
 )
 
 // tagRE matches an example tag comment; group 1 holds the IDs.
@@ -113,7 +116,8 @@ func num(id string) int {
 
 // Scan reads the lessons (notebooks/*.ipynb) and the exercises
 // (notebooks/exercises/*.ipynb) under root, in file-name order. Executed
-// copies (*.executed.ipynb) are skipped. A lesson without agx.summary is an
+// copies (*.executed.ipynb) and the API reference (ReferencePath) are
+// skipped. A lesson without agx.summary is an
 // error: the map would have an empty row.
 func Scan(root string) ([]Entry, error) {
 	var entries []Entry
@@ -124,7 +128,7 @@ func Scan(root string) ([]Entry, error) {
 		}
 		slices.Sort(paths)
 		for _, p := range paths {
-			if strings.HasSuffix(p, ".executed.ipynb") {
+			if strings.HasSuffix(p, ".executed.ipynb") || dir+"/"+filepath.Base(p) == ReferencePath {
 				continue
 			}
 			nb, err := notebook.Read(p)
