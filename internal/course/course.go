@@ -39,6 +39,12 @@ const (
 	// MapCellKey marks the generated markdown cell of the welcome notebook:
 	// its metadata holds "agx": {"generated": MapCellKey}.
 	MapCellKey = "course-map"
+	// ReferencePath is the students' API reference: a notebook beside the
+	// lessons, but not a lesson (no summary, no example), so Scan skips it.
+	ReferencePath = "notebooks/reference.ipynb"
+	// IDsCellKey marks the generated markdown cell of the reference notebook
+	// that lists the example IDs: "agx": {"generated": IDsCellKey}.
+	IDsCellKey = "example-ids"
 )
 
 // tagRE matches an example tag comment; group 1 holds the IDs.
@@ -54,6 +60,37 @@ type Entry struct {
 	Summary  string   // one line: what the notebook covers
 	IDs      []string // example IDs of its tags, sorted, without repeats
 	Exercise bool     // under notebooks/exercises
+	// Sections maps each of IDs to the heading of the section holding the
+	// first code cell tagged with it ("" when no heading comes before it).
+	Sections map[string]string
+}
+
+// exampleSections returns, for each example ID tagged in the notebook's code
+// cells, the text of the last markdown heading before its first tagged cell.
+func exampleSections(nb *notebook.Notebook) map[string]string {
+	sections := map[string]string{}
+	heading := ""
+	for _, c := range nb.Cells {
+		if c.CellType == notebook.Markdown {
+			for line := range strings.Lines(c.Source) {
+				if h, ok := strings.CutPrefix(strings.TrimSpace(line), "#"); ok {
+					heading = strings.TrimSpace(strings.TrimLeft(h, "#"))
+				}
+			}
+			continue
+		}
+		if c.CellType != notebook.Code {
+			continue
+		}
+		for _, m := range tagRE.FindAllStringSubmatch(c.Source, -1) {
+			for _, id := range idRE.FindAllString(m[1], -1) {
+				if _, seen := sections[id]; !seen {
+					sections[id] = heading
+				}
+			}
+		}
+	}
+	return sections
 }
 
 // ExampleIDs returns the example IDs tagged in the notebook's code cells,
@@ -113,7 +150,8 @@ func num(id string) int {
 
 // Scan reads the lessons (notebooks/*.ipynb) and the exercises
 // (notebooks/exercises/*.ipynb) under root, in file-name order. Executed
-// copies (*.executed.ipynb) are skipped. A lesson without agx.summary is an
+// copies (*.executed.ipynb) and the API reference (ReferencePath) are
+// skipped. A lesson without agx.summary is an
 // error: the map would have an empty row.
 func Scan(root string) ([]Entry, error) {
 	var entries []Entry
@@ -124,7 +162,7 @@ func Scan(root string) ([]Entry, error) {
 		}
 		slices.Sort(paths)
 		for _, p := range paths {
-			if strings.HasSuffix(p, ".executed.ipynb") {
+			if strings.HasSuffix(p, ".executed.ipynb") || dir+"/"+filepath.Base(p) == ReferencePath {
 				continue
 			}
 			nb, err := notebook.Read(p)
@@ -136,6 +174,7 @@ func Scan(root string) ([]Entry, error) {
 				Name:     strings.TrimSuffix(filepath.Base(p), ".ipynb"),
 				IDs:      ExampleIDs(nb),
 				Exercise: dir != "notebooks",
+				Sections: exampleSections(nb),
 			}
 			if e.Exercise {
 				e.Summary = firstHeading(nb)
@@ -191,7 +230,8 @@ func firstHeading(nb *notebook.Notebook) string {
 func MapMarkdown(entries []Entry) string {
 	var b strings.Builder
 	b.WriteString("## A map of the course\n\n")
-	b.WriteString("The example IDs refer to the list of source examples the course reproduces. This cell and `docs/notebooks-index.md` ")
+	b.WriteString("The example IDs (A1, C24, …) name the examples of the course's sources that the notebooks reproduce; the last section of ")
+	b.WriteString("the [reference notebook](reference.ipynb) says what each one is and where it is shown. This cell and `docs/notebooks-index.md` ")
 	b.WriteString("are generated from the `// example` tags of the notebooks' code cells (`go run ./internal/course/coursegen`), so they list ")
 	b.WriteString("exactly what each notebook shows.\n\n")
 	b.WriteString("| Notebook | What it covers | Examples |\n|---|---|---|\n")
@@ -236,7 +276,48 @@ func IndexMarkdown(entries []Entry) string {
 			writeIndexLine(&b, e)
 		}
 	}
+	b.WriteString("\n## The example IDs\n\n")
+	b.WriteString("What each example ID stands for, then the notebooks that show it, with the section where it first appears.\n")
+	b.WriteString("The same list ends the students' reference notebook, `notebooks/reference.ipynb`.\n\n")
+	writeIDList(&b, entries, "../notebooks/")
 	return b.String()
+}
+
+// IDsMarkdown is the source of the reference notebook's cell that lists the
+// example IDs; its links are relative to notebooks/.
+func IDsMarkdown(entries []Entry) string {
+	var b strings.Builder
+	b.WriteString("## The example IDs\n\n")
+	b.WriteString("The lessons and exercises mark each example of the course's sources with an ID: A for the article on custom ")
+	b.WriteString("Functions, B for the course exercise, C for the textbook chapter, D for the reference notes, E for the questions ")
+	b.WriteString("and answers. Here is what each ID stands for, then where it is shown (the notebook, and the section where it first ")
+	b.WriteString("appears). The course map in [00-welcome](00-welcome.ipynb) gives the IDs per notebook.\n\n")
+	writeIDList(&b, entries, "")
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// writeIDList writes one line per example of Examples; link prefixes the
+// notebooks' paths relative to notebooks/.
+func writeIDList(b *strings.Builder, entries []Entry, link string) {
+	for _, ex := range Examples {
+		var where []string
+		for _, e := range entries {
+			sec, ok := e.Sections[ex.ID]
+			if !ok {
+				continue
+			}
+			rel := strings.TrimPrefix(e.Path, "notebooks/")
+			w := fmt.Sprintf("[%s](%s%s)", strings.TrimSuffix(rel, ".ipynb"), link, rel)
+			if sec != "" {
+				w += " › " + sec
+			}
+			where = append(where, w)
+		}
+		if len(where) == 0 {
+			where = []string{"(not shown yet)"}
+		}
+		fmt.Fprintf(b, "- **%s** — %s. Shown in: %s\n", ex.ID, ex.What, strings.Join(where, "; "))
+	}
 }
 
 func writeIndexLine(b *strings.Builder, e Entry) {
@@ -268,14 +349,33 @@ func Generate(root string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{
+	files := map[string][]byte{
 		WelcomePath: nbBytes,
 		IndexPath:   []byte(IndexMarkdown(entries)),
-	}, nil
+	}
+	refPath := filepath.Join(root, filepath.FromSlash(ReferencePath))
+	ref, err := notebook.Read(refPath)
+	if err != nil {
+		return nil, err
+	}
+	if c, err = generatedCell(ref, ReferencePath, IDsCellKey); err != nil {
+		return nil, err
+	}
+	c.Source = IDsMarkdown(entries)
+	if files[ReferencePath], err = ref.Marshal(); err != nil {
+		return nil, err
+	}
+	return files, nil
 }
 
 // mapCell finds the one markdown cell marked with agx.generated = MapCellKey.
 func mapCell(nb *notebook.Notebook) (*notebook.Cell, error) {
+	return generatedCell(nb, WelcomePath, MapCellKey)
+}
+
+// generatedCell finds the one markdown cell of nb (read from path) marked
+// with agx.generated = key.
+func generatedCell(nb *notebook.Notebook, path, key string) (*notebook.Cell, error) {
 	var found *notebook.Cell
 	for _, c := range nb.Cells {
 		raw, ok := c.Metadata["agx"]
@@ -285,16 +385,16 @@ func mapCell(nb *notebook.Notebook) (*notebook.Cell, error) {
 		var meta struct {
 			Generated string `json:"generated"`
 		}
-		if json.Unmarshal(raw, &meta) != nil || meta.Generated != MapCellKey {
+		if json.Unmarshal(raw, &meta) != nil || meta.Generated != key {
 			continue
 		}
 		if found != nil || c.CellType != notebook.Markdown {
-			return nil, fmt.Errorf("%s: want exactly one markdown cell with metadata \"agx\": {\"generated\": %q}", WelcomePath, MapCellKey)
+			return nil, fmt.Errorf("%s: want exactly one markdown cell with metadata \"agx\": {\"generated\": %q}", path, key)
 		}
 		found = c
 	}
 	if found == nil {
-		return nil, fmt.Errorf("%s: no markdown cell with metadata \"agx\": {\"generated\": %q}", WelcomePath, MapCellKey)
+		return nil, fmt.Errorf("%s: no markdown cell with metadata \"agx\": {\"generated\": %q}", path, key)
 	}
 	return found, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -86,7 +87,7 @@ func TestFormatIDs(t *testing.T) {
 // without a summary is refused.
 func TestGenerateFollowsTags(t *testing.T) {
 	dir := t.TempDir()
-	for _, p := range []string{WelcomePath, "notebooks/01-function-basics.ipynb", "notebooks/exercises/gelu.ipynb"} {
+	for _, p := range []string{WelcomePath, ReferencePath, "notebooks/01-function-basics.ipynb", "notebooks/exercises/gelu.ipynb"} {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil {
 			t.Fatal(err)
@@ -120,11 +121,11 @@ func TestGenerateFollowsTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{WelcomePath, IndexPath} {
+	for _, path := range []string{WelcomePath, IndexPath, ReferencePath} {
 		if bytes.Equal(before[path], after[path]) {
 			t.Errorf("%s did not change when 01 gained an E3 tag", path)
 		}
-		if !strings.Contains(string(after[path]), "E1–E3") {
+		if path != ReferencePath && !strings.Contains(string(after[path]), "E1–E3") {
 			t.Errorf("%s does not list E1–E3 after the new tag", path)
 		}
 	}
@@ -135,5 +136,86 @@ func TestGenerateFollowsTags(t *testing.T) {
 	}
 	if _, err := Generate(dir); err == nil || !strings.Contains(err.Error(), "summary") {
 		t.Errorf("Generate with a lesson lacking agx.summary: err = %v, want one about the summary", err)
+	}
+}
+
+// mentionRE matches an example ID anywhere in a notebook's text.
+var mentionRE = regexp.MustCompile(`\b[A-E][0-9]{1,2}\b`)
+
+// Every example ID a notebook mentions, in a tag, a heading or prose, is one
+// the index explains; every explained ID is shown somewhere; and a notebook
+// that mentions IDs links to the list that explains them, so that a student
+// who meets "C24" can find out what it is.
+func TestExampleIDsAreExplained(t *testing.T) {
+	known := map[string]bool{}
+	for i, ex := range Examples {
+		if known[ex.ID] {
+			t.Errorf("Examples lists %s twice", ex.ID)
+		}
+		known[ex.ID] = true
+		if i > 0 {
+			prev := []string{Examples[i-1].ID, ex.ID}
+			if SortIDs(prev); prev[0] != Examples[i-1].ID {
+				t.Errorf("Examples is not in ID order at %s", ex.ID)
+			}
+		}
+	}
+	index, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(IndexPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range Examples {
+		if !strings.Contains(string(index), "- **"+ex.ID+"** — ") {
+			t.Errorf("%s does not explain %s", IndexPath, ex.ID)
+		}
+	}
+	entries, err := Scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]bool{}
+	for _, e := range entries {
+		for _, id := range e.IDs {
+			shown[id] = true
+		}
+	}
+	for _, ex := range Examples {
+		if !shown[ex.ID] {
+			t.Errorf("example %s is in Examples but no notebook tags it (`// example %s` in a code cell)", ex.ID, ex.ID)
+		}
+	}
+	var paths []string
+	for _, dir := range []string{"notebooks", "notebooks/exercises"} {
+		ps, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.ipynb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, ps...)
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".executed.ipynb") {
+			continue
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		nb, err := notebook.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mentions, linked := 0, false
+		for _, c := range nb.Cells {
+			for _, id := range mentionRE.FindAllString(c.Source, -1) {
+				mentions++
+				if !known[id] {
+					t.Errorf("%s mentions example %s, which Examples (internal/course/examples.go) does not explain", rel, id)
+				}
+			}
+			if c.CellType == notebook.Markdown && strings.Contains(c.Source, "reference.ipynb)") {
+				linked = true
+			}
+		}
+		if mentions > 0 && !linked && rel != ReferencePath {
+			t.Errorf("%s mentions example IDs but no markdown cell links to the reference notebook, whose last section explains them", rel)
+		}
 	}
 }
