@@ -512,7 +512,9 @@ func gradeAttacks(t *testing.T, docker string) {
 	if left := leftovers(); len(left) > 0 {
 		t.Errorf("processes started for the submissions are still running after grading: %v", left)
 	}
-	dropped := slices.ContainsFunc(sum.Isolation, func(s string) bool { return strings.HasPrefix(s, "the kernel runs as ") && strings.Contains(s, "unprivileged user") })
+	dropped := slices.ContainsFunc(sum.Isolation, func(s string) bool {
+		return strings.HasPrefix(s, "the kernel runs as ") && strings.Contains(s, "unprivileged user")
+	})
 	csv, err := os.ReadFile(filepath.Join(dir, ClassFile))
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package course
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -99,35 +98,6 @@ func findLeaks(exercises, lessons map[string]*notebook.Notebook, keys map[string
 		}
 	}
 	return leaks, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
-func readAll(t *testing.T, pattern string) map[string]*notebook.Notebook {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(root, pattern))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no notebooks match %s: %v", pattern, err)
-	}
-	nbs := map[string]*notebook.Notebook{}
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".executed.ipynb") {
-			continue
-		}
-		nb, err := notebook.Read(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nbs[strings.TrimSuffix(filepath.Base(p), ".ipynb")] = nb
-	}
-	return nbs
 }
 
 // No lesson contains a graded exercise's answer: neither a distinctive
