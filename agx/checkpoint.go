@@ -250,7 +250,7 @@ func (f *checkpointFrame) fill(create bool) {
 	}()
 	var outs []*Tensor
 	var seq0 uint64
-	withGradEnabled(func() {
+	enableGrad(func() {
 		seq0 = nodeSeq.Load()
 		outs = f.fn(f.inputs...)
 	})
@@ -311,26 +311,4 @@ func describeMeta(m savedMeta) string {
 		return "nil"
 	}
 	return fmt.Sprintf("[%v %v]", m.dtype, m.shape)
-}
-
-// withGradEnabled runs f with graph recording on in the calling goroutine,
-// even inside NoGrad (PyTorch's torch.enable_grad), and restores the mode.
-func withGradEnabled(f func()) {
-	if IsGradEnabled() {
-		f()
-		return
-	}
-	id := goroutineKey()
-	noGradMu.Lock()
-	d := noGradDepth[id]
-	delete(noGradDepth, id)
-	noGradMu.Unlock()
-	noGradOpen.Add(-d)
-	defer func() {
-		noGradMu.Lock()
-		noGradDepth[id] = d
-		noGradMu.Unlock()
-		noGradOpen.Add(d)
-	}()
-	f()
 }

@@ -3,8 +3,6 @@ package agx
 import (
 	"errors"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/goagx/agx/tensor"
 )
@@ -111,41 +109,13 @@ func (t *Tensor) tangentOf() *Tensor {
 // Forward rules run with tangent propagation off in their goroutine: the
 // ops a rule calls on primals and tangents compute values (and record
 // reverse-mode nodes as usual) but no tangents of tangents. Like NoGrad, the
-// state is per goroutine, kept in a map and skipped by one atomic load while
-// no rule runs anywhere.
-var (
-	fwdOffOpen  atomic.Int32
-	fwdOffMu    sync.RWMutex
-	fwdOffDepth = map[uintptr]int32{}
-)
+// state is per goroutine (goroutineScopes, scope.go) and costs one atomic
+// load while no rule runs anywhere.
+var noTangentScopes = goroutineScopes{depth: map[uintptr]int32{}}
 
-func withoutTangents(f func()) {
-	id := goroutineKey()
-	fwdOffMu.Lock()
-	fwdOffDepth[id]++
-	fwdOffMu.Unlock()
-	fwdOffOpen.Add(1)
-	defer func() {
-		fwdOffMu.Lock()
-		if fwdOffDepth[id]--; fwdOffDepth[id] == 0 {
-			delete(fwdOffDepth, id)
-		}
-		fwdOffMu.Unlock()
-		fwdOffOpen.Add(-1)
-	}()
-	f()
-}
+func withoutTangents(f func()) { noTangentScopes.run(f) }
 
-func tangentsEnabled() bool {
-	if fwdOffOpen.Load() == 0 {
-		return true
-	}
-	id := goroutineKey()
-	fwdOffMu.RLock()
-	d := fwdOffDepth[id]
-	fwdOffMu.RUnlock()
-	return d == 0
-}
+func tangentsEnabled() bool { return !noTangentScopes.inside() }
 
 // isDual reports whether an op on these inputs must compute a tangent.
 func isDual(ts ...*Tensor) bool {

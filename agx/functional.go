@@ -322,7 +322,7 @@ func (c functionalConfig) fillInZeros(grads, refs []*Tensor, stage string) []*Te
 // not depend on gets zeros (an error with Strict). One backward pass.
 func VJP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, vjp []*Tensor) {
 	fn, c := functionalSetup("VJP", f, opts)
-	withGradEnabled(func() {
+	enableGrad(func() {
 		in := c.preprocess("inputs", inputs, true)
 		outputs = fn(in...)
 		c.checkRequiresGrad(outputs, "outputs")
@@ -346,7 +346,7 @@ func VJP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, vjp []*
 // must be twice differentiable.
 func JVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, jvp []*Tensor) {
 	fn, c := functionalSetup("JVP", f, opts)
-	withGradEnabled(func() {
+	enableGrad(func() {
 		in := c.preprocess("inputs", inputs, true)
 		v = c.inputVector(v, in)
 		outputs = fn(in...)
@@ -374,7 +374,7 @@ func JVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, jvp []*
 func Jacobian(f any, inputs []*Tensor, opts ...FunctionalOption) [][]*Tensor {
 	fn, c := functionalSetup("Jacobian", f, opts)
 	var jac [][]*Tensor
-	withGradEnabled(func() {
+	enableGrad(func() {
 		if c.strategy == ForwardMode {
 			jac = c.jacobianForward(fn, inputs, false)
 		} else {
@@ -518,7 +518,7 @@ func Hessian(f any, inputs []*Tensor, opts ...FunctionalOption) [][]*Tensor {
 		return jac
 	}
 	var h [][]*Tensor
-	withGradEnabled(func() {
+	enableGrad(func() {
 		if c.outer == ForwardMode {
 			h = c.jacobianForward(jacFunc, inputs, true)
 		} else {
@@ -557,7 +557,7 @@ func HVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (output *Tensor, 
 func hessianProduct(op string, f any, inputs, v []*Tensor, opts []FunctionalOption, trick bool) (*Tensor, []*Tensor) {
 	fn, c := functionalSetup(op, f, opts)
 	var outputs, res []*Tensor
-	withGradEnabled(func() {
+	enableGrad(func() {
 		in := c.preprocess("inputs", inputs, true)
 		v = c.inputVector(v, in)
 		outputs = fn(in...)
