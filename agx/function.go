@@ -704,10 +704,7 @@ func callForward(f Function, ctx *Ctx) []*Tensor {
 // and otherwise with e carrying r and the line that panicked. It must be
 // called from the deferred function that recovered r.
 func rethrowNamed(r any, e *FunctionPanicError) {
-	if _, ok := r.(*tensor.Error); ok {
-		panic(r)
-	}
-	if _, ok := r.(interface{ AgxError() }); ok {
+	if _, ok := tensor.AsError(r); ok {
 		panic(r)
 	}
 	e.Value, e.At = r, panicSite()

@@ -218,10 +218,8 @@ func MustGradGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) {
 func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckConfig) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			e, ok := r.(error)
-			var te *tensor.Error
-			_, agxErr := r.(interface{ AgxError() })
-			if !ok || !(agxErr || errors.As(e, &te)) {
+			e, ok := tensor.AsError(r)
+			if !ok {
 				panic(r)
 			}
 			err = &GradCheckError{Kind: "error", Element: -1, Msg: e.Error(), cause: e}

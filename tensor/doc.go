@@ -101,8 +101,9 @@
 //
 // Try runs a function and returns such a panic as an error, which matches its
 // sentinel with errors.Is; any other panic (a runtime error, another library's)
-// passes through Try unchanged. Panicf and PanicHint let packages built on
-// tensor raise errors of the same type.
+// passes through Try unchanged. AsError is the test Try applies to a
+// recovered value. Panicf and PanicHint let packages built on tensor raise
+// errors of the same type.
 //
 // # In-place operations
 //

@@ -54,20 +54,31 @@ func PanicHint(op string, kind error, hint string, format string, args ...any) {
 func Try(f func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			if e, ok := r.(*Error); ok {
-				err = e
-				return
+			e, ok := AsError(r)
+			if !ok {
+				panic(r)
 			}
-			if e, ok := r.(interface {
-				error
-				AgxError()
-			}); ok {
-				err = e
-				return
-			}
-			panic(r)
+			err = e
 		}
 	}()
 	f()
 	return nil
+}
+
+// AsError reports whether v, a value recovered from a panic, is an agx error,
+// and returns it as one: an *Error, or an error of a package built on tensor
+// that marks itself with an AgxError method (agx's GradCheckError and
+// FunctionPanicError). These are the panics Try returns; any other value
+// (a runtime error, another library's panic, a marked non-error) is not.
+func AsError(v any) (error, bool) {
+	switch e := v.(type) {
+	case *Error:
+		return e, true
+	case interface {
+		error
+		AgxError()
+	}:
+		return e, true
+	}
+	return nil, false
 }

@@ -77,3 +77,18 @@ func ExampleTry() {
 	// agx: Add: shapes [2 3] and [2] are not broadcastable (dim -1: 3 vs 2) (hint: sizes must match or be 1 in every dim, aligned from the right)
 	// true
 }
+
+func ExampleAsError() {
+	recovered := func(f func()) (v any) {
+		defer func() { v = recover() }()
+		f()
+		return nil
+	}
+	err, ok := tensor.AsError(recovered(func() { tensor.Panicf("Op", tensor.ErrArg, "bad argument") }))
+	fmt.Println(ok, errors.Is(err, tensor.ErrArg))
+	_, ok = tensor.AsError(recovered(func() { panic("not an agx error") }))
+	fmt.Println(ok)
+	// Output:
+	// true true
+	// false
+}
