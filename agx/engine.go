@@ -426,9 +426,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch, sole b
 		if g == nil {
 			return nil
 		}
-		if n.released && n.hadSaved {
-			n.unpack(0, false) // raises the "second time" error
-		}
+		n.checkNotReleased()
 		s := slices.Grow(sc.saved[:0], len(n.saved))[:len(n.saved)]
 		sc.saved = s
 		for i := range n.saved {

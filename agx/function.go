@@ -149,9 +149,7 @@ func (c *Ctx) SavedTensors() []*Tensor {
 	if n == nil {
 		return nil
 	}
-	if n.released && n.hadSaved {
-		n.unpack(0, false) // raises "Trying to backward through the graph a second time"
-	}
+	n.checkNotReleased()
 	out := make([]*Tensor, len(n.saved))
 	for i := range n.saved {
 		out[i] = n.unpack(i, c.createGraph)

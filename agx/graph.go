@@ -145,13 +145,27 @@ func newSaved(t *Tensor) savedVar {
 // computations in backward record nothing.
 func (n *Node) unpack(i int, create bool) *Tensor { return n.unpackFor(i, create, false) }
 
+// checkNotReleased panics with PyTorch's "Trying to backward through the
+// graph a second time" when the graph pass that ran before freed the saved
+// tensors n had.
+func (n *Node) checkNotReleased() {
+	if n.released && n.hadSaved {
+		panicReleased(n)
+	}
+}
+
+// panicReleased raises the error for saved tensors already freed.
+func panicReleased(n *Node) {
+	tensor.PanicHint(n.name, ErrGraph, "specify RetainGraph() on the first Backward/Grad call if you need to backward through the graph a second time",
+		"Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call Backward() or Grad()")
+}
+
 // unpackFor is unpack; with shared, a saved tensor that does not require grad
 // is returned itself rather than as a detached copy (for the built-in
 // backwards, which never keep or modify their saved tensors).
 func (n *Node) unpackFor(i int, create, shared bool) *Tensor {
 	if n.released {
-		tensor.PanicHint(n.name, ErrGraph, "specify RetainGraph() on the first Backward/Grad call if you need to backward through the graph a second time",
-			"Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call Backward() or Grad()")
+		panicReleased(n)
 	}
 	if n.x != nil && n.x.ckpt != nil {
 		n.x.ckpt.fill(create)
