@@ -125,8 +125,8 @@ func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) []*Tenso
 	// Only a built-in backward that no user code, capture or retained
 	// grad watches gives its gradients back for recycling; everything
 	// that other code may keep is pinned.
-	t.recycles = rc.on && (n.bw != nil || n.fn != nil) && !userCode && len(n.extra().outHooks) == 0 &&
-		len(n.extra().retain) == 0 && consumes
+	t.recycles = rc.on && (n.bw != nil || n.fn != nil) && !userCode && len(n.readExtra().outHooks) == 0 &&
+		len(n.readExtra().retain) == 0 && consumes
 	switch {
 	case grads == nil && n.nOut == 1 && !userCode:
 		grads = in.one[:]
@@ -139,7 +139,7 @@ func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) []*Tenso
 	// A leaf whose gradient no other slot refers to and that no hook
 	// sees may keep that gradient's buffer as its own (accumulateGrad).
 	t.sole = rc.on && n.leaf != nil && consumes && !userCode &&
-		len(n.leaf.extra().hooks) == 0 && rc.sole(grads[0])
+		len(n.leaf.readExtra().hooks) == 0 && rc.sole(grads[0])
 	if t.recycles {
 		t.consumed, t.consumedMore = grads[0], grads[1:]
 	}

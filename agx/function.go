@@ -118,7 +118,7 @@ type Ctx struct {
 
 	// Backing arrays of needs and, when the call records nothing (so that no
 	// node keeps ctx), detached, for Functions of up to two inputs.
-	inl struct {
+	backing struct {
 		needs    [2]bool
 		detached [2]*Tensor
 	}
@@ -316,8 +316,8 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 // grad and grad mode is on).
 func newCtx(name string, inputs []*Tensor) (ctx *Ctx, record bool) {
 	ctx = &Ctx{name: name, inputs: inputs, materialize: true}
-	if len(inputs) <= len(ctx.inl.needs) {
-		ctx.needs = ctx.inl.needs[:len(inputs):len(inputs)]
+	if len(inputs) <= len(ctx.backing.needs) {
+		ctx.needs = ctx.backing.needs[:len(inputs):len(inputs)]
 	} else {
 		ctx.needs = make([]bool, len(inputs))
 	}
@@ -330,8 +330,8 @@ func newCtx(name string, inputs []*Tensor) (ctx *Ctx, record bool) {
 		}
 	}
 	record = record && IsGradEnabled()
-	if !record && len(inputs) <= len(ctx.inl.detached) {
-		ctx.detached = ctx.inl.detached[:len(inputs):len(inputs)]
+	if !record && len(inputs) <= len(ctx.backing.detached) {
+		ctx.detached = ctx.backing.detached[:len(inputs):len(inputs)]
 	} else {
 		ctx.detached = make([]*Tensor, len(inputs))
 	}
@@ -401,8 +401,8 @@ func checkDirty(ctx *Ctx, outs []*Tensor) {
 // metadata).
 func newFuncNode(f Function, ctx *Ctx, inputs []*Tensor, nOut int) *Node {
 	n := &Node{name: ctx.name + "Backward", nOut: int32(nOut), seq: nodeSeq.Add(1)}
-	if len(inputs) <= len(n.inl.next) {
-		n.next = n.inl.next[:len(inputs):len(inputs)]
+	if len(inputs) <= len(n.backing.next) {
+		n.next = n.backing.next[:len(inputs):len(inputs)]
 	} else {
 		n.next = make([]Edge, len(inputs))
 	}
@@ -427,7 +427,7 @@ func newFuncNode(f Function, ctx *Ctx, inputs []*Tensor, nOut int) *Node {
 	n.fn = fnode
 	ctx.node = n
 	if anomalyEnabled.Load() {
-		n.ext().stack = callerStack()
+		n.writeExtra().stack = callerStack()
 	}
 	return n
 }
@@ -470,8 +470,8 @@ func wrapOutputs(ctx *Ctx, n *Node, inputs, outs []*Tensor) []*Tensor {
 // saveForNode stores on n the tensors Forward gave SaveForBackward: an
 // output as the caller's result, an input as the caller's tensor.
 func saveForNode(n *Node, ctx *Ctx, inputs, outs, results []*Tensor) {
-	if len(ctx.savedRaw) <= len(n.inl.saved) {
-		n.saved = n.inl.saved[:len(ctx.savedRaw)]
+	if len(ctx.savedRaw) <= len(n.backing.saved) {
+		n.saved = n.backing.saved[:len(ctx.savedRaw)]
 	} else {
 		n.saved = make([]savedVar, len(ctx.savedRaw))
 	}
@@ -546,7 +546,7 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 					continue
 				}
 				e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
-					x:      &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
+					extra:  &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
 					oshape: g.data.Shape(), odtype: g.DType()}
 				// The error node depends on everything the gradient depended on.
 				for _, gg := range grads {
@@ -681,7 +681,7 @@ func (e *FunctionPanicError) Unwrap() []error {
 func callBackward(n *Node, f Function, ctx *Ctx, grads []*Tensor) []*Tensor {
 	defer func() {
 		if r := recover(); r != nil {
-			rethrowNamed(r, &FunctionPanicError{Node: n.name, Method: "Backward", Created: n.extra().stack})
+			rethrowNamed(r, &FunctionPanicError{Node: n.name, Method: "Backward", Created: n.readExtra().stack})
 		}
 	}()
 	return f.Backward(ctx, grads...)
