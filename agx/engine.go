@@ -153,7 +153,10 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		// AccumulateGrad: it returns the gradients instead.
 		skip := inputs != nil && (!st.needed || n.leaf != nil)
 		// The gradients of n's outputs, complete now; hooks may change them.
-		grads := bufs.take(n, &st.in, hasUserCode(n), !skip && len(st.caps) == 0)
+		grads := bufs.take(n, &st.in, gradUse{
+			seenByUserCode:     hasUserCode(n),
+			consumedByBackward: !skip && len(st.caps) == 0,
+		})
 		bufs.expose(grads)
 		grads = runOutHooks(n, grads)
 		bufs.expose(grads)

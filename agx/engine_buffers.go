@@ -114,12 +114,18 @@ func (b *gradBuffers) deposit(in *inbox, e Edge, g *Tensor) {
 	}
 }
 
+// gradUse says who gets a node's incoming gradients, which decides whether
+// their buffers may be recycled.
+type gradUse struct {
+	seenByUserCode     bool // a custom Function or node hooks see them
+	consumedByBackward bool // n's backward runs and no Grad capture keeps them
+}
+
 // take hands over n's gradients, one per output (nil where none arrived),
 // and decides n's turn (b.turn).
-// userCode: a custom Function or node hooks see them. consumes: n's backward
-// runs and no Grad capture keeps its gradients.
-func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) []*Tensor {
+func (b *gradBuffers) take(n *Node, in *inbox, use gradUse) []*Tensor {
 	rc, t := &b.rc, &b.turn
+	userCode, consumes := use.seenByUserCode, use.consumedByBackward
 	grads := in.buf
 	in.buf = nil // drop the reference as the pass goes
 	// Only a built-in backward that no user code, capture or retained
