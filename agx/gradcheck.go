@@ -163,7 +163,7 @@ func GradGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) error {
 	}
 	fn := checkFunc(f)
 	var outs []*Tensor
-	if err := tensor.Try(func() { outs = fn(inputs...) }); err != nil {
+	if err := Try(func() { outs = fn(inputs...) }); err != nil {
 		return &GradCheckError{Kind: "error", Element: -1, Msg: "the function failed: " + err.Error(), cause: err}
 	}
 	gen := tensor.NewGenerator(c.seed)

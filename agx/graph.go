@@ -24,8 +24,24 @@ var (
 	ErrAnomaly = errors.New("anomaly detected")
 )
 
-// Try runs f and returns the agx error it panicked with, if any (see tensor.Try).
-func Try(f func()) error { return tensor.Try(f) }
+// Try runs f and returns the agx error it panicked with, if any: a
+// *tensor.Error (errors.Is matches its sentinel), a *GradCheckError or a
+// *FunctionPanicError (see tensor.AsError). Any other panic (a runtime error,
+// another library's) is re-raised unchanged. It is the bridge from agx's
+// panics to Go errors, for a notebook cell that wants to print the message.
+func Try(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := tensor.AsError(r)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	f()
+	return nil
+}
 
 // Edge points at one input slot of a Node: the gradient for the tensor that was
 // output Input of Node flows along it.

@@ -99,11 +99,11 @@
 // machine's physical memory; SetMaxAlloc changes it) is refused with ErrAlloc
 // before anything is allocated, where Go would end the process.
 //
-// Try runs a function and returns such a panic as an error, which matches its
-// sentinel with errors.Is; any other panic (a runtime error, another library's)
-// passes through Try unchanged. AsError is the test Try applies to a
-// recovered value. Panicf and PanicHint let packages built on tensor raise
-// errors of the same type.
+// agx.Try runs a function and returns such a panic as an error, which matches
+// its sentinel with errors.Is; any other panic (a runtime error, another
+// library's) passes through unchanged. AsError is the test it applies to a
+// recovered value, for code that recovers by itself. Panicf and PanicHint let
+// packages built on tensor raise errors of the same type.
 //
 // # In-place operations
 //

@@ -68,16 +68,6 @@ func ExampleWhere() {
 	// [-100 -100 0 1 2]
 }
 
-func ExampleTry() {
-	x := tensor.FromSlice([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
-	err := tensor.Try(func() { tensor.Add(x, tensor.FromSlice([]float64{1, 2})) })
-	fmt.Println(err)
-	fmt.Println(errors.Is(err, tensor.ErrShape))
-	// Output:
-	// agx: Add: shapes [2 3] and [2] are not broadcastable (dim -1: 3 vs 2) (hint: sizes must match or be 1 in every dim, aligned from the right)
-	// true
-}
-
 func ExampleAsError() {
 	recovered := func(f func()) (v any) {
 		defer func() { v = recover() }()

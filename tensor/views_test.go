@@ -12,7 +12,7 @@ import (
 // message contains every fragment.
 func mustPanicWith(t *testing.T, kind error, f func(), fragments ...string) {
 	t.Helper()
-	err := Try(f)
+	err := try(f)
 	if err == nil {
 		t.Fatalf("no panic, want %v", kind)
 	}
