@@ -71,9 +71,8 @@
 // broadcast), and a destination never overlaps a source unless the two views
 // are identical.
 //
-// The pure-Go CPU backend is registered as "cpu" and is the default; Register,
-// Lookup and Backends manage the registry, and SetDefault changes the backend
-// new tensors are created on. Operands of one op must live on the same backend
+// The pure-Go CPU backend ("cpu") is the default; SetDefault changes the
+// backend new tensors are created on (the gpu package plugs in this way). Operands of one op must live on the same backend
 // (ToBackend moves a tensor). Embedding NotImplemented lets a backend under
 // construction compile while primitives are missing, and package tensortest
 // holds the conformance suite every backend runs. The CPU kernels split large
