@@ -511,57 +511,7 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 	ctx.createGraph = create
 	var in []*Tensor
 	if fn.once && create {
-		// Forward over reverse would differentiate this backward too (in
-		// forward mode), which a once-differentiable Function does not allow:
-		// refuse rather than give gradients without their tangents.
-		dual := false
-		for _, g := range grads {
-			dual = dual || g.tangentOf() != nil
-		}
-		for _, s := range n.saved {
-			dual = dual || s.t.tangentOf() != nil
-		}
-		if dual {
-			tensor.PanicHint(n.name, ErrForwardAD, "give the Function a Backward made of agx ops (and drop Once), or use reverse over reverse",
-				"trying to differentiate twice a function that was marked as once-differentiable (%s): forward over reverse needs the tangents of its backward", n.name)
-		}
-		// Run without recording, then make the results fail when differentiated.
-		det := make([]*Tensor, len(grads))
-		for i, g := range grads {
-			if g != nil {
-				det[i] = g.Detach()
-			}
-		}
-		ctx.createGraph = false
-		in = callBackward(n, fn.f, ctx, det)
-		ctx.createGraph = create
-		for _, s := range n.saved {
-			if s.t != nil && s.t.RequiresGrad() {
-				anyReq = true
-			}
-		}
-		if anyReq {
-			for i, g := range in {
-				if g == nil {
-					continue
-				}
-				e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
-					extra:  &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
-					oshape: g.data.Shape(), odtype: g.DType()}
-				// The error node depends on everything the gradient depended on.
-				for _, gg := range grads {
-					if gg != nil && gg.RequiresGrad() {
-						e.next = append(e.next, gradEdge(gg))
-					}
-				}
-				for _, s := range n.saved {
-					if s.t != nil && s.t.RequiresGrad() {
-						e.next = append(e.next, gradEdge(s.t))
-					}
-				}
-				in[i] = &Tensor{data: g.data, gradFn: e}
-			}
-		}
+		in = fn.backwardOnce(n, grads, anyReq)
 	} else {
 		in = callBackward(n, fn.f, ctx, grads)
 	}
@@ -590,6 +540,79 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 		in[i] = validateGrad(n.name, i, g, fn.inMeta[i])
 	}
 	return in
+}
+
+// backwardOnce runs the Backward of a once-differentiable Function in a pass
+// with CreateGraph: without recording, each gradient it returns then the
+// output of a DelayedError node, so that only differentiating it again fails
+// (PyTorch's once_differentiable). gradsReq reports that some incoming
+// gradient requires grad.
+func (fn *funcNode) backwardOnce(n *Node, grads []*Tensor, gradsReq bool) []*Tensor {
+	refuseForwardOverReverse(n, grads)
+	det := make([]*Tensor, len(grads))
+	for i, g := range grads {
+		if g != nil {
+			det[i] = g.Detach()
+		}
+	}
+	ctx := fn.ctx
+	ctx.createGraph = false
+	in := callBackward(n, fn.f, ctx, det)
+	ctx.createGraph = true
+	anyReq := gradsReq
+	for _, s := range n.saved {
+		if s.t != nil && s.t.RequiresGrad() {
+			anyReq = true
+		}
+	}
+	if !anyReq {
+		return in
+	}
+	for i, g := range in {
+		if g != nil {
+			in[i] = delayedError(n, g, grads)
+		}
+	}
+	return in
+}
+
+// refuseForwardOverReverse panics when a once-differentiable node's
+// backward would itself be differentiated in forward mode (a gradient or a
+// saved tensor carries a tangent), which the Function does not allow: better
+// than gradients without their tangents.
+func refuseForwardOverReverse(n *Node, grads []*Tensor) {
+	dual := false
+	for _, g := range grads {
+		dual = dual || g.tangentOf() != nil
+	}
+	for _, s := range n.saved {
+		dual = dual || s.t.tangentOf() != nil
+	}
+	if dual {
+		tensor.PanicHint(n.name, ErrForwardAD, "give the Function a Backward made of agx ops (and drop Once), or use reverse over reverse",
+			"trying to differentiate twice a function that was marked as once-differentiable (%s): forward over reverse needs the tangents of its backward", n.name)
+	}
+}
+
+// delayedError returns g (a gradient the once-differentiable node n
+// computed) as the output of a DelayedError node, whose own backward fails
+// with PyTorch's message. The error node depends on everything the gradient
+// depended on: n's incoming gradients and saved tensors that require grad.
+func delayedError(n *Node, g *Tensor, grads []*Tensor) *Tensor {
+	e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
+		extra:  &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
+		oshape: g.data.Shape(), odtype: g.DType()}
+	for _, gg := range grads {
+		if gg != nil && gg.RequiresGrad() {
+			e.next = append(e.next, gradEdge(gg))
+		}
+	}
+	for _, s := range n.saved {
+		if s.t != nil && s.t.RequiresGrad() {
+			e.next = append(e.next, gradEdge(s.t))
+		}
+	}
+	return &Tensor{data: g.data, gradFn: e}
 }
 
 // validateGrad checks a returned gradient against its input: broadcast shapes
