@@ -604,22 +604,8 @@ func scalingElements(o, i int, v, got []float64, jac [][]float64, c gradCheckCon
 // unit direction u, with vᵀ(J u) from central differences of output o along
 // u, with fast mode's tolerance (atol scaled by Σu·Σv).
 func scalingAlong(o, i int, v, got []float64, in *Tensor, eval func() [][]float64, gen *tensor.Generator, c gradCheckConfig) *GradCheckError {
-	get, set, n := accessor(in.data)
-	u := unitRand(gen, n)
-	orig := make([]float64, n)
-	for j := range orig {
-		orig[j] = get(j)
-	}
-	shift := func(sign float64) {
-		for j := range orig {
-			set(j, orig[j]+sign*c.eps*u[j])
-		}
-	}
-	shift(1)
-	plus := eval()
-	shift(-1)
-	minus := eval()
-	shift(0)
+	u := unitRand(gen, in.Numel())
+	plus, minus := evalAlong(in, u, eval, c.eps)
 	num, ana, sumU, sumV := 0.0, 0.0, 0.0, 0.0
 	for k, vk := range v {
 		num += vk * (plus[o][k] - minus[o][k]) / (2 * c.eps)
@@ -634,6 +620,27 @@ func scalingAlong(o, i int, v, got []float64, in *Tensor, eval func() [][]float6
 			Msg: fmt.Sprintf("backward not multiplied by grad_output for output %d with respect to input %d: with a random grad_output v and a random direction u, backward(v)·u is %.6g but vᵀJu is %.6g (fast mode; does Backward multiply by the incoming gradient?)", o, i, ana, num)}
 	}
 	return nil
+}
+
+// evalAlong evaluates the function at in + eps·u and at in - eps·u (in is
+// one of GradCheck's plain inputs, written in place and restored after).
+func evalAlong(in *Tensor, u []float64, eval func() [][]float64, eps float64) (plus, minus [][]float64) {
+	get, set, n := accessor(in.data)
+	orig := make([]float64, n)
+	for j := range orig {
+		orig[j] = get(j)
+	}
+	shift := func(sign float64) {
+		for j := range orig {
+			set(j, orig[j]+sign*eps*u[j])
+		}
+	}
+	shift(1)
+	plus = eval()
+	shift(-1)
+	minus = eval()
+	shift(0)
+	return plus, minus
 }
 
 // unitRand returns n uniform numbers in [0, 1) from gen, scaled to unit
@@ -727,21 +734,7 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 	// Numerical: num[d][o] = vᵀ·(f(x + eps·u) - f(x - eps·u)) / 2eps.
 	num := make([][]float64, len(diff))
 	for d, i := range diff {
-		get, set, n := accessor(plain[i].data)
-		orig := make([]float64, n)
-		for j := range orig {
-			orig[j] = get(j)
-		}
-		shift := func(sign float64) {
-			for j := range orig {
-				set(j, orig[j]+sign*c.eps*us[d][j])
-			}
-		}
-		shift(1)
-		plus := eval()
-		shift(-1)
-		minus := eval()
-		shift(0)
+		plus, minus := evalAlong(plain[i], us[d], eval, c.eps)
 		num[d] = make([]float64, len(outs))
 		for o := range outs {
 			if vs[o] == nil || plus[o] == nil {
@@ -752,7 +745,37 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 			}
 		}
 	}
-	// Analytical: ana[d][o] = (vᵀJ)·u, backward run twice (reentrancy).
+	ana, e := fastAnalytical(outs, leaves, diff, us, vs, c)
+	if e != nil {
+		return e
+	}
+	for d, i := range diff {
+		sumU := 0.0
+		for _, x := range us[d] {
+			sumU += x
+		}
+		for o := range outs {
+			if vs[o] == nil {
+				continue
+			}
+			sumV := 0.0
+			for _, x := range vs[o] {
+				sumV += x
+			}
+			n, a := num[d][o], ana[d][o]
+			if math.Abs(a-n) > c.atol*sumU*sumV+c.rtol*math.Abs(n) || math.IsNaN(a) != math.IsNaN(n) {
+				return &GradCheckError{Kind: "jacobian", Output: o, Input: i, Element: -1, Numerical: n, Analytical: a,
+					Msg: fmt.Sprintf("Jacobian mismatch for output %d with respect to input %d,\nnumerical:%.6g\nanalytical:%.6g\n\nThese are vᵀJu for random vectors u and v (fast mode).", o, i, n, a)}
+			}
+		}
+	}
+	return nil
+}
+
+// fastAnalytical returns ana[d][o] = (vᵀJ)·u for fast mode's directions us
+// (per differentiable input) and vs (per output, nil where not
+// differentiable), running each backward twice to check reentrancy.
+func fastAnalytical(outs, leaves []*Tensor, diff []int, us, vs [][]float64, c gradCheckConfig) ([][]float64, *GradCheckError) {
 	diffLeaves := make([]*Tensor, len(diff))
 	for k, i := range diff {
 		diffLeaves[k] = leaves[i]
@@ -779,7 +802,7 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 			for j := range max(len(a), len(b)) {
 				x, y := at(a, j), at(b, j)
 				if dd := math.Abs(x - y); dd > c.nondetTol {
-					return nondetError(c, o, i, j, x, dd)
+					return nil, nondetError(c, o, i, j, x, dd)
 				}
 			}
 			for j, x := range a {
@@ -787,27 +810,7 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 			}
 		}
 	}
-	for d, i := range diff {
-		sumU := 0.0
-		for _, x := range us[d] {
-			sumU += x
-		}
-		for o := range outs {
-			if vs[o] == nil {
-				continue
-			}
-			sumV := 0.0
-			for _, x := range vs[o] {
-				sumV += x
-			}
-			n, a := num[d][o], ana[d][o]
-			if math.Abs(a-n) > c.atol*sumU*sumV+c.rtol*math.Abs(n) || math.IsNaN(a) != math.IsNaN(n) {
-				return &GradCheckError{Kind: "jacobian", Output: o, Input: i, Element: -1, Numerical: n, Analytical: a,
-					Msg: fmt.Sprintf("Jacobian mismatch for output %d with respect to input %d,\nnumerical:%.6g\nanalytical:%.6g\n\nThese are vᵀJu for random vectors u and v (fast mode).", o, i, n, a)}
-			}
-		}
-	}
-	return nil
+	return ana, nil
 }
 
 // at returns s[j], or 0 past its end (a nil gradient is zeros).
