@@ -138,7 +138,7 @@ func CheckpointWith(fn func(inputs ...*Tensor) []*Tensor, inputs []*Tensor, opts
 		f.metas = append(f.metas, ms)
 		if n.hadSaved && !n.released {
 			clear(n.saved) // the activations go; the slots stay for the recomputation
-			n.ext().ckpt = f
+			n.writeExtra().ckpt = f
 			f.stripped = true
 		}
 	}
@@ -199,7 +199,7 @@ func segmentNodes(outs []*Tensor, seq0, seq1 uint64) []*Node {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if n.x == nil || n.x.ckpt == nil {
+		if n.extra == nil || n.extra.ckpt == nil {
 			nodes = append(nodes, n)
 		}
 		for _, e := range n.next {
@@ -250,7 +250,7 @@ func (f *checkpointFrame) fill(create bool) {
 	}()
 	var outs []*Tensor
 	var seq0 uint64
-	withGradEnabled(func() {
+	enableGrad(func() {
 		seq0 = nodeSeq.Load()
 		outs = f.fn(f.inputs...)
 	})
@@ -280,7 +280,7 @@ func (f *checkpointFrame) fill(create bool) {
 	}
 	for k, r := range rec {
 		o := f.nodes[k]
-		if o.released || o.x == nil || o.x.ckpt != f {
+		if o.released || o.extra == nil || o.extra.ckpt != f {
 			continue
 		}
 		for j, s := range r.saved {
@@ -311,26 +311,4 @@ func describeMeta(m savedMeta) string {
 		return "nil"
 	}
 	return fmt.Sprintf("[%v %v]", m.dtype, m.shape)
-}
-
-// withGradEnabled runs f with graph recording on in the calling goroutine,
-// even inside NoGrad (PyTorch's torch.enable_grad), and restores the mode.
-func withGradEnabled(f func()) {
-	if IsGradEnabled() {
-		f()
-		return
-	}
-	id := goroutineKey()
-	noGradMu.Lock()
-	d := noGradDepth[id]
-	delete(noGradDepth, id)
-	noGradMu.Unlock()
-	noGradOpen.Add(-d)
-	defer func() {
-		noGradMu.Lock()
-		noGradDepth[id] = d
-		noGradMu.Unlock()
-		noGradOpen.Add(d)
-	}()
-	f()
 }

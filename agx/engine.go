@@ -153,7 +153,10 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 		// AccumulateGrad: it returns the gradients instead.
 		skip := inputs != nil && (!st.needed || n.leaf != nil)
 		// The gradients of n's outputs, complete now; hooks may change them.
-		grads := bufs.take(n, &st.in, hasUserCode(n), !skip && len(st.caps) == 0)
+		grads := bufs.take(n, &st.in, gradUse{
+			seenByUserCode:     hasUserCode(n),
+			consumedByBackward: !skip && len(st.caps) == 0,
+		})
 		bufs.expose(grads)
 		grads = runOutHooks(n, grads)
 		bufs.expose(grads)
@@ -199,7 +202,7 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 // it runs: a custom Function (unless it declares KeepsNoGrads, when it is
 // treated like a built-in backward) or node hooks.
 func hasUserCode(n *Node) bool {
-	return (n.fn != nil && !n.fn.keepsNone) || len(n.extra().preHooks) > 0 || len(n.extra().postHooks) > 0
+	return (n.fn != nil && !n.fn.keepsNone) || len(n.readExtra().preHooks) > 0 || len(n.readExtra().postHooks) > 0
 }
 
 // rootGradients sets the edges of the outputs and their gradients:
@@ -368,10 +371,10 @@ func accumulate(a, b *Tensor) *Tensor {
 // runOutHooks applies tensor hooks registered on the node's outputs and stores
 // retained grads. (Small enough to be inlined for the nodes without any.)
 func runOutHooks(n *Node, grads []*Tensor) []*Tensor {
-	if n.leaf != nil || n.x == nil {
+	if n.leaf != nil || n.extra == nil {
 		return grads
 	}
-	return runOutHooksOf(n, n.x, grads)
+	return runOutHooksOf(n, n.extra, grads)
 }
 
 func runOutHooksOf(n *Node, x *nodeExtra, grads []*Tensor) []*Tensor {
@@ -397,7 +400,7 @@ func runOutHooksOf(n *Node, x *nodeExtra, grads []*Tensor) []*Tensor {
 // backward gets its unpacked saved tensors in sc's reused slice. sole is
 // accumulateGrad's, for a leaf.
 func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch, sole bool) []*Tensor {
-	for _, h := range n.extra().preHooks {
+	for _, h := range n.readExtra().preHooks {
 		if !h.removed {
 			if r := h.fn(grads); r != nil {
 				grads = r
@@ -408,7 +411,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch, sole b
 	switch {
 	case n.leaf != nil:
 		g := grads[0]
-		for _, h := range n.leaf.extra().hooks {
+		for _, h := range n.leaf.readExtra().hooks {
 			if !h.removed && g != nil {
 				if r := h.fn(g); r != nil {
 					g = checkHookResult("AccumulateGrad", g, r)
@@ -419,22 +422,20 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch, sole b
 			n.leaf.accumulateGrad(g, c.createGraph, sole)
 		}
 		return nil
-	case n.extra().errf != "":
-		tensor.Panicf(n.name, ErrOnceDifferentiable, "%s", n.extra().errf)
+	case n.readExtra().errf != "":
+		tensor.Panicf(n.name, ErrOnceDifferentiable, "%s", n.readExtra().errf)
 	case n.bw != nil:
 		g := grads[0]
 		if g == nil {
 			return nil
 		}
-		if n.released && n.hadSaved {
-			n.unpack(0, false) // raises the "second time" error
-		}
+		n.checkNotReleased()
 		s := slices.Grow(sc.saved[:0], len(n.saved))[:len(n.saved)]
 		sc.saved = s
 		for i := range n.saved {
 			s[i] = n.unpackFor(i, c.createGraph, true)
 		}
-		if n.fast != 0 && len(n.extra().postHooks) == 0 {
+		if n.fast != 0 && len(n.readExtra().postHooks) == 0 {
 			// No user code sees the result: it goes into the pass's slice.
 			out = fastBackward(n.fast, g, s, sc.bufs.fastOut[:len(n.next)])
 		} else {
@@ -447,7 +448,7 @@ func execute(n *Node, grads []*Tensor, c backwardConfig, sc *passScratch, sole b
 	if anomalyEnabled.Load() {
 		checkAnomaly(n, out)
 	}
-	for _, h := range n.extra().postHooks {
+	for _, h := range n.readExtra().postHooks {
 		if !h.removed {
 			if r := h.fn(out, grads); r != nil {
 				out = r
@@ -474,7 +475,7 @@ func (t *Tensor) accumulateGrad(g *Tensor, create, sole bool) {
 		t.setGrad(g, sole && !create && !dual)
 	case dual:
 		t.setGrad(Add(t.grad, g), false) // keeps the tangents (forward-over-reverse)
-	case !create && t.extra().gradPooled.Load() && !t.grad.RequiresGrad():
+	case !create && t.readExtra().gradPooled.Load() && !t.grad.RequiresGrad():
 		t.grad.data.AddInPlace(g.data)
 		if sole {
 			tensor.Recycle(g.data)

@@ -114,19 +114,25 @@ func (b *gradBuffers) deposit(in *inbox, e Edge, g *Tensor) {
 	}
 }
 
+// gradUse says who gets a node's incoming gradients, which decides whether
+// their buffers may be recycled.
+type gradUse struct {
+	seenByUserCode     bool // a custom Function or node hooks see them
+	consumedByBackward bool // n's backward runs and no Grad capture keeps them
+}
+
 // take hands over n's gradients, one per output (nil where none arrived),
 // and decides n's turn (b.turn).
-// userCode: a custom Function or node hooks see them. consumes: n's backward
-// runs and no Grad capture keeps its gradients.
-func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) []*Tensor {
+func (b *gradBuffers) take(n *Node, in *inbox, use gradUse) []*Tensor {
 	rc, t := &b.rc, &b.turn
+	userCode, consumes := use.seenByUserCode, use.consumedByBackward
 	grads := in.buf
 	in.buf = nil // drop the reference as the pass goes
 	// Only a built-in backward that no user code, capture or retained
 	// grad watches gives its gradients back for recycling; everything
 	// that other code may keep is pinned.
-	t.recycles = rc.on && (n.bw != nil || n.fn != nil) && !userCode && len(n.extra().outHooks) == 0 &&
-		len(n.extra().retain) == 0 && consumes
+	t.recycles = rc.on && (n.bw != nil || n.fn != nil) && !userCode && len(n.readExtra().outHooks) == 0 &&
+		len(n.readExtra().retain) == 0 && consumes
 	switch {
 	case grads == nil && n.nOut == 1 && !userCode:
 		grads = in.one[:]
@@ -139,7 +145,7 @@ func (b *gradBuffers) take(n *Node, in *inbox, userCode, consumes bool) []*Tenso
 	// A leaf whose gradient no other slot refers to and that no hook
 	// sees may keep that gradient's buffer as its own (accumulateGrad).
 	t.sole = rc.on && n.leaf != nil && consumes && !userCode &&
-		len(n.leaf.extra().hooks) == 0 && rc.sole(grads[0])
+		len(n.leaf.readExtra().hooks) == 0 && rc.sole(grads[0])
 	if t.recycles {
 		t.consumed, t.consumedMore = grads[0], grads[1:]
 	}

@@ -3,8 +3,6 @@ package agx
 import (
 	"errors"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/goagx/agx/tensor"
 )
@@ -71,7 +69,7 @@ func MakeDual(primal, tangent *Tensor) *Tensor {
 	// Not tracked as a view, so that in-place ops on the dual tensor work
 	// (they write into primal's storage, whose version counter they share).
 	r.view = nil
-	r.ext().tangent = tangent
+	r.writeExtra().tangent = tangent
 	return r
 }
 
@@ -102,55 +100,27 @@ func (t *Tensor) IsDual() bool {
 }
 
 func (t *Tensor) tangentOf() *Tensor {
-	if t == nil || t.x == nil {
+	if t == nil || t.extra == nil {
 		return nil
 	}
-	return t.x.tangent
+	return t.extra.tangent
 }
 
 // Forward rules run with tangent propagation off in their goroutine: the
 // ops a rule calls on primals and tangents compute values (and record
 // reverse-mode nodes as usual) but no tangents of tangents. Like NoGrad, the
-// state is per goroutine, kept in a map and skipped by one atomic load while
-// no rule runs anywhere.
-var (
-	fwdOffOpen  atomic.Int32
-	fwdOffMu    sync.RWMutex
-	fwdOffDepth = map[uintptr]int32{}
-)
+// state is per goroutine (goroutineScopes, scope.go) and costs one atomic
+// load while no rule runs anywhere.
+var noTangentScopes = goroutineScopes{depth: map[uintptr]int32{}}
 
-func withoutTangents(f func()) {
-	id := goroutineKey()
-	fwdOffMu.Lock()
-	fwdOffDepth[id]++
-	fwdOffMu.Unlock()
-	fwdOffOpen.Add(1)
-	defer func() {
-		fwdOffMu.Lock()
-		if fwdOffDepth[id]--; fwdOffDepth[id] == 0 {
-			delete(fwdOffDepth, id)
-		}
-		fwdOffMu.Unlock()
-		fwdOffOpen.Add(-1)
-	}()
-	f()
-}
+func withoutTangents(f func()) { noTangentScopes.run(f) }
 
-func tangentsEnabled() bool {
-	if fwdOffOpen.Load() == 0 {
-		return true
-	}
-	id := goroutineKey()
-	fwdOffMu.RLock()
-	d := fwdOffDepth[id]
-	fwdOffMu.RUnlock()
-	return d == 0
-}
+func tangentsEnabled() bool { return !noTangentScopes.inside() }
 
 // isDual reports whether an op on these inputs must compute a tangent.
 func isDual(ts ...*Tensor) bool {
 	for _, t := range ts {
-		if t != nil && t.x != nil && t.x.tangent != nil {
+		if t != nil && t.extra != nil && t.extra.tangent != nil {
 			return tangentsEnabled()
 		}
 	}
@@ -167,17 +137,17 @@ func dualAny(vs ...any) bool {
 	return false
 }
 
-// tan returns the tangent of an operand (nil for none or a Go number).
-func tan(v any) *Tensor {
+// operandTangent returns the tangent of an operand (nil for none or a Go number).
+func operandTangent(v any) *Tensor {
 	if t, ok := v.(*Tensor); ok {
 		return t.tangentOf()
 	}
 	return nil
 }
 
-// tanOrZero is tan, with zeros of the operand's shape (or the number 0)
+// operandTangentOrZero is operandTangent, with zeros of the operand's shape (or the number 0)
 // where there is none, for rules that need every operand's tangent.
-func tanOrZero(v any) any {
+func operandTangentOrZero(v any) any {
 	if t, ok := v.(*Tensor); ok {
 		if tt := t.tangentOf(); tt != nil {
 			return tt
@@ -196,7 +166,7 @@ func jvp(out *Tensor, rule func() *Tensor) *Tensor {
 	}
 	var t *Tensor
 	withoutTangents(func() { t = rule() })
-	out.ext().tangent = fitTangent("forward rule", out, t)
+	out.writeExtra().tangent = fitTangent("forward rule", out, t)
 	return out
 }
 
@@ -267,7 +237,7 @@ func applyJvp(f Function, ctx *Ctx, inputs, outs, results []*Tensor) {
 		if got[i] != nil && !got[i].DType().IsFloat() {
 			tensor.Panicf(ctx.name, ErrForwardAD, "%s: Jvp returned a %v tangent for output %d; tangents are floating point", ctx.name, got[i].DType(), i)
 		}
-		r.ext().tangent = fitTangent(ctx.name, r, got[i])
+		r.writeExtra().tangent = fitTangent(ctx.name, r, got[i])
 	}
 }
 
@@ -277,7 +247,7 @@ func applyJvp(f Function, ctx *Ctx, inputs, outs, results []*Tensor) {
 func detachKeepTangent(t *Tensor) *Tensor {
 	d := t.Detach()
 	if tt := t.tangentOf(); tt != nil {
-		d.ext().tangent = tt
+		d.writeExtra().tangent = tt
 	}
 	return d
 }

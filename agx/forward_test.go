@@ -66,7 +66,7 @@ func steForwardCheck(t *testing.T, tc opCase, xs []*Tensor) {
 		}
 	}
 	outs := fn(leaves...)
-	ana := analyticalJacobian(outs, leaves, diff, nil)
+	ana := analyticalJacobian(outs, leaves, diff)
 	fwd := forwardJacobian(fn, leaves, diff, outs)
 	for _, i := range diff {
 		if e := compareForward(ana[0][i], fwd[0][i], 0, i, "backward", defaultGradCheck()); e != nil {

@@ -118,7 +118,7 @@ type Ctx struct {
 
 	// Backing arrays of needs and, when the call records nothing (so that no
 	// node keeps ctx), detached, for Functions of up to two inputs.
-	inl struct {
+	backing struct {
 		needs    [2]bool
 		detached [2]*Tensor
 	}
@@ -149,9 +149,7 @@ func (c *Ctx) SavedTensors() []*Tensor {
 	if n == nil {
 		return nil
 	}
-	if n.released && n.hadSaved {
-		n.unpack(0, false) // raises "Trying to backward through the graph a second time"
-	}
+	n.checkNotReleased()
 	out := make([]*Tensor, len(n.saved))
 	for i := range n.saved {
 		out[i] = n.unpack(i, c.createGraph)
@@ -318,8 +316,8 @@ func ApplyN(f Function, inputs ...*Tensor) []*Tensor {
 // grad and grad mode is on).
 func newCtx(name string, inputs []*Tensor) (ctx *Ctx, record bool) {
 	ctx = &Ctx{name: name, inputs: inputs, materialize: true}
-	if len(inputs) <= len(ctx.inl.needs) {
-		ctx.needs = ctx.inl.needs[:len(inputs):len(inputs)]
+	if len(inputs) <= len(ctx.backing.needs) {
+		ctx.needs = ctx.backing.needs[:len(inputs):len(inputs)]
 	} else {
 		ctx.needs = make([]bool, len(inputs))
 	}
@@ -332,8 +330,8 @@ func newCtx(name string, inputs []*Tensor) (ctx *Ctx, record bool) {
 		}
 	}
 	record = record && IsGradEnabled()
-	if !record && len(inputs) <= len(ctx.inl.detached) {
-		ctx.detached = ctx.inl.detached[:len(inputs):len(inputs)]
+	if !record && len(inputs) <= len(ctx.backing.detached) {
+		ctx.detached = ctx.backing.detached[:len(inputs):len(inputs)]
 	} else {
 		ctx.detached = make([]*Tensor, len(inputs))
 	}
@@ -403,8 +401,8 @@ func checkDirty(ctx *Ctx, outs []*Tensor) {
 // metadata).
 func newFuncNode(f Function, ctx *Ctx, inputs []*Tensor, nOut int) *Node {
 	n := &Node{name: ctx.name + "Backward", nOut: int32(nOut), seq: nodeSeq.Add(1)}
-	if len(inputs) <= len(n.inl.next) {
-		n.next = n.inl.next[:len(inputs):len(inputs)]
+	if len(inputs) <= len(n.backing.next) {
+		n.next = n.backing.next[:len(inputs):len(inputs)]
 	} else {
 		n.next = make([]Edge, len(inputs))
 	}
@@ -429,7 +427,7 @@ func newFuncNode(f Function, ctx *Ctx, inputs []*Tensor, nOut int) *Node {
 	n.fn = fnode
 	ctx.node = n
 	if anomalyEnabled.Load() {
-		n.ext().stack = callerStack()
+		n.writeExtra().stack = callerStack()
 	}
 	return n
 }
@@ -472,8 +470,8 @@ func wrapOutputs(ctx *Ctx, n *Node, inputs, outs []*Tensor) []*Tensor {
 // saveForNode stores on n the tensors Forward gave SaveForBackward: an
 // output as the caller's result, an input as the caller's tensor.
 func saveForNode(n *Node, ctx *Ctx, inputs, outs, results []*Tensor) {
-	if len(ctx.savedRaw) <= len(n.inl.saved) {
-		n.saved = n.inl.saved[:len(ctx.savedRaw)]
+	if len(ctx.savedRaw) <= len(n.backing.saved) {
+		n.saved = n.backing.saved[:len(ctx.savedRaw)]
 	} else {
 		n.saved = make([]savedVar, len(ctx.savedRaw))
 	}
@@ -513,57 +511,7 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 	ctx.createGraph = create
 	var in []*Tensor
 	if fn.once && create {
-		// Forward over reverse would differentiate this backward too (in
-		// forward mode), which a once-differentiable Function does not allow:
-		// refuse rather than give gradients without their tangents.
-		dual := false
-		for _, g := range grads {
-			dual = dual || g.tangentOf() != nil
-		}
-		for _, s := range n.saved {
-			dual = dual || s.t.tangentOf() != nil
-		}
-		if dual {
-			tensor.PanicHint(n.name, ErrForwardAD, "give the Function a Backward made of agx ops (and drop Once), or use reverse over reverse",
-				"trying to differentiate twice a function that was marked as once-differentiable (%s): forward over reverse needs the tangents of its backward", n.name)
-		}
-		// Run without recording, then make the results fail when differentiated.
-		det := make([]*Tensor, len(grads))
-		for i, g := range grads {
-			if g != nil {
-				det[i] = g.Detach()
-			}
-		}
-		ctx.createGraph = false
-		in = callBackward(n, fn.f, ctx, det)
-		ctx.createGraph = create
-		for _, s := range n.saved {
-			if s.t != nil && s.t.RequiresGrad() {
-				anyReq = true
-			}
-		}
-		if anyReq {
-			for i, g := range in {
-				if g == nil {
-					continue
-				}
-				e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
-					x:      &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
-					oshape: g.data.Shape(), odtype: g.DType()}
-				// The error node depends on everything the gradient depended on.
-				for _, gg := range grads {
-					if gg != nil && gg.RequiresGrad() {
-						e.next = append(e.next, gradEdge(gg))
-					}
-				}
-				for _, s := range n.saved {
-					if s.t != nil && s.t.RequiresGrad() {
-						e.next = append(e.next, gradEdge(s.t))
-					}
-				}
-				in[i] = &Tensor{data: g.data, gradFn: e}
-			}
-		}
+		in = fn.backwardOnce(n, grads, anyReq)
 	} else {
 		in = callBackward(n, fn.f, ctx, grads)
 	}
@@ -592,6 +540,79 @@ func (fn *funcNode) backward(n *Node, grads []*Tensor, create bool) []*Tensor {
 		in[i] = validateGrad(n.name, i, g, fn.inMeta[i])
 	}
 	return in
+}
+
+// backwardOnce runs the Backward of a once-differentiable Function in a pass
+// with CreateGraph: without recording, each gradient it returns then the
+// output of a DelayedError node, so that only differentiating it again fails
+// (PyTorch's once_differentiable). gradsReq reports that some incoming
+// gradient requires grad.
+func (fn *funcNode) backwardOnce(n *Node, grads []*Tensor, gradsReq bool) []*Tensor {
+	refuseForwardOverReverse(n, grads)
+	det := make([]*Tensor, len(grads))
+	for i, g := range grads {
+		if g != nil {
+			det[i] = g.Detach()
+		}
+	}
+	ctx := fn.ctx
+	ctx.createGraph = false
+	in := callBackward(n, fn.f, ctx, det)
+	ctx.createGraph = true
+	anyReq := gradsReq
+	for _, s := range n.saved {
+		if s.t != nil && s.t.RequiresGrad() {
+			anyReq = true
+		}
+	}
+	if !anyReq {
+		return in
+	}
+	for i, g := range in {
+		if g != nil {
+			in[i] = delayedError(n, g, grads)
+		}
+	}
+	return in
+}
+
+// refuseForwardOverReverse panics when a once-differentiable node's
+// backward would itself be differentiated in forward mode (a gradient or a
+// saved tensor carries a tangent), which the Function does not allow: better
+// than gradients without their tangents.
+func refuseForwardOverReverse(n *Node, grads []*Tensor) {
+	dual := false
+	for _, g := range grads {
+		dual = dual || g.tangentOf() != nil
+	}
+	for _, s := range n.saved {
+		dual = dual || s.t.tangentOf() != nil
+	}
+	if dual {
+		tensor.PanicHint(n.name, ErrForwardAD, "give the Function a Backward made of agx ops (and drop Once), or use reverse over reverse",
+			"trying to differentiate twice a function that was marked as once-differentiable (%s): forward over reverse needs the tangents of its backward", n.name)
+	}
+}
+
+// delayedError returns g (a gradient the once-differentiable node n
+// computed) as the output of a DelayedError node, whose own backward fails
+// with PyTorch's message. The error node depends on everything the gradient
+// depended on: n's incoming gradients and saved tensors that require grad.
+func delayedError(n *Node, g *Tensor, grads []*Tensor) *Tensor {
+	e := &Node{name: "DelayedError", nOut: 1, seq: nodeSeq.Add(1), next: []Edge{},
+		extra:  &nodeExtra{errf: fmt.Sprintf("trying to differentiate twice a function that was marked as once-differentiable (%s)", n.name)},
+		oshape: g.data.Shape(), odtype: g.DType()}
+	for _, gg := range grads {
+		if gg != nil && gg.RequiresGrad() {
+			e.next = append(e.next, gradEdge(gg))
+		}
+	}
+	for _, s := range n.saved {
+		if s.t != nil && s.t.RequiresGrad() {
+			e.next = append(e.next, gradEdge(s.t))
+		}
+	}
+	return &Tensor{data: g.data, gradFn: e}
 }
 
 // validateGrad checks a returned gradient against its input: broadcast shapes
@@ -683,7 +704,7 @@ func (e *FunctionPanicError) Unwrap() []error {
 func callBackward(n *Node, f Function, ctx *Ctx, grads []*Tensor) []*Tensor {
 	defer func() {
 		if r := recover(); r != nil {
-			rethrowNamed(r, &FunctionPanicError{Node: n.name, Method: "Backward", Created: n.extra().stack})
+			rethrowNamed(r, &FunctionPanicError{Node: n.name, Method: "Backward", Created: n.readExtra().stack})
 		}
 	}()
 	return f.Backward(ctx, grads...)
@@ -704,10 +725,7 @@ func callForward(f Function, ctx *Ctx) []*Tensor {
 // and otherwise with e carrying r and the line that panicked. It must be
 // called from the deferred function that recovered r.
 func rethrowNamed(r any, e *FunctionPanicError) {
-	if _, ok := r.(*tensor.Error); ok {
-		panic(r)
-	}
-	if _, ok := r.(interface{ AgxError() }); ok {
+	if _, ok := tensor.AsError(r); ok {
 		panic(r)
 	}
 	e.Value, e.At = r, panicSite()

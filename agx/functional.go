@@ -270,8 +270,10 @@ func (c functionalConfig) fail(format string, args ...any) {
 }
 
 // autogradGrad is Grad over the outputs that require grad (the others, and
-// their gradient outputs, are left out), with unused inputs giving nil.
-func autogradGrad(outputs, inputs, gradOutputs []*Tensor, create, retain bool) []*Tensor {
+// their gradient outputs, are left out), with unused inputs giving nil. With
+// createGraph it records the gradients' graph and keeps the graph it ran
+// through (CreateGraph and RetainGraph), for a later pass over either.
+func autogradGrad(outputs, inputs, gradOutputs []*Tensor, createGraph bool) []*Tensor {
 	var outs, gos []*Tensor
 	for i, o := range outputs {
 		if o != nil && o.RequiresGrad() {
@@ -286,7 +288,7 @@ func autogradGrad(outputs, inputs, gradOutputs []*Tensor, create, retain bool) [
 	if len(outs) == 0 {
 		return make([]*Tensor, len(inputs))
 	}
-	return Grad(outs, inputs, GradOutputs(gos...), AllowUnused(), CreateGraph(create), RetainGraph(retain))
+	return Grad(outs, inputs, GradOutputs(gos...), AllowUnused(), CreateGraph(createGraph), RetainGraph(createGraph))
 }
 
 // fillInZeros replaces nil results with zeros shaped like refs, or fails in
@@ -322,7 +324,7 @@ func (c functionalConfig) fillInZeros(grads, refs []*Tensor, stage string) []*Te
 // not depend on gets zeros (an error with Strict). One backward pass.
 func VJP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, vjp []*Tensor) {
 	fn, c := functionalSetup("VJP", f, opts)
-	withGradEnabled(func() {
+	enableGrad(func() {
 		in := c.preprocess("inputs", inputs, true)
 		outputs = fn(in...)
 		c.checkRequiresGrad(outputs, "outputs")
@@ -332,7 +334,7 @@ func VJP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, vjp []*
 		} else if len(outputs) != 1 || outputs[0].Numel() != 1 {
 			tensor.Panicf(c.op, tensor.ErrArg, "The vector v can only be None if the user-provided function returns a single Tensor with a single element.")
 		}
-		vjp = c.fillInZeros(autogradGrad(outputs, in, v, c.create, c.create), in, "back")
+		vjp = c.fillInZeros(autogradGrad(outputs, in, v, c.create), in, "back")
 	})
 	return c.postprocess(outputs), c.postprocess(vjp)
 }
@@ -346,7 +348,7 @@ func VJP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, vjp []*
 // must be twice differentiable.
 func JVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, jvp []*Tensor) {
 	fn, c := functionalSetup("JVP", f, opts)
-	withGradEnabled(func() {
+	enableGrad(func() {
 		in := c.preprocess("inputs", inputs, true)
 		v = c.inputVector(v, in)
 		outputs = fn(in...)
@@ -355,9 +357,9 @@ func JVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, jvp []*
 		for i, o := range outputs {
 			u[i] = ZerosLike(o).SetRequiresGrad(true)
 		}
-		gradInputs := autogradGrad(outputs, in, u, true, true)
+		gradInputs := autogradGrad(outputs, in, u, true)
 		c.checkRequiresGrad(gradInputs, "grad_inputs")
-		jvp = c.fillInZeros(autogradGrad(gradInputs, u, v, c.create, c.create), outputs, "back_trick")
+		jvp = c.fillInZeros(autogradGrad(gradInputs, u, v, c.create), outputs, "back_trick")
 	})
 	return c.postprocess(outputs), c.postprocess(jvp)
 }
@@ -374,7 +376,7 @@ func JVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (outputs, jvp []*
 func Jacobian(f any, inputs []*Tensor, opts ...FunctionalOption) [][]*Tensor {
 	fn, c := functionalSetup("Jacobian", f, opts)
 	var jac [][]*Tensor
-	withGradEnabled(func() {
+	enableGrad(func() {
 		if c.strategy == ForwardMode {
 			jac = c.jacobianForward(fn, inputs, false)
 		} else {
@@ -518,7 +520,7 @@ func Hessian(f any, inputs []*Tensor, opts ...FunctionalOption) [][]*Tensor {
 		return jac
 	}
 	var h [][]*Tensor
-	withGradEnabled(func() {
+	enableGrad(func() {
 		if c.outer == ForwardMode {
 			h = c.jacobianForward(jacFunc, inputs, true)
 		} else {
@@ -557,7 +559,7 @@ func HVP(f any, inputs, v []*Tensor, opts ...FunctionalOption) (output *Tensor, 
 func hessianProduct(op string, f any, inputs, v []*Tensor, opts []FunctionalOption, trick bool) (*Tensor, []*Tensor) {
 	fn, c := functionalSetup(op, f, opts)
 	var outputs, res []*Tensor
-	withGradEnabled(func() {
+	enableGrad(func() {
 		in := c.preprocess("inputs", inputs, true)
 		v = c.inputVector(v, in)
 		outputs = fn(in...)
@@ -567,18 +569,18 @@ func hessianProduct(op string, f any, inputs, v []*Tensor, opts []FunctionalOpti
 			name = "hvp"
 		}
 		c.singleScalar(outputs, name)
-		jac := autogradGrad(outputs, in, nil, true, true)
+		jac := autogradGrad(outputs, in, nil, true)
 		c.checkRequiresGrad(jac, "jacobian")
 		if !trick {
-			res = c.fillInZeros(autogradGrad(jac, in, v, c.create, c.create), in, "double_back")
+			res = c.fillInZeros(autogradGrad(jac, in, v, c.create), in, "double_back")
 			return
 		}
 		u := make([]*Tensor, len(in))
 		for i, x := range in {
 			u[i] = ZerosLike(x).SetRequiresGrad(true)
 		}
-		doubleBack := autogradGrad(jac, in, u, true, true)
-		res = c.fillInZeros(autogradGrad(doubleBack, u, v, c.create, c.create), in, "double_back_trick")
+		doubleBack := autogradGrad(jac, in, u, true)
+		res = c.fillInZeros(autogradGrad(doubleBack, u, v, c.create), in, "double_back_trick")
 	})
 	return c.postprocess(outputs)[0], c.postprocess(res)
 }

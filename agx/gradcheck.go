@@ -163,7 +163,7 @@ func GradGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) error {
 	}
 	fn := checkFunc(f)
 	var outs []*Tensor
-	if err := tensor.Try(func() { outs = fn(inputs...) }); err != nil {
+	if err := Try(func() { outs = fn(inputs...) }); err != nil {
 		return &GradCheckError{Kind: "error", Element: -1, Msg: "the function failed: " + err.Error(), cause: err}
 	}
 	gen := tensor.NewGenerator(c.seed)
@@ -218,32 +218,108 @@ func MustGradGradCheck(f any, inputs []*Tensor, opts ...GradCheckOption) {
 func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckConfig) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			e, ok := r.(error)
-			var te *tensor.Error
-			_, agxErr := r.(interface{ AgxError() })
-			if !ok || !(agxErr || errors.As(e, &te)) {
+			e, ok := tensor.AsError(r)
+			if !ok {
 				panic(r)
 			}
 			err = &GradCheckError{Kind: "error", Element: -1, Msg: e.Error(), cause: e}
 		}
 	}()
-	// Work on private leaves so the caller's tensors and grads are untouched.
+	diff, e := differentiableInputs(inputs, c)
+	if e != nil {
+		return e
+	}
+	leaves, plain := checkLeaves(inputs)
+	outs := fn(leaves...)
+	evalInto := evaluator(fn, plain)
+	eval := func() [][]float64 { return evalInto(nil) }
+	if !anyDifferentiable(outs) {
+		if e := noDifferentiableOutputsCheck(plain, diff, eval, c); e != nil {
+			return e
+		}
+		return nil
+	}
+	// The Jacobians: in slow mode whole, compared element by element (num and
+	// ana are kept for the checks below); in fast mode projected on random
+	// directions (fastCheck).
+	var num, ana [][][][]float64
+	if c.fast {
+		if e := fastCheck(leaves, plain, outs, diff, eval, c); e != nil {
+			if e.Kind == "jacobian" {
+				locateInSlowMode(fn, inputs, c, e)
+			}
+			return e
+		}
+	} else {
+		num = numericalJacobian(outs, plain, diff, evalInto, c)
+		ana = analyticalJacobian(outs, leaves, diff)
+		if e := compareJacobians(num, ana, outs, diff, c); e != nil {
+			return e
+		}
+		// Again, for the nondeterminism (reentrancy) check.
+		if e := reentrancyCheck(ana, analyticalJacobian(outs, leaves, diff), c); e != nil {
+			return e
+		}
+	}
+	if e := checklist(fn, outs, leaves, plain, diff, num, ana, eval, c); e != nil {
+		return e
+	}
+	return nil
+}
+
+// checklist runs the checks that follow the Jacobian comparison, the same
+// in both modes (each check works from the whole Jacobians in slow mode, num
+// and ana, and along random directions in fast mode, where they are nil).
+func checklist(fn func(in ...*Tensor) []*Tensor, outs, leaves, plain []*Tensor, diff []int, num, ana [][][][]float64, eval func() [][]float64, c gradCheckConfig) *GradCheckError {
+	if c.scaleCheck {
+		if e := mulByGradOutputCheck(outs, leaves, diff); e != nil {
+			return e
+		}
+		if e := scalingCheck(outs, leaves, plain, diff, ana, eval, c); e != nil {
+			return e
+		}
+	}
+	if c.undefinedGrad {
+		if e := undefinedGradCheck(outs, leaves, diff); e != nil {
+			return e
+		}
+	}
+	if c.forwardAD {
+		if c.fast {
+			return forwardFastCheck(fn, leaves, plain, diff, eval, c)
+		}
+		return forwardADCheck(fn, leaves, outs, diff, num, ana, c)
+	}
+	return nil
+}
+
+// differentiableInputs returns the indices of the inputs that require grad,
+// or the error for none, or for one that is not float64 (unless
+// AllowFloat32).
+func differentiableInputs(inputs []*Tensor, c gradCheckConfig) ([]int, *GradCheckError) {
 	var diff []int
 	for i, in := range inputs {
 		if in == nil || !in.RequiresGrad() {
 			continue
 		}
 		if in.DType() != Float64 && !c.allowFloat32 {
-			return &GradCheckError{Kind: "dtype", Input: i, Element: -1,
+			return nil, &GradCheckError{Kind: "dtype", Input: i, Element: -1,
 				Msg: fmt.Sprintf("input %d requires gradient and is not a double precision floating point (%v); finite differences need float64: convert with To(agx.Float64), or pass AllowFloat32()", i, in.DType())}
 		}
 		diff = append(diff, i)
 	}
 	if len(diff) == 0 {
-		return &GradCheckError{Kind: "error", Element: -1, Msg: "gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True"}
+		return nil, &GradCheckError{Kind: "error", Element: -1, Msg: "gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True"}
 	}
-	leaves := make([]*Tensor, len(inputs))
-	plain := make([]*Tensor, len(inputs))
+	return diff, nil
+}
+
+// checkLeaves makes GradCheck's private copies of the inputs, so that the
+// caller's tensors and grads are untouched: leaves for the analytical
+// passes, plain for the finite differences, which write into them.
+func checkLeaves(inputs []*Tensor) (leaves, plain []*Tensor) {
+	leaves = make([]*Tensor, len(inputs))
+	plain = make([]*Tensor, len(inputs))
 	for i, in := range inputs {
 		if in == nil {
 			continue
@@ -260,84 +336,65 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 			leaves[i] = wrap(in.data.Clone()).SetRequiresGrad(true)
 		}
 	}
-	outs := fn(leaves...)
-	outShapes := make([][]int, len(outs))
-	for i, o := range outs {
-		outShapes[i] = o.data.Shape()
-	}
-	eval := func() [][]float64 {
+	return leaves, plain
+}
+
+// evaluator returns a function that runs fn on plain and returns the values
+// of its float outputs as float64 (nil for the others), reusing the slices
+// of r, a previous result (nil for fresh ones).
+func evaluator(fn func(in ...*Tensor) []*Tensor, plain []*Tensor) func(r [][]float64) [][]float64 {
+	return func(r [][]float64) [][]float64 {
 		o := fn(plain...)
-		r := make([][]float64, len(o))
-		for i := range o {
-			if o[i].DType().IsFloat() {
-				r[i] = o[i].data.Float64s()
-			}
-		}
-		return r
-	}
-	anyDiff := false
-	for _, o := range outs {
-		anyDiff = anyDiff || (o.RequiresGrad() && o.DType().IsFloat())
-	}
-	if !anyDiff {
-		if e := noDifferentiableOutputsCheck(plain, diff, eval, c); e != nil {
-			return e
-		}
-		return nil
-	}
-	if c.fast {
-		if e := fastCheck(leaves, plain, outs, diff, eval, c); e != nil {
-			if e.Kind == "jacobian" {
-				// As PyTorch, rerun in slow mode to locate the element.
-				slow := c
-				slow.fast = false
-				var se *GradCheckError
-				if err := gradCheck(fn, inputs, slow); errors.As(err, &se) && se.Kind == "jacobian" {
-					e.Element, e.OutElement = se.Element, se.OutElement
-					e.NumericalJacobian, e.AnalyticalJacobian = se.NumericalJacobian, se.AnalyticalJacobian
-					e.Msg += "\nRerun in slow mode (FastMode off): " + se.Msg
-				} else {
-					e.Msg += "\nRerun in slow mode (FastMode off), the Jacobians agree: the mismatch may come from the tolerances in fast mode."
-				}
-			}
-			return e
-		}
-		if c.scaleCheck {
-			if e := mulByGradOutputCheck(outs, leaves, diff); e != nil {
-				return e
-			}
-		}
-		if c.undefinedGrad {
-			if e := undefinedGradCheck(outs, leaves, diff); e != nil {
-				return e
-			}
-		}
-		if c.forwardAD {
-			if e := forwardFastCheck(fn, leaves, plain, diff, eval, c); e != nil {
-				return e
-			}
-		}
-		return nil
-	}
-	// Numerical Jacobians: num[o][i] is [numel(out)][numel(in)].
-	num := make([][][][]float64, len(outs))
-	for o := range outs {
-		num[o] = make([][][]float64, len(inputs))
-	}
-	// evalInto is eval reusing the result slices of the previous evaluation.
-	evalInto := func(r [][]float64) [][]float64 {
-		o := fn(plain...)
-		if len(r) != len(o) {
+		fresh := len(r) != len(o)
+		if fresh {
 			r = make([][]float64, len(o))
 		}
 		for i := range o {
-			if o[i].DType().IsFloat() {
-				r[i] = appendFloat64s(r[i][:0], o[i].data)
-			} else {
+			switch {
+			case !o[i].DType().IsFloat():
 				r[i] = nil
+			case fresh:
+				r[i] = o[i].data.Float64s()
+			default:
+				r[i] = appendFloat64s(r[i][:0], o[i].data)
 			}
 		}
 		return r
+	}
+}
+
+// anyDifferentiable reports whether some output is float and requires grad.
+func anyDifferentiable(outs []*Tensor) bool {
+	for _, o := range outs {
+		if o.RequiresGrad() && o.DType().IsFloat() {
+			return true
+		}
+	}
+	return false
+}
+
+// locateInSlowMode reruns a check whose fast mode found a Jacobian mismatch
+// in slow mode, as PyTorch does, to name the element in e.
+func locateInSlowMode(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckConfig, e *GradCheckError) {
+	slow := c
+	slow.fast = false
+	var se *GradCheckError
+	if err := gradCheck(fn, inputs, slow); errors.As(err, &se) && se.Kind == "jacobian" {
+		e.Element, e.OutElement = se.Element, se.OutElement
+		e.NumericalJacobian, e.AnalyticalJacobian = se.NumericalJacobian, se.AnalyticalJacobian
+		e.Msg += "\nRerun in slow mode (FastMode off): " + se.Msg
+	} else {
+		e.Msg += "\nRerun in slow mode (FastMode off), the Jacobians agree: the mismatch may come from the tolerances in fast mode."
+	}
+}
+
+// numericalJacobian returns num[o][i], the Jacobian of output o with respect
+// to differentiable input i ([numel(out)][numel(in)]), by central
+// differences of step eps on each element of plain[i].
+func numericalJacobian(outs, plain []*Tensor, diff []int, evalInto func([][]float64) [][]float64, c gradCheckConfig) [][][][]float64 {
+	num := make([][][][]float64, len(outs))
+	for o := range outs {
+		num[o] = make([][][]float64, len(plain))
 	}
 	var plus, minus [][]float64
 	for _, i := range diff {
@@ -359,12 +416,15 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 			}
 		}
 	}
-	// Analytical Jacobians, twice for the nondeterminism check.
-	ana := analyticalJacobian(outs, leaves, diff, nil)
+	return num
+}
+
+// compareJacobians compares the numerical and analytical Jacobians of each
+// differentiable output. As PyTorch, only those are checked: an output
+// marked non-differentiable may well change with the input.
+func compareJacobians(num, ana [][][][]float64, outs []*Tensor, diff []int, c gradCheckConfig) *GradCheckError {
 	for o := range outs {
 		if !outs[o].RequiresGrad() || !outs[o].DType().IsFloat() {
-			// As PyTorch, only differentiable outputs are checked: one marked
-			// non-differentiable may well change with the input.
 			continue
 		}
 		for _, i := range diff {
@@ -373,9 +433,14 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 			}
 		}
 	}
-	again := analyticalJacobian(outs, leaves, diff, nil)
-	for o := range outs {
-		for _, i := range diff {
+	return nil
+}
+
+// reentrancyCheck compares two analytical Jacobians from the same inputs
+// and grad_outputs: they may differ by NondetTol at most.
+func reentrancyCheck(ana, again [][][][]float64, c gradCheckConfig) *GradCheckError {
+	for o := range ana {
+		for i := range ana[o] {
 			for k := range ana[o][i] {
 				for j := range ana[o][i][k] {
 					if d := math.Abs(ana[o][i][k][j] - again[o][i][k][j]); d > c.nondetTol {
@@ -385,24 +450,6 @@ func gradCheck(fn func(in ...*Tensor) []*Tensor, inputs []*Tensor, c gradCheckCo
 					}
 				}
 			}
-		}
-	}
-	if c.scaleCheck {
-		if e := mulByGradOutputCheck(outs, leaves, diff); e != nil {
-			return e
-		}
-		if e := scalingCheck(outs, leaves, diff, ana, c); e != nil {
-			return e
-		}
-	}
-	if c.undefinedGrad {
-		if e := undefinedGradCheck(outs, leaves, diff); e != nil {
-			return e
-		}
-	}
-	if c.forwardAD {
-		if e := forwardADCheck(fn, leaves, outs, diff, num, ana, c); e != nil {
-			return e
 		}
 	}
 	return nil
@@ -418,7 +465,7 @@ func newMatrix(rows, cols int) [][]float64 {
 }
 
 // analyticalJacobian builds J[o][i] row by row from one-hot output gradients.
-func analyticalJacobian(outs, leaves []*Tensor, diff []int, _ []*Tensor) [][][][]float64 {
+func analyticalJacobian(outs, leaves []*Tensor, diff []int) [][][][]float64 {
 	ana := make([][][][]float64, len(outs))
 	diffLeaves := make([]*Tensor, len(diff))
 	for k, i := range diff {
@@ -495,8 +542,15 @@ func formatMatrix(m [][]float64) string {
 	return b.String()
 }
 
-// scalingCheck verifies backward(v) = vᵀJ for a random v with entries far from 1.
-func scalingCheck(outs, leaves []*Tensor, diff []int, ana [][][][]float64, c gradCheckConfig) *GradCheckError {
+// scalingCheck verifies that backward multiplies by grad_output: with a
+// random grad_output v whose entries are far from 1 (in [2, 3)), backward(v)
+// must be vᵀJ. A Backward that ignores the size of its incoming gradient
+// passes the Jacobian check (one-hot gradients are 1) and the zero check
+// (mulByGradOutputCheck), but not this one. Slow mode compares each element
+// with vᵀJ from the analytical Jacobian ana (already checked against the
+// numerical one); fast mode, which has no Jacobian (ana is nil), compares
+// backward(v)·u with the numerical vᵀ(J u) along a random unit direction u.
+func scalingCheck(outs, leaves, plain []*Tensor, diff []int, ana [][][][]float64, eval func() [][]float64, c gradCheckConfig) *GradCheckError {
 	gen := tensor.NewGenerator(c.seed + 1)
 	diffLeaves := make([]*Tensor, len(diff))
 	for k, i := range diff {
@@ -510,25 +564,99 @@ func scalingCheck(outs, leaves []*Tensor, diff []int, ana [][][][]float64, c gra
 		vt := wrap(tensor.FromSlice(v, len(v)).Reshape(out.data.Shape()...).To(out.DType()))
 		grads := Grad([]*Tensor{out}, diffLeaves, GradOutputs(vt), RetainGraph(), AllowUnused())
 		for d, i := range diff {
-			want := make([]float64, leaves[i].Numel())
-			for k, vk := range v {
-				for j := range want {
-					want[j] += vk * ana[o][i][k][j]
-				}
-			}
-			got := make([]float64, len(want))
+			got := make([]float64, leaves[i].Numel())
 			if grads[d] != nil {
 				got = grads[d].data.Float64s()
 			}
-			for j := range want {
-				if math.Abs(got[j]-want[j]) > c.atol+c.rtol*math.Abs(want[j]) {
-					return &GradCheckError{Kind: "grad-scaling", Output: o, Input: i, Element: j, Numerical: want[j], Analytical: got[j],
-						Msg: fmt.Sprintf("backward not multiplied by grad_output for output %d with respect to input %d: with a random grad_output v, element %d of backward(v) is %.6g but vᵀJ is %.6g (does Backward multiply by the incoming gradient?)", o, i, j, got[j], want[j])}
-				}
+			var e *GradCheckError
+			if ana != nil {
+				e = scalingElements(o, i, v, got, ana[o][i], c)
+			} else {
+				e = scalingAlong(o, i, v, got, plain[i], eval, gen, c)
+			}
+			if e != nil {
+				return e
 			}
 		}
 	}
 	return nil
+}
+
+// scalingElements compares got = backward(v) for input i with vᵀJ, element
+// by element, J being output o's analytical Jacobian for input i.
+func scalingElements(o, i int, v, got []float64, jac [][]float64, c gradCheckConfig) *GradCheckError {
+	want := make([]float64, len(got))
+	for k, vk := range v {
+		for j := range want {
+			want[j] += vk * jac[k][j]
+		}
+	}
+	for j := range want {
+		if math.Abs(got[j]-want[j]) > c.atol+c.rtol*math.Abs(want[j]) {
+			return &GradCheckError{Kind: "grad-scaling", Output: o, Input: i, Element: j, Numerical: want[j], Analytical: got[j],
+				Msg: fmt.Sprintf("backward not multiplied by grad_output for output %d with respect to input %d: with a random grad_output v, element %d of backward(v) is %.6g but vᵀJ is %.6g (does Backward multiply by the incoming gradient?)", o, i, j, got[j], want[j])}
+		}
+	}
+	return nil
+}
+
+// scalingAlong compares got = backward(v) for input i, projected on a random
+// unit direction u, with vᵀ(J u) from central differences of output o along
+// u, with fast mode's tolerance (atol scaled by Σu·Σv).
+func scalingAlong(o, i int, v, got []float64, in *Tensor, eval func() [][]float64, gen *tensor.Generator, c gradCheckConfig) *GradCheckError {
+	u := unitRand(gen, in.Numel())
+	plus, minus := evalAlong(in, u, eval, c.eps)
+	num, ana, sumU, sumV := 0.0, 0.0, 0.0, 0.0
+	for k, vk := range v {
+		num += vk * (plus[o][k] - minus[o][k]) / (2 * c.eps)
+		sumV += vk
+	}
+	for j, uj := range u {
+		ana += got[j] * uj
+		sumU += uj
+	}
+	if math.Abs(ana-num) > c.atol*sumU*sumV+c.rtol*math.Abs(num) || math.IsNaN(ana) != math.IsNaN(num) {
+		return &GradCheckError{Kind: "grad-scaling", Output: o, Input: i, Element: -1, Numerical: num, Analytical: ana,
+			Msg: fmt.Sprintf("backward not multiplied by grad_output for output %d with respect to input %d: with a random grad_output v and a random direction u, backward(v)·u is %.6g but vᵀJu is %.6g (fast mode; does Backward multiply by the incoming gradient?)", o, i, ana, num)}
+	}
+	return nil
+}
+
+// evalAlong evaluates the function at in + eps·u and at in - eps·u (in is
+// one of GradCheck's plain inputs, written in place and restored after).
+func evalAlong(in *Tensor, u []float64, eval func() [][]float64, eps float64) (plus, minus [][]float64) {
+	get, set, n := accessor(in.data)
+	orig := make([]float64, n)
+	for j := range orig {
+		orig[j] = get(j)
+	}
+	shift := func(sign float64) {
+		for j := range orig {
+			set(j, orig[j]+sign*eps*u[j])
+		}
+	}
+	shift(1)
+	plus = eval()
+	shift(-1)
+	minus = eval()
+	shift(0)
+	return plus, minus
+}
+
+// unitRand returns n uniform numbers in [0, 1) from gen, scaled to unit
+// length (when not all zero).
+func unitRand(gen *tensor.Generator, n int) []float64 {
+	u := gen.Rand(tensor.Float64, n).Float64s()
+	norm := 0.0
+	for _, x := range u {
+		norm += x * x
+	}
+	if norm = math.Sqrt(norm); norm > 0 {
+		for j := range u {
+			u[j] /= norm
+		}
+	}
+	return u
 }
 
 // undefinedGradCheck runs backward with no gradient for every output and
@@ -594,53 +722,19 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 	gen := tensor.NewGenerator(c.seed)
 	us := make([][]float64, len(diff))
 	for d, i := range diff {
-		u := gen.Rand(tensor.Float64, leaves[i].Numel()).Float64s()
-		norm := 0.0
-		for _, x := range u {
-			norm += x * x
-		}
-		if norm = math.Sqrt(norm); norm > 0 {
-			for j := range u {
-				u[j] /= norm
-			}
-		}
-		us[d] = u
+		us[d] = unitRand(gen, leaves[i].Numel())
 	}
 	vs := make([][]float64, len(outs))
 	for o, out := range outs {
 		if out.DType().IsFloat() && out.RequiresGrad() {
 			// Only differentiable outputs, each with a unit v, as PyTorch.
-			v := gen.Rand(tensor.Float64, out.Numel()).Float64s()
-			norm := 0.0
-			for _, x := range v {
-				norm += x * x
-			}
-			if norm = math.Sqrt(norm); norm > 0 {
-				for k := range v {
-					v[k] /= norm
-				}
-			}
-			vs[o] = v
+			vs[o] = unitRand(gen, out.Numel())
 		}
 	}
 	// Numerical: num[d][o] = vᵀ·(f(x + eps·u) - f(x - eps·u)) / 2eps.
 	num := make([][]float64, len(diff))
 	for d, i := range diff {
-		get, set, n := accessor(plain[i].data)
-		orig := make([]float64, n)
-		for j := range orig {
-			orig[j] = get(j)
-		}
-		shift := func(sign float64) {
-			for j := range orig {
-				set(j, orig[j]+sign*c.eps*us[d][j])
-			}
-		}
-		shift(1)
-		plus := eval()
-		shift(-1)
-		minus := eval()
-		shift(0)
+		plus, minus := evalAlong(plain[i], us[d], eval, c.eps)
 		num[d] = make([]float64, len(outs))
 		for o := range outs {
 			if vs[o] == nil || plus[o] == nil {
@@ -651,7 +745,37 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 			}
 		}
 	}
-	// Analytical: ana[d][o] = (vᵀJ)·u, backward run twice (reentrancy).
+	ana, e := fastAnalytical(outs, leaves, diff, us, vs, c)
+	if e != nil {
+		return e
+	}
+	for d, i := range diff {
+		sumU := 0.0
+		for _, x := range us[d] {
+			sumU += x
+		}
+		for o := range outs {
+			if vs[o] == nil {
+				continue
+			}
+			sumV := 0.0
+			for _, x := range vs[o] {
+				sumV += x
+			}
+			n, a := num[d][o], ana[d][o]
+			if math.Abs(a-n) > c.atol*sumU*sumV+c.rtol*math.Abs(n) || math.IsNaN(a) != math.IsNaN(n) {
+				return &GradCheckError{Kind: "jacobian", Output: o, Input: i, Element: -1, Numerical: n, Analytical: a,
+					Msg: fmt.Sprintf("Jacobian mismatch for output %d with respect to input %d,\nnumerical:%.6g\nanalytical:%.6g\n\nThese are vᵀJu for random vectors u and v (fast mode).", o, i, n, a)}
+			}
+		}
+	}
+	return nil
+}
+
+// fastAnalytical returns ana[d][o] = (vᵀJ)·u for fast mode's directions us
+// (per differentiable input) and vs (per output, nil where not
+// differentiable), running each backward twice to check reentrancy.
+func fastAnalytical(outs, leaves []*Tensor, diff []int, us, vs [][]float64, c gradCheckConfig) ([][]float64, *GradCheckError) {
 	diffLeaves := make([]*Tensor, len(diff))
 	for k, i := range diff {
 		diffLeaves[k] = leaves[i]
@@ -678,7 +802,7 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 			for j := range max(len(a), len(b)) {
 				x, y := at(a, j), at(b, j)
 				if dd := math.Abs(x - y); dd > c.nondetTol {
-					return nondetError(c, o, i, j, x, dd)
+					return nil, nondetError(c, o, i, j, x, dd)
 				}
 			}
 			for j, x := range a {
@@ -686,27 +810,7 @@ func fastCheck(leaves, plain, outs []*Tensor, diff []int, eval func() [][]float6
 			}
 		}
 	}
-	for d, i := range diff {
-		sumU := 0.0
-		for _, x := range us[d] {
-			sumU += x
-		}
-		for o := range outs {
-			if vs[o] == nil {
-				continue
-			}
-			sumV := 0.0
-			for _, x := range vs[o] {
-				sumV += x
-			}
-			n, a := num[d][o], ana[d][o]
-			if math.Abs(a-n) > c.atol*sumU*sumV+c.rtol*math.Abs(n) || math.IsNaN(a) != math.IsNaN(n) {
-				return &GradCheckError{Kind: "jacobian", Output: o, Input: i, Element: -1, Numerical: n, Analytical: a,
-					Msg: fmt.Sprintf("Jacobian mismatch for output %d with respect to input %d,\nnumerical:%.6g\nanalytical:%.6g\n\nThese are vᵀJu for random vectors u and v (fast mode).", o, i, n, a)}
-			}
-		}
-	}
-	return nil
+	return ana, nil
 }
 
 // at returns s[j], or 0 past its end (a nil gradient is zeros).

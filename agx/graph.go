@@ -24,8 +24,24 @@ var (
 	ErrAnomaly = errors.New("anomaly detected")
 )
 
-// Try runs f and returns the agx error it panicked with, if any (see tensor.Try).
-func Try(f func()) error { return tensor.Try(f) }
+// Try runs f and returns the agx error it panicked with, if any: a
+// *tensor.Error (errors.Is matches its sentinel), a *GradCheckError or a
+// *FunctionPanicError (see tensor.AsError). Any other panic (a runtime error,
+// another library's) is re-raised unchanged. It is the bridge from agx's
+// panics to Go errors, for a notebook cell that wants to print the message.
+func Try(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := tensor.AsError(r)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	f()
+	return nil
+}
 
 // Edge points at one input slot of a Node: the gradient for the tensor that was
 // output Input of Node flows along it.
@@ -61,12 +77,12 @@ type Node struct {
 	odtype   tensor.DType
 
 	// Hooks, retained grads and the anomaly call site, which few nodes have:
-	// nil until one is set (read through extra, written through ext).
-	x *nodeExtra
+	// nil until one is set (read through readExtra, written through writeExtra).
+	extra *nodeExtra
 
 	// Backing arrays for the slices of a built-in op's node, which has at most
 	// two inputs and one output in the common case (saves three allocations).
-	inl struct {
+	backing struct {
 		next  [2]Edge
 		saved [2]savedVar
 		dims  [3]int // the output's shape, up to 3 dims
@@ -88,23 +104,23 @@ type nodeExtra struct {
 	ckpt *checkpointFrame
 }
 
-// noExtra is what extra returns for a node without hooks; never written.
+// noExtra is what readExtra returns for a node without hooks; never written.
 var noExtra nodeExtra
 
-// extra returns the node's hooks and call site for reading.
-func (n *Node) extra() *nodeExtra {
-	if n.x != nil {
-		return n.x
+// readExtra returns the node's hooks and call site for reading.
+func (n *Node) readExtra() *nodeExtra {
+	if n.extra != nil {
+		return n.extra
 	}
 	return &noExtra
 }
 
-// ext returns the node's hooks and call site for writing, allocating them.
-func (n *Node) ext() *nodeExtra {
-	if n.x == nil {
-		n.x = &nodeExtra{}
+// writeExtra returns the node's hooks and call site for writing, allocating them.
+func (n *Node) writeExtra() *nodeExtra {
+	if n.extra == nil {
+		n.extra = &nodeExtra{}
 	}
-	return n.x
+	return n.extra
 }
 
 type meta struct {
@@ -145,16 +161,30 @@ func newSaved(t *Tensor) savedVar {
 // computations in backward record nothing.
 func (n *Node) unpack(i int, create bool) *Tensor { return n.unpackFor(i, create, false) }
 
+// checkNotReleased panics with PyTorch's "Trying to backward through the
+// graph a second time" when the graph pass that ran before freed the saved
+// tensors n had.
+func (n *Node) checkNotReleased() {
+	if n.released && n.hadSaved {
+		panicReleased(n)
+	}
+}
+
+// panicReleased raises the error for saved tensors already freed.
+func panicReleased(n *Node) {
+	tensor.PanicHint(n.name, ErrGraph, "specify RetainGraph() on the first Backward/Grad call if you need to backward through the graph a second time",
+		"Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call Backward() or Grad()")
+}
+
 // unpackFor is unpack; with shared, a saved tensor that does not require grad
 // is returned itself rather than as a detached copy (for the built-in
 // backwards, which never keep or modify their saved tensors).
 func (n *Node) unpackFor(i int, create, shared bool) *Tensor {
 	if n.released {
-		tensor.PanicHint(n.name, ErrGraph, "specify RetainGraph() on the first Backward/Grad call if you need to backward through the graph a second time",
-			"Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call Backward() or Grad()")
+		panicReleased(n)
 	}
-	if n.x != nil && n.x.ckpt != nil {
-		n.x.ckpt.fill(create)
+	if n.extra != nil && n.extra.ckpt != nil {
+		n.extra.ckpt.fill(create)
 	}
 	s := n.saved[i]
 	if s.t == nil {
@@ -177,7 +207,7 @@ func (n *Node) unpackFor(i int, create, shared bool) *Tensor {
 		if tt := s.t.tangentOf(); tt != nil {
 			// Forward-over-reverse: the backward sees the saved tensor's
 			// tangent, so its gradients carry tangents too.
-			d.ext().tangent = tt
+			d.writeExtra().tangent = tt
 		}
 		return d
 	}
@@ -185,7 +215,7 @@ func (n *Node) unpackFor(i int, create, shared bool) *Tensor {
 		// t was rebased by a later in-place op: give back the tensor as it was.
 		r := &Tensor{data: s.t.data, gradFn: s.gradFn, outputNr: s.outputNr}
 		if tt := s.t.tangentOf(); tt != nil {
-			r.ext().tangent = tt
+			r.writeExtra().tangent = tt
 		}
 		return r
 	}
@@ -214,7 +244,7 @@ func gradEdge(t *Tensor) Edge {
 
 // accumulator returns the leaf's AccumulateGrad node.
 func (t *Tensor) accumulator() *Node {
-	x := t.ext()
+	x := t.writeExtra()
 	if x.accum == nil {
 		x.accum = &Node{name: "AccumulateGrad", leaf: t, nOut: 1, seq: nodeSeq.Add(1),
 			oshape: t.data.Shape(), odtype: t.DType()}
@@ -256,8 +286,8 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 		return res
 	}
 	n := &Node{name: name, bw: bw, nOut: 1, seq: nodeSeq.Add(1)}
-	if len(inputs) <= len(n.inl.next) {
-		n.next = n.inl.next[:len(inputs):len(inputs)]
+	if len(inputs) <= len(n.backing.next) {
+		n.next = n.backing.next[:len(inputs):len(inputs)]
 	} else {
 		n.next = make([]Edge, len(inputs))
 	}
@@ -274,8 +304,8 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 	// A node that saved only nils (Go-number or unneeded operands) has nothing
 	// to free, so it can run again (as PyTorch's MulBackward1 for a scalar).
 	if len(save) > 0 {
-		if len(save) <= len(n.inl.saved) {
-			n.saved = n.inl.saved[:len(save)] // saveOutput may append in place
+		if len(save) <= len(n.backing.saved) {
+			n.saved = n.backing.saved[:len(save)] // saveOutput may append in place
 		} else {
 			n.saved = make([]savedVar, len(save))
 		}
@@ -284,14 +314,14 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 		}
 	}
 	shape := out.Raw().Shape // read only: copied into the node
-	if len(shape) <= len(n.inl.dims) {
-		n.oshape = append(n.inl.dims[:0:len(shape)], shape...)
+	if len(shape) <= len(n.backing.dims) {
+		n.oshape = append(n.backing.dims[:0:len(shape)], shape...)
 	} else {
 		n.oshape = slices.Clone(shape)
 	}
 	n.odtype = out.DType()
 	if anomalyEnabled.Load() {
-		n.ext().stack = callerStack()
+		n.writeExtra().stack = callerStack()
 	}
 	res.gradFn = n
 	return res

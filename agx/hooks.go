@@ -43,10 +43,10 @@ func (t *Tensor) RegisterHook(fn func(grad *Tensor) *Tensor) HookHandle {
 	}
 	h := &hookEntry{fn: fn}
 	if t.gradFn == nil {
-		x := t.ext()
+		x := t.writeExtra()
 		x.hooks = append(x.hooks, h)
 	} else {
-		n, x := t.gradFn, t.gradFn.ext()
+		n, x := t.gradFn, t.gradFn.writeExtra()
 		for len(x.outHooks) < int(n.nOut) {
 			x.outHooks = append(x.outHooks, nil)
 		}
@@ -72,7 +72,7 @@ func checkHookResult(node string, old, r *Tensor) *Tensor {
 }
 
 func (n *Node) setRetain(t *Tensor) {
-	x := n.ext()
+	x := n.writeExtra()
 	for len(x.retain) < int(n.nOut) {
 		x.retain = append(x.retain, nil)
 	}
@@ -83,7 +83,7 @@ func (n *Node) setRetain(t *Tensor) {
 // node runs; a non-nil result replaces them.
 func (n *Node) RegisterPreHook(fn func(gradOutputs []*Tensor) []*Tensor) HookHandle {
 	h := &nodePreHook{fn: fn}
-	x := n.ext()
+	x := n.writeExtra()
 	x.preHooks = append(x.preHooks, h)
 	return HookHandle{func() { h.removed = true }}
 }
@@ -93,7 +93,7 @@ func (n *Node) RegisterPreHook(fn func(gradOutputs []*Tensor) []*Tensor) HookHan
 // input gradients.
 func (n *Node) RegisterHook(fn func(gradInputs, gradOutputs []*Tensor) []*Tensor) HookHandle {
 	h := &nodePostHook{fn: fn}
-	x := n.ext()
+	x := n.writeExtra()
 	x.postHooks = append(x.postHooks, h)
 	return HookHandle{func() { h.removed = true }}
 }
@@ -146,7 +146,7 @@ func checkAnomaly(n *Node, out []*Tensor) {
 				if math.IsInf(v, 0) {
 					kind = "inf"
 				}
-				where := n.extra().stack
+				where := n.readExtra().stack
 				if where == "" {
 					where = "(unknown: the node was recorded before anomaly detection was enabled)"
 				}

@@ -29,7 +29,7 @@ func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
 	}
 	alias := &Tensor{data: data, gradFn: t.gradFn, outputNr: t.outputNr, requiresGrad: t.requiresGrad}
 	if tt := t.tangentOf(); tt != nil {
-		alias.ext().tangent = tt
+		alias.writeExtra().tangent = tt
 	}
 	r := f(alias)
 	rt := r.tangentOf()
@@ -48,7 +48,7 @@ func (t *Tensor) inplace(name string, f func(x *Tensor) *Tensor) *Tensor {
 		// The new value's tangent; an in-place op keeps t's tangent a
 		// separate tensor rather than writing into the old one, which the
 		// caller may hold.
-		t.ext().tangent = rt
+		t.writeExtra().tangent = rt
 	}
 	if r.gradFn != nil {
 		t.gradFn, t.outputNr = r.gradFn, r.outputNr

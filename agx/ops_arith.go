@@ -153,7 +153,7 @@ func Add(a, b any) *Tensor {
 	y, yd := operand("Add", "other", 2, b)
 	out := tensor.Add(xd, yd)
 	if isDual(x, y) {
-		return jvp(add(out, x, y), func() *Tensor { return addTangents(tan(x), tan(y)) })
+		return jvp(add(out, x, y), func() *Tensor { return addTangents(operandTangent(x), operandTangent(y)) })
 	}
 	return add(out, x, y)
 }
@@ -189,10 +189,10 @@ func Sub(a, b any) *Tensor {
 	out := tensor.Sub(xd, yd)
 	if isDual(x, y) {
 		return jvp(sub(out, x, y), func() *Tensor {
-			if ty := tan(y); ty != nil {
-				return addTangents(tan(x), ty.Neg())
+			if ty := operandTangent(y); ty != nil {
+				return addTangents(operandTangent(x), ty.Neg())
 			}
-			return tan(x)
+			return operandTangent(x)
 		})
 	}
 	return sub(out, x, y)
@@ -233,10 +233,10 @@ func Mul(a, b any) *Tensor {
 		// d(ab) = da·b + a·db
 		return jvp(mul(out, a, b, x, y), func() *Tensor {
 			var r *Tensor
-			if tx := tan(x); tx != nil {
+			if tx := operandTangent(x); tx != nil {
 				r = Mul(tx, b)
 			}
-			if ty := tan(y); ty != nil {
+			if ty := operandTangent(y); ty != nil {
 				r = addTangents(r, Mul(a, ty))
 			}
 			return r
@@ -275,8 +275,8 @@ func Div(a, b any) *Tensor {
 		// d(a/b) = (da - (a/b)·db) / b
 		r := div(out, a, b, x, y)
 		return jvp(r, func() *Tensor {
-			t := tan(x)
-			if ty := tan(y); ty != nil {
+			t := operandTangent(x)
+			if ty := operandTangent(y); ty != nil {
 				q := wrap(out)
 				if t == nil {
 					t = Mul(q, ty).Neg()
@@ -368,10 +368,10 @@ func Pow(a, b any) *Tensor {
 		// d(a^b) = b·a^(b-1)·da + a^b·log(a)·db (0 where a = 0 and b ≥ 0)
 		jvp(res, func() *Tensor {
 			var t *Tensor
-			if tx := tan(x); tx != nil {
+			if tx := operandTangent(x); tx != nil {
 				t = Mul(tx, Mul(b, Pow(a, Sub(b, 1))))
 			}
-			if ty := tan(y); ty != nil {
+			if ty := operandTangent(y); ty != nil {
 				var lb *Tensor
 				if x != nil {
 					zero := x.data.Eq(0).LogicalAnd(y.data.Ge(0))
@@ -495,7 +495,7 @@ func minmax(name string, op tensor.BinaryOp, a, b any) *Tensor {
 				winOp = tensor.OpLt
 			}
 			winA := tensor.Binary(winOp, av, bv)
-			ta, tb := tanOrZero(a), tanOrZero(b)
+			ta, tb := operandTangentOrZero(a), operandTangentOrZero(b)
 			return Where(wrap(eq), Add(ta, tb).Mul(0.5), Where(wrap(winA), ta, tb))
 		})
 	}
@@ -528,7 +528,7 @@ func Where(cond *Tensor, a, b any) *Tensor {
 		return []*Tensor{gx, gy}
 	})
 	if isDual(x, y) {
-		jvp(r, func() *Tensor { return Where(wrap(c), tanOrZero(a), tanOrZero(b)) })
+		jvp(r, func() *Tensor { return Where(wrap(c), operandTangentOrZero(a), operandTangentOrZero(b)) })
 	}
 	return r
 }

@@ -35,7 +35,9 @@ func (t *Tensor) ScatterAdd(dim int, index, src *Tensor) *Tensor {
 		return []*Tensor{g, g.Gather(dim, wrap(idx))}
 	})
 	if isDual(t, src) {
-		jvp(r, func() *Tensor { return tanOrZero(t).(*Tensor).ScatterAdd(dim, index, tanOrZero(src).(*Tensor)) })
+		jvp(r, func() *Tensor {
+			return operandTangentOrZero(t).(*Tensor).ScatterAdd(dim, index, operandTangentOrZero(src).(*Tensor))
+		})
 	}
 	return r
 }
@@ -54,7 +56,9 @@ func (t *Tensor) Scatter(dim int, index, src *Tensor) *Tensor {
 		return []*Tensor{g.Scatter(dim, wrap(idx), zeros), g.Gather(dim, wrap(idx))}
 	})
 	if isDual(t, src) {
-		jvp(r, func() *Tensor { return tanOrZero(t).(*Tensor).Scatter(dim, index, tanOrZero(src).(*Tensor)) })
+		jvp(r, func() *Tensor {
+			return operandTangentOrZero(t).(*Tensor).Scatter(dim, index, operandTangentOrZero(src).(*Tensor))
+		})
 	}
 	return r
 }

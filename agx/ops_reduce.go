@@ -191,25 +191,25 @@ func (t *Tensor) Std(unbiased bool, dims ...int) *Tensor {
 // shared evenly among tied maxima.
 func (t *Tensor) Amax(dims ...int) *Tensor {
 	t.self("Amax")
-	return t.extreme(true, false, dims)
+	return t.extreme(extremum{max: true}, dims)
 }
 
 // AmaxKeep is Amax keeping the reduced dims.
 func (t *Tensor) AmaxKeep(dims ...int) *Tensor {
 	t.self("AmaxKeep")
-	return t.extreme(true, true, dims)
+	return t.extreme(extremum{max: true, keepDims: true}, dims)
 }
 
 // Amin is the minimum over dims; ties share the gradient evenly.
 func (t *Tensor) Amin(dims ...int) *Tensor {
 	t.self("Amin")
-	return t.extreme(false, false, dims)
+	return t.extreme(extremum{max: false}, dims)
 }
 
 // AminKeep is Amin keeping the reduced dims.
 func (t *Tensor) AminKeep(dims ...int) *Tensor {
 	t.self("AminKeep")
-	return t.extreme(false, true, dims)
+	return t.extreme(extremum{max: false, keepDims: true}, dims)
 }
 
 // Max is the maximum of all elements (a 0-d tensor).
@@ -224,11 +224,19 @@ func (t *Tensor) Min() *Tensor {
 	return t.Amin()
 }
 
-func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
+// extremum says which reduction extreme, extremeImpl and extremeDim compute:
+// the maximum or the minimum, keeping the reduced dims or not.
+type extremum struct {
+	max      bool // the maximum (else the minimum)
+	keepDims bool
+}
+
+func (t *Tensor) extreme(e extremum, dims []int) *Tensor {
 	if !isDual(t) {
-		return t.extremeImpl(isMax, keep, dims)
+		return t.extremeImpl(e, dims)
 	}
-	r := t.extremeImpl(isMax, keep, dims)
+	keep := e.keepDims
+	r := t.extremeImpl(e, dims)
 	// the tangents of the extreme elements, averaged over ties (as backward
 	// splits the gradient)
 	return jvp(r, func() *Tensor {
@@ -239,7 +247,8 @@ func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
 	})
 }
 
-func (t *Tensor) extremeImpl(isMax, keep bool, dims []int) *Tensor {
+func (t *Tensor) extremeImpl(e extremum, dims []int) *Tensor {
+	isMax, keep := e.max, e.keepDims
 	nd := normDims(t.data.Raw().Shape, dims) // read only
 	var out *tensor.Tensor
 	switch {
@@ -275,16 +284,17 @@ func (t *Tensor) extremeImpl(isMax, keep bool, dims []int) *Tensor {
 // The gradient goes to the position of the returned index.
 func (t *Tensor) MaxDim(dim int, keepdim bool) (values, indices *Tensor) {
 	t.self("MaxDim")
-	return t.extremeDim(true, dim, keepdim)
+	return t.extremeDim(extremum{max: true, keepDims: keepdim}, dim)
 }
 
 // MinDim returns the minimum along dim and its indices.
 func (t *Tensor) MinDim(dim int, keepdim bool) (values, indices *Tensor) {
 	t.self("MinDim")
-	return t.extremeDim(false, dim, keepdim)
+	return t.extremeDim(extremum{max: false, keepDims: keepdim}, dim)
 }
 
-func (t *Tensor) extremeDim(isMax bool, dim int, keep bool) (*Tensor, *Tensor) {
+func (t *Tensor) extremeDim(e extremum, dim int) (*Tensor, *Tensor) {
+	isMax, keep := e.max, e.keepDims
 	var v, idx *tensor.Tensor
 	name := "MaxBackward0"
 	if isMax {

@@ -242,7 +242,7 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 		jvp(r, func() *Tensor {
 			tans := make([]*Tensor, len(ts))
 			for i, t := range ts {
-				tans[i] = tanOrZero(t).(*Tensor)
+				tans[i] = operandTangentOrZero(t).(*Tensor)
 				if tans[i].DType() != r.DType() {
 					tans[i] = tans[i].To(r.DType())
 				}

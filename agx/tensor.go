@@ -27,7 +27,7 @@ type Tensor struct {
 	grad   *Tensor
 	gradFn *Node        // nil for leaves
 	view   *viewInfo    // set when t shares storage with the input of the op that made it
-	x      *tensorExtra // leaf node, hooks and name, which few tensors have
+	extra  *tensorExtra // leaf node, hooks and name, which few tensors have
 	// The small fields last, packed together (tiny tensors are made by the
 	// million: the struct is 48 bytes).
 	outputNr     int32 // which output of gradFn this tensor is
@@ -50,23 +50,23 @@ type tensorExtra struct {
 	gradPooled atomic.Bool
 }
 
-// noTensorExtra is what extra returns for a tensor without one; never written.
+// noTensorExtra is what readExtra returns for a tensor without one; never written.
 var noTensorExtra tensorExtra
 
-// extra returns the tensor's leaf node, hooks and name for reading.
-func (t *Tensor) extra() *tensorExtra {
-	if t.x != nil {
-		return t.x
+// readExtra returns the tensor's leaf node, hooks and name for reading.
+func (t *Tensor) readExtra() *tensorExtra {
+	if t.extra != nil {
+		return t.extra
 	}
 	return &noTensorExtra
 }
 
-// ext returns them for writing, allocating them.
-func (t *Tensor) ext() *tensorExtra {
-	if t.x == nil {
-		t.x = &tensorExtra{}
+// writeExtra returns them for writing, allocating them.
+func (t *Tensor) writeExtra() *tensorExtra {
+	if t.extra == nil {
+		t.extra = &tensorExtra{}
 	}
-	return t.x
+	return t.extra
 }
 
 // New wraps a tensor.Tensor as a leaf that does not require gradients. The data
@@ -132,7 +132,7 @@ func (t *Tensor) OutputNr() int {
 // RetainGrad), or nil when none has been computed.
 func (t *Tensor) Grad() *Tensor {
 	t.self("Grad")
-	if x := t.x; x != nil && x.gradPooled.Load() {
+	if x := t.extra; x != nil && x.gradPooled.Load() {
 		// From now on the caller may keep the gradient: the next pass
 		// adds into a new tensor, and ZeroGrad leaves the memory to the
 		// collector (PyTorch likewise accumulates out of place while the
@@ -173,7 +173,7 @@ func (t *Tensor) SetGrad(g *Tensor) {
 // returned is left to the collector, since the caller may still hold it.
 func (t *Tensor) ZeroGrad() {
 	t.self("ZeroGrad")
-	if x := t.x; x != nil && x.gradPooled.Load() && t.grad != nil {
+	if x := t.extra; x != nil && x.gradPooled.Load() && t.grad != nil {
 		tensor.Recycle(t.grad.data)
 	}
 	t.setGrad(nil, false)
@@ -184,8 +184,8 @@ func (t *Tensor) ZeroGrad() {
 func (t *Tensor) setGrad(g *Tensor, pooled bool) {
 	t.grad = g
 	if pooled {
-		t.ext().gradPooled.Store(true)
-	} else if x := t.x; x != nil && x.gradPooled.Load() {
+		t.writeExtra().gradPooled.Store(true)
+	} else if x := t.extra; x != nil && x.gradPooled.Load() {
 		x.gradPooled.Store(false)
 	}
 }
@@ -214,14 +214,14 @@ func (t *Tensor) Detach() *Tensor {
 // SetName gives the tensor a name shown in graph exports.
 func (t *Tensor) SetName(name string) *Tensor {
 	t.self("SetName")
-	t.ext().name = name
+	t.writeExtra().name = name
 	return t
 }
 
 // Name is the name set with SetName.
 func (t *Tensor) Name() string {
 	t.self("Name")
-	return t.extra().name
+	return t.readExtra().name
 }
 
 // Shape returns a copy of the shape.

@@ -63,16 +63,31 @@ func NewBackend(name string, open func() (Driver, error)) (*Backend, error) {
 		return nil, err
 	}
 	b.drv = d
-	if err := tensor.Try(func() {
-		b.do(func() {
-			var err error
-			b.mod, err = b.drv.LoadModule("agx", kernels.Source(), nil)
-			check("NewBackend", err)
-		})
-	}); err != nil {
+	if err := b.loadKernels(); err != nil {
 		return nil, fmt.Errorf("gpu: loading the built-in kernels: %w", err)
 	}
 	return b, nil
+}
+
+// loadKernels compiles and loads the built-in kernels. The device errors
+// that do raises (binding the device) come back as the error.
+func (b *Backend) loadKernels() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := tensor.AsError(r)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	b.do(func() {
+		b.mod, err = b.drv.LoadModule("agx", kernels.Source(), nil)
+	})
+	if err != nil {
+		err = &tensor.Error{Op: "NewBackend", Kind: tensor.ErrDevice, Msg: err.Error()}
+	}
+	return err
 }
 
 // Name identifies the backend.

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -219,7 +220,7 @@ func TestLoopDoesNotRunOutOfMemory(t *testing.T) {
 func TestOutOfMemoryError(t *testing.T) {
 	be, _ := fakeBackend(t, 16<<20)
 	var keep []tensor.Buffer
-	err := tensor.Try(func() {
+	err := agx.Try(func() {
 		for range 3 {
 			keep = append(keep, be.Alloc(tensor.Float64, 1<<20)) // 8 MiB each
 		}

@@ -1,11 +1,5 @@
 package tensor
 
-import (
-	"fmt"
-	"sort"
-	"sync"
-)
-
 // Buffer is a flat block of elements owned by a Backend. Tensors view buffers
 // through a shape, strides and an offset; the backend alone knows how to read it.
 type Buffer interface {
@@ -137,41 +131,6 @@ type Backend interface {
 	// Scatter writes src into dst at index along dim (index and src share a shape);
 	// with accumulate it adds instead of overwriting.
 	Scatter(dst, index, src View, dim int, accumulate bool)
-}
-
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Backend{}
-)
-
-// Register makes a backend available by name. Call it from an init function.
-func Register(b Backend) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[b.Name()]; dup {
-		panic(fmt.Sprintf("tensor: backend %q registered twice", b.Name()))
-	}
-	registry[b.Name()] = b
-}
-
-// Lookup returns the backend registered under name.
-func Lookup(name string) (Backend, bool) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	b, ok := registry[name]
-	return b, ok
-}
-
-// Backends lists the registered backend names, sorted.
-func Backends() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	var names []string
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // NotImplemented can be embedded in a Backend under construction: every primitive

@@ -54,7 +54,7 @@ func allocHost[T Elem](n int) *hostBuf[T] {
 	return &hostBuf[T]{s: make([]T, n)}
 }
 
-// CPU is the pure-Go CPU backend. It is registered as "cpu" and is the default.
+// CPU is the pure-Go CPU backend, named "cpu". It is the default.
 type CPU struct{}
 
 var cpuBackend Backend = CPU{}
@@ -62,7 +62,6 @@ var cpuBackend Backend = CPU{}
 var defaultBackend atomic.Pointer[Backend]
 
 func init() {
-	Register(cpuBackend)
 	defaultBackend.Store(&cpuBackend)
 }
 

@@ -71,9 +71,8 @@
 // broadcast), and a destination never overlaps a source unless the two views
 // are identical.
 //
-// The pure-Go CPU backend is registered as "cpu" and is the default; Register,
-// Lookup and Backends manage the registry, and SetDefault changes the backend
-// new tensors are created on. Operands of one op must live on the same backend
+// The pure-Go CPU backend ("cpu") is the default; SetDefault changes the
+// backend new tensors are created on (the gpu package plugs in this way). Operands of one op must live on the same backend
 // (ToBackend moves a tensor). Embedding NotImplemented lets a backend under
 // construction compile while primitives are missing, and package tensortest
 // holds the conformance suite every backend runs. The CPU kernels split large
@@ -99,10 +98,11 @@
 // machine's physical memory; SetMaxAlloc changes it) is refused with ErrAlloc
 // before anything is allocated, where Go would end the process.
 //
-// Try runs a function and returns such a panic as an error, which matches its
-// sentinel with errors.Is; any other panic (a runtime error, another library's)
-// passes through Try unchanged. Panicf and PanicHint let packages built on
-// tensor raise errors of the same type.
+// agx.Try runs a function and returns such a panic as an error, which matches
+// its sentinel with errors.Is; any other panic (a runtime error, another
+// library's) passes through unchanged. AsError is the test it applies to a
+// recovered value, for code that recovers by itself. Panicf and PanicHint let
+// packages built on tensor raise errors of the same type.
 //
 // # In-place operations
 //

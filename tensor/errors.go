@@ -6,7 +6,7 @@ import (
 )
 
 // Sentinel errors: every panic raised for misuse wraps one of them, so callers can
-// match with errors.Is after recovering it through Try.
+// match with errors.Is after recovering it (agx.Try, or recover and AsError).
 var (
 	ErrShape  = errors.New("shape mismatch")
 	ErrDType  = errors.New("dtype mismatch")
@@ -49,25 +49,20 @@ func PanicHint(op string, kind error, hint string, format string, args ...any) {
 	panic(&Error{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
-// Try runs f and returns the *Error it panicked with, if any. Panics that are not
-// agx errors (runtime errors, other libraries' panics) are re-raised unchanged.
-func Try(f func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(*Error); ok {
-				err = e
-				return
-			}
-			if e, ok := r.(interface {
-				error
-				AgxError()
-			}); ok {
-				err = e
-				return
-			}
-			panic(r)
-		}
-	}()
-	f()
-	return nil
+// AsError reports whether v, a value recovered from a panic, is an agx error,
+// and returns it as one: an *Error, or an error of a package built on tensor
+// that marks itself with an AgxError method (agx's GradCheckError and
+// FunctionPanicError). These are the panics agx.Try returns; any other value
+// (a runtime error, another library's panic, a marked non-error) is not.
+func AsError(v any) (error, bool) {
+	switch e := v.(type) {
+	case *Error:
+		return e, true
+	case interface {
+		error
+		AgxError()
+	}:
+		return e, true
+	}
+	return nil, false
 }

@@ -68,12 +68,17 @@ func ExampleWhere() {
 	// [-100 -100 0 1 2]
 }
 
-func ExampleTry() {
-	x := tensor.FromSlice([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
-	err := tensor.Try(func() { tensor.Add(x, tensor.FromSlice([]float64{1, 2})) })
-	fmt.Println(err)
-	fmt.Println(errors.Is(err, tensor.ErrShape))
+func ExampleAsError() {
+	recovered := func(f func()) (v any) {
+		defer func() { v = recover() }()
+		f()
+		return nil
+	}
+	err, ok := tensor.AsError(recovered(func() { tensor.Panicf("Op", tensor.ErrArg, "bad argument") }))
+	fmt.Println(ok, errors.Is(err, tensor.ErrArg))
+	_, ok = tensor.AsError(recovered(func() { panic("not an agx error") }))
+	fmt.Println(ok)
 	// Output:
-	// agx: Add: shapes [2 3] and [2] are not broadcastable (dim -1: 3 vs 2) (hint: sizes must match or be 1 in every dim, aligned from the right)
-	// true
+	// true true
+	// false
 }

@@ -51,7 +51,7 @@ func (r *fuzzBytes) shape(minRank, maxRank, maxDim int) []int {
 // expectAgxError checks that f panics with an *Error wrapping kind.
 func expectAgxError(t *testing.T, what string, kind error, f func()) {
 	t.Helper()
-	err := Try(f)
+	err := try(f)
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("%s: want an *Error wrapping %v, got %v", what, kind, err)
@@ -94,8 +94,8 @@ func FuzzBroadcastShapes(f *testing.F) {
 		a, b := r.shape(0, 4, 4), r.shape(0, 4, 4)
 		want, ok := naiveBroadcast(a, b)
 		var got, rev []int
-		err := Try(func() { got = BroadcastShapes("Fuzz", a, b) })
-		errRev := Try(func() { rev = BroadcastShapes("Fuzz", b, a) })
+		err := try(func() { got = BroadcastShapes("Fuzz", a, b) })
+		errRev := try(func() { rev = BroadcastShapes("Fuzz", b, a) })
 		if !ok {
 			if err == nil || errRev == nil {
 				t.Fatalf("BroadcastShapes(%v, %v) = %v / %v, want an error", a, b, got, rev)

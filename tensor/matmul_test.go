@@ -192,7 +192,7 @@ func TestMatMulErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Try(tc.fn)
+			err := try(tc.fn)
 			var e *Error
 			if !errors.As(err, &e) || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("got %v, want %v containing %q", err, tc.kind, tc.msg)
@@ -200,7 +200,7 @@ func TestMatMulErrors(t *testing.T) {
 		})
 	}
 	t.Run("int-hint", func(t *testing.T) {
-		err := Try(func() { MatMul(Empty(Int64, 2), Empty(Int64, 2)) })
+		err := try(func() { MatMul(Empty(Int64, 2), Empty(Int64, 2)) })
 		if !strings.Contains(err.Error(), "hint: convert with To(tensor.Float32)") {
 			t.Fatalf("no hint in %v", err)
 		}

@@ -144,7 +144,7 @@ func TestSetPrintOptions(t *testing.T) {
 		})
 	}
 	t.Run("negative", func(t *testing.T) {
-		err := tensor.Try(func() { tensor.SetPrintOptions(tensor.PrintOptions{Precision: -1}) })
+		err := recoverError(func() { tensor.SetPrintOptions(tensor.PrintOptions{Precision: -1}) })
 		if err == nil {
 			t.Fatal("no error")
 		}

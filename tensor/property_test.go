@@ -355,7 +355,7 @@ func TestPropertyViewVsReshape(t *testing.T) {
 		name := fmt.Sprintf("%d/%v%v->%v (layout %v strides %v)", iter, shape, log, ns, x.Shape(), x.Strides())
 		want, can := noCopyStrides(x.Shape(), x.Strides(), ns)
 		var v *Tensor
-		err := Try(func() { v = x.View(ns...) })
+		err := try(func() { v = x.View(ns...) })
 		if can != (err == nil) {
 			t.Fatalf("%s: View error %v, but a no-copy layout exists: %v", name, err, can)
 		}

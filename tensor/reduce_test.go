@@ -485,7 +485,7 @@ func TestReduceErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Try(tc.f)
+			err := try(tc.f)
 			var e *Error
 			if !errors.As(err, &e) || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("got %v, want %v containing %q", err, tc.kind, tc.msg)
@@ -493,7 +493,7 @@ func TestReduceErrors(t *testing.T) {
 		})
 	}
 	t.Run("mean-hint", func(t *testing.T) {
-		err := Try(func() { FromSlice([]int64{1}).Mean() })
+		err := try(func() { FromSlice([]int64{1}).Mean() })
 		if !strings.Contains(err.Error(), "hint: convert with To(tensor.Float32)") {
 			t.Fatalf("no hint in %v", err)
 		}

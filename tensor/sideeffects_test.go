@@ -33,7 +33,7 @@ func TestSetHeapFloorMiB(t *testing.T) {
 		}
 	}
 	for _, bad := range []int{-1, 1<<16 + 1} {
-		err := Try(func() { SetHeapFloorMiB(bad) })
+		err := try(func() { SetHeapFloorMiB(bad) })
 		if !errors.Is(err, ErrArg) {
 			t.Errorf("SetHeapFloorMiB(%d): error %v, want ErrArg", bad, err)
 		}

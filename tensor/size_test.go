@@ -75,7 +75,7 @@ func TestShapeOverflowAndAllocLimit(t *testing.T) {
 	for _, c := range cases {
 		for _, dt := range []DType{Float32, Float64, Int64, Bool} {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
-				err := Try(func() { c.f(dt) })
+				err := try(func() { c.f(dt) })
 				if !errors.Is(err, c.kind) {
 					t.Fatalf("got %v, want an error wrapping %v", err, c.kind)
 				}
@@ -90,10 +90,10 @@ func TestSetMaxAlloc(t *testing.T) {
 	for _, dt := range []DType{Float32, Float64, Int64, Bool} {
 		t.Run(dt.String(), func(t *testing.T) {
 			n := (1 << 20) / dt.Size()
-			if err := Try(func() { Zeros(dt, n) }); err != nil {
+			if err := try(func() { Zeros(dt, n) }); err != nil {
 				t.Fatalf("exactly the limit: %v", err)
 			}
-			err := Try(func() { Zeros(dt, n+1) })
+			err := try(func() { Zeros(dt, n+1) })
 			if !errors.Is(err, ErrAlloc) || !strings.Contains(err.Error(), "allocation limit of 1.0 MiB") {
 				t.Fatalf("one element over: %v", err)
 			}

@@ -32,7 +32,7 @@ func TestZeroDimDims(t *testing.T) {
 	}
 	for name, f := range bad {
 		t.Run(name, func(t *testing.T) {
-			if err := Try(f); !errors.Is(err, ErrIndex) {
+			if err := try(f); !errors.Is(err, ErrIndex) {
 				t.Fatalf("got %v, want ErrIndex", err)
 			}
 		})
@@ -41,7 +41,7 @@ func TestZeroDimDims(t *testing.T) {
 
 func TestIntNegativePowerRefused(t *testing.T) {
 	x := FromSlice([]int64{1, 2})
-	if err := Try(func() { Pow(x, -1) }); !errors.Is(err, ErrArg) {
+	if err := try(func() { Pow(x, -1) }); !errors.Is(err, ErrArg) {
 		t.Fatalf("got %v, want ErrArg", err)
 	}
 	if got := Pow(x, 2).Float64s(); got[1] != 4 {

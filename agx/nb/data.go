@@ -2,7 +2,6 @@ package nb
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"github.com/janpfeifer/gonb/gonbui/protocol"
@@ -30,18 +29,7 @@ func Display(bundle map[string]string) error {
 	if err := gonbui.Error(); err != nil {
 		return err
 	}
-	// GoNB stops reading the display channel when the cell's program exits,
-	// so an output sent just before exit can be lost. Sync returns once GoNB
-	// has read everything sent before it; the wait is bounded in case the
-	// acknowledgement never comes.
-	synced := make(chan struct{})
-	go func() {
-		gonbui.Sync()
-		close(synced)
-	}()
-	select {
-	case <-synced:
-	case <-time.After(syncTimeout):
+	if !afterDisplay() {
 		return fmt.Errorf("nb: GoNB did not acknowledge the display within %v", syncTimeout)
 	}
 	return gonbui.Error()
@@ -57,6 +45,3 @@ func OpenDisplay() {
 		_ = gonbui.Open()
 	}
 }
-
-// syncTimeout bounds Display's wait for GoNB.
-const syncTimeout = 10 * time.Second

@@ -10,10 +10,10 @@ import (
 // InNotebook reports whether the program runs as a GoNB cell.
 func InNotebook() bool { return gonbui.IsNotebook }
 
-// HTML displays an HTML fragment in the cell's output and waits until GoNB has
-// received it (without that wait, a display sent just before the cell's
-// program exits can be lost). Outside a notebook it prints the fragment as
-// text.
+// HTML displays an HTML fragment in the cell's output and waits, at most
+// syncTimeout, until GoNB has received it (without that wait, a display sent
+// just before the cell's program exits can be lost). Outside a notebook it
+// prints the fragment as text.
 func HTML(fragment string) {
 	if !gonbui.IsNotebook {
 		fmt.Println(fragment)
@@ -21,7 +21,7 @@ func HTML(fragment string) {
 	}
 	beforeDisplay()
 	gonbui.DisplayHTML(fragment)
-	gonbui.Sync() // a cell that exits right after a display could otherwise lose it
+	afterDisplay()
 }
 
 // Markdown displays Markdown in the cell's output, waiting for GoNB like
@@ -33,7 +33,7 @@ func Markdown(text string) {
 	}
 	beforeDisplay()
 	gonbui.DisplayMarkdown(text)
-	gonbui.Sync()
+	afterDisplay()
 }
 
 // Pre displays text in a monospaced block, HTML-escaped.

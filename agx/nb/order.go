@@ -34,6 +34,16 @@ func beforeDisplay() {
 	syncWithin(syncTimeout)
 }
 
+// afterDisplay waits until GoNB has read every display sent before it: GoNB
+// stops reading the display channel when the cell's program exits, so an
+// output sent just before exit could otherwise be lost. The wait is bounded
+// (syncTimeout) in case the acknowledgement never comes; it reports whether
+// GoNB answered.
+func afterDisplay() bool { return syncWithin(syncTimeout) }
+
+// syncTimeout bounds each wait for GoNB's acknowledgement of a display.
+const syncTimeout = 10 * time.Second
+
 // drainLimit bounds beforeDisplay's wait for GoNB to read standard output (a
 // kernel that stopped reading must not hang the cell).
 const drainLimit = 5 * time.Second

@@ -90,7 +90,7 @@ func PlotSTESVG(name string, hard, ste func(*agx.Tensor) *agx.Tensor, lo, hi flo
 // inputs, f's values and the gradient of sum(f(x)) with respect to x (zero
 // where f's output does not depend on x through the graph).
 func valueAndGrad(f func(*agx.Tensor) *agx.Tensor, lo, hi float64) (xs, ys, gs []float64, err error) {
-	err = tensor.Try(func() {
+	err = agx.Try(func() {
 		x := agx.Linspace(agx.Float64, lo, hi, gradPoints).SetRequiresGrad(true)
 		y := f(x)
 		if y == nil {

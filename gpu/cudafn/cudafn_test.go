@@ -125,7 +125,7 @@ func TestKernelErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := tensor.Try(func() { agx.Apply(c.f, agx.Randn(tensor.Float64, 3)) })
+			err := agx.Try(func() { agx.Apply(c.f, agx.Randn(tensor.Float64, 3)) })
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one mentioning %q", err, c.want)
 			}

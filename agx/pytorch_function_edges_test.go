@@ -282,7 +282,7 @@ func TestBackwardRuntimePanicNamed(t *testing.T) {
 		if !errors.Is(err, agx.ErrFunctionPanic) || !errors.As(err, &re) {
 			t.Fatalf("%v: does not wrap ErrFunctionPanic and the runtime.Error", err)
 		}
-		for _, p := range []string{"badIndexBackwardBackward", "index out of range", "badIndexBackward.Backward", "pytorch_harden_test.go"} {
+		for _, p := range []string{"badIndexBackwardBackward", "index out of range", "badIndexBackward.Backward", "pytorch_function_edges_test.go"} {
 			if !strings.Contains(err.Error(), p) {
 				t.Fatalf("anomaly %v: %q lacks %q", anomaly, err, p)
 			}
@@ -329,7 +329,7 @@ func TestForwardRuntimePanicNamed(t *testing.T) {
 		if fe.Method != "Forward" {
 			t.Errorf("grad %v: Method = %q, want Forward", grad, fe.Method)
 		}
-		for _, p := range []string{"badIndexForward: Forward panicked", "index out of range", "badIndexForward.Forward", "pytorch_harden_test.go"} {
+		for _, p := range []string{"badIndexForward: Forward panicked", "index out of range", "badIndexForward.Forward", "pytorch_function_edges_test.go"} {
 			if !strings.Contains(err.Error(), p) {
 				t.Errorf("grad %v: %q lacks %q", grad, err, p)
 			}

@@ -28,6 +28,25 @@ func (zeroGradLeak) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(g[0].Mul(x).Mul(2.0).Add(g[0].Eq(0.0).To(agx.Float64)))
 }
 
+// sizeBlind is sum(x²) whose Backward sees only the sign of grad_output,
+// 2x·sign(g): right for a one-hot grad_output (1) and for a zero one, so only
+// the grad-scaling check, whose grad_output is far from 1, catches it, in
+// either mode (fast mode once skipped it).
+type sizeBlind struct{}
+
+func (sizeBlind) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
+	ctx.SaveForBackward(in[0])
+	return agx.Outputs(in[0].Mul(in[0]).Sum())
+}
+
+func (sizeBlind) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
+	if g[0] == nil {
+		return agx.Outputs(nil)
+	}
+	x := ctx.SavedTensors()[0]
+	return agx.Outputs(x.Mul(2.0).Mul(g[0].Sign()))
+}
+
 // wrongSecondOutput: (2x, x²) with the gradient of the second output wrong.
 type wrongSecondOutput struct{}
 
@@ -56,6 +75,8 @@ func TestGradCheckFastModeChecks(t *testing.T) {
 		{"reentrancy within NondetTol", ptNoisy{tensor.NewGenerator(1)}, []agx.GradCheckOption{agx.NondetTol(1e-6)}, "", nil, false},
 		{"grad_output", zeroGradLeak{}, nil, "grad-scaling", []string{"backward not multiplied by grad_output"}, true},
 		{"grad_output check off", zeroGradLeak{}, []agx.GradCheckOption{agx.CheckGradScaling(false), agx.CheckUndefinedGrad(false)}, "", nil, true},
+		{"grad_output size", sizeBlind{}, nil, "grad-scaling", []string{"backward not multiplied by grad_output"}, false},
+		{"grad_output size, check off", sizeBlind{}, []agx.GradCheckOption{agx.CheckGradScaling(false)}, "", nil, false},
 		{"undefined grad", ptLazy{}, nil, "undefined-grad", []string{"Expected backward function to handle undefined output grads"}, false},
 		{"undefined grad handled", ptLazy{careful: true}, nil, "", nil, false},
 		{"second output", wrongSecondOutput{}, nil, "jacobian", []string{"Jacobian mismatch for output 1 with respect to input 0", "fast mode", "slow mode"}, false},
