@@ -125,6 +125,10 @@ func TestONNXExport(t *testing.T) {
 		{"gelu_silu", NewSequential(NewLinear(4, 4, WithGenerator(gen)), Func("GELU", (*agx.Tensor).GELU), Func("SiLU", (*agx.Tensor).SiLU)), 4,
 			[]string{"Gemm", "Div", "Erf", "Add", "Mul", "Mul", "Sigmoid", "Mul"}, ONNXOptions{}},
 		{"no_gemm", NewSequential(NewLinear(10, 5, WithGenerator(gen)), ReLU()), 10, []string{"Transpose", "MatMul", "Add", "Relu"}, ONNXOptions{NoGemm: true}},
+		// the source's torch.onnx.export(..., opset_version=17)
+		{"opset_17", NewSequential(NewLinear(10, 5, WithGenerator(gen)), ReLU()), 10, []string{"Gemm", "Relu"}, ONNXOptions{Opset: 17}},
+		{"opset_17_mlp", NewSequential(NewLinear(6, 8, WithGenerator(gen)), Tanh(), NewLinear(8, 4, WithGenerator(gen)), Softmax(-1)), 6,
+			[]string{"Gemm", "Tanh", "Gemm", "Softmax"}, ONNXOptions{Opset: 17}},
 	}
 	for _, tc := range models {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,6 +137,13 @@ func TestONNXExport(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "model.onnx")
 			if err := ExportONNX(path, tc.m, agx.New(gen.Randn(tensor.Float32, 1, tc.in)), opts); err != nil {
 				t.Fatal(err)
+			}
+			wantOpset := 13
+			if opts.Opset != 0 {
+				wantOpset = opts.Opset
+			}
+			if ir, opset := fileVersions(t, path); ir != 8 || opset != wantOpset {
+				t.Errorf("the file says IR version %d, opset %d; want 8 and %d", ir, opset, wantOpset)
 			}
 			back, err := LoadONNX(path)
 			if err != nil {
@@ -154,8 +165,8 @@ func TestONNXExport(t *testing.T) {
 			t.Run("onnx_checker", func(t *testing.T) {
 				onnxAvailable(t)
 				res := runCheck(t, path, inputs)
-				if res.IRVersion != 8 || len(res.Opset) != 1 || res.Opset[0] != 13 {
-					t.Errorf("ir_version %d opset %v, want 8 and [13]", res.IRVersion, res.Opset)
+				if res.IRVersion != 8 || len(res.Opset) != 1 || res.Opset[0] != wantOpset {
+					t.Errorf("ir_version %d opset %v, want 8 and [%d]", res.IRVersion, res.Opset, wantOpset)
 				}
 				if strings.Join(res.Ops, ",") != strings.Join(tc.ops, ",") {
 					t.Errorf("ops %v, want %v", res.Ops, tc.ops)
@@ -172,6 +183,64 @@ func TestONNXExport(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// fileVersions reads the IR version and the default-domain opset of an ONNX
+// file with the package's own protobuf reader.
+func fileVersions(t *testing.T, path string) (ir, opset int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := parseFields(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		switch f.num {
+		case 1:
+			ir = int(f.v)
+		case 8:
+			ids, err := parseFields(f.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			domain, version := "", 0
+			for _, o := range ids {
+				switch o.num {
+				case 1:
+					domain = string(o.b)
+				case 2:
+					version = int(o.v)
+				}
+			}
+			if domain == "" || domain == "ai.onnx" {
+				opset = version
+			}
+		}
+	}
+	return ir, opset
+}
+
+// Opsets 13 and later are written as asked and read back; an opset below 13 is refused.
+func TestONNXOpsetBounds(t *testing.T) {
+	m := NewSequential(NewLinear(3, 2), ReLU())
+	path := filepath.Join(t.TempDir(), "m.onnx")
+	if err := ExportONNX(path, m, agx.Randn(agx.Float32, 1, 3), ONNXOptions{Opset: 12}); !errors.Is(err, tensor.ErrArg) {
+		t.Errorf("export with opset 12: %v, want an ErrArg error", err)
+	}
+	for _, opset := range []int{13, 17, 18} {
+		if err := ExportONNX(path, m, agx.Randn(agx.Float32, 1, 3), ONNXOptions{Opset: opset}); err != nil {
+			t.Fatalf("opset %d: %v", opset, err)
+		}
+		if _, got := fileVersions(t, path); got != opset {
+			t.Errorf("opset %d written as %d", opset, got)
+		}
+		if _, err := LoadONNX(path); err != nil {
+			t.Errorf("opset %d: reading back: %v", opset, err)
+		}
 	}
 }
 
