@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -258,14 +259,18 @@ func TestONNXRefusesCustomFunction(t *testing.T) {
 
 // A file written by torch.onnx.export (another producer: IR 7, initializer
 // names like "linear.weight") reads into agx and gives PyTorch's outputs.
+// PyTorch's exporter at the chapter's opset_version=17 and at 13; ReadONNX
+// runs both files, and CheckONNX reports their header.
 func TestReadTorchONNX(t *testing.T) {
 	oracle.Skip(t)
-	path := filepath.Join(t.TempDir(), "torch.onnx")
-	g := tensor.NewGenerator(8)
-	xs := []*agx.Tensor{agx.New(g.Randn(tensor.Float32, 1, 10)), agx.New(g.Randn(tensor.Float32, 7, 10))}
-	in := map[string]any{"path": path, "inputs": []oracle.Tensor{oracle.Encode(xs[0].Data()), oracle.Encode(xs[1].Data())}}
-	var out struct{ Outputs []oracle.Tensor }
-	err := oracle.Run(`
+	for _, opset := range []int{13, 17} {
+		t.Run("opset_"+strconv.Itoa(opset), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "torch.onnx")
+			g := tensor.NewGenerator(8)
+			xs := []*agx.Tensor{agx.New(g.Randn(tensor.Float32, 1, 10)), agx.New(g.Randn(tensor.Float32, 7, 10))}
+			in := map[string]any{"path": path, "opset": opset, "inputs": []oracle.Tensor{oracle.Encode(xs[0].Data()), oracle.Encode(xs[1].Data())}}
+			var out struct{ Outputs []oracle.Tensor }
+			err := oracle.Run(`
 import torch, agx_oracle as o
 class MyModel(torch.nn.Module):
     def __init__(self):
@@ -278,24 +283,77 @@ inp = o.load()
 torch.manual_seed(0)
 m = MyModel().eval()
 torch.onnx.export(m, torch.randn(1, 10), inp["path"], input_names=["input"], output_names=["output"],
-    dynamic_axes={"input": {0: "batch_size"}, "output": {0: "batch_size"}}, opset_version=13)
+    dynamic_axes={"input": {0: "batch_size"}, "output": {0: "batch_size"}}, opset_version=inp["opset"])
 with torch.no_grad():
     o.dump({"Outputs": [m(o.tensor(x)) for x in inp["inputs"]]})
 `, in, &out)
-	if err != nil {
-		t.Fatal(err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gr, err := LoadONNX(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range xs {
+				got, err := gr.Run(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := oracle.Close(got[0].Data(), out.Outputs[i].Decode(), 1e-5, 1e-6); d != "" {
+					t.Errorf("batch %d: %s\n%v", x.Size(0), d, gr)
+				}
+			}
+			info, err := CheckONNX(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Opset != opset || len(info.Inputs) != 1 || strings.Join(info.Inputs[0].Dims, " ") != "batch_size 10" ||
+				len(info.Outputs) != 1 || strings.Join(info.Outputs[0].Dims, " ") != "batch_size 3" {
+				t.Errorf("CheckONNX:\n%v", info)
+			}
+		})
 	}
-	gr, err := LoadONNX(path)
-	if err != nil {
-		t.Fatal(err)
+}
+
+func TestCheckONNX(t *testing.T) {
+	dir := t.TempDir()
+	m := NewSequential(NewLinear(10, 5, WithGenerator(tensor.NewGenerator(1))), ReLU())
+	cases := []struct {
+		name string
+		opts ONNXOptions
+		want string
+	}{
+		{"default", ONNXOptions{}, "ONNX model: IR version 8, opset 13, producer \"agx\"\n  operators: Gemm, Relu\n  input  input [1 10]\n  output output [1 5]"},
+		{"opset_17_dynamic", ONNXOptions{Opset: 17, DynamicBatch: true},
+			"ONNX model: IR version 8, opset 17, producer \"agx\"\n  operators: Gemm, Relu\n  input  input [batch 10]\n  output output [batch 5]"},
+		{"no_gemm", ONNXOptions{NoGemm: true},
+			"ONNX model: IR version 8, opset 13, producer \"agx\"\n  operators: Transpose, MatMul, Add, Relu\n  input  input [1 10]\n  output output [1 5]"},
 	}
-	for i, x := range xs {
-		got, err := gr.Run(x)
-		if err != nil {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".onnx")
+			if err := ExportONNX(path, m, agx.Randn(agx.Float32, 1, 10), tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			info, err := CheckONNX(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := info.String(); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+	t.Run("refuses", func(t *testing.T) {
+		bad := filepath.Join(dir, "bad.onnx")
+		if err := os.WriteFile(bad, onnxModel([]onnxNode{node("Celu", []string{"x"}, "y", nil)}, nil, []string{"x"}, []string{"y"}), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if d := oracle.Close(got[0].Data(), out.Outputs[i].Decode(), 1e-5, 1e-6); d != "" {
-			t.Errorf("batch %d: %s\n%v", x.Size(0), d, gr)
+		if _, err := CheckONNX(bad); !errors.Is(err, ErrFormat) {
+			t.Errorf("an unsupported operator: %v, want ErrFormat", err)
 		}
-	}
+		if _, err := CheckONNX(filepath.Join(dir, "missing.onnx")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a missing file: %v", err)
+		}
+	})
 }
