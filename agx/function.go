@@ -666,7 +666,7 @@ type FunctionPanicError struct {
 	Node   string
 	Method string // "Forward" or "Backward"
 	Value  any    // what the method panicked with
-	At     string // the function and file:line that panicked
+	At     string // the function and file:line that panicked (in a notebook, its line of cell code)
 	// Created is, for a Backward panic with anomaly detection on, where the
 	// node's forward was called (empty otherwise).
 	Created string
@@ -744,7 +744,7 @@ func panicSite() string {
 		if f.Function == "runtime.gopanic" {
 			seenPanic = true
 		} else if seenPanic && !strings.HasPrefix(f.Function, "runtime.") {
-			return fmt.Sprintf("%s (%s:%d)", f.Function, f.File, f.Line)
+			return fmt.Sprintf("%s (%s)", f.Function, frameLocation(f.File, f.Line))
 		}
 		if !more {
 			return ""

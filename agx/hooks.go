@@ -114,7 +114,8 @@ func DetectAnomaly(f func()) {
 }
 
 // callerStack returns the user's call site of the op being recorded: the first
-// frame outside the agx package.
+// three frames outside the agx package, a frame in a notebook cell shown as
+// its line of code (frameLocation).
 func callerStack() string {
 	pcs := make([]uintptr, 32)
 	k := runtime.Callers(3, pcs)
@@ -123,7 +124,7 @@ func callerStack() string {
 	for {
 		f, more := frames.Next()
 		if !strings.Contains(f.Function, "goagx/agx/agx.") || strings.HasSuffix(f.File, "_test.go") {
-			lines = append(lines, fmt.Sprintf("%s\n\t%s:%d", f.Function, f.File, f.Line))
+			lines = append(lines, fmt.Sprintf("%s\n\t%s", f.Function, frameLocation(f.File, f.Line)))
 			if len(lines) == 3 {
 				break
 			}

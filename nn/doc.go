@@ -18,7 +18,8 @@
 // load_state_dict does. Trace records the ops a module runs, read from the
 // autograd graph, into a Graph that runs again (Run), prints, and is saved
 // with its parameters (SaveGraph, LoadGraph). Graph.WriteONNX and ExportONNX
-// write ONNX (IR 8, opset 13, dynamic batch), and ReadONNX runs such files
+// write ONNX (IR 8; opset 13, or a later one such as the 17 that PyTorch
+// users pick, through ONNXOptions.Opset; dynamic batch), and ReadONNX runs such files
 // back with agx ops. QuantizeDynamic, PrepareStatic/PrepareQAT and Convert
 // make int8 models. docs/nn.md describes the formats and schemes.
 //

@@ -2,6 +2,8 @@ package nn_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/nn"
@@ -25,6 +27,33 @@ func ExampleTrace() {
 	//   v3 = Add(v2, 0.bias)
 	//   output = Relu(v3)
 	//   return (output)
+}
+
+// The source's ONNX export (C21) at its opset 17 with a dynamic batch axis,
+// checked with agx's own reader.
+func ExampleCheckONNX() {
+	dir, err := os.MkdirTemp("", "onnx-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "model.onnx")
+	g := tensor.NewGenerator(0)
+	model := nn.NewSequential(nn.NewLinear(10, 5, nn.WithGenerator(g)), nn.ReLU())
+	opts := nn.ONNXOptions{DynamicBatch: true, Opset: 17}
+	if err := nn.ExportONNX(path, model, agx.New(g.Randn(tensor.Float32, 1, 10)), opts); err != nil {
+		panic(err)
+	}
+	info, err := nn.CheckONNX(path)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(info)
+	// Output:
+	// ONNX model: IR version 8, opset 17, producer "agx"
+	//   operators: Gemm, Relu
+	//   input  input [batch 10]
+	//   output output [batch 5]
 }
 
 // One SGD step with momentum on a single parameter.

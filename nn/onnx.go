@@ -519,16 +519,17 @@ func decodeInitializer(b []byte) (string, *tensor.Tensor, error) {
 	return name, t, err
 }
 
-// decodeValueInfo returns a value's name, elem type and shape (-1 for a
-// symbolic dim).
-func decodeValueInfo(b []byte) (string, int64, []int, error) {
+// decodeValueInfo returns a value's name, elem type, shape (-1 for a
+// symbolic dim) and the names of its symbolic dims ("" for a fixed one).
+func decodeValueInfo(b []byte) (string, int64, []int, []string, error) {
 	fs, err := parseFields(b)
 	if err != nil {
-		return "", 0, nil, err
+		return "", 0, nil, nil, err
 	}
 	var name string
 	var elem int64
 	var shape []int
+	var params []string
 	for _, f := range fs {
 		switch f.num {
 		case 1:
@@ -536,7 +537,7 @@ func decodeValueInfo(b []byte) (string, int64, []int, error) {
 		case 2:
 			tp, err := parseFields(f.b)
 			if err != nil {
-				return "", 0, nil, err
+				return "", 0, nil, nil, err
 			}
 			for _, t := range tp {
 				if t.num != 1 {
@@ -544,7 +545,7 @@ func decodeValueInfo(b []byte) (string, int64, []int, error) {
 				}
 				tt, err := parseFields(t.b)
 				if err != nil {
-					return "", 0, nil, err
+					return "", 0, nil, nil, err
 				}
 				for _, x := range tt {
 					switch x.num {
@@ -553,27 +554,31 @@ func decodeValueInfo(b []byte) (string, int64, []int, error) {
 					case 2:
 						dims, err := parseFields(x.b)
 						if err != nil {
-							return "", 0, nil, err
+							return "", 0, nil, nil, err
 						}
 						for _, d := range dims {
 							dv, err := parseFields(d.b)
 							if err != nil {
-								return "", 0, nil, err
+								return "", 0, nil, nil, err
 							}
-							size := -1
+							size, param := -1, ""
 							for _, y := range dv {
-								if y.num == 1 {
+								switch y.num {
+								case 1:
 									size = int(y.v)
+								case 2:
+									param = string(y.b)
 								}
 							}
 							shape = append(shape, size)
+							params = append(params, param)
 						}
 					}
 				}
 			}
 		}
 	}
-	return name, elem, shape, nil
+	return name, elem, shape, params, nil
 }
 
 func decodeNode(b []byte) (onnxNode, string, error) {
@@ -712,13 +717,13 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 			}
 			g.Params[name] = t
 		case 11:
-			name, elem, shape, err := decodeValueInfo(f.b)
+			name, elem, shape, _, err := decodeValueInfo(f.b)
 			if err != nil {
 				return nil, err
 			}
 			ins = append(ins, vi{name, elem, shape})
 		case 12:
-			name, _, _, err := decodeValueInfo(f.b)
+			name, _, _, _, err := decodeValueInfo(f.b)
 			if err != nil {
 				return nil, err
 			}

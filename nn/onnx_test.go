@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -125,6 +126,10 @@ func TestONNXExport(t *testing.T) {
 		{"gelu_silu", NewSequential(NewLinear(4, 4, WithGenerator(gen)), Func("GELU", (*agx.Tensor).GELU), Func("SiLU", (*agx.Tensor).SiLU)), 4,
 			[]string{"Gemm", "Div", "Erf", "Add", "Mul", "Mul", "Sigmoid", "Mul"}, ONNXOptions{}},
 		{"no_gemm", NewSequential(NewLinear(10, 5, WithGenerator(gen)), ReLU()), 10, []string{"Transpose", "MatMul", "Add", "Relu"}, ONNXOptions{NoGemm: true}},
+		// the source's torch.onnx.export(..., opset_version=17)
+		{"opset_17", NewSequential(NewLinear(10, 5, WithGenerator(gen)), ReLU()), 10, []string{"Gemm", "Relu"}, ONNXOptions{Opset: 17}},
+		{"opset_17_mlp", NewSequential(NewLinear(6, 8, WithGenerator(gen)), Tanh(), NewLinear(8, 4, WithGenerator(gen)), Softmax(-1)), 6,
+			[]string{"Gemm", "Tanh", "Gemm", "Softmax"}, ONNXOptions{Opset: 17}},
 	}
 	for _, tc := range models {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,6 +138,13 @@ func TestONNXExport(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "model.onnx")
 			if err := ExportONNX(path, tc.m, agx.New(gen.Randn(tensor.Float32, 1, tc.in)), opts); err != nil {
 				t.Fatal(err)
+			}
+			wantOpset := 13
+			if opts.Opset != 0 {
+				wantOpset = opts.Opset
+			}
+			if ir, opset := fileVersions(t, path); ir != 8 || opset != wantOpset {
+				t.Errorf("the file says IR version %d, opset %d; want 8 and %d", ir, opset, wantOpset)
 			}
 			back, err := LoadONNX(path)
 			if err != nil {
@@ -154,8 +166,8 @@ func TestONNXExport(t *testing.T) {
 			t.Run("onnx_checker", func(t *testing.T) {
 				onnxAvailable(t)
 				res := runCheck(t, path, inputs)
-				if res.IRVersion != 8 || len(res.Opset) != 1 || res.Opset[0] != 13 {
-					t.Errorf("ir_version %d opset %v, want 8 and [13]", res.IRVersion, res.Opset)
+				if res.IRVersion != 8 || len(res.Opset) != 1 || res.Opset[0] != wantOpset {
+					t.Errorf("ir_version %d opset %v, want 8 and [%d]", res.IRVersion, res.Opset, wantOpset)
 				}
 				if strings.Join(res.Ops, ",") != strings.Join(tc.ops, ",") {
 					t.Errorf("ops %v, want %v", res.Ops, tc.ops)
@@ -175,6 +187,64 @@ func TestONNXExport(t *testing.T) {
 	}
 }
 
+// fileVersions reads the IR version and the default-domain opset of an ONNX
+// file with the package's own protobuf reader.
+func fileVersions(t *testing.T, path string) (ir, opset int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := parseFields(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		switch f.num {
+		case 1:
+			ir = int(f.v)
+		case 8:
+			ids, err := parseFields(f.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			domain, version := "", 0
+			for _, o := range ids {
+				switch o.num {
+				case 1:
+					domain = string(o.b)
+				case 2:
+					version = int(o.v)
+				}
+			}
+			if domain == "" || domain == "ai.onnx" {
+				opset = version
+			}
+		}
+	}
+	return ir, opset
+}
+
+// Opsets 13 and later are written as asked and read back; an opset below 13 is refused.
+func TestONNXOpsetBounds(t *testing.T) {
+	m := NewSequential(NewLinear(3, 2), ReLU())
+	path := filepath.Join(t.TempDir(), "m.onnx")
+	if err := ExportONNX(path, m, agx.Randn(agx.Float32, 1, 3), ONNXOptions{Opset: 12}); !errors.Is(err, tensor.ErrArg) {
+		t.Errorf("export with opset 12: %v, want an ErrArg error", err)
+	}
+	for _, opset := range []int{13, 17, 18} {
+		if err := ExportONNX(path, m, agx.Randn(agx.Float32, 1, 3), ONNXOptions{Opset: opset}); err != nil {
+			t.Fatalf("opset %d: %v", opset, err)
+		}
+		if _, got := fileVersions(t, path); got != opset {
+			t.Errorf("opset %d written as %d", opset, got)
+		}
+		if _, err := LoadONNX(path); err != nil {
+			t.Errorf("opset %d: reading back: %v", opset, err)
+		}
+	}
+}
+
 func TestONNXRefusesCustomFunction(t *testing.T) {
 	m := NewSequential(NewLinear(3, 2), Func("SmoothL1", func(x *agx.Tensor) *agx.Tensor { return functions.SmoothL1(x, 0.5) }))
 	path := filepath.Join(t.TempDir(), "m.onnx")
@@ -189,14 +259,18 @@ func TestONNXRefusesCustomFunction(t *testing.T) {
 
 // A file written by torch.onnx.export (another producer: IR 7, initializer
 // names like "linear.weight") reads into agx and gives PyTorch's outputs.
+// PyTorch's exporter at the chapter's opset_version=17 and at 13; ReadONNX
+// runs both files, and CheckONNX reports their header.
 func TestReadTorchONNX(t *testing.T) {
 	oracle.Skip(t)
-	path := filepath.Join(t.TempDir(), "torch.onnx")
-	g := tensor.NewGenerator(8)
-	xs := []*agx.Tensor{agx.New(g.Randn(tensor.Float32, 1, 10)), agx.New(g.Randn(tensor.Float32, 7, 10))}
-	in := map[string]any{"path": path, "inputs": []oracle.Tensor{oracle.Encode(xs[0].Data()), oracle.Encode(xs[1].Data())}}
-	var out struct{ Outputs []oracle.Tensor }
-	err := oracle.Run(`
+	for _, opset := range []int{13, 17} {
+		t.Run("opset_"+strconv.Itoa(opset), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "torch.onnx")
+			g := tensor.NewGenerator(8)
+			xs := []*agx.Tensor{agx.New(g.Randn(tensor.Float32, 1, 10)), agx.New(g.Randn(tensor.Float32, 7, 10))}
+			in := map[string]any{"path": path, "opset": opset, "inputs": []oracle.Tensor{oracle.Encode(xs[0].Data()), oracle.Encode(xs[1].Data())}}
+			var out struct{ Outputs []oracle.Tensor }
+			err := oracle.Run(`
 import torch, agx_oracle as o
 class MyModel(torch.nn.Module):
     def __init__(self):
@@ -209,24 +283,77 @@ inp = o.load()
 torch.manual_seed(0)
 m = MyModel().eval()
 torch.onnx.export(m, torch.randn(1, 10), inp["path"], input_names=["input"], output_names=["output"],
-    dynamic_axes={"input": {0: "batch_size"}, "output": {0: "batch_size"}}, opset_version=13)
+    dynamic_axes={"input": {0: "batch_size"}, "output": {0: "batch_size"}}, opset_version=inp["opset"])
 with torch.no_grad():
     o.dump({"Outputs": [m(o.tensor(x)) for x in inp["inputs"]]})
 `, in, &out)
-	if err != nil {
-		t.Fatal(err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gr, err := LoadONNX(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range xs {
+				got, err := gr.Run(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := oracle.Close(got[0].Data(), out.Outputs[i].Decode(), 1e-5, 1e-6); d != "" {
+					t.Errorf("batch %d: %s\n%v", x.Size(0), d, gr)
+				}
+			}
+			info, err := CheckONNX(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Opset != opset || len(info.Inputs) != 1 || strings.Join(info.Inputs[0].Dims, " ") != "batch_size 10" ||
+				len(info.Outputs) != 1 || strings.Join(info.Outputs[0].Dims, " ") != "batch_size 3" {
+				t.Errorf("CheckONNX:\n%v", info)
+			}
+		})
 	}
-	gr, err := LoadONNX(path)
-	if err != nil {
-		t.Fatal(err)
+}
+
+func TestCheckONNX(t *testing.T) {
+	dir := t.TempDir()
+	m := NewSequential(NewLinear(10, 5, WithGenerator(tensor.NewGenerator(1))), ReLU())
+	cases := []struct {
+		name string
+		opts ONNXOptions
+		want string
+	}{
+		{"default", ONNXOptions{}, "ONNX model: IR version 8, opset 13, producer \"agx\"\n  operators: Gemm, Relu\n  input  input [1 10]\n  output output [1 5]"},
+		{"opset_17_dynamic", ONNXOptions{Opset: 17, DynamicBatch: true},
+			"ONNX model: IR version 8, opset 17, producer \"agx\"\n  operators: Gemm, Relu\n  input  input [batch 10]\n  output output [batch 5]"},
+		{"no_gemm", ONNXOptions{NoGemm: true},
+			"ONNX model: IR version 8, opset 13, producer \"agx\"\n  operators: Transpose, MatMul, Add, Relu\n  input  input [1 10]\n  output output [1 5]"},
 	}
-	for i, x := range xs {
-		got, err := gr.Run(x)
-		if err != nil {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".onnx")
+			if err := ExportONNX(path, m, agx.Randn(agx.Float32, 1, 10), tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			info, err := CheckONNX(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := info.String(); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+	t.Run("refuses", func(t *testing.T) {
+		bad := filepath.Join(dir, "bad.onnx")
+		if err := os.WriteFile(bad, onnxModel([]onnxNode{node("Celu", []string{"x"}, "y", nil)}, nil, []string{"x"}, []string{"y"}), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if d := oracle.Close(got[0].Data(), out.Outputs[i].Decode(), 1e-5, 1e-6); d != "" {
-			t.Errorf("batch %d: %s\n%v", x.Size(0), d, gr)
+		if _, err := CheckONNX(bad); !errors.Is(err, ErrFormat) {
+			t.Errorf("an unsupported operator: %v, want ErrFormat", err)
 		}
-	}
+		if _, err := CheckONNX(filepath.Join(dir, "missing.onnx")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a missing file: %v", err)
+		}
+	})
 }
