@@ -284,15 +284,17 @@ func gradeAttacks(t *testing.T, docker string) {
 			want: want{score: 4, cells: both, flags: []string{FlagNetwork}, toEnd: true}},
 		"read-instructor-files": {nb: blankWith("gelu-code", fmt.Sprintf("%%%%\nroot := os.Getenv(\"AGX_ROOT\")\nif root == \"\" {\n\troot = %q\n}\n"+
 			"for _, p := range []string{\"notebooks/exercises/gelu.ipynb\", \"internal/nbgrader/testdata/gelu.ipynb\", \"docs/grading.md\", \".git/HEAD\", \"grade/grade.go\"} {\n"+
-			"\tb, err := os.ReadFile(filepath.Join(root, p))\n\tfmt.Printf(\"leak %%s: %%d bytes %%v\\n%%s\\n\", p, len(b), err, b)\n}", agxRoot)),
+			"\tb, err := os.ReadFile(filepath.Join(root, p))\n\tfmt.Printf(\"leak %%s: %%d bytes %%v\\n\", p, len(b), err)\n"+
+			// What the attack looks for (the exercise's hidden check and
+			// solution, .git's content), searched by the attack itself so that
+			// the output stays under the cell's cap whatever it reads.
+			"\tfor _, m := range []string{\"matches the built-in\", \"x.Div(math.Sqrt2).Erf()\", \"ref: refs/\", \"gitdir:\"} {\n"+
+			"\t\tif strings.Contains(string(b), m) {\n\t\t\tfmt.Printf(\"FOUND %%q in %%s\\n\", m, p)\n\t\t}\n\t}\n}", agxRoot)),
 			want: want{score: 0, flags: []string{FlagSelfRead}, toEnd: true},
 			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
 				out := cellText(executed, "leak ")
-				// The exercise's hidden check and solution, and .git's content.
-				for _, leaked := range []string{"matches the built-in", "x.Div(math.Sqrt2).Erf()", "ref: refs/", "gitdir:"} {
-					if strings.Contains(out, leaked) {
-						t.Errorf("a student cell read %q:\n%.2000s", leaked, out)
-					}
+				if strings.Contains(out, "FOUND") {
+					t.Errorf("a student cell read instructor material:\n%.2000s", out)
 				}
 				// The module's packages stay readable: the notebook builds with them.
 				if !strings.Contains(out, "leak grade/grade.go:") || strings.Contains(out, "leak grade/grade.go: 0 bytes") {
