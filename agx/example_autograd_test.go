@@ -112,6 +112,25 @@ func ExampleNoGrad() {
 	// false true
 }
 
+// EnableGrad records again inside NoGrad, as torch.enable_grad: here a
+// gradient is taken in the middle of an evaluation that records nothing.
+func ExampleEnableGrad() {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	agx.NoGrad(func() {
+		fmt.Println("in NoGrad:", agx.IsGradEnabled())
+		agx.EnableGrad(func() {
+			y := x.Mul(x).Sum()
+			y.Backward()
+			fmt.Println("in EnableGrad:", agx.IsGradEnabled(), x.Grad())
+		})
+		fmt.Println("back in NoGrad:", agx.IsGradEnabled())
+	})
+	// Output:
+	// in NoGrad: false
+	// in EnableGrad: true tensor([2., 4.], dtype=float64)
+	// back in NoGrad: false
+}
+
 // A hook sees (and may replace) a gradient as it flows past; Remove ends it.
 func ExampleTensor_RegisterHook() {
 	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)

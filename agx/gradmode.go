@@ -18,8 +18,13 @@ func NoGrad(f func()) { noGradScopes.run(f) }
 // nodes (false inside NoGrad).
 func IsGradEnabled() bool { return !noGradScopes.inside() }
 
-// enableGrad runs f with recording enabled in the calling goroutine, even
-// inside NoGrad (PyTorch's enable_grad, which its engine applies to a backward
-// pass with create_graph). The goroutine's open NoGrad scopes are set aside
-// for f's duration and restored after it, also when f panics.
+// EnableGrad runs f with graph recording enabled in the calling goroutine,
+// even inside NoGrad, as under PyTorch's torch.enable_grad(): a gradient can
+// be taken inside an evaluation loop that runs under NoGrad. The goroutine's
+// open NoGrad scopes are set aside for f's duration and back in force after
+// it, also when f panics. Other goroutines are not affected.
+func EnableGrad(f func()) { enableGrad(f) }
+
+// enableGrad is EnableGrad; the engine also applies it to a backward pass
+// with CreateGraph, as PyTorch's engine does.
 func enableGrad(f func()) { noGradScopes.outside(f) }

@@ -129,3 +129,38 @@ func TestNoGradScope(t *testing.T) {
 		})
 	}
 }
+
+// TestEnableGrad: EnableGrad records inside NoGrad, nests, and restores
+// the scope after f, also after a panic.
+func TestEnableGrad(t *testing.T) {
+	x := agx.FromSlice([]float64{1, 2}).SetRequiresGrad(true)
+	for _, tc := range []struct {
+		name  string
+		run   func(record func()) // how EnableGrad is entered
+		want  bool                // whether ops inside record
+		after bool                // grad mode after it
+	}{
+		{"outside NoGrad", func(r func()) { agx.EnableGrad(r) }, true, true},
+		{"inside NoGrad", func(r func()) { agx.NoGrad(func() { agx.EnableGrad(r) }) }, true, true},
+		{"NoGrad inside EnableGrad", func(r func()) { agx.EnableGrad(func() { agx.NoGrad(r) }) }, false, true},
+		{"nested NoGrad scopes", func(r func()) { agx.NoGrad(func() { agx.NoGrad(func() { agx.EnableGrad(r) }) }) }, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got bool
+			tc.run(func() { got = x.Mul(2).RequiresGrad() })
+			if got != tc.want || agx.IsGradEnabled() != tc.after {
+				t.Errorf("recorded %v (want %v), enabled after: %v", got, tc.want, agx.IsGradEnabled())
+			}
+		})
+	}
+	// A panic inside EnableGrad leaves the NoGrad scope in force.
+	agx.NoGrad(func() {
+		func() {
+			defer func() { recover() }()
+			agx.EnableGrad(func() { panic("boom") })
+		}()
+		if agx.IsGradEnabled() {
+			t.Error("after a panic in EnableGrad, NoGrad is no longer in force")
+		}
+	})
+}
