@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/goagx/agx/tensor/internal/vec"
@@ -78,6 +79,18 @@ func selectRow[U uint32 | uint64](d []U, c []bool, a, b []U, o []int, n int, in 
 		} else {
 			vec.ScalarSelectGo(d, c, a[o[2]], b[o[3]:o[3]+n])
 		}
+	case in[2] == 0 && in[3] == 0:
+		// Two scalars (a gradient of ones from a sum's backward, and 0):
+		// fill with b's, then select a's in place.
+		y := b[o[3]]
+		for i := range d {
+			d[i] = y
+		}
+		if long {
+			vec.ScalarSelect(d, c, a[o[2]], d)
+		} else {
+			vec.ScalarSelectGo(d, c, a[o[2]], d)
+		}
 	default:
 		return false
 	}
@@ -99,4 +112,85 @@ func compareFast[T Num](op BinaryOp, d []bool, a, b []T, o []int, n int, in []in
 		return vecCompareScalar(op, dd, aa, b[o[2]])
 	}
 	return false
+}
+
+// Bool rows, eight at a time.
+//
+// A Go bool is one byte holding 0 or 1, so the logical ops of two rows of
+// bools are the bitwise ops of their bytes, which a uint64 does eight at a
+// time (and, or, xor; not is xor with 1 in every byte).
+
+// words views the first len(b)/8·8 bools of b as uint64s.
+func words(b []bool) []uint64 {
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+}
+
+// logicalRow sets d[i] = a[i] op b[i] for OpAnd, OpOr and OpXor (d may be
+// a or b).
+func logicalRow(op BinaryOp, d, a, b []bool) {
+	a, b = a[:len(d)], b[:len(d)]
+	dw, aw, bw := words(d), words(a), words(b)
+	bw = bw[:len(dw)]
+	aw = aw[:len(dw)]
+	switch op {
+	case OpAnd:
+		for i := range dw {
+			dw[i] = aw[i] & bw[i]
+		}
+	case OpOr:
+		for i := range dw {
+			dw[i] = aw[i] | bw[i]
+		}
+	default:
+		for i := range dw {
+			dw[i] = aw[i] ^ bw[i]
+		}
+	}
+	for i := 8 * len(dw); i < len(d); i++ {
+		switch op {
+		case OpAnd:
+			d[i] = a[i] && b[i]
+		case OpOr:
+			d[i] = a[i] || b[i]
+		default:
+			d[i] = a[i] != b[i]
+		}
+	}
+}
+
+// notRow sets d[i] = !s[i] (d may be s).
+func notRow(d, s []bool) {
+	s = s[:len(d)]
+	dw, sw := words(d), words(s)
+	sw = sw[:len(dw)]
+	for i := range dw {
+		dw[i] = sw[i] ^ 0x0101010101010101
+	}
+	for i := 8 * len(dw); i < len(d); i++ {
+		d[i] = !s[i]
+	}
+}
+
+// boolsTo sets d[i] = 1 where s[i], else 0: a mask cast to a float,
+// without convert's type switch per element and without a branch (a
+// random mask mispredicts one half the time): a select of 1 into zeros,
+// package vec's vectorised loop for a long enough row.
+func boolsTo[T Float](d []T, s []bool) {
+	clear(d)
+	if b, ok := asBits32(d); ok {
+		one := math.Float32bits(1)
+		if len(d) >= vecMin {
+			vec.ScalarSelect(b, s, one, b)
+		} else {
+			vec.ScalarSelectGo(b, s, one, b)
+		}
+		return
+	}
+	b, _ := asBits64(d)
+	one := math.Float64bits(1)
+	if len(d) >= vecMin {
+		vec.ScalarSelect(b, s, one, b)
+	} else {
+		vec.ScalarSelectGo(b, s, one, b)
+	}
 }
