@@ -297,3 +297,29 @@ func BenchmarkCheapOps(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTranscendental times Erf, Sin, Cos and Tanh on [256,512] of
+// random normal values into a preallocated destination at one thread.
+func BenchmarkTranscendental(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, dt := range []DType{Float32, Float64} {
+		vs := make([]float64, 256*512)
+		for i := range vs {
+			vs[i] = r.NormFloat64() * 3
+		}
+		x := FromSlice(vs).To(dt).Reshape(256, 512)
+		dst := Empty(dt, 256, 512)
+		for _, o := range []struct {
+			name string
+			op   UnaryOp
+		}{{"Erf", OpErf}, {"Sin", OpSin}, {"Cos", OpCos}, {"Tanh", OpTanh}} {
+			b.Run(o.name+"/"+dt.String(), func(b *testing.B) {
+				withProcs(1, func() {
+					for b.Loop() {
+						UnaryTo(dst, o.op, x)
+					}
+				})
+			})
+		}
+	}
+}

@@ -162,6 +162,18 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 				for i, x := range ss {
 					dd[i] = T(math.Tanh(float64(x)))
 				}
+			case OpErf:
+				for i, x := range ss {
+					dd[i] = T(math.Erf(float64(x)))
+				}
+			case OpSin:
+				for i, x := range ss {
+					dd[i] = T(math.Sin(float64(x)))
+				}
+			case OpCos:
+				for i, x := range ss {
+					dd[i] = T(math.Cos(float64(x)))
+				}
 			case OpSigmoid:
 				for i, x := range ss {
 					v := float64(x)
