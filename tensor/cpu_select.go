@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"encoding/binary"
 	"math"
 	"unsafe"
 
@@ -118,56 +119,58 @@ func compareFast[T Num](op BinaryOp, d []bool, a, b []T, o []int, n int, in []in
 //
 // A Go bool is one byte holding 0 or 1, so the logical ops of two rows of
 // bools are the bitwise ops of their bytes, which a uint64 does eight at a
-// time (and, or, xor; not is xor with 1 in every byte).
+// time (and, or, xor; not is xor with 1 in every byte). The loads and
+// stores go through encoding/binary, which the compiler turns into single
+// moves where the CPU allows unaligned ones, and which never reads past a
+// row.
 
-// words views the first len(b)/8·8 bools of b as uint64s.
-func words(b []bool) []uint64 {
-	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+// asBytes views a row of bools as its bytes.
+func asBytes(b []bool) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
 }
 
 // logicalRow sets d[i] = a[i] op b[i] for OpAnd, OpOr and OpXor (d may be
 // a or b).
 func logicalRow(op BinaryOp, d, a, b []bool) {
-	a, b = a[:len(d)], b[:len(d)]
-	dw, aw, bw := words(d), words(a), words(b)
-	bw = bw[:len(dw)]
-	aw = aw[:len(dw)]
+	db, ab, bb := asBytes(d), asBytes(a[:len(d)]), asBytes(b[:len(d)])
+	le := binary.LittleEndian
+	n := len(db) &^ 7
 	switch op {
 	case OpAnd:
-		for i := range dw {
-			dw[i] = aw[i] & bw[i]
+		for i := 0; i < n; i += 8 {
+			le.PutUint64(db[i:], le.Uint64(ab[i:])&le.Uint64(bb[i:]))
 		}
 	case OpOr:
-		for i := range dw {
-			dw[i] = aw[i] | bw[i]
+		for i := 0; i < n; i += 8 {
+			le.PutUint64(db[i:], le.Uint64(ab[i:])|le.Uint64(bb[i:]))
 		}
 	default:
-		for i := range dw {
-			dw[i] = aw[i] ^ bw[i]
+		for i := 0; i < n; i += 8 {
+			le.PutUint64(db[i:], le.Uint64(ab[i:])^le.Uint64(bb[i:]))
 		}
 	}
-	for i := 8 * len(dw); i < len(d); i++ {
+	for i := n; i < len(db); i++ {
 		switch op {
 		case OpAnd:
-			d[i] = a[i] && b[i]
+			db[i] = ab[i] & bb[i]
 		case OpOr:
-			d[i] = a[i] || b[i]
+			db[i] = ab[i] | bb[i]
 		default:
-			d[i] = a[i] != b[i]
+			db[i] = ab[i] ^ bb[i]
 		}
 	}
 }
 
 // notRow sets d[i] = !s[i] (d may be s).
 func notRow(d, s []bool) {
-	s = s[:len(d)]
-	dw, sw := words(d), words(s)
-	sw = sw[:len(dw)]
-	for i := range dw {
-		dw[i] = sw[i] ^ 0x0101010101010101
+	db, sb := asBytes(d), asBytes(s[:len(d)])
+	le := binary.LittleEndian
+	n := len(db) &^ 7
+	for i := 0; i < n; i += 8 {
+		le.PutUint64(db[i:], le.Uint64(sb[i:])^0x0101010101010101)
 	}
-	for i := 8 * len(dw); i < len(d); i++ {
-		d[i] = !s[i]
+	for i := n; i < len(db); i++ {
+		db[i] = sb[i] ^ 1
 	}
 }
 
