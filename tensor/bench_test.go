@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 
@@ -250,4 +251,75 @@ func BenchmarkMatMul(b *testing.B) {
 		}
 		b.ReportMetric(2*8*128*128*64*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
+}
+
+// BenchmarkCheapOps times the cheap element-wise ops of the course's
+// Functions (clamps, signs, rounding, masks) on [256,512] of random normal
+// values, into a preallocated destination at one thread: float32 and
+// float64 (`Clamp0` has a zero bound).
+func BenchmarkCheapOps(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, dt := range []DType{Float32, Float64} {
+		vs := make([]float64, 256*512)
+		for i := range vs {
+			vs[i] = r.NormFloat64() * 3
+		}
+		x := FromSlice(vs).To(dt).Reshape(256, 512)
+		dst := Empty(dt, 256, 512)
+		mask, m2, bdst := x.Gt(0), x.Lt(1), Empty(Bool, 256, 512)
+		one := Scalar(1.0).To(dt).Expand(256, 512)
+		ops := []struct {
+			name string
+			run  func()
+		}{
+			{"Neg", func() { UnaryTo(dst, OpNeg, x) }},
+			{"Abs", func() { UnaryTo(dst, OpAbs, x) }},
+			{"Sign", func() { UnaryTo(dst, OpSign, x) }},
+			{"Round", func() { UnaryTo(dst, OpRound, x) }},
+			{"Clamp", func() { UnaryTo(dst, OpClamp, x, -1, 1) }},
+			{"Clamp0", func() { UnaryTo(dst, OpClamp, x, 0, 6) }},
+			{"Gt", func() { BinaryTo(bdst, OpGt, x, 0.5) }},
+			{"LogicalAnd", func() { BinaryTo(bdst, OpAnd, mask, m2) }},
+			{"WhereScalars", func() {
+				dst.Backend().Where(dst.Raw(), mask.Raw(), one.Raw(), Scalar(0.0).To(dt).Expand(256, 512).Raw())
+			}},
+			{"MaskedFill", func() { x.MaskedFill(mask, 0) }},
+			{"BoolToFloat", func() { mask.To(dt) }},
+		}
+		for _, o := range ops {
+			b.Run(o.name+"/"+dt.String(), func(b *testing.B) {
+				withProcs(1, func() {
+					for b.Loop() {
+						o.run()
+					}
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkTranscendental times Erf, Sin, Cos and Tanh on [256,512] of
+// random normal values into a preallocated destination at one thread.
+func BenchmarkTranscendental(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, dt := range []DType{Float32, Float64} {
+		vs := make([]float64, 256*512)
+		for i := range vs {
+			vs[i] = r.NormFloat64() * 3
+		}
+		x := FromSlice(vs).To(dt).Reshape(256, 512)
+		dst := Empty(dt, 256, 512)
+		for _, o := range []struct {
+			name string
+			op   UnaryOp
+		}{{"Erf", OpErf}, {"Sin", OpSin}, {"Cos", OpCos}, {"Tanh", OpTanh}} {
+			b.Run(o.name+"/"+dt.String(), func(b *testing.B) {
+				withProcs(1, func() {
+					for b.Loop() {
+						UnaryTo(dst, o.op, x)
+					}
+				})
+			})
+		}
+	}
 }

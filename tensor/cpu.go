@@ -279,21 +279,6 @@ func toF64[S Elem](v S) float64 {
 	return 0
 }
 
-// boolsTo writes 1 where s is true and 0 where it is false: a mask cast
-// to a float, without convert's type switch per element, and without a
-// branch on the float (an integer select and a table lookup: a random
-// mask mispredicts a branch half the time).
-func boolsTo[T Float](d []T, s []bool) {
-	table := [2]T{0, 1}
-	for i, v := range s {
-		b := 0
-		if v {
-			b = 1
-		}
-		d[i] = table[b]
-	}
-}
-
 func copyConv[D, S Elem](d []D, s []S, dst, src View) {
 	same := DTypeOf[D]() == DTypeOf[S]()
 	forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {

@@ -148,6 +148,10 @@ func compareKernel[T Num](op BinaryOp, d []bool, a, b []T, sh []int, st [][]int,
 
 func logicalKernel(op BinaryOp, d, a, b []bool, sh []int, st [][]int, off []int) {
 	forEachRow(sh, st, off, func(o []int, n int, in []int) {
+		if in[0] == 1 && in[1] == 1 && in[2] == 1 {
+			logicalRow(op, d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]:o[2]+n])
+			return
+		}
 		for i, p, q, r := 0, o[0], o[1], o[2]; i < n; i, p, q, r = i+1, p+in[0], q+in[1], r+in[2] {
 			switch op {
 			case OpAnd:

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"encoding/binary"
+	"math"
 	"unsafe"
 
 	"github.com/goagx/agx/tensor/internal/vec"
@@ -78,6 +80,18 @@ func selectRow[U uint32 | uint64](d []U, c []bool, a, b []U, o []int, n int, in 
 		} else {
 			vec.ScalarSelectGo(d, c, a[o[2]], b[o[3]:o[3]+n])
 		}
+	case in[2] == 0 && in[3] == 0:
+		// Two scalars (a gradient of ones from a sum's backward, and 0):
+		// fill with b's, then select a's in place.
+		y := b[o[3]]
+		for i := range d {
+			d[i] = y
+		}
+		if long {
+			vec.ScalarSelect(d, c, a[o[2]], d)
+		} else {
+			vec.ScalarSelectGo(d, c, a[o[2]], d)
+		}
 	default:
 		return false
 	}
@@ -99,4 +113,87 @@ func compareFast[T Num](op BinaryOp, d []bool, a, b []T, o []int, n int, in []in
 		return vecCompareScalar(op, dd, aa, b[o[2]])
 	}
 	return false
+}
+
+// Bool rows, eight at a time.
+//
+// A Go bool is one byte holding 0 or 1, so the logical ops of two rows of
+// bools are the bitwise ops of their bytes, which a uint64 does eight at a
+// time (and, or, xor; not is xor with 1 in every byte). The loads and
+// stores go through encoding/binary, which the compiler turns into single
+// moves where the CPU allows unaligned ones, and which never reads past a
+// row.
+
+// asBytes views a row of bools as its bytes.
+func asBytes(b []bool) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+
+// logicalRow sets d[i] = a[i] op b[i] for OpAnd, OpOr and OpXor (d may be
+// a or b).
+func logicalRow(op BinaryOp, d, a, b []bool) {
+	db, ab, bb := asBytes(d), asBytes(a[:len(d)]), asBytes(b[:len(d)])
+	le := binary.LittleEndian
+	n := len(db) &^ 7
+	switch op {
+	case OpAnd:
+		for i := 0; i < n; i += 8 {
+			le.PutUint64(db[i:], le.Uint64(ab[i:])&le.Uint64(bb[i:]))
+		}
+	case OpOr:
+		for i := 0; i < n; i += 8 {
+			le.PutUint64(db[i:], le.Uint64(ab[i:])|le.Uint64(bb[i:]))
+		}
+	default:
+		for i := 0; i < n; i += 8 {
+			le.PutUint64(db[i:], le.Uint64(ab[i:])^le.Uint64(bb[i:]))
+		}
+	}
+	for i := n; i < len(db); i++ {
+		switch op {
+		case OpAnd:
+			db[i] = ab[i] & bb[i]
+		case OpOr:
+			db[i] = ab[i] | bb[i]
+		default:
+			db[i] = ab[i] ^ bb[i]
+		}
+	}
+}
+
+// notRow sets d[i] = !s[i] (d may be s).
+func notRow(d, s []bool) {
+	db, sb := asBytes(d), asBytes(s[:len(d)])
+	le := binary.LittleEndian
+	n := len(db) &^ 7
+	for i := 0; i < n; i += 8 {
+		le.PutUint64(db[i:], le.Uint64(sb[i:])^0x0101010101010101)
+	}
+	for i := n; i < len(db); i++ {
+		db[i] = sb[i] ^ 1
+	}
+}
+
+// boolsTo sets d[i] = 1 where s[i], else 0: a mask cast to a float,
+// without convert's type switch per element and without a branch (a
+// random mask mispredicts one half the time): a select of 1 into zeros,
+// package vec's vectorised loop for a long enough row.
+func boolsTo[T Float](d []T, s []bool) {
+	clear(d)
+	if b, ok := asBits32(d); ok {
+		one := math.Float32bits(1)
+		if len(d) >= vecMin {
+			vec.ScalarSelect(b, s, one, b)
+		} else {
+			vec.ScalarSelectGo(b, s, one, b)
+		}
+		return
+	}
+	b, _ := asBits64(d)
+	one := math.Float64bits(1)
+	if len(d) >= vecMin {
+		vec.ScalarSelect(b, s, one, b)
+	} else {
+		vec.ScalarSelectGo(b, s, one, b)
+	}
 }

@@ -22,6 +22,10 @@ func (CPU) Unary(op UnaryOp, dst, src View, args ...float64) {
 		}
 		d, s := host[bool]("Unary", dst.Buf), host[bool]("Unary", src.Buf)
 		forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+			if in[0] == 1 && in[1] == 1 {
+				notRow(d[o[0]:o[0]+n], s[o[1]:o[1]+n])
+				return
+			}
 			for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
 				d[p] = !s[q]
 			}
@@ -35,16 +39,6 @@ func sigmoid64(x float64) float64 {
 	}
 	e := math.Exp(x)
 	return e / (1 + e)
-}
-
-func sign64(x float64) float64 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return x // ±0 and NaN pass through
 }
 
 // floatUnary returns the scalar function for op.
@@ -75,11 +69,11 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 	case OpRsqrt:
 		return func(x T) T { return T(1 / math.Sqrt(float64(x))) }
 	case OpAbs:
-		return func(x T) T { return T(math.Abs(float64(x))) }
+		return vec.AbsOf[T]
 	case OpSign:
-		return func(x T) T { return T(sign64(float64(x))) }
+		return vec.SignOf[T]
 	case OpRound:
-		return func(x T) T { return T(math.RoundToEven(float64(x))) }
+		return vec.RoundOf[T]
 	case OpFloor:
 		return func(x T) T { return T(math.Floor(float64(x))) }
 	case OpCeil:
@@ -144,12 +138,11 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 			if d32, ok := any(dd).([]float32); ok && unaryFloat32Fast(op, d32, any(ss).([]float32)) {
 				return
 			}
+			if vecUnary(op, dd, ss, args) {
+				return
+			}
 			// Hot ops get their own loops so the compiler can inline the math.
 			switch op {
-			case OpNeg:
-				for i, x := range ss {
-					dd[i] = -x
-				}
 			case OpExp:
 				for i, x := range ss {
 					dd[i] = T(math.Exp(float64(x)))
@@ -168,6 +161,18 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 			case OpTanh:
 				for i, x := range ss {
 					dd[i] = T(math.Tanh(float64(x)))
+				}
+			case OpErf:
+				for i, x := range ss {
+					dd[i] = T(math.Erf(float64(x)))
+				}
+			case OpSin:
+				for i, x := range ss {
+					dd[i] = T(math.Sin(float64(x)))
+				}
+			case OpCos:
+				for i, x := range ss {
+					dd[i] = T(math.Cos(float64(x)))
 				}
 			case OpSigmoid:
 				for i, x := range ss {

@@ -253,3 +253,63 @@ func vecCompareScalar[T Num](op BinaryOp, d []bool, a []T, s T) bool {
 	vec.CompareScalarGo(c, d, a, s)
 	return true
 }
+
+// vecFn maps the unary ops that package vec computes to its functions.
+func vecFn(op UnaryOp) (vec.Fn, bool) {
+	switch op {
+	case OpNeg:
+		return vec.Neg, true
+	case OpAbs:
+		return vec.Abs, true
+	case OpRound:
+		return vec.Round, true
+	case OpSign:
+		return vec.Sign, true
+	}
+	return 0, false
+}
+
+// vecUnary sets d[i] = op(s[i]) for Neg, Abs, Round, Sign and Clamp
+// (args: its bounds, neither a NaN) and reports whether op is one of
+// them: with package vec's vectorised loops for a long enough run, with its
+// portable loops (no call per element) otherwise. They give the bits of
+// floatUnary's functions (Round: a NaN for a NaN). d may be s.
+func vecUnary[T Float](op UnaryOp, d, s []T, args []float64) bool {
+	long := len(d) >= vecMin
+	if op == OpClamp {
+		lo, hi := T(args[0]), T(args[1])
+		if lo != lo || hi != hi {
+			return false // a NaN bound: floatUnary's rules
+		}
+		switch dd := any(d).(type) {
+		case []float32:
+			if long {
+				vec.Clamp(dd, any(s).([]float32), float32(lo), float32(hi))
+				return true
+			}
+		case []float64:
+			if long {
+				vec.Clamp(dd, any(s).([]float64), float64(lo), float64(hi))
+				return true
+			}
+		}
+		vec.ClampGo(d, s, lo, hi)
+		return true
+	}
+	f, ok := vecFn(op)
+	if !ok {
+		return false
+	}
+	if long {
+		switch dd := any(d).(type) {
+		case []float32:
+			vec.Unary(f, dd, any(s).([]float32))
+			return true
+		case []float64:
+			vec.Unary(f, dd, any(s).([]float64))
+			return true
+		}
+	}
+	vec.UnaryGo(f, d, s)
+	return true
+}

@@ -2,6 +2,7 @@ package vec
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -123,6 +124,20 @@ func benchKernels[T Float](b *testing.B, impls []*impl[T], n int) {
 			b.SetBytes(3*size + int64(n))
 			for b.Loop() {
 				im.sel(&d[0], &x[0], &y[0], &c[0], n)
+			}
+		})
+		for _, f := range []Fn{Abs, Round, Sign} {
+			b.Run(im.name+"/"+strings.ToLower(fnNames[f]), func(b *testing.B) {
+				b.SetBytes(2 * size)
+				for b.Loop() {
+					im.unary[f](&d[0], &x[0], n)
+				}
+			})
+		}
+		b.Run(im.name+"/clamp0", func(b *testing.B) {
+			b.SetBytes(2 * size)
+			for b.Loop() {
+				im.clamp(&d[0], &x[0], 0, 0.25, n)
 			}
 		})
 	}

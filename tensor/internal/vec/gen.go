@@ -658,6 +658,16 @@ func kernels(w, g *bytes.Buffer) {
 			}
 			d.field(x, e, fmt.Sprintf("cmp: [6]func(dst *bool, a, b *%s, n int){%s},", e.goType, join(vv)))
 			d.field(x, e, fmt.Sprintf("cmpS: [6]func(dst *bool, a *%s, s %s, n int){%s},", e.goType, e.goType, join(vs)))
+			var un []string
+			for _, op := range unaryNames {
+				name := unaryKernel(w, x, e, op)
+				d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
+				un = append(un, name)
+			}
+			d.field(x, e, fmt.Sprintf("unary: [%d]func(dst, a *%s, n int){%s},", len(un), e.goType, join(un)))
+			name = clampKernel(w, x, e)
+			d.fn(name, fmt.Sprintf("(dst, a *%s, lo, hi %s, n int)", e.goType, e.goType))
+			d.field(x, e, fmt.Sprintf("clamp: %s,", name))
 			for _, f := range []string{"vv", "vs", "sv"} {
 				name := selectKernel(w, x, e, f)
 				if f == "vv" {
@@ -1280,4 +1290,156 @@ func boolTable(w *bytes.Buffer) {
 		fmt.Fprintf(w, "DATA ·boolTable+%d(SB)/8, $0x%016x\n", 8*m, v)
 	}
 	fmt.Fprintln(w, "GLOBL ·boolTable(SB), RODATA|NOPTR, $2048")
+}
+
+// unaryNames is the order of the unary routines (package vec's Fn).
+var unaryNames = []string{"Neg", "Abs", "Round", "Sign"}
+
+// broadcastBits loads the constant with bits v into all lanes of register
+// r (X15's low lane included). It uses AX.
+func broadcastBits(w *bytes.Buffer, e elem, v uint64, r string) {
+	if e.size == 4 {
+		p(w, "MOVL $0x%08x, AX", v)
+		p(w, "VMOVD AX, X15")
+	} else {
+		p(w, "MOVQ $0x%016x, AX", v)
+		p(w, "VMOVQ AX, X15")
+	}
+	p(w, "VBROADCAST%s X15, %s", e.scalar, r)
+}
+
+// signBit, oneBits and minusOneBits are bit patterns of e.
+func signBit(e elem) uint64 {
+	if e.size == 4 {
+		return 1 << 31
+	}
+	return 1 << 63
+}
+
+func oneBits(e elem) uint64 {
+	if e.size == 4 {
+		return 0x3f800000
+	}
+	return 0x3ff0000000000000
+}
+
+// blendIf writes r = (r pred ref) ? k : r (pred a VCMPPS predicate),
+// copying k's bits: a compare into t and a blend (AVX2, on X or Y
+// registers), or a compare into kr and a move under it (AVX-512).
+func blendIf(w *bytes.Buffer, e elem, avx512 bool, pred int, ref, k, r, t, kr string) {
+	if avx512 {
+		p(w, "VCMP%s $0x%02x, %s, %s, %s", e.suffix, pred, ref, r, kr)
+		p(w, "VMOVAP%s %s, %s, %s", e.suffix[1:], k, kr, r)
+		return
+	}
+	p(w, "VCMP%s $0x%02x, %s, %s, %s", e.suffix, pred, ref, r, t)
+	p(w, "VBLENDV%s %s, %s, %s, %s", e.suffix, t, k, r, r)
+}
+
+// unaryKernel writes dst[i] = f(a[i]) for one of unaryNames, giving the
+// bits of the scalar Go functions (see NegOf, AbsOf, RoundOf, SignOf):
+//   - Neg flips the sign bit (xor), Abs clears it (and): NaNs keep their
+//     payload;
+//   - Round rounds to the nearest integer, ties to even (VROUNDPS with
+//     mode 0, VRNDSCALEPS on AVX-512), -0 for -0.5 < x < 0 as in Go;
+//   - Sign sets 1 where a[i] > 0 and -1 where a[i] < 0 by two compares and
+//     blends, keeping ±0 and NaNs as they are.
+//
+// Registers: DI dst, SI a, regs 0-3 the values, 4-7 scratch, 12-15
+// constants.
+func unaryKernel(w *bytes.Buffer, x isa, e elem, op string) string {
+	name := strings.ToLower(op) + e.name + x.name
+	lanes := x.bytes / e.size
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, a *%s, n int)\n", name, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-24\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ a+8(FP), SI")
+	p(w, "MOVQ n+16(FP), CX")
+	is512 := x.bytes == 64
+	c := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	switch op {
+	case "Neg":
+		broadcastBits(w, e, signBit(e), c(15))
+	case "Abs":
+		broadcastBits(w, e, signBit(e)-1, c(15))
+	case "Sign":
+		broadcastBits(w, e, oneBits(e), c(13))
+		broadcastBits(w, e, oneBits(e)|signBit(e), c(12))
+		if is512 {
+			p(w, "VPXORD Z14, Z14, Z14")
+		} else {
+			p(w, "VXORPS Y14, Y14, Y14")
+		}
+	}
+	// body applies op to register r (scratch t, mask register kr) with
+	// registers of prefix v.
+	body := func(v string, r, t int, kr string) {
+		reg := func(i int) string { return fmt.Sprintf("%s%d", v, i) }
+		dq := "DQ"[e.size/8]
+		switch op {
+		case "Neg", "Abs":
+			ins := map[string]string{"Neg": "XOR", "Abs": "AND"}[op]
+			if is512 {
+				p(w, "VP%s%c %s, %s, %s", ins, dq, reg(15), reg(r), reg(r))
+			} else {
+				p(w, "V%sP%s %s, %s, %s", ins, e.suffix[1:], reg(15), reg(r), reg(r))
+			}
+		case "Round":
+			if is512 {
+				p(w, "VRNDSCALE%s $0, %s, %s", e.suffix, reg(r), reg(r))
+			} else {
+				p(w, "VROUND%s $0, %s, %s", e.suffix, reg(r), reg(r))
+			}
+		case "Sign":
+			blendIf(w, e, is512, 0x1e, reg(14), reg(13), reg(r), reg(t), kr) // > 0: 1
+			blendIf(w, e, is512, 0x11, reg(14), reg(12), reg(r), reg(t), kr) // < 0: -1
+		}
+	}
+	mov := "VMOVUP" + e.suffix[1:]
+	dst, src := stream{"DI", e.size}, stream{"SI", e.size}
+	loops(w, name, x, lanes, []stream{dst, src}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(src, k), mask, c(i))
+		body(x.reg, i, i+4, fmt.Sprintf("K%d", 2+i))
+		store(w, mov, c(i), mask, mem(dst, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (SI), X0", smov)
+		body("X", 0, 4, "")
+		p(w, "%s X0, (DI)", smov)
+	})
+	return name
+}
+
+// clampKernel writes dst[i] = a[i] < lo ? lo : a[i], then that > hi ? hi :
+// it, by compares and blends, so the bits are those of ClampOf: an
+// element equal to a bound keeps its own bits (-0 stays -0 against a
+// bound +0), a NaN stays as it is. Registers: DI dst, SI a, reg 14 lo,
+// reg 15 hi, regs 0-3 the values, 4-7 scratch.
+func clampKernel(w *bytes.Buffer, x isa, e elem) string {
+	name := "clamp" + e.name + x.name
+	lanes := x.bytes / e.size
+	streams := scalarArgs(w, name, x, e, []string{"dst", "a"}, "lo", "hi")
+	dst, src := streams[0], streams[1]
+	is512 := x.bytes == 64
+	body := func(v string, r, t int, kr string) {
+		reg := func(i int) string { return fmt.Sprintf("%s%d", v, i) }
+		blendIf(w, e, is512, 0x11, reg(14), reg(14), reg(r), reg(t), kr) // < lo: lo
+		blendIf(w, e, is512, 0x1e, reg(15), reg(15), reg(r), reg(t), kr) // > hi: hi
+	}
+	mov := "VMOVUP" + e.suffix[1:]
+	c := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	loops(w, name, x, lanes, []stream{dst, src}, func(i int, mask string) {
+		k := i * lanes
+		load(w, mov, mem(src, k), mask, c(i))
+		body(x.reg, i, i+4, fmt.Sprintf("K%d", 2+i))
+		store(w, mov, c(i), mask, mem(dst, k))
+	}, func() {
+		smov := "VMOV" + e.scalar
+		p(w, "%s (SI), X0", smov)
+		body("X", 0, 4, "")
+		p(w, "%s X0, (DI)", smov)
+	})
+	return name
 }
