@@ -1,6 +1,7 @@
 package hubtest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -261,7 +263,11 @@ func TestHub(t *testing.T) {
 	t.Logf("agx autograde: %s", h.as(teacher, courseDir, jenv, h.agx(), "autograde", "--isolation=best-effort", "--source", "gelu.ipynb",
 		"-o", "gradebook", "--assignment", assignment, "submitted"))
 	gradeTime := time.Since(step)
+	comment := h.gradeByHand(teacher, courseDir)
 	h.as(teacher, courseDir, nil, h.agx(), "feedback", "-o", "feedback", "--nbgrader", assignment, "gradebook")
+	if b, err := os.ReadFile(filepath.Join(courseDir, "feedback", students[2], assignment, "gelu.html")); err != nil || !strings.Contains(string(b), comment) {
+		t.Errorf("%s's feedback page lacks the comment given by hand (%v)", students[2], err)
+	}
 	t.Logf("agx return: %s", h.as(teacher, courseDir, nil, h.agx(), "return", assignment))
 	t.Logf("collect + autograde of %d submissions: %.1f s", len(students), gradeTime.Seconds())
 	h.checkGradebook(filepath.Join(courseDir, "gradebook"))
@@ -626,6 +632,65 @@ func (h *hub) checkGradebook(dir string) {
 
 // checkIsolation: a student can read neither another student's feedback,
 // submissions or home, nor reach another's server through the hub.
+// gradeByHand is the instructor on the page of agx gradebook manual: it
+// serves the gradebook, and a grade with a comment is posted for student 3's
+// failed gelu-forward, as an instructor corrects an automatic grade. It
+// returns the comment, which the feedback must then carry.
+func (h *hub) gradeByHand(teacher *account, courseDir string) string {
+	t := h.t
+	cmd := exec.Command(h.agx(), "gradebook", "manual", "gradebook")
+	cmd.Dir = courseDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: teacher.uid, Gid: teacher.gid, Groups: teacher.groups}}
+	cmd.Env = []string{"HOME=" + teacher.home, "PATH=/usr/bin:/bin"}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	sc := bufio.NewScanner(out)
+	page := ""
+	for page == "" && sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 1 && strings.HasPrefix(f[0], "http://127.0.0.1:") {
+			page = f[0]
+		}
+	}
+	if page == "" {
+		t.Fatalf("agx gradebook manual printed no address")
+	}
+	u, err := url.Parse(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comment := "by hand: the shape and the zero are right, 1 point of 3"
+	noRedirect := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.PostForm("http://"+u.Host+"/save", url.Values{"token": {u.Query().Get("token")}, "student": {students[2]},
+		"grade_id": {"gelu-forward"}, "points": {"1"}, "comment": {comment}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("saving a grade on the manual grading page: %s", resp.Status)
+	}
+	e, err := autograde.ReadEntry(autograde.EntryPath(filepath.Join(courseDir, "gradebook"), students[2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range e.Cells {
+		if c.GradeID == "gelu-forward" && (c.Points != 1 || c.Override == nil || c.Override.Comment != comment) {
+			t.Errorf("%s's gelu-forward after grading by hand: %g points, override %+v", students[2], c.Points, c.Override)
+		}
+	}
+	t.Logf("graded by hand: %s's gelu-forward, 1 point, entry total now %g", students[2], e.Score)
+	return comment
+}
+
 // checkCourseBook makes the course gradebook as the instructor would at
 // the end of the term (the one assignment, its collect record, a late
 // policy) and checks that each student's total is their gradebook score.
