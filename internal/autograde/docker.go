@@ -348,21 +348,9 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 // oneInContainer grades submission s in a container of its own (see one
 // for the results).
 func (g *grader) oneInContainer(ctx context.Context, s Submission) (e *Entry, skipped bool) {
-	if ctx.Err() != nil {
-		return nil, false
-	}
-	e = &Entry{Version: EntryVersion, Student: s.Student, Notebook: g.srcName, Submission: s.Path,
-		SourceSHA256: g.srcHash, Cells: []*CellGrade{}, Flags: []Flag{}, Notes: []string{}}
-	b, err := os.ReadFile(s.Path)
-	if err != nil {
-		return g.ungradable(e, "cannot read the submission: "+err.Error()), false
-	}
-	e.SubmissionSHA256 = sha256Hex(b)
-	if !g.opt.Force {
-		if old, err := ReadEntry(EntryPath(g.opt.Dir, s.Student)); err == nil && old.Status == Graded &&
-			old.SubmissionSHA256 == e.SubmissionSHA256 && old.SourceSHA256 == e.SourceSHA256 {
-			return old, true
-		}
+	e, b, done, skipped := g.open(ctx, s)
+	if done {
+		return e, skipped
 	}
 	req := containerRequest{SourceName: g.srcName, Source: g.srcBytes, Student: s.Student, Submission: b, Kernel: g.opt.Kernel,
 		CellTimeout: g.opt.CellTimeout, Timeout: g.opt.Timeout, MaxOutputBytes: g.opt.MaxOutputBytes, Limits: g.opt.Limits}

@@ -382,25 +382,37 @@ type grader struct {
 	logf      func(string, ...any)
 }
 
-// one grades one submission. It returns nil when the context was cancelled
-// before the submission was graded, and skipped when the existing entry is
-// up to date.
-func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool) {
+// open starts the entry of submission s and reads the file. done is true
+// when there is nothing more to do: the context was cancelled (e nil), the
+// file cannot be read (e says so), or the existing entry is up to date (e
+// is it, skipped).
+func (g *grader) open(ctx context.Context, s Submission) (e *Entry, b []byte, done, skipped bool) {
 	if ctx.Err() != nil {
-		return nil, false
+		return nil, nil, true, false
 	}
 	e = &Entry{Version: EntryVersion, Student: s.Student, Notebook: g.srcName, Submission: s.Path,
 		SourceSHA256: g.srcHash, Cells: []*CellGrade{}, Flags: []Flag{}, Notes: []string{}}
 	b, err := os.ReadFile(s.Path)
 	if err != nil {
-		return g.ungradable(e, "cannot read the submission: "+err.Error()), false
+		return g.ungradable(e, "cannot read the submission: "+err.Error()), nil, true, false
 	}
 	e.SubmissionSHA256 = sha256Hex(b)
 	if !g.opt.Force {
 		if old, err := ReadEntry(EntryPath(g.opt.Dir, s.Student)); err == nil && old.Status == Graded &&
 			old.SubmissionSHA256 == e.SubmissionSHA256 && old.SourceSHA256 == e.SourceSHA256 {
-			return old, true
+			return old, b, true, true
 		}
+	}
+	return e, b, false, false
+}
+
+// one grades one submission. It returns nil when the context was cancelled
+// before the submission was graded, and skipped when the existing entry is
+// up to date.
+func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool) {
+	e, b, done, skipped := g.open(ctx, s)
+	if done {
+		return e, skipped
 	}
 	sub, err := notebook.Parse(b)
 	if err != nil {
