@@ -263,14 +263,15 @@ func TestHub(t *testing.T) {
 	t.Logf("agx autograde: %s", h.as(teacher, courseDir, jenv, h.agx(), "autograde", "--isolation=best-effort", "--source", "gelu.ipynb",
 		"-o", "gradebook", "--assignment", assignment, "submitted"))
 	gradeTime := time.Since(step)
+	t.Logf("collect + autograde of %d submissions: %.1f s", len(students), gradeTime.Seconds())
+	h.checkGradebook(filepath.Join(courseDir, "gradebook")) // the automatic grades
+	// Then a grade by hand, which the feedback and the course gradebook carry.
 	comment := h.gradeByHand(teacher, courseDir)
 	h.as(teacher, courseDir, nil, h.agx(), "feedback", "-o", "feedback", "--nbgrader", assignment, "gradebook")
 	if b, err := os.ReadFile(filepath.Join(courseDir, "feedback", students[2], assignment, "gelu.html")); err != nil || !strings.Contains(string(b), comment) {
 		t.Errorf("%s's feedback page lacks the comment given by hand (%v)", students[2], err)
 	}
 	t.Logf("agx return: %s", h.as(teacher, courseDir, nil, h.agx(), "return", assignment))
-	t.Logf("collect + autograde of %d submissions: %.1f s", len(students), gradeTime.Seconds())
-	h.checkGradebook(filepath.Join(courseDir, "gradebook"))
 	h.checkCourseBook(teacher, courseDir)
 
 	// 7. Each student reads their own feedback, and nobody else's.
