@@ -110,14 +110,19 @@ for i, cell in enumerate(nb["cells"]):
     if cell["cell_type"] != "code":
         continue
     # A cell that only declares types or functions prints nothing; the wanted
-    # strings below prove that the cells which should print did.
+    # strings below prove that the cells which should print did. A cell tagged
+    # raises-exception (lesson 00 shows a compile error and a panic) must fail.
+    expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
+    failed = False
     for out in cell.get("outputs", []):
         kind = out["output_type"]
         if kind == "error":
-            problems.append(f"cell {i}: error {out.get('ename')}: {out.get('evalue', '')[:300]}")
+            failed = True
+            if not expected:
+                problems.append(f"cell {i}: error {out.get('ename')}: {out.get('evalue', '')[:300]}")
         elif kind == "stream":
             text = "".join(out["text"]) if isinstance(out["text"], list) else out["text"]
-            if out["name"] == "stderr":
+            if out["name"] == "stderr" and not expected:
                 problems.append(f"cell {i}: stderr: {text[:300]}")
             texts.append(text)
         else:
@@ -125,6 +130,8 @@ for i, cell in enumerate(nb["cells"]):
                 texts.append("".join(v) if isinstance(v, list) else str(v))
                 if mime == "text/html":
                     htmls.append(texts[-1])
+    if expected and not failed:
+        problems.append(f"cell {i} is tagged raises-exception but ran without an error")
 blob = "\n".join(texts)
 problems += [f"no output contains {w!r}" for w in want if w not in blob]
 for name in svgs:
