@@ -36,11 +36,11 @@ func (p Policy) Penalty(d time.Duration) float64 {
 		return 0
 	}
 	periods := math.Ceil(float64(d) / float64(p.Period))
-	cap := p.Cap
-	if cap <= 0 || cap > 100 {
-		cap = 100
+	most := p.Cap
+	if most <= 0 || most > 100 {
+		most = 100
 	}
-	return math.Min(cap, p.Percent*periods) / 100
+	return math.Min(most, p.Percent*periods) / 100
 }
 
 // Gradebook is one notebook's gradebook directory, in an assignment.

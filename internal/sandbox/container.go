@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -163,7 +164,7 @@ func checkContainer(env containerEnv, net bool, root string, hidden []string) (m
 		fixes = append(fixes, fix)
 	}
 	ms := parseMountInfo(env.mountinfo)
-	if m := lastMount(ms, "/"); m == nil || !hasOpt(m.opts, "ro") {
+	if m := lastMount(ms, "/"); m == nil || !slices.Contains(m.opts, "ro") {
 		miss("the container's root file system is writable (docker run --read-only)")
 	} else {
 		measures = append(measures, "read-only root file system")
@@ -242,15 +243,6 @@ func coveredPath(path string) error {
 		}
 		return nil
 	}
-}
-
-func hasOpt(opts []string, o string) bool {
-	for _, x := range opts {
-		if x == o {
-			return true
-		}
-	}
-	return false
 }
 
 // newContainer sets sb up for IsolationContainer: the kernel runs as the

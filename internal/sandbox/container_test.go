@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -91,7 +92,7 @@ bad line
 		{"/", "overlay", "ro"}, {"/tmp", "tmpfs", "rw"}, {"/with space", "tmpfs", "rw"}, {"/tagged", "tmpfs", "rw"}, {"/home/jovyan", "ext4", "relatime"},
 	} {
 		m := lastMount(ms, tc.point)
-		if m == nil || m.fstype != tc.fstype || !hasOpt(m.opts, tc.opt) {
+		if m == nil || m.fstype != tc.fstype || !slices.Contains(m.opts, tc.opt) {
 			t.Errorf("%s: got %+v, want %s with %s", tc.point, m, tc.fstype, tc.opt)
 		}
 	}
