@@ -5,7 +5,7 @@ SHELL := /bin/bash
 SCRIPTS := docker/scripts
 SHELL_SCRIPTS := $(wildcard $(SCRIPTS)/*.sh) $(SCRIPTS)/agx-kernel $(SCRIPTS)/kernel-bin/go .ci/run $(wildcard gpu/scripts/*.sh)
 
-.PHONY: k8s-check outputs lab-view-test generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test job-slices-test hub-test image-cuda-test
+.PHONY: k8s-check outputs lab-view-test generate-check uninit-check openblas class-test gpu-test test deps deps-test lab shellcheck test-install test-docker-install docker-lint fmt-check race fuzz notebooks bench image image-cuda image-grader image-test job-slices-test hub-test hub-load image-cuda-test
 
 # Packages with fuzz targets, and how long each target runs in `make test`.
 FUZZ_PKGS := ./tensor ./nn ./internal/coursebook
@@ -184,9 +184,20 @@ class-test:
 # local users, release, fetch, run and edit through the Hub's REST API and kernel
 # websockets, submit, collect, autograde, return, feedback, permissions, the
 # first-cell time of new students, and headless Chromium (screenshots in
-# build/hub-test/). Needs root; AGX_HUB_TEST_SKIP=1 skips it (counted as skipped).
+# build/hub-test/). Then the short load test: a class of 3 at once (TestHubLoad,
+# report in build/hub-load/). Needs root; AGX_HUB_TEST_SKIP=1 skips them
+# (counted as skipped).
 hub-test:
-	AGX_TEST_HUB=1 $(GOTEST) -count=1 -v -run '^TestHub$$' -timeout 20m ./internal/hubtest/
+	AGX_TEST_HUB=1 $(GOTEST) -count=1 -v -run '^TestHub(Load)?$$' -timeout 25m ./internal/hubtest/
+
+# Load on one hub (docs/grading.md, "Load on one hub"): classes of 5, 10, 20 and
+# 30 students at once, each through the hub's REST API and a kernel websocket,
+# then the class of 30 autograded. Report in build/hub-load/report.md. Needs
+# root; about 25 minutes on 2 cores. HUB_LOAD changes the class sizes.
+HUB_LOAD ?= 5,10,20,30
+hub-load:
+	AGX_TEST_HUB=1 AGX_HUB_LOAD=$(HUB_LOAD) AGX_HUB_LOAD_THINK=2,8 AGX_HUB_LOAD_RAMP=2 AGX_HUB_LOAD_GRADE=1 \
+		$(GOTEST) -count=1 -v -run '^TestHubLoad$$' -timeout 120m ./internal/hubtest/
 
 # The OpenBLAS build (cgo to Debian's libopenblas through gonum.org/v1/netlib;
 # docs/performance.md). The default build stays pure Go.

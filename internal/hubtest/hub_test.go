@@ -69,97 +69,30 @@ type hub struct {
 	artifact string
 	users    map[string]*account
 	tokens   map[string]string // hub API tokens of the students, by PAM login
-	drive    string            // hubdrive.py
+	driver   string            // hubdrive.py
 }
 
 func TestHub(t *testing.T) {
-	if os.Getenv("AGX_TEST_HUB") != "1" {
-		t.Skip("the JupyterHub cycle runs in `make hub-test` (AGX_TEST_HUB=1): it installs packages, creates local users and starts a hub")
-	}
-	if os.Geteuid() != 0 {
-		if os.Getenv("AGX_HUB_TEST_SKIP") == "1" {
-			t.Skip("not root: make hub-test needs root (AGX_HUB_TEST_SKIP=1 asked to skip it)")
-		}
-		t.Fatal("make hub-test needs root: it installs Debian packages, creates local users, and runs JupyterHub with PAM logins and a spawner that starts each user's server as that user. Run it as root, or set AGX_HUB_TEST_SKIP=1 to skip it (counted as skipped)")
-	}
+	needHub(t)
 	start := time.Now()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := envOr("AGX_HUB_TEST_DIR", "/var/lib/agx-hub-test")
-	h := &hub{t: t, root: root, dir: filepath.Join(base, "hub"), users: map[string]*account{}, tokens: map[string]string{},
-		drive:    filepath.Join(root, "internal", "hubtest", "hubdrive.py"),
-		artifact: envOr("AGX_HUB_TEST_ARTIFACTS", filepath.Join(root, "build", "hub-test"))}
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(h.artifact); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(h.artifact, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	// 1. Install: the hub layout with the shared caches, Chromium, puppeteer-core.
-	step := time.Now()
-	h.cmd(nil, root, []string{"AGX_HUB_DIR=" + h.dir}, filepath.Join(root, "docker", "scripts", "install-hub.sh"))
-	nodeDir := h.installBrowser(filepath.Join(base, "node"))
-	t.Logf("install: %.1f s", time.Since(step).Seconds())
-
-	run, err := os.MkdirTemp(base, "run-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	if err := os.Chmod(run, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.exchange = filepath.Join(run, "exchange")
-	state := filepath.Join(run, "state")
-	if err := os.Mkdir(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	h, state := setUp(t, "hub-test")
+	nodeDir := h.installBrowser(filepath.Join(filepath.Dir(h.dir), "node"))
 
 	// 2. Users: an instructor (primary group agxhub-teach) and three students,
 	// with private homes.
-	h.removeUsers()
-	t.Cleanup(h.removeUsers)
-	h.cmd(nil, "/", nil, "groupadd", teachGroup)
-	h.addUser(instructor, "-g", teachGroup)
+	h.addTeacher()
 	for _, s := range students {
 		h.addUser(s, "-U")
 	}
 	teacher := h.users[instructor]
-	// Root seeds the build caches as the hub does before a spawn; the
-	// instructor grades outside the hub.
-	h.cmd(nil, "/", nil, filepath.Join(h.dir, "agx", "docker", "scripts", "seed-gocache.sh"), "-u", instructor,
-		filepath.Join(h.dir, "cache", "go-build"), filepath.Join(teacher.home, ".cache", "go-build"))
 
 	// 3. The hub.
-	step = time.Now()
-	h.startHub(state)
+	step := time.Now()
+	h.startHub(state, students)
 	t.Logf("hub start: %.1f s", time.Since(step).Seconds())
 
 	// 4. The course: exchange, release.
-	source := filepath.Join(teacher.home, "course", "gelu.ipynb")
-	h.as(teacher, teacher.home, nil, "mkdir", "-p", filepath.Join(teacher.home, "course"))
-	src, err := os.ReadFile(filepath.Join(root, "notebooks", "exercises", "gelu.ipynb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.writeAs(teacher, source, src)
-	// The administrator makes the exchange's root and gives it to the
-	// instructor, who makes the course in it.
-	if err := os.Mkdir(h.exchange, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(h.exchange, int(teacher.uid), int(teacher.gid)); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("agx exchange init: %s", h.as(teacher, teacher.home, nil, h.agx(), "exchange", "init", "--exchange", h.exchange, "--course", course, "--group", teachGroup))
-	deadline := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	h.as(teacher, filepath.Dir(source), nil, h.agx(), "release", "--deadline", deadline, assignment, "gelu.ipynb")
+	source := h.releaseCourse(teacher)
 	passed := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
 	h.as(teacher, filepath.Dir(source), nil, h.agx(), "release", "--deadline", passed, lateOne, "gelu.ipynb")
 
@@ -191,7 +124,7 @@ func TestHub(t *testing.T) {
 		t.Logf("%s: server ready in %.1f s", name, r.Seconds)
 		if i == 0 {
 			// The first lesson, as a new student's first notebook.
-			lessonSrc, err := os.ReadFile(filepath.Join(root, "notebooks", lesson))
+			lessonSrc, err := os.ReadFile(filepath.Join(h.root, "notebooks", lesson))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,6 +239,102 @@ func TestHub(t *testing.T) {
 	t.Logf("hub-test: %.1f s in all", time.Since(start).Seconds())
 }
 
+// needHub skips a hub test unless AGX_TEST_HUB=1 asks for it, and ends it
+// unless it runs as root.
+func needHub(t *testing.T) {
+	if os.Getenv("AGX_TEST_HUB") != "1" {
+		t.Skip("the JupyterHub tests run in `make hub-test` and `make hub-load` (AGX_TEST_HUB=1): they install packages, create local users and start a hub")
+	}
+	if os.Geteuid() != 0 {
+		if os.Getenv("AGX_HUB_TEST_SKIP") == "1" {
+			t.Skip("not root: the hub tests need root (AGX_HUB_TEST_SKIP=1 asked to skip them)")
+		}
+		t.Fatal("the hub tests need root: they install Debian packages, create local users, and run JupyterHub with PAM logins and a spawner that starts each user's server as that user. Run them as root, or set AGX_HUB_TEST_SKIP=1 to skip them (counted as skipped)")
+	}
+}
+
+// setUp installs the hub layout (install-hub.sh: the agx command, the
+// kernel, the shared caches) and makes this run's directory: the exchange's
+// place and the hub's state directory, which it returns. The test's users
+// are removed at the end (and any a killed run left, before).
+func setUp(t *testing.T, artifacts string) (*hub, string) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := envOr("AGX_HUB_TEST_DIR", "/var/lib/agx-hub-test")
+	h := &hub{t: t, root: root, dir: filepath.Join(base, "hub"), users: map[string]*account{}, tokens: map[string]string{},
+		driver:   filepath.Join(root, "internal", "hubtest", "hubdrive.py"),
+		artifact: filepath.Join(envOr("AGX_HUB_TEST_ARTIFACTS", filepath.Join(root, "build")), artifacts)}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(h.artifact); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(h.artifact, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// 1. Install: the hub layout with the shared caches.
+	step := time.Now()
+	h.cmd(nil, root, []string{"AGX_HUB_DIR=" + h.dir}, filepath.Join(root, "docker", "scripts", "install-hub.sh"))
+	t.Logf("install: %.1f s", time.Since(step).Seconds())
+
+	run, err := os.MkdirTemp(base, "run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	if err := os.Chmod(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.exchange = filepath.Join(run, "exchange")
+	state := filepath.Join(run, "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.removeUsers()
+	t.Cleanup(h.removeUsers)
+	return h, state
+}
+
+// addTeacher makes the instructor (primary group agxhub-teach), whose Go
+// build cache root seeds as the hub does before a spawn: the instructor
+// grades outside the hub.
+func (h *hub) addTeacher() {
+	h.cmd(nil, "/", nil, "groupadd", teachGroup)
+	h.addUser(instructor, "-g", teachGroup)
+	teacher := h.users[instructor]
+	h.cmd(nil, "/", nil, filepath.Join(h.dir, "agx", "docker", "scripts", "seed-gocache.sh"), "-u", instructor,
+		filepath.Join(h.dir, "cache", "go-build"), filepath.Join(teacher.home, ".cache", "go-build"))
+}
+
+// releaseCourse makes the exchange (the administrator makes its root and
+// gives it to the instructor, who makes the course in it) and releases the
+// GELU exercise as assignment, due in an hour. It returns the instructor's
+// source notebook.
+func (h *hub) releaseCourse(teacher *account) string {
+	t := h.t
+	source := filepath.Join(teacher.home, "course", "gelu.ipynb")
+	h.as(teacher, teacher.home, nil, "mkdir", "-p", filepath.Join(teacher.home, "course"))
+	src, err := os.ReadFile(filepath.Join(h.root, "notebooks", "exercises", "gelu.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.writeAs(teacher, source, src)
+	if err := os.Mkdir(h.exchange, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(h.exchange, int(teacher.uid), int(teacher.gid)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("agx exchange init: %s", h.as(teacher, teacher.home, nil, h.agx(), "exchange", "init", "--exchange", h.exchange, "--course", course, "--group", teachGroup))
+	deadline := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	h.as(teacher, filepath.Dir(source), nil, h.agx(), "release", "--deadline", deadline, assignment, "gelu.ipynb")
+	return source
+}
+
 // --- steps ---------------------------------------------------------------------
 
 func (h *hub) installBrowser(dir string) string {
@@ -360,10 +389,11 @@ func (h *hub) addUser(name string, args ...string) {
 }
 
 // removeUsers stops every process of the test's users (by process id) and
-// removes the users, their homes and the instructors' group. It also runs
-// before the users are made, for what a killed run left behind.
+// removes the users, their homes and the instructors' group. The test's users
+// are those whose names start with prefix, so it also removes what a killed
+// run left behind (it runs before the users are made too).
 func (h *hub) removeUsers() {
-	for _, name := range append([]string{instructor}, students...) {
+	for _, name := range usersWithPrefix(prefix) {
 		u, err := user.Lookup(name)
 		if err != nil {
 			continue
@@ -390,7 +420,21 @@ func (h *hub) removeUsers() {
 	}
 }
 
-func (h *hub) startHub(state string) {
+// usersWithPrefix lists the local users (of /etc/passwd) whose names start
+// with p.
+func usersWithPrefix(p string) []string {
+	b, _ := os.ReadFile("/etc/passwd")
+	var names []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if name, _, ok := strings.Cut(l, ":"); ok && strings.HasPrefix(name, p) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// startHub starts JupyterHub with its state in state; only users may log in.
+func (h *hub) startHub(state string, users []string) {
 	t := h.t
 	port := freePorts(t)
 	h.url = fmt.Sprintf("http://127.0.0.1:%d", port)
@@ -414,7 +458,7 @@ c.ConfigurableHTTPProxy.pid_file = %q
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = append(os.Environ(), "AGX_HUB_DIR="+h.dir, "AGX_HUB_PORT="+strconv.Itoa(port),
-		"AGX_HUB_USERS="+strings.Join(students, ","), "AGX_EXCHANGE="+h.exchange, "AGX_COURSE="+course)
+		"AGX_HUB_USERS="+strings.Join(users, ","), "AGX_EXCHANGE="+h.exchange, "AGX_COURSE="+course)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting jupyterhub (apt-get install jupyterhub): %v", err)
 	}
@@ -467,7 +511,7 @@ c.ConfigurableHTTPProxy.pid_file = %q
 
 func (h *hub) token(s *account) string {
 	var r struct{ Token string }
-	cmd := exec.Command("/usr/bin/python3", h.drive, "token", h.url, s.name)
+	cmd := exec.Command("/usr/bin/python3", h.driver, "token", h.url, s.name)
 	cmd.Stdin = strings.NewReader(s.password + "\n")
 	out, err := cmd.Output()
 	if err != nil || json.Unmarshal(out, &r) != nil || r.Token == "" {
@@ -817,7 +861,7 @@ func (h *hub) browser(nodeModules string, s *account) {
 func (h *hub) agx() string { return filepath.Join(h.dir, "bin", "agx") }
 
 func (h *hub) driveJSON(v any, args ...string) {
-	out, err := exec.Command("/usr/bin/python3", append([]string{h.drive}, args...)...).Output()
+	out, err := exec.Command("/usr/bin/python3", append([]string{h.driver}, args...)...).Output()
 	if err != nil {
 		h.t.Fatalf("hubdrive %s %s: %v: %s", args[0], strings.Join(redact(args[1:]), " "), err, stderrOf(err))
 	}

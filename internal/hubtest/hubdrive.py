@@ -13,10 +13,15 @@ JSON object on stdout; errors go to stderr with exit status 1.
       starts a kernel session, executes every code cell in order, saves the
       notebook with its outputs and shuts the kernel down. Prints, per code
       cell, its grade_id, seconds, status and outputs (text and MIME types).
+      With HUBDRIVE_THINK=LO,HI in the environment it waits a random time
+      between LO and HI seconds before each code cell but the first, as a
+      student reads before running the next cell (make hub-load).
 """
 
 import asyncio
 import json
+import os
+import random
 import sys
 import time
 import uuid
@@ -25,6 +30,18 @@ from tornado import httpclient, ioloop, websocket
 from tornado.httputil import url_concat
 
 CELL_TIMEOUT = 300
+
+
+def think_times():
+    """The student's reading time before each cell but the first (HUBDRIVE_THINK)."""
+    spec = os.environ.get("HUBDRIVE_THINK")
+    if not spec:
+        return lambda: 0
+    lo, hi = (float(v) for v in spec.split(","))
+    if not 0 <= lo <= hi:
+        raise SystemExit("HUBDRIVE_THINK=%s: want LO,HI with 0 <= LO <= HI" % spec)
+    rng = random.Random()
+    return lambda: rng.uniform(lo, hi)
 
 
 async def api(method, url, token=None, body=None, ok=(200, 201, 202, 204)):
@@ -104,10 +121,13 @@ async def execute_all(url, user, tok, nbpath, nb):
         ws_url, headers={"Authorization": "token " + tok}, request_timeout=60))
     result = {"session_seconds": round(time.monotonic() - t0, 3), "cells": []}
     session = uuid.uuid4().hex
+    think = think_times()
     try:
         for i, cell in enumerate(nb["cells"]):
             if cell["cell_type"] != "code":
                 continue
+            if result["cells"]:
+                await asyncio.sleep(think())
             src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
             msg_id = uuid.uuid4().hex
             await conn.write_message(json.dumps({
