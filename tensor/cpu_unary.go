@@ -51,6 +51,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 			return func(x T) T { return T(vmath.Sigmoid32(float32(x))) }
 		case OpTanh:
 			return func(x T) T { return T(vmath.Tanh32(float32(x))) }
+		case OpErf:
+			return func(x T) T { return T(vmath.Erf32(float32(x))) }
 		}
 	}
 	switch op {

@@ -43,6 +43,36 @@ var constants = []constant{
 	{name: "sign64", bits: 1 << 63, raw: true},
 	{name: "abs64", bits: 1<<63 - 1, raw: true},
 	{name: "sign32", bits: 1<<63 | 1<<31, raw: true}, // two float32 sign bits
+	{name: "erfHi", val: 4},
+}
+
+// erfC are the erf polynomial's coefficients, as in kernels_go.go.
+var erfC = [19]float64{
+	1.1283791668944105,
+	-0.37612637994416254,
+	0.11283784806429992,
+	-0.026865963750455343,
+	0.005223646149613631,
+	-0.0008545065101948847,
+	0.0001203383996463952,
+	-1.4825297167592423e-05,
+	1.6116703597671405e-06,
+	-1.546381394408387e-07,
+	1.2980389195573635e-08,
+	-9.37064885712255e-10,
+	5.6823739391549953e-11,
+	-2.8122359092737115e-12,
+	1.0968599972908687e-13,
+	-3.221478427940935e-15,
+	6.66142222231235e-17,
+	-8.611370426755082e-19,
+	5.220164524238099e-21,
+}
+
+func init() {
+	for k, c := range erfC {
+		constants = append(constants, constant{name: fmt.Sprintf("erf%d", k), val: c})
+	}
 }
 
 // isa describes one instruction set: the register prefixes for 4 or 8
@@ -284,6 +314,154 @@ func (g *gen) function(is isa, o op) {
 	g.i("RET")
 }
 
+// erfBody returns the instructions of one erf step, like body, on the ten
+// registers from base on: b+0 the input, b+1 a = min(|x|, 4), b+2 t = a²,
+// b+3 t², b+4 t⁴, b+5 t⁸, b+6 to b+9 the Estrin partial sums (b+7 then
+// holds the float32 result, b+8 the sign). The constants are memory
+// operands, broadcast from their first copy on AVX-512 (the coefficients
+// alone would fill the 16 spare registers), so two AVX-512 steps fit in the
+// 32 registers side by side.
+func (g *gen) erfBody(off int, masked bool, base int, nan string) []string {
+	var out []string
+	i := func(ins string, args ...string) {
+		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+	}
+	// m applies ins with the constant name as its memory operand.
+	m := func(ins, name string, args ...string) {
+		if g.isa.inReg {
+			ins += ".BCST"
+		}
+		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+	}
+	d := func(k int) string { return g.d(base + k) }
+	f0, fr, fs := g.f(base), g.f(base+7), g.f(base+8)
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPS.Z", src, "K1", f0)
+	} else {
+		i("VMOVUPS", src, f0)
+	}
+	i("VCVTPS2PD", f0, d(1))
+	and := "VANDPD"
+	if g.isa.inReg {
+		and = "VPANDQ"
+	}
+	m(and, "abs64", d(1), d(1))
+	m("VMINPD", "erfHi", d(1), d(1))
+	i("VMULPD", d(1), d(1), d(2)) // t
+	i("VMULPD", d(2), d(2), d(3)) // t²
+	i("VMULPD", d(3), d(3), d(4)) // t⁴
+	i("VMULPD", d(4), d(4), d(5)) // t⁸
+	// q sets register r to c[2j] + c[2j+1]·t
+	q := func(r, j int) {
+		m("VMULPD", fmt.Sprintf("erf%d", 2*j+1), d(2), d(r))
+		m("VADDPD", fmt.Sprintf("erf%d", 2*j), d(r), d(r))
+	}
+	// pair sets register r to q(j) + q(j+1)·t², using r+1
+	pair := func(r, j int) {
+		q(r, j)
+		q(r+1, j+1)
+		i("VMULPD", d(3), d(r+1), d(r+1))
+		i("VADDPD", d(r+1), d(r), d(r))
+	}
+	// r4 = q8 + c18·t²
+	q(6, 8)
+	m("VMULPD", "erf18", d(3), d(7))
+	i("VADDPD", d(7), d(6), d(6))
+	// s1 = r2 + r3·t⁴
+	pair(7, 4)
+	pair(8, 6)
+	i("VMULPD", d(4), d(8), d(8))
+	i("VADDPD", d(8), d(7), d(7))
+	// (s1 + t⁸·r4)·t⁸
+	i("VMULPD", d(5), d(6), d(6))
+	i("VADDPD", d(6), d(7), d(6))
+	i("VMULPD", d(5), d(6), d(6))
+	// s0 = r0 + r1·t⁴
+	pair(7, 0)
+	pair(8, 2)
+	i("VMULPD", d(4), d(8), d(8))
+	i("VADDPD", d(8), d(7), d(7))
+	// a·P(t), the sign of x
+	i("VADDPD", d(6), d(7), d(6))
+	i("VMULPD", d(1), d(6), d(6))
+	if g.isa.inReg {
+		i("VCVTPD2PS", d(6), fr)
+		i("VPANDQ.BCST", "vmath_sign32<>(SB)", f0, fs)
+	} else {
+		i("VCVTPD2PSY", d(6), fr)
+		i("VANDPS", "vmath_sign32<>(SB)", f0, fs)
+	}
+	i("VORPS", fs, fr, fr)
+	// NaN inputs come back unchanged
+	if g.isa.inReg {
+		i("VCMPPS", "$3", f0, f0, nan)
+		i("VMOVAPS", f0, nan, fr)
+	} else {
+		i("VCMPPS", "$3", f0, f0, fs)
+		i("VBLENDVPS", fs, f0, fr, fr)
+	}
+	if masked {
+		i("VMOVUPS", fr, "K1", dst)
+	} else {
+		i("VMOVUPS", fr, dst)
+	}
+	return out
+}
+
+// erfFunction writes erfAVX2 or erfAVX512: on AVX-512 two steps at a time
+// (registers 0-9 and 16-25), then one, then a masked tail, as function does;
+// on AVX2 one step at a time (ten of the 16 registers).
+func (g *gen) erfFunction(is isa) {
+	g.isa, g.op = is, "erf"
+	name := "erf" + is.name
+	lanes := is.step / 4
+	l := func(s string) string { return name + "_" + s }
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of %d.", name, lanes)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	if is.inReg {
+		g.p("%s:", l("loop2"))
+		g.i("CMPQ", "CX", fmt.Sprintf("$%d", 2*lanes))
+		g.i("JLT", l("one"))
+		g.emit(g.erfBody(0, false, 0, "K2"), g.erfBody(is.step, false, 16, "K3"))
+		g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "SI")
+		g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "DI")
+		g.i("SUBQ", fmt.Sprintf("$%d", 2*lanes), "CX")
+		g.i("JMP", l("loop2"))
+	}
+	g.p("%s:", l("one"))
+	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
+	g.i("JLT", l("tail"))
+	g.emit(g.erfBody(0, false, 0, "K2"))
+	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "SI")
+	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "DI")
+	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
+	if !is.inReg {
+		g.i("JMP", l("one"))
+	}
+	g.p("%s:", l("tail"))
+	if is.inReg {
+		g.i("TESTQ", "CX", "CX")
+		g.i("JZ", l("done"))
+		g.i("MOVQ", "$1", "AX")
+		g.i("SHLQ", "CX", "AX")
+		g.i("DECQ", "AX")
+		g.i("KMOVW", "AX", "K1")
+		g.emit(g.erfBody(0, true, 0, "K2"))
+	}
+	g.p("%s:", l("done"))
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
 func main() {
 	g := &gen{}
 	g.p("// Code generated by gen_kernels.go; DO NOT EDIT.")
@@ -306,6 +484,7 @@ func main() {
 		for _, o := range ops {
 			g.function(is, o)
 		}
+		g.erfFunction(is)
 	}
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)

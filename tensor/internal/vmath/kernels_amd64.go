@@ -22,6 +22,12 @@ func sigmoidAVX512(dst, src *float32, n int)
 //go:noescape
 func tanhAVX512(dst, src *float32, n int)
 
+//go:noescape
+func erfAVX2(dst, src *float32, n int)
+
+//go:noescape
+func erfAVX512(dst, src *float32, n int)
+
 func detect() int {
 	switch {
 	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512DQ:
@@ -55,3 +61,4 @@ func simd(avx512, avx2 func(dst, src *float32, n int), avx2Lanes int, dst, src [
 func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 4, dst, src) }
 func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 4, dst, src) }
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 4, dst, src) }
+func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 4, dst, src) }

@@ -99,6 +99,106 @@ DATA vmath_sign32<>+8(SB)/8, $0x8000000080000000
 DATA vmath_sign32<>+16(SB)/8, $0x8000000080000000
 DATA vmath_sign32<>+24(SB)/8, $0x8000000080000000
 GLOBL vmath_sign32<>(SB), RODATA|NOPTR, $32
+DATA vmath_erfHi<>+0(SB)/8, $0x4010000000000000
+DATA vmath_erfHi<>+8(SB)/8, $0x4010000000000000
+DATA vmath_erfHi<>+16(SB)/8, $0x4010000000000000
+DATA vmath_erfHi<>+24(SB)/8, $0x4010000000000000
+GLOBL vmath_erfHi<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf0<>+0(SB)/8, $0x3ff20dd75034c99a
+DATA vmath_erf0<>+8(SB)/8, $0x3ff20dd75034c99a
+DATA vmath_erf0<>+16(SB)/8, $0x3ff20dd75034c99a
+DATA vmath_erf0<>+24(SB)/8, $0x3ff20dd75034c99a
+GLOBL vmath_erf0<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf1<>+0(SB)/8, $0xbfd81274614179a0
+DATA vmath_erf1<>+8(SB)/8, $0xbfd81274614179a0
+DATA vmath_erf1<>+16(SB)/8, $0xbfd81274614179a0
+DATA vmath_erf1<>+24(SB)/8, $0xbfd81274614179a0
+GLOBL vmath_erf1<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf2<>+0(SB)/8, $0x3fbce2f0f32feb5c
+DATA vmath_erf2<>+8(SB)/8, $0x3fbce2f0f32feb5c
+DATA vmath_erf2<>+16(SB)/8, $0x3fbce2f0f32feb5c
+DATA vmath_erf2<>+24(SB)/8, $0x3fbce2f0f32feb5c
+GLOBL vmath_erf2<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf3<>+0(SB)/8, $0xbf9b82c04ebc22fc
+DATA vmath_erf3<>+8(SB)/8, $0xbf9b82c04ebc22fc
+DATA vmath_erf3<>+16(SB)/8, $0xbf9b82c04ebc22fc
+DATA vmath_erf3<>+24(SB)/8, $0xbf9b82c04ebc22fc
+GLOBL vmath_erf3<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf4<>+0(SB)/8, $0x3f756563d60e3346
+DATA vmath_erf4<>+8(SB)/8, $0x3f756563d60e3346
+DATA vmath_erf4<>+16(SB)/8, $0x3f756563d60e3346
+DATA vmath_erf4<>+24(SB)/8, $0x3f756563d60e3346
+GLOBL vmath_erf4<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf5<>+0(SB)/8, $0xbf4c001ec1fc1ac4
+DATA vmath_erf5<>+8(SB)/8, $0xbf4c001ec1fc1ac4
+DATA vmath_erf5<>+16(SB)/8, $0xbf4c001ec1fc1ac4
+DATA vmath_erf5<>+24(SB)/8, $0xbf4c001ec1fc1ac4
+GLOBL vmath_erf5<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf6<>+0(SB)/8, $0x3f1f8bc5f6b77781
+DATA vmath_erf6<>+8(SB)/8, $0x3f1f8bc5f6b77781
+DATA vmath_erf6<>+16(SB)/8, $0x3f1f8bc5f6b77781
+DATA vmath_erf6<>+24(SB)/8, $0x3f1f8bc5f6b77781
+GLOBL vmath_erf6<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf7<>+0(SB)/8, $0xbeef174553df4091
+DATA vmath_erf7<>+8(SB)/8, $0xbeef174553df4091
+DATA vmath_erf7<>+16(SB)/8, $0xbeef174553df4091
+DATA vmath_erf7<>+24(SB)/8, $0xbeef174553df4091
+GLOBL vmath_erf7<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf8<>+0(SB)/8, $0x3ebb0a124cfb0fd7
+DATA vmath_erf8<>+8(SB)/8, $0x3ebb0a124cfb0fd7
+DATA vmath_erf8<>+16(SB)/8, $0x3ebb0a124cfb0fd7
+DATA vmath_erf8<>+24(SB)/8, $0x3ebb0a124cfb0fd7
+GLOBL vmath_erf8<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf9<>+0(SB)/8, $0xbe84c1537594de1a
+DATA vmath_erf9<>+8(SB)/8, $0xbe84c1537594de1a
+DATA vmath_erf9<>+16(SB)/8, $0xbe84c1537594de1a
+DATA vmath_erf9<>+24(SB)/8, $0xbe84c1537594de1a
+GLOBL vmath_erf9<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf10<>+0(SB)/8, $0x3e4be00b5f8df21b
+DATA vmath_erf10<>+8(SB)/8, $0x3e4be00b5f8df21b
+DATA vmath_erf10<>+16(SB)/8, $0x3e4be00b5f8df21b
+DATA vmath_erf10<>+24(SB)/8, $0x3e4be00b5f8df21b
+GLOBL vmath_erf10<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf11<>+0(SB)/8, $0xbe101941447cc683
+DATA vmath_erf11<>+8(SB)/8, $0xbe101941447cc683
+DATA vmath_erf11<>+16(SB)/8, $0xbe101941447cc683
+DATA vmath_erf11<>+24(SB)/8, $0xbe101941447cc683
+GLOBL vmath_erf11<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf12<>+0(SB)/8, $0x3dcf3d3af8eefccf
+DATA vmath_erf12<>+8(SB)/8, $0x3dcf3d3af8eefccf
+DATA vmath_erf12<>+16(SB)/8, $0x3dcf3d3af8eefccf
+DATA vmath_erf12<>+24(SB)/8, $0x3dcf3d3af8eefccf
+GLOBL vmath_erf12<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf13<>+0(SB)/8, $0xbd88bc97a0bf034f
+DATA vmath_erf13<>+8(SB)/8, $0xbd88bc97a0bf034f
+DATA vmath_erf13<>+16(SB)/8, $0xbd88bc97a0bf034f
+DATA vmath_erf13<>+24(SB)/8, $0xbd88bc97a0bf034f
+GLOBL vmath_erf13<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf14<>+0(SB)/8, $0x3d3edfb590c2bc81
+DATA vmath_erf14<>+8(SB)/8, $0x3d3edfb590c2bc81
+DATA vmath_erf14<>+16(SB)/8, $0x3d3edfb590c2bc81
+DATA vmath_erf14<>+24(SB)/8, $0x3d3edfb590c2bc81
+GLOBL vmath_erf14<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf15<>+0(SB)/8, $0xbced0439381bd1a6
+DATA vmath_erf15<>+8(SB)/8, $0xbced0439381bd1a6
+DATA vmath_erf15<>+16(SB)/8, $0xbced0439381bd1a6
+DATA vmath_erf15<>+24(SB)/8, $0xbced0439381bd1a6
+GLOBL vmath_erf15<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf16<>+0(SB)/8, $0x3c93334314cbdbca
+DATA vmath_erf16<>+8(SB)/8, $0x3c93334314cbdbca
+DATA vmath_erf16<>+16(SB)/8, $0x3c93334314cbdbca
+DATA vmath_erf16<>+24(SB)/8, $0x3c93334314cbdbca
+GLOBL vmath_erf16<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf17<>+0(SB)/8, $0xbc2fc5359c384bda
+DATA vmath_erf17<>+8(SB)/8, $0xbc2fc5359c384bda
+DATA vmath_erf17<>+16(SB)/8, $0xbc2fc5359c384bda
+DATA vmath_erf17<>+24(SB)/8, $0xbc2fc5359c384bda
+GLOBL vmath_erf17<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf18<>+0(SB)/8, $0x3bb8a6caab470c6f
+DATA vmath_erf18<>+8(SB)/8, $0x3bb8a6caab470c6f
+DATA vmath_erf18<>+16(SB)/8, $0x3bb8a6caab470c6f
+DATA vmath_erf18<>+24(SB)/8, $0x3bb8a6caab470c6f
+GLOBL vmath_erf18<>(SB), RODATA|NOPTR, $32
 
 // func expAVX2(dst, src *float32, n int) sets dst[i] = e^x for i < n; n is a multiple of 4.
 TEXT ·expAVX2(SB), NOSPLIT, $0-24
@@ -502,6 +602,74 @@ tanhAVX2_one:
 	SUBQ $4, CX
 tanhAVX2_tail:
 tanhAVX2_done:
+	VZEROUPPER 
+	RET 
+
+// func erfAVX2(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of 4.
+TEXT ·erfAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+erfAVX2_one:
+	CMPQ CX, $4
+	JLT erfAVX2_tail
+	VMOVUPS 0(SI), X0
+	VCVTPS2PD X0, Y1
+	VANDPD vmath_abs64<>(SB), Y1, Y1
+	VMINPD vmath_erfHi<>(SB), Y1, Y1
+	VMULPD Y1, Y1, Y2
+	VMULPD Y2, Y2, Y3
+	VMULPD Y3, Y3, Y4
+	VMULPD Y4, Y4, Y5
+	VMULPD vmath_erf17<>(SB), Y2, Y6
+	VADDPD vmath_erf16<>(SB), Y6, Y6
+	VMULPD vmath_erf18<>(SB), Y3, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD vmath_erf9<>(SB), Y2, Y7
+	VADDPD vmath_erf8<>(SB), Y7, Y7
+	VMULPD vmath_erf11<>(SB), Y2, Y8
+	VADDPD vmath_erf10<>(SB), Y8, Y8
+	VMULPD Y3, Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD vmath_erf13<>(SB), Y2, Y8
+	VADDPD vmath_erf12<>(SB), Y8, Y8
+	VMULPD vmath_erf15<>(SB), Y2, Y9
+	VADDPD vmath_erf14<>(SB), Y9, Y9
+	VMULPD Y3, Y9, Y9
+	VADDPD Y9, Y8, Y8
+	VMULPD Y4, Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD Y5, Y6, Y6
+	VADDPD Y6, Y7, Y6
+	VMULPD Y5, Y6, Y6
+	VMULPD vmath_erf1<>(SB), Y2, Y7
+	VADDPD vmath_erf0<>(SB), Y7, Y7
+	VMULPD vmath_erf3<>(SB), Y2, Y8
+	VADDPD vmath_erf2<>(SB), Y8, Y8
+	VMULPD Y3, Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD vmath_erf5<>(SB), Y2, Y8
+	VADDPD vmath_erf4<>(SB), Y8, Y8
+	VMULPD vmath_erf7<>(SB), Y2, Y9
+	VADDPD vmath_erf6<>(SB), Y9, Y9
+	VMULPD Y3, Y9, Y9
+	VADDPD Y9, Y8, Y8
+	VMULPD Y4, Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VADDPD Y6, Y7, Y6
+	VMULPD Y1, Y6, Y6
+	VCVTPD2PSY Y6, X7
+	VANDPS vmath_sign32<>(SB), X0, X8
+	VORPS X8, X7, X7
+	VCMPPS $3, X0, X0, X8
+	VBLENDVPS X8, X0, X7, X7
+	VMOVUPS X7, 0(DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JMP erfAVX2_one
+erfAVX2_tail:
+erfAVX2_done:
 	VZEROUPPER 
 	RET 
 
@@ -1077,5 +1245,238 @@ tanhAVX512_tail:
 	VMOVAPS Y0, K2, Y1
 	VMOVUPS Y1, K1, 0(DI)
 tanhAVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func erfAVX512(dst, src *float32, n int) sets dst[i] = erf x for i < n.
+TEXT ·erfAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+erfAVX512_loop2:
+	CMPQ CX, $16
+	JLT erfAVX512_one
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y16
+	VCVTPS2PD Y0, Z1
+	VCVTPS2PD Y16, Z17
+	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z17, Z17
+	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
+	VMINPD.BCST vmath_erfHi<>(SB), Z17, Z17
+	VMULPD Z1, Z1, Z2
+	VMULPD Z17, Z17, Z18
+	VMULPD Z2, Z2, Z3
+	VMULPD Z18, Z18, Z19
+	VMULPD Z3, Z3, Z4
+	VMULPD Z19, Z19, Z20
+	VMULPD Z4, Z4, Z5
+	VMULPD Z20, Z20, Z21
+	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
+	VMULPD.BCST vmath_erf17<>(SB), Z18, Z22
+	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf16<>(SB), Z22, Z22
+	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
+	VMULPD.BCST vmath_erf18<>(SB), Z19, Z23
+	VADDPD Z7, Z6, Z6
+	VADDPD Z23, Z22, Z22
+	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
+	VMULPD.BCST vmath_erf9<>(SB), Z18, Z23
+	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
+	VADDPD.BCST vmath_erf8<>(SB), Z23, Z23
+	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
+	VMULPD.BCST vmath_erf11<>(SB), Z18, Z24
+	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
+	VADDPD.BCST vmath_erf10<>(SB), Z24, Z24
+	VMULPD Z3, Z8, Z8
+	VMULPD Z19, Z24, Z24
+	VADDPD Z8, Z7, Z7
+	VADDPD Z24, Z23, Z23
+	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
+	VMULPD.BCST vmath_erf13<>(SB), Z18, Z24
+	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
+	VADDPD.BCST vmath_erf12<>(SB), Z24, Z24
+	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
+	VMULPD.BCST vmath_erf15<>(SB), Z18, Z25
+	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
+	VADDPD.BCST vmath_erf14<>(SB), Z25, Z25
+	VMULPD Z3, Z9, Z9
+	VMULPD Z19, Z25, Z25
+	VADDPD Z9, Z8, Z8
+	VADDPD Z25, Z24, Z24
+	VMULPD Z4, Z8, Z8
+	VMULPD Z20, Z24, Z24
+	VADDPD Z8, Z7, Z7
+	VADDPD Z24, Z23, Z23
+	VMULPD Z5, Z6, Z6
+	VMULPD Z21, Z22, Z22
+	VADDPD Z6, Z7, Z6
+	VADDPD Z22, Z23, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z21, Z22, Z22
+	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
+	VMULPD.BCST vmath_erf1<>(SB), Z18, Z23
+	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
+	VADDPD.BCST vmath_erf0<>(SB), Z23, Z23
+	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
+	VMULPD.BCST vmath_erf3<>(SB), Z18, Z24
+	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
+	VADDPD.BCST vmath_erf2<>(SB), Z24, Z24
+	VMULPD Z3, Z8, Z8
+	VMULPD Z19, Z24, Z24
+	VADDPD Z8, Z7, Z7
+	VADDPD Z24, Z23, Z23
+	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
+	VMULPD.BCST vmath_erf5<>(SB), Z18, Z24
+	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
+	VADDPD.BCST vmath_erf4<>(SB), Z24, Z24
+	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
+	VMULPD.BCST vmath_erf7<>(SB), Z18, Z25
+	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
+	VADDPD.BCST vmath_erf6<>(SB), Z25, Z25
+	VMULPD Z3, Z9, Z9
+	VMULPD Z19, Z25, Z25
+	VADDPD Z9, Z8, Z8
+	VADDPD Z25, Z24, Z24
+	VMULPD Z4, Z8, Z8
+	VMULPD Z20, Z24, Z24
+	VADDPD Z8, Z7, Z7
+	VADDPD Z24, Z23, Z23
+	VADDPD Z6, Z7, Z6
+	VADDPD Z22, Z23, Z22
+	VMULPD Z1, Z6, Z6
+	VMULPD Z17, Z22, Z22
+	VCVTPD2PS Z6, Y7
+	VCVTPD2PS Z22, Y23
+	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
+	VPANDQ.BCST vmath_sign32<>(SB), Y16, Y24
+	VORPS Y8, Y7, Y7
+	VORPS Y24, Y23, Y23
+	VCMPPS $3, Y0, Y0, K2
+	VCMPPS $3, Y16, Y16, K3
+	VMOVAPS Y0, K2, Y7
+	VMOVAPS Y16, K3, Y23
+	VMOVUPS Y7, 0(DI)
+	VMOVUPS Y23, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP erfAVX512_loop2
+erfAVX512_one:
+	CMPQ CX, $8
+	JLT erfAVX512_tail
+	VMOVUPS 0(SI), Y0
+	VCVTPS2PD Y0, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
+	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
+	VMULPD Z1, Z1, Z2
+	VMULPD Z2, Z2, Z3
+	VMULPD Z3, Z3, Z4
+	VMULPD Z4, Z4, Z5
+	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
+	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
+	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
+	VADDPD Z7, Z6, Z6
+	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
+	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
+	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
+	VMULPD Z3, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
+	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
+	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
+	VMULPD Z3, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD Z5, Z6, Z6
+	VADDPD Z6, Z7, Z6
+	VMULPD Z5, Z6, Z6
+	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
+	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
+	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
+	VMULPD Z3, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
+	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
+	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
+	VMULPD Z3, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VADDPD Z6, Z7, Z6
+	VMULPD Z1, Z6, Z6
+	VCVTPD2PS Z6, Y7
+	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
+	VORPS Y8, Y7, Y7
+	VCMPPS $3, Y0, Y0, K2
+	VMOVAPS Y0, K2, Y7
+	VMOVUPS Y7, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+erfAVX512_tail:
+	TESTQ CX, CX
+	JZ erfAVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Y0
+	VCVTPS2PD Y0, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
+	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
+	VMULPD Z1, Z1, Z2
+	VMULPD Z2, Z2, Z3
+	VMULPD Z3, Z3, Z4
+	VMULPD Z4, Z4, Z5
+	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
+	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
+	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
+	VADDPD Z7, Z6, Z6
+	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
+	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
+	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
+	VMULPD Z3, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
+	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
+	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
+	VMULPD Z3, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD Z5, Z6, Z6
+	VADDPD Z6, Z7, Z6
+	VMULPD Z5, Z6, Z6
+	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
+	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
+	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
+	VMULPD Z3, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
+	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
+	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
+	VMULPD Z3, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VADDPD Z6, Z7, Z6
+	VMULPD Z1, Z6, Z6
+	VCVTPD2PS Z6, Y7
+	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
+	VORPS Y8, Y7, Y7
+	VCMPPS $3, Y0, Y0, K2
+	VMOVAPS Y0, K2, Y7
+	VMOVUPS Y7, K1, 0(DI)
+erfAVX512_done:
 	VZEROUPPER 
 	RET 

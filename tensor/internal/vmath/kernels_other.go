@@ -7,3 +7,4 @@ func detect() int { return levelGo }
 func expSIMD(dst, src []float32) int     { return 0 }
 func sigmoidSIMD(dst, src []float32) int { return 0 }
 func tanhSIMD(dst, src []float32) int    { return 0 }
+func erfSIMD(dst, src []float32) int     { return 0 }
