@@ -1,6 +1,6 @@
 // Package vmath holds agx's float32 transcendental kernels, e^x, the
-// logistic sigmoid 1/(1+e^-x), tanh x and erf x, over slices, in Go and Go
-// assembly, without cgo.
+// logistic sigmoid 1/(1+e^-x), tanh x and erf x, and float64 sin x and
+// cos x (see trig.go), over slices, in Go and Go assembly, without cgo.
 //
 // # Numerics
 //

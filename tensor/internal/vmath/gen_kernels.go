@@ -44,6 +44,27 @@ var constants = []constant{
 	{name: "abs64", bits: 1<<63 - 1, raw: true},
 	{name: "sign32", bits: 1<<63 | 1<<31, raw: true}, // two float32 sign bits
 	{name: "erfHi", val: 4},
+	{name: "twoOverPi", val: 6.36619772367581382433e-01},
+	{name: "pio2a", val: 1.57079632673412561417e+00},
+	{name: "pio2b", val: 6.07710050630396597660e-11},
+	{name: "pio2c", val: 2.02226624871116645580e-21},
+	{name: "pio2d", val: 8.47842766036889956997e-32},
+	{name: "trigMax", val: 1 << 20},
+	{name: "half", val: 0.5},
+	{name: "sin1", val: -1.66666666666666324348e-01},
+	{name: "sin2", val: 8.33333333332248946124e-03},
+	{name: "sin3", val: -1.98412698298579493134e-04},
+	{name: "sin4", val: 2.75573137070700676789e-06},
+	{name: "sin5", val: -2.50507602534068634195e-08},
+	{name: "sin6", val: 1.58969099521155010221e-10},
+	{name: "cos1", val: 4.16666666666666019037e-02},
+	{name: "cos2", val: -1.38888888888741095749e-03},
+	{name: "cos3", val: 2.48015872894767294178e-05},
+	{name: "cos4", val: -2.75573143513906633035e-07},
+	{name: "cos5", val: 2.08757232129817482790e-09},
+	{name: "cos6", val: -1.13596475577881948265e-11},
+	{name: "int1", bits: 1, raw: true},
+	{name: "int2", bits: 2, raw: true},
 }
 
 // erfC are the erf polynomial's coefficients, as in kernels_go.go.
@@ -462,6 +483,134 @@ func (g *gen) erfFunction(is isa) {
 	g.i("RET")
 }
 
+// trigBody returns the instructions of one float64 sin/cos step (sinCos in
+// trig.go) on the ten registers from base on: b+0 x, b+1 t (then the
+// quadrant), b+2 k, b+3 r, b+4 z = r², b+5 the sine, b+6 the cosine, b+7
+// to b+9 scratch. Z31 holds 1.0 and Z30 q0 (0 for sin, 1 for cos); K
+// register swap takes the lanes whose quadrant is odd, and K6 gathers the
+// lanes out of range.
+func (g *gen) trigBody(off int, masked bool, base int, swap string) []string {
+	var out []string
+	i := func(ins string, args ...string) {
+		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+	}
+	m := func(ins, name string, args ...string) {
+		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+	}
+	d := func(k int) string { return g.d(base + k) }
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPD.Z", src, "K1", d(0))
+	} else {
+		i("VMOVUPD", src, d(0))
+	}
+	// lanes with !(|x| < trigMax), NaN included (predicate 5: not less than, unordered)
+	m("VPANDQ", "abs64", d(0), d(7))
+	i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), swap)
+	i("KORW", swap, "K6", "K6")
+	// t = x·2/π + round, k = t - round, r = x - k·π/2 in four parts
+	m("VMULPD", "twoOverPi", d(0), d(1))
+	m("VADDPD", "round", d(1), d(1))
+	m("VSUBPD", "round", d(1), d(2))
+	m("VMULPD", "pio2a", d(2), d(7))
+	i("VSUBPD", d(7), d(0), d(3))
+	m("VMULPD", "pio2b", d(2), d(7))
+	i("VSUBPD", d(7), d(3), d(3))
+	m("VMULPD", "pio2c", d(2), d(7))
+	i("VSUBPD", d(7), d(3), d(3))
+	m("VMULPD", "pio2d", d(2), d(7))
+	i("VSUBPD", d(7), d(3), d(3))
+	i("VMULPD", d(3), d(3), d(4))
+	// the two polynomials, in Horner's form, side by side
+	m("VMULPD", "sin6", d(4), d(5))
+	m("VMULPD", "cos6", d(4), d(6))
+	for k := 5; k >= 1; k-- {
+		m("VADDPD", fmt.Sprintf("sin%d", k), d(5), d(5))
+		m("VADDPD", fmt.Sprintf("cos%d", k), d(6), d(6))
+		if k > 1 {
+			i("VMULPD", d(4), d(5), d(5))
+			i("VMULPD", d(4), d(6), d(6))
+		}
+	}
+	// s = r + (r·z)·S
+	i("VMULPD", d(4), d(3), d(7))
+	i("VMULPD", d(7), d(5), d(5))
+	i("VADDPD", d(5), d(3), d(5))
+	// c = w + (((1 - w) - hz) + z²·C), hz = z/2, w = 1 - hz
+	i("VMULPD", d(4), d(4), d(7))
+	i("VMULPD", d(7), d(6), d(6))
+	m("VMULPD", "half", d(4), d(7))
+	i("VSUBPD", d(7), "Z31", d(8))
+	i("VSUBPD", d(8), "Z31", d(9))
+	i("VSUBPD", d(7), d(9), d(9))
+	i("VADDPD", d(6), d(9), d(9))
+	i("VADDPD", d(9), d(8), d(6))
+	// quadrant q = k + q0: odd takes the cosine, q&2 flips the sign
+	i("VPADDQ", "Z30", d(1), d(1))
+	m("VPTESTMQ", "int1", d(1), swap)
+	i("VMOVAPD", d(6), swap, d(5))
+	m("VPANDQ", "int2", d(1), d(1))
+	i("VPSLLQ", "$62", d(1), d(1))
+	i("VPXORQ", d(1), d(5), d(5))
+	// a zero result (sin ±0) takes x's sign
+	m("VPTESTNMQ", "abs64", d(5), swap)
+	i("VMOVAPD", d(0), swap, d(5))
+	if masked {
+		i("VMOVUPD", d(5), "K1", dst)
+	} else {
+		i("VMOVUPD", d(5), dst)
+	}
+	return out
+}
+
+// trigFunction writes sinCosAVX512, two steps at a time (registers 0-9 and
+// 10-19), then one, then a masked tail, as function does.
+func (g *gen) trigFunction() {
+	g.isa, g.op = isas[1], "sincos"
+	name := "sinCosAVX512"
+	l := func(s string) string { return name + "_" + s }
+	g.p("")
+	g.p("// func %s(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x", name)
+	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
+	g.p("// not below trigMax.")
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	g.i("VPBROADCASTQ", "q0+24(FP)", "Z30")
+	g.i("VBROADCASTSD", "vmath_one<>(SB)", "Z31")
+	g.i("KXORW", "K6", "K6", "K6")
+	g.p("%s:", l("loop2"))
+	g.i("CMPQ", "CX", "$16")
+	g.i("JLT", l("one"))
+	g.emit(g.trigBody(0, false, 0, "K2"), g.trigBody(64, false, 10, "K3"))
+	g.i("ADDQ", "$128", "SI")
+	g.i("ADDQ", "$128", "DI")
+	g.i("SUBQ", "$16", "CX")
+	g.i("JMP", l("loop2"))
+	g.p("%s:", l("one"))
+	g.i("CMPQ", "CX", "$8")
+	g.i("JLT", l("tail"))
+	g.emit(g.trigBody(0, false, 0, "K2"))
+	g.i("ADDQ", "$64", "SI")
+	g.i("ADDQ", "$64", "DI")
+	g.i("SUBQ", "$8", "CX")
+	g.p("%s:", l("tail"))
+	g.i("TESTQ", "CX", "CX")
+	g.i("JZ", l("done"))
+	g.i("MOVQ", "$1", "AX")
+	g.i("SHLQ", "CX", "AX")
+	g.i("DECQ", "AX")
+	g.i("KMOVW", "AX", "K1")
+	g.emit(g.trigBody(0, true, 0, "K2"))
+	g.p("%s:", l("done"))
+	g.i("KMOVW", "K6", "AX")
+	g.i("TESTW", "AX", "AX")
+	g.i("SETNE", "ret+32(FP)")
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
 func main() {
 	g := &gen{}
 	g.p("// Code generated by gen_kernels.go; DO NOT EDIT.")
@@ -486,6 +635,7 @@ func main() {
 		}
 		g.erfFunction(is)
 	}
+	g.trigFunction()
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

@@ -28,6 +28,13 @@ func erfAVX2(dst, src *float32, n int)
 //go:noescape
 func erfAVX512(dst, src *float32, n int)
 
+// sinCosAVX512 sets dst[i] to sin src[i] (q0 = 0) or cos src[i] (q0 = 1)
+// for i < n and reports whether some |src[i]| was not below trigMax (those
+// results are to be replaced).
+//
+//go:noescape
+func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool
+
 func detect() int {
 	switch {
 	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512DQ:
@@ -62,3 +69,10 @@ func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 4, ds
 func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 4, dst, src) }
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 4, dst, src) }
 func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 4, dst, src) }
+
+func trigSIMD(dst, src []float64, q0 uint64) (int, bool) {
+	if level != levelAVX512 || len(src) == 0 {
+		return 0, false
+	}
+	return len(src), sinCosAVX512(&dst[0], &src[0], len(src), q0)
+}

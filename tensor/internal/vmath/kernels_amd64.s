@@ -104,6 +104,111 @@ DATA vmath_erfHi<>+8(SB)/8, $0x4010000000000000
 DATA vmath_erfHi<>+16(SB)/8, $0x4010000000000000
 DATA vmath_erfHi<>+24(SB)/8, $0x4010000000000000
 GLOBL vmath_erfHi<>(SB), RODATA|NOPTR, $32
+DATA vmath_twoOverPi<>+0(SB)/8, $0x3fe45f306dc9c883
+DATA vmath_twoOverPi<>+8(SB)/8, $0x3fe45f306dc9c883
+DATA vmath_twoOverPi<>+16(SB)/8, $0x3fe45f306dc9c883
+DATA vmath_twoOverPi<>+24(SB)/8, $0x3fe45f306dc9c883
+GLOBL vmath_twoOverPi<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2a<>+0(SB)/8, $0x3ff921fb54400000
+DATA vmath_pio2a<>+8(SB)/8, $0x3ff921fb54400000
+DATA vmath_pio2a<>+16(SB)/8, $0x3ff921fb54400000
+DATA vmath_pio2a<>+24(SB)/8, $0x3ff921fb54400000
+GLOBL vmath_pio2a<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2b<>+0(SB)/8, $0x3dd0b4611a600000
+DATA vmath_pio2b<>+8(SB)/8, $0x3dd0b4611a600000
+DATA vmath_pio2b<>+16(SB)/8, $0x3dd0b4611a600000
+DATA vmath_pio2b<>+24(SB)/8, $0x3dd0b4611a600000
+GLOBL vmath_pio2b<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2c<>+0(SB)/8, $0x3ba3198a2e000000
+DATA vmath_pio2c<>+8(SB)/8, $0x3ba3198a2e000000
+DATA vmath_pio2c<>+16(SB)/8, $0x3ba3198a2e000000
+DATA vmath_pio2c<>+24(SB)/8, $0x3ba3198a2e000000
+GLOBL vmath_pio2c<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2d<>+0(SB)/8, $0x397b839a252049c1
+DATA vmath_pio2d<>+8(SB)/8, $0x397b839a252049c1
+DATA vmath_pio2d<>+16(SB)/8, $0x397b839a252049c1
+DATA vmath_pio2d<>+24(SB)/8, $0x397b839a252049c1
+GLOBL vmath_pio2d<>(SB), RODATA|NOPTR, $32
+DATA vmath_trigMax<>+0(SB)/8, $0x4130000000000000
+DATA vmath_trigMax<>+8(SB)/8, $0x4130000000000000
+DATA vmath_trigMax<>+16(SB)/8, $0x4130000000000000
+DATA vmath_trigMax<>+24(SB)/8, $0x4130000000000000
+GLOBL vmath_trigMax<>(SB), RODATA|NOPTR, $32
+DATA vmath_half<>+0(SB)/8, $0x3fe0000000000000
+DATA vmath_half<>+8(SB)/8, $0x3fe0000000000000
+DATA vmath_half<>+16(SB)/8, $0x3fe0000000000000
+DATA vmath_half<>+24(SB)/8, $0x3fe0000000000000
+GLOBL vmath_half<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin1<>+0(SB)/8, $0xbfc5555555555549
+DATA vmath_sin1<>+8(SB)/8, $0xbfc5555555555549
+DATA vmath_sin1<>+16(SB)/8, $0xbfc5555555555549
+DATA vmath_sin1<>+24(SB)/8, $0xbfc5555555555549
+GLOBL vmath_sin1<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin2<>+0(SB)/8, $0x3f8111111110f8a6
+DATA vmath_sin2<>+8(SB)/8, $0x3f8111111110f8a6
+DATA vmath_sin2<>+16(SB)/8, $0x3f8111111110f8a6
+DATA vmath_sin2<>+24(SB)/8, $0x3f8111111110f8a6
+GLOBL vmath_sin2<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin3<>+0(SB)/8, $0xbf2a01a019c161d5
+DATA vmath_sin3<>+8(SB)/8, $0xbf2a01a019c161d5
+DATA vmath_sin3<>+16(SB)/8, $0xbf2a01a019c161d5
+DATA vmath_sin3<>+24(SB)/8, $0xbf2a01a019c161d5
+GLOBL vmath_sin3<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin4<>+0(SB)/8, $0x3ec71de357b1fe7d
+DATA vmath_sin4<>+8(SB)/8, $0x3ec71de357b1fe7d
+DATA vmath_sin4<>+16(SB)/8, $0x3ec71de357b1fe7d
+DATA vmath_sin4<>+24(SB)/8, $0x3ec71de357b1fe7d
+GLOBL vmath_sin4<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin5<>+0(SB)/8, $0xbe5ae5e68a2b9ceb
+DATA vmath_sin5<>+8(SB)/8, $0xbe5ae5e68a2b9ceb
+DATA vmath_sin5<>+16(SB)/8, $0xbe5ae5e68a2b9ceb
+DATA vmath_sin5<>+24(SB)/8, $0xbe5ae5e68a2b9ceb
+GLOBL vmath_sin5<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin6<>+0(SB)/8, $0x3de5d93a5acfd57c
+DATA vmath_sin6<>+8(SB)/8, $0x3de5d93a5acfd57c
+DATA vmath_sin6<>+16(SB)/8, $0x3de5d93a5acfd57c
+DATA vmath_sin6<>+24(SB)/8, $0x3de5d93a5acfd57c
+GLOBL vmath_sin6<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos1<>+0(SB)/8, $0x3fa555555555554c
+DATA vmath_cos1<>+8(SB)/8, $0x3fa555555555554c
+DATA vmath_cos1<>+16(SB)/8, $0x3fa555555555554c
+DATA vmath_cos1<>+24(SB)/8, $0x3fa555555555554c
+GLOBL vmath_cos1<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos2<>+0(SB)/8, $0xbf56c16c16c15177
+DATA vmath_cos2<>+8(SB)/8, $0xbf56c16c16c15177
+DATA vmath_cos2<>+16(SB)/8, $0xbf56c16c16c15177
+DATA vmath_cos2<>+24(SB)/8, $0xbf56c16c16c15177
+GLOBL vmath_cos2<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos3<>+0(SB)/8, $0x3efa01a019cb1590
+DATA vmath_cos3<>+8(SB)/8, $0x3efa01a019cb1590
+DATA vmath_cos3<>+16(SB)/8, $0x3efa01a019cb1590
+DATA vmath_cos3<>+24(SB)/8, $0x3efa01a019cb1590
+GLOBL vmath_cos3<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos4<>+0(SB)/8, $0xbe927e4f809c52ad
+DATA vmath_cos4<>+8(SB)/8, $0xbe927e4f809c52ad
+DATA vmath_cos4<>+16(SB)/8, $0xbe927e4f809c52ad
+DATA vmath_cos4<>+24(SB)/8, $0xbe927e4f809c52ad
+GLOBL vmath_cos4<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos5<>+0(SB)/8, $0x3e21ee9ebdb4b1c4
+DATA vmath_cos5<>+8(SB)/8, $0x3e21ee9ebdb4b1c4
+DATA vmath_cos5<>+16(SB)/8, $0x3e21ee9ebdb4b1c4
+DATA vmath_cos5<>+24(SB)/8, $0x3e21ee9ebdb4b1c4
+GLOBL vmath_cos5<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos6<>+0(SB)/8, $0xbda8fae9be8838d4
+DATA vmath_cos6<>+8(SB)/8, $0xbda8fae9be8838d4
+DATA vmath_cos6<>+16(SB)/8, $0xbda8fae9be8838d4
+DATA vmath_cos6<>+24(SB)/8, $0xbda8fae9be8838d4
+GLOBL vmath_cos6<>(SB), RODATA|NOPTR, $32
+DATA vmath_int1<>+0(SB)/8, $0x0000000000000001
+DATA vmath_int1<>+8(SB)/8, $0x0000000000000001
+DATA vmath_int1<>+16(SB)/8, $0x0000000000000001
+DATA vmath_int1<>+24(SB)/8, $0x0000000000000001
+GLOBL vmath_int1<>(SB), RODATA|NOPTR, $32
+DATA vmath_int2<>+0(SB)/8, $0x0000000000000002
+DATA vmath_int2<>+8(SB)/8, $0x0000000000000002
+DATA vmath_int2<>+16(SB)/8, $0x0000000000000002
+DATA vmath_int2<>+24(SB)/8, $0x0000000000000002
+GLOBL vmath_int2<>(SB), RODATA|NOPTR, $32
 DATA vmath_erf0<>+0(SB)/8, $0x3ff20dd75034c99a
 DATA vmath_erf0<>+8(SB)/8, $0x3ff20dd75034c99a
 DATA vmath_erf0<>+16(SB)/8, $0x3ff20dd75034c99a
@@ -1478,5 +1583,266 @@ erfAVX512_tail:
 	VMOVAPS Y0, K2, Y7
 	VMOVUPS Y7, K1, 0(DI)
 erfAVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
+// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
+// not below trigMax.
+TEXT ·sinCosAVX512(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VPBROADCASTQ q0+24(FP), Z30
+	VBROADCASTSD vmath_one<>(SB), Z31
+	KXORW K6, K6, K6
+sinCosAVX512_loop2:
+	CMPQ CX, $16
+	JLT sinCosAVX512_one
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 64(SI), Z10
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
+	VPANDQ.BCST vmath_abs64<>(SB), Z10, Z17
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K2
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z17, K3
+	KORW K2, K6, K6
+	KORW K3, K6, K6
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z10, Z11
+	VADDPD.BCST vmath_round<>(SB), Z1, Z1
+	VADDPD.BCST vmath_round<>(SB), Z11, Z11
+	VSUBPD.BCST vmath_round<>(SB), Z1, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z11, Z12
+	VMULPD.BCST vmath_pio2a<>(SB), Z2, Z7
+	VMULPD.BCST vmath_pio2a<>(SB), Z12, Z17
+	VSUBPD Z7, Z0, Z3
+	VSUBPD Z17, Z10, Z13
+	VMULPD.BCST vmath_pio2b<>(SB), Z2, Z7
+	VMULPD.BCST vmath_pio2b<>(SB), Z12, Z17
+	VSUBPD Z7, Z3, Z3
+	VSUBPD Z17, Z13, Z13
+	VMULPD.BCST vmath_pio2c<>(SB), Z2, Z7
+	VMULPD.BCST vmath_pio2c<>(SB), Z12, Z17
+	VSUBPD Z7, Z3, Z3
+	VSUBPD Z17, Z13, Z13
+	VMULPD.BCST vmath_pio2d<>(SB), Z2, Z7
+	VMULPD.BCST vmath_pio2d<>(SB), Z12, Z17
+	VSUBPD Z7, Z3, Z3
+	VSUBPD Z17, Z13, Z13
+	VMULPD Z3, Z3, Z4
+	VMULPD Z13, Z13, Z14
+	VMULPD.BCST vmath_sin6<>(SB), Z4, Z5
+	VMULPD.BCST vmath_sin6<>(SB), Z14, Z15
+	VMULPD.BCST vmath_cos6<>(SB), Z4, Z6
+	VMULPD.BCST vmath_cos6<>(SB), Z14, Z16
+	VADDPD.BCST vmath_sin5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin5<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos5<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos5<>(SB), Z16, Z16
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VMULPD Z4, Z6, Z6
+	VMULPD Z14, Z16, Z16
+	VADDPD.BCST vmath_sin4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin4<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos4<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos4<>(SB), Z16, Z16
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VMULPD Z4, Z6, Z6
+	VMULPD Z14, Z16, Z16
+	VADDPD.BCST vmath_sin3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin3<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos3<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos3<>(SB), Z16, Z16
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VMULPD Z4, Z6, Z6
+	VMULPD Z14, Z16, Z16
+	VADDPD.BCST vmath_sin2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin2<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos2<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos2<>(SB), Z16, Z16
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VMULPD Z4, Z6, Z6
+	VMULPD Z14, Z16, Z16
+	VADDPD.BCST vmath_sin1<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin1<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos1<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos1<>(SB), Z16, Z16
+	VMULPD Z4, Z3, Z7
+	VMULPD Z14, Z13, Z17
+	VMULPD Z7, Z5, Z5
+	VMULPD Z17, Z15, Z15
+	VADDPD Z5, Z3, Z5
+	VADDPD Z15, Z13, Z15
+	VMULPD Z4, Z4, Z7
+	VMULPD Z14, Z14, Z17
+	VMULPD Z7, Z6, Z6
+	VMULPD Z17, Z16, Z16
+	VMULPD.BCST vmath_half<>(SB), Z4, Z7
+	VMULPD.BCST vmath_half<>(SB), Z14, Z17
+	VSUBPD Z7, Z31, Z8
+	VSUBPD Z17, Z31, Z18
+	VSUBPD Z8, Z31, Z9
+	VSUBPD Z18, Z31, Z19
+	VSUBPD Z7, Z9, Z9
+	VSUBPD Z17, Z19, Z19
+	VADDPD Z6, Z9, Z9
+	VADDPD Z16, Z19, Z19
+	VADDPD Z9, Z8, Z6
+	VADDPD Z19, Z18, Z16
+	VPADDQ Z30, Z1, Z1
+	VPADDQ Z30, Z11, Z11
+	VPTESTMQ.BCST vmath_int1<>(SB), Z1, K2
+	VPTESTMQ.BCST vmath_int1<>(SB), Z11, K3
+	VMOVAPD Z6, K2, Z5
+	VMOVAPD Z16, K3, Z15
+	VPANDQ.BCST vmath_int2<>(SB), Z1, Z1
+	VPANDQ.BCST vmath_int2<>(SB), Z11, Z11
+	VPSLLQ $62, Z1, Z1
+	VPSLLQ $62, Z11, Z11
+	VPXORQ Z1, Z5, Z5
+	VPXORQ Z11, Z15, Z15
+	VPTESTNMQ.BCST vmath_abs64<>(SB), Z5, K2
+	VPTESTNMQ.BCST vmath_abs64<>(SB), Z15, K3
+	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z10, K3, Z15
+	VMOVUPD Z5, 0(DI)
+	VMOVUPD Z15, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP sinCosAVX512_loop2
+sinCosAVX512_one:
+	CMPQ CX, $8
+	JLT sinCosAVX512_tail
+	VMOVUPD 0(SI), Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K2
+	KORW K2, K6, K6
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
+	VADDPD.BCST vmath_round<>(SB), Z1, Z1
+	VSUBPD.BCST vmath_round<>(SB), Z1, Z2
+	VMULPD.BCST vmath_pio2a<>(SB), Z2, Z7
+	VSUBPD Z7, Z0, Z3
+	VMULPD.BCST vmath_pio2b<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD.BCST vmath_pio2c<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD.BCST vmath_pio2d<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD Z3, Z3, Z4
+	VMULPD.BCST vmath_sin6<>(SB), Z4, Z5
+	VMULPD.BCST vmath_cos6<>(SB), Z4, Z6
+	VADDPD.BCST vmath_sin5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos5<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos4<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos3<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos2<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin1<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos1<>(SB), Z6, Z6
+	VMULPD Z4, Z3, Z7
+	VMULPD Z7, Z5, Z5
+	VADDPD Z5, Z3, Z5
+	VMULPD Z4, Z4, Z7
+	VMULPD Z7, Z6, Z6
+	VMULPD.BCST vmath_half<>(SB), Z4, Z7
+	VSUBPD Z7, Z31, Z8
+	VSUBPD Z8, Z31, Z9
+	VSUBPD Z7, Z9, Z9
+	VADDPD Z6, Z9, Z9
+	VADDPD Z9, Z8, Z6
+	VPADDQ Z30, Z1, Z1
+	VPTESTMQ.BCST vmath_int1<>(SB), Z1, K2
+	VMOVAPD Z6, K2, Z5
+	VPANDQ.BCST vmath_int2<>(SB), Z1, Z1
+	VPSLLQ $62, Z1, Z1
+	VPXORQ Z1, Z5, Z5
+	VPTESTNMQ.BCST vmath_abs64<>(SB), Z5, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVUPD Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+sinCosAVX512_tail:
+	TESTQ CX, CX
+	JZ sinCosAVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K2
+	KORW K2, K6, K6
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
+	VADDPD.BCST vmath_round<>(SB), Z1, Z1
+	VSUBPD.BCST vmath_round<>(SB), Z1, Z2
+	VMULPD.BCST vmath_pio2a<>(SB), Z2, Z7
+	VSUBPD Z7, Z0, Z3
+	VMULPD.BCST vmath_pio2b<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD.BCST vmath_pio2c<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD.BCST vmath_pio2d<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD Z3, Z3, Z4
+	VMULPD.BCST vmath_sin6<>(SB), Z4, Z5
+	VMULPD.BCST vmath_cos6<>(SB), Z4, Z6
+	VADDPD.BCST vmath_sin5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos5<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos4<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos3<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos2<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin1<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos1<>(SB), Z6, Z6
+	VMULPD Z4, Z3, Z7
+	VMULPD Z7, Z5, Z5
+	VADDPD Z5, Z3, Z5
+	VMULPD Z4, Z4, Z7
+	VMULPD Z7, Z6, Z6
+	VMULPD.BCST vmath_half<>(SB), Z4, Z7
+	VSUBPD Z7, Z31, Z8
+	VSUBPD Z8, Z31, Z9
+	VSUBPD Z7, Z9, Z9
+	VADDPD Z6, Z9, Z9
+	VADDPD Z9, Z8, Z6
+	VPADDQ Z30, Z1, Z1
+	VPTESTMQ.BCST vmath_int1<>(SB), Z1, K2
+	VMOVAPD Z6, K2, Z5
+	VPANDQ.BCST vmath_int2<>(SB), Z1, Z1
+	VPSLLQ $62, Z1, Z1
+	VPXORQ Z1, Z5, Z5
+	VPTESTNMQ.BCST vmath_abs64<>(SB), Z5, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVUPD Z5, K1, 0(DI)
+sinCosAVX512_done:
+	KMOVW K6, AX
+	TESTW AX, AX
+	SETNE ret+32(FP)
 	VZEROUPPER 
 	RET 
