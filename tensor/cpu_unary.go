@@ -61,6 +61,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 			return func(x T) T { return T(vmath.Sin64(float64(x))) }
 		case OpCos:
 			return func(x T) T { return T(vmath.Cos64(float64(x))) }
+		case OpTanh:
+			return func(x T) T { return T(vmath.Tanh64(float64(x))) }
 		}
 	}
 	switch op {

@@ -1,6 +1,7 @@
-// Package vmath holds agx's float32 transcendental kernels, e^x, the
-// logistic sigmoid 1/(1+e^-x), tanh x and erf x, and float64 sin x and
-// cos x (see trig.go), over slices, in Go and Go assembly, without cgo.
+// Package vmath holds agx's transcendental kernels over slices, in Go and
+// Go assembly, without cgo: for float32 e^x, the logistic sigmoid
+// 1/(1+e^-x), tanh x and erf x; for float64 sin x and cos x (trig.go) and
+// tanh x (tanh64.go).
 //
 // # Numerics
 //

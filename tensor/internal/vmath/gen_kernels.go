@@ -63,6 +63,9 @@ var constants = []constant{
 	{name: "cos4", val: -2.75573143513906633035e-07},
 	{name: "cos5", val: 2.08757232129817482790e-09},
 	{name: "cos6", val: -1.13596475577881948265e-11},
+	{name: "ln2hi", val: 6.93147180369123816490e-01},
+	{name: "ln2lo", val: 1.90821492927058770002e-10},
+	{name: "tanh64Hi", val: 20},
 	{name: "int1", bits: 1, raw: true},
 	{name: "int2", bits: 2, raw: true},
 }
@@ -91,6 +94,13 @@ var erfC = [19]float64{
 }
 
 func init() {
+	f := 1.0
+	for n := 1; n <= 13; n++ {
+		f *= float64(n)
+		if n >= 2 {
+			constants = append(constants, constant{name: fmt.Sprintf("em%d", n), val: 1 / f})
+		}
+	}
 	for k, c := range erfC {
 		constants = append(constants, constant{name: fmt.Sprintf("erf%d", k), val: c})
 	}
@@ -563,6 +573,103 @@ func (g *gen) trigBody(off int, masked bool, base int, swap string) []string {
 	return out
 }
 
+// tanh64Body returns the instructions of one float64 tanh step (Tanh64 in
+// tanh64.go) on the nine registers from base on: b+0 x, b+1 v, b+2 t then
+// 2^k, b+3 k, b+4 r, b+5 Q, b+6 to b+8 scratch; K register nan takes the NaN
+// lanes.
+func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
+	var out []string
+	i := func(ins string, args ...string) {
+		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+	}
+	m := func(ins, name string, args ...string) {
+		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+	}
+	d := func(k int) string { return g.d(base + k) }
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPD.Z", src, "K1", d(0))
+	} else {
+		i("VMOVUPD", src, d(0))
+	}
+	m("VPANDQ", "abs64", d(0), d(1))
+	m("VMINPD", "tanh64Hi", d(1), d(1))
+	i("VADDPD", d(1), d(1), d(1))
+	m("VMULPD", "log2e", d(1), d(2))
+	m("VADDPD", "round", d(2), d(2))
+	m("VSUBPD", "round", d(2), d(3))
+	m("VMULPD", "ln2hi", d(3), d(6))
+	i("VSUBPD", d(6), d(1), d(4))
+	m("VMULPD", "ln2lo", d(3), d(6))
+	i("VSUBPD", d(6), d(4), d(4))
+	m("VMULPD", "em13", d(4), d(5))
+	m("VADDPD", "em12", d(5), d(5))
+	for n := 11; n >= 2; n-- {
+		i("VMULPD", d(4), d(5), d(5))
+		m("VADDPD", fmt.Sprintf("em%d", n), d(5), d(5))
+	}
+	i("VMULPD", d(4), d(4), d(6))
+	i("VMULPD", d(6), d(5), d(5))
+	i("VADDPD", d(5), d(4), d(5)) // p
+	m("VPADDQ", "bias", d(2), d(2))
+	i("VPSLLQ", "$52", d(2), d(2)) // s = 2^k
+	i("VMULPD", d(2), d(5), d(5))
+	m("VSUBPD", "one", d(2), d(2))
+	i("VADDPD", d(2), d(5), d(5)) // em1
+	m("VADDPD", "two", d(5), d(6))
+	i("VDIVPD", d(6), d(5), d(5))
+	m("VPANDQ", "sign64", d(0), d(7))
+	i("VPORQ", d(7), d(5), d(5))
+	i("VCMPPD", "$3", d(0), d(0), nan)
+	i("VMOVAPD", d(0), nan, d(5))
+	if masked {
+		i("VMOVUPD", d(5), "K1", dst)
+	} else {
+		i("VMOVUPD", d(5), dst)
+	}
+	return out
+}
+
+// tanh64Function writes tanh64AVX512, two steps at a time (registers 0-8
+// and 10-18), then one, then a masked tail.
+func (g *gen) tanh64Function() {
+	g.isa, g.op = isas[1], "tanh64"
+	name := "tanh64AVX512"
+	l := func(s string) string { return name + "_" + s }
+	g.p("")
+	g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n.", name)
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	g.p("%s:", l("loop2"))
+	g.i("CMPQ", "CX", "$16")
+	g.i("JLT", l("one"))
+	g.emit(g.tanh64Body(0, false, 0, "K2"), g.tanh64Body(64, false, 10, "K3"))
+	g.i("ADDQ", "$128", "SI")
+	g.i("ADDQ", "$128", "DI")
+	g.i("SUBQ", "$16", "CX")
+	g.i("JMP", l("loop2"))
+	g.p("%s:", l("one"))
+	g.i("CMPQ", "CX", "$8")
+	g.i("JLT", l("tail"))
+	g.emit(g.tanh64Body(0, false, 0, "K2"))
+	g.i("ADDQ", "$64", "SI")
+	g.i("ADDQ", "$64", "DI")
+	g.i("SUBQ", "$8", "CX")
+	g.p("%s:", l("tail"))
+	g.i("TESTQ", "CX", "CX")
+	g.i("JZ", l("done"))
+	g.i("MOVQ", "$1", "AX")
+	g.i("SHLQ", "CX", "AX")
+	g.i("DECQ", "AX")
+	g.i("KMOVW", "AX", "K1")
+	g.emit(g.tanh64Body(0, true, 0, "K2"))
+	g.p("%s:", l("done"))
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
 // trigFunction writes sinCosAVX512, two steps at a time (registers 0-9 and
 // 10-19), then one, then a masked tail, as function does.
 func (g *gen) trigFunction() {
@@ -636,6 +743,7 @@ func main() {
 		g.erfFunction(is)
 	}
 	g.trigFunction()
+	g.tanh64Function()
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

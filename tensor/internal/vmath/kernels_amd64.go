@@ -35,6 +35,9 @@ func erfAVX512(dst, src *float32, n int)
 //go:noescape
 func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool
 
+//go:noescape
+func tanh64AVX512(dst, src *float64, n int)
+
 func detect() int {
 	switch {
 	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512DQ:
@@ -75,4 +78,12 @@ func trigSIMD(dst, src []float64, q0 uint64) (int, bool) {
 		return 0, false
 	}
 	return len(src), sinCosAVX512(&dst[0], &src[0], len(src), q0)
+}
+
+func tanh64SIMD(dst, src []float64) int {
+	if level != levelAVX512 || len(src) == 0 {
+		return 0
+	}
+	tanh64AVX512(&dst[0], &src[0], len(src))
+	return len(src)
 }

@@ -199,6 +199,21 @@ DATA vmath_cos6<>+8(SB)/8, $0xbda8fae9be8838d4
 DATA vmath_cos6<>+16(SB)/8, $0xbda8fae9be8838d4
 DATA vmath_cos6<>+24(SB)/8, $0xbda8fae9be8838d4
 GLOBL vmath_cos6<>(SB), RODATA|NOPTR, $32
+DATA vmath_ln2hi<>+0(SB)/8, $0x3fe62e42fee00000
+DATA vmath_ln2hi<>+8(SB)/8, $0x3fe62e42fee00000
+DATA vmath_ln2hi<>+16(SB)/8, $0x3fe62e42fee00000
+DATA vmath_ln2hi<>+24(SB)/8, $0x3fe62e42fee00000
+GLOBL vmath_ln2hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_ln2lo<>+0(SB)/8, $0x3dea39ef35793c76
+DATA vmath_ln2lo<>+8(SB)/8, $0x3dea39ef35793c76
+DATA vmath_ln2lo<>+16(SB)/8, $0x3dea39ef35793c76
+DATA vmath_ln2lo<>+24(SB)/8, $0x3dea39ef35793c76
+GLOBL vmath_ln2lo<>(SB), RODATA|NOPTR, $32
+DATA vmath_tanh64Hi<>+0(SB)/8, $0x4034000000000000
+DATA vmath_tanh64Hi<>+8(SB)/8, $0x4034000000000000
+DATA vmath_tanh64Hi<>+16(SB)/8, $0x4034000000000000
+DATA vmath_tanh64Hi<>+24(SB)/8, $0x4034000000000000
+GLOBL vmath_tanh64Hi<>(SB), RODATA|NOPTR, $32
 DATA vmath_int1<>+0(SB)/8, $0x0000000000000001
 DATA vmath_int1<>+8(SB)/8, $0x0000000000000001
 DATA vmath_int1<>+16(SB)/8, $0x0000000000000001
@@ -209,6 +224,66 @@ DATA vmath_int2<>+8(SB)/8, $0x0000000000000002
 DATA vmath_int2<>+16(SB)/8, $0x0000000000000002
 DATA vmath_int2<>+24(SB)/8, $0x0000000000000002
 GLOBL vmath_int2<>(SB), RODATA|NOPTR, $32
+DATA vmath_em2<>+0(SB)/8, $0x3fe0000000000000
+DATA vmath_em2<>+8(SB)/8, $0x3fe0000000000000
+DATA vmath_em2<>+16(SB)/8, $0x3fe0000000000000
+DATA vmath_em2<>+24(SB)/8, $0x3fe0000000000000
+GLOBL vmath_em2<>(SB), RODATA|NOPTR, $32
+DATA vmath_em3<>+0(SB)/8, $0x3fc5555555555555
+DATA vmath_em3<>+8(SB)/8, $0x3fc5555555555555
+DATA vmath_em3<>+16(SB)/8, $0x3fc5555555555555
+DATA vmath_em3<>+24(SB)/8, $0x3fc5555555555555
+GLOBL vmath_em3<>(SB), RODATA|NOPTR, $32
+DATA vmath_em4<>+0(SB)/8, $0x3fa5555555555555
+DATA vmath_em4<>+8(SB)/8, $0x3fa5555555555555
+DATA vmath_em4<>+16(SB)/8, $0x3fa5555555555555
+DATA vmath_em4<>+24(SB)/8, $0x3fa5555555555555
+GLOBL vmath_em4<>(SB), RODATA|NOPTR, $32
+DATA vmath_em5<>+0(SB)/8, $0x3f81111111111111
+DATA vmath_em5<>+8(SB)/8, $0x3f81111111111111
+DATA vmath_em5<>+16(SB)/8, $0x3f81111111111111
+DATA vmath_em5<>+24(SB)/8, $0x3f81111111111111
+GLOBL vmath_em5<>(SB), RODATA|NOPTR, $32
+DATA vmath_em6<>+0(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_em6<>+8(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_em6<>+16(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_em6<>+24(SB)/8, $0x3f56c16c16c16c17
+GLOBL vmath_em6<>(SB), RODATA|NOPTR, $32
+DATA vmath_em7<>+0(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_em7<>+8(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_em7<>+16(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_em7<>+24(SB)/8, $0x3f2a01a01a01a01a
+GLOBL vmath_em7<>(SB), RODATA|NOPTR, $32
+DATA vmath_em8<>+0(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_em8<>+8(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_em8<>+16(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_em8<>+24(SB)/8, $0x3efa01a01a01a01a
+GLOBL vmath_em8<>(SB), RODATA|NOPTR, $32
+DATA vmath_em9<>+0(SB)/8, $0x3ec71de3a556c734
+DATA vmath_em9<>+8(SB)/8, $0x3ec71de3a556c734
+DATA vmath_em9<>+16(SB)/8, $0x3ec71de3a556c734
+DATA vmath_em9<>+24(SB)/8, $0x3ec71de3a556c734
+GLOBL vmath_em9<>(SB), RODATA|NOPTR, $32
+DATA vmath_em10<>+0(SB)/8, $0x3e927e4fb7789f5c
+DATA vmath_em10<>+8(SB)/8, $0x3e927e4fb7789f5c
+DATA vmath_em10<>+16(SB)/8, $0x3e927e4fb7789f5c
+DATA vmath_em10<>+24(SB)/8, $0x3e927e4fb7789f5c
+GLOBL vmath_em10<>(SB), RODATA|NOPTR, $32
+DATA vmath_em11<>+0(SB)/8, $0x3e5ae64567f544e4
+DATA vmath_em11<>+8(SB)/8, $0x3e5ae64567f544e4
+DATA vmath_em11<>+16(SB)/8, $0x3e5ae64567f544e4
+DATA vmath_em11<>+24(SB)/8, $0x3e5ae64567f544e4
+GLOBL vmath_em11<>(SB), RODATA|NOPTR, $32
+DATA vmath_em12<>+0(SB)/8, $0x3e21eed8eff8d898
+DATA vmath_em12<>+8(SB)/8, $0x3e21eed8eff8d898
+DATA vmath_em12<>+16(SB)/8, $0x3e21eed8eff8d898
+DATA vmath_em12<>+24(SB)/8, $0x3e21eed8eff8d898
+GLOBL vmath_em12<>(SB), RODATA|NOPTR, $32
+DATA vmath_em13<>+0(SB)/8, $0x3de6124613a86d09
+DATA vmath_em13<>+8(SB)/8, $0x3de6124613a86d09
+DATA vmath_em13<>+16(SB)/8, $0x3de6124613a86d09
+DATA vmath_em13<>+24(SB)/8, $0x3de6124613a86d09
+GLOBL vmath_em13<>(SB), RODATA|NOPTR, $32
 DATA vmath_erf0<>+0(SB)/8, $0x3ff20dd75034c99a
 DATA vmath_erf0<>+8(SB)/8, $0x3ff20dd75034c99a
 DATA vmath_erf0<>+16(SB)/8, $0x3ff20dd75034c99a
@@ -1844,5 +1919,226 @@ sinCosAVX512_done:
 	KMOVW K6, AX
 	TESTW AX, AX
 	SETNE ret+32(FP)
+	VZEROUPPER 
+	RET 
+
+// func tanh64AVX512(dst, src *float64, n int) sets dst[i] = tanh x for i < n.
+TEXT ·tanh64AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+tanh64AVX512_loop2:
+	CMPQ CX, $16
+	JLT tanh64AVX512_one
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 64(SI), Z10
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z10, Z11
+	VMINPD.BCST vmath_tanh64Hi<>(SB), Z1, Z1
+	VMINPD.BCST vmath_tanh64Hi<>(SB), Z11, Z11
+	VADDPD Z1, Z1, Z1
+	VADDPD Z11, Z11, Z11
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VMULPD.BCST vmath_log2e<>(SB), Z11, Z12
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VADDPD.BCST vmath_round<>(SB), Z12, Z12
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VSUBPD.BCST vmath_round<>(SB), Z12, Z13
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2hi<>(SB), Z13, Z16
+	VSUBPD Z6, Z1, Z4
+	VSUBPD Z16, Z11, Z14
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2lo<>(SB), Z13, Z16
+	VSUBPD Z6, Z4, Z4
+	VSUBPD Z16, Z14, Z14
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VMULPD.BCST vmath_em13<>(SB), Z14, Z15
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z15, Z15
+	VMULPD Z4, Z4, Z6
+	VMULPD Z14, Z14, Z16
+	VMULPD Z6, Z5, Z5
+	VMULPD Z16, Z15, Z15
+	VADDPD Z5, Z4, Z5
+	VADDPD Z15, Z14, Z15
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPADDQ.BCST vmath_bias<>(SB), Z12, Z12
+	VPSLLQ $52, Z2, Z2
+	VPSLLQ $52, Z12, Z12
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VSUBPD.BCST vmath_one<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_one<>(SB), Z12, Z12
+	VADDPD Z2, Z5, Z5
+	VADDPD Z12, Z15, Z15
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VADDPD.BCST vmath_two<>(SB), Z15, Z16
+	VDIVPD Z6, Z5, Z5
+	VDIVPD Z16, Z15, Z15
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPANDQ.BCST vmath_sign64<>(SB), Z10, Z17
+	VPORQ Z7, Z5, Z5
+	VPORQ Z17, Z15, Z15
+	VCMPPD $3, Z0, Z0, K2
+	VCMPPD $3, Z10, Z10, K3
+	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z10, K3, Z15
+	VMOVUPD Z5, 0(DI)
+	VMOVUPD Z15, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP tanh64AVX512_loop2
+tanh64AVX512_one:
+	CMPQ CX, $8
+	JLT tanh64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VMINPD.BCST vmath_tanh64Hi<>(SB), Z1, Z1
+	VADDPD Z1, Z1, Z1
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z6, Z1, Z4
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VSUBPD Z6, Z4, Z4
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VMULPD Z4, Z4, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z5
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPSLLQ $52, Z2, Z2
+	VMULPD Z2, Z5, Z5
+	VSUBPD.BCST vmath_one<>(SB), Z2, Z2
+	VADDPD Z2, Z5, Z5
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VDIVPD Z6, Z5, Z5
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPORQ Z7, Z5, Z5
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVUPD Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+tanh64AVX512_tail:
+	TESTQ CX, CX
+	JZ tanh64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VMINPD.BCST vmath_tanh64Hi<>(SB), Z1, Z1
+	VADDPD Z1, Z1, Z1
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z6, Z1, Z4
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VSUBPD Z6, Z4, Z4
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VMULPD Z4, Z4, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z5
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPSLLQ $52, Z2, Z2
+	VMULPD Z2, Z5, Z5
+	VSUBPD.BCST vmath_one<>(SB), Z2, Z2
+	VADDPD Z2, Z5, Z5
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VDIVPD Z6, Z5, Z5
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPORQ Z7, Z5, Z5
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVUPD Z5, K1, 0(DI)
+tanh64AVX512_done:
 	VZEROUPPER 
 	RET 
