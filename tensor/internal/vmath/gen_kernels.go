@@ -497,12 +497,13 @@ func (g *gen) erfFunction(is isa) {
 // trig.go) on the ten registers from base on: b+0 x, b+1 t (then the
 // quadrant), b+2 k, b+3 r, b+4 z = r², b+5 the sine, b+6 the cosine, b+7
 // to b+9 scratch. Z31 holds 1.0 and Z30 q0 (0 for sin, 1 for cos); K
-// register swap takes the lanes whose quadrant is odd, and K6 gathers the
-// lanes out of range.
-func (g *gen) trigBody(off int, masked bool, base int, swap string) []string {
-	var out []string
+// register swap takes the lanes whose quadrant is odd, K register out the
+// lanes out of range (which store x itself, for the caller to replace), and
+// K6 gathers those over the loop.
+func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []string {
+	var code []string
 	i := func(ins string, args ...string) {
-		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+		code = append(code, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
 	}
 	m := func(ins, name string, args ...string) {
 		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
@@ -516,8 +517,8 @@ func (g *gen) trigBody(off int, masked bool, base int, swap string) []string {
 	}
 	// lanes with !(|x| < trigMax), NaN included (predicate 5: not less than, unordered)
 	m("VPANDQ", "abs64", d(0), d(7))
-	i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), swap)
-	i("KORW", swap, "K6", "K6")
+	i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), out)
+	i("KORW", out, "K6", "K6")
 	// t = x·2/π + round, k = t - round, r = x - k·π/2 in four parts
 	m("VMULPD", "twoOverPi", d(0), d(1))
 	m("VADDPD", "round", d(1), d(1))
@@ -565,12 +566,14 @@ func (g *gen) trigBody(off int, masked bool, base int, swap string) []string {
 	// a zero result (sin ±0) takes x's sign
 	m("VPTESTNMQ", "abs64", d(5), swap)
 	i("VMOVAPD", d(0), swap, d(5))
+	// out-of-range lanes store x, for the caller to replace
+	i("VMOVAPD", d(0), out, d(5))
 	if masked {
 		i("VMOVUPD", d(5), "K1", dst)
 	} else {
 		i("VMOVUPD", d(5), dst)
 	}
-	return out
+	return code
 }
 
 // tanh64Body returns the instructions of one float64 tanh step (Tanh64 in
@@ -679,7 +682,7 @@ func (g *gen) trigFunction() {
 	g.p("")
 	g.p("// func %s(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x", name)
 	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
-	g.p("// not below trigMax.")
+	g.p("// not below trigMax (or NaN), and stores those x unchanged.")
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
 	g.i("MOVQ", "dst+0(FP)", "DI")
 	g.i("MOVQ", "src+8(FP)", "SI")
@@ -690,7 +693,7 @@ func (g *gen) trigFunction() {
 	g.p("%s:", l("loop2"))
 	g.i("CMPQ", "CX", "$16")
 	g.i("JLT", l("one"))
-	g.emit(g.trigBody(0, false, 0, "K2"), g.trigBody(64, false, 10, "K3"))
+	g.emit(g.trigBody(0, false, 0, "K2", "K4"), g.trigBody(64, false, 10, "K3", "K5"))
 	g.i("ADDQ", "$128", "SI")
 	g.i("ADDQ", "$128", "DI")
 	g.i("SUBQ", "$16", "CX")
@@ -698,7 +701,7 @@ func (g *gen) trigFunction() {
 	g.p("%s:", l("one"))
 	g.i("CMPQ", "CX", "$8")
 	g.i("JLT", l("tail"))
-	g.emit(g.trigBody(0, false, 0, "K2"))
+	g.emit(g.trigBody(0, false, 0, "K2", "K4"))
 	g.i("ADDQ", "$64", "SI")
 	g.i("ADDQ", "$64", "DI")
 	g.i("SUBQ", "$8", "CX")
@@ -709,7 +712,7 @@ func (g *gen) trigFunction() {
 	g.i("SHLQ", "CX", "AX")
 	g.i("DECQ", "AX")
 	g.i("KMOVW", "AX", "K1")
-	g.emit(g.trigBody(0, true, 0, "K2"))
+	g.emit(g.trigBody(0, true, 0, "K2", "K4"))
 	g.p("%s:", l("done"))
 	g.i("KMOVW", "K6", "AX")
 	g.i("TESTW", "AX", "AX")

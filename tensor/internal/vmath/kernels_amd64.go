@@ -29,8 +29,8 @@ func erfAVX2(dst, src *float32, n int)
 func erfAVX512(dst, src *float32, n int)
 
 // sinCosAVX512 sets dst[i] to sin src[i] (q0 = 0) or cos src[i] (q0 = 1)
-// for i < n and reports whether some |src[i]| was not below trigMax (those
-// results are to be replaced).
+// for i < n and reports whether some |src[i]| was not below trigMax or was
+// NaN; for those it stores src[i] unchanged, for the caller to replace.
 //
 //go:noescape
 func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool

@@ -1663,7 +1663,7 @@ erfAVX512_done:
 
 // func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
 // (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
-// not below trigMax.
+// not below trigMax (or NaN), and stores those x unchanged.
 TEXT ·sinCosAVX512(SB), NOSPLIT, $0-33
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -1678,10 +1678,10 @@ sinCosAVX512_loop2:
 	VMOVUPD 64(SI), Z10
 	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
 	VPANDQ.BCST vmath_abs64<>(SB), Z10, Z17
-	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K2
-	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z17, K3
-	KORW K2, K6, K6
-	KORW K3, K6, K6
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K4
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z17, K5
+	KORW K4, K6, K6
+	KORW K5, K6, K6
 	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
 	VMULPD.BCST vmath_twoOverPi<>(SB), Z10, Z11
 	VADDPD.BCST vmath_round<>(SB), Z1, Z1
@@ -1784,6 +1784,8 @@ sinCosAVX512_loop2:
 	VPTESTNMQ.BCST vmath_abs64<>(SB), Z15, K3
 	VMOVAPD Z0, K2, Z5
 	VMOVAPD Z10, K3, Z15
+	VMOVAPD Z0, K4, Z5
+	VMOVAPD Z10, K5, Z15
 	VMOVUPD Z5, 0(DI)
 	VMOVUPD Z15, 64(DI)
 	ADDQ $128, SI
@@ -1795,8 +1797,8 @@ sinCosAVX512_one:
 	JLT sinCosAVX512_tail
 	VMOVUPD 0(SI), Z0
 	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
-	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K2
-	KORW K2, K6, K6
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K4
+	KORW K4, K6, K6
 	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
 	VADDPD.BCST vmath_round<>(SB), Z1, Z1
 	VSUBPD.BCST vmath_round<>(SB), Z1, Z2
@@ -1848,6 +1850,7 @@ sinCosAVX512_one:
 	VPXORQ Z1, Z5, Z5
 	VPTESTNMQ.BCST vmath_abs64<>(SB), Z5, K2
 	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z0, K4, Z5
 	VMOVUPD Z5, 0(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
@@ -1861,8 +1864,8 @@ sinCosAVX512_tail:
 	KMOVW AX, K1
 	VMOVUPD.Z 0(SI), K1, Z0
 	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
-	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K2
-	KORW K2, K6, K6
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K4
+	KORW K4, K6, K6
 	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
 	VADDPD.BCST vmath_round<>(SB), Z1, Z1
 	VSUBPD.BCST vmath_round<>(SB), Z1, Z2
@@ -1914,6 +1917,7 @@ sinCosAVX512_tail:
 	VPXORQ Z1, Z5, Z5
 	VPTESTNMQ.BCST vmath_abs64<>(SB), Z5, K2
 	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z0, K4, Z5
 	VMOVUPD Z5, K1, 0(DI)
 sinCosAVX512_done:
 	KMOVW K6, AX

@@ -108,8 +108,9 @@ func trig(dst, src []float64, q0 uint64, big func(float64) float64) {
 	dst = dst[:len(src)]
 	n, bad := trigSIMD(dst, src, q0)
 	if bad {
-		// some input was out of the kernel's range: redo those
-		for i, x := range src[:n] {
+		// Some input was out of the kernel's range, and is in dst as it
+		// was (dst may be src): redo those. Results in range are in [-1, 1].
+		for i, x := range dst[:n] {
 			if !(math.Abs(x) < trigMax) {
 				dst[i] = big(x)
 			}

@@ -165,6 +165,14 @@ func TestTrigSliceMatchesScalar(t *testing.T) {
 				if dst[len(in)] != 42 {
 					t.Fatalf("%s wrote past the end", k.name)
 				}
+				// in place, the specials (out of range among them) included
+				inPlace := append([]float64{}, in...)
+				k.slice(inPlace, inPlace)
+				for i, x := range in {
+					if math.Float64bits(inPlace[i]) != math.Float64bits(dst[i]) {
+						t.Fatalf("%s(%v) in place = %v, want %v", k.name, x, inPlace[i], dst[i])
+					}
+				}
 				for n := 0; n <= 40; n++ {
 					for off := 0; off < 3; off++ {
 						src := in[len(in)-n-off-7 : len(in)-off-7]
