@@ -51,6 +51,18 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 			return func(x T) T { return T(vmath.Sigmoid32(float32(x))) }
 		case OpTanh:
 			return func(x T) T { return T(vmath.Tanh32(float32(x))) }
+		case OpErf:
+			return func(x T) T { return T(vmath.Erf32(float32(x))) }
+		}
+	}
+	if _, f64 := any(T(0)).(float64); f64 {
+		switch op {
+		case OpSin:
+			return func(x T) T { return T(vmath.Sin64(float64(x))) }
+		case OpCos:
+			return func(x T) T { return T(vmath.Cos64(float64(x))) }
+		case OpTanh:
+			return func(x T) T { return T(vmath.Tanh64(float64(x))) }
 		}
 	}
 	switch op {
@@ -136,6 +148,9 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 		if in[0] == 1 && in[1] == 1 {
 			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
 			if d32, ok := any(dd).([]float32); ok && unaryFloat32Fast(op, d32, any(ss).([]float32)) {
+				return
+			}
+			if d64, ok := any(dd).([]float64); ok && unaryFloat64Fast(op, d64, any(ss).([]float64)) {
 				return
 			}
 			if vecUnary(op, dd, ss, args) {

@@ -2,18 +2,19 @@ package tensor
 
 import "github.com/goagx/agx/tensor/internal/vmath"
 
-// Float32 kernels for exp, sigmoid and tanh.
+// Float32 kernels for exp, sigmoid, tanh and erf.
 //
-// The generic path converts each float32 to float64 and calls math.Exp or
-// math.Tanh, which handle the whole float64 range and are not inlined. A
-// float32 result needs far less; package vmath has kernels that evaluate a
-// short float64 polynomial after range reduction and round once to float32,
-// in Go and in AVX2/AVX-512 assembly (bit-identical to the Go kernels). Their
-// outputs are at most 1 ulp from float32(math.Exp(float64(x))) etc.; see the
-// vmath package comment and its tests.
+// The generic path converts each float32 to float64 and calls math.Exp,
+// math.Tanh or math.Erf, which handle the whole float64 range and are not
+// inlined. A float32 result needs far less; package vmath has kernels that
+// evaluate a short float64 polynomial (after range reduction, for e^x) and
+// round once to float32, in Go and in AVX2/AVX-512 assembly (bit-identical
+// to the Go kernels). Their outputs are at most 1 ulp from
+// float32(math.Exp(float64(x))) etc.; see the vmath package comment and its
+// tests.
 
-// unaryFloat32Fast runs the float32 kernels of exp, sigmoid and tanh over
-// contiguous slices; it reports false for other ops.
+// unaryFloat32Fast runs the float32 kernels of exp, sigmoid, tanh and erf
+// over contiguous slices; it reports false for other ops.
 func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 	switch op {
 	case OpExp:
@@ -22,6 +23,8 @@ func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 		vmath.Sigmoid(dd, ss)
 	case OpTanh:
 		vmath.Tanh(dd, ss)
+	case OpErf:
+		vmath.Erf(dd, ss)
 	default:
 		return false
 	}

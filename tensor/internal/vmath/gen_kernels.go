@@ -43,6 +43,67 @@ var constants = []constant{
 	{name: "sign64", bits: 1 << 63, raw: true},
 	{name: "abs64", bits: 1<<63 - 1, raw: true},
 	{name: "sign32", bits: 1<<63 | 1<<31, raw: true}, // two float32 sign bits
+	{name: "erfHi", val: 4},
+	{name: "twoOverPi", val: 6.36619772367581382433e-01},
+	{name: "pio2a", val: 1.57079632673412561417e+00},
+	{name: "pio2b", val: 6.07710050630396597660e-11},
+	{name: "pio2c", val: 2.02226624871116645580e-21},
+	{name: "pio2d", val: 8.47842766036889956997e-32},
+	{name: "trigMax", val: 1 << 20},
+	{name: "half", val: 0.5},
+	{name: "sin1", val: -1.66666666666666324348e-01},
+	{name: "sin2", val: 8.33333333332248946124e-03},
+	{name: "sin3", val: -1.98412698298579493134e-04},
+	{name: "sin4", val: 2.75573137070700676789e-06},
+	{name: "sin5", val: -2.50507602534068634195e-08},
+	{name: "sin6", val: 1.58969099521155010221e-10},
+	{name: "cos1", val: 4.16666666666666019037e-02},
+	{name: "cos2", val: -1.38888888888741095749e-03},
+	{name: "cos3", val: 2.48015872894767294178e-05},
+	{name: "cos4", val: -2.75573143513906633035e-07},
+	{name: "cos5", val: 2.08757232129817482790e-09},
+	{name: "cos6", val: -1.13596475577881948265e-11},
+	{name: "ln2hi", val: 6.93147180369123816490e-01},
+	{name: "ln2lo", val: 1.90821492927058770002e-10},
+	{name: "tanh64Hi", val: 20},
+	{name: "int1", bits: 1, raw: true},
+	{name: "int2", bits: 2, raw: true},
+}
+
+// erfC are the erf polynomial's coefficients, as in kernels_go.go.
+var erfC = [19]float64{
+	1.1283791668944105,
+	-0.37612637994416254,
+	0.11283784806429992,
+	-0.026865963750455343,
+	0.005223646149613631,
+	-0.0008545065101948847,
+	0.0001203383996463952,
+	-1.4825297167592423e-05,
+	1.6116703597671405e-06,
+	-1.546381394408387e-07,
+	1.2980389195573635e-08,
+	-9.37064885712255e-10,
+	5.6823739391549953e-11,
+	-2.8122359092737115e-12,
+	1.0968599972908687e-13,
+	-3.221478427940935e-15,
+	6.66142222231235e-17,
+	-8.611370426755082e-19,
+	5.220164524238099e-21,
+}
+
+func init() {
+	f := 1.0
+	for n := 1; n <= 13; n++ {
+		f *= float64(n)
+		if n >= 2 {
+			constants = append(constants, constant{name: fmt.Sprintf("em%d", n), val: 1 / f})
+		}
+	}
+	for k, c := range erfC {
+		constants = append(constants, constant{name: fmt.Sprintf("erf%d", k), val: c})
+	}
 }
 
 // isa describes one instruction set: the register prefixes for 4 or 8
@@ -284,6 +345,382 @@ func (g *gen) function(is isa, o op) {
 	g.i("RET")
 }
 
+// erfBody returns the instructions of one erf step, like body, on the ten
+// registers from base on: b+0 the input, b+1 a = min(|x|, 4), b+2 t = a²,
+// b+3 t², b+4 t⁴, b+5 t⁸, b+6 to b+9 the Estrin partial sums (b+7 then
+// holds the float32 result, b+8 the sign). The constants are memory
+// operands, broadcast from their first copy on AVX-512 (the coefficients
+// alone would fill the 16 spare registers), so two AVX-512 steps fit in the
+// 32 registers side by side.
+func (g *gen) erfBody(off int, masked bool, base int, nan string) []string {
+	var out []string
+	i := func(ins string, args ...string) {
+		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+	}
+	// m applies ins with the constant name as its memory operand.
+	m := func(ins, name string, args ...string) {
+		if g.isa.inReg {
+			ins += ".BCST"
+		}
+		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+	}
+	d := func(k int) string { return g.d(base + k) }
+	f0, fr, fs := g.f(base), g.f(base+7), g.f(base+8)
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPS.Z", src, "K1", f0)
+	} else {
+		i("VMOVUPS", src, f0)
+	}
+	i("VCVTPS2PD", f0, d(1))
+	and := "VANDPD"
+	if g.isa.inReg {
+		and = "VPANDQ"
+	}
+	m(and, "abs64", d(1), d(1))
+	m("VMINPD", "erfHi", d(1), d(1))
+	i("VMULPD", d(1), d(1), d(2)) // t
+	i("VMULPD", d(2), d(2), d(3)) // t²
+	i("VMULPD", d(3), d(3), d(4)) // t⁴
+	i("VMULPD", d(4), d(4), d(5)) // t⁸
+	// q sets register r to c[2j] + c[2j+1]·t
+	q := func(r, j int) {
+		m("VMULPD", fmt.Sprintf("erf%d", 2*j+1), d(2), d(r))
+		m("VADDPD", fmt.Sprintf("erf%d", 2*j), d(r), d(r))
+	}
+	// pair sets register r to q(j) + q(j+1)·t², using r+1
+	pair := func(r, j int) {
+		q(r, j)
+		q(r+1, j+1)
+		i("VMULPD", d(3), d(r+1), d(r+1))
+		i("VADDPD", d(r+1), d(r), d(r))
+	}
+	// r4 = q8 + c18·t²
+	q(6, 8)
+	m("VMULPD", "erf18", d(3), d(7))
+	i("VADDPD", d(7), d(6), d(6))
+	// s1 = r2 + r3·t⁴
+	pair(7, 4)
+	pair(8, 6)
+	i("VMULPD", d(4), d(8), d(8))
+	i("VADDPD", d(8), d(7), d(7))
+	// (s1 + t⁸·r4)·t⁸
+	i("VMULPD", d(5), d(6), d(6))
+	i("VADDPD", d(6), d(7), d(6))
+	i("VMULPD", d(5), d(6), d(6))
+	// s0 = r0 + r1·t⁴
+	pair(7, 0)
+	pair(8, 2)
+	i("VMULPD", d(4), d(8), d(8))
+	i("VADDPD", d(8), d(7), d(7))
+	// a·P(t), the sign of x
+	i("VADDPD", d(6), d(7), d(6))
+	i("VMULPD", d(1), d(6), d(6))
+	if g.isa.inReg {
+		i("VCVTPD2PS", d(6), fr)
+		i("VPANDQ.BCST", "vmath_sign32<>(SB)", f0, fs)
+	} else {
+		i("VCVTPD2PSY", d(6), fr)
+		i("VANDPS", "vmath_sign32<>(SB)", f0, fs)
+	}
+	i("VORPS", fs, fr, fr)
+	// NaN inputs come back unchanged
+	if g.isa.inReg {
+		i("VCMPPS", "$3", f0, f0, nan)
+		i("VMOVAPS", f0, nan, fr)
+	} else {
+		i("VCMPPS", "$3", f0, f0, fs)
+		i("VBLENDVPS", fs, f0, fr, fr)
+	}
+	if masked {
+		i("VMOVUPS", fr, "K1", dst)
+	} else {
+		i("VMOVUPS", fr, dst)
+	}
+	return out
+}
+
+// erfFunction writes erfAVX2 or erfAVX512: on AVX-512 two steps at a time
+// (registers 0-9 and 16-25), then one, then a masked tail, as function does;
+// on AVX2 one step at a time (ten of the 16 registers).
+func (g *gen) erfFunction(is isa) {
+	g.isa, g.op = is, "erf"
+	name := "erf" + is.name
+	lanes := is.step / 4
+	l := func(s string) string { return name + "_" + s }
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of %d.", name, lanes)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	if is.inReg {
+		g.p("%s:", l("loop2"))
+		g.i("CMPQ", "CX", fmt.Sprintf("$%d", 2*lanes))
+		g.i("JLT", l("one"))
+		g.emit(g.erfBody(0, false, 0, "K2"), g.erfBody(is.step, false, 16, "K3"))
+		g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "SI")
+		g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "DI")
+		g.i("SUBQ", fmt.Sprintf("$%d", 2*lanes), "CX")
+		g.i("JMP", l("loop2"))
+	}
+	g.p("%s:", l("one"))
+	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
+	g.i("JLT", l("tail"))
+	g.emit(g.erfBody(0, false, 0, "K2"))
+	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "SI")
+	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "DI")
+	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
+	if !is.inReg {
+		g.i("JMP", l("one"))
+	}
+	g.p("%s:", l("tail"))
+	if is.inReg {
+		g.i("TESTQ", "CX", "CX")
+		g.i("JZ", l("done"))
+		g.i("MOVQ", "$1", "AX")
+		g.i("SHLQ", "CX", "AX")
+		g.i("DECQ", "AX")
+		g.i("KMOVW", "AX", "K1")
+		g.emit(g.erfBody(0, true, 0, "K2"))
+	}
+	g.p("%s:", l("done"))
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// trigBody returns the instructions of one float64 sin/cos step (sinCos in
+// trig.go) on the ten registers from base on: b+0 x, b+1 t (then the
+// quadrant), b+2 k, b+3 r, b+4 z = r², b+5 the sine, b+6 the cosine, b+7
+// to b+9 scratch. Z31 holds 1.0 and Z30 q0 (0 for sin, 1 for cos); K
+// register swap takes the lanes whose quadrant is odd, K register out the
+// lanes out of range (which store x itself, for the caller to replace), and
+// K6 gathers those over the loop.
+func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []string {
+	var code []string
+	i := func(ins string, args ...string) {
+		code = append(code, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+	}
+	m := func(ins, name string, args ...string) {
+		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+	}
+	d := func(k int) string { return g.d(base + k) }
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPD.Z", src, "K1", d(0))
+	} else {
+		i("VMOVUPD", src, d(0))
+	}
+	// lanes with !(|x| < trigMax), NaN included (predicate 5: not less than, unordered)
+	m("VPANDQ", "abs64", d(0), d(7))
+	i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), out)
+	i("KORW", out, "K6", "K6")
+	// t = x·2/π + round, k = t - round, r = x - k·π/2 in four parts
+	m("VMULPD", "twoOverPi", d(0), d(1))
+	m("VADDPD", "round", d(1), d(1))
+	m("VSUBPD", "round", d(1), d(2))
+	m("VMULPD", "pio2a", d(2), d(7))
+	i("VSUBPD", d(7), d(0), d(3))
+	m("VMULPD", "pio2b", d(2), d(7))
+	i("VSUBPD", d(7), d(3), d(3))
+	m("VMULPD", "pio2c", d(2), d(7))
+	i("VSUBPD", d(7), d(3), d(3))
+	m("VMULPD", "pio2d", d(2), d(7))
+	i("VSUBPD", d(7), d(3), d(3))
+	i("VMULPD", d(3), d(3), d(4))
+	// the two polynomials, in Horner's form, side by side
+	m("VMULPD", "sin6", d(4), d(5))
+	m("VMULPD", "cos6", d(4), d(6))
+	for k := 5; k >= 1; k-- {
+		m("VADDPD", fmt.Sprintf("sin%d", k), d(5), d(5))
+		m("VADDPD", fmt.Sprintf("cos%d", k), d(6), d(6))
+		if k > 1 {
+			i("VMULPD", d(4), d(5), d(5))
+			i("VMULPD", d(4), d(6), d(6))
+		}
+	}
+	// s = r + (r·z)·S
+	i("VMULPD", d(4), d(3), d(7))
+	i("VMULPD", d(7), d(5), d(5))
+	i("VADDPD", d(5), d(3), d(5))
+	// c = w + (((1 - w) - hz) + z²·C), hz = z/2, w = 1 - hz
+	i("VMULPD", d(4), d(4), d(7))
+	i("VMULPD", d(7), d(6), d(6))
+	m("VMULPD", "half", d(4), d(7))
+	i("VSUBPD", d(7), "Z31", d(8))
+	i("VSUBPD", d(8), "Z31", d(9))
+	i("VSUBPD", d(7), d(9), d(9))
+	i("VADDPD", d(6), d(9), d(9))
+	i("VADDPD", d(9), d(8), d(6))
+	// quadrant q = k + q0: odd takes the cosine, q&2 flips the sign
+	i("VPADDQ", "Z30", d(1), d(1))
+	m("VPTESTMQ", "int1", d(1), swap)
+	i("VMOVAPD", d(6), swap, d(5))
+	m("VPANDQ", "int2", d(1), d(1))
+	i("VPSLLQ", "$62", d(1), d(1))
+	i("VPXORQ", d(1), d(5), d(5))
+	// a zero result (sin ±0) takes x's sign
+	m("VPTESTNMQ", "abs64", d(5), swap)
+	i("VMOVAPD", d(0), swap, d(5))
+	// out-of-range lanes store x, for the caller to replace
+	i("VMOVAPD", d(0), out, d(5))
+	if masked {
+		i("VMOVUPD", d(5), "K1", dst)
+	} else {
+		i("VMOVUPD", d(5), dst)
+	}
+	return code
+}
+
+// tanh64Body returns the instructions of one float64 tanh step (Tanh64 in
+// tanh64.go) on the nine registers from base on: b+0 x, b+1 v, b+2 t then
+// 2^k, b+3 k, b+4 r, b+5 Q, b+6 to b+8 scratch; K register nan takes the NaN
+// lanes.
+func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
+	var out []string
+	i := func(ins string, args ...string) {
+		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+	}
+	m := func(ins, name string, args ...string) {
+		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+	}
+	d := func(k int) string { return g.d(base + k) }
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPD.Z", src, "K1", d(0))
+	} else {
+		i("VMOVUPD", src, d(0))
+	}
+	m("VPANDQ", "abs64", d(0), d(1))
+	m("VMINPD", "tanh64Hi", d(1), d(1))
+	i("VADDPD", d(1), d(1), d(1))
+	m("VMULPD", "log2e", d(1), d(2))
+	m("VADDPD", "round", d(2), d(2))
+	m("VSUBPD", "round", d(2), d(3))
+	m("VMULPD", "ln2hi", d(3), d(6))
+	i("VSUBPD", d(6), d(1), d(4))
+	m("VMULPD", "ln2lo", d(3), d(6))
+	i("VSUBPD", d(6), d(4), d(4))
+	m("VMULPD", "em13", d(4), d(5))
+	m("VADDPD", "em12", d(5), d(5))
+	for n := 11; n >= 2; n-- {
+		i("VMULPD", d(4), d(5), d(5))
+		m("VADDPD", fmt.Sprintf("em%d", n), d(5), d(5))
+	}
+	i("VMULPD", d(4), d(4), d(6))
+	i("VMULPD", d(6), d(5), d(5))
+	i("VADDPD", d(5), d(4), d(5)) // p
+	m("VPADDQ", "bias", d(2), d(2))
+	i("VPSLLQ", "$52", d(2), d(2)) // s = 2^k
+	i("VMULPD", d(2), d(5), d(5))
+	m("VSUBPD", "one", d(2), d(2))
+	i("VADDPD", d(2), d(5), d(5)) // em1
+	m("VADDPD", "two", d(5), d(6))
+	i("VDIVPD", d(6), d(5), d(5))
+	m("VPANDQ", "sign64", d(0), d(7))
+	i("VPORQ", d(7), d(5), d(5))
+	i("VCMPPD", "$3", d(0), d(0), nan)
+	i("VMOVAPD", d(0), nan, d(5))
+	if masked {
+		i("VMOVUPD", d(5), "K1", dst)
+	} else {
+		i("VMOVUPD", d(5), dst)
+	}
+	return out
+}
+
+// tanh64Function writes tanh64AVX512, two steps at a time (registers 0-8
+// and 10-18), then one, then a masked tail.
+func (g *gen) tanh64Function() {
+	g.isa, g.op = isas[1], "tanh64"
+	name := "tanh64AVX512"
+	l := func(s string) string { return name + "_" + s }
+	g.p("")
+	g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n.", name)
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	g.p("%s:", l("loop2"))
+	g.i("CMPQ", "CX", "$16")
+	g.i("JLT", l("one"))
+	g.emit(g.tanh64Body(0, false, 0, "K2"), g.tanh64Body(64, false, 10, "K3"))
+	g.i("ADDQ", "$128", "SI")
+	g.i("ADDQ", "$128", "DI")
+	g.i("SUBQ", "$16", "CX")
+	g.i("JMP", l("loop2"))
+	g.p("%s:", l("one"))
+	g.i("CMPQ", "CX", "$8")
+	g.i("JLT", l("tail"))
+	g.emit(g.tanh64Body(0, false, 0, "K2"))
+	g.i("ADDQ", "$64", "SI")
+	g.i("ADDQ", "$64", "DI")
+	g.i("SUBQ", "$8", "CX")
+	g.p("%s:", l("tail"))
+	g.i("TESTQ", "CX", "CX")
+	g.i("JZ", l("done"))
+	g.i("MOVQ", "$1", "AX")
+	g.i("SHLQ", "CX", "AX")
+	g.i("DECQ", "AX")
+	g.i("KMOVW", "AX", "K1")
+	g.emit(g.tanh64Body(0, true, 0, "K2"))
+	g.p("%s:", l("done"))
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// trigFunction writes sinCosAVX512, two steps at a time (registers 0-9 and
+// 10-19), then one, then a masked tail, as function does.
+func (g *gen) trigFunction() {
+	g.isa, g.op = isas[1], "sincos"
+	name := "sinCosAVX512"
+	l := func(s string) string { return name + "_" + s }
+	g.p("")
+	g.p("// func %s(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x", name)
+	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
+	g.p("// not below trigMax (or NaN), and stores those x unchanged.")
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	g.i("VPBROADCASTQ", "q0+24(FP)", "Z30")
+	g.i("VBROADCASTSD", "vmath_one<>(SB)", "Z31")
+	g.i("KXORW", "K6", "K6", "K6")
+	g.p("%s:", l("loop2"))
+	g.i("CMPQ", "CX", "$16")
+	g.i("JLT", l("one"))
+	g.emit(g.trigBody(0, false, 0, "K2", "K4"), g.trigBody(64, false, 10, "K3", "K5"))
+	g.i("ADDQ", "$128", "SI")
+	g.i("ADDQ", "$128", "DI")
+	g.i("SUBQ", "$16", "CX")
+	g.i("JMP", l("loop2"))
+	g.p("%s:", l("one"))
+	g.i("CMPQ", "CX", "$8")
+	g.i("JLT", l("tail"))
+	g.emit(g.trigBody(0, false, 0, "K2", "K4"))
+	g.i("ADDQ", "$64", "SI")
+	g.i("ADDQ", "$64", "DI")
+	g.i("SUBQ", "$8", "CX")
+	g.p("%s:", l("tail"))
+	g.i("TESTQ", "CX", "CX")
+	g.i("JZ", l("done"))
+	g.i("MOVQ", "$1", "AX")
+	g.i("SHLQ", "CX", "AX")
+	g.i("DECQ", "AX")
+	g.i("KMOVW", "AX", "K1")
+	g.emit(g.trigBody(0, true, 0, "K2", "K4"))
+	g.p("%s:", l("done"))
+	g.i("KMOVW", "K6", "AX")
+	g.i("TESTW", "AX", "AX")
+	g.i("SETNE", "ret+32(FP)")
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
 func main() {
 	g := &gen{}
 	g.p("// Code generated by gen_kernels.go; DO NOT EDIT.")
@@ -306,7 +743,10 @@ func main() {
 		for _, o := range ops {
 			g.function(is, o)
 		}
+		g.erfFunction(is)
 	}
+	g.trigFunction()
+	g.tanh64Function()
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

@@ -22,6 +22,22 @@ func sigmoidAVX512(dst, src *float32, n int)
 //go:noescape
 func tanhAVX512(dst, src *float32, n int)
 
+//go:noescape
+func erfAVX2(dst, src *float32, n int)
+
+//go:noescape
+func erfAVX512(dst, src *float32, n int)
+
+// sinCosAVX512 sets dst[i] to sin src[i] (q0 = 0) or cos src[i] (q0 = 1)
+// for i < n and reports whether some |src[i]| was not below trigMax or was
+// NaN; for those it stores src[i] unchanged, for the caller to replace.
+//
+//go:noescape
+func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool
+
+//go:noescape
+func tanh64AVX512(dst, src *float64, n int)
+
 func detect() int {
 	switch {
 	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512DQ:
@@ -55,3 +71,19 @@ func simd(avx512, avx2 func(dst, src *float32, n int), avx2Lanes int, dst, src [
 func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 4, dst, src) }
 func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 4, dst, src) }
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 4, dst, src) }
+func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 4, dst, src) }
+
+func trigSIMD(dst, src []float64, q0 uint64) (int, bool) {
+	if level != levelAVX512 || len(src) == 0 {
+		return 0, false
+	}
+	return len(src), sinCosAVX512(&dst[0], &src[0], len(src), q0)
+}
+
+func tanh64SIMD(dst, src []float64) int {
+	if level != levelAVX512 || len(src) == 0 {
+		return 0
+	}
+	tanh64AVX512(&dst[0], &src[0], len(src))
+	return len(src)
+}

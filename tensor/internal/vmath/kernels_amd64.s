@@ -99,6 +99,286 @@ DATA vmath_sign32<>+8(SB)/8, $0x8000000080000000
 DATA vmath_sign32<>+16(SB)/8, $0x8000000080000000
 DATA vmath_sign32<>+24(SB)/8, $0x8000000080000000
 GLOBL vmath_sign32<>(SB), RODATA|NOPTR, $32
+DATA vmath_erfHi<>+0(SB)/8, $0x4010000000000000
+DATA vmath_erfHi<>+8(SB)/8, $0x4010000000000000
+DATA vmath_erfHi<>+16(SB)/8, $0x4010000000000000
+DATA vmath_erfHi<>+24(SB)/8, $0x4010000000000000
+GLOBL vmath_erfHi<>(SB), RODATA|NOPTR, $32
+DATA vmath_twoOverPi<>+0(SB)/8, $0x3fe45f306dc9c883
+DATA vmath_twoOverPi<>+8(SB)/8, $0x3fe45f306dc9c883
+DATA vmath_twoOverPi<>+16(SB)/8, $0x3fe45f306dc9c883
+DATA vmath_twoOverPi<>+24(SB)/8, $0x3fe45f306dc9c883
+GLOBL vmath_twoOverPi<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2a<>+0(SB)/8, $0x3ff921fb54400000
+DATA vmath_pio2a<>+8(SB)/8, $0x3ff921fb54400000
+DATA vmath_pio2a<>+16(SB)/8, $0x3ff921fb54400000
+DATA vmath_pio2a<>+24(SB)/8, $0x3ff921fb54400000
+GLOBL vmath_pio2a<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2b<>+0(SB)/8, $0x3dd0b4611a600000
+DATA vmath_pio2b<>+8(SB)/8, $0x3dd0b4611a600000
+DATA vmath_pio2b<>+16(SB)/8, $0x3dd0b4611a600000
+DATA vmath_pio2b<>+24(SB)/8, $0x3dd0b4611a600000
+GLOBL vmath_pio2b<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2c<>+0(SB)/8, $0x3ba3198a2e000000
+DATA vmath_pio2c<>+8(SB)/8, $0x3ba3198a2e000000
+DATA vmath_pio2c<>+16(SB)/8, $0x3ba3198a2e000000
+DATA vmath_pio2c<>+24(SB)/8, $0x3ba3198a2e000000
+GLOBL vmath_pio2c<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2d<>+0(SB)/8, $0x397b839a252049c1
+DATA vmath_pio2d<>+8(SB)/8, $0x397b839a252049c1
+DATA vmath_pio2d<>+16(SB)/8, $0x397b839a252049c1
+DATA vmath_pio2d<>+24(SB)/8, $0x397b839a252049c1
+GLOBL vmath_pio2d<>(SB), RODATA|NOPTR, $32
+DATA vmath_trigMax<>+0(SB)/8, $0x4130000000000000
+DATA vmath_trigMax<>+8(SB)/8, $0x4130000000000000
+DATA vmath_trigMax<>+16(SB)/8, $0x4130000000000000
+DATA vmath_trigMax<>+24(SB)/8, $0x4130000000000000
+GLOBL vmath_trigMax<>(SB), RODATA|NOPTR, $32
+DATA vmath_half<>+0(SB)/8, $0x3fe0000000000000
+DATA vmath_half<>+8(SB)/8, $0x3fe0000000000000
+DATA vmath_half<>+16(SB)/8, $0x3fe0000000000000
+DATA vmath_half<>+24(SB)/8, $0x3fe0000000000000
+GLOBL vmath_half<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin1<>+0(SB)/8, $0xbfc5555555555549
+DATA vmath_sin1<>+8(SB)/8, $0xbfc5555555555549
+DATA vmath_sin1<>+16(SB)/8, $0xbfc5555555555549
+DATA vmath_sin1<>+24(SB)/8, $0xbfc5555555555549
+GLOBL vmath_sin1<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin2<>+0(SB)/8, $0x3f8111111110f8a6
+DATA vmath_sin2<>+8(SB)/8, $0x3f8111111110f8a6
+DATA vmath_sin2<>+16(SB)/8, $0x3f8111111110f8a6
+DATA vmath_sin2<>+24(SB)/8, $0x3f8111111110f8a6
+GLOBL vmath_sin2<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin3<>+0(SB)/8, $0xbf2a01a019c161d5
+DATA vmath_sin3<>+8(SB)/8, $0xbf2a01a019c161d5
+DATA vmath_sin3<>+16(SB)/8, $0xbf2a01a019c161d5
+DATA vmath_sin3<>+24(SB)/8, $0xbf2a01a019c161d5
+GLOBL vmath_sin3<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin4<>+0(SB)/8, $0x3ec71de357b1fe7d
+DATA vmath_sin4<>+8(SB)/8, $0x3ec71de357b1fe7d
+DATA vmath_sin4<>+16(SB)/8, $0x3ec71de357b1fe7d
+DATA vmath_sin4<>+24(SB)/8, $0x3ec71de357b1fe7d
+GLOBL vmath_sin4<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin5<>+0(SB)/8, $0xbe5ae5e68a2b9ceb
+DATA vmath_sin5<>+8(SB)/8, $0xbe5ae5e68a2b9ceb
+DATA vmath_sin5<>+16(SB)/8, $0xbe5ae5e68a2b9ceb
+DATA vmath_sin5<>+24(SB)/8, $0xbe5ae5e68a2b9ceb
+GLOBL vmath_sin5<>(SB), RODATA|NOPTR, $32
+DATA vmath_sin6<>+0(SB)/8, $0x3de5d93a5acfd57c
+DATA vmath_sin6<>+8(SB)/8, $0x3de5d93a5acfd57c
+DATA vmath_sin6<>+16(SB)/8, $0x3de5d93a5acfd57c
+DATA vmath_sin6<>+24(SB)/8, $0x3de5d93a5acfd57c
+GLOBL vmath_sin6<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos1<>+0(SB)/8, $0x3fa555555555554c
+DATA vmath_cos1<>+8(SB)/8, $0x3fa555555555554c
+DATA vmath_cos1<>+16(SB)/8, $0x3fa555555555554c
+DATA vmath_cos1<>+24(SB)/8, $0x3fa555555555554c
+GLOBL vmath_cos1<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos2<>+0(SB)/8, $0xbf56c16c16c15177
+DATA vmath_cos2<>+8(SB)/8, $0xbf56c16c16c15177
+DATA vmath_cos2<>+16(SB)/8, $0xbf56c16c16c15177
+DATA vmath_cos2<>+24(SB)/8, $0xbf56c16c16c15177
+GLOBL vmath_cos2<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos3<>+0(SB)/8, $0x3efa01a019cb1590
+DATA vmath_cos3<>+8(SB)/8, $0x3efa01a019cb1590
+DATA vmath_cos3<>+16(SB)/8, $0x3efa01a019cb1590
+DATA vmath_cos3<>+24(SB)/8, $0x3efa01a019cb1590
+GLOBL vmath_cos3<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos4<>+0(SB)/8, $0xbe927e4f809c52ad
+DATA vmath_cos4<>+8(SB)/8, $0xbe927e4f809c52ad
+DATA vmath_cos4<>+16(SB)/8, $0xbe927e4f809c52ad
+DATA vmath_cos4<>+24(SB)/8, $0xbe927e4f809c52ad
+GLOBL vmath_cos4<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos5<>+0(SB)/8, $0x3e21ee9ebdb4b1c4
+DATA vmath_cos5<>+8(SB)/8, $0x3e21ee9ebdb4b1c4
+DATA vmath_cos5<>+16(SB)/8, $0x3e21ee9ebdb4b1c4
+DATA vmath_cos5<>+24(SB)/8, $0x3e21ee9ebdb4b1c4
+GLOBL vmath_cos5<>(SB), RODATA|NOPTR, $32
+DATA vmath_cos6<>+0(SB)/8, $0xbda8fae9be8838d4
+DATA vmath_cos6<>+8(SB)/8, $0xbda8fae9be8838d4
+DATA vmath_cos6<>+16(SB)/8, $0xbda8fae9be8838d4
+DATA vmath_cos6<>+24(SB)/8, $0xbda8fae9be8838d4
+GLOBL vmath_cos6<>(SB), RODATA|NOPTR, $32
+DATA vmath_ln2hi<>+0(SB)/8, $0x3fe62e42fee00000
+DATA vmath_ln2hi<>+8(SB)/8, $0x3fe62e42fee00000
+DATA vmath_ln2hi<>+16(SB)/8, $0x3fe62e42fee00000
+DATA vmath_ln2hi<>+24(SB)/8, $0x3fe62e42fee00000
+GLOBL vmath_ln2hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_ln2lo<>+0(SB)/8, $0x3dea39ef35793c76
+DATA vmath_ln2lo<>+8(SB)/8, $0x3dea39ef35793c76
+DATA vmath_ln2lo<>+16(SB)/8, $0x3dea39ef35793c76
+DATA vmath_ln2lo<>+24(SB)/8, $0x3dea39ef35793c76
+GLOBL vmath_ln2lo<>(SB), RODATA|NOPTR, $32
+DATA vmath_tanh64Hi<>+0(SB)/8, $0x4034000000000000
+DATA vmath_tanh64Hi<>+8(SB)/8, $0x4034000000000000
+DATA vmath_tanh64Hi<>+16(SB)/8, $0x4034000000000000
+DATA vmath_tanh64Hi<>+24(SB)/8, $0x4034000000000000
+GLOBL vmath_tanh64Hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_int1<>+0(SB)/8, $0x0000000000000001
+DATA vmath_int1<>+8(SB)/8, $0x0000000000000001
+DATA vmath_int1<>+16(SB)/8, $0x0000000000000001
+DATA vmath_int1<>+24(SB)/8, $0x0000000000000001
+GLOBL vmath_int1<>(SB), RODATA|NOPTR, $32
+DATA vmath_int2<>+0(SB)/8, $0x0000000000000002
+DATA vmath_int2<>+8(SB)/8, $0x0000000000000002
+DATA vmath_int2<>+16(SB)/8, $0x0000000000000002
+DATA vmath_int2<>+24(SB)/8, $0x0000000000000002
+GLOBL vmath_int2<>(SB), RODATA|NOPTR, $32
+DATA vmath_em2<>+0(SB)/8, $0x3fe0000000000000
+DATA vmath_em2<>+8(SB)/8, $0x3fe0000000000000
+DATA vmath_em2<>+16(SB)/8, $0x3fe0000000000000
+DATA vmath_em2<>+24(SB)/8, $0x3fe0000000000000
+GLOBL vmath_em2<>(SB), RODATA|NOPTR, $32
+DATA vmath_em3<>+0(SB)/8, $0x3fc5555555555555
+DATA vmath_em3<>+8(SB)/8, $0x3fc5555555555555
+DATA vmath_em3<>+16(SB)/8, $0x3fc5555555555555
+DATA vmath_em3<>+24(SB)/8, $0x3fc5555555555555
+GLOBL vmath_em3<>(SB), RODATA|NOPTR, $32
+DATA vmath_em4<>+0(SB)/8, $0x3fa5555555555555
+DATA vmath_em4<>+8(SB)/8, $0x3fa5555555555555
+DATA vmath_em4<>+16(SB)/8, $0x3fa5555555555555
+DATA vmath_em4<>+24(SB)/8, $0x3fa5555555555555
+GLOBL vmath_em4<>(SB), RODATA|NOPTR, $32
+DATA vmath_em5<>+0(SB)/8, $0x3f81111111111111
+DATA vmath_em5<>+8(SB)/8, $0x3f81111111111111
+DATA vmath_em5<>+16(SB)/8, $0x3f81111111111111
+DATA vmath_em5<>+24(SB)/8, $0x3f81111111111111
+GLOBL vmath_em5<>(SB), RODATA|NOPTR, $32
+DATA vmath_em6<>+0(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_em6<>+8(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_em6<>+16(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_em6<>+24(SB)/8, $0x3f56c16c16c16c17
+GLOBL vmath_em6<>(SB), RODATA|NOPTR, $32
+DATA vmath_em7<>+0(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_em7<>+8(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_em7<>+16(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_em7<>+24(SB)/8, $0x3f2a01a01a01a01a
+GLOBL vmath_em7<>(SB), RODATA|NOPTR, $32
+DATA vmath_em8<>+0(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_em8<>+8(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_em8<>+16(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_em8<>+24(SB)/8, $0x3efa01a01a01a01a
+GLOBL vmath_em8<>(SB), RODATA|NOPTR, $32
+DATA vmath_em9<>+0(SB)/8, $0x3ec71de3a556c734
+DATA vmath_em9<>+8(SB)/8, $0x3ec71de3a556c734
+DATA vmath_em9<>+16(SB)/8, $0x3ec71de3a556c734
+DATA vmath_em9<>+24(SB)/8, $0x3ec71de3a556c734
+GLOBL vmath_em9<>(SB), RODATA|NOPTR, $32
+DATA vmath_em10<>+0(SB)/8, $0x3e927e4fb7789f5c
+DATA vmath_em10<>+8(SB)/8, $0x3e927e4fb7789f5c
+DATA vmath_em10<>+16(SB)/8, $0x3e927e4fb7789f5c
+DATA vmath_em10<>+24(SB)/8, $0x3e927e4fb7789f5c
+GLOBL vmath_em10<>(SB), RODATA|NOPTR, $32
+DATA vmath_em11<>+0(SB)/8, $0x3e5ae64567f544e4
+DATA vmath_em11<>+8(SB)/8, $0x3e5ae64567f544e4
+DATA vmath_em11<>+16(SB)/8, $0x3e5ae64567f544e4
+DATA vmath_em11<>+24(SB)/8, $0x3e5ae64567f544e4
+GLOBL vmath_em11<>(SB), RODATA|NOPTR, $32
+DATA vmath_em12<>+0(SB)/8, $0x3e21eed8eff8d898
+DATA vmath_em12<>+8(SB)/8, $0x3e21eed8eff8d898
+DATA vmath_em12<>+16(SB)/8, $0x3e21eed8eff8d898
+DATA vmath_em12<>+24(SB)/8, $0x3e21eed8eff8d898
+GLOBL vmath_em12<>(SB), RODATA|NOPTR, $32
+DATA vmath_em13<>+0(SB)/8, $0x3de6124613a86d09
+DATA vmath_em13<>+8(SB)/8, $0x3de6124613a86d09
+DATA vmath_em13<>+16(SB)/8, $0x3de6124613a86d09
+DATA vmath_em13<>+24(SB)/8, $0x3de6124613a86d09
+GLOBL vmath_em13<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf0<>+0(SB)/8, $0x3ff20dd75034c99a
+DATA vmath_erf0<>+8(SB)/8, $0x3ff20dd75034c99a
+DATA vmath_erf0<>+16(SB)/8, $0x3ff20dd75034c99a
+DATA vmath_erf0<>+24(SB)/8, $0x3ff20dd75034c99a
+GLOBL vmath_erf0<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf1<>+0(SB)/8, $0xbfd81274614179a0
+DATA vmath_erf1<>+8(SB)/8, $0xbfd81274614179a0
+DATA vmath_erf1<>+16(SB)/8, $0xbfd81274614179a0
+DATA vmath_erf1<>+24(SB)/8, $0xbfd81274614179a0
+GLOBL vmath_erf1<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf2<>+0(SB)/8, $0x3fbce2f0f32feb5c
+DATA vmath_erf2<>+8(SB)/8, $0x3fbce2f0f32feb5c
+DATA vmath_erf2<>+16(SB)/8, $0x3fbce2f0f32feb5c
+DATA vmath_erf2<>+24(SB)/8, $0x3fbce2f0f32feb5c
+GLOBL vmath_erf2<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf3<>+0(SB)/8, $0xbf9b82c04ebc22fc
+DATA vmath_erf3<>+8(SB)/8, $0xbf9b82c04ebc22fc
+DATA vmath_erf3<>+16(SB)/8, $0xbf9b82c04ebc22fc
+DATA vmath_erf3<>+24(SB)/8, $0xbf9b82c04ebc22fc
+GLOBL vmath_erf3<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf4<>+0(SB)/8, $0x3f756563d60e3346
+DATA vmath_erf4<>+8(SB)/8, $0x3f756563d60e3346
+DATA vmath_erf4<>+16(SB)/8, $0x3f756563d60e3346
+DATA vmath_erf4<>+24(SB)/8, $0x3f756563d60e3346
+GLOBL vmath_erf4<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf5<>+0(SB)/8, $0xbf4c001ec1fc1ac4
+DATA vmath_erf5<>+8(SB)/8, $0xbf4c001ec1fc1ac4
+DATA vmath_erf5<>+16(SB)/8, $0xbf4c001ec1fc1ac4
+DATA vmath_erf5<>+24(SB)/8, $0xbf4c001ec1fc1ac4
+GLOBL vmath_erf5<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf6<>+0(SB)/8, $0x3f1f8bc5f6b77781
+DATA vmath_erf6<>+8(SB)/8, $0x3f1f8bc5f6b77781
+DATA vmath_erf6<>+16(SB)/8, $0x3f1f8bc5f6b77781
+DATA vmath_erf6<>+24(SB)/8, $0x3f1f8bc5f6b77781
+GLOBL vmath_erf6<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf7<>+0(SB)/8, $0xbeef174553df4091
+DATA vmath_erf7<>+8(SB)/8, $0xbeef174553df4091
+DATA vmath_erf7<>+16(SB)/8, $0xbeef174553df4091
+DATA vmath_erf7<>+24(SB)/8, $0xbeef174553df4091
+GLOBL vmath_erf7<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf8<>+0(SB)/8, $0x3ebb0a124cfb0fd7
+DATA vmath_erf8<>+8(SB)/8, $0x3ebb0a124cfb0fd7
+DATA vmath_erf8<>+16(SB)/8, $0x3ebb0a124cfb0fd7
+DATA vmath_erf8<>+24(SB)/8, $0x3ebb0a124cfb0fd7
+GLOBL vmath_erf8<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf9<>+0(SB)/8, $0xbe84c1537594de1a
+DATA vmath_erf9<>+8(SB)/8, $0xbe84c1537594de1a
+DATA vmath_erf9<>+16(SB)/8, $0xbe84c1537594de1a
+DATA vmath_erf9<>+24(SB)/8, $0xbe84c1537594de1a
+GLOBL vmath_erf9<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf10<>+0(SB)/8, $0x3e4be00b5f8df21b
+DATA vmath_erf10<>+8(SB)/8, $0x3e4be00b5f8df21b
+DATA vmath_erf10<>+16(SB)/8, $0x3e4be00b5f8df21b
+DATA vmath_erf10<>+24(SB)/8, $0x3e4be00b5f8df21b
+GLOBL vmath_erf10<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf11<>+0(SB)/8, $0xbe101941447cc683
+DATA vmath_erf11<>+8(SB)/8, $0xbe101941447cc683
+DATA vmath_erf11<>+16(SB)/8, $0xbe101941447cc683
+DATA vmath_erf11<>+24(SB)/8, $0xbe101941447cc683
+GLOBL vmath_erf11<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf12<>+0(SB)/8, $0x3dcf3d3af8eefccf
+DATA vmath_erf12<>+8(SB)/8, $0x3dcf3d3af8eefccf
+DATA vmath_erf12<>+16(SB)/8, $0x3dcf3d3af8eefccf
+DATA vmath_erf12<>+24(SB)/8, $0x3dcf3d3af8eefccf
+GLOBL vmath_erf12<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf13<>+0(SB)/8, $0xbd88bc97a0bf034f
+DATA vmath_erf13<>+8(SB)/8, $0xbd88bc97a0bf034f
+DATA vmath_erf13<>+16(SB)/8, $0xbd88bc97a0bf034f
+DATA vmath_erf13<>+24(SB)/8, $0xbd88bc97a0bf034f
+GLOBL vmath_erf13<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf14<>+0(SB)/8, $0x3d3edfb590c2bc81
+DATA vmath_erf14<>+8(SB)/8, $0x3d3edfb590c2bc81
+DATA vmath_erf14<>+16(SB)/8, $0x3d3edfb590c2bc81
+DATA vmath_erf14<>+24(SB)/8, $0x3d3edfb590c2bc81
+GLOBL vmath_erf14<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf15<>+0(SB)/8, $0xbced0439381bd1a6
+DATA vmath_erf15<>+8(SB)/8, $0xbced0439381bd1a6
+DATA vmath_erf15<>+16(SB)/8, $0xbced0439381bd1a6
+DATA vmath_erf15<>+24(SB)/8, $0xbced0439381bd1a6
+GLOBL vmath_erf15<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf16<>+0(SB)/8, $0x3c93334314cbdbca
+DATA vmath_erf16<>+8(SB)/8, $0x3c93334314cbdbca
+DATA vmath_erf16<>+16(SB)/8, $0x3c93334314cbdbca
+DATA vmath_erf16<>+24(SB)/8, $0x3c93334314cbdbca
+GLOBL vmath_erf16<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf17<>+0(SB)/8, $0xbc2fc5359c384bda
+DATA vmath_erf17<>+8(SB)/8, $0xbc2fc5359c384bda
+DATA vmath_erf17<>+16(SB)/8, $0xbc2fc5359c384bda
+DATA vmath_erf17<>+24(SB)/8, $0xbc2fc5359c384bda
+GLOBL vmath_erf17<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf18<>+0(SB)/8, $0x3bb8a6caab470c6f
+DATA vmath_erf18<>+8(SB)/8, $0x3bb8a6caab470c6f
+DATA vmath_erf18<>+16(SB)/8, $0x3bb8a6caab470c6f
+DATA vmath_erf18<>+24(SB)/8, $0x3bb8a6caab470c6f
+GLOBL vmath_erf18<>(SB), RODATA|NOPTR, $32
 
 // func expAVX2(dst, src *float32, n int) sets dst[i] = e^x for i < n; n is a multiple of 4.
 TEXT ·expAVX2(SB), NOSPLIT, $0-24
@@ -502,6 +782,74 @@ tanhAVX2_one:
 	SUBQ $4, CX
 tanhAVX2_tail:
 tanhAVX2_done:
+	VZEROUPPER 
+	RET 
+
+// func erfAVX2(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of 4.
+TEXT ·erfAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+erfAVX2_one:
+	CMPQ CX, $4
+	JLT erfAVX2_tail
+	VMOVUPS 0(SI), X0
+	VCVTPS2PD X0, Y1
+	VANDPD vmath_abs64<>(SB), Y1, Y1
+	VMINPD vmath_erfHi<>(SB), Y1, Y1
+	VMULPD Y1, Y1, Y2
+	VMULPD Y2, Y2, Y3
+	VMULPD Y3, Y3, Y4
+	VMULPD Y4, Y4, Y5
+	VMULPD vmath_erf17<>(SB), Y2, Y6
+	VADDPD vmath_erf16<>(SB), Y6, Y6
+	VMULPD vmath_erf18<>(SB), Y3, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD vmath_erf9<>(SB), Y2, Y7
+	VADDPD vmath_erf8<>(SB), Y7, Y7
+	VMULPD vmath_erf11<>(SB), Y2, Y8
+	VADDPD vmath_erf10<>(SB), Y8, Y8
+	VMULPD Y3, Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD vmath_erf13<>(SB), Y2, Y8
+	VADDPD vmath_erf12<>(SB), Y8, Y8
+	VMULPD vmath_erf15<>(SB), Y2, Y9
+	VADDPD vmath_erf14<>(SB), Y9, Y9
+	VMULPD Y3, Y9, Y9
+	VADDPD Y9, Y8, Y8
+	VMULPD Y4, Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD Y5, Y6, Y6
+	VADDPD Y6, Y7, Y6
+	VMULPD Y5, Y6, Y6
+	VMULPD vmath_erf1<>(SB), Y2, Y7
+	VADDPD vmath_erf0<>(SB), Y7, Y7
+	VMULPD vmath_erf3<>(SB), Y2, Y8
+	VADDPD vmath_erf2<>(SB), Y8, Y8
+	VMULPD Y3, Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VMULPD vmath_erf5<>(SB), Y2, Y8
+	VADDPD vmath_erf4<>(SB), Y8, Y8
+	VMULPD vmath_erf7<>(SB), Y2, Y9
+	VADDPD vmath_erf6<>(SB), Y9, Y9
+	VMULPD Y3, Y9, Y9
+	VADDPD Y9, Y8, Y8
+	VMULPD Y4, Y8, Y8
+	VADDPD Y8, Y7, Y7
+	VADDPD Y6, Y7, Y6
+	VMULPD Y1, Y6, Y6
+	VCVTPD2PSY Y6, X7
+	VANDPS vmath_sign32<>(SB), X0, X8
+	VORPS X8, X7, X7
+	VCMPPS $3, X0, X0, X8
+	VBLENDVPS X8, X0, X7, X7
+	VMOVUPS X7, 0(DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JMP erfAVX2_one
+erfAVX2_tail:
+erfAVX2_done:
 	VZEROUPPER 
 	RET 
 
@@ -1077,5 +1425,724 @@ tanhAVX512_tail:
 	VMOVAPS Y0, K2, Y1
 	VMOVUPS Y1, K1, 0(DI)
 tanhAVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func erfAVX512(dst, src *float32, n int) sets dst[i] = erf x for i < n.
+TEXT ·erfAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+erfAVX512_loop2:
+	CMPQ CX, $16
+	JLT erfAVX512_one
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y16
+	VCVTPS2PD Y0, Z1
+	VCVTPS2PD Y16, Z17
+	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z17, Z17
+	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
+	VMINPD.BCST vmath_erfHi<>(SB), Z17, Z17
+	VMULPD Z1, Z1, Z2
+	VMULPD Z17, Z17, Z18
+	VMULPD Z2, Z2, Z3
+	VMULPD Z18, Z18, Z19
+	VMULPD Z3, Z3, Z4
+	VMULPD Z19, Z19, Z20
+	VMULPD Z4, Z4, Z5
+	VMULPD Z20, Z20, Z21
+	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
+	VMULPD.BCST vmath_erf17<>(SB), Z18, Z22
+	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf16<>(SB), Z22, Z22
+	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
+	VMULPD.BCST vmath_erf18<>(SB), Z19, Z23
+	VADDPD Z7, Z6, Z6
+	VADDPD Z23, Z22, Z22
+	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
+	VMULPD.BCST vmath_erf9<>(SB), Z18, Z23
+	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
+	VADDPD.BCST vmath_erf8<>(SB), Z23, Z23
+	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
+	VMULPD.BCST vmath_erf11<>(SB), Z18, Z24
+	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
+	VADDPD.BCST vmath_erf10<>(SB), Z24, Z24
+	VMULPD Z3, Z8, Z8
+	VMULPD Z19, Z24, Z24
+	VADDPD Z8, Z7, Z7
+	VADDPD Z24, Z23, Z23
+	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
+	VMULPD.BCST vmath_erf13<>(SB), Z18, Z24
+	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
+	VADDPD.BCST vmath_erf12<>(SB), Z24, Z24
+	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
+	VMULPD.BCST vmath_erf15<>(SB), Z18, Z25
+	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
+	VADDPD.BCST vmath_erf14<>(SB), Z25, Z25
+	VMULPD Z3, Z9, Z9
+	VMULPD Z19, Z25, Z25
+	VADDPD Z9, Z8, Z8
+	VADDPD Z25, Z24, Z24
+	VMULPD Z4, Z8, Z8
+	VMULPD Z20, Z24, Z24
+	VADDPD Z8, Z7, Z7
+	VADDPD Z24, Z23, Z23
+	VMULPD Z5, Z6, Z6
+	VMULPD Z21, Z22, Z22
+	VADDPD Z6, Z7, Z6
+	VADDPD Z22, Z23, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z21, Z22, Z22
+	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
+	VMULPD.BCST vmath_erf1<>(SB), Z18, Z23
+	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
+	VADDPD.BCST vmath_erf0<>(SB), Z23, Z23
+	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
+	VMULPD.BCST vmath_erf3<>(SB), Z18, Z24
+	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
+	VADDPD.BCST vmath_erf2<>(SB), Z24, Z24
+	VMULPD Z3, Z8, Z8
+	VMULPD Z19, Z24, Z24
+	VADDPD Z8, Z7, Z7
+	VADDPD Z24, Z23, Z23
+	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
+	VMULPD.BCST vmath_erf5<>(SB), Z18, Z24
+	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
+	VADDPD.BCST vmath_erf4<>(SB), Z24, Z24
+	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
+	VMULPD.BCST vmath_erf7<>(SB), Z18, Z25
+	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
+	VADDPD.BCST vmath_erf6<>(SB), Z25, Z25
+	VMULPD Z3, Z9, Z9
+	VMULPD Z19, Z25, Z25
+	VADDPD Z9, Z8, Z8
+	VADDPD Z25, Z24, Z24
+	VMULPD Z4, Z8, Z8
+	VMULPD Z20, Z24, Z24
+	VADDPD Z8, Z7, Z7
+	VADDPD Z24, Z23, Z23
+	VADDPD Z6, Z7, Z6
+	VADDPD Z22, Z23, Z22
+	VMULPD Z1, Z6, Z6
+	VMULPD Z17, Z22, Z22
+	VCVTPD2PS Z6, Y7
+	VCVTPD2PS Z22, Y23
+	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
+	VPANDQ.BCST vmath_sign32<>(SB), Y16, Y24
+	VORPS Y8, Y7, Y7
+	VORPS Y24, Y23, Y23
+	VCMPPS $3, Y0, Y0, K2
+	VCMPPS $3, Y16, Y16, K3
+	VMOVAPS Y0, K2, Y7
+	VMOVAPS Y16, K3, Y23
+	VMOVUPS Y7, 0(DI)
+	VMOVUPS Y23, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP erfAVX512_loop2
+erfAVX512_one:
+	CMPQ CX, $8
+	JLT erfAVX512_tail
+	VMOVUPS 0(SI), Y0
+	VCVTPS2PD Y0, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
+	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
+	VMULPD Z1, Z1, Z2
+	VMULPD Z2, Z2, Z3
+	VMULPD Z3, Z3, Z4
+	VMULPD Z4, Z4, Z5
+	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
+	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
+	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
+	VADDPD Z7, Z6, Z6
+	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
+	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
+	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
+	VMULPD Z3, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
+	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
+	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
+	VMULPD Z3, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD Z5, Z6, Z6
+	VADDPD Z6, Z7, Z6
+	VMULPD Z5, Z6, Z6
+	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
+	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
+	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
+	VMULPD Z3, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
+	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
+	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
+	VMULPD Z3, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VADDPD Z6, Z7, Z6
+	VMULPD Z1, Z6, Z6
+	VCVTPD2PS Z6, Y7
+	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
+	VORPS Y8, Y7, Y7
+	VCMPPS $3, Y0, Y0, K2
+	VMOVAPS Y0, K2, Y7
+	VMOVUPS Y7, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+erfAVX512_tail:
+	TESTQ CX, CX
+	JZ erfAVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Y0
+	VCVTPS2PD Y0, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
+	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
+	VMULPD Z1, Z1, Z2
+	VMULPD Z2, Z2, Z3
+	VMULPD Z3, Z3, Z4
+	VMULPD Z4, Z4, Z5
+	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
+	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
+	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
+	VADDPD Z7, Z6, Z6
+	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
+	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
+	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
+	VMULPD Z3, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
+	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
+	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
+	VMULPD Z3, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD Z5, Z6, Z6
+	VADDPD Z6, Z7, Z6
+	VMULPD Z5, Z6, Z6
+	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
+	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
+	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
+	VMULPD Z3, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
+	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
+	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
+	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
+	VMULPD Z3, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD Z4, Z8, Z8
+	VADDPD Z8, Z7, Z7
+	VADDPD Z6, Z7, Z6
+	VMULPD Z1, Z6, Z6
+	VCVTPD2PS Z6, Y7
+	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
+	VORPS Y8, Y7, Y7
+	VCMPPS $3, Y0, Y0, K2
+	VMOVAPS Y0, K2, Y7
+	VMOVUPS Y7, K1, 0(DI)
+erfAVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
+// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
+// not below trigMax (or NaN), and stores those x unchanged.
+TEXT ·sinCosAVX512(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VPBROADCASTQ q0+24(FP), Z30
+	VBROADCASTSD vmath_one<>(SB), Z31
+	KXORW K6, K6, K6
+sinCosAVX512_loop2:
+	CMPQ CX, $16
+	JLT sinCosAVX512_one
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 64(SI), Z10
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
+	VPANDQ.BCST vmath_abs64<>(SB), Z10, Z17
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K4
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z17, K5
+	KORW K4, K6, K6
+	KORW K5, K6, K6
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z10, Z11
+	VADDPD.BCST vmath_round<>(SB), Z1, Z1
+	VADDPD.BCST vmath_round<>(SB), Z11, Z11
+	VSUBPD.BCST vmath_round<>(SB), Z1, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z11, Z12
+	VMULPD.BCST vmath_pio2a<>(SB), Z2, Z7
+	VMULPD.BCST vmath_pio2a<>(SB), Z12, Z17
+	VSUBPD Z7, Z0, Z3
+	VSUBPD Z17, Z10, Z13
+	VMULPD.BCST vmath_pio2b<>(SB), Z2, Z7
+	VMULPD.BCST vmath_pio2b<>(SB), Z12, Z17
+	VSUBPD Z7, Z3, Z3
+	VSUBPD Z17, Z13, Z13
+	VMULPD.BCST vmath_pio2c<>(SB), Z2, Z7
+	VMULPD.BCST vmath_pio2c<>(SB), Z12, Z17
+	VSUBPD Z7, Z3, Z3
+	VSUBPD Z17, Z13, Z13
+	VMULPD.BCST vmath_pio2d<>(SB), Z2, Z7
+	VMULPD.BCST vmath_pio2d<>(SB), Z12, Z17
+	VSUBPD Z7, Z3, Z3
+	VSUBPD Z17, Z13, Z13
+	VMULPD Z3, Z3, Z4
+	VMULPD Z13, Z13, Z14
+	VMULPD.BCST vmath_sin6<>(SB), Z4, Z5
+	VMULPD.BCST vmath_sin6<>(SB), Z14, Z15
+	VMULPD.BCST vmath_cos6<>(SB), Z4, Z6
+	VMULPD.BCST vmath_cos6<>(SB), Z14, Z16
+	VADDPD.BCST vmath_sin5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin5<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos5<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos5<>(SB), Z16, Z16
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VMULPD Z4, Z6, Z6
+	VMULPD Z14, Z16, Z16
+	VADDPD.BCST vmath_sin4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin4<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos4<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos4<>(SB), Z16, Z16
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VMULPD Z4, Z6, Z6
+	VMULPD Z14, Z16, Z16
+	VADDPD.BCST vmath_sin3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin3<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos3<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos3<>(SB), Z16, Z16
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VMULPD Z4, Z6, Z6
+	VMULPD Z14, Z16, Z16
+	VADDPD.BCST vmath_sin2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin2<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos2<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos2<>(SB), Z16, Z16
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VMULPD Z4, Z6, Z6
+	VMULPD Z14, Z16, Z16
+	VADDPD.BCST vmath_sin1<>(SB), Z5, Z5
+	VADDPD.BCST vmath_sin1<>(SB), Z15, Z15
+	VADDPD.BCST vmath_cos1<>(SB), Z6, Z6
+	VADDPD.BCST vmath_cos1<>(SB), Z16, Z16
+	VMULPD Z4, Z3, Z7
+	VMULPD Z14, Z13, Z17
+	VMULPD Z7, Z5, Z5
+	VMULPD Z17, Z15, Z15
+	VADDPD Z5, Z3, Z5
+	VADDPD Z15, Z13, Z15
+	VMULPD Z4, Z4, Z7
+	VMULPD Z14, Z14, Z17
+	VMULPD Z7, Z6, Z6
+	VMULPD Z17, Z16, Z16
+	VMULPD.BCST vmath_half<>(SB), Z4, Z7
+	VMULPD.BCST vmath_half<>(SB), Z14, Z17
+	VSUBPD Z7, Z31, Z8
+	VSUBPD Z17, Z31, Z18
+	VSUBPD Z8, Z31, Z9
+	VSUBPD Z18, Z31, Z19
+	VSUBPD Z7, Z9, Z9
+	VSUBPD Z17, Z19, Z19
+	VADDPD Z6, Z9, Z9
+	VADDPD Z16, Z19, Z19
+	VADDPD Z9, Z8, Z6
+	VADDPD Z19, Z18, Z16
+	VPADDQ Z30, Z1, Z1
+	VPADDQ Z30, Z11, Z11
+	VPTESTMQ.BCST vmath_int1<>(SB), Z1, K2
+	VPTESTMQ.BCST vmath_int1<>(SB), Z11, K3
+	VMOVAPD Z6, K2, Z5
+	VMOVAPD Z16, K3, Z15
+	VPANDQ.BCST vmath_int2<>(SB), Z1, Z1
+	VPANDQ.BCST vmath_int2<>(SB), Z11, Z11
+	VPSLLQ $62, Z1, Z1
+	VPSLLQ $62, Z11, Z11
+	VPXORQ Z1, Z5, Z5
+	VPXORQ Z11, Z15, Z15
+	VPTESTNMQ.BCST vmath_abs64<>(SB), Z5, K2
+	VPTESTNMQ.BCST vmath_abs64<>(SB), Z15, K3
+	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z10, K3, Z15
+	VMOVAPD Z0, K4, Z5
+	VMOVAPD Z10, K5, Z15
+	VMOVUPD Z5, 0(DI)
+	VMOVUPD Z15, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP sinCosAVX512_loop2
+sinCosAVX512_one:
+	CMPQ CX, $8
+	JLT sinCosAVX512_tail
+	VMOVUPD 0(SI), Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K4
+	KORW K4, K6, K6
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
+	VADDPD.BCST vmath_round<>(SB), Z1, Z1
+	VSUBPD.BCST vmath_round<>(SB), Z1, Z2
+	VMULPD.BCST vmath_pio2a<>(SB), Z2, Z7
+	VSUBPD Z7, Z0, Z3
+	VMULPD.BCST vmath_pio2b<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD.BCST vmath_pio2c<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD.BCST vmath_pio2d<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD Z3, Z3, Z4
+	VMULPD.BCST vmath_sin6<>(SB), Z4, Z5
+	VMULPD.BCST vmath_cos6<>(SB), Z4, Z6
+	VADDPD.BCST vmath_sin5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos5<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos4<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos3<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos2<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin1<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos1<>(SB), Z6, Z6
+	VMULPD Z4, Z3, Z7
+	VMULPD Z7, Z5, Z5
+	VADDPD Z5, Z3, Z5
+	VMULPD Z4, Z4, Z7
+	VMULPD Z7, Z6, Z6
+	VMULPD.BCST vmath_half<>(SB), Z4, Z7
+	VSUBPD Z7, Z31, Z8
+	VSUBPD Z8, Z31, Z9
+	VSUBPD Z7, Z9, Z9
+	VADDPD Z6, Z9, Z9
+	VADDPD Z9, Z8, Z6
+	VPADDQ Z30, Z1, Z1
+	VPTESTMQ.BCST vmath_int1<>(SB), Z1, K2
+	VMOVAPD Z6, K2, Z5
+	VPANDQ.BCST vmath_int2<>(SB), Z1, Z1
+	VPSLLQ $62, Z1, Z1
+	VPXORQ Z1, Z5, Z5
+	VPTESTNMQ.BCST vmath_abs64<>(SB), Z5, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z0, K4, Z5
+	VMOVUPD Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+sinCosAVX512_tail:
+	TESTQ CX, CX
+	JZ sinCosAVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z7
+	VCMPPD.BCST $5, vmath_trigMax<>(SB), Z7, K4
+	KORW K4, K6, K6
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z0, Z1
+	VADDPD.BCST vmath_round<>(SB), Z1, Z1
+	VSUBPD.BCST vmath_round<>(SB), Z1, Z2
+	VMULPD.BCST vmath_pio2a<>(SB), Z2, Z7
+	VSUBPD Z7, Z0, Z3
+	VMULPD.BCST vmath_pio2b<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD.BCST vmath_pio2c<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD.BCST vmath_pio2d<>(SB), Z2, Z7
+	VSUBPD Z7, Z3, Z3
+	VMULPD Z3, Z3, Z4
+	VMULPD.BCST vmath_sin6<>(SB), Z4, Z5
+	VMULPD.BCST vmath_cos6<>(SB), Z4, Z6
+	VADDPD.BCST vmath_sin5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos5<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos4<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos3<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos2<>(SB), Z6, Z6
+	VMULPD Z4, Z5, Z5
+	VMULPD Z4, Z6, Z6
+	VADDPD.BCST vmath_sin1<>(SB), Z5, Z5
+	VADDPD.BCST vmath_cos1<>(SB), Z6, Z6
+	VMULPD Z4, Z3, Z7
+	VMULPD Z7, Z5, Z5
+	VADDPD Z5, Z3, Z5
+	VMULPD Z4, Z4, Z7
+	VMULPD Z7, Z6, Z6
+	VMULPD.BCST vmath_half<>(SB), Z4, Z7
+	VSUBPD Z7, Z31, Z8
+	VSUBPD Z8, Z31, Z9
+	VSUBPD Z7, Z9, Z9
+	VADDPD Z6, Z9, Z9
+	VADDPD Z9, Z8, Z6
+	VPADDQ Z30, Z1, Z1
+	VPTESTMQ.BCST vmath_int1<>(SB), Z1, K2
+	VMOVAPD Z6, K2, Z5
+	VPANDQ.BCST vmath_int2<>(SB), Z1, Z1
+	VPSLLQ $62, Z1, Z1
+	VPXORQ Z1, Z5, Z5
+	VPTESTNMQ.BCST vmath_abs64<>(SB), Z5, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z0, K4, Z5
+	VMOVUPD Z5, K1, 0(DI)
+sinCosAVX512_done:
+	KMOVW K6, AX
+	TESTW AX, AX
+	SETNE ret+32(FP)
+	VZEROUPPER 
+	RET 
+
+// func tanh64AVX512(dst, src *float64, n int) sets dst[i] = tanh x for i < n.
+TEXT ·tanh64AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+tanh64AVX512_loop2:
+	CMPQ CX, $16
+	JLT tanh64AVX512_one
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 64(SI), Z10
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z10, Z11
+	VMINPD.BCST vmath_tanh64Hi<>(SB), Z1, Z1
+	VMINPD.BCST vmath_tanh64Hi<>(SB), Z11, Z11
+	VADDPD Z1, Z1, Z1
+	VADDPD Z11, Z11, Z11
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VMULPD.BCST vmath_log2e<>(SB), Z11, Z12
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VADDPD.BCST vmath_round<>(SB), Z12, Z12
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VSUBPD.BCST vmath_round<>(SB), Z12, Z13
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2hi<>(SB), Z13, Z16
+	VSUBPD Z6, Z1, Z4
+	VSUBPD Z16, Z11, Z14
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2lo<>(SB), Z13, Z16
+	VSUBPD Z6, Z4, Z4
+	VSUBPD Z16, Z14, Z14
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VMULPD.BCST vmath_em13<>(SB), Z14, Z15
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z15, Z15
+	VMULPD Z4, Z4, Z6
+	VMULPD Z14, Z14, Z16
+	VMULPD Z6, Z5, Z5
+	VMULPD Z16, Z15, Z15
+	VADDPD Z5, Z4, Z5
+	VADDPD Z15, Z14, Z15
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPADDQ.BCST vmath_bias<>(SB), Z12, Z12
+	VPSLLQ $52, Z2, Z2
+	VPSLLQ $52, Z12, Z12
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VSUBPD.BCST vmath_one<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_one<>(SB), Z12, Z12
+	VADDPD Z2, Z5, Z5
+	VADDPD Z12, Z15, Z15
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VADDPD.BCST vmath_two<>(SB), Z15, Z16
+	VDIVPD Z6, Z5, Z5
+	VDIVPD Z16, Z15, Z15
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPANDQ.BCST vmath_sign64<>(SB), Z10, Z17
+	VPORQ Z7, Z5, Z5
+	VPORQ Z17, Z15, Z15
+	VCMPPD $3, Z0, Z0, K2
+	VCMPPD $3, Z10, Z10, K3
+	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z10, K3, Z15
+	VMOVUPD Z5, 0(DI)
+	VMOVUPD Z15, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP tanh64AVX512_loop2
+tanh64AVX512_one:
+	CMPQ CX, $8
+	JLT tanh64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VMINPD.BCST vmath_tanh64Hi<>(SB), Z1, Z1
+	VADDPD Z1, Z1, Z1
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z6, Z1, Z4
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VSUBPD Z6, Z4, Z4
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VMULPD Z4, Z4, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z5
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPSLLQ $52, Z2, Z2
+	VMULPD Z2, Z5, Z5
+	VSUBPD.BCST vmath_one<>(SB), Z2, Z2
+	VADDPD Z2, Z5, Z5
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VDIVPD Z6, Z5, Z5
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPORQ Z7, Z5, Z5
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVUPD Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+tanh64AVX512_tail:
+	TESTQ CX, CX
+	JZ tanh64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VMINPD.BCST vmath_tanh64Hi<>(SB), Z1, Z1
+	VADDPD Z1, Z1, Z1
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z6, Z1, Z4
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VSUBPD Z6, Z4, Z4
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VMULPD Z4, Z4, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z5
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPSLLQ $52, Z2, Z2
+	VMULPD Z2, Z5, Z5
+	VSUBPD.BCST vmath_one<>(SB), Z2, Z2
+	VADDPD Z2, Z5, Z5
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VDIVPD Z6, Z5, Z5
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPORQ Z7, Z5, Z5
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVUPD Z5, K1, 0(DI)
+tanh64AVX512_done:
 	VZEROUPPER 
 	RET 

@@ -7,3 +7,8 @@ func detect() int { return levelGo }
 func expSIMD(dst, src []float32) int     { return 0 }
 func sigmoidSIMD(dst, src []float32) int { return 0 }
 func tanhSIMD(dst, src []float32) int    { return 0 }
+func erfSIMD(dst, src []float32) int     { return 0 }
+
+func trigSIMD(dst, src []float64, q0 uint64) (int, bool) { return 0, false }
+
+func tanh64SIMD(dst, src []float64) int { return 0 }

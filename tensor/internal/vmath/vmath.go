@@ -23,3 +23,11 @@ func Tanh(dst, src []float32) {
 	n := tanhSIMD(dst, src)
 	tanhGo(dst[n:], src[n:])
 }
+
+// Erf sets dst[i] = erf(src[i]) for i < len(src); dst must be at least as
+// long as src.
+func Erf(dst, src []float32) {
+	dst = dst[:len(src)]
+	n := erfSIMD(dst, src)
+	erfGo(dst[n:], src[n:])
+}

@@ -60,6 +60,7 @@ var kernels = []kernel{
 	{"exp", Exp32, Exp, math.Exp},
 	{"sigmoid", Sigmoid32, Sigmoid, sigmoid64},
 	{"tanh", Tanh32, Tanh, math.Tanh},
+	{"erf", Erf32, Erf, math.Erf},
 }
 
 // sweepStep is the stride through the float32 bit patterns of the
@@ -235,4 +236,55 @@ func BenchmarkKernels(b *testing.B) {
 			}
 		}
 	}
+}
+
+// TestErfDense checks Erf32 against math.Erf on every float32 of the ranges
+// where its error matters most: the subnormals and the smallest normals
+// (relative accuracy), around 1, and around the clamp at 4, where erf
+// rounds to 1.
+func TestErfDense(t *testing.T) {
+	ranges := [][2]float32{{0, 2e-38}, {0.5, 1.5}, {3.5, 4.5}}
+	if testing.Short() || raceEnabled {
+		ranges = [][2]float32{{0, 1e-44}, {0.99, 1.01}, {3.9, 4.1}}
+	}
+	for _, r := range ranges {
+		for _, sign := range []float32{1, -1} {
+			for x := r[0]; x <= r[1]; x = math.Nextafter32(x, 2*r[1]+1) {
+				got, want := Erf32(sign*x), float32(math.Erf(float64(sign*x)))
+				if d := ulpDiff(got, want); d > 1 {
+					t.Fatalf("Erf32(%g) = %g, math.Erf gives %g: %d ulp", sign*x, got, want, d)
+				}
+			}
+		}
+	}
+	for _, c := range []struct{ x, want float32 }{
+		{0, 0}, {float32(math.Copysign(0, -1)), float32(math.Copysign(0, -1))},
+		{float32(math.Inf(1)), 1}, {float32(math.Inf(-1)), -1}, {4, 1}, {-100, -1},
+	} {
+		if got := Erf32(c.x); math.Float32bits(got) != math.Float32bits(c.want) {
+			t.Errorf("Erf32(%g) = %g, want %g", c.x, got, c.want)
+		}
+	}
+}
+
+// FuzzErf checks, on inputs the fuzzer picks, that Erf32 is within 1 ulp
+// of math.Erf and that the slice kernel gives its bits.
+func FuzzErf(f *testing.F) {
+	for _, x := range specials {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float32) {
+		got := Erf32(x)
+		if d := ulpDiff(got, float32(math.Erf(float64(x)))); d > 1 {
+			t.Fatalf("Erf32(%g) is %d ulp from math.Erf", x, d)
+		}
+		src := []float32{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}
+		dst := make([]float32, len(src))
+		Erf(dst, src)
+		for _, y := range dst {
+			if math.Float32bits(y) != math.Float32bits(got) {
+				t.Fatalf("Erf(%g) = %g, Erf32 gives %g", x, y, got)
+			}
+		}
+	})
 }
