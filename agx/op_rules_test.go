@@ -1,0 +1,242 @@
+package agx
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// ruleCase is one way to call an op for TestOpRules: its tensor inputs and
+// its arguments (the op's P; nil for the zero value).
+type ruleCase struct {
+	name   string
+	inputs func(r *rand.Rand, dt DType) ins
+	args   func(x ins) any
+}
+
+// ruleCases gives the cases of the ops that need more than the default (one
+// input of shape [3,4] with values of both signs, away from 0, and the zero
+// value of the op's arguments). An op with arguments or two inputs must have
+// an entry, else TestOpRules fails: add one when adding such an op.
+var ruleCases = map[string][]ruleCase{
+	"LogBackward0":    {{inputs: positive}},
+	"Log1pBackward0":  {{inputs: positive}},
+	"SqrtBackward0":   {{inputs: positive}},
+	"RsqrtBackward0":  {{inputs: positive}},
+	"ClampBackward1":  {{args: func(ins) any { return clampArgs{-1, 1} }}, {name: "lower", args: func(ins) any { return clampArgs{0, math.Inf(1)} }}},
+	"ToCopyBackward0": {{name: "to-other-dtype", args: toOtherDType}},
+}
+
+// positive is one input of shape [3,4] with values in [0.5, 2].
+func positive(r *rand.Rand, dt DType) ins {
+	return ins{randTensor(r, dt, func(r *rand.Rand) float64 { return 0.5 + 1.5*r.Float64() }, 3, 4)}
+}
+
+// signed is one input of shape [3,4] with values in ±[0.5, 2].
+func signed(r *rand.Rand, dt DType) ins { return ins{signedTensor(r, dt, 3, 4)} }
+
+func signedTensor(r *rand.Rand, dt DType, shape ...int) *Tensor {
+	return randTensor(r, dt, func(r *rand.Rand) float64 {
+		v := 0.5 + 1.5*r.Float64()
+		if r.IntN(2) == 0 {
+			return -v
+		}
+		return v
+	}, shape...)
+}
+
+func toOtherDType(x ins) any {
+	if x[0].DType() == Float32 {
+		return toArgs{from: Float32, to: Float64}
+	}
+	return toArgs{from: Float64, to: Float32}
+}
+
+func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...int) *Tensor {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = gen(r)
+	}
+	return FromSlice(v, shape...).To(dt)
+}
+
+// opTables are the tables TestOpRules goes through.
+func opTables() map[string][]rules {
+	return map[string][]rules{"unary": unaryOps}
+}
+
+// ruleChecker is what TestOpRules needs of an opDef of any P.
+type ruleChecker interface {
+	checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType)
+	hasArgs() bool
+}
+
+func (d *opDef[P]) hasArgs() bool {
+	_, ok := any(*new(P)).(noArgs)
+	return !ok || d.arity != 1
+}
+
+// TestOpRules checks, for every op of every table, float32 and float64, that
+// its rules agree with each other on random inputs:
+//   - the data-only backward, where there is one, gives the graph backward's
+//     gradients;
+//   - the forward-mode rule is the transpose of the backward: for random
+//     tangents v of the inputs and u of the output, <u, J v> from the
+//     forward rule equals <Jᵀ u, v> from the backward.
+func TestOpRules(t *testing.T) {
+	for table, ops := range opTables() {
+		for _, op := range ops {
+			c, ok := op.(ruleChecker)
+			if !ok {
+				t.Fatalf("%s: %T has no checkRules", op.opName(), op)
+			}
+			cases := ruleCases[op.opName()]
+			if cases == nil {
+				if c.hasArgs() {
+					t.Errorf("%s (table %s) has arguments or two inputs: give it a case in ruleCases", op.opName(), table)
+					continue
+				}
+				cases = []ruleCase{{}}
+			}
+			for _, rc := range cases {
+				if rc.inputs == nil {
+					rc.inputs = signed
+				}
+				for _, dt := range []DType{Float32, Float64} {
+					name := fmt.Sprintf("%s/%s/%v", table, op.opName(), dt)
+					if rc.name != "" {
+						name += "/" + rc.name
+					}
+					t.Run(name, func(t *testing.T) {
+						c.checkRules(t, rc, rand.New(rand.NewPCG(1, uint64(len(name)))), dt)
+					})
+				}
+			}
+		}
+	}
+}
+
+func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) {
+	x := c.inputs(r, dt)
+	for i := range d.arity {
+		if x[i] != nil {
+			x[i].SetRequiresGrad(true) // as when the op records: save rules look
+		}
+	}
+	var p P
+	if c.args != nil {
+		p = c.args(x).(P)
+	}
+	out := d.forward(p, x)
+	// the saved tensors as the engine hands them to backward: detached
+	var s []*Tensor
+	if d.save != nil {
+		sv := d.save(x)
+		for _, v := range sv[:d.arity] {
+			if v != nil {
+				v = wrap(v.data)
+			}
+			s = append(s, v)
+		}
+	}
+	if d.saveOut {
+		s = append(s, wrap(out))
+	}
+	plain := func(a *Tensor) *Tensor { // x without grad: rules see values only
+		if a == nil {
+			return nil
+		}
+		return wrap(a.data)
+	}
+	outDT := out.DType()
+	tol := 1e-10
+	if dt == Float32 || outDT == Float32 {
+		tol = 2e-4
+	}
+
+	u := signedTensor(r, outDT, out.Shape()...)
+	vjp := d.backward(p, u, s)
+	if len(vjp) != d.arity {
+		t.Fatalf("backward returned %d gradients for %d inputs", len(vjp), d.arity)
+	}
+
+	if d.dataBackward != nil {
+		fast := d.dataBackward(p, u, s)
+		if fast == nil {
+			t.Fatalf("data-only backward declined a gradient of the output's shape and dtype")
+		}
+		for i := range vjp {
+			if (vjp[i] == nil) != (fast[i] == nil) {
+				t.Fatalf("input %d: backward gave %v, data-only backward %v", i, vjp[i], fast[i])
+			}
+			if vjp[i] == nil {
+				continue
+			}
+			if !sameShape(vjp[i], fast[i]) {
+				t.Fatalf("input %d: backward's gradient has shape %v, data-only backward's %v", i, vjp[i].Shape(), fast[i].Shape())
+			}
+			a, b := vjp[i].Float64s(), fast[i].Float64s()
+			for k := range a {
+				if math.Abs(a[k]-b[k]) > tol*(1+math.Abs(a[k])) {
+					t.Fatalf("input %d, element %d: backward %g, data-only backward %g", i, k, a[k], b[k])
+				}
+			}
+		}
+	}
+
+	// <u, J v> from the forward-mode rule
+	var xd ins
+	v := make([]*Tensor, d.arity)
+	for i := range d.arity {
+		if x[i] == nil {
+			continue
+		}
+		xd[i] = plain(x[i])
+		if x[i].DType().IsFloat() {
+			v[i] = signedTensor(r, x[i].DType(), x[i].Shape()...)
+			xd[i].writeExtra().tangent = v[i]
+		}
+	}
+	o := wrap(out)
+	var jv *Tensor
+	if d.jvp != nil {
+		withoutTangents(func() { jv = d.jvp(p, xd, o) })
+	}
+	jv = fitTangent("TestOpRules", o, jv)
+	lhs, scale := dot(u, jv)
+
+	// <Jᵀ u, v> from the backward
+	var rhs float64
+	for i := range d.arity {
+		if v[i] == nil || vjp[i] == nil {
+			continue
+		}
+		if !sameShape(vjp[i], v[i]) {
+			t.Fatalf("input %d: gradient of shape %v for an input of shape %v", i, vjp[i].Shape(), v[i].Shape())
+		}
+		d, sc := dot(vjp[i], v[i])
+		rhs += d
+		scale += sc
+	}
+	if math.Abs(lhs-rhs) > tol*(1+scale) {
+		t.Errorf("forward rule and backward disagree: <u, J v> = %.10g (forward), <Jᵀ u, v> = %.10g (backward)", lhs, rhs)
+	}
+}
+
+// dot returns Σ a·b and Σ |a·b|, in float64.
+func dot(a, b *Tensor) (float64, float64) {
+	x, y := a.Float64s(), b.Float64s()
+	var s, m float64
+	for i := range x {
+		s += x[i] * y[i]
+		m += math.Abs(x[i] * y[i])
+	}
+	return s, m
+}
+
+func sameShape(a, b *Tensor) bool { return shapeIs(a.data, b.data.Shape()) }
