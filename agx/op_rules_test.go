@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/goagx/agx/tensor"
 )
 
 // ruleCase is one way to call an op for TestOpRules: its tensor inputs and
@@ -26,6 +28,74 @@ var ruleCases = map[string][]ruleCase{
 	"RsqrtBackward0":  {{inputs: positive}},
 	"ClampBackward1":  {{args: func(ins) any { return clampArgs{-1, 1} }}, {name: "lower", args: func(ins) any { return clampArgs{0, math.Inf(1)} }}},
 	"ToCopyBackward0": {{name: "to-other-dtype", args: toOtherDType}},
+
+	"AddBackward0":     binaryCases(signedTensor, signedTensor, binArgsOf),
+	"SubBackward0":     binaryCases(signedTensor, signedTensor, binArgsOf),
+	"MulBackward0":     binaryCases(signedTensor, signedTensor, binArgsOf),
+	"DivBackward0":     binaryCases(signedTensor, signedTensor, binArgsOf),
+	"PowBackward1":     binaryCases(positiveTensor, signedTensor, binArgsOf),
+	"MaximumBackward0": binaryCases(signedTensor, signedTensor, minmaxArgsOf(tensor.OpMaximum)),
+	"MinimumBackward0": binaryCases(signedTensor, signedTensor, minmaxArgsOf(tensor.OpMinimum)),
+	"WhereBackward0": binaryCases(signedTensor, signedTensor, func(a, b any, x, y *Tensor) any {
+		return whereArgs{newBinArgs(a, b, x, y), whereCond}
+	}),
+	"PowBackward0":        powCases(),
+	"MaskedFillBackward0": {{args: func(x ins) any { return maskArgs{x[0].data.Lt(0), 3} }}},
+}
+
+// whereCond is the condition of Where's cases (of their output's shape).
+var whereCond = tensor.FromSlice([]bool{true, false, false, true, false, true, true, false, true, true, false, false}, 3, 4)
+
+// binaryCases are the cases of a binary op: tensors of one shape (and ties:
+// both operands equal), broadcast either way, a Go number either side. The
+// operands' values come from gen (a) and genB (b); args makes the op's
+// arguments from the operands as the op got them.
+func binaryCases(gen, genB func(r *rand.Rand, dt DType, shape ...int) *Tensor, args func(a, b any, x, y *Tensor) any) []ruleCase {
+	tensors := func(name string, sa, sb []int) ruleCase {
+		return ruleCase{name: name,
+			inputs: func(r *rand.Rand, dt DType) ins { return ins{gen(r, dt, sa...), genB(r, dt, sb...)} },
+			args:   func(x ins) any { return args(x[0], x[1], x[0], x[1]) }}
+	}
+	return []ruleCase{
+		tensors("same", []int{3, 4}, []int{3, 4}),
+		tensors("broadcast", []int{3, 4}, []int{4}),
+		tensors("broadcast-first", []int{3, 1}, []int{3, 4}),
+		{name: "ties",
+			inputs: func(r *rand.Rand, dt DType) ins {
+				a := gen(r, dt, 3, 4)
+				return ins{a, wrap(a.data.Clone())}
+			},
+			args: func(x ins) any { return args(x[0], x[1], x[0], x[1]) }},
+		{name: "number",
+			inputs: func(r *rand.Rand, dt DType) ins { return ins{gen(r, dt, 3, 4)} },
+			args:   func(x ins) any { return args(x[0], 1.5, x[0], nil) }},
+		{name: "number-first",
+			inputs: func(r *rand.Rand, dt DType) ins { return ins{nil, genB(r, dt, 3, 4)} },
+			args:   func(x ins) any { return args(1.5, x[1], nil, x[1]) }},
+	}
+}
+
+func binArgsOf(a, b any, x, y *Tensor) any { return newBinArgs(a, b, x, y) }
+
+func minmaxArgsOf(op tensor.BinaryOp) func(a, b any, x, y *Tensor) any {
+	return func(a, b any, x, y *Tensor) any { return minmaxArgs{newBinArgs(a, b, x, y), op} }
+}
+
+// powCases are Pow(x, p)'s for Go-number exponents, the cheap forms among
+// them.
+func powCases() []ruleCase {
+	var cs []ruleCase
+	for _, p := range []float64{2, 3, -1, 0.5, -0.5, 0, 1.7} {
+		cs = append(cs, ruleCase{name: fmt.Sprint("p=", p), inputs: positive, args: func(ins) any { return powArgs{p} }})
+	}
+	for _, p := range []float64{2, 3, -2} {
+		cs = append(cs, ruleCase{name: fmt.Sprint("signed/p=", p), args: func(ins) any { return powArgs{p} }})
+	}
+	return cs
+}
+
+func positiveTensor(r *rand.Rand, dt DType, shape ...int) *Tensor {
+	return randTensor(r, dt, func(r *rand.Rand) float64 { return 0.5 + 1.5*r.Float64() }, shape...)
 }
 
 // positive is one input of shape [3,4] with values in [0.5, 2].
@@ -67,7 +137,7 @@ func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...i
 
 // opTables are the tables TestOpRules goes through.
 func opTables() map[string][]rules {
-	return map[string][]rules{"unary": unaryOps}
+	return map[string][]rules{"unary": unaryOps, "arith": arithOps}
 }
 
 // ruleChecker is what TestOpRules needs of an opDef of any P.
@@ -165,28 +235,17 @@ func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) 
 		t.Fatalf("backward returned %d gradients for %d inputs", len(vjp), d.arity)
 	}
 
+	if d.shared != nil {
+		if bw, _ := d.shared(x, out); bw != nil {
+			agree(t, "shared backward", vjp, bw(u, s), tol)
+		}
+	}
 	if d.dataBackward != nil {
 		fast := d.dataBackward(p, u, s)
 		if fast == nil {
 			t.Fatalf("data-only backward declined a gradient of the output's shape and dtype")
 		}
-		for i := range vjp {
-			if (vjp[i] == nil) != (fast[i] == nil) {
-				t.Fatalf("input %d: backward gave %v, data-only backward %v", i, vjp[i], fast[i])
-			}
-			if vjp[i] == nil {
-				continue
-			}
-			if !sameShape(vjp[i], fast[i]) {
-				t.Fatalf("input %d: backward's gradient has shape %v, data-only backward's %v", i, vjp[i].Shape(), fast[i].Shape())
-			}
-			a, b := vjp[i].Float64s(), fast[i].Float64s()
-			for k := range a {
-				if math.Abs(a[k]-b[k]) > tol*(1+math.Abs(a[k])) {
-					t.Fatalf("input %d, element %d: backward %g, data-only backward %g", i, k, a[k], b[k])
-				}
-			}
-		}
+		agree(t, "data-only backward", vjp, fast, tol)
 	}
 
 	// <u, J v> from the forward-mode rule
@@ -240,3 +299,29 @@ func dot(a, b *Tensor) (float64, float64) {
 }
 
 func sameShape(a, b *Tensor) bool { return shapeIs(a.data, b.data.Shape()) }
+
+// agree fails t unless the gradients got (from the alternative backward
+// what) are want's, within tol.
+func agree(t *testing.T, what string, want, got []*Tensor, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s returned %d gradients, backward %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if (want[i] == nil) != (got[i] == nil) {
+			t.Fatalf("input %d: backward gave %v, %s %v", i, want[i], what, got[i])
+		}
+		if want[i] == nil {
+			continue
+		}
+		if !sameShape(want[i], got[i]) || want[i].DType() != got[i].DType() {
+			t.Fatalf("input %d: backward's gradient is %v %v, %s's %v %v", i, want[i].DType(), want[i].Shape(), what, got[i].DType(), got[i].Shape())
+		}
+		a, b := want[i].Float64s(), got[i].Float64s()
+		for k := range a {
+			if math.Abs(a[k]-b[k]) > tol*(1+math.Abs(a[k])) {
+				t.Fatalf("input %d, element %d: backward %g, %s %g", i, k, a[k], what, b[k])
+			}
+		}
+	}
+}
