@@ -14,6 +14,15 @@ import "github.com/goagx/agx/tensor"
 // input is dual). The tables are filled in init functions, because the rules
 // call ops that read them. TestOpRules goes through every table and checks
 // each op's rules against each other.
+//
+// To add an op: write its forward, backward (with agx ops, so that it can be
+// differentiated again) and forward rule as named functions next to its
+// public method, declare its opDef in the file's init and list it in the
+// file's table, and call run from the method. TestOpRules then checks it:
+// an op with arguments or two inputs needs a case in ruleCases
+// (op_rules_test.go), whose inputs should avoid the points where the op is
+// not differentiable. The op still wants its table case (ops_cases_test.go)
+// for values, GradCheck and the PyTorch oracle.
 
 // ins holds an op's tensor inputs, in order; nil for an operand that is a Go
 // number, or past the op's arity. An array, so that passing it to a rule
