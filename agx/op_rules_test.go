@@ -39,12 +39,58 @@ var ruleCases = map[string][]ruleCase{
 	"WhereBackward0": binaryCases(signedTensor, signedTensor, func(a, b any, x, y *Tensor) any {
 		return whereArgs{newBinArgs(a, b, x, y), whereCond}
 	}),
-	"PowBackward0":        powCases(),
+	"PowBackward0": powCases(),
+
+	"MmBackward0": {
+		mmCase("matrices", []int{3, 4}, []int{4, 5}, false),
+		mmCase("batched", []int{2, 3, 4}, []int{4, 5}, false),
+		mmCase("transposed", []int{3, 4}, []int{4, 5}, true),
+	},
+
+	"GatherBackward0": {{inputs: signed, args: func(x ins) any {
+		return gatherArgs{1, indexData([]int64{0, 3, 1, 1, 2, 0}, 3, 2), x[0].Shape()}
+	}}},
+	"ScatterAddBackward0": {{inputs: scatterInputs, args: func(x ins) any {
+		return scatterArgs{dim: 1, idx: indexData([]int64{0, 3, 1, 1, 2, 0}, 3, 2)}
+	}}},
+	"ScatterBackward0": {{inputs: scatterInputs, args: func(x ins) any {
+		return scatterArgs{1, indexData([]int64{0, 3, 1, 2, 2, 0}, 3, 2), metaOf(x[1])}
+	}}},
+	"IndexSelectBackward0": {{inputs: signed, args: func(x ins) any {
+		index := indexData([]int64{2, 0, 2}, 3)
+		idx := index.Reshape(3, 1).Expand(3, 4)
+		return indexSelectArgs{gatherArgs{0, idx, x[0].Shape()}, index}
+	}}},
 	"MaskedFillBackward0": {{args: func(x ins) any { return maskArgs{x[0].data.Lt(0), 3} }}},
 }
 
 // whereCond is the condition of Where's cases (of their output's shape).
 var whereCond = tensor.FromSlice([]bool{true, false, false, true, false, true, true, false, true, true, false, false}, 3, 4)
+
+// mmCase is a MatMul case of operands of shapes sa and sb; transposed
+// stores both as the transposes of row-major matrices.
+func mmCase(name string, sa, sb []int, transposed bool) ruleCase {
+	mk := func(r *rand.Rand, dt DType, shape []int) *Tensor {
+		if !transposed {
+			return signedTensor(r, dt, shape...)
+		}
+		return wrap(signedTensor(r, dt, shape[1], shape[0]).data.MT())
+	}
+	return ruleCase{name: name,
+		inputs: func(r *rand.Rand, dt DType) ins { return ins{mk(r, dt, sa), mk(r, dt, sb)} },
+		args: func(x ins) any {
+			ma, mb := metaOf(x[0]), metaOf(x[1])
+			return mmArgs{ma, mb, ma.req && storedTransposed(x[0].data), mb.req && storedTransposed(x[1].data)}
+		}}
+}
+
+// indexData is an Int64 index of the given values and shape.
+func indexData(v []int64, shape ...int) *tensor.Tensor { return tensor.FromSlice(v, shape...) }
+
+// scatterInputs are a [3,4] tensor and a [3,2] source.
+func scatterInputs(r *rand.Rand, dt DType) ins {
+	return ins{signedTensor(r, dt, 3, 4), signedTensor(r, dt, 3, 2)}
+}
 
 // binaryCases are the cases of a binary op: tensors of one shape (and ties:
 // both operands equal), broadcast either way, a Go number either side. The
@@ -137,7 +183,7 @@ func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...i
 
 // opTables are the tables TestOpRules goes through.
 func opTables() map[string][]rules {
-	return map[string][]rules{"unary": unaryOps, "arith": arithOps}
+	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps}
 }
 
 // ruleChecker is what TestOpRules needs of an opDef of any P.
