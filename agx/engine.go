@@ -12,7 +12,8 @@ import (
 //   - building the graph (micrograd's Value.__mul__, which makes the result
 //     and its _backward): each built-in op is an opDef (op.go) listed in its
 //     file's table (unaryOps in ops_unary.go, arithOps in ops_arith.go,
-//     matmulOps in ops_matmul.go, indexOps in ops_index.go);
+//     matmulOps in ops_matmul.go, indexOps in ops_index.go, shapeOps in
+//     ops_shape.go);
 //     opDef.run computes the forward and calls record (graph.go), which makes
 //     the Node with the op's named backward, or no node when no input
 //     requires grad. Ops not yet declared as opDefs call record directly.

@@ -47,6 +47,16 @@ var ruleCases = map[string][]ruleCase{
 		mmCase("transposed", []int{3, 4}, []int{4, 5}, true),
 	},
 
+	"ReshapeAliasBackward0": {shapeCase("", []int{3, 4}, reshapeArgsOf(2, 6)), shapeCase("flat", []int{3, 4}, reshapeArgsOf(-1))},
+	"ViewBackward0":         {shapeCase("", []int{3, 4}, reshapeArgsOf(2, -1, 3))},
+	"SqueezeBackward0": {shapeCase("", []int{3, 1, 4}, reshapeArgsOf(1)),
+		shapeCase("all", []int{1, 3, 1}, reshapeArgsOf())},
+	"UnsqueezeBackward0": {shapeCase("", []int{3, 4}, func(x ins) any { return reshapeArgs{in: metaOf(x[0]), dim: 1} })},
+	"ExpandBackward0": {shapeCase("", []int{3, 1}, reshapeArgsOf(3, 4)),
+		shapeCase("new-dims", []int{4}, reshapeArgsOf(2, 3, 4))},
+	"TransposeBackward0": {shapeCase("", []int{2, 3, 4}, func(ins) any { return transposeArgs{0, -1} })},
+	"PermuteBackward0":   {shapeCase("", []int{2, 3, 4}, func(ins) any { return permuteArgs{[]int{2, 0, 1}, []int{1, 2, 0}} })},
+
 	"GatherBackward0": {{inputs: signed, args: func(x ins) any {
 		return gatherArgs{1, indexData([]int64{0, 3, 1, 1, 2, 0}, 3, 2), x[0].Shape()}
 	}}},
@@ -66,6 +76,17 @@ var ruleCases = map[string][]ruleCase{
 
 // whereCond is the condition of Where's cases (of their output's shape).
 var whereCond = tensor.FromSlice([]bool{true, false, false, true, false, true, true, false, true, true, false, false}, 3, 4)
+
+// shapeCase is a case of one input of the given shape.
+func shapeCase(name string, shape []int, args func(x ins) any) ruleCase {
+	return ruleCase{name: name, args: args,
+		inputs: func(r *rand.Rand, dt DType) ins { return ins{signedTensor(r, dt, shape...)} }}
+}
+
+// reshapeArgsOf are the arguments of Reshape, View, Squeeze or Expand to shape.
+func reshapeArgsOf(shape ...int) func(x ins) any {
+	return func(x ins) any { return reshapeArgs{in: metaOf(x[0]), shape: shape} }
+}
 
 // mmCase is a MatMul case of operands of shapes sa and sb; transposed
 // stores both as the transposes of row-major matrices.
@@ -183,7 +204,7 @@ func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...i
 
 // opTables are the tables TestOpRules goes through.
 func opTables() map[string][]rules {
-	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps}
+	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps}
 }
 
 // ruleChecker is what TestOpRules needs of an opDef of any P.

@@ -6,31 +6,65 @@ import (
 	"github.com/goagx/agx/tensor"
 )
 
+// The view and reshape ops. Each one's rules are declared in shapeOps
+// (init, below) and written after its method. Narrow, Slice, Select, Cat
+// and Stack still record their nodes themselves.
+
+var (
+	reshapeOp, viewOp, squeezeOp, unsqueezeOp opDef[reshapeArgs]
+	transposeOp                               opDef[transposeArgs]
+	permuteOp                                 opDef[permuteArgs]
+	expandOp                                  opDef[reshapeArgs]
+	shapeOps                                  []rules
+)
+
+func init() {
+	reshapeOp = opDef[reshapeArgs]{name: "ReshapeAliasBackward0", arity: 1, forward: reshapeForward, backward: reshapeBackward, jvp: reshapeJVP}
+	viewOp = opDef[reshapeArgs]{name: "ViewBackward0", arity: 1, forward: viewForward, backward: reshapeBackward, jvp: reshapeJVP}
+	squeezeOp = opDef[reshapeArgs]{name: "SqueezeBackward0", arity: 1, forward: squeezeForward, backward: reshapeBackward, jvp: squeezeJVP}
+	unsqueezeOp = opDef[reshapeArgs]{name: "UnsqueezeBackward0", arity: 1, forward: unsqueezeForward, backward: reshapeBackward, jvp: unsqueezeJVP}
+	transposeOp = opDef[transposeArgs]{name: "TransposeBackward0", arity: 1, forward: transposeForward, backward: transposeBackward, dataBackward: transposeDataBackward, jvp: transposeJVP}
+	permuteOp = opDef[permuteArgs]{name: "PermuteBackward0", arity: 1, forward: permuteForward, backward: permuteBackward, jvp: permuteJVP}
+	expandOp = opDef[reshapeArgs]{name: "ExpandBackward0", arity: 1, forward: expandForward, backward: expandBackward, jvp: expandJVP}
+
+	shapeOps = []rules{reshapeOp.done(), viewOp.done(), squeezeOp.done(), unsqueezeOp.done(),
+		transposeOp.done(), permuteOp.done(), expandOp.done()}
+}
+
+// reshapeArgs are the arguments of the ops whose gradient is reshaped back
+// (or summed back, Expand) to the input's shape in: the shape asked for
+// (Reshape, View, Expand), the dims (Squeeze) or the dim (Unsqueeze).
+type reshapeArgs struct {
+	in    inMeta
+	shape []int
+	dim   int
+}
+
 // Reshape returns t with a new shape (a view when possible); one dim may be -1.
 func (t *Tensor) Reshape(shape ...int) *Tensor {
 	t.self("Reshape")
-	in := t.data.Shape()
-	r := record("ReshapeAliasBackward0", t.data.Reshape(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g.Reshape(in...)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Reshape(shape...) })
-	}
-	return r
+	return reshapeOp.run(reshapeArgs{in: metaOf(t), shape: shape}, one(t))
+}
+
+func reshapeForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.Reshape(p.shape...) }
+
+// reshapeBackward is the backward of Reshape, View, Squeeze and Unsqueeze.
+func reshapeBackward(p reshapeArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{g.Reshape(p.in.shape()...)}
+}
+
+// reshapeJVP is the forward rule of Reshape and View.
+func reshapeJVP(p reshapeArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().Reshape(p.shape...)
 }
 
 // View is Reshape that never copies (it panics when t's layout does not allow it).
 func (t *Tensor) View(shape ...int) *Tensor {
 	t.self("View")
-	in := t.data.Shape()
-	r := record("ViewBackward0", t.data.View(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g.Reshape(in...)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Reshape(shape...) })
-	}
-	return r
+	return viewOp.run(reshapeArgs{in: metaOf(t), shape: shape}, one(t))
 }
+
+func viewForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.View(p.shape...) }
 
 // Flatten reshapes t to 1-D.
 func (t *Tensor) Flatten() *Tensor {
@@ -41,16 +75,27 @@ func (t *Tensor) Flatten() *Tensor {
 // Transpose swaps two dims (a view).
 func (t *Tensor) Transpose(d0, d1 int) *Tensor {
 	t.self("Transpose")
-	r := record("TransposeBackward0", t.data.Transpose(d0, d1), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		if recordsNothing(g) {
-			return []*Tensor{wrap(g.data.Transpose(d0, d1))} // nothing to record
-		}
-		return []*Tensor{g.Transpose(d0, d1)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Transpose(d0, d1) })
-	}
-	return r
+	return transposeOp.run(transposeArgs{d0, d1}, one(t))
+}
+
+// transposeArgs are the dims Transpose swaps.
+type transposeArgs struct{ d0, d1 int }
+
+func transposeForward(p transposeArgs, x ins) *tensor.Tensor {
+	return x[0].data.Transpose(p.d0, p.d1)
+}
+
+func transposeBackward(p transposeArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{g.Transpose(p.d0, p.d1)}
+}
+
+// transposeDataBackward transposes the data, recording nothing.
+func transposeDataBackward(p transposeArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{wrap(g.data.Transpose(p.d0, p.d1))}
+}
+
+func transposeJVP(p transposeArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().Transpose(p.d0, p.d1)
 }
 
 // T transposes a tensor of at most 2 dims.
@@ -83,70 +128,64 @@ func (t *Tensor) Permute(perm ...int) *Tensor {
 		}
 		inv[p] = i
 	}
-	r := record("PermuteBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g.Permute(inv...)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Permute(perm...) })
-	}
-	return r
+	return permuteOp.finish(permuteArgs{perm, inv}, one(t), out)
+}
+
+// permuteArgs are Permute's permutation and its inverse.
+type permuteArgs struct{ perm, inv []int }
+
+func permuteForward(p permuteArgs, x ins) *tensor.Tensor { return x[0].data.Permute(p.perm...) }
+
+func permuteBackward(p permuteArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{g.Permute(p.inv...)}
+}
+
+func permuteJVP(p permuteArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().Permute(p.perm...)
 }
 
 // Squeeze removes size-1 dims (the given ones, or all).
 func (t *Tensor) Squeeze(dims ...int) *Tensor {
 	t.self("Squeeze")
-	out := t.data.Squeeze(dims...)
-	if r := untracked(out, t); r != nil {
-		if isDual(t) {
-			jvp(r, func() *Tensor { return t.tangentOf().Squeeze(dims...) })
-		}
-		return r
-	}
-	in := t.data.Shape()
-	r := record("SqueezeBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g.Reshape(in...)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Squeeze(dims...) })
-	}
-	return r
+	return squeezeOp.run(reshapeArgs{in: metaOf(t), shape: dims}, one(t))
+}
+
+func squeezeForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.Squeeze(p.shape...) }
+
+func squeezeJVP(p reshapeArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().Squeeze(p.shape...)
 }
 
 // Unsqueeze inserts a size-1 dim.
 func (t *Tensor) Unsqueeze(dim int) *Tensor {
 	t.self("Unsqueeze")
-	out := t.data.Unsqueeze(dim)
-	if r := untracked(out, t); r != nil {
-		if isDual(t) {
-			jvp(r, func() *Tensor { return t.tangentOf().Unsqueeze(dim) })
-		}
-		return r
-	}
-	in := t.data.Shape()
-	r := record("UnsqueezeBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g.Reshape(in...)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Unsqueeze(dim) })
-	}
-	return r
+	return unsqueezeOp.run(reshapeArgs{in: metaOf(t), dim: dim}, one(t))
+}
+
+func unsqueezeForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.Unsqueeze(p.dim) }
+
+func unsqueezeJVP(p reshapeArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().Unsqueeze(p.dim)
 }
 
 // Expand broadcasts size-1 dims to shape without copying. Backward: the
 // gradient is summed over the expanded dims.
 func (t *Tensor) Expand(shape ...int) *Tensor {
 	t.self("Expand")
-	in := t.data.Shape()
-	if slices.Equal(in, shape) {
+	if shapeIs(t.data, shape) {
 		return t
 	}
-	r := record("ExpandBackward0", t.data.Expand(shape...), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{sumTo(g, in)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Expand(shape...) })
-	}
-	return r
+	return expandOp.run(reshapeArgs{in: metaOf(t), shape: shape}, one(t))
+}
+
+func expandForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.Expand(p.shape...) }
+
+func expandBackward(p reshapeArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{sumTo(g, p.in.shape())}
+}
+
+func expandJVP(p reshapeArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().Expand(p.shape...)
 }
 
 // BroadcastTo is Expand with broadcasting's rules and errors.
