@@ -13,7 +13,7 @@ import (
 //     and its _backward): each built-in op is an opDef (op.go) listed in its
 //     file's table (unaryOps in ops_unary.go, arithOps in ops_arith.go,
 //     matmulOps in ops_matmul.go, indexOps in ops_index.go, shapeOps in
-//     ops_shape.go);
+//     ops_shape.go, reduceOps in ops_reduce.go);
 //     opDef.run computes the forward and calls record (graph.go), which makes
 //     the Node with the op's named backward, or no node when no input
 //     requires grad. Ops not yet declared as opDefs call record directly.

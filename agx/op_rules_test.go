@@ -57,6 +57,20 @@ var ruleCases = map[string][]ruleCase{
 	"TransposeBackward0": {shapeCase("", []int{2, 3, 4}, func(ins) any { return transposeArgs{0, -1} })},
 	"PermuteBackward0":   {shapeCase("", []int{2, 3, 4}, func(ins) any { return permuteArgs{[]int{2, 0, 1}, []int{1, 2, 0}} })},
 
+	"SumBackward0":       {reduceCase("", false, nil)},
+	"SumBackward1":       {reduceCase("", false, nil, 1), reduceCase("keep", true, nil, 0)},
+	"MeanBackward0":      {reduceCase("", false, nil)},
+	"MeanBackward1":      {reduceCase("", false, nil, 1), reduceCase("keep", true, nil, -2)},
+	"VarBackward0":       {reduceCase("", false, func(p *reduceArgs) { p.unbiased = true }, 1), reduceCase("biased-all", true, nil)},
+	"AmaxBackward0":      {reduceCase("", false, func(p *reduceArgs) { p.max = true }, 1), reduceCase("all", true, func(p *reduceArgs) { p.max = true })},
+	"AminBackward0":      {reduceCase("", true, nil, 0)},
+	"LogsumexpBackward0": {reduceCase("", false, nil, 1), reduceCase("keep-all", true, nil)},
+	"MaxBackward0":       {extremeDimCase(true, false, 1), extremeDimCase(true, true, 0)},
+	"MinBackward0":       {extremeDimCase(false, false, -1)},
+	"SoftmaxBackward0":   {shapeCase("", []int{3, 4}, func(ins) any { return dimArgs{1} })},
+	"LogSoftmaxBackward0": {shapeCase("", []int{3, 4}, func(ins) any { return dimArgs{1} }),
+		shapeCase("dim0", []int{3, 4}, func(ins) any { return dimArgs{0} })},
+
 	"GatherBackward0": {{inputs: signed, args: func(x ins) any {
 		return gatherArgs{1, indexData([]int64{0, 3, 1, 1, 2, 0}, 3, 2), x[0].Shape()}
 	}}},
@@ -76,6 +90,34 @@ var ruleCases = map[string][]ruleCase{
 
 // whereCond is the condition of Where's cases (of their output's shape).
 var whereCond = tensor.FromSlice([]bool{true, false, false, true, false, true, true, false, true, true, false, false}, 3, 4)
+
+// reduceCase is a reduction of a [3,4] input over dims; set fills in the
+// arguments beyond the dims.
+func reduceCase(name string, keep bool, set func(p *reduceArgs), dims ...int) ruleCase {
+	return ruleCase{name: name, args: func(x ins) any {
+		p := newReduce(x[0], keep, dims)
+		if set != nil {
+			set(&p)
+		}
+		return p
+	}}
+}
+
+// extremeDimCase is MaxDim's or MinDim's case on a [3,4] input.
+func extremeDimCase(isMax, keep bool, dim int) ruleCase {
+	return ruleCase{name: fmt.Sprint("dim=", dim, ",keep=", keep), args: func(x ins) any {
+		p := reduceArgs{keep: keep, in: metaOf(x[0]), max: isMax, dims: []int{dim}}
+		p.dim = normDims(x[0].data.Raw().Shape, p.dims)[0]
+		var idx *tensor.Tensor
+		if isMax {
+			_, idx = x[0].data.MaxDim(dim, true)
+		} else {
+			_, idx = x[0].data.MinDim(dim, true)
+		}
+		p.idx = idx
+		return p
+	}}
+}
 
 // shapeCase is a case of one input of the given shape.
 func shapeCase(name string, shape []int, args func(x ins) any) ruleCase {
@@ -204,7 +246,7 @@ func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...i
 
 // opTables are the tables TestOpRules goes through.
 func opTables() map[string][]rules {
-	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps}
+	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps, "reduce": reduceOps}
 }
 
 // ruleChecker is what TestOpRules needs of an opDef of any P.

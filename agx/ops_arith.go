@@ -59,6 +59,14 @@ func (m inMeta) shape() []int {
 	return sh[:m.rank]
 }
 
+// dim returns the size of the input's dim i.
+func (m inMeta) dim(i int) int {
+	if m.ext != nil {
+		return m.ext[i]
+	}
+	return m.dims[i]
+}
+
 // shapeOf reports whether a has the input's shape, without copying it.
 func (m inMeta) shapeOf(a *tensor.Tensor) bool {
 	if m.ext != nil {
