@@ -45,8 +45,10 @@ type opDef[P any] struct {
 	// arity is the number of tensor inputs (1 or 2); the node has one
 	// gradient edge per input.
 	arity int
-	// forward computes the result's data.
+	// forward computes the result's data; fresh says that it is always new
+	// storage, never a view of an input (no view link to look for).
 	forward func(p P, x ins) *tensor.Tensor
+	fresh   bool
 	// save picks what backward needs of the inputs (nil: nothing), in the
 	// order backward reads them; saveOut appends the result.
 	save    func(x ins) ins
@@ -64,6 +66,10 @@ type opDef[P any] struct {
 	// (x[i].tangentOf(), nil for zeros), the inputs and the result out.
 	// nil means zeros.
 	jvp func(p P, x ins, out *Tensor) *Tensor
+	// prepare, where set, completes the arguments when the op records: with
+	// what only backward needs (such as the operands' metadata), so that
+	// calls that record nothing do not pay for it.
+	prepare func(p P, x ins) P
 	// shared, where set, returns a backward shared by all nodes of the op
 	// (with its fast kind, see ops_fast.go) when the call needs no state of
 	// its own, or nil.
@@ -99,45 +105,63 @@ func (d *opDef[P]) done() *opDef[P] {
 // when it shares an input's storage) and gives the result its tangent when
 // an input is dual.
 func (d *opDef[P]) run(p P, x ins) *Tensor {
-	return d.finish(p, x, d.forward(p, x))
+	return d.complete(&p, x, d.forward(p, x))
 }
 
 // finish is run for a result the caller computed itself (when the forward
 // shares work with the argument checks).
 func (d *opDef[P]) finish(p P, x ins, out *tensor.Tensor) *Tensor {
+	return d.complete(&p, x, out)
+}
+
+// complete is run after the forward. p is a pointer (to the caller's copy)
+// only so that the arguments are not copied at every step.
+func (d *opDef[P]) complete(p *P, x ins, out *tensor.Tensor) *Tensor {
 	in := x[:d.arity]
 	var r *Tensor
 	switch {
-	case !needsGrad(in...):
-		r = record("", out, in, nil, nil)
+	case needsGrad(in...):
+		r = d.record(p, x, out)
+	case d.fresh:
+		r = wrap(out)
 	default:
-		var s ins
-		var save []*Tensor
-		if d.save != nil {
-			s = d.save(x)
-			save = s[:d.arity]
-		}
-		var bw backwardFn
-		var kind uint8
-		if d.shared != nil {
-			bw, kind = d.shared(x, out)
-		}
-		if bw == nil {
-			bw = d.bound
-			if bw == nil {
-				bw = d.bind(p)
-			}
-		}
-		r = record(d.name, out, in, save, bw)
-		if d.saveOut {
-			saveOutput(r)
-		}
-		if kind != 0 {
-			withFast(r, kind)
-		}
+		r = result(out, in)
 	}
 	if isDual(in...) {
-		d.tangent(p, x, r)
+		d.tangent(*p, x, r)
+	}
+	return r
+}
+
+// record records out's node. The shared backward, when it applies, needs no
+// arguments: then prepare is not called.
+func (d *opDef[P]) record(p *P, x ins, out *tensor.Tensor) *Tensor {
+	var s ins
+	var save []*Tensor
+	if d.save != nil {
+		s = d.save(x)
+		save = s[:d.arity]
+	}
+	var bw backwardFn
+	var kind uint8
+	if d.shared != nil {
+		bw, kind = d.shared(x, out)
+	}
+	if bw == nil {
+		if d.prepare != nil {
+			*p = d.prepare(*p, x)
+		}
+		bw = d.bound
+		if bw == nil {
+			bw = d.bind(*p)
+		}
+	}
+	r := record(d.name, out, x[:d.arity], save, bw)
+	if d.saveOut {
+		saveOutput(r)
+	}
+	if kind != 0 {
+		withFast(r, kind)
 	}
 	return r
 }

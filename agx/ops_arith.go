@@ -1,6 +1,7 @@
 package agx
 
 import (
+	"math"
 	"slices"
 
 	"github.com/goagx/agx/tensor"
@@ -26,13 +27,15 @@ func operand(op, arg string, pos int, v any) (*Tensor, any) {
 // inMeta is what a backward closure keeps of an input: never the tensor itself,
 // so that releasing the saved tensors after backward really frees memory. The
 // shape of up to 4 dims is stored inline (the closure holds the value, so no
-// separate allocation); longer shapes go to ext.
+// separate allocation); longer shapes go to ext. It is kept small (32 bytes),
+// so that the arguments of a binary op (two of them) stay within the size Go
+// copies into a closure rather than allocating them apart.
 type inMeta struct {
 	ok, req bool // a tensor operand (not a Go number); it requires grad
-	rank    int
 	dtype   DType
-	dims    [4]int
-	ext     []int
+	rank    uint8
+	dims    [4]int32
+	ext     *[]int // a shape of more than 4 dims, or with a dim beyond int32
 }
 
 func metaOf(t *Tensor) inMeta {
@@ -41,42 +44,64 @@ func metaOf(t *Tensor) inMeta {
 	}
 	m := inMeta{ok: true, req: t.RequiresGrad(), dtype: t.DType()}
 	sh := t.data.Raw().Shape // read only: copied below
-	m.rank = len(sh)
 	if len(sh) <= len(m.dims) {
-		copy(m.dims[:], sh)
-	} else {
-		m.ext = slices.Clone(sh)
+		m.rank = uint8(len(sh))
+		for i, d := range sh {
+			if d > math.MaxInt32 {
+				return m.long(sh)
+			}
+			m.dims[i] = int32(d)
+		}
+		return m
 	}
+	return m.long(sh)
+}
+
+// long is m with the shape sh kept in ext.
+func (m inMeta) long(sh []int) inMeta {
+	ext := slices.Clone(sh)
+	m.ext = &ext
 	return m
+}
+
+// ndim is the input's number of dims.
+func (m inMeta) ndim() int {
+	if m.ext != nil {
+		return len(*m.ext)
+	}
+	return int(m.rank)
 }
 
 // shape returns a copy of the input's shape.
 func (m inMeta) shape() []int {
 	if m.ext != nil {
-		return m.ext
+		return *m.ext
 	}
-	sh := m.dims // escapes only here, off the common path of reduce
-	return sh[:m.rank]
+	sh := make([]int, m.rank) // off the common path of reduce
+	for i := range sh {
+		sh[i] = int(m.dims[i])
+	}
+	return sh
 }
 
 // dim returns the size of the input's dim i.
 func (m inMeta) dim(i int) int {
 	if m.ext != nil {
-		return m.ext[i]
+		return (*m.ext)[i]
 	}
-	return m.dims[i]
+	return int(m.dims[i])
 }
 
 // shapeOf reports whether a has the input's shape, without copying it.
 func (m inMeta) shapeOf(a *tensor.Tensor) bool {
 	if m.ext != nil {
-		return shapeIs(a, m.ext)
+		return shapeIs(a, *m.ext)
 	}
-	if a.Dim() != m.rank {
+	if a.Dim() != int(m.rank) {
 		return false
 	}
-	for i := range m.rank {
-		if a.Size(i) != m.dims[i] {
+	for i := range int(m.rank) {
+		if a.Size(i) != int(m.dims[i]) {
 			return false
 		}
 	}
@@ -168,16 +193,16 @@ var (
 )
 
 func init() {
-	addOp = opDef[binArgs]{name: "AddBackward0", arity: 2, forward: addForward, shared: addShared, backward: addBackward, jvp: addJVP}
-	subOp = opDef[binArgs]{name: "SubBackward0", arity: 2, forward: subForward, backward: subBackward, jvp: subJVP}
-	mulOp = opDef[binArgs]{name: "MulBackward0", arity: 2, forward: mulForward, save: mulSaves, shared: mulShared, backward: mulBackward, jvp: mulJVP}
-	divOp = opDef[binArgs]{name: "DivBackward0", arity: 2, forward: divForward, save: divSaves, backward: divBackward, jvp: divJVP}
+	addOp = opDef[binArgs]{name: "AddBackward0", arity: 2, prepare: binMetas, forward: addForward, fresh: true, shared: addShared, backward: addBackward, jvp: addJVP}
+	subOp = opDef[binArgs]{name: "SubBackward0", arity: 2, prepare: binMetas, forward: subForward, fresh: true, backward: subBackward, jvp: subJVP}
+	mulOp = opDef[binArgs]{name: "MulBackward0", arity: 2, prepare: binMetas, forward: mulForward, fresh: true, save: mulSaves, shared: mulShared, backward: mulBackward, jvp: mulJVP}
+	divOp = opDef[binArgs]{name: "DivBackward0", arity: 2, prepare: binMetas, forward: divForward, fresh: true, save: divSaves, backward: divBackward, jvp: divJVP}
 	negOp = opDef[noArgs]{name: "NegBackward0", arity: 1, forward: negForward, backward: negBackward, jvp: negJVP}
-	powOp = opDef[binArgs]{name: "PowBackward1", arity: 2, forward: powForward, save: saveInputs, backward: powBackward, jvp: powJVP}
+	powOp = opDef[binArgs]{name: "PowBackward1", arity: 2, prepare: binMetas, forward: powForward, save: saveInputs, backward: powBackward, jvp: powJVP}
 	powScalarOp = opDef[powArgs]{name: "PowBackward0", arity: 1, forward: powScalarForward, save: saveInputs, backward: powScalarBackward, dataBackward: powScalarDataBackward, jvp: powScalarJVP}
-	maximumOp = opDef[minmaxArgs]{name: "MaximumBackward0", arity: 2, forward: minmaxForward, save: saveInputs, backward: minmaxBackward, jvp: minmaxJVP}
-	minimumOp = opDef[minmaxArgs]{name: "MinimumBackward0", arity: 2, forward: minmaxForward, save: saveInputs, backward: minmaxBackward, jvp: minmaxJVP}
-	whereOp = opDef[whereArgs]{name: "WhereBackward0", arity: 2, forward: whereForward, backward: whereBackward, jvp: whereJVP}
+	maximumOp = opDef[minmaxArgs]{name: "MaximumBackward0", arity: 2, prepare: minmaxMetas, forward: minmaxForward, save: saveInputs, backward: minmaxBackward, jvp: minmaxJVP}
+	minimumOp = opDef[minmaxArgs]{name: "MinimumBackward0", arity: 2, prepare: minmaxMetas, forward: minmaxForward, save: saveInputs, backward: minmaxBackward, jvp: minmaxJVP}
+	whereOp = opDef[whereArgs]{name: "WhereBackward0", arity: 2, prepare: whereMetas, forward: whereForward, backward: whereBackward, jvp: whereJVP}
 	maskedFillOp = opDef[maskArgs]{name: "MaskedFillBackward0", arity: 1, forward: maskedFillForward, backward: maskedFillBackward, jvp: maskedFillJVP}
 
 	arithOps = []rules{addOp.done(), subOp.done(), mulOp.done(), divOp.done(), negOp.done(), powOp.done(),
@@ -192,8 +217,24 @@ type binArgs struct {
 	na, nb any
 }
 
-func newBinArgs(a, b any, x, y *Tensor) binArgs {
-	return binArgs{mx: metaOf(x), my: metaOf(y), na: number(a), nb: number(b)}
+// newBinArgs keeps the Go numbers among a and b; the operands' metadata is
+// added by binMetas, when the op records.
+func newBinArgs(a, b any) binArgs { return binArgs{na: number(a), nb: number(b)} }
+
+// binMetas is the prepare rule of the binary ops: the operands' metadata.
+func binMetas(p binArgs, x ins) binArgs {
+	p.mx, p.my = metaOf(x[0]), metaOf(x[1])
+	return p
+}
+
+func minmaxMetas(p minmaxArgs, x ins) minmaxArgs {
+	p.binArgs = binMetas(p.binArgs, x)
+	return p
+}
+
+func whereMetas(p whereArgs, x ins) whereArgs {
+	p.binArgs = binMetas(p.binArgs, x)
+	return p
 }
 
 // operands returns the data of a binary op's operands for the tensor package.
@@ -209,7 +250,7 @@ func (p *binArgs) b(y *Tensor) any { return orNumber(y, p.nb) }
 func binary(d *opDef[binArgs], opName string, a, b any) *Tensor {
 	x, _ := operand(opName, "input", 1, a)
 	y, _ := operand(opName, "other", 2, b)
-	return d.run(newBinArgs(a, b, x, y), ins{x, y})
+	return d.run(newBinArgs(a, b), ins{x, y})
 }
 
 // Add returns a + b with broadcasting; either may be a Go number.
@@ -381,7 +422,7 @@ func Pow(a, b any) *Tensor {
 	if y == nil && x != nil {
 		return powScalarOp.run(powArgs{toFloat(b)}, one(x))
 	}
-	return powOp.run(newBinArgs(a, b, x, y), ins{x, y})
+	return powOp.run(newBinArgs(a, b), ins{x, y})
 }
 
 func powForward(p binArgs, x ins) *tensor.Tensor {
@@ -524,7 +565,7 @@ type minmaxArgs struct {
 func minmax(d *opDef[minmaxArgs], opName string, op tensor.BinaryOp, a, b any) *Tensor {
 	x, _ := operand(opName, "input", 1, a)
 	y, _ := operand(opName, "other", 2, b)
-	return d.run(minmaxArgs{newBinArgs(a, b, x, y), op}, ins{x, y})
+	return d.run(minmaxArgs{newBinArgs(a, b), op}, ins{x, y})
 }
 
 func minmaxForward(p minmaxArgs, x ins) *tensor.Tensor {
@@ -568,7 +609,7 @@ func Where(cond *Tensor, a, b any) *Tensor {
 	need("Where", "condition", 1, cond)
 	x, _ := operand("Where", "input", 2, a)
 	y, _ := operand("Where", "other", 3, b)
-	return whereOp.run(whereArgs{newBinArgs(a, b, x, y), cond.data}, ins{x, y})
+	return whereOp.run(whereArgs{newBinArgs(a, b), cond.data}, ins{x, y})
 }
 
 // whereArgs are Where's: the operands' and the condition (not an input:

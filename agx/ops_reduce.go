@@ -107,7 +107,7 @@ func newReduce(t *Tensor, keep bool, dims []int) reduceArgs {
 func (p *reduceArgs) count() int {
 	n := 1
 	for _, d := range p.nd {
-		if d < p.in.rank {
+		if d < p.in.ndim() {
 			n *= p.in.dim(d)
 		}
 	}
@@ -354,7 +354,7 @@ func extremeDimForward(p reduceArgs, x ins) *tensor.Tensor {
 }
 
 func extremeDimBackward(p reduceArgs, g *Tensor, _ []*Tensor) []*Tensor {
-	if p.in.rank == 0 {
+	if p.in.ndim() == 0 {
 		return []*Tensor{g}
 	}
 	if !p.keep {
@@ -367,7 +367,7 @@ func extremeDimBackward(p reduceArgs, g *Tensor, _ []*Tensor) []*Tensor {
 // extremeDimJVP is the tangent at the returned index.
 func extremeDimJVP(p reduceArgs, x ins, _ *Tensor) *Tensor {
 	tt := x[0].tangentOf()
-	if p.in.rank == 0 {
+	if p.in.ndim() == 0 {
 		return tt
 	}
 	v := tt.Gather(p.dim, wrap(p.idx))

@@ -19,13 +19,13 @@ var (
 )
 
 func init() {
-	reshapeOp = opDef[reshapeArgs]{name: "ReshapeAliasBackward0", arity: 1, forward: reshapeForward, backward: reshapeBackward, jvp: reshapeJVP}
-	viewOp = opDef[reshapeArgs]{name: "ViewBackward0", arity: 1, forward: viewForward, backward: reshapeBackward, jvp: reshapeJVP}
-	squeezeOp = opDef[reshapeArgs]{name: "SqueezeBackward0", arity: 1, forward: squeezeForward, backward: reshapeBackward, jvp: squeezeJVP}
-	unsqueezeOp = opDef[reshapeArgs]{name: "UnsqueezeBackward0", arity: 1, forward: unsqueezeForward, backward: reshapeBackward, jvp: unsqueezeJVP}
+	reshapeOp = opDef[reshapeArgs]{name: "ReshapeAliasBackward0", arity: 1, prepare: inputMeta, forward: reshapeForward, backward: reshapeBackward, jvp: reshapeJVP}
+	viewOp = opDef[reshapeArgs]{name: "ViewBackward0", arity: 1, prepare: inputMeta, forward: viewForward, backward: reshapeBackward, jvp: reshapeJVP}
+	squeezeOp = opDef[reshapeArgs]{name: "SqueezeBackward0", arity: 1, prepare: inputMeta, forward: squeezeForward, backward: reshapeBackward, jvp: squeezeJVP}
+	unsqueezeOp = opDef[reshapeArgs]{name: "UnsqueezeBackward0", arity: 1, prepare: inputMeta, forward: unsqueezeForward, backward: reshapeBackward, jvp: unsqueezeJVP}
 	transposeOp = opDef[transposeArgs]{name: "TransposeBackward0", arity: 1, forward: transposeForward, backward: transposeBackward, dataBackward: transposeDataBackward, jvp: transposeJVP}
 	permuteOp = opDef[permuteArgs]{name: "PermuteBackward0", arity: 1, forward: permuteForward, backward: permuteBackward, jvp: permuteJVP}
-	expandOp = opDef[reshapeArgs]{name: "ExpandBackward0", arity: 1, forward: expandForward, backward: expandBackward, jvp: expandJVP}
+	expandOp = opDef[reshapeArgs]{name: "ExpandBackward0", arity: 1, prepare: inputMeta, forward: expandForward, backward: expandBackward, jvp: expandJVP}
 
 	shapeOps = []rules{reshapeOp.done(), viewOp.done(), squeezeOp.done(), unsqueezeOp.done(),
 		transposeOp.done(), permuteOp.done(), expandOp.done()}
@@ -40,10 +40,16 @@ type reshapeArgs struct {
 	dim   int
 }
 
+// inputMeta is the prepare rule of the reshapes: the input's metadata.
+func inputMeta(p reshapeArgs, x ins) reshapeArgs {
+	p.in = metaOf(x[0])
+	return p
+}
+
 // Reshape returns t with a new shape (a view when possible); one dim may be -1.
 func (t *Tensor) Reshape(shape ...int) *Tensor {
 	t.self("Reshape")
-	return reshapeOp.run(reshapeArgs{in: metaOf(t), shape: shape}, one(t))
+	return reshapeOp.run(reshapeArgs{shape: shape}, one(t))
 }
 
 func reshapeForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.Reshape(p.shape...) }
@@ -61,7 +67,7 @@ func reshapeJVP(p reshapeArgs, x ins, _ *Tensor) *Tensor {
 // View is Reshape that never copies (it panics when t's layout does not allow it).
 func (t *Tensor) View(shape ...int) *Tensor {
 	t.self("View")
-	return viewOp.run(reshapeArgs{in: metaOf(t), shape: shape}, one(t))
+	return viewOp.run(reshapeArgs{shape: shape}, one(t))
 }
 
 func viewForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.View(p.shape...) }
@@ -147,7 +153,7 @@ func permuteJVP(p permuteArgs, x ins, _ *Tensor) *Tensor {
 // Squeeze removes size-1 dims (the given ones, or all).
 func (t *Tensor) Squeeze(dims ...int) *Tensor {
 	t.self("Squeeze")
-	return squeezeOp.run(reshapeArgs{in: metaOf(t), shape: dims}, one(t))
+	return squeezeOp.run(reshapeArgs{shape: dims}, one(t))
 }
 
 func squeezeForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.Squeeze(p.shape...) }
@@ -159,7 +165,7 @@ func squeezeJVP(p reshapeArgs, x ins, _ *Tensor) *Tensor {
 // Unsqueeze inserts a size-1 dim.
 func (t *Tensor) Unsqueeze(dim int) *Tensor {
 	t.self("Unsqueeze")
-	return unsqueezeOp.run(reshapeArgs{in: metaOf(t), dim: dim}, one(t))
+	return unsqueezeOp.run(reshapeArgs{dim: dim}, one(t))
 }
 
 func unsqueezeForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.Unsqueeze(p.dim) }
@@ -175,7 +181,7 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 	if shapeIs(t.data, shape) {
 		return t
 	}
-	return expandOp.run(reshapeArgs{in: metaOf(t), shape: shape}, one(t))
+	return expandOp.run(reshapeArgs{shape: shape}, one(t))
 }
 
 func expandForward(p reshapeArgs, x ins) *tensor.Tensor { return x[0].data.Expand(p.shape...) }
