@@ -8,10 +8,12 @@ import "github.com/goagx/agx/tensor"
 //	expOp = opDef[noArgs]{name: "ExpBackward0", arity: 1, forward: expForward,
 //		save: saveNothing, saveOut: true, backward: expBackward, jvp: expJVP}
 //
-// The op's public function or method checks its arguments and calls
-// run, the one place that decides whether to record a node (some input
-// requires grad and grad mode is on) and whether to compute a tangent (some
-// input is dual). The tables are filled in init functions, because the rules
+// The op's public function or method checks its arguments and calls run
+// (or finish, when it computed the forward itself). Both end in complete,
+// the one place that decides whether to record a node (some input requires
+// grad and grad mode is on) and whether to compute a tangent (some input is
+// dual). A node's backward shows in stack traces by its rule's name
+// (agx.mulBackward), under the opDef's bind. The tables are filled in init functions, because the rules
 // call ops that read them. TestOpRules goes through every table and checks
 // each op's rules against each other.
 //
