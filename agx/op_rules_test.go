@@ -71,6 +71,14 @@ var ruleCases = map[string][]ruleCase{
 	"LogSoftmaxBackward0": {shapeCase("", []int{3, 4}, func(ins) any { return dimArgs{1} }),
 		shapeCase("dim0", []int{3, 4}, func(ins) any { return dimArgs{0} })},
 
+	"NarrowBackward0": {shapeCase("", []int{3, 4}, viewArgsOf(narrowView, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(1, 1, 2) }))},
+	"SliceBackward0":  {shapeCase("", []int{3, 4}, viewArgsOf(sliceView, func(x *tensor.Tensor) *tensor.Tensor { return x.Slice(1, 0, 4, 2) }))},
+	"SelectBackward0": {shapeCase("", []int{3, 4}, viewArgsOf(selectView, func(x *tensor.Tensor) *tensor.Tensor { return x.Select(0, 2) }))},
+	"ViewBackward":    {shapeCase("", []int{3, 4}, viewArgsOf(viewOfGrad, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(0, 1, 2) }))},
+	"EmbedBackward": {shapeCase("", []int{3, 2}, func(ins) any {
+		return embedArgs{[]int{3, 4}, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(1, 1, 2) }}
+	})},
+
 	"GatherBackward0": {{inputs: signed, args: func(x ins) any {
 		return gatherArgs{1, indexData([]int64{0, 3, 1, 1, 2, 0}, 3, 2), x[0].Shape()}
 	}}},
@@ -128,6 +136,11 @@ func shapeCase(name string, shape []int, args func(x ins) any) ruleCase {
 // reshapeArgsOf are the arguments of Reshape, View, Squeeze or Expand to shape.
 func reshapeArgsOf(shape ...int) func(x ins) any {
 	return func(x ins) any { return reshapeArgs{shape: shape} }
+}
+
+// viewArgsOf are the arguments of a sliceLike view of kind.
+func viewArgsOf(kind int, view func(*tensor.Tensor) *tensor.Tensor) func(x ins) any {
+	return func(x ins) any { return viewArgs{kind, view, x[0].Shape()} }
 }
 
 // mmCase is a MatMul case of operands of shapes sa and sb; transposed

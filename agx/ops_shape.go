@@ -7,14 +7,16 @@ import (
 )
 
 // The view and reshape ops. Each one's rules are declared in shapeOps
-// (init, below) and written after its method. Narrow, Slice, Select, Cat
-// and Stack still record their nodes themselves.
+// (init, below) and written after its method. Cat and Stack (any number of
+// inputs) still record their nodes themselves.
 
 var (
 	reshapeOp, viewOp, squeezeOp, unsqueezeOp opDef[reshapeArgs]
 	transposeOp                               opDef[transposeArgs]
 	permuteOp                                 opDef[permuteArgs]
 	expandOp                                  opDef[reshapeArgs]
+	viewOps                                   [4]opDef[viewArgs] // by kind: Narrow, Slice, Select, a gradient's view
+	embedOp                                   opDef[embedArgs]
 	shapeOps                                  []rules
 )
 
@@ -27,8 +29,16 @@ func init() {
 	permuteOp = opDef[permuteArgs]{name: "PermuteBackward0", arity: 1, forward: permuteForward, backward: permuteBackward, jvp: permuteJVP}
 	expandOp = opDef[reshapeArgs]{name: "ExpandBackward0", arity: 1, prepare: inputMeta, forward: expandForward, backward: expandBackward, jvp: expandJVP}
 
+	viewOps[narrowView] = opDef[viewArgs]{name: "NarrowBackward0", arity: 1, forward: sliceLikeForward, backward: sliceLikeBackward, jvp: sliceLikeJVP}
+	viewOps[sliceView] = opDef[viewArgs]{name: "SliceBackward0", arity: 1, forward: sliceLikeForward, backward: sliceLikeBackward, jvp: sliceLikeJVP}
+	viewOps[selectView] = opDef[viewArgs]{name: "SelectBackward0", arity: 1, forward: sliceLikeForward, backward: sliceLikeBackward, jvp: sliceLikeJVP}
+	viewOps[viewOfGrad] = opDef[viewArgs]{name: "ViewBackward", arity: 1, forward: sliceLikeForward, backward: sliceLikeBackward, jvp: sliceLikeJVP}
+	embedOp = opDef[embedArgs]{name: "EmbedBackward", arity: 1, forward: embedForward, backward: embedBackward, jvp: embedJVP}
+
 	shapeOps = []rules{reshapeOp.done(), viewOp.done(), squeezeOp.done(), unsqueezeOp.done(),
-		transposeOp.done(), permuteOp.done(), expandOp.done()}
+		transposeOp.done(), permuteOp.done(), expandOp.done(),
+		viewOps[narrowView].done(), viewOps[sliceView].done(), viewOps[selectView].done(), viewOps[viewOfGrad].done(),
+		embedOp.done()}
 }
 
 // reshapeArgs are the arguments of the ops whose gradient is reshaped back
@@ -205,54 +215,88 @@ func (t *Tensor) BroadcastTo(shape ...int) *Tensor {
 func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 	t.self("Narrow")
 	out := t.data.Narrow(dim, start, length)
-	return t.sliceLike("NarrowBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(dim, start, length) })
+	return t.sliceLike(narrowView, out, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(dim, start, length) })
 }
 
 // Slice returns dim from start to stop (exclusive) with step, like x[start:stop:step].
 func (t *Tensor) Slice(dim, start, stop, step int) *Tensor {
 	t.self("Slice")
 	out := t.data.Slice(dim, start, stop, step)
-	return t.sliceLike("SliceBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Slice(dim, start, stop, step) })
+	return t.sliceLike(sliceView, out, func(x *tensor.Tensor) *tensor.Tensor { return x.Slice(dim, start, stop, step) })
 }
 
 // Select returns index i of dim, removing the dim (a view).
 func (t *Tensor) Select(dim, i int) *Tensor {
 	t.self("Select")
 	out := t.data.Select(dim, i)
-	return t.sliceLike("SelectBackward0", out, func(x *tensor.Tensor) *tensor.Tensor { return x.Select(dim, i) })
+	return t.sliceLike(selectView, out, func(x *tensor.Tensor) *tensor.Tensor { return x.Select(dim, i) })
 }
 
-// sliceLike records a view op whose backward writes the gradient into the viewed
-// region of a zero tensor of the input's shape.
-func (t *Tensor) sliceLike(name string, out *tensor.Tensor, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
-	in := t.data.Shape()
-	r := record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{embed(g, in, view)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { tt := t.tangentOf(); return tt.sliceLike(name, view(tt.data), view) })
-	}
-	return r
+// The kinds of sliceLike views, indexes into viewOps.
+const (
+	narrowView = iota
+	sliceView
+	selectView
+	viewOfGrad // wrapView's: the view of a gradient, in embed's backward
+)
+
+// viewArgs are the arguments of a view op recorded by sliceLike: its kind
+// (which opDef of viewOps), the view itself on tensor data, and the input's
+// shape (for the backward's zeros).
+type viewArgs struct {
+	kind  int
+	view  func(*tensor.Tensor) *tensor.Tensor
+	shape []int
+}
+
+// sliceLike records a view op whose backward writes the gradient into the
+// viewed region of a zero tensor of the input's shape.
+func (t *Tensor) sliceLike(kind int, out *tensor.Tensor, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
+	return viewOps[kind].finish(viewArgs{kind, view, t.data.Shape()}, one(t), out)
+}
+
+func sliceLikeForward(p viewArgs, x ins) *tensor.Tensor { return p.view(x[0].data) }
+
+func sliceLikeBackward(p viewArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{embed(g, p.shape, p.view)}
+}
+
+// sliceLikeJVP is the same view of the tangent.
+func sliceLikeJVP(p viewArgs, x ins, _ *Tensor) *Tensor {
+	tt := x[0].tangentOf()
+	return tt.sliceLike(p.kind, p.view(tt.data), p.view)
 }
 
 // embed places g into the region view() selects of a zero tensor of shape; its
 // own backward takes that region back out, so higher derivatives work.
 func embed(g *Tensor, shape []int, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
-	z := tensor.Zeros(g.DType(), shape...)
-	view(z).CopyFrom(g.data)
-	r := record("EmbedBackward", z, []*Tensor{g}, nil, func(gg *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{wrapView(gg, view)}
-	})
-	if isDual(g) {
-		jvp(r, func() *Tensor { return embed(g.tangentOf(), shape, view) })
-	}
-	return r
+	return embedOp.run(embedArgs{shape, view}, one(g))
+}
+
+// embedArgs are embed's: the shape of the zeros and the region.
+type embedArgs struct {
+	shape []int
+	view  func(*tensor.Tensor) *tensor.Tensor
+}
+
+func embedForward(p embedArgs, x ins) *tensor.Tensor {
+	z := tensor.Zeros(x[0].DType(), p.shape...)
+	p.view(z).CopyFrom(x[0].data)
+	return z
+}
+
+func embedBackward(p embedArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{wrapView(g, p.view)}
+}
+
+func embedJVP(p embedArgs, x ins, _ *Tensor) *Tensor {
+	return embed(x[0].tangentOf(), p.shape, p.view)
 }
 
 // wrapView applies a tensor-level view to an autograd tensor, recording the
 // view's backward (embed).
 func wrapView(t *Tensor, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
-	return t.sliceLike("ViewBackward", view(t.data), view)
+	return t.sliceLike(viewOfGrad, view(t.data), view)
 }
 
 // Cat concatenates tensors along dim. Backward: each input gets its slice.
