@@ -180,7 +180,10 @@ func sumTo(g *Tensor, shape []int) *Tensor {
 }
 
 // The arithmetic ops. Each one's rules are declared in arithOps (init,
-// below) and written after it, op by op.
+// below) and written after it, op by op. Add, Sub, Mul and Div, the ops
+// tiny graphs are made of, compute their forward inline and call finish,
+// which saves an indirect call per op (their forward in the table is the
+// same computation, which TestOpRules uses).
 
 var (
 	addOp, subOp, mulOp, divOp, powOp opDef[binArgs]
@@ -246,15 +249,13 @@ func (p *binArgs) operands(x ins) (any, any) {
 func (p *binArgs) a(x *Tensor) any { return orNumber(x, p.na) }
 func (p *binArgs) b(y *Tensor) any { return orNumber(y, p.nb) }
 
-// binary splits the operands of op and calls its rules.
-func binary(d *opDef[binArgs], opName string, a, b any) *Tensor {
-	x, _ := operand(opName, "input", 1, a)
-	y, _ := operand(opName, "other", 2, b)
-	return d.run(newBinArgs(a, b), ins{x, y})
-}
-
 // Add returns a + b with broadcasting; either may be a Go number.
-func Add(a, b any) *Tensor { return binary(&addOp, "Add", a, b) }
+func Add(a, b any) *Tensor {
+	x, xd := operand("Add", "input", 1, a)
+	y, yd := operand("Add", "other", 2, b)
+	// addForward inline: Add and Mul are the ops that tiny graphs are made of
+	return addOp.finish(newBinArgs(a, b), ins{x, y}, tensor.Add(xd, yd))
+}
 
 func addForward(p binArgs, x ins) *tensor.Tensor { return tensor.Add(p.operands(x)) }
 
@@ -282,7 +283,11 @@ func addTangents(tx, ty *Tensor) *Tensor {
 }
 
 // Sub returns a - b with broadcasting; either may be a Go number.
-func Sub(a, b any) *Tensor { return binary(&subOp, "Sub", a, b) }
+func Sub(a, b any) *Tensor {
+	x, xd := operand("Sub", "input", 1, a)
+	y, yd := operand("Sub", "other", 2, b)
+	return subOp.finish(newBinArgs(a, b), ins{x, y}, tensor.Sub(xd, yd)) // subForward inline
+}
 
 func subForward(p binArgs, x ins) *tensor.Tensor { return tensor.Sub(p.operands(x)) }
 
@@ -317,7 +322,11 @@ func saveIf(cond bool, t *Tensor) *Tensor {
 func requires(x *Tensor) bool { return x != nil && x.RequiresGrad() }
 
 // Mul returns a * b with broadcasting; either may be a Go number.
-func Mul(a, b any) *Tensor { return binary(&mulOp, "Mul", a, b) }
+func Mul(a, b any) *Tensor {
+	x, xd := operand("Mul", "input", 1, a)
+	y, yd := operand("Mul", "other", 2, b)
+	return mulOp.finish(newBinArgs(a, b), ins{x, y}, tensor.Mul(xd, yd)) // mulForward inline
+}
 
 func mulForward(p binArgs, x ins) *tensor.Tensor { return tensor.Mul(p.operands(x)) }
 
@@ -357,7 +366,11 @@ func mulJVP(p binArgs, x ins, _ *Tensor) *Tensor {
 }
 
 // Div returns a / b with broadcasting (true division); either may be a Go number.
-func Div(a, b any) *Tensor { return binary(&divOp, "Div", a, b) }
+func Div(a, b any) *Tensor {
+	x, xd := operand("Div", "input", 1, a)
+	y, yd := operand("Div", "other", 2, b)
+	return divOp.finish(newBinArgs(a, b), ins{x, y}, tensor.Div(xd, yd)) // divForward inline
+}
 
 func divForward(p binArgs, x ins) *tensor.Tensor { return tensor.Div(p.operands(x)) }
 
