@@ -55,8 +55,8 @@
 // # Forward mode
 //
 // MakeDual attaches a tangent v to a tensor; every built-in op on dual
-// inputs gives its result the tangent J·v, computed by a forward rule that
-// sits next to the op's backward, so one forward pass yields a function's
+// inputs gives its result the tangent J·v, computed by a forward rule
+// declared with the op's backward, so one forward pass yields a function's
 // value and its directional derivative (UnpackDual or Tangent reads it).
 // There is no dual level: tangents live on the tensors. A custom Function
 // takes part through an optional Jvp method (Jvper), which sees what

@@ -9,6 +9,14 @@ import (
 // The backward pass. For a reader who knows micrograd's backward(), where
 // each step lives:
 //
+//   - building the graph (micrograd's Value.__mul__, which makes the result
+//     and its _backward): each built-in op is an opDef (op.go) listed in its
+//     file's table (unaryOps in ops_unary.go, arithOps in ops_arith.go,
+//     matmulOps in ops_matmul.go, indexOps in ops_index.go, shapeOps in
+//     ops_shape.go, reduceOps in ops_reduce.go);
+//     opDef.run computes the forward and calls record (graph.go), which makes
+//     the Node with the op's named backward, or no node when no input
+//     requires grad. Ops not yet declared as opDefs call record directly.
 //   - topological order: discover walks the graph from the outputs and counts
 //     each node's dependencies (the edges into it from nodes that have yet to
 //     run); a node becomes ready when its count reaches zero. The ready queue

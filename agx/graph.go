@@ -275,13 +275,7 @@ func needsGrad(ts ...*Tensor) bool {
 // The engine reuses the saved-tensor slice for the next node: bw reads its
 // elements but must not keep the slice itself.
 func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, bw func(g *Tensor, s []*Tensor) []*Tensor) *Tensor {
-	res := &Tensor{data: out}
-	for _, in := range inputs {
-		if in != nil && in.data.SameStorage(out) {
-			res.view = newViewInfo(in)
-			break
-		}
-	}
+	res := result(out, inputs)
 	if !needsGrad(inputs...) {
 		return res
 	}
@@ -324,6 +318,19 @@ func record(name string, out *tensor.Tensor, inputs []*Tensor, save []*Tensor, b
 		n.writeExtra().stack = callerStack()
 	}
 	res.gradFn = n
+	return res
+}
+
+// result wraps out, the result of an op on inputs, without a node: linked as
+// a view of the input whose storage it shares, if any.
+func result(out *tensor.Tensor, inputs []*Tensor) *Tensor {
+	res := &Tensor{data: out}
+	for _, in := range inputs {
+		if in != nil && in.data.SameStorage(out) {
+			res.view = newViewInfo(in)
+			break
+		}
+	}
 	return res
 }
 

@@ -1,8 +1,8 @@
 package agx
 
 import (
+	"math"
 	"slices"
-	"strings"
 
 	"github.com/goagx/agx/tensor"
 )
@@ -27,13 +27,15 @@ func operand(op, arg string, pos int, v any) (*Tensor, any) {
 // inMeta is what a backward closure keeps of an input: never the tensor itself,
 // so that releasing the saved tensors after backward really frees memory. The
 // shape of up to 4 dims is stored inline (the closure holds the value, so no
-// separate allocation); longer shapes go to ext.
+// separate allocation); longer shapes go to ext. It is kept small (32 bytes),
+// so that the arguments of a binary op (two of them) stay within the size Go
+// copies into a closure rather than allocating them apart.
 type inMeta struct {
 	ok, req bool // a tensor operand (not a Go number); it requires grad
-	rank    int
 	dtype   DType
-	dims    [4]int
-	ext     []int
+	rank    uint8
+	dims    [4]int32
+	ext     *[]int // a shape of more than 4 dims, or with a dim beyond int32
 }
 
 func metaOf(t *Tensor) inMeta {
@@ -42,34 +44,64 @@ func metaOf(t *Tensor) inMeta {
 	}
 	m := inMeta{ok: true, req: t.RequiresGrad(), dtype: t.DType()}
 	sh := t.data.Raw().Shape // read only: copied below
-	m.rank = len(sh)
 	if len(sh) <= len(m.dims) {
-		copy(m.dims[:], sh)
-	} else {
-		m.ext = slices.Clone(sh)
+		m.rank = uint8(len(sh))
+		for i, d := range sh {
+			if d > math.MaxInt32 {
+				return m.long(sh)
+			}
+			m.dims[i] = int32(d)
+		}
+		return m
 	}
+	return m.long(sh)
+}
+
+// long is m with the shape sh kept in ext.
+func (m inMeta) long(sh []int) inMeta {
+	ext := slices.Clone(sh)
+	m.ext = &ext
 	return m
+}
+
+// ndim is the input's number of dims.
+func (m inMeta) ndim() int {
+	if m.ext != nil {
+		return len(*m.ext)
+	}
+	return int(m.rank)
 }
 
 // shape returns a copy of the input's shape.
 func (m inMeta) shape() []int {
 	if m.ext != nil {
-		return m.ext
+		return *m.ext
 	}
-	sh := m.dims // escapes only here, off the common path of reduce
-	return sh[:m.rank]
+	sh := make([]int, m.rank) // off the common path of reduce
+	for i := range sh {
+		sh[i] = int(m.dims[i])
+	}
+	return sh
+}
+
+// dim returns the size of the input's dim i.
+func (m inMeta) dim(i int) int {
+	if m.ext != nil {
+		return (*m.ext)[i]
+	}
+	return int(m.dims[i])
 }
 
 // shapeOf reports whether a has the input's shape, without copying it.
 func (m inMeta) shapeOf(a *tensor.Tensor) bool {
 	if m.ext != nil {
-		return shapeIs(a, m.ext)
+		return shapeIs(a, *m.ext)
 	}
-	if a.Dim() != m.rank {
+	if a.Dim() != int(m.rank) {
 		return false
 	}
-	for i := range m.rank {
-		if a.Size(i) != m.dims[i] {
+	for i := range int(m.rank) {
+		if a.Size(i) != int(m.dims[i]) {
 			return false
 		}
 	}
@@ -147,15 +179,96 @@ func sumTo(g *Tensor, shape []int) *Tensor {
 	return r
 }
 
+// The arithmetic ops. Each one's rules are declared in arithOps (init,
+// below) and written after it, op by op. Add, Sub, Mul and Div, the ops
+// tiny graphs are made of, compute their forward inline and call finish,
+// which saves an indirect call per op (their forward in the table is the
+// same computation, which TestOpRules uses).
+
+var (
+	addOp, subOp, mulOp, divOp, powOp opDef[binArgs]
+	maximumOp, minimumOp              opDef[minmaxArgs]
+	whereOp                           opDef[whereArgs]
+	negOp                             opDef[noArgs]
+	powScalarOp                       opDef[powArgs]
+	maskedFillOp                      opDef[maskArgs]
+	arithOps                          []rules
+)
+
+func init() {
+	addOp = opDef[binArgs]{name: "AddBackward0", arity: 2, prepare: binMetas, forward: addForward, fresh: true, shared: addShared, backward: addBackward, jvp: addJVP}
+	subOp = opDef[binArgs]{name: "SubBackward0", arity: 2, prepare: binMetas, forward: subForward, fresh: true, backward: subBackward, jvp: subJVP}
+	mulOp = opDef[binArgs]{name: "MulBackward0", arity: 2, prepare: binMetas, forward: mulForward, fresh: true, save: mulSaves, shared: mulShared, backward: mulBackward, jvp: mulJVP}
+	divOp = opDef[binArgs]{name: "DivBackward0", arity: 2, prepare: binMetas, forward: divForward, fresh: true, save: divSaves, backward: divBackward, jvp: divJVP}
+	negOp = opDef[noArgs]{name: "NegBackward0", arity: 1, forward: negForward, backward: negBackward, jvp: negJVP}
+	powOp = opDef[binArgs]{name: "PowBackward1", arity: 2, prepare: binMetas, forward: powForward, save: saveInputs, backward: powBackward, jvp: powJVP}
+	powScalarOp = opDef[powArgs]{name: "PowBackward0", arity: 1, forward: powScalarForward, save: saveInputs, backward: powScalarBackward, dataBackward: powScalarDataBackward, jvp: powScalarJVP}
+	maximumOp = opDef[minmaxArgs]{name: "MaximumBackward0", arity: 2, prepare: minmaxMetas, forward: minmaxForward, save: saveInputs, backward: minmaxBackward, jvp: minmaxJVP}
+	minimumOp = opDef[minmaxArgs]{name: "MinimumBackward0", arity: 2, prepare: minmaxMetas, forward: minmaxForward, save: saveInputs, backward: minmaxBackward, jvp: minmaxJVP}
+	whereOp = opDef[whereArgs]{name: "WhereBackward0", arity: 2, prepare: whereMetas, forward: whereForward, backward: whereBackward, jvp: whereJVP}
+	maskedFillOp = opDef[maskArgs]{name: "MaskedFillBackward0", arity: 1, forward: maskedFillForward, backward: maskedFillBackward, jvp: maskedFillJVP}
+
+	arithOps = []rules{addOp.done(), subOp.done(), mulOp.done(), divOp.done(), negOp.done(), powOp.done(),
+		powScalarOp.done(), maximumOp.done(), minimumOp.done(), whereOp.done(), maskedFillOp.done()}
+}
+
+// binArgs is what a binary op keeps of its operands a and b: the metadata of
+// the tensors among them x and y (to reduce broadcast gradients), and the Go
+// numbers among them (nil for a tensor).
+type binArgs struct {
+	mx, my inMeta
+	na, nb any
+}
+
+// newBinArgs keeps the Go numbers among a and b; the operands' metadata is
+// added by binMetas, when the op records.
+func newBinArgs(a, b any) binArgs { return binArgs{na: number(a), nb: number(b)} }
+
+// binMetas is the prepare rule of the binary ops: the operands' metadata.
+func binMetas(p binArgs, x ins) binArgs {
+	p.mx, p.my = metaOf(x[0]), metaOf(x[1])
+	return p
+}
+
+func minmaxMetas(p minmaxArgs, x ins) minmaxArgs {
+	p.binArgs = binMetas(p.binArgs, x)
+	return p
+}
+
+func whereMetas(p whereArgs, x ins) whereArgs {
+	p.binArgs = binMetas(p.binArgs, x)
+	return p
+}
+
+// operands returns the data of a binary op's operands for the tensor package.
+func (p *binArgs) operands(x ins) (any, any) {
+	return dataOrNumber(x[0], p.na), dataOrNumber(x[1], p.nb)
+}
+
+// a and b return the operands as the op got them: a tensor or a Go number.
+func (p *binArgs) a(x *Tensor) any { return orNumber(x, p.na) }
+func (p *binArgs) b(y *Tensor) any { return orNumber(y, p.nb) }
+
 // Add returns a + b with broadcasting; either may be a Go number.
 func Add(a, b any) *Tensor {
 	x, xd := operand("Add", "input", 1, a)
 	y, yd := operand("Add", "other", 2, b)
-	out := tensor.Add(xd, yd)
-	if isDual(x, y) {
-		return jvp(add(out, x, y), func() *Tensor { return addTangents(operandTangent(x), operandTangent(y)) })
-	}
-	return add(out, x, y)
+	// addForward inline: Add and Mul are the ops that tiny graphs are made of
+	return addOp.finish(newBinArgs(a, b), ins{x, y}, tensor.Add(xd, yd))
+}
+
+func addForward(p binArgs, x ins) *tensor.Tensor { return tensor.Add(p.operands(x)) }
+
+func addShared(x ins, out *tensor.Tensor) (backwardFn, uint8) {
+	return addSameBackward(x[0], x[1], out)
+}
+
+func addBackward(p binArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{p.mx.reduce(g), p.my.reduce(g)}
+}
+
+func addJVP(_ binArgs, x ins, _ *Tensor) *Tensor {
+	return addTangents(x[0].tangentOf(), x[1].tangentOf())
 }
 
 // addTangents is tx + ty where either may be nil (zeros).
@@ -169,51 +282,32 @@ func addTangents(tx, ty *Tensor) *Tensor {
 	return Add(tx, ty)
 }
 
-func add(out *tensor.Tensor, x, y *Tensor) *Tensor {
-	if !needsGrad(x, y) {
-		return wrap(out) // skip building the backward closure
-	}
-	if bw, kind := addSameBackward(x, y, out); bw != nil {
-		return withFast(record("AddBackward0", out, []*Tensor{x, y}, nil, bw), kind)
-	}
-	mx, my := metaOf(x), metaOf(y)
-	return record("AddBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{mx.reduce(g), my.reduce(g)}
-	})
-}
-
 // Sub returns a - b with broadcasting; either may be a Go number.
 func Sub(a, b any) *Tensor {
 	x, xd := operand("Sub", "input", 1, a)
 	y, yd := operand("Sub", "other", 2, b)
-	out := tensor.Sub(xd, yd)
-	if isDual(x, y) {
-		return jvp(sub(out, x, y), func() *Tensor {
-			if ty := operandTangent(y); ty != nil {
-				return addTangents(operandTangent(x), ty.Neg())
-			}
-			return operandTangent(x)
-		})
-	}
-	return sub(out, x, y)
+	return subOp.finish(newBinArgs(a, b), ins{x, y}, tensor.Sub(xd, yd)) // subForward inline
 }
 
-func sub(out *tensor.Tensor, x, y *Tensor) *Tensor {
-	if !needsGrad(x, y) {
-		return wrap(out) // skip building the backward closure
-	}
-	mx, my := metaOf(x), metaOf(y)
-	return record("SubBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		var gy *Tensor
-		if my.ok {
-			// Negating after the reduction is exact and touches fewer elements
-			// when y was broadcast.
-			if gy = my.reduce(g); gy != nil {
-				gy = gy.Neg()
-			}
+func subForward(p binArgs, x ins) *tensor.Tensor { return tensor.Sub(p.operands(x)) }
+
+func subBackward(p binArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	var gy *Tensor
+	if p.my.ok {
+		// Negating after the reduction is exact and touches fewer elements
+		// when y was broadcast.
+		if gy = p.my.reduce(g); gy != nil {
+			gy = gy.Neg()
 		}
-		return []*Tensor{mx.reduce(g), gy}
-	})
+	}
+	return []*Tensor{p.mx.reduce(g), gy}
+}
+
+func subJVP(_ binArgs, x ins, _ *Tensor) *Tensor {
+	if ty := x[1].tangentOf(); ty != nil {
+		return addTangents(x[0].tangentOf(), ty.Neg())
+	}
+	return x[0].tangentOf()
 }
 
 // saveIf returns t when cond holds, else nil (so that unneeded tensors are not kept).
@@ -224,110 +318,108 @@ func saveIf(cond bool, t *Tensor) *Tensor {
 	return nil
 }
 
+// requires reports whether x is a tensor that requires grad.
+func requires(x *Tensor) bool { return x != nil && x.RequiresGrad() }
+
 // Mul returns a * b with broadcasting; either may be a Go number.
 func Mul(a, b any) *Tensor {
 	x, xd := operand("Mul", "input", 1, a)
 	y, yd := operand("Mul", "other", 2, b)
-	out := tensor.Mul(xd, yd)
-	if isDual(x, y) {
-		// d(ab) = da·b + a·db
-		return jvp(mul(out, a, b, x, y), func() *Tensor {
-			var r *Tensor
-			if tx := operandTangent(x); tx != nil {
-				r = Mul(tx, b)
-			}
-			if ty := operandTangent(y); ty != nil {
-				r = addTangents(r, Mul(a, ty))
-			}
-			return r
-		})
-	}
-	return mul(out, a, b, x, y)
+	return mulOp.finish(newBinArgs(a, b), ins{x, y}, tensor.Mul(xd, yd)) // mulForward inline
 }
 
-func mul(out *tensor.Tensor, a, b any, x, y *Tensor) *Tensor {
-	if !needsGrad(x, y) {
-		return wrap(out) // skip building the backward closure
+func mulForward(p binArgs, x ins) *tensor.Tensor { return tensor.Mul(p.operands(x)) }
+
+// mulSaves keeps b for a's gradient and a for b's, each only when needed.
+func mulSaves(x ins) ins {
+	return ins{saveIf(requires(x[0]), x[1]), saveIf(requires(x[1]), x[0])}
+}
+
+func mulShared(x ins, out *tensor.Tensor) (backwardFn, uint8) {
+	if x[0] != nil && x[1] != nil && sameAsOut(x[0], out) && sameAsOut(x[1], out) {
+		return mulSameBackward, fastMul
 	}
-	if x != nil && y != nil && sameAsOut(x, out) && sameAsOut(y, out) {
-		return withFast(record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(x.RequiresGrad(), y), saveIf(y.RequiresGrad(), x)}, mulSameBackward), fastMul)
+	return nil, 0
+}
+
+func mulBackward(p binArgs, g *Tensor, s []*Tensor) []*Tensor {
+	var gx, gy *Tensor
+	if p.mx.req {
+		gx = p.mx.reduce(Mul(g, orNumber(s[0], p.nb)))
 	}
-	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
-	return record("MulBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(mx.req, y), saveIf(my.req, x)},
-		func(g *Tensor, s []*Tensor) []*Tensor {
-			var gx, gy *Tensor
-			if mx.req {
-				gx = mx.reduce(Mul(g, orNumber(s[0], nb)))
-			}
-			if my.req {
-				gy = my.reduce(Mul(g, orNumber(s[1], na)))
-			}
-			return []*Tensor{gx, gy}
-		})
+	if p.my.req {
+		gy = p.my.reduce(Mul(g, orNumber(s[1], p.na)))
+	}
+	return []*Tensor{gx, gy}
+}
+
+// mulJVP is d(ab) = da·b + a·db.
+func mulJVP(p binArgs, x ins, _ *Tensor) *Tensor {
+	var r *Tensor
+	if tx := x[0].tangentOf(); tx != nil {
+		r = Mul(tx, p.b(x[1]))
+	}
+	if ty := x[1].tangentOf(); ty != nil {
+		r = addTangents(r, Mul(p.a(x[0]), ty))
+	}
+	return r
 }
 
 // Div returns a / b with broadcasting (true division); either may be a Go number.
 func Div(a, b any) *Tensor {
 	x, xd := operand("Div", "input", 1, a)
 	y, yd := operand("Div", "other", 2, b)
-	out := tensor.Div(xd, yd)
-	if isDual(x, y) {
-		// d(a/b) = (da - (a/b)·db) / b
-		r := div(out, a, b, x, y)
-		return jvp(r, func() *Tensor {
-			t := operandTangent(x)
-			if ty := operandTangent(y); ty != nil {
-				q := wrap(out)
-				if t == nil {
-					t = Mul(q, ty).Neg()
-				} else {
-					t = Sub(t, Mul(q, ty))
-				}
-			}
-			return Div(t, b)
-		})
-	}
-	return div(out, a, b, x, y)
+	return divOp.finish(newBinArgs(a, b), ins{x, y}, tensor.Div(xd, yd)) // divForward inline
 }
 
-func div(out *tensor.Tensor, a, b any, x, y *Tensor) *Tensor {
-	if !needsGrad(x, y) {
-		return wrap(out) // skip building the backward closure
+func divForward(p binArgs, x ins) *tensor.Tensor { return tensor.Div(p.operands(x)) }
+
+// divSaves keeps a for b's gradient, and b.
+func divSaves(x ins) ins { return ins{saveIf(requires(x[1]), x[0]), x[1]} }
+
+func divBackward(p binArgs, g *Tensor, s []*Tensor) []*Tensor {
+	var gx, gy *Tensor
+	if p.mx.req {
+		gx = p.mx.reduce(Div(g, orNumber(s[1], p.nb)))
 	}
-	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
-	return record("DivBackward0", out, []*Tensor{x, y}, []*Tensor{saveIf(my.req, x), y},
-		func(g *Tensor, s []*Tensor) []*Tensor {
-			var gx, gy *Tensor
-			if mx.req {
-				gx = mx.reduce(Div(g, orNumber(s[1], nb)))
-			}
-			if my.req {
-				// d(a/b)/db = a / -b² (= -a / b² exactly; negating b², which is
-				// the smaller operand when b is broadcast, saves a full pass)
-				xa, y := orNumber(s[0], na), s[1]
-				if y.Numel() < g.Numel() {
-					// b was broadcast: reduce g·a first, then divide the
-					// reduced (small) tensor, one full pass fewer.
-					gy = my.reduce(Mul(g, xa)).Div(Mul(y, y).Neg())
-				} else {
-					gy = my.reduce(Mul(g, Div(xa, Mul(y, y).Neg())))
-				}
-			}
-			return []*Tensor{gx, gy}
-		})
+	if p.my.req {
+		// d(a/b)/db = a / -b² (= -a / b² exactly; negating b², which is
+		// the smaller operand when b is broadcast, saves a full pass)
+		xa, y := orNumber(s[0], p.na), s[1]
+		if y.Numel() < g.Numel() {
+			// b was broadcast: reduce g·a first, then divide the
+			// reduced (small) tensor, one full pass fewer.
+			gy = p.my.reduce(Mul(g, xa)).Div(Mul(y, y).Neg())
+		} else {
+			gy = p.my.reduce(Mul(g, Div(xa, Mul(y, y).Neg())))
+		}
+	}
+	return []*Tensor{gx, gy}
+}
+
+// divJVP is d(a/b) = (da - (a/b)·db) / b.
+func divJVP(p binArgs, x ins, out *Tensor) *Tensor {
+	t := x[0].tangentOf()
+	if ty := x[1].tangentOf(); ty != nil {
+		q := wrap(out.data)
+		if t == nil {
+			t = Mul(q, ty).Neg()
+		} else {
+			t = Sub(t, Mul(q, ty))
+		}
+	}
+	return Div(t, p.b(x[1]))
 }
 
 // Neg returns -x.
 func (t *Tensor) Neg() *Tensor {
 	t.self("Neg")
-	r := record("NegBackward0", t.data.Neg(), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g.Neg()}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Neg() })
-	}
-	return r
+	return negOp.run(noArgs{}, one(t))
 }
+
+func negForward(_ noArgs, x ins) *tensor.Tensor              { return x[0].data.Neg() }
+func negBackward(_ noArgs, g *Tensor, _ []*Tensor) []*Tensor { return []*Tensor{g.Neg()} }
+func negJVP(_ noArgs, x ins, _ *Tensor) *Tensor              { return x[0].tangentOf().Neg() }
 
 // Pow returns a ** b with broadcasting; either may be a Go number. The gradient
 // with respect to the exponent is taken as 0 where the base is 0 and the
@@ -338,78 +430,90 @@ func (t *Tensor) Neg() *Tensor {
 // 2, √x for 0.5, 1/x for -1 and so on, as fast as the equivalent product;
 // so is the gradient g·(p·x^(p-1)) when x^(p-1) has one.
 func Pow(a, b any) *Tensor {
-	x, xd := operand("Pow", "input", 1, a)
-	y, yd := operand("Pow", "exponent", 2, b)
+	x, _ := operand("Pow", "input", 1, a)
+	y, _ := operand("Pow", "exponent", 2, b)
 	if y == nil && x != nil {
-		return powScalar(x, toFloat(b))
+		return powScalarOp.run(powArgs{toFloat(b)}, one(x))
 	}
-	out := tensor.Binary(tensor.OpPow, xd, yd)
-	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
-	res := record("PowBackward1", out, []*Tensor{x, y}, []*Tensor{x, y}, func(g *Tensor, s []*Tensor) []*Tensor {
-		base, exp := orNumber(s[0], na), orNumber(s[1], nb)
-		var gx, gy *Tensor
-		if mx.req {
-			gx = mx.reduce(Mul(g, Mul(exp, Pow(base, Sub(exp, 1)))))
-		}
-		if my.req {
-			var lb *Tensor
-			if s[0] != nil {
-				lb = s[0].Log()
-				zero := s[0].data.Eq(0).LogicalAnd(s[1].data.Ge(0))
-				lb = lb.MaskedFill(wrap(zero), 0)
-			} else {
-				lb = Scalar(toFloat(na)).To(my.dtype).Log()
-			}
-			gy = my.reduce(Mul(g, Mul(Pow(base, exp), lb)))
-		}
-		return []*Tensor{gx, gy}
-	})
-	if isDual(x, y) {
-		// d(a^b) = b·a^(b-1)·da + a^b·log(a)·db (0 where a = 0 and b ≥ 0)
-		jvp(res, func() *Tensor {
-			var t *Tensor
-			if tx := operandTangent(x); tx != nil {
-				t = Mul(tx, Mul(b, Pow(a, Sub(b, 1))))
-			}
-			if ty := operandTangent(y); ty != nil {
-				var lb *Tensor
-				if x != nil {
-					zero := x.data.Eq(0).LogicalAnd(y.data.Ge(0))
-					lb = x.Log().MaskedFill(wrap(zero), 0)
-				} else {
-					lb = Scalar(toFloat(a)).To(y.DType()).Log()
-				}
-				t = addTangents(t, Mul(ty, Mul(wrap(out), lb)))
-			}
-			return t
-		})
-	}
-	return res
+	return powOp.run(newBinArgs(a, b), ins{x, y})
 }
 
-// powScalar is Pow(x, p) for a Go-number exponent. Backward: g·(p·x^(p-1)),
-// 0 for p = 0.
-func powScalar(x *Tensor, p float64) *Tensor {
-	out := tensor.Pow(x.data, p)
-	r := record("PowBackward0", out, []*Tensor{x}, []*Tensor{x}, func(g *Tensor, s []*Tensor) []*Tensor {
-		x := s[0]
-		if p == 0 {
-			return []*Tensor{ZerosLike(x)}
-		}
-		if recordsNothing(g, x) && sameAsOut(g, x.data) {
-			return []*Tensor{wrap(powGrad(g.data, x.data, p))}
-		}
-		return []*Tensor{Mul(g, powDeriv(x, p))}
-	})
-	if isDual(x) {
-		jvp(r, func() *Tensor {
-			if p == 0 {
-				return nil
-			}
-			return Mul(x.tangentOf(), powDeriv(x, p))
-		})
+func powForward(p binArgs, x ins) *tensor.Tensor {
+	a, b := p.operands(x)
+	return tensor.Binary(tensor.OpPow, a, b)
+}
+
+func powBackward(p binArgs, g *Tensor, s []*Tensor) []*Tensor {
+	base, exp := orNumber(s[0], p.na), orNumber(s[1], p.nb)
+	var gx, gy *Tensor
+	if p.mx.req {
+		gx = p.mx.reduce(Mul(g, Mul(exp, Pow(base, Sub(exp, 1)))))
 	}
-	return r
+	if p.my.req {
+		var lb *Tensor
+		if s[0] != nil {
+			// Where, not MaskedFill: the mask has the output's shape, which
+			// may be larger than a broadcast base's
+			zero := s[0].data.Eq(0).LogicalAnd(s[1].data.Ge(0))
+			lb = Where(wrap(zero), 0.0, s[0].Log())
+		} else {
+			lb = Scalar(toFloat(p.na)).To(p.my.dtype).Log()
+		}
+		gy = p.my.reduce(Mul(g, Mul(Pow(base, exp), lb)))
+	}
+	return []*Tensor{gx, gy}
+}
+
+// powJVP is d(a^b) = b·a^(b-1)·da + a^b·log(a)·db (0 where a = 0 and b ≥ 0).
+func powJVP(p binArgs, x ins, out *Tensor) *Tensor {
+	a, b := p.a(x[0]), p.b(x[1])
+	var t *Tensor
+	if tx := x[0].tangentOf(); tx != nil {
+		t = Mul(tx, Mul(b, Pow(a, Sub(b, 1))))
+	}
+	if ty := x[1].tangentOf(); ty != nil {
+		var lb *Tensor
+		if x[0] != nil {
+			zero := x[0].data.Eq(0).LogicalAnd(x[1].data.Ge(0))
+			lb = Where(wrap(zero), 0.0, x[0].Log())
+		} else {
+			lb = Scalar(toFloat(a)).To(x[1].DType()).Log()
+		}
+		t = addTangents(t, Mul(ty, Mul(wrap(out.data), lb)))
+	}
+	return t
+}
+
+// powArgs is the Go-number exponent of Pow(x, p). Backward: g·(p·x^(p-1)),
+// 0 for p = 0.
+type powArgs struct{ p float64 }
+
+func powScalarForward(c powArgs, x ins) *tensor.Tensor { return tensor.Pow(x[0].data, c.p) }
+
+func powScalarBackward(c powArgs, g *Tensor, s []*Tensor) []*Tensor {
+	if c.p == 0 {
+		return []*Tensor{ZerosLike(s[0])}
+	}
+	return []*Tensor{Mul(g, powDeriv(s[0], c.p))}
+}
+
+// powScalarDataBackward is powGrad: the same operations in fewer passes, for
+// a gradient of x's shape and dtype.
+func powScalarDataBackward(c powArgs, g *Tensor, s []*Tensor) []*Tensor {
+	if c.p == 0 {
+		return []*Tensor{ZerosLike(s[0])}
+	}
+	if !sameAsOut(g, s[0].data) {
+		return nil
+	}
+	return []*Tensor{wrap(powGrad(g.data, s[0].data, c.p))}
+}
+
+func powScalarJVP(c powArgs, x ins, _ *Tensor) *Tensor {
+	if c.p == 0 {
+		return nil
+	}
+	return Mul(x[0].tangentOf(), powDeriv(x[0], c.p))
 }
 
 // powDeriv is p·x^(p-1) for p != 0, where x^-1.5 (for p = -0.5) is taken
@@ -460,46 +564,50 @@ func toFloat(v any) float64 {
 
 // Maximum is the element-wise maximum; where the operands are equal the
 // gradient is split evenly between them.
-func Maximum(a, b any) *Tensor { return minmax("MaximumBackward0", tensor.OpMaximum, a, b) }
+func Maximum(a, b any) *Tensor { return minmax(&maximumOp, "Maximum", tensor.OpMaximum, a, b) }
 
 // Minimum is the element-wise minimum; ties split the gradient evenly.
-func Minimum(a, b any) *Tensor { return minmax("MinimumBackward0", tensor.OpMinimum, a, b) }
+func Minimum(a, b any) *Tensor { return minmax(&minimumOp, "Minimum", tensor.OpMinimum, a, b) }
 
-func minmax(name string, op tensor.BinaryOp, a, b any) *Tensor {
-	opName := strings.TrimSuffix(name, "Backward0")
-	x, xd := operand(opName, "input", 1, a)
-	y, yd := operand(opName, "other", 2, b)
-	out := tensor.Binary(op, xd, yd)
-	mx, my, na, nb := metaOf(x), metaOf(y), number(a), number(b)
-	res := record(name, out, []*Tensor{x, y}, []*Tensor{x, y}, func(g *Tensor, s []*Tensor) []*Tensor {
-		av, bv := dataOrNumber(s[0], na), dataOrNumber(s[1], nb)
-		eq := tensor.Binary(tensor.OpEq, av, bv)
-		var winA *tensor.Tensor
-		if op == tensor.OpMaximum {
-			winA = tensor.Binary(tensor.OpGt, av, bv)
-		} else {
-			winA = tensor.Binary(tensor.OpLt, av, bv)
-		}
-		half := g.Mul(0.5)
-		ga := Where(wrap(eq), half, Where(wrap(winA), g, 0.0))
-		gb := Where(wrap(eq), half, Where(wrap(winA), 0.0, g))
-		return []*Tensor{mx.reduce(ga), my.reduce(gb)}
-	})
-	if isDual(x, y) {
-		// the tangent of the winner; the mean of both tangents at ties
-		jvp(res, func() *Tensor {
-			av, bv := dataOrNumber(x, a), dataOrNumber(y, b)
-			eq := tensor.Binary(tensor.OpEq, av, bv)
-			winOp := tensor.OpGt
-			if op == tensor.OpMinimum {
-				winOp = tensor.OpLt
-			}
-			winA := tensor.Binary(winOp, av, bv)
-			ta, tb := operandTangentOrZero(a), operandTangentOrZero(b)
-			return Where(wrap(eq), Add(ta, tb).Mul(0.5), Where(wrap(winA), ta, tb))
-		})
+// minmaxArgs are Maximum's and Minimum's: the operands' and the kernel.
+type minmaxArgs struct {
+	binArgs
+	op tensor.BinaryOp // OpMaximum or OpMinimum
+}
+
+func minmax(d *opDef[minmaxArgs], opName string, op tensor.BinaryOp, a, b any) *Tensor {
+	x, _ := operand(opName, "input", 1, a)
+	y, _ := operand(opName, "other", 2, b)
+	return d.run(minmaxArgs{newBinArgs(a, b), op}, ins{x, y})
+}
+
+func minmaxForward(p minmaxArgs, x ins) *tensor.Tensor {
+	a, b := p.operands(x)
+	return tensor.Binary(p.op, a, b)
+}
+
+// masks returns where the operands tie and where a wins.
+func (p *minmaxArgs) masks(a, b any) (eq, winA *Tensor) {
+	winOp := tensor.OpGt
+	if p.op == tensor.OpMinimum {
+		winOp = tensor.OpLt
 	}
-	return res
+	return wrap(tensor.Binary(tensor.OpEq, a, b)), wrap(tensor.Binary(winOp, a, b))
+}
+
+func minmaxBackward(p minmaxArgs, g *Tensor, s []*Tensor) []*Tensor {
+	eq, winA := p.masks(dataOrNumber(s[0], p.na), dataOrNumber(s[1], p.nb))
+	half := g.Mul(0.5)
+	ga := Where(eq, half, Where(winA, g, 0.0))
+	gb := Where(eq, half, Where(winA, 0.0, g))
+	return []*Tensor{p.mx.reduce(ga), p.my.reduce(gb)}
+}
+
+// minmaxJVP is the tangent of the winner; the mean of both tangents at ties.
+func minmaxJVP(p minmaxArgs, x ins, _ *Tensor) *Tensor {
+	eq, winA := p.masks(p.operands(x))
+	ta, tb := operandTangentOrZero(p.a(x[0])), operandTangentOrZero(p.b(x[1]))
+	return Where(eq, Add(ta, tb).Mul(0.5), Where(winA, ta, tb))
 }
 
 func dataOrNumber(t *Tensor, v any) any {
@@ -512,25 +620,36 @@ func dataOrNumber(t *Tensor, v any) any {
 // Where returns cond ? a : b (cond is a Bool tensor; a, b tensors or Go numbers).
 func Where(cond *Tensor, a, b any) *Tensor {
 	need("Where", "condition", 1, cond)
-	x, xd := operand("Where", "input", 2, a)
-	y, yd := operand("Where", "other", 3, b)
-	out := tensor.Where(cond.data, xd, yd)
-	c := cond.data
-	mx, my := metaOf(x), metaOf(y)
-	r := record("WhereBackward0", out, []*Tensor{x, y}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		var gx, gy *Tensor
-		if mx.ok {
-			gx = mx.reduce(Where(wrap(c), g, 0.0))
-		}
-		if my.ok {
-			gy = my.reduce(Where(wrap(c), 0.0, g))
-		}
-		return []*Tensor{gx, gy}
-	})
-	if isDual(x, y) {
-		jvp(r, func() *Tensor { return Where(wrap(c), operandTangentOrZero(a), operandTangentOrZero(b)) })
+	x, _ := operand("Where", "input", 2, a)
+	y, _ := operand("Where", "other", 3, b)
+	return whereOp.run(whereArgs{newBinArgs(a, b), cond.data}, ins{x, y})
+}
+
+// whereArgs are Where's: the operands' and the condition (not an input:
+// no gradient flows to it).
+type whereArgs struct {
+	binArgs
+	cond *tensor.Tensor
+}
+
+func whereForward(p whereArgs, x ins) *tensor.Tensor {
+	a, b := p.operands(x)
+	return tensor.Where(p.cond, a, b)
+}
+
+func whereBackward(p whereArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	var gx, gy *Tensor
+	if p.mx.ok {
+		gx = p.mx.reduce(Where(wrap(p.cond), g, 0.0))
 	}
-	return r
+	if p.my.ok {
+		gy = p.my.reduce(Where(wrap(p.cond), 0.0, g))
+	}
+	return []*Tensor{gx, gy}
+}
+
+func whereJVP(p whereArgs, x ins, _ *Tensor) *Tensor {
+	return Where(wrap(p.cond), operandTangentOrZero(p.a(x[0])), operandTangentOrZero(p.b(x[1])))
 }
 
 // MaskedFill returns a copy of t with value where mask (Bool, broadcastable to t)
@@ -538,14 +657,25 @@ func Where(cond *Tensor, a, b any) *Tensor {
 func (t *Tensor) MaskedFill(mask *Tensor, value float64) *Tensor {
 	t.self("MaskedFill")
 	need("MaskedFill", "mask", 2, mask)
-	m := mask.data
-	r := record("MaskedFillBackward0", t.data.MaskedFill(m, value), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g.MaskedFill(wrap(m), 0)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().MaskedFill(wrap(m), 0) })
-	}
-	return r
+	return maskedFillOp.run(maskArgs{mask.data, value}, one(t))
+}
+
+// maskArgs are MaskedFill's mask and value.
+type maskArgs struct {
+	mask  *tensor.Tensor
+	value float64
+}
+
+func maskedFillForward(p maskArgs, x ins) *tensor.Tensor {
+	return x[0].data.MaskedFill(p.mask, p.value)
+}
+
+func maskedFillBackward(p maskArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{g.MaskedFill(wrap(p.mask), 0)}
+}
+
+func maskedFillJVP(p maskArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().MaskedFill(wrap(p.mask), 0)
 }
 
 // Comparisons return Bool tensors that never require grad.

@@ -295,3 +295,23 @@ func BenchmarkScalarOperand(b *testing.B) {
 		})
 	}
 }
+
+// TestPowBroadcastBase checks the exponent's gradient of Pow when the base
+// is broadcast: the mask that zeroes log(0) has the output's shape, larger
+// than the base's.
+func TestPowBroadcastBase(t *testing.T) {
+	as, bs := []float64{0.5, 2, 0}, []float64{1, 2, 0.5}
+	b := FromSlice(bs, 1, 3)
+	b.SetRequiresGrad(true)
+	Pow(FromSlice(as, 3, 1), b).Sum().Backward()
+	got := b.Grad().Float64s()
+	for j, bv := range bs {
+		want := 0.0 // Σ over the bases of a^b·log a; 0 for a = 0 (b ≥ 0)
+		for _, av := range as[:2] {
+			want += math.Pow(av, bv) * math.Log(av)
+		}
+		if math.Abs(got[j]-want) > 1e-12 {
+			t.Errorf("grad[%d] = %g, want %g", j, got[j], want)
+		}
+	}
+}

@@ -131,18 +131,6 @@ func likeInput(g, like *Tensor) *Tensor {
 	return g
 }
 
-// untracked returns out as the result of an op on inputs when none of them
-// needs grad (the result record would give: no node, and the view link when out
-// shares an input's storage), else nil. Ops whose backward captures state
-// call it first, so that without grad they allocate neither the captured state
-// nor the closure.
-func untracked(out *tensor.Tensor, inputs ...*Tensor) *Tensor {
-	if needsGrad(inputs...) {
-		return nil
-	}
-	return record("", out, inputs, nil, nil)
-}
-
 // withFast marks the node of t, which record has just made, as of fast kind.
 func withFast(t *Tensor, kind uint8) *Tensor {
 	if t.gradFn != nil {

@@ -2,26 +2,57 @@ package agx
 
 import "github.com/goagx/agx/tensor"
 
+// The index ops. Each one's rules are declared in indexOps (init, below) and
+// written after its method. The index tensors (Int64) are arguments, not
+// inputs: no gradient flows to them.
+
+var (
+	gatherOp      opDef[gatherArgs]
+	scatterAddOp  opDef[scatterArgs]
+	scatterOp     opDef[scatterArgs]
+	indexSelectOp opDef[indexSelectArgs]
+	indexOps      []rules
+)
+
+func init() {
+	gatherOp = opDef[gatherArgs]{name: "GatherBackward0", arity: 1, forward: gatherForward, backward: gatherBackward, dataBackward: gatherDataBackward, jvp: gatherJVP}
+	scatterAddOp = opDef[scatterArgs]{name: "ScatterAddBackward0", arity: 2, forward: scatterAddForward, backward: scatterAddBackward, jvp: scatterAddJVP}
+	scatterOp = opDef[scatterArgs]{name: "ScatterBackward0", arity: 2, forward: scatterForward, backward: scatterBackward, jvp: scatterJVP}
+	indexSelectOp = opDef[indexSelectArgs]{name: "IndexSelectBackward0", arity: 1, forward: indexSelectForward, backward: indexSelectBackward, jvp: indexSelectJVP}
+
+	indexOps = []rules{gatherOp.done(), scatterAddOp.done(), scatterOp.done(), indexSelectOp.done()}
+}
+
 // Gather picks values along dim at index (Int64, same rank as t):
 // out[i][j] = t[index[i][j]][j] for dim 0. Backward: the gradient is
 // scatter-added back to the gathered positions.
 func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 	t.self("Gather")
 	need("Gather", "index", 3, index)
-	idx := index.data
-	shape := t.data.Shape()
-	r := record("GatherBackward0", t.data.Gather(dim, idx), []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		if recordsNothing(g) {
-			// nothing to record: add into the zeros in place, not a copy
-			return []*Tensor{wrap(tensor.Zeros(g.DType(), shape...).ScatterAddInPlace(dim, idx, g.data))}
-		}
-		z := wrap(tensor.Zeros(g.DType(), shape...))
-		return []*Tensor{z.ScatterAdd(dim, wrap(idx), g)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().Gather(dim, index) })
-	}
-	return r
+	return gatherOp.run(gatherArgs{dim, index.data, t.data.Shape()}, one(t))
+}
+
+// gatherArgs are Gather's dim and index, and the input's shape.
+type gatherArgs struct {
+	dim   int
+	idx   *tensor.Tensor
+	shape []int
+}
+
+func gatherForward(p gatherArgs, x ins) *tensor.Tensor { return x[0].data.Gather(p.dim, p.idx) }
+
+func gatherBackward(p gatherArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	z := wrap(tensor.Zeros(g.DType(), p.shape...))
+	return []*Tensor{z.ScatterAdd(p.dim, wrap(p.idx), g)}
+}
+
+// gatherDataBackward adds into the zeros in place, not into a copy.
+func gatherDataBackward(p gatherArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{wrap(tensor.Zeros(g.DType(), p.shape...).ScatterAddInPlace(p.dim, p.idx, g.data))}
+}
+
+func gatherJVP(p gatherArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().Gather(p.dim, wrap(p.idx))
 }
 
 // ScatterAdd returns a copy of t with src added at index along dim. Backward:
@@ -30,16 +61,27 @@ func (t *Tensor) ScatterAdd(dim int, index, src *Tensor) *Tensor {
 	t.self("ScatterAdd")
 	need("ScatterAdd", "index", 3, index)
 	need("ScatterAdd", "src", 4, src)
-	idx := index.data
-	r := record("ScatterAddBackward0", t.data.ScatterAdd(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g, g.Gather(dim, wrap(idx))}
-	})
-	if isDual(t, src) {
-		jvp(r, func() *Tensor {
-			return operandTangentOrZero(t).(*Tensor).ScatterAdd(dim, index, operandTangentOrZero(src).(*Tensor))
-		})
-	}
-	return r
+	return scatterAddOp.run(scatterArgs{dim: dim, idx: index.data}, ins{t, src})
+}
+
+// scatterArgs are ScatterAdd's and Scatter's dim and index, and (Scatter)
+// the metadata of src.
+type scatterArgs struct {
+	dim int
+	idx *tensor.Tensor
+	ms  inMeta
+}
+
+func scatterAddForward(p scatterArgs, x ins) *tensor.Tensor {
+	return x[0].data.ScatterAdd(p.dim, p.idx, x[1].data)
+}
+
+func scatterAddBackward(p scatterArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{g, g.Gather(p.dim, wrap(p.idx))}
+}
+
+func scatterAddJVP(p scatterArgs, x ins, _ *Tensor) *Tensor {
+	return operandTangentOrZero(x[0]).(*Tensor).ScatterAdd(p.dim, wrap(p.idx), operandTangentOrZero(x[1]).(*Tensor))
 }
 
 // Scatter returns a copy of t with src written at index along dim. Backward:
@@ -49,18 +91,20 @@ func (t *Tensor) Scatter(dim int, index, src *Tensor) *Tensor {
 	t.self("Scatter")
 	need("Scatter", "index", 3, index)
 	need("Scatter", "src", 4, src)
-	idx := index.data
-	ms := metaOf(src)
-	r := record("ScatterBackward0", t.data.Scatter(dim, idx, src.data), []*Tensor{t, src}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		zeros := wrap(tensor.Zeros(g.DType(), ms.shape()...))
-		return []*Tensor{g.Scatter(dim, wrap(idx), zeros), g.Gather(dim, wrap(idx))}
-	})
-	if isDual(t, src) {
-		jvp(r, func() *Tensor {
-			return operandTangentOrZero(t).(*Tensor).Scatter(dim, index, operandTangentOrZero(src).(*Tensor))
-		})
-	}
-	return r
+	return scatterOp.run(scatterArgs{dim, index.data, metaOf(src)}, ins{t, src})
+}
+
+func scatterForward(p scatterArgs, x ins) *tensor.Tensor {
+	return x[0].data.Scatter(p.dim, p.idx, x[1].data)
+}
+
+func scatterBackward(p scatterArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	zeros := wrap(tensor.Zeros(g.DType(), p.ms.shape()...))
+	return []*Tensor{g.Scatter(p.dim, wrap(p.idx), zeros), g.Gather(p.dim, wrap(p.idx))}
+}
+
+func scatterJVP(p scatterArgs, x ins, _ *Tensor) *Tensor {
+	return operandTangentOrZero(x[0]).(*Tensor).Scatter(p.dim, wrap(p.idx), operandTangentOrZero(x[1]).(*Tensor))
 }
 
 // IndexSelect picks the entries index (1-D Int64) along dim.
@@ -82,16 +126,27 @@ func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
 		view[i] = 1
 	}
 	view[dim] = index.Numel()
-	full := out.Shape()
-	idx := index.data.Reshape(view...).Expand(full...)
-	r := record("IndexSelectBackward0", out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		z := wrap(tensor.Zeros(g.DType(), shape...))
-		return []*Tensor{z.ScatterAdd(dim, wrap(idx), g)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().IndexSelect(dim, index) })
-	}
-	return r
+	idx := index.data.Reshape(view...).Expand(out.Shape()...)
+	return indexSelectOp.finish(indexSelectArgs{gatherArgs{dim, idx, shape}, index.data}, one(t), out)
+}
+
+// indexSelectArgs are IndexSelect's: its index expanded for a gather, and
+// as given.
+type indexSelectArgs struct {
+	gatherArgs
+	index *tensor.Tensor
+}
+
+func indexSelectForward(p indexSelectArgs, x ins) *tensor.Tensor {
+	return x[0].data.IndexSelect(p.dim, p.index)
+}
+
+func indexSelectBackward(p indexSelectArgs, g *Tensor, s []*Tensor) []*Tensor {
+	return gatherBackward(p.gatherArgs, g, s)
+}
+
+func indexSelectJVP(p indexSelectArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().IndexSelect(p.dim, wrap(p.index))
 }
 
 // OneHot encodes Int64 class indices as a tensor with a new last dim of size

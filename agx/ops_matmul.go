@@ -36,7 +36,6 @@ func MatMul(a, b *Tensor) *Tensor {
 		}
 		return out
 	}
-	out := tensor.MatMul(a.data, b.data)
 	ma, mb := metaOf(a), metaOf(b)
 	// An operand stored transposed (such as nn.Linear's w.T()) gets its
 	// gradient computed as the transpose of a row-major product, so that
@@ -44,43 +43,71 @@ func MatMul(a, b *Tensor) *Tensor {
 	// transpose's backward the leaf then receives a contiguous gradient,
 	// which the optimizer's element-wise updates read at full speed.
 	aT, bT := ma.req && storedTransposed(a.data), mb.req && storedTransposed(b.data)
-	r := record("MmBackward0", out, []*Tensor{a, b}, []*Tensor{saveIf(mb.req, a), saveIf(ma.req, b)},
-		func(g *Tensor, s []*Tensor) []*Tensor {
-			mm, mt := MatMul, (*Tensor).MT
-			if recordsNothing(g, s[0], s[1]) {
-				// Nothing to record: the same products of the data,
-				// without autograd views.
-				mm, mt = matMulData, mtData
-			}
-			var ga, gb *Tensor
-			switch {
-			case aT: // dA = g·Bᵀ = (B·gᵀ)ᵀ
-				ga = ma.reduce(mt(mm(s[1], mt(g))))
-			case ma.req:
-				ga = ma.reduce(mm(g, mt(s[1])))
-			}
-			switch {
-			case bT: // dB = Aᵀ·g = (gᵀ·A)ᵀ
-				gb = mb.reduce(mt(mm(mt(g), s[0])))
-			case mb.req:
-				gb = mb.reduce(mm(mt(s[0]), g))
-			}
-			return []*Tensor{ga, gb}
-		})
-	if isDual(a, b) {
-		// dA·B + A·dB
-		jvp(r, func() *Tensor {
-			var t *Tensor
-			if ta := a.tangentOf(); ta != nil {
-				t = MatMul(ta, b)
-			}
-			if tb := b.tangentOf(); tb != nil {
-				t = addTangents(t, MatMul(a, tb))
-			}
-			return t
-		})
+	return mmOp.run(mmArgs{ma, mb, aT, bT}, ins{a, b})
+}
+
+var (
+	mmOp      opDef[mmArgs]
+	matmulOps []rules
+)
+
+func init() {
+	mmOp = opDef[mmArgs]{name: "MmBackward0", arity: 2, forward: mmForward, save: mmSaves, backward: mmBackward, dataBackward: mmDataBackward, jvp: mmJVP}
+
+	matmulOps = []rules{mmOp.done()}
+}
+
+// mmArgs is what MatMul keeps of its operands: their metadata, and whether
+// each requires grad and is stored transposed.
+type mmArgs struct {
+	ma, mb inMeta
+	aT, bT bool
+}
+
+func mmForward(_ mmArgs, x ins) *tensor.Tensor { return tensor.MatMul(x[0].data, x[1].data) }
+
+// mmSaves keeps a for b's gradient and b for a's, each only when needed.
+func mmSaves(x ins) ins {
+	return ins{saveIf(requires(x[1]), x[0]), saveIf(requires(x[0]), x[1])}
+}
+
+func mmBackward(p mmArgs, g *Tensor, s []*Tensor) []*Tensor {
+	return mmGrads(p, g, s, MatMul, (*Tensor).MT)
+}
+
+// mmDataBackward is the same products of the data, without autograd views.
+func mmDataBackward(p mmArgs, g *Tensor, s []*Tensor) []*Tensor {
+	return mmGrads(p, g, s, matMulData, mtData)
+}
+
+// mmGrads is MatMul's backward with the product mm and the transpose mt.
+func mmGrads(p mmArgs, g *Tensor, s []*Tensor, mm func(a, b *Tensor) *Tensor, mt func(*Tensor) *Tensor) []*Tensor {
+	var ga, gb *Tensor
+	switch {
+	case p.aT: // dA = g·Bᵀ = (B·gᵀ)ᵀ
+		ga = p.ma.reduce(mt(mm(s[1], mt(g))))
+	case p.ma.req:
+		ga = p.ma.reduce(mm(g, mt(s[1])))
 	}
-	return r
+	switch {
+	case p.bT: // dB = Aᵀ·g = (gᵀ·A)ᵀ
+		gb = p.mb.reduce(mt(mm(mt(g), s[0])))
+	case p.mb.req:
+		gb = p.mb.reduce(mm(mt(s[0]), g))
+	}
+	return []*Tensor{ga, gb}
+}
+
+// mmJVP is dA·B + A·dB.
+func mmJVP(_ mmArgs, x ins, _ *Tensor) *Tensor {
+	var t *Tensor
+	if ta := x[0].tangentOf(); ta != nil {
+		t = MatMul(ta, x[1])
+	}
+	if tb := x[1].tangentOf(); tb != nil {
+		t = addTangents(t, MatMul(x[0], tb))
+	}
+	return t
 }
 
 // matMulData and mtData are MatMul and MT on the data alone, for a

@@ -53,6 +53,70 @@ func unreduce(g *Tensor, inShape, dims []int, keep bool) *Tensor {
 	return g.Expand(inShape...)
 }
 
+// The reductions and the softmaxes. Each one's rules are declared in
+// reduceOps (init, below) and written after its methods. A reduction's
+// arguments are a reduceArgs; ops PyTorch names by whether dims were given
+// (SumBackward0 over all, SumBackward1 over dims) have an opDef per name.
+
+var (
+	sumOp, sumAllOp, meanOp, meanAllOp opDef[reduceArgs]
+	varOp, amaxOp, aminOp, logsumexpOp opDef[reduceArgs]
+	maxDimOp, minDimOp                 opDef[reduceArgs]
+	softmaxOp, logSoftmaxOp            opDef[dimArgs]
+	reduceOps                          []rules
+)
+
+func init() {
+	sumOp = opDef[reduceArgs]{name: "SumBackward1", arity: 1, forward: sumForward, backward: sumBackward, jvp: sumJVP}
+	sumAllOp = opDef[reduceArgs]{name: "SumBackward0", arity: 1, forward: sumForward, backward: sumBackward, jvp: sumJVP}
+	meanOp = opDef[reduceArgs]{name: "MeanBackward1", arity: 1, forward: meanForward, backward: meanBackward, jvp: meanJVP}
+	meanAllOp = opDef[reduceArgs]{name: "MeanBackward0", arity: 1, forward: meanForward, backward: meanBackward, jvp: meanJVP}
+	varOp = opDef[reduceArgs]{name: "VarBackward0", arity: 1, forward: varForward, save: saveInputs, backward: varBackward, jvp: varJVP}
+	amaxOp = opDef[reduceArgs]{name: "AmaxBackward0", arity: 1, forward: extremeForward, save: saveInputs, saveOut: true, backward: extremeBackward, jvp: extremeJVP}
+	aminOp = opDef[reduceArgs]{name: "AminBackward0", arity: 1, forward: extremeForward, save: saveInputs, saveOut: true, backward: extremeBackward, jvp: extremeJVP}
+	maxDimOp = opDef[reduceArgs]{name: "MaxBackward0", arity: 1, forward: extremeDimForward, backward: extremeDimBackward, jvp: extremeDimJVP}
+	minDimOp = opDef[reduceArgs]{name: "MinBackward0", arity: 1, forward: extremeDimForward, backward: extremeDimBackward, jvp: extremeDimJVP}
+	logsumexpOp = opDef[reduceArgs]{name: "LogsumexpBackward0", arity: 1, forward: logsumexpForward, save: saveInputs, saveOut: true, backward: logsumexpBackward, jvp: logsumexpJVP}
+	softmaxOp = opDef[dimArgs]{name: "SoftmaxBackward0", arity: 1, forward: softmaxForward, saveOut: true, backward: softmaxBackward, jvp: softmaxJVP}
+	logSoftmaxOp = opDef[dimArgs]{name: "LogSoftmaxBackward0", arity: 1, forward: logSoftmaxForward, saveOut: true, backward: logSoftmaxBackward, dataBackward: logSoftmaxDataBackward, jvp: logSoftmaxJVP}
+
+	reduceOps = []rules{sumOp.done(), sumAllOp.done(), meanOp.done(), meanAllOp.done(), varOp.done(),
+		amaxOp.done(), aminOp.done(), maxDimOp.done(), minDimOp.done(), logsumexpOp.done(),
+		softmaxOp.done(), logSoftmaxOp.done()}
+}
+
+// reduceArgs are a reduction's arguments: the dims as given and resolved
+// (nd, sorted), whether they are kept, the input's shape, and what some
+// reductions need besides (Var's unbiased, Amax's max, MaxDim's dim).
+type reduceArgs struct {
+	dims, nd []int
+	keep     bool
+	in       inMeta
+	unbiased bool           // Var: divide by n-1
+	max      bool           // Amax, MaxDim (else Amin, MinDim)
+	dim      int            // MaxDim, MinDim: the dim, resolved
+	idx      *tensor.Tensor // MaxDim, MinDim: the indices, with dim kept
+}
+
+// newReduce resolves dims for a reduction of t.
+func newReduce(t *Tensor, keep bool, dims []int) reduceArgs {
+	return reduceArgs{dims: dims, nd: normDims(t.data.Raw().Shape, dims), keep: keep, in: metaOf(t)}
+}
+
+// count is the number of elements each output element reduces.
+func (p *reduceArgs) count() int {
+	n := 1
+	for _, d := range p.nd {
+		if d < p.in.ndim() {
+			n *= p.in.dim(d)
+		}
+	}
+	return n
+}
+
+// unreduce brings a reduced gradient back to the input's shape.
+func (p *reduceArgs) unreduce(g *Tensor) *Tensor { return unreduce(g, p.in.shape(), p.nd, p.keep) }
+
 // Sum sums over dims (all when none are given), removing them.
 func (t *Tensor) Sum(dims ...int) *Tensor {
 	t.self("Sum")
@@ -66,32 +130,24 @@ func (t *Tensor) SumKeep(dims ...int) *Tensor {
 }
 
 func (t *Tensor) sum(keep bool, dims []int) *Tensor {
-	if isDual(t) {
-		return jvp(t.sumImpl(keep, dims), func() *Tensor { return t.tangentOf().sum(keep, dims) })
+	if len(dims) == 0 {
+		return sumAllOp.run(newReduce(t, keep, dims), one(t))
 	}
-	return t.sumImpl(keep, dims)
+	return sumOp.run(newReduce(t, keep, dims), one(t))
 }
 
-func (t *Tensor) sumImpl(keep bool, dims []int) *Tensor {
-	nd := normDims(t.data.Raw().Shape, dims) // read only
-	var out *tensor.Tensor
-	if keep {
-		out = t.data.SumKeep(dims...)
-	} else {
-		out = t.data.Sum(dims...)
+func sumForward(p reduceArgs, x ins) *tensor.Tensor {
+	if p.keep {
+		return x[0].data.SumKeep(p.dims...)
 	}
-	if r := untracked(out, t); r != nil {
-		return r
-	}
-	shape := t.data.Shape()
-	name := "SumBackward1" // over given dims, as PyTorch names it
-	if len(dims) == 0 {
-		name = "SumBackward0"
-	}
-	return record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{unreduce(g, shape, nd, keep)}
-	})
+	return x[0].data.Sum(p.dims...)
 }
+
+func sumBackward(p reduceArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{p.unreduce(g)}
+}
+
+func sumJVP(p reduceArgs, x ins, _ *Tensor) *Tensor { return x[0].tangentOf().sum(p.keep, p.dims) }
 
 // Mean averages over dims (all when none are given).
 func (t *Tensor) Mean(dims ...int) *Tensor {
@@ -106,32 +162,24 @@ func (t *Tensor) MeanKeep(dims ...int) *Tensor {
 }
 
 func (t *Tensor) mean(keep bool, dims []int) *Tensor {
-	shape := t.data.Shape()
-	nd := normDims(shape, dims)
-	n := 1
-	for _, d := range nd {
-		if d < len(shape) {
-			n *= shape[d]
-		}
-	}
-	var out *tensor.Tensor
-	if keep {
-		out = t.data.MeanKeep(dims...)
-	} else {
-		out = t.data.Mean(dims...)
-	}
-	name := "MeanBackward1"
 	if len(dims) == 0 {
-		name = "MeanBackward0"
+		return meanAllOp.run(newReduce(t, keep, dims), one(t))
 	}
-	r := record(name, out, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{unreduce(g.Div(float64(n)), shape, nd, keep)}
-	})
-	if isDual(t) {
-		jvp(r, func() *Tensor { return t.tangentOf().mean(keep, dims) })
-	}
-	return r
+	return meanOp.run(newReduce(t, keep, dims), one(t))
 }
+
+func meanForward(p reduceArgs, x ins) *tensor.Tensor {
+	if p.keep {
+		return x[0].data.MeanKeep(p.dims...)
+	}
+	return x[0].data.Mean(p.dims...)
+}
+
+func meanBackward(p reduceArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{p.unreduce(g.Div(float64(p.count())))}
+}
+
+func meanJVP(p reduceArgs, x ins, _ *Tensor) *Tensor { return x[0].tangentOf().mean(p.keep, p.dims) }
 
 // Var is the variance over dims (all when none are given); unbiased divides by
 // n-1 (Bessel's correction), otherwise by n.
@@ -147,38 +195,39 @@ func (t *Tensor) VarKeep(unbiased bool, dims ...int) *Tensor {
 }
 
 func (t *Tensor) variance(unbiased, keep bool, dims []int) *Tensor {
-	shape := t.data.Shape()
-	nd := normDims(shape, dims)
-	n := 1
-	for _, d := range nd {
-		if d < len(shape) {
-			n *= shape[d]
-		}
+	p := newReduce(t, keep, dims)
+	p.unbiased = unbiased
+	return varOp.run(p, one(t))
+}
+
+// den is Var's divisor: n, or n-1 when unbiased.
+func (p *reduceArgs) den() float64 {
+	if p.unbiased {
+		return float64(p.count() - 1)
 	}
-	var out *tensor.Tensor
-	if keep {
-		out = t.data.VarKeep(unbiased, dims...)
-	} else {
-		out = t.data.Var(unbiased, dims...)
+	return float64(p.count())
+}
+
+func varForward(p reduceArgs, x ins) *tensor.Tensor {
+	if p.keep {
+		return x[0].data.VarKeep(p.unbiased, p.dims...)
 	}
-	den := float64(n)
-	if unbiased {
-		den = float64(n - 1)
-	}
-	r := record("VarBackward0", out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
-		x := s[0]
-		centered := x.Sub(x.MeanKeep(nd...))
-		// Scale the (reduced, smaller) gradient before it is broadcast.
-		return []*Tensor{unreduce(g.Mul(2/den), shape, nd, keep).Mul(centered)}
-	})
-	if isDual(t) {
-		// 2/den · Σ (x - mean)·dx (the mean of dx drops out: Σ (x - mean) = 0)
-		jvp(r, func() *Tensor {
-			centered := t.Sub(t.MeanKeep(nd...))
-			return centered.Mul(t.tangentOf()).sum(keep, nd).Mul(2 / den)
-		})
-	}
-	return r
+	return x[0].data.Var(p.unbiased, p.dims...)
+}
+
+func varBackward(p reduceArgs, g *Tensor, s []*Tensor) []*Tensor {
+	x := s[0]
+	centered := x.Sub(x.MeanKeep(p.nd...))
+	// Scale the (reduced, smaller) gradient before it is broadcast.
+	return []*Tensor{p.unreduce(g.Mul(2 / p.den())).Mul(centered)}
+}
+
+// varJVP is 2/den · Σ (x - mean)·dx (the mean of dx drops out:
+// Σ (x - mean) = 0).
+func varJVP(p reduceArgs, x ins, _ *Tensor) *Tensor {
+	t := x[0]
+	centered := t.Sub(t.MeanKeep(p.nd...))
+	return centered.Mul(t.tangentOf()).sum(p.keep, p.nd).Mul(2 / p.den())
 }
 
 // Std is the standard deviation, the square root of Var.
@@ -191,25 +240,25 @@ func (t *Tensor) Std(unbiased bool, dims ...int) *Tensor {
 // shared evenly among tied maxima.
 func (t *Tensor) Amax(dims ...int) *Tensor {
 	t.self("Amax")
-	return t.extreme(extremum{max: true}, dims)
+	return t.extreme(true, false, dims)
 }
 
 // AmaxKeep is Amax keeping the reduced dims.
 func (t *Tensor) AmaxKeep(dims ...int) *Tensor {
 	t.self("AmaxKeep")
-	return t.extreme(extremum{max: true, keepDims: true}, dims)
+	return t.extreme(true, true, dims)
 }
 
 // Amin is the minimum over dims; ties share the gradient evenly.
 func (t *Tensor) Amin(dims ...int) *Tensor {
 	t.self("Amin")
-	return t.extreme(extremum{max: false}, dims)
+	return t.extreme(false, false, dims)
 }
 
 // AminKeep is Amin keeping the reduced dims.
 func (t *Tensor) AminKeep(dims ...int) *Tensor {
 	t.self("AminKeep")
-	return t.extreme(extremum{max: false, keepDims: true}, dims)
+	return t.extreme(false, true, dims)
 }
 
 // Max is the maximum of all elements (a 0-d tensor).
@@ -224,115 +273,108 @@ func (t *Tensor) Min() *Tensor {
 	return t.Amin()
 }
 
-// extremum says which reduction extreme, extremeImpl and extremeDim compute:
-// the maximum or the minimum, keeping the reduced dims or not.
-type extremum struct {
-	max      bool // the maximum (else the minimum)
-	keepDims bool
-}
-
-func (t *Tensor) extreme(e extremum, dims []int) *Tensor {
-	if !isDual(t) {
-		return t.extremeImpl(e, dims)
+func (t *Tensor) extreme(isMax, keep bool, dims []int) *Tensor {
+	p := newReduce(t, keep, dims)
+	p.max = isMax
+	if isMax {
+		return amaxOp.run(p, one(t))
 	}
-	keep := e.keepDims
-	r := t.extremeImpl(e, dims)
-	// the tangents of the extreme elements, averaged over ties (as backward
-	// splits the gradient)
-	return jvp(r, func() *Tensor {
-		nd := normDims(t.data.Shape(), dims)
-		mask := t.data.Eq(unreduce(wrap(r.data), t.data.Shape(), nd, keep).data).To(t.DType())
-		w := wrap(mask.Div(mask.SumKeep(nd...)))
-		return t.tangentOf().Mul(w).sum(keep, nd)
-	})
+	return aminOp.run(p, one(t))
 }
 
-func (t *Tensor) extremeImpl(e extremum, dims []int) *Tensor {
-	isMax, keep := e.max, e.keepDims
-	nd := normDims(t.data.Raw().Shape, dims) // read only
-	var out *tensor.Tensor
+func extremeForward(p reduceArgs, x ins) *tensor.Tensor {
+	d := x[0].data
 	switch {
-	case isMax && keep:
-		out = t.data.AmaxKeep(dims...)
-	case isMax:
-		out = t.data.Amax(dims...)
-	case keep:
-		out = t.data.AminKeep(dims...)
-	default:
-		out = t.data.Amin(dims...)
+	case p.max && p.keep:
+		return d.AmaxKeep(p.dims...)
+	case p.max:
+		return d.Amax(p.dims...)
+	case p.keep:
+		return d.AminKeep(p.dims...)
 	}
-	if r := untracked(out, t); r != nil {
-		return r
-	}
-	shape := t.data.Shape()
-	name := "AmaxBackward0"
-	if !isMax {
-		name = "AminBackward0"
-	}
-	r := record(name, out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
-		x, y := s[0], s[1]
-		mask := x.data.Eq(unreduce(y, shape, nd, keep).data).To(x.DType())
-		count := mask.SumKeep(nd...)
-		w := wrap(mask.Div(count))
-		return []*Tensor{unreduce(g, shape, nd, keep).Mul(w)}
-	})
-	saveOutput(r)
-	return r
+	return d.Amin(p.dims...)
+}
+
+// extremeWeights are the weights of the extreme elements of x, whose
+// extremes are y: 1/count at the elements equal to their extreme (ties share
+// evenly), 0 elsewhere.
+func (p *reduceArgs) extremeWeights(x, y *tensor.Tensor) *Tensor {
+	mask := x.Eq(p.unreduce(wrap(y)).data).To(x.DType())
+	return wrap(mask.Div(mask.SumKeep(p.nd...)))
+}
+
+func extremeBackward(p reduceArgs, g *Tensor, s []*Tensor) []*Tensor {
+	return []*Tensor{p.unreduce(g).Mul(p.extremeWeights(s[0].data, s[1].data))}
+}
+
+// extremeJVP is the tangents of the extreme elements, averaged over ties
+// (as backward splits the gradient).
+func extremeJVP(p reduceArgs, x ins, out *Tensor) *Tensor {
+	return x[0].tangentOf().Mul(p.extremeWeights(x[0].data, out.data)).sum(p.keep, p.nd)
 }
 
 // MaxDim returns the maximum along dim and its indices (Int64, no gradient).
 // The gradient goes to the position of the returned index.
 func (t *Tensor) MaxDim(dim int, keepdim bool) (values, indices *Tensor) {
 	t.self("MaxDim")
-	return t.extremeDim(extremum{max: true, keepDims: keepdim}, dim)
+	return t.extremeDim(true, keepdim, dim)
 }
 
 // MinDim returns the minimum along dim and its indices.
 func (t *Tensor) MinDim(dim int, keepdim bool) (values, indices *Tensor) {
 	t.self("MinDim")
-	return t.extremeDim(extremum{max: false, keepDims: keepdim}, dim)
+	return t.extremeDim(false, keepdim, dim)
 }
 
-func (t *Tensor) extremeDim(e extremum, dim int) (*Tensor, *Tensor) {
-	isMax, keep := e.max, e.keepDims
+func (t *Tensor) extremeDim(isMax, keep bool, dim int) (*Tensor, *Tensor) {
 	var v, idx *tensor.Tensor
-	name := "MaxBackward0"
+	d := &maxDimOp
 	if isMax {
 		v, idx = t.data.MaxDim(dim, keep)
 	} else {
 		v, idx = t.data.MinDim(dim, keep)
-		name = "MinBackward0"
+		d = &minDimOp
 	}
-	shape := t.data.Shape()
-	d := normDims(shape, []int{dim})[0]
-	ik := idx
-	if !keep && len(shape) > 0 {
-		ik = idx.Unsqueeze(d)
+	p := reduceArgs{keep: keep, in: metaOf(t), max: isMax, dims: []int{dim}}
+	p.dim = normDims(t.data.Raw().Shape, p.dims)[0]
+	p.idx = idx
+	if !keep && t.Dim() > 0 {
+		p.idx = idx.Unsqueeze(p.dim)
 	}
-	vals := record(name, v, []*Tensor{t}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		if !keep && len(shape) > 0 {
-			g = g.Unsqueeze(d)
-		}
-		z := wrap(tensor.Zeros(g.DType(), shape...))
-		if len(shape) == 0 {
-			return []*Tensor{g}
-		}
-		return []*Tensor{z.ScatterAdd(d, wrap(ik), g)}
-	})
-	if isDual(t) {
-		jvp(vals, func() *Tensor {
-			tt := t.tangentOf()
-			if len(shape) == 0 {
-				return tt
-			}
-			v := tt.Gather(d, wrap(ik))
-			if !keep {
-				v = v.Squeeze(d)
-			}
-			return v
-		})
+	return d.finish(p, one(t), v), wrap(idx)
+}
+
+func extremeDimForward(p reduceArgs, x ins) *tensor.Tensor {
+	if p.max {
+		v, _ := x[0].data.MaxDim(p.dims[0], p.keep)
+		return v
 	}
-	return vals, wrap(idx)
+	v, _ := x[0].data.MinDim(p.dims[0], p.keep)
+	return v
+}
+
+func extremeDimBackward(p reduceArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	if p.in.ndim() == 0 {
+		return []*Tensor{g}
+	}
+	if !p.keep {
+		g = g.Unsqueeze(p.dim)
+	}
+	z := wrap(tensor.Zeros(g.DType(), p.in.shape()...))
+	return []*Tensor{z.ScatterAdd(p.dim, wrap(p.idx), g)}
+}
+
+// extremeDimJVP is the tangent at the returned index.
+func extremeDimJVP(p reduceArgs, x ins, _ *Tensor) *Tensor {
+	tt := x[0].tangentOf()
+	if p.in.ndim() == 0 {
+		return tt
+	}
+	v := tt.Gather(p.dim, wrap(p.idx))
+	if !p.keep {
+		v = v.Squeeze(p.dim)
+	}
+	return v
 }
 
 // ArgMax returns the indices of the maxima along dim (Int64, no gradient).
@@ -351,80 +393,80 @@ func (t *Tensor) ArgMin(dim int, keepdim bool) *Tensor {
 // Backward: g·softmax(x).
 func (t *Tensor) LogSumExp(dims ...int) *Tensor {
 	t.self("LogSumExp")
-	return t.logsumexp(false, dims)
+	return logsumexpOp.run(newReduce(t, false, dims), one(t))
 }
 
 // LogSumExpKeep is LogSumExp keeping the reduced dims.
 func (t *Tensor) LogSumExpKeep(dims ...int) *Tensor {
 	t.self("LogSumExpKeep")
-	return t.logsumexp(true, dims)
+	return logsumexpOp.run(newReduce(t, true, dims), one(t))
 }
 
-func (t *Tensor) logsumexp(keep bool, dims []int) *Tensor {
-	shape := t.data.Shape()
-	nd := normDims(shape, dims)
-	var out *tensor.Tensor
-	if keep {
-		out = t.data.LogSumExpKeep(dims...)
-	} else {
-		out = t.data.LogSumExp(dims...)
+func logsumexpForward(p reduceArgs, x ins) *tensor.Tensor {
+	if p.keep {
+		return x[0].data.LogSumExpKeep(p.dims...)
 	}
-	r := record("LogsumexpBackward0", out, []*Tensor{t}, []*Tensor{t}, func(g *Tensor, s []*Tensor) []*Tensor {
-		x, y := s[0], s[1]
-		p := x.Sub(unreduce(y, shape, nd, keep)).Exp()
-		return []*Tensor{unreduce(g, shape, nd, keep).Mul(p)}
-	})
-	saveOutput(r)
-	if isDual(t) {
-		// Σ softmax(x)·dx over dims
-		jvp(r, func() *Tensor {
-			p := t.Sub(unreduce(wrap(r.data), shape, nd, keep)).Exp()
-			return t.tangentOf().Mul(p).sum(keep, nd)
-		})
-	}
-	return r
+	return x[0].data.LogSumExp(p.dims...)
 }
+
+func logsumexpBackward(p reduceArgs, g *Tensor, s []*Tensor) []*Tensor {
+	x, y := s[0], s[1]
+	sm := x.Sub(p.unreduce(y)).Exp()
+	return []*Tensor{p.unreduce(g).Mul(sm)}
+}
+
+// logsumexpJVP is Σ softmax(x)·dx over dims.
+func logsumexpJVP(p reduceArgs, x ins, out *Tensor) *Tensor {
+	sm := x[0].Sub(p.unreduce(wrap(out.data))).Exp()
+	return x[0].tangentOf().Mul(sm).sum(p.keep, p.nd)
+}
+
+// dimArgs is the dim of Softmax and LogSoftmax.
+type dimArgs struct{ dim int }
 
 // Softmax returns exp(x) / Σ exp(x) along dim, computed stably.
 // Backward: y·(g - Σ g·y) with y the saved output.
 func (t *Tensor) Softmax(dim int) *Tensor {
 	t.self("Softmax")
-	r := record("SoftmaxBackward0", t.data.Softmax(dim), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
-		y := s[0]
-		return []*Tensor{y.Mul(g.Sub(g.Mul(y).SumKeep(dim)))}
-	})
-	saveOutput(r)
-	if isDual(t) {
-		// y·(dx - Σ y·dx)
-		jvp(r, func() *Tensor {
-			tt := t.tangentOf()
-			return r.Mul(tt.Sub(tt.Mul(r).SumKeep(dim)))
-		})
-	}
-	return r
+	return softmaxOp.run(dimArgs{dim}, one(t))
+}
+
+func softmaxForward(p dimArgs, x ins) *tensor.Tensor { return x[0].data.Softmax(p.dim) }
+
+func softmaxBackward(p dimArgs, g *Tensor, s []*Tensor) []*Tensor {
+	y := s[0]
+	return []*Tensor{y.Mul(g.Sub(g.Mul(y).SumKeep(p.dim)))}
+}
+
+// softmaxJVP is y·(dx - Σ y·dx).
+func softmaxJVP(p dimArgs, x ins, out *Tensor) *Tensor {
+	tt := x[0].tangentOf()
+	return out.Mul(tt.Sub(tt.Mul(out).SumKeep(p.dim)))
 }
 
 // LogSoftmax returns x - logsumexp(x) along dim.
 // Backward: g - softmax·Σ g, with softmax = exp(saved output).
 func (t *Tensor) LogSoftmax(dim int) *Tensor {
 	t.self("LogSoftmax")
-	r := record("LogSoftmaxBackward0", t.data.LogSoftmax(dim), []*Tensor{t}, nil, func(g *Tensor, s []*Tensor) []*Tensor {
-		y := s[0]
-		if recordsNothing(g, y) {
-			// nothing to record: the same operations on the data, the
-			// product into exp's result
-			sm := y.data.Exp().MulInPlace(g.data.SumKeep(dim))
-			return []*Tensor{wrap(tensor.Sub(g.data, sm))}
-		}
-		return []*Tensor{g.Sub(y.Exp().Mul(g.SumKeep(dim)))}
-	})
-	saveOutput(r)
-	if isDual(t) {
-		// dx - Σ softmax(x)·dx
-		jvp(r, func() *Tensor {
-			tt := t.tangentOf()
-			return tt.Sub(tt.Mul(r.Exp()).SumKeep(dim))
-		})
-	}
-	return r
+	return logSoftmaxOp.run(dimArgs{dim}, one(t))
+}
+
+func logSoftmaxForward(p dimArgs, x ins) *tensor.Tensor { return x[0].data.LogSoftmax(p.dim) }
+
+func logSoftmaxBackward(p dimArgs, g *Tensor, s []*Tensor) []*Tensor {
+	y := s[0]
+	return []*Tensor{g.Sub(y.Exp().Mul(g.SumKeep(p.dim)))}
+}
+
+// logSoftmaxDataBackward is the same operations on the data, the product
+// into exp's result.
+func logSoftmaxDataBackward(p dimArgs, g *Tensor, s []*Tensor) []*Tensor {
+	sm := s[0].data.Exp().MulInPlace(g.data.SumKeep(p.dim))
+	return []*Tensor{wrap(tensor.Sub(g.data, sm))}
+}
+
+// logSoftmaxJVP is dx - Σ softmax(x)·dx.
+func logSoftmaxJVP(p dimArgs, x ins, out *Tensor) *Tensor {
+	tt := x[0].tangentOf()
+	return tt.Sub(tt.Mul(out.Exp()).SumKeep(p.dim))
 }

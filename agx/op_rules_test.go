@@ -1,0 +1,452 @@
+package agx
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/goagx/agx/tensor"
+)
+
+// ruleCase is one way to call an op for TestOpRules: its tensor inputs and
+// its arguments (the op's P; nil for the zero value).
+type ruleCase struct {
+	name   string
+	inputs func(r *rand.Rand, dt DType) ins
+	args   func(x ins) any
+}
+
+// ruleCases gives the cases of the ops that need more than the default (one
+// input of shape [3,4] with values of both signs, away from 0, and the zero
+// value of the op's arguments). An op with arguments or two inputs must have
+// an entry, else TestOpRules fails: add one when adding such an op.
+var ruleCases = map[string][]ruleCase{
+	"LogBackward0":    {{inputs: positive}},
+	"Log1pBackward0":  {{inputs: positive}},
+	"SqrtBackward0":   {{inputs: positive}},
+	"RsqrtBackward0":  {{inputs: positive}},
+	"ClampBackward1":  {{args: func(ins) any { return clampArgs{-1, 1} }}, {name: "lower", args: func(ins) any { return clampArgs{0, math.Inf(1)} }}},
+	"ToCopyBackward0": {{name: "to-other-dtype", args: toOtherDType}},
+
+	"AddBackward0":     binaryCases(signedTensor, signedTensor, binArgsOf),
+	"SubBackward0":     binaryCases(signedTensor, signedTensor, binArgsOf),
+	"MulBackward0":     binaryCases(signedTensor, signedTensor, binArgsOf),
+	"DivBackward0":     binaryCases(signedTensor, signedTensor, binArgsOf),
+	"PowBackward1":     binaryCases(positiveTensor, signedTensor, binArgsOf),
+	"MaximumBackward0": binaryCases(signedTensor, signedTensor, minmaxArgsOf(tensor.OpMaximum)),
+	"MinimumBackward0": binaryCases(signedTensor, signedTensor, minmaxArgsOf(tensor.OpMinimum)),
+	"WhereBackward0": binaryCases(signedTensor, signedTensor, func(a, b any, x, y *Tensor) any {
+		return whereArgs{newBinArgs(a, b), whereCond}
+	}),
+	"PowBackward0": powCases(),
+
+	"MmBackward0": {
+		mmCase("matrices", []int{3, 4}, []int{4, 5}, false),
+		mmCase("batched", []int{2, 3, 4}, []int{4, 5}, false),
+		mmCase("transposed", []int{3, 4}, []int{4, 5}, true),
+	},
+
+	"ReshapeAliasBackward0": {shapeCase("", []int{3, 4}, reshapeArgsOf(2, 6)), shapeCase("flat", []int{3, 4}, reshapeArgsOf(-1))},
+	"ViewBackward0":         {shapeCase("", []int{3, 4}, reshapeArgsOf(2, -1, 3))},
+	"SqueezeBackward0": {shapeCase("", []int{3, 1, 4}, reshapeArgsOf(1)),
+		shapeCase("all", []int{1, 3, 1}, reshapeArgsOf())},
+	"UnsqueezeBackward0": {shapeCase("", []int{3, 4}, func(x ins) any { return reshapeArgs{dim: 1} })},
+	"ExpandBackward0": {shapeCase("", []int{3, 1}, reshapeArgsOf(3, 4)),
+		shapeCase("new-dims", []int{4}, reshapeArgsOf(2, 3, 4))},
+	"TransposeBackward0": {shapeCase("", []int{2, 3, 4}, func(ins) any { return transposeArgs{0, -1} })},
+	"PermuteBackward0":   {shapeCase("", []int{2, 3, 4}, func(ins) any { return permuteArgs{[]int{2, 0, 1}, []int{1, 2, 0}} })},
+
+	"SumBackward0":       {reduceCase("", false, nil)},
+	"SumBackward1":       {reduceCase("", false, nil, 1), reduceCase("keep", true, nil, 0)},
+	"MeanBackward0":      {reduceCase("", false, nil)},
+	"MeanBackward1":      {reduceCase("", false, nil, 1), reduceCase("keep", true, nil, -2)},
+	"VarBackward0":       {reduceCase("", false, func(p *reduceArgs) { p.unbiased = true }, 1), reduceCase("biased-all", true, nil)},
+	"AmaxBackward0":      {reduceCase("", false, func(p *reduceArgs) { p.max = true }, 1), reduceCase("all", true, func(p *reduceArgs) { p.max = true })},
+	"AminBackward0":      {reduceCase("", true, nil, 0)},
+	"LogsumexpBackward0": {reduceCase("", false, nil, 1), reduceCase("keep-all", true, nil)},
+	"MaxBackward0":       {extremeDimCase(true, false, 1), extremeDimCase(true, true, 0)},
+	"MinBackward0":       {extremeDimCase(false, false, -1)},
+	"SoftmaxBackward0":   {shapeCase("", []int{3, 4}, func(ins) any { return dimArgs{1} })},
+	"LogSoftmaxBackward0": {shapeCase("", []int{3, 4}, func(ins) any { return dimArgs{1} }),
+		shapeCase("dim0", []int{3, 4}, func(ins) any { return dimArgs{0} })},
+
+	"NarrowBackward0": {shapeCase("", []int{3, 4}, viewArgsOf(narrowView, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(1, 1, 2) }))},
+	"SliceBackward0":  {shapeCase("", []int{3, 4}, viewArgsOf(sliceView, func(x *tensor.Tensor) *tensor.Tensor { return x.Slice(1, 0, 4, 2) }))},
+	"SelectBackward0": {shapeCase("", []int{3, 4}, viewArgsOf(selectView, func(x *tensor.Tensor) *tensor.Tensor { return x.Select(0, 2) }))},
+	"ViewBackward":    {shapeCase("", []int{3, 4}, viewArgsOf(viewOfGrad, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(0, 1, 2) }))},
+	"EmbedBackward": {shapeCase("", []int{3, 2}, func(ins) any {
+		return embedArgs{[]int{3, 4}, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(1, 1, 2) }}
+	})},
+
+	"GatherBackward0": {{inputs: signed, args: func(x ins) any {
+		return gatherArgs{1, indexData([]int64{0, 3, 1, 1, 2, 0}, 3, 2), x[0].Shape()}
+	}}},
+	"ScatterAddBackward0": {{inputs: scatterInputs, args: func(x ins) any {
+		return scatterArgs{dim: 1, idx: indexData([]int64{0, 3, 1, 1, 2, 0}, 3, 2)}
+	}}},
+	"ScatterBackward0": {{inputs: scatterInputs, args: func(x ins) any {
+		return scatterArgs{1, indexData([]int64{0, 3, 1, 2, 2, 0}, 3, 2), metaOf(x[1])}
+	}}},
+	"IndexSelectBackward0": {{inputs: signed, args: func(x ins) any {
+		index := indexData([]int64{2, 0, 2}, 3)
+		idx := index.Reshape(3, 1).Expand(3, 4)
+		return indexSelectArgs{gatherArgs{0, idx, x[0].Shape()}, index}
+	}}},
+	"MaskedFillBackward0": {{args: func(x ins) any { return maskArgs{x[0].data.Lt(0), 3} }}},
+}
+
+// whereCond is the condition of Where's cases (of their output's shape).
+var whereCond = tensor.FromSlice([]bool{true, false, false, true, false, true, true, false, true, true, false, false}, 3, 4)
+
+// reduceCase is a reduction of a [3,4] input over dims; set fills in the
+// arguments beyond the dims.
+func reduceCase(name string, keep bool, set func(p *reduceArgs), dims ...int) ruleCase {
+	return ruleCase{name: name, args: func(x ins) any {
+		p := newReduce(x[0], keep, dims)
+		if set != nil {
+			set(&p)
+		}
+		return p
+	}}
+}
+
+// extremeDimCase is MaxDim's or MinDim's case on a [3,4] input.
+func extremeDimCase(isMax, keep bool, dim int) ruleCase {
+	return ruleCase{name: fmt.Sprint("dim=", dim, ",keep=", keep), args: func(x ins) any {
+		p := reduceArgs{keep: keep, in: metaOf(x[0]), max: isMax, dims: []int{dim}}
+		p.dim = normDims(x[0].data.Raw().Shape, p.dims)[0]
+		var idx *tensor.Tensor
+		if isMax {
+			_, idx = x[0].data.MaxDim(dim, true)
+		} else {
+			_, idx = x[0].data.MinDim(dim, true)
+		}
+		p.idx = idx
+		return p
+	}}
+}
+
+// shapeCase is a case of one input of the given shape.
+func shapeCase(name string, shape []int, args func(x ins) any) ruleCase {
+	return ruleCase{name: name, args: args,
+		inputs: func(r *rand.Rand, dt DType) ins { return ins{signedTensor(r, dt, shape...)} }}
+}
+
+// reshapeArgsOf are the arguments of Reshape, View, Squeeze or Expand to shape.
+func reshapeArgsOf(shape ...int) func(x ins) any {
+	return func(x ins) any { return reshapeArgs{shape: shape} }
+}
+
+// viewArgsOf are the arguments of a sliceLike view of kind.
+func viewArgsOf(kind int, view func(*tensor.Tensor) *tensor.Tensor) func(x ins) any {
+	return func(x ins) any { return viewArgs{kind, view, x[0].Shape()} }
+}
+
+// mmCase is a MatMul case of operands of shapes sa and sb; transposed
+// stores both as the transposes of row-major matrices.
+func mmCase(name string, sa, sb []int, transposed bool) ruleCase {
+	mk := func(r *rand.Rand, dt DType, shape []int) *Tensor {
+		if !transposed {
+			return signedTensor(r, dt, shape...)
+		}
+		return wrap(signedTensor(r, dt, shape[1], shape[0]).data.MT())
+	}
+	return ruleCase{name: name,
+		inputs: func(r *rand.Rand, dt DType) ins { return ins{mk(r, dt, sa), mk(r, dt, sb)} },
+		args: func(x ins) any {
+			ma, mb := metaOf(x[0]), metaOf(x[1])
+			return mmArgs{ma, mb, ma.req && storedTransposed(x[0].data), mb.req && storedTransposed(x[1].data)}
+		}}
+}
+
+// indexData is an Int64 index of the given values and shape.
+func indexData(v []int64, shape ...int) *tensor.Tensor { return tensor.FromSlice(v, shape...) }
+
+// scatterInputs are a [3,4] tensor and a [3,2] source.
+func scatterInputs(r *rand.Rand, dt DType) ins {
+	return ins{signedTensor(r, dt, 3, 4), signedTensor(r, dt, 3, 2)}
+}
+
+// binaryCases are the cases of a binary op: tensors of one shape (and ties:
+// both operands equal), broadcast either way, a Go number either side. The
+// operands' values come from gen (a) and genB (b); args makes the op's
+// arguments from the operands as the op got them.
+func binaryCases(gen, genB func(r *rand.Rand, dt DType, shape ...int) *Tensor, args func(a, b any, x, y *Tensor) any) []ruleCase {
+	tensors := func(name string, sa, sb []int) ruleCase {
+		return ruleCase{name: name,
+			inputs: func(r *rand.Rand, dt DType) ins { return ins{gen(r, dt, sa...), genB(r, dt, sb...)} },
+			args:   func(x ins) any { return args(x[0], x[1], x[0], x[1]) }}
+	}
+	return []ruleCase{
+		tensors("same", []int{3, 4}, []int{3, 4}),
+		tensors("broadcast", []int{3, 4}, []int{4}),
+		tensors("broadcast-first", []int{3, 1}, []int{3, 4}),
+		{name: "ties",
+			inputs: func(r *rand.Rand, dt DType) ins {
+				a := gen(r, dt, 3, 4)
+				return ins{a, wrap(a.data.Clone())}
+			},
+			args: func(x ins) any { return args(x[0], x[1], x[0], x[1]) }},
+		{name: "number",
+			inputs: func(r *rand.Rand, dt DType) ins { return ins{gen(r, dt, 3, 4)} },
+			args:   func(x ins) any { return args(x[0], 1.5, x[0], nil) }},
+		{name: "number-first",
+			inputs: func(r *rand.Rand, dt DType) ins { return ins{nil, genB(r, dt, 3, 4)} },
+			args:   func(x ins) any { return args(1.5, x[1], nil, x[1]) }},
+	}
+}
+
+func binArgsOf(a, b any, x, y *Tensor) any { return newBinArgs(a, b) }
+
+func minmaxArgsOf(op tensor.BinaryOp) func(a, b any, x, y *Tensor) any {
+	return func(a, b any, x, y *Tensor) any { return minmaxArgs{newBinArgs(a, b), op} }
+}
+
+// powCases are Pow(x, p)'s for Go-number exponents, the cheap forms among
+// them.
+func powCases() []ruleCase {
+	var cs []ruleCase
+	for _, p := range []float64{2, 3, -1, 0.5, -0.5, 0, 1.7} {
+		cs = append(cs, ruleCase{name: fmt.Sprint("p=", p), inputs: positive, args: func(ins) any { return powArgs{p} }})
+	}
+	for _, p := range []float64{2, 3, -2} {
+		cs = append(cs, ruleCase{name: fmt.Sprint("signed/p=", p), args: func(ins) any { return powArgs{p} }})
+	}
+	return cs
+}
+
+func positiveTensor(r *rand.Rand, dt DType, shape ...int) *Tensor {
+	return randTensor(r, dt, func(r *rand.Rand) float64 { return 0.5 + 1.5*r.Float64() }, shape...)
+}
+
+// positive is one input of shape [3,4] with values in [0.5, 2].
+func positive(r *rand.Rand, dt DType) ins {
+	return ins{randTensor(r, dt, func(r *rand.Rand) float64 { return 0.5 + 1.5*r.Float64() }, 3, 4)}
+}
+
+// signed is one input of shape [3,4] with values in ±[0.5, 2].
+func signed(r *rand.Rand, dt DType) ins { return ins{signedTensor(r, dt, 3, 4)} }
+
+func signedTensor(r *rand.Rand, dt DType, shape ...int) *Tensor {
+	return randTensor(r, dt, func(r *rand.Rand) float64 {
+		v := 0.5 + 1.5*r.Float64()
+		if r.IntN(2) == 0 {
+			return -v
+		}
+		return v
+	}, shape...)
+}
+
+func toOtherDType(x ins) any {
+	if x[0].DType() == Float32 {
+		return toArgs{from: Float32, to: Float64}
+	}
+	return toArgs{from: Float64, to: Float32}
+}
+
+func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...int) *Tensor {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = gen(r)
+	}
+	return FromSlice(v, shape...).To(dt)
+}
+
+// opTables are the tables TestOpRules goes through.
+func opTables() map[string][]rules {
+	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps, "reduce": reduceOps}
+}
+
+// ruleChecker is what TestOpRules needs of an opDef of any P.
+type ruleChecker interface {
+	checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType)
+	hasArgs() bool
+}
+
+func (d *opDef[P]) hasArgs() bool {
+	_, ok := any(*new(P)).(noArgs)
+	return !ok || d.arity != 1
+}
+
+// TestOpRules checks, for every op of every table, float32 and float64, that
+// its rules agree with each other on random inputs:
+//   - the data-only backward, where there is one, gives the graph backward's
+//     gradients;
+//   - the forward-mode rule is the transpose of the backward: for random
+//     tangents v of the inputs and u of the output, <u, J v> from the
+//     forward rule equals <Jᵀ u, v> from the backward.
+func TestOpRules(t *testing.T) {
+	for table, ops := range opTables() {
+		for _, op := range ops {
+			c, ok := op.(ruleChecker)
+			if !ok {
+				t.Fatalf("%s: %T has no checkRules", op.opName(), op)
+			}
+			cases := ruleCases[op.opName()]
+			if cases == nil {
+				if c.hasArgs() {
+					t.Errorf("%s (table %s) has arguments or two inputs: give it a case in ruleCases", op.opName(), table)
+					continue
+				}
+				cases = []ruleCase{{}}
+			}
+			for _, rc := range cases {
+				if rc.inputs == nil {
+					rc.inputs = signed
+				}
+				for _, dt := range []DType{Float32, Float64} {
+					name := fmt.Sprintf("%s/%s/%v", table, op.opName(), dt)
+					if rc.name != "" {
+						name += "/" + rc.name
+					}
+					t.Run(name, func(t *testing.T) {
+						c.checkRules(t, rc, rand.New(rand.NewPCG(1, uint64(len(name)))), dt)
+					})
+				}
+			}
+		}
+	}
+}
+
+func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) {
+	x := c.inputs(r, dt)
+	for i := range d.arity {
+		if x[i] != nil {
+			x[i].SetRequiresGrad(true) // as when the op records: save rules look
+		}
+	}
+	var p P
+	if c.args != nil {
+		p = c.args(x).(P)
+	}
+	if d.prepare != nil {
+		p = d.prepare(p, x) // as when the op records
+	}
+	out := d.forward(p, x)
+	// the saved tensors as the engine hands them to backward: detached
+	var s []*Tensor
+	if d.save != nil {
+		sv := d.save(x)
+		for _, v := range sv[:d.arity] {
+			if v != nil {
+				v = wrap(v.data)
+			}
+			s = append(s, v)
+		}
+	}
+	if d.saveOut {
+		s = append(s, wrap(out))
+	}
+	plain := func(a *Tensor) *Tensor { // x without grad: rules see values only
+		if a == nil {
+			return nil
+		}
+		return wrap(a.data)
+	}
+	outDT := out.DType()
+	tol := 1e-10
+	if dt == Float32 || outDT == Float32 {
+		tol = 2e-4
+	}
+
+	u := signedTensor(r, outDT, out.Shape()...)
+	vjp := d.backward(p, u, s)
+	if len(vjp) != d.arity {
+		t.Fatalf("backward returned %d gradients for %d inputs", len(vjp), d.arity)
+	}
+
+	if d.shared != nil {
+		if bw, _ := d.shared(x, out); bw != nil {
+			agree(t, "shared backward", vjp, bw(u, s), tol)
+		}
+	}
+	if d.dataBackward != nil {
+		fast := d.dataBackward(p, u, s)
+		if fast == nil {
+			t.Fatalf("data-only backward declined a gradient of the output's shape and dtype")
+		}
+		agree(t, "data-only backward", vjp, fast, tol)
+	}
+
+	// <u, J v> from the forward-mode rule
+	var xd ins
+	v := make([]*Tensor, d.arity)
+	for i := range d.arity {
+		if x[i] == nil {
+			continue
+		}
+		xd[i] = plain(x[i])
+		if x[i].DType().IsFloat() {
+			v[i] = signedTensor(r, x[i].DType(), x[i].Shape()...)
+			xd[i].writeExtra().tangent = v[i]
+		}
+	}
+	o := wrap(out)
+	var jv *Tensor
+	if d.jvp != nil {
+		withoutTangents(func() { jv = d.jvp(p, xd, o) })
+	}
+	jv = fitTangent("TestOpRules", o, jv)
+	lhs, scale := dot(u, jv)
+
+	// <Jᵀ u, v> from the backward
+	var rhs float64
+	for i := range d.arity {
+		if v[i] == nil || vjp[i] == nil {
+			continue
+		}
+		if !sameShape(vjp[i], v[i]) {
+			t.Fatalf("input %d: gradient of shape %v for an input of shape %v", i, vjp[i].Shape(), v[i].Shape())
+		}
+		d, sc := dot(vjp[i], v[i])
+		rhs += d
+		scale += sc
+	}
+	if math.Abs(lhs-rhs) > tol*(1+scale) {
+		t.Errorf("forward rule and backward disagree: <u, J v> = %.10g (forward), <Jᵀ u, v> = %.10g (backward)", lhs, rhs)
+	}
+}
+
+// dot returns Σ a·b and Σ |a·b|, in float64.
+func dot(a, b *Tensor) (float64, float64) {
+	x, y := a.Float64s(), b.Float64s()
+	var s, m float64
+	for i := range x {
+		s += x[i] * y[i]
+		m += math.Abs(x[i] * y[i])
+	}
+	return s, m
+}
+
+func sameShape(a, b *Tensor) bool { return shapeIs(a.data, b.data.Shape()) }
+
+// agree fails t unless the gradients got (from the alternative backward
+// what) are want's, within tol.
+func agree(t *testing.T, what string, want, got []*Tensor, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s returned %d gradients, backward %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if (want[i] == nil) != (got[i] == nil) {
+			t.Fatalf("input %d: backward gave %v, %s %v", i, want[i], what, got[i])
+		}
+		if want[i] == nil {
+			continue
+		}
+		if !sameShape(want[i], got[i]) || want[i].DType() != got[i].DType() {
+			t.Fatalf("input %d: backward's gradient is %v %v, %s's %v %v", i, want[i].DType(), want[i].Shape(), what, got[i].DType(), got[i].Shape())
+		}
+		a, b := want[i].Float64s(), got[i].Float64s()
+		for k := range a {
+			if math.Abs(a[k]-b[k]) > tol*(1+math.Abs(a[k])) {
+				t.Fatalf("input %d, element %d: backward %g, %s %g", i, k, a[k], what, b[k])
+			}
+		}
+	}
+}
