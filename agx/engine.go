@@ -207,8 +207,9 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 }
 
 // hasUserCode reports whether code outside the engine sees n's gradients as
-// it runs: a custom Function (unless it declares KeepsNoGrads, when it is
-// treated like a built-in backward) or node hooks.
+// it runs: a custom Function (unless it is one of the module's own that
+// promise to keep none, a gradpromise.Keeper, treated like a built-in
+// backward) or node hooks.
 func hasUserCode(n *Node) bool {
 	return (n.fn != nil && !n.fn.keepsNone) || len(n.readExtra().preHooks) > 0 || len(n.readExtra().postHooks) > 0
 }

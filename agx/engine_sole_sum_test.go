@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/internal/gradpromise"
 	"github.com/goagx/agx/tensor"
 )
 
 // keepNone is a custom Function that declares KeepsNoGrads and returns its
 // gradient unchanged for both inputs (y = a + b).
-type keepNone struct{ agx.NoGradsKept }
+type keepNone struct{ gradpromise.Promise }
 
 func (keepNone) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(in[0].Add(in[1]))
@@ -244,7 +245,7 @@ func TestSoleSumRandomGraphs(t *testing.T) {
 }
 
 // twoOut is a two-output KeepsNoGrads Function: (2x, 3x).
-type twoOut struct{ agx.NoGradsKept }
+type twoOut struct{ gradpromise.Promise }
 
 func (twoOut) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(in[0].Mul(2), in[0].Mul(3))

@@ -36,8 +36,7 @@ var exampleExempt = map[string]string{
 	"Func.Name":     funcPlumbing,
 
 	// Marker methods, implemented by embedding the type in a Function.
-	"Once.OnceDifferentiable":  "a marker; embedding agx.Once is shown by ExampleOnce",
-	"NoGradsKept.KeepsNoGrads": "a marker for the engine's gradient recycling (a memory optimisation with no visible result); embedding agx.NoGradsKept declares it",
+	"Once.OnceDifferentiable": "a marker; embedding agx.Once is shown by ExampleOnce",
 }
 
 const (

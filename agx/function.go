@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goagx/agx/internal/gradpromise"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -43,22 +44,6 @@ type Once struct{}
 
 // OnceDifferentiable implements the OnceDifferentiable interface.
 func (Once) OnceDifferentiable() {}
-
-// KeepsNoGrads is implemented by Functions whose Backward keeps no
-// reference to any gradient it is given or returns once it has returned:
-// it stores none of them (or a view of one) in the ctx, a closure, a field
-// or a global. The engine may then recycle those gradients' memory as it
-// does for built-in ops (and a leaf may keep a returned gradient as its
-// own, see Tensor.ZeroGrad), instead of leaving it to the collector. Embed
-// agx.NoGradsKept to implement it. A Function that breaks the promise may
-// see a kept gradient overwritten by a later result.
-type KeepsNoGrads interface{ KeepsNoGrads() }
-
-// NoGradsKept can be embedded in a Function to declare KeepsNoGrads.
-type NoGradsKept struct{}
-
-// KeepsNoGrads implements the KeepsNoGrads interface.
-func (NoGradsKept) KeepsNoGrads() {}
 
 // Func is the closure style of Function for quick notebook cells:
 //
@@ -216,7 +201,7 @@ type funcNode struct {
 	f         Function
 	ctx       *Ctx
 	once      bool
-	keepsNone bool // f implements KeepsNoGrads
+	keepsNone bool // f makes the recycling promise (gradpromise.Keeper)
 	// input metadata, to validate gradients
 	inMeta []meta
 	inReq  []bool
@@ -414,7 +399,7 @@ func newFuncNode(f Function, ctx *Ctx, inputs []*Tensor, nOut int) *Node {
 	}
 	fnode.outMeta = fnode.outInl[:0]
 	_, fnode.once = f.(OnceDifferentiable)
-	_, fnode.keepsNone = f.(KeepsNoGrads)
+	_, fnode.keepsNone = f.(gradpromise.Keeper)
 	if fo, ok := f.(Func); ok && fo.Once {
 		fnode.once = true
 	}

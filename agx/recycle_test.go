@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/internal/gradpromise"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -305,7 +306,7 @@ func (k keeper) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 // keepsNone is keeper declaring KeepsNoGrads.
 type keepsNone struct {
 	keeper
-	agx.NoGradsKept
+	gradpromise.Promise
 }
 
 // A Function that declares KeepsNoGrads takes part in recycling like a
@@ -354,7 +355,7 @@ func TestKeepsNoGradsFunctionRecycles(t *testing.T) {
 }
 
 // split2 returns (2x, 3x) and keeps no gradients.
-type split2 struct{ agx.NoGradsKept }
+type split2 struct{ gradpromise.Promise }
 
 func (split2) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(agx.New(in[0].Data().Mul(2)), agx.New(in[0].Data().Mul(3)))

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/internal/gradpromise"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -75,9 +76,9 @@ func (f BatchNormFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tenso
 	return agx.Outputs(yt)
 }
 
-// KeepsNoGrads implements agx.KeepsNoGrads: Backward keeps none of the
+// KeepsNoGrads makes gradpromise's promise: Backward keeps none of the
 // gradients it is given or returns, so the engine may recycle them.
-func (BatchNormFunction) KeepsNoGrads() {}
+func (BatchNormFunction) KeepsNoGrads(gradpromise.Token) {}
 
 // Backward implements agx.Function.
 func (f BatchNormFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/internal/gradpromise"
 )
 
 // example C24 (exercise: GELU)
@@ -40,9 +41,9 @@ func (f GELUFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(x.Mul(x.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)))
 }
 
-// KeepsNoGrads implements agx.KeepsNoGrads: Backward keeps none of the
+// KeepsNoGrads makes gradpromise's promise: Backward keeps none of the
 // gradients it is given or returns, so the engine may recycle them.
-func (GELUFunction) KeepsNoGrads() {}
+func (GELUFunction) KeepsNoGrads(gradpromise.Token) {}
 
 // Backward implements agx.Function.
 func (f GELUFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/goagx/agx/agx"
+	"github.com/goagx/agx/internal/gradpromise"
 	"github.com/goagx/agx/tensor"
 )
 
@@ -99,9 +100,9 @@ func attnSoftmaxInPlace(s *tensor.Tensor) *tensor.Tensor {
 	return s.DivInPlace(s.SumKeep(-1))
 }
 
-// KeepsNoGrads implements agx.KeepsNoGrads: Backward keeps none of the
+// KeepsNoGrads makes gradpromise's promise: Backward keeps none of the
 // gradients it is given or returns, so the engine may recycle them.
-func (ScaledDotProductAttentionFunction) KeepsNoGrads() {}
+func (ScaledDotProductAttentionFunction) KeepsNoGrads(gradpromise.Token) {}
 
 // Backward implements agx.Function.
 func (f ScaledDotProductAttentionFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {

@@ -1,6 +1,10 @@
 package solutions
 
-import "github.com/goagx/agx/agx"
+import (
+	"github.com/goagx/agx/agx"
+
+	"github.com/goagx/agx/internal/gradpromise"
+)
 
 // example C24 (exercise: Swish/SiLU)
 
@@ -24,9 +28,9 @@ func (SiLUFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	return agx.Outputs(y)
 }
 
-// KeepsNoGrads implements agx.KeepsNoGrads: Backward keeps none of the
+// KeepsNoGrads makes gradpromise's promise: Backward keeps none of the
 // gradients it is given or returns, so the engine may recycle them.
-func (SiLUFunction) KeepsNoGrads() {}
+func (SiLUFunction) KeepsNoGrads(gradpromise.Token) {}
 
 // Backward implements agx.Function.
 func (SiLUFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
