@@ -105,6 +105,91 @@
 // be differentiated concurrently. NoGrad is per goroutine (a goroutine started
 // inside NoGrad does not inherit it); SetDetectAnomaly is process-wide.
 //
+// # Exported names, and why
+//
+// Every name agx exports is listed here with what a notebook uses it for
+// (TestExportsHaveReasons fails on one that is not). Tensor methods are
+// listed by their names.
+//
+//   - Making tensors, the values a cell computes with (torch.tensor,
+//     torch.zeros, ...): Tensor, New (wraps a tensor.Tensor, sharing its
+//     data), Scalar, FromSlice, FromNested, Zeros, ZerosLike, Ones, OnesLike,
+//     Full, Eye, Arange, Linspace, Rand, Randn, Randint, OneHot; ManualSeed
+//     for reproducible cells. DType, Float32, Float64, Int64 and Bool are
+//     tensor's, so that a cell needs one import.
+//   - Reading a tensor, to print and check a result: Shape, Size, Dim, Numel,
+//     DType, Item, Float64s, String, Name and SetName (labels in graph
+//     drawings), To (a dtype cast), Clone, Contiguous, Data (the tensor
+//     package's value, for kernels of one's own); MaxAbsDiff compares two.
+//   - Element-wise math, each op differentiable twice and with a forward
+//     rule, as methods as in PyTorch (x.Exp()): Abs, Add, Sub, RSub, Mul,
+//     Div, Pow, Neg, Exp, Expm1, Log, Log1p, Sqrt, Rsqrt, Sin, Cos, Tanh,
+//     Sigmoid, Relu, SiLU, GELU, GELUTanh, Erf, Sign, Round, Floor, Ceil,
+//     Clamp, ClampMin, ClampMax, Maximum, Minimum; and as functions, whose
+//     operands may be Go numbers (Mul(2, x)): Add, Sub, Mul, Div, Pow,
+//     Maximum, Minimum, Where.
+//   - Comparisons and masks, for Where, MaskedFill and the straight-through
+//     estimators: Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
+//     LogicalNot, MaskedFill.
+//   - Reductions, for losses and normalisations (the Keep forms keep the
+//     reduced dimension, PyTorch's keepdim=True): Sum, SumKeep, Mean,
+//     MeanKeep, Var, VarKeep, Std, Max, Min, MaxDim, MinDim, Amax, AmaxKeep,
+//     Amin, AminKeep, ArgMax, ArgMin, LogSumExp, LogSumExpKeep, Softmax,
+//     LogSoftmax.
+//   - Shapes, indexing and products, for batches and attention: Reshape,
+//     View, Flatten, Squeeze, Unsqueeze, Transpose, Permute, T, MT, Expand,
+//     BroadcastTo, Narrow, Slice, Select, Gather, Scatter, ScatterAdd,
+//     IndexSelect, Cat, Stack, MatMul (a method and a function).
+//   - The losses and the layer the course builds on: CrossEntropy, MSELoss,
+//     BatchNorm.
+//   - In-place ops (PyTorch's x.add_()), with the version counter whose
+//     checks lesson 07 shows: AddInPlace, SubInPlace, MulInPlace,
+//     DivInPlace, ExpInPlace, ClampInPlace, FillInPlace, ZeroInPlace,
+//     Version, BumpVersion (for data changed behind agx's back).
+//   - Reverse mode: RequiresGrad, SetRequiresGrad, Backward, Grad (the
+//     method, a leaf's gradient), SetGrad, ZeroGrad, BorrowGrad (the
+//     gradient without a copy, for optimisers), RetainGrad, IsLeaf, GradFn,
+//     OutputNr, Detach, RegisterHook and HookHandle with Remove; Grad and
+//     Grad1, the functions (torch.autograd.grad); BackwardOption with
+//     GradOutputs, Gradient, RetainGraph, CreateGraph, AllowUnused.
+//   - Grad mode (torch.no_grad, torch.enable_grad): NoGrad, EnableGrad,
+//     IsGradEnabled.
+//   - Custom Functions, the course's subject (torch.autograd.Function):
+//     Function, Apply, ApplyN, Outputs (the return of Forward and Backward
+//     in one word); Ctx with SaveForBackward, SavedTensors, NeedsInputGrad,
+//     MarkDirty, MarkNonDifferentiable, SetMaterializeGrads, Set, Get and
+//     FunctionName, and CtxValue, a typed Get; Func with Forward, Backward,
+//     Jvp and Name, the closure form for cells; Named (a Function's node
+//     name) and FunctionName; Once and OnceDifferentiable, for Functions
+//     that can be differentiated once only; Jvper, a Function's forward
+//     rule.
+//   - Straight-through estimators (lesson 04): StraightThrough, SignSTE,
+//     SignClippedSTE, RoundSTE, QuantizeSTE, BinarizeSTE, ClipGradientSTE.
+//   - The graph, as the drawings show it and hooks and anomaly traces walk it: Node with
+//     Name, Function, NextFunctions, NumOutputs, OutputShape, SavedValues,
+//     RegisterHook, RegisterPreHook, Variable and String; Edge; GraphDOT.
+//   - Checking gradients (torch.autograd.gradcheck): GradCheck,
+//     GradGradCheck, MustGradCheck, MustGradGradCheck; GradCheckOption with
+//     Atol, Rtol, Eps, NondetTol, AllowFloat32, CheckForwardAD,
+//     CheckGradScaling, CheckSeed, CheckUndefinedGrad, FastMode and
+//     GradGradOutputs; GradCheckError.
+//   - Forward mode (torch.autograd.forward_ad): MakeDual, UnpackDual,
+//     Tangent, IsDual.
+//   - The functional API (torch.autograd.functional): VJP, JVP, Jacobian,
+//     Hessian, HVP, VHP; FunctionalOption with JacobianStrategy,
+//     OuterJacobianStrategy and Strict; Strategy with ReverseMode and
+//     ForwardMode.
+//   - Checkpointing (torch.utils.checkpoint): Checkpoint, CheckpointN,
+//     CheckpointWith; CheckpointOption with PreserveRNG and
+//     CheckpointGenerators.
+//   - Errors, for errors.Is in cells and tests: Try; ErrGraph, ErrInplace,
+//     ErrGradient, ErrOnceDifferentiable, ErrAnomaly, ErrForwardAD,
+//     ErrFunctionPanic, ErrGradCheck; FunctionPanicError and GradCheckError
+//     with Error, Unwrap, Is and AgxError (the mark tensor.AsError looks
+//     for).
+//   - Anomaly detection (torch.autograd.detect_anomaly): DetectAnomaly,
+//     SetDetectAnomaly.
+//
 // # Side effects of importing
 //
 // agx itself changes nothing in the process when it is imported: it starts
