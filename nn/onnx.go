@@ -209,6 +209,33 @@ func (g *Graph) shapes() (map[string][]int, error) {
 
 // onnxNodes translates the graph's nodes, fusing Linear layers into Gemm.
 func (g *Graph) onnxNodes(shapes map[string][]int, fuse bool) ([]onnxNode, map[string]*tensor.Tensor, error) {
+	skip := map[int]bool{}
+	gemms := map[int]onnxNode{}
+	if fuse {
+		gemms, skip = g.fuseLinearGemms(shapes)
+	}
+	extra := map[string]*tensor.Tensor{}
+	var out []onnxNode
+	for i, n := range g.Nodes {
+		if skip[i] {
+			continue
+		}
+		if gm, ok := gemms[i]; ok {
+			out = append(out, gm)
+			continue
+		}
+		ons, err := g.exportNode(n, extra)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, ons...)
+	}
+	return out, extra, nil
+}
+
+// valueUses counts, for each value, how many node inputs and graph outputs
+// use it.
+func (g *Graph) valueUses() map[string]int {
 	uses := map[string]int{}
 	for _, n := range g.Nodes {
 		for _, in := range n.Inputs {
@@ -218,37 +245,39 @@ func (g *Graph) onnxNodes(shapes map[string][]int, fuse bool) ([]onnxNode, map[s
 	for _, o := range g.Outputs {
 		uses[o]++
 	}
-	extra := map[string]*tensor.Tensor{}
-	constant := func(v float64, dt tensor.DType) string {
-		name := "const_" + strconv.FormatFloat(v, 'g', -1, 64)
-		extra[name] = tensor.Full(dt, v)
-		return name
-	}
-	var out []onnxNode
-	skip := map[int]bool{}
-	consumer := func(v string) (int, bool) {
-		for j, n := range g.Nodes {
-			if slices.Contains(n.Inputs, v) {
-				return j, true
-			}
+	return uses
+}
+
+// consumer returns the index of the first node that takes v as an input.
+func (g *Graph) consumer(v string) (int, bool) {
+	for j, n := range g.Nodes {
+		if slices.Contains(n.Inputs, v) {
+			return j, true
 		}
-		return 0, false
 	}
-	// Linear: Transpose(W) → MatMul(x, Wᵀ) [→ Add(·, b)] becomes Gemm(x, W, b,
-	// transB=1), written where the MatMul was.
+	return 0, false
+}
+
+// fuseLinearGemms finds the Linear layers, Transpose(W) → MatMul(x, Wᵀ)
+// [→ Add(·, b)], and returns the Gemm(x, W, b, transB=1) for each, keyed by
+// the index of its MatMul (where it is written), with the indices of the
+// nodes the Gemm replaces.
+func (g *Graph) fuseLinearGemms(shapes map[string][]int) (map[int]onnxNode, map[int]bool) {
+	uses := g.valueUses()
+	skip := map[int]bool{}
 	gemms := map[int]onnxNode{}
 	for i, n := range g.Nodes {
-		if !fuse || n.Op != "Transpose" || g.Params[n.Inputs[0]] == nil || len(shapes[n.Inputs[0]]) != 2 || uses[n.Output] != 1 {
+		if n.Op != "Transpose" || g.Params[n.Inputs[0]] == nil || len(shapes[n.Inputs[0]]) != 2 || uses[n.Output] != 1 {
 			continue
 		}
-		j, _ := consumer(n.Output)
+		j, _ := g.consumer(n.Output)
 		mm := g.Nodes[j]
 		if mm.Op != "MatMul" || mm.Inputs[1] != n.Output || len(shapes[mm.Inputs[0]]) != 2 {
 			continue
 		}
 		gemm := onnxNode{op: "Gemm", inputs: []string{mm.Inputs[0], n.Inputs[0]}, outputs: []string{mm.Output}, int1: map[string]int{"transB": 1}}
 		skip[i] = true
-		if k, ok := consumer(mm.Output); ok && uses[mm.Output] == 1 && g.Nodes[k].Op == "Add" {
+		if k, ok := g.consumer(mm.Output); ok && uses[mm.Output] == 1 && g.Nodes[k].Op == "Add" {
 			add := g.Nodes[k]
 			other := add.Inputs[1]
 			if other == mm.Output {
@@ -262,46 +291,48 @@ func (g *Graph) onnxNodes(shapes map[string][]int, fuse bool) ([]onnxNode, map[s
 		}
 		gemms[j] = gemm
 	}
-	for i, n := range g.Nodes {
-		if skip[i] {
-			continue
-		}
-		if gm, ok := gemms[i]; ok {
-			out = append(out, gm)
-			continue
-		}
-		on := onnxNode{op: n.Op, inputs: n.Inputs, outputs: []string{n.Output}}
-		switch n.Op {
-		case "Transpose":
-			on.ints = map[string][]int{"perm": n.Perm}
-		case "Softmax", "LogSoftmax":
-			on.int1 = map[string]int{"axis": n.Axis}
-		case "Gemm":
-			on.floats = map[string]float64{"alpha": n.Alpha, "beta": n.Beta}
-			on.int1 = map[string]int{"transA": b2i(n.TransA), "transB": b2i(n.TransB)}
-		case "Silu": // x·sigmoid(x)
-			s := n.Output + "_sigmoid"
-			out = append(out, onnxNode{op: "Sigmoid", inputs: n.Inputs, outputs: []string{s}})
-			on = onnxNode{op: "Mul", inputs: []string{n.Inputs[0], s}, outputs: []string{n.Output}}
-		case "Gelu": // 0.5·x·(1 + erf(x/√2)); opset 20 has Gelu, 13 does not
-			dt := tensor.Float32
-			if g.InputDType == "float64" {
-				dt = tensor.Float64
-			}
-			x, p := n.Inputs[0], n.Output+"_"
-			out = append(out,
-				onnxNode{op: "Div", inputs: []string{x, constant(math.Sqrt2, dt)}, outputs: []string{p + "scaled"}},
-				onnxNode{op: "Erf", inputs: []string{p + "scaled"}, outputs: []string{p + "erf"}},
-				onnxNode{op: "Add", inputs: []string{p + "erf", constant(1, dt)}, outputs: []string{p + "cdf2"}},
-				onnxNode{op: "Mul", inputs: []string{x, p + "cdf2"}, outputs: []string{p + "xcdf2"}})
-			on = onnxNode{op: "Mul", inputs: []string{p + "xcdf2", constant(0.5, dt)}, outputs: []string{n.Output}}
-		case "Function":
-			return nil, nil, fmt.Errorf("nn: ONNX export: custom Function %s (computing %q) has no ONNX form; write it with built-in agx ops, which export, or leave it out of the exported model: %w",
-				n.Function, n.Output, tensor.ErrArg)
-		}
-		out = append(out, on)
+	return gemms, skip
+}
+
+// exportNode translates one graph node into the ONNX nodes that compute it,
+// adding any constants they need to extra; a custom Function has no ONNX form.
+func (g *Graph) exportNode(n GraphNode, extra map[string]*tensor.Tensor) ([]onnxNode, error) {
+	constant := func(v float64, dt tensor.DType) string {
+		name := "const_" + strconv.FormatFloat(v, 'g', -1, 64)
+		extra[name] = tensor.Full(dt, v)
+		return name
 	}
-	return out, extra, nil
+	var out []onnxNode
+	on := onnxNode{op: n.Op, inputs: n.Inputs, outputs: []string{n.Output}}
+	switch n.Op {
+	case "Transpose":
+		on.ints = map[string][]int{"perm": n.Perm}
+	case "Softmax", "LogSoftmax":
+		on.int1 = map[string]int{"axis": n.Axis}
+	case "Gemm":
+		on.floats = map[string]float64{"alpha": n.Alpha, "beta": n.Beta}
+		on.int1 = map[string]int{"transA": b2i(n.TransA), "transB": b2i(n.TransB)}
+	case "Silu": // x·sigmoid(x)
+		s := n.Output + "_sigmoid"
+		out = append(out, onnxNode{op: "Sigmoid", inputs: n.Inputs, outputs: []string{s}})
+		on = onnxNode{op: "Mul", inputs: []string{n.Inputs[0], s}, outputs: []string{n.Output}}
+	case "Gelu": // 0.5·x·(1 + erf(x/√2)); opset 20 has Gelu, 13 does not
+		dt := tensor.Float32
+		if g.InputDType == "float64" {
+			dt = tensor.Float64
+		}
+		x, p := n.Inputs[0], n.Output+"_"
+		out = append(out,
+			onnxNode{op: "Div", inputs: []string{x, constant(math.Sqrt2, dt)}, outputs: []string{p + "scaled"}},
+			onnxNode{op: "Erf", inputs: []string{p + "scaled"}, outputs: []string{p + "erf"}},
+			onnxNode{op: "Add", inputs: []string{p + "erf", constant(1, dt)}, outputs: []string{p + "cdf2"}},
+			onnxNode{op: "Mul", inputs: []string{x, p + "cdf2"}, outputs: []string{p + "xcdf2"}})
+		on = onnxNode{op: "Mul", inputs: []string{p + "xcdf2", constant(0.5, dt)}, outputs: []string{n.Output}}
+	case "Function":
+		return nil, fmt.Errorf("nn: ONNX export: custom Function %s (computing %q) has no ONNX form; write it with built-in agx ops, which export, or leave it out of the exported model: %w",
+			n.Function, n.Output, tensor.ErrArg)
+	}
+	return append(out, on), nil
 }
 
 func b2i(b bool) int {
@@ -653,6 +684,32 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	graph, err := onnxModelGraph(data)
+	if err != nil {
+		return nil, err
+	}
+	g := &Graph{Params: map[string]*tensor.Tensor{}, InputDType: "float32"}
+	nodes, ins, err := g.decodeONNXGraph(graph)
+	if err != nil {
+		return nil, err
+	}
+	g.addONNXInputs(ins)
+	for i, n := range nodes {
+		gn, err := onnxGraphNode(i, n)
+		if err != nil {
+			return nil, err
+		}
+		g.Nodes = append(g.Nodes, gn)
+	}
+	if err := g.check(); err != nil {
+		return nil, fmt.Errorf("nn: ONNX: %w", err)
+	}
+	return g, nil
+}
+
+// onnxModelGraph decodes a ModelProto's fields and returns its encoded graph,
+// refusing a model without one or whose default-domain opset is below 13.
+func onnxModelGraph(data []byte) ([]byte, error) {
 	fs, err := parseFields(data)
 	if err != nil {
 		return nil, err
@@ -664,17 +721,9 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 		case 7:
 			graph = f.b
 		case 8:
-			ids, err := parseFields(f.b)
+			dom, ver, err := decodeOpsetID(f.b)
 			if err != nil {
 				return nil, err
-			}
-			dom, ver := "", int64(0)
-			for _, o := range ids {
-				if o.num == 1 {
-					dom = string(o.b)
-				} else if o.num == 2 {
-					ver = int64(o.v)
-				}
 			}
 			if dom == "" || dom == "ai.onnx" {
 				opset = ver
@@ -687,49 +736,82 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 	if opset < 13 {
 		return nil, fmt.Errorf("nn: ONNX: default-domain opset %d is not supported (13 or later): %w", opset, ErrFormat)
 	}
+	return graph, nil
+}
+
+// decodeOpsetID decodes an OperatorSetIdProto into its domain and version.
+func decodeOpsetID(b []byte) (string, int64, error) {
+	ids, err := parseFields(b)
+	if err != nil {
+		return "", 0, err
+	}
+	dom, ver := "", int64(0)
+	for _, o := range ids {
+		if o.num == 1 {
+			dom = string(o.b)
+		} else if o.num == 2 {
+			ver = int64(o.v)
+		}
+	}
+	return dom, ver, nil
+}
+
+// onnxValueInfo is a graph input as declared in the model: its name, element
+// type and shape (negative for a symbolic dimension).
+type onnxValueInfo struct {
+	name  string
+	elem  int64
+	shape []int
+}
+
+// decodeONNXGraph decodes a GraphProto: initializers go into g.Params and
+// output names into g.Outputs; the nodes (default domain only) and the
+// declared inputs are returned for the later stages.
+func (g *Graph) decodeONNXGraph(graph []byte) ([]onnxNode, []onnxValueInfo, error) {
 	gfs, err := parseFields(graph)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	g := &Graph{Params: map[string]*tensor.Tensor{}, InputDType: "float32"}
 	var nodes []onnxNode
-	type vi struct {
-		name  string
-		elem  int64
-		shape []int
-	}
-	var ins []vi
+	var ins []onnxValueInfo
 	for _, f := range gfs {
 		switch f.num {
 		case 1:
 			n, dom, err := decodeNode(f.b)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if dom != "" && dom != "ai.onnx" {
-				return nil, fmt.Errorf("nn: ONNX: operator %s of domain %q is not supported: %w", n.op, dom, ErrFormat)
+				return nil, nil, fmt.Errorf("nn: ONNX: operator %s of domain %q is not supported: %w", n.op, dom, ErrFormat)
 			}
 			nodes = append(nodes, n)
 		case 5:
 			name, t, err := decodeInitializer(f.b)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			g.Params[name] = t
 		case 11:
 			name, elem, shape, _, err := decodeValueInfo(f.b)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			ins = append(ins, vi{name, elem, shape})
+			ins = append(ins, onnxValueInfo{name, elem, shape})
 		case 12:
 			name, _, _, _, err := decodeValueInfo(f.b)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			g.Outputs = append(g.Outputs, name)
 		}
 	}
+	return nodes, ins, nil
+}
+
+// addONNXInputs records the declared inputs that are not initializers as the
+// graph's inputs, with symbolic dimensions set to 1; a double input makes the
+// graph's input dtype float64.
+func (g *Graph) addONNXInputs(ins []onnxValueInfo) {
 	for _, in := range ins {
 		if g.Params[in.name] != nil {
 			continue // older exporters list initializers as inputs too
@@ -746,50 +828,49 @@ func ReadONNX(r io.Reader) (*Graph, error) {
 			g.InputDType = "float64"
 		}
 	}
-	for i, n := range nodes {
-		if !slices.Contains(ONNXOps, n.op) {
-			return nil, fmt.Errorf("nn: ONNX: operator %s is not supported (supported: %v): %w", n.op, ONNXOps, ErrFormat)
-		}
-		if len(n.outputs) != 1 || n.outputs[0] == "" {
-			return nil, fmt.Errorf("nn: ONNX: node %d (%s) has outputs %q; one named output is supported: %w", i, n.op, n.outputs, ErrFormat)
-		}
-		if err := checkONNXAttrs(i, n); err != nil {
-			return nil, err
-		}
-		gn := GraphNode{Op: n.op, Inputs: n.inputs, Output: n.outputs[0]}
-		switch n.op {
-		case "Softmax", "LogSoftmax":
-			gn.Axis = -1
-			if a, ok := n.int1["axis"]; ok {
-				gn.Axis = a
-			}
-		case "Transpose":
-			gn.Perm = n.ints["perm"]
-			if gn.Perm == nil {
-				return nil, fmt.Errorf("nn: ONNX: Transpose without perm is not supported: %w", ErrFormat)
-			}
-			if !isPerm(gn.Perm) {
-				return nil, fmt.Errorf("nn: ONNX: node %d (Transpose): perm %v is not a permutation of 0..%d: %w", i, gn.Perm, len(gn.Perm)-1, ErrFormat)
-			}
-		case "Gemm":
-			gn.Alpha, gn.Beta = 1, 1
-			if v, ok := n.floats["alpha"]; ok {
-				gn.Alpha = v
-			}
-			if v, ok := n.floats["beta"]; ok {
-				gn.Beta = v
-			}
-			gn.TransA, gn.TransB = n.int1["transA"] != 0, n.int1["transB"] != 0
-			if len(gn.Inputs) == 3 && gn.Inputs[2] == "" {
-				gn.Inputs = gn.Inputs[:2]
-			}
-		}
-		g.Nodes = append(g.Nodes, gn)
+}
+
+// onnxGraphNode checks node i (operator, outputs, attributes) and translates
+// it into a GraphNode, reading the attributes its operator takes.
+func onnxGraphNode(i int, n onnxNode) (GraphNode, error) {
+	if !slices.Contains(ONNXOps, n.op) {
+		return GraphNode{}, fmt.Errorf("nn: ONNX: operator %s is not supported (supported: %v): %w", n.op, ONNXOps, ErrFormat)
 	}
-	if err := g.check(); err != nil {
-		return nil, fmt.Errorf("nn: ONNX: %w", err)
+	if len(n.outputs) != 1 || n.outputs[0] == "" {
+		return GraphNode{}, fmt.Errorf("nn: ONNX: node %d (%s) has outputs %q; one named output is supported: %w", i, n.op, n.outputs, ErrFormat)
 	}
-	return g, nil
+	if err := checkONNXAttrs(i, n); err != nil {
+		return GraphNode{}, err
+	}
+	gn := GraphNode{Op: n.op, Inputs: n.inputs, Output: n.outputs[0]}
+	switch n.op {
+	case "Softmax", "LogSoftmax":
+		gn.Axis = -1
+		if a, ok := n.int1["axis"]; ok {
+			gn.Axis = a
+		}
+	case "Transpose":
+		gn.Perm = n.ints["perm"]
+		if gn.Perm == nil {
+			return GraphNode{}, fmt.Errorf("nn: ONNX: Transpose without perm is not supported: %w", ErrFormat)
+		}
+		if !isPerm(gn.Perm) {
+			return GraphNode{}, fmt.Errorf("nn: ONNX: node %d (Transpose): perm %v is not a permutation of 0..%d: %w", i, gn.Perm, len(gn.Perm)-1, ErrFormat)
+		}
+	case "Gemm":
+		gn.Alpha, gn.Beta = 1, 1
+		if v, ok := n.floats["alpha"]; ok {
+			gn.Alpha = v
+		}
+		if v, ok := n.floats["beta"]; ok {
+			gn.Beta = v
+		}
+		gn.TransA, gn.TransB = n.int1["transA"] != 0, n.int1["transB"] != 0
+		if len(gn.Inputs) == 3 && gn.Inputs[2] == "" {
+			gn.Inputs = gn.Inputs[:2]
+		}
+	}
+	return gn, nil
 }
 
 // onnxAttrs are the attributes ReadONNX understands, with their types; any
