@@ -55,9 +55,30 @@ func CheckONNX(path string) (*ONNXInfo, error) {
 	if _, err := ReadONNX(bytes.NewReader(data)); err != nil {
 		return nil, err
 	}
-	fs, err := parseFields(data)
+	m, graph, err := readONNXModelInfo(data)
 	if err != nil {
 		return nil, err
+	}
+	gfs, err := parseFields(graph)
+	if err != nil {
+		return nil, err
+	}
+	inits, err := onnxInitializerNames(gfs)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.addGraphInfo(gfs, inits); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// readONNXModelInfo decodes a ModelProto's IR version, producer and
+// default-domain opset into a new ONNXInfo, and returns its encoded graph.
+func readONNXModelInfo(data []byte) (*ONNXInfo, []byte, error) {
+	fs, err := parseFields(data)
+	if err != nil {
+		return nil, nil, err
 	}
 	m := &ONNXInfo{}
 	var graph []byte
@@ -70,28 +91,20 @@ func CheckONNX(path string) (*ONNXInfo, error) {
 		case 7:
 			graph = f.b
 		case 8:
-			ids, err := parseFields(f.b)
+			domain, version, err := decodeOpsetID(f.b)
 			if err != nil {
-				return nil, err
-			}
-			domain, version := "", 0
-			for _, o := range ids {
-				switch o.num {
-				case 1:
-					domain = string(o.b)
-				case 2:
-					version = int(o.v)
-				}
+				return nil, nil, err
 			}
 			if domain == "" || domain == "ai.onnx" {
-				m.Opset = version
+				m.Opset = int(version)
 			}
 		}
 	}
-	gfs, err := parseFields(graph)
-	if err != nil {
-		return nil, err
-	}
+	return m, graph, nil
+}
+
+// onnxInitializerNames returns the names of the graph's initializers.
+func onnxInitializerNames(gfs []field) (map[string]bool, error) {
 	inits := map[string]bool{}
 	for _, f := range gfs {
 		if f.num == 5 {
@@ -102,33 +115,29 @@ func CheckONNX(path string) (*ONNXInfo, error) {
 			inits[name] = true
 		}
 	}
+	return inits, nil
+}
+
+// addGraphInfo records the graph's operators, and its inputs (initializers
+// left out) and outputs with their dimensions.
+func (m *ONNXInfo) addGraphInfo(gfs []field, inits map[string]bool) error {
 	for _, f := range gfs {
 		switch f.num {
 		case 1:
 			n, _, err := decodeNode(f.b)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			m.Ops = append(m.Ops, n.op)
 		case 11, 12:
 			name, _, shape, params, err := decodeValueInfo(f.b)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if f.num == 11 && inits[name] {
 				continue // an initializer listed as an input too (older exporters)
 			}
-			v := ONNXValue{Name: name}
-			for i, d := range shape {
-				switch {
-				case params[i] != "":
-					v.Dims = append(v.Dims, params[i])
-				case d < 0:
-					v.Dims = append(v.Dims, "?")
-				default:
-					v.Dims = append(v.Dims, strconv.Itoa(d))
-				}
-			}
+			v := newONNXValue(name, shape, params)
 			if f.num == 11 {
 				m.Inputs = append(m.Inputs, v)
 			} else {
@@ -136,5 +145,22 @@ func CheckONNX(path string) (*ONNXInfo, error) {
 			}
 		}
 	}
-	return m, nil
+	return nil
+}
+
+// newONNXValue describes a value by name and dimensions: a symbolic
+// dimension by its parameter name, an unknown one as "?".
+func newONNXValue(name string, shape []int, params []string) ONNXValue {
+	v := ONNXValue{Name: name}
+	for i, d := range shape {
+		switch {
+		case params[i] != "":
+			v.Dims = append(v.Dims, params[i])
+		case d < 0:
+			v.Dims = append(v.Dims, "?")
+		default:
+			v.Dims = append(v.Dims, strconv.Itoa(d))
+		}
+	}
+	return v
 }
