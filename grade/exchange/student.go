@@ -177,64 +177,17 @@ func (x Exchange) Submit(workspace, assignment string) (*SubmitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := filepath.Join(workspace, assignment)
-	names, err := visibleFiles(src, ".ipynb", true)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(names) == 0) {
-		return nil, fmt.Errorf("no notebooks to submit in %s: fetch the assignment first (agx fetch %s), and submit from the directory that holds %s/", src, assignment, assignment)
-	}
+	names, files, err := readNotebooks(filepath.Join(workspace, assignment), assignment)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		if !printable(n) {
-			return nil, fmt.Errorf("%s holds a notebook named %q, with control characters: rename it", src, n)
-		}
-	}
-	if len(names) > MaxSubmissionFiles {
-		return nil, fmt.Errorf("%s holds %d notebooks, more than the %d a submission may hold", src, len(names), MaxSubmissionFiles)
-	}
-	files := map[string][]byte{}
-	var total int64
-	for _, n := range names {
-		b, _, err := readRegular(filepath.Join(src, n), MaxSubmissionBytes)
-		if errors.Is(err, syscall.ELOOP) { // a symbolic link in the student's own workspace
-			b, err = os.ReadFile(filepath.Join(src, n))
-		}
-		if err != nil {
-			return nil, err
-		}
-		total += int64(len(b))
-		if total > MaxSubmissionBytes {
-			return nil, fmt.Errorf("the notebooks of %s add up to more than %d MiB: clear large outputs and submit again", src, MaxSubmissionBytes>>20)
-		}
-		files[n] = b
-	}
 	res := &SubmitResult{Assignment: assignment, Student: me.Name, Files: names, Deadline: rel.Deadline}
-	for _, n := range sortedKeys(rel.Files) {
-		if strings.HasSuffix(n, ".ipynb") && files[n] == nil {
-			res.Missing = append(res.Missing, n)
-		}
-	}
-	if want := releasedNotebooks(rel); want != nil {
-		for _, n := range names {
-			if !want[n] {
-				res.Extra = append(res.Extra, n)
-			}
-		}
-	}
+	res.compareRelease(rel, names, files)
 
 	old := syscall.Umask(0o027)
 	defer syscall.Umask(old)
-	mine := x.inbound(me.Name)
-	if _, err := claimDir(mine, modeStudentI, me, gid); err != nil {
-		return nil, err
-	}
-	res.Warnings = x.claim(me)
-	base := filepath.Join(mine, assignment)
-	if err := os.Mkdir(base, 0o750); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, err
-	}
-	if err := mineAlone(base, me); err != nil {
+	base, err := x.assignmentInbox(me, gid, assignment, res)
+	if err != nil {
 		return nil, err
 	}
 	prev, count := previous(base)
@@ -244,36 +197,127 @@ func (x Exchange) Submit(workspace, assignment string) (*SubmitResult, error) {
 		res.setLate()
 		return res, nil
 	}
-	var dir string
-	for {
-		dir = filepath.Join(base, time.Now().UTC().Format(stampLayout))
-		if err := os.Mkdir(dir, 0o750); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrExist) {
-			return nil, permission(err, "ask the instructor to run `agx exchange init`")
-		}
+	dir, err := newSubmissionDir(base)
+	if err != nil {
+		return nil, err
 	}
 	sub := Submission{Student: me.Name, UID: me.UID, Course: x.Course, Assignment: assignment, Files: map[string]string{}}
+	if err := writeSubmission(dir, names, files, &sub); err != nil {
+		return nil, err
+	}
+	res.Time, res.Count = sub.Time, count+1
+	res.setLate()
+	return res, nil
+}
+
+// readNotebooks lists and reads the notebooks in src, refusing none, names
+// with control characters, and more files or bytes than a submission may
+// hold.
+func readNotebooks(src, assignment string) ([]string, map[string][]byte, error) {
+	names, err := visibleFiles(src, ".ipynb", true)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(names) == 0) {
+		return nil, nil, fmt.Errorf("no notebooks to submit in %s: fetch the assignment first (agx fetch %s), and submit from the directory that holds %s/", src, assignment, assignment)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range names {
+		if !printable(n) {
+			return nil, nil, fmt.Errorf("%s holds a notebook named %q, with control characters: rename it", src, n)
+		}
+	}
+	if len(names) > MaxSubmissionFiles {
+		return nil, nil, fmt.Errorf("%s holds %d notebooks, more than the %d a submission may hold", src, len(names), MaxSubmissionFiles)
+	}
+	files := map[string][]byte{}
+	var total int64
+	for _, n := range names {
+		b, _, err := readRegular(filepath.Join(src, n), MaxSubmissionBytes)
+		if errors.Is(err, syscall.ELOOP) { // a symbolic link in the student's own workspace
+			b, err = os.ReadFile(filepath.Join(src, n))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		total += int64(len(b))
+		if total > MaxSubmissionBytes {
+			return nil, nil, fmt.Errorf("the notebooks of %s add up to more than %d MiB: clear large outputs and submit again", src, MaxSubmissionBytes>>20)
+		}
+		files[n] = b
+	}
+	return names, files, nil
+}
+
+// compareRelease notes the released notebooks missing from the submission,
+// and the submitted notebooks the release does not name.
+func (r *SubmitResult) compareRelease(rel *Release, names []string, files map[string][]byte) {
+	for _, n := range sortedKeys(rel.Files) {
+		if strings.HasSuffix(n, ".ipynb") && files[n] == nil {
+			r.Missing = append(r.Missing, n)
+		}
+	}
+	if want := releasedNotebooks(rel); want != nil {
+		for _, n := range names {
+			if !want[n] {
+				r.Extra = append(r.Extra, n)
+			}
+		}
+	}
+}
+
+// assignmentInbox makes sure the student's inbound directory and its
+// ASSIGNMENT directory exist and are the student's alone, adding any claim
+// warnings to res, and returns the assignment directory.
+func (x Exchange) assignmentInbox(me Me, gid int, assignment string, res *SubmitResult) (string, error) {
+	mine := x.inbound(me.Name)
+	if _, err := claimDir(mine, modeStudentI, me, gid); err != nil {
+		return "", err
+	}
+	res.Warnings = x.claim(me)
+	base := filepath.Join(mine, assignment)
+	if err := os.Mkdir(base, 0o750); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	if err := mineAlone(base, me); err != nil {
+		return "", err
+	}
+	return base, nil
+}
+
+// newSubmissionDir makes a new directory in base named for the current time,
+// trying again while one of that name exists.
+func newSubmissionDir(base string) (string, error) {
+	for {
+		dir := filepath.Join(base, time.Now().UTC().Format(stampLayout))
+		if err := os.Mkdir(dir, 0o750); err == nil {
+			return dir, nil
+		} else if !errors.Is(err, fs.ErrExist) {
+			return "", permission(err, "ask the instructor to run `agx exchange init`")
+		}
+	}
+}
+
+// writeSubmission writes the notebooks into dir with their sums in sub, then
+// the record sub itself, stamped with the time, and makes them read-only.
+func writeSubmission(dir string, names []string, files map[string][]byte, sub *Submission) error {
 	for _, n := range names {
 		if err := writeNew(filepath.Join(dir, n), files[n], 0o640); err != nil {
-			return nil, err
+			return err
 		}
 		sub.Files[n] = Sum(files[n])
 	}
 	sub.Time = time.Now().UTC()
 	// The record comes last: a submission without one is incomplete and
 	// collect passes over it.
-	if err := writeNew(filepath.Join(dir, SubmissionFile), marshal(sub), 0o640); err != nil {
-		return nil, err
+	if err := writeNew(filepath.Join(dir, SubmissionFile), marshal(*sub), 0o640); err != nil {
+		return err
 	}
 	// Read-only, against accidents; the student owns them and could undo
 	// this, but any change moves their ctime, which collect checks.
 	for _, n := range append(names, SubmissionFile) {
 		_ = os.Chmod(filepath.Join(dir, n), 0o440)
 	}
-	res.Time, res.Count = sub.Time, count+1
-	res.setLate()
-	return res, nil
+	return nil
 }
 
 func (r *SubmitResult) setLate() {
