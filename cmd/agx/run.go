@@ -207,127 +207,179 @@ type runSummary struct {
 
 // runNotebook executes and checks one notebook, reporting as it goes.
 func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress) runSummary {
-	sum := runSummary{path: job.path}
+	r := &notebookRun{job: job, opt: opt, prog: prog, sum: runSummary{path: job.path}, failedCells: map[int]bool{}}
 	nb, err := notebook.Read(job.path)
 	if err != nil {
 		prog.fail(job.path, []string{err.Error()})
-		sum.failures++
-		return sum
+		r.sum.failures++
+		return r.sum
 	}
-	_, indices := nb.CodeCells()
-	codeCells := len(indices)
-	ordinal := map[int]int{} // notebook cell index -> code cell number (1-based)
-	for k, i := range indices {
-		ordinal[i] = k + 1
-	}
-	prog.notebook(job.path, codeCells)
-	var failures []string
-	failedCells := map[int]bool{} // notebook cell indices
+	r.nb = nb
+	r.numberCodeCells()
+	prog.notebook(job.path, r.codeCells)
 	res, err := jupyter.Execute(ctx, job.path, jupyter.Options{
 		Python:      opt.python,
 		Kernel:      opt.kernel,
 		CellTimeout: opt.cellTimeout,
 		Timeout:     opt.timeout,
-		OnEvent: func(ev jupyter.Event) {
-			switch ev.Event {
-			case jupyter.Started:
-				prog.kernelUp()
-			case jupyter.CellStart:
-				prog.cellStart(ordinal[ev.Index], codeCells, ev.Cell.FirstLine())
-			case jupyter.CellDone:
-				var problems []string
-				if ev.TimedOut {
-					limit := "cell"
-					if ev.NotebookTimeout {
-						limit = "notebook"
-					}
-					problems = append(problems, fmt.Sprintf("timed out after %.0fs (the %s time limit)", ev.Seconds, limit))
-				} else {
-					problems = ev.Cell.Check()
-				}
-				prog.cellDone(ordinal[ev.Index], codeCells, ev.Cell.FirstLine(), ev.Seconds, len(problems) == 0)
-				for _, p := range problems {
-					failures = append(failures, fmt.Sprintf("cell %d (%s): %s", ordinal[ev.Index], clipLine(ev.Cell.FirstLine(), 40), p))
-				}
-				if len(problems) > 0 {
-					sum.failures++
-					failedCells[ev.Index] = true
-				}
-			case jupyter.Skipped:
-				prog.cellSkipped(ordinal[ev.Index], codeCells, ev.Reason)
-			}
-		},
+		OnEvent:     r.onEvent,
 	})
 	if err != nil {
 		prog.fail(job.path, []string{err.Error()})
-		sum.failures++
-		return sum
+		r.sum.failures++
+		return r.sum
 	}
-	sum.cells = len(res.Cells)
-	sum.seconds = res.Seconds
+	r.sum.cells = len(res.Cells)
+	r.sum.seconds = res.Seconds
 	if res.Err != nil {
-		failures = append(failures, "run failed: "+res.Err.Error())
-		sum.failures++
+		r.fail("run failed: " + res.Err.Error())
 	}
 	if opt.checkStored || opt.store {
-		norm := pathNormalizer(job.path)
-		fresh := map[int][]*notebook.Output{}
-		for _, run := range res.Cells {
-			if run.Ran && !run.TimedOut && !run.OutputIncomplete && !run.OutputTruncated {
-				fresh[run.Index] = notebook.StoredOutputs(res.Notebook.Cells[run.Index].Outputs, norm)
-			}
-		}
+		fresh := freshOutputs(res, pathNormalizer(job.path))
 		if opt.checkStored {
-			problems, cells := checkStored(nb, fresh, ordinal)
-			failures = append(failures, problems...)
-			for _, i := range cells {
-				if !failedCells[i] { // a cell counts once
-					failedCells[i] = true
-					sum.failures++
-				}
-			}
-			if len(problems) > len(cells) { // nothing stored at all
-				sum.failures++
-			}
+			r.checkStoredOutputs(fresh)
 		}
 		if opt.store {
-			if len(failures) > 0 || len(fresh) != codeCells {
-				failures = append(failures, "outputs not stored: the run failed, or a cell's output was cut or incomplete")
-				sum.failures++
-			} else {
-				for i, outs := range fresh {
-					nb.Cells[i].Outputs = outs
-					nb.Cells[i].ExecutionCount = res.Notebook.Cells[i].ExecutionCount
-				}
-				// Jupyter writes the kernel's language_info into a notebook
-				// it opens and marks it changed when it differs; with it
-				// stored, a lesson opens unchanged (and its autosave does
-				// not turn a student's untouched copy into an edited one).
-				if li, ok := res.Notebook.Metadata["language_info"]; ok {
-					if nb.Metadata == nil {
-						nb.Metadata = notebook.Object{}
-					}
-					nb.Metadata["language_info"] = li
-				}
-				if err := notebook.Write(job.path, nb); err != nil {
-					failures = append(failures, "storing the outputs: "+err.Error())
-					sum.failures++
-				} else {
-					prog.println("  stored the outputs in %s", job.path)
-				}
-			}
+			r.storeOutputs(res, fresh)
 		}
 	}
-	if err := notebook.Write(job.out, res.Notebook); err != nil {
-		failures = append(failures, "writing the executed copy: "+err.Error())
-		sum.failures++
+	r.writeExecuted(res)
+	if len(r.failures) > 0 {
+		prog.fail(job.path, r.failures)
+	}
+	return r.sum
+}
+
+// notebookRun is the state of runNotebook while it runs one notebook: the
+// notebook as read, its code cell numbers, and the failures so far.
+type notebookRun struct {
+	job         runJob
+	opt         runOptions
+	prog        *progress
+	nb          *notebook.Notebook
+	codeCells   int
+	ordinal     map[int]int // notebook cell index -> code cell number (1-based)
+	failures    []string
+	failedCells map[int]bool // notebook cell indices
+	sum         runSummary
+}
+
+// numberCodeCells counts the code cells and numbers them from 1.
+func (r *notebookRun) numberCodeCells() {
+	_, indices := r.nb.CodeCells()
+	r.codeCells = len(indices)
+	r.ordinal = map[int]int{}
+	for k, i := range indices {
+		r.ordinal[i] = k + 1
+	}
+}
+
+// fail records a failure that counts once in the summary.
+func (r *notebookRun) fail(msg string) {
+	r.failures = append(r.failures, msg)
+	r.sum.failures++
+}
+
+// onEvent reports the kernel's progress, and records the problems of each
+// cell that finishes.
+func (r *notebookRun) onEvent(ev jupyter.Event) {
+	switch ev.Event {
+	case jupyter.Started:
+		r.prog.kernelUp()
+	case jupyter.CellStart:
+		r.prog.cellStart(r.ordinal[ev.Index], r.codeCells, ev.Cell.FirstLine())
+	case jupyter.CellDone:
+		problems := cellProblems(ev)
+		r.prog.cellDone(r.ordinal[ev.Index], r.codeCells, ev.Cell.FirstLine(), ev.Seconds, len(problems) == 0)
+		for _, p := range problems {
+			r.failures = append(r.failures, fmt.Sprintf("cell %d (%s): %s", r.ordinal[ev.Index], clipLine(ev.Cell.FirstLine(), 40), p))
+		}
+		if len(problems) > 0 {
+			r.sum.failures++
+			r.failedCells[ev.Index] = true
+		}
+	case jupyter.Skipped:
+		r.prog.cellSkipped(r.ordinal[ev.Index], r.codeCells, ev.Reason)
+	}
+}
+
+// cellProblems is what went wrong in a finished cell: its time limit, or
+// what its checks found.
+func cellProblems(ev jupyter.Event) []string {
+	if ev.TimedOut {
+		limit := "cell"
+		if ev.NotebookTimeout {
+			limit = "notebook"
+		}
+		return []string{fmt.Sprintf("timed out after %.0fs (the %s time limit)", ev.Seconds, limit)}
+	}
+	return ev.Cell.Check()
+}
+
+// freshOutputs are the outputs, as stored, of the cells that ran to the end
+// with their output whole, by notebook cell index.
+func freshOutputs(res *jupyter.Result, norm notebook.PathNormalizer) map[int][]*notebook.Output {
+	fresh := map[int][]*notebook.Output{}
+	for _, run := range res.Cells {
+		if run.Ran && !run.TimedOut && !run.OutputIncomplete && !run.OutputTruncated {
+			fresh[run.Index] = notebook.StoredOutputs(res.Notebook.Cells[run.Index].Outputs, norm)
+		}
+	}
+	return fresh
+}
+
+// checkStoredOutputs compares the notebook's stored outputs with the fresh
+// ones; a failing cell counts once.
+func (r *notebookRun) checkStoredOutputs(fresh map[int][]*notebook.Output) {
+	problems, cells := checkStored(r.nb, fresh, r.ordinal)
+	r.failures = append(r.failures, problems...)
+	for _, i := range cells {
+		if !r.failedCells[i] { // a cell counts once
+			r.failedCells[i] = true
+			r.sum.failures++
+		}
+	}
+	if len(problems) > len(cells) { // nothing stored at all
+		r.sum.failures++
+	}
+}
+
+// storeOutputs writes the fresh outputs, execution counts and language_info
+// into the notebook itself, when the whole run succeeded.
+func (r *notebookRun) storeOutputs(res *jupyter.Result, fresh map[int][]*notebook.Output) {
+	if len(r.failures) > 0 || len(fresh) != r.codeCells {
+		r.fail("outputs not stored: the run failed, or a cell's output was cut or incomplete")
+		return
+	}
+	nb := r.nb
+	for i, outs := range fresh {
+		nb.Cells[i].Outputs = outs
+		nb.Cells[i].ExecutionCount = res.Notebook.Cells[i].ExecutionCount
+	}
+	// Jupyter writes the kernel's language_info into a notebook
+	// it opens and marks it changed when it differs; with it
+	// stored, a lesson opens unchanged (and its autosave does
+	// not turn a student's untouched copy into an edited one).
+	if li, ok := res.Notebook.Metadata["language_info"]; ok {
+		if nb.Metadata == nil {
+			nb.Metadata = notebook.Object{}
+		}
+		nb.Metadata["language_info"] = li
+	}
+	if err := notebook.Write(r.job.path, nb); err != nil {
+		r.fail("storing the outputs: " + err.Error())
 	} else {
-		prog.wrote(job.out)
+		r.prog.println("  stored the outputs in %s", r.job.path)
 	}
-	if len(failures) > 0 {
-		prog.fail(job.path, failures)
+}
+
+// writeExecuted writes the executed copy to the job's output path.
+func (r *notebookRun) writeExecuted(res *jupyter.Result) {
+	if err := notebook.Write(r.job.out, res.Notebook); err != nil {
+		r.fail("writing the executed copy: " + err.Error())
+	} else {
+		r.prog.wrote(r.job.out)
 	}
-	return sum
 }
 
 // checkStored compares the stored outputs of nb's code cells with fresh ones
