@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 )
@@ -74,7 +75,7 @@ func cellErrors(c *notebook.Cell) (msgs []string, failed bool) {
 	}
 	msgs = append(msgs, errs...)
 	for i, m := range msgs {
-		msgs[i] = clip(strings.TrimSpace(stripANSI(m)), maxMessage)
+		msgs[i] = clip(strings.TrimSpace(stripANSI(m)), gradebook.MaxMessage)
 	}
 	return msgs, failed
 }

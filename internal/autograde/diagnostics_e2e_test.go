@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goagx/agx/internal/gradebook"
 )
 
 // TestDiagnostics grades submissions whose problems must be told right: a
@@ -47,7 +49,7 @@ func TestDiagnostics(t *testing.T) {
 	if sum.Invalid != 2 || sum.Ungradable != 0 {
 		t.Errorf("%d invalid, %d ungradable; want 2 and 0", sum.Invalid, sum.Ungradable)
 	}
-	by := map[string]*Entry{}
+	by := map[string]*gradebook.Entry{}
 	for _, e := range sum.Entries {
 		by[e.Student] = e
 	}
@@ -56,13 +58,13 @@ func TestDiagnostics(t *testing.T) {
 		want                              []string // substrings of the entry's JSON
 		notWant                           []string
 	}{
-		{"compile", Graded, "double-test", StatusError,
+		{"compile", gradebook.Graded, "double-test", gradebook.StatusError,
 			[]string{`your cell double-code failed: Cell[`, `cannot use \"two\" (untyped string constant) as float64 value in return statement`, "undefined: Double"},
 			nil},
-		{"colours", Graded, "double-test", StatusFailed, []string{"red alert"}, []string{`\u001b`, "[31m"}},
-		{"edited", Graded, "double-test", StatusPassed, []string{"double-test was edited; restored"}, nil},
-		{"wrong", WrongNotebook, "double-test", StatusNotRun, []string{"not the notebook double.ipynb", "gelu-forward"}, []string{FlagForged, "grading side"}},
-		{"invalid", Unreadable, "double-test", StatusNotRun, []string{"not a readable notebook"}, []string{"grading side"}},
+		{"colours", gradebook.Graded, "double-test", gradebook.StatusFailed, []string{"red alert"}, []string{`\u001b`, "[31m"}},
+		{"edited", gradebook.Graded, "double-test", gradebook.StatusPassed, []string{"double-test was edited; restored"}, nil},
+		{"wrong", gradebook.WrongNotebook, "double-test", gradebook.StatusNotRun, []string{"not the notebook double.ipynb", "gelu-forward"}, []string{gradebook.FlagForged, "grading side"}},
+		{"invalid", gradebook.Unreadable, "double-test", gradebook.StatusNotRun, []string{"not a readable notebook"}, []string{"grading side"}},
 	} {
 		t.Run(tc.student, func(t *testing.T) {
 			e := by[tc.student]
@@ -77,7 +79,7 @@ func TestDiagnostics(t *testing.T) {
 					t.Errorf("%s: %s %q, want %s", c.GradeID, c.Status, c.Messages, tc.cellStatus)
 				}
 			}
-			b, err := os.ReadFile(EntryPath(dir, tc.student))
+			b, err := os.ReadFile(gradebook.EntryPath(dir, tc.student))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,13 +95,13 @@ func TestDiagnostics(t *testing.T) {
 			}
 		})
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, ClassFile))
+	b, _ := os.ReadFile(filepath.Join(dir, gradebook.ClassFile))
 	for _, w := range []string{"edited,graded,2,3,2,0,,locked cell double-test was edited; restored from the source", `wrong,wrong_notebook,0,3,0,0,,"wrong_notebook: this is not the notebook double.ipynb`} {
 		if !strings.Contains(string(b), w) {
-			t.Errorf("%s lacks %q:\n%s", ClassFile, w, b)
+			t.Errorf("%s lacks %q:\n%s", gradebook.ClassFile, w, b)
 		}
 	}
-	page := FeedbackHTML(by["compile"])
+	page := gradebook.FeedbackHTML(by["compile"])
 	if !strings.Contains(page, "cannot use &#34;two&#34;") {
 		t.Errorf("the feedback page does not show the compile error:\n%s", page)
 	}

@@ -130,25 +130,3 @@ func TestIsBonus(t *testing.T) {
 		}
 	}
 }
-
-// TestFeedbackBlame: each status that is not graded tells the student whose
-// side the problem is on.
-func TestFeedbackBlame(t *testing.T) {
-	for _, tc := range []struct {
-		status, want, notWant string
-	}{
-		{Ungradable, "a problem on the grading side", "could not be read as a notebook"},
-		{Unreadable, "could not be read as a notebook", "grading side"},
-		{WrongNotebook, "not the one of this assignment", "grading side"},
-	} {
-		h := FeedbackHTML(&Entry{Student: "s", Notebook: "gelu.ipynb", Status: tc.status, UngradableReason: "REASON"})
-		if !strings.Contains(h, tc.want) || strings.Contains(h, tc.notWant) {
-			t.Errorf("%s: page lacks %q or has %q:\n%s", tc.status, tc.want, tc.notWant, h)
-		}
-	}
-	h := FeedbackHTML(&Entry{Student: "s", Status: Graded, Cells: []*CellGrade{{GradeID: "t", MaxPoints: 2, Status: StatusError, HasHidden: true,
-		Messages: []string{"HIDDEN"}, AnswerErrors: []string{"your cell double-code failed: cannot use x"}}}})
-	if !strings.Contains(h, "your cell double-code failed: cannot use x") || strings.Contains(h, "HIDDEN") {
-		t.Errorf("a test cell with hidden tests: the answer's error must show, its own messages not:\n%s", h)
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
@@ -95,9 +96,9 @@ type want struct {
 	toEnd  bool              // every code cell ran
 }
 
-func checkEntry(t *testing.T, e *Entry, w want) {
+func checkEntry(t *testing.T, e *gradebook.Entry, w want) {
 	t.Helper()
-	if e.Status != Graded {
+	if e.Status != gradebook.Graded {
 		t.Errorf("%s: status %s (%s), want graded", e.Student, e.Status, e.UngradableReason)
 		return
 	}
@@ -187,22 +188,22 @@ func TestTampering(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("isolation: %q", sum.Isolation)
-	byStudent := map[string]*Entry{}
+	byStudent := map[string]*gradebook.Entry{}
 	for _, e := range sum.Entries {
 		byStudent[e.Student] = e
 	}
-	all := map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusPassed}
+	all := map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusPassed}
 	for student, w := range map[string]want{
 		"instructor": {score: 4, cells: all, noFlag: true, toEnd: true},
-		"blank":      {score: 0, cells: map[string]string{"gelu-forward": StatusFailed, "quiz-smooth": StatusFailed}, noFlag: true, toEnd: true},
-		"edited":     {score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, notes: []string{"gelu-forward was edited; restored"}, toEnd: true},
+		"blank":      {score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed, "quiz-smooth": gradebook.StatusFailed}, noFlag: true, toEnd: true},
+		"edited":     {score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, notes: []string{"gelu-forward was edited; restored"}, toEnd: true},
 		"deleted":    {score: 4, cells: all, notes: []string{"quiz-smooth was deleted; re-added"}, toEnd: true},
-		"forged":     {score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, flags: []string{FlagForged}, toEnd: true},
-		"exit":       {score: 1, cells: map[string]string{"gelu-forward": StatusNoResult, "quiz-smooth": StatusPassed}, flags: []string{FlagExit, FlagNoResult}, toEnd: true},
-		"loop":       {score: 3, cells: map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusFailed}, flags: []string{FlagTimeout}, toEnd: true},
-		"huge":       {score: 4, cells: all, flags: []string{FlagOutputCapped}, toEnd: true},
-		"hostile":    {score: 4, cells: all, flags: []string{FlagNetwork}, toEnd: true},
-		"panics":     {score: 1, cells: map[string]string{"gelu-forward": StatusFailed, "quiz-smooth": StatusPassed}, toEnd: true},
+		"forged":     {score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, flags: []string{gradebook.FlagForged}, toEnd: true},
+		"exit":       {score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusNoResult, "quiz-smooth": gradebook.StatusPassed}, flags: []string{gradebook.FlagExit, gradebook.FlagNoResult}, toEnd: true},
+		"loop":       {score: 3, cells: map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusFailed}, flags: []string{gradebook.FlagTimeout}, toEnd: true},
+		"huge":       {score: 4, cells: all, flags: []string{gradebook.FlagOutputCapped}, toEnd: true},
+		"hostile":    {score: 4, cells: all, flags: []string{gradebook.FlagNetwork}, toEnd: true},
+		"panics":     {score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusFailed, "quiz-smooth": gradebook.StatusPassed}, toEnd: true},
 	} {
 		t.Run(student, func(t *testing.T) {
 			e := byStudent[student]
@@ -215,7 +216,7 @@ func TestTampering(t *testing.T) {
 	if e := byStudent["forged"]; e != nil {
 		n := 0
 		for _, f := range e.Flags {
-			if f.Kind == FlagForged {
+			if f.Kind == gradebook.FlagForged {
 				n++
 			}
 		}
@@ -226,7 +227,7 @@ func TestTampering(t *testing.T) {
 	if e := byStudent["panics"]; e != nil && len(e.Cells) > 0 && (len(e.Cells[0].Checks) == 0 || !strings.Contains(e.Cells[0].Checks[0].Message, "<b>boom</b>")) {
 		t.Errorf("panics: the check's message does not carry the panic: %+v", e.Cells[0].Checks)
 	}
-	if nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, "huge.ipynb")); err == nil {
+	if nb, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, "huge.ipynb")); err == nil {
 		size := 0
 		for _, c := range nb.Cells {
 			for _, o := range c.Outputs {
@@ -242,7 +243,7 @@ func TestTampering(t *testing.T) {
 
 	// The hostile cell: no network (where a namespace could be made), and
 	// its allocation fails past the address-space limit.
-	if nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, "hostile.ipynb")); err == nil {
+	if nb, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, "hostile.ipynb")); err == nil {
 		var out strings.Builder
 		for _, o := range nb.Cells[3].Outputs {
 			out.WriteString(o.Text)
@@ -259,7 +260,7 @@ func TestTampering(t *testing.T) {
 	}
 
 	// Feedback: hidden messages stay hidden, student text is escaped.
-	paths, err := WriteFeedback(filepath.Join(dir, "feedback"), sum.Entries)
+	paths, err := gradebook.WriteFeedback(filepath.Join(dir, "feedback"), sum.Entries)
 	if err != nil || len(paths) != len(subs) {
 		t.Fatalf("feedback: %v (%d pages)", err, len(paths))
 	}
@@ -300,7 +301,7 @@ func TestHelpersAndOverrides(t *testing.T) {
 	cellByID(t, cheat, "double-code").Source = "func Double(x float64) float64 { return 0 }\n\nfunc near(a, b float64) bool { return true }\n\nfunc init() {}\n"
 	insertAfter(t, cheat, "double-code", "!echo hello")
 	subs := []Submission{writeNB(t, in, "honest", solved(t, src)), writeNB(t, in, "cheat", cheat)}
-	if err := os.WriteFile(filepath.Join(dir, OverridesFile), []byte("student,grade_id,points,comment\nhonest,explain,1,well put\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, gradebook.OverridesFile), []byte("student,grade_id,points,comment\nhonest,explain,1,well put\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	opt := testOptions(source, dir)
@@ -312,17 +313,17 @@ func TestHelpersAndOverrides(t *testing.T) {
 	for _, e := range sum.Entries {
 		switch e.Student {
 		case "honest":
-			checkEntry(t, e, want{score: 3, cells: map[string]string{"double-test": StatusPassed, "explain": StatusManual}, noFlag: true, toEnd: true})
+			checkEntry(t, e, want{score: 3, cells: map[string]string{"double-test": gradebook.StatusPassed, "explain": gradebook.StatusManual}, noFlag: true, toEnd: true})
 			if e.AutoScore != 2 {
 				t.Errorf("honest: automatic score %v, want 2", e.AutoScore)
 			}
 		case "cheat":
-			checkEntry(t, e, want{score: 0, cells: map[string]string{"double-test": StatusFailed}, flags: []string{FlagRedefinition, FlagInit, FlagMagic}, toEnd: true})
+			checkEntry(t, e, want{score: 0, cells: map[string]string{"double-test": gradebook.StatusFailed}, flags: []string{gradebook.FlagRedefinition, gradebook.FlagInit, gradebook.FlagMagic}, toEnd: true})
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, ClassFile))
+	b, _ := os.ReadFile(filepath.Join(dir, gradebook.ClassFile))
 	if want := "student,status,total,max,double-test,explain,flags,notes\ncheat,graded,0,3,0,0,init magic redefinition,\nhonest,graded,3,3,2,1,,\n"; string(b) != want {
-		t.Errorf("%s:\n%s\nwant\n%s", ClassFile, b, want)
+		t.Errorf("%s:\n%s\nwant\n%s", gradebook.ClassFile, b, want)
 	}
 }
 
@@ -337,7 +338,7 @@ func TestUngradable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Ungradable != 1 || len(sum.Entries) != 1 || sum.Entries[0].Status != Ungradable || !strings.Contains(sum.Entries[0].UngradableReason, "no-such-kernel-agx") {
+	if sum.Ungradable != 1 || len(sum.Entries) != 1 || sum.Entries[0].Status != gradebook.Ungradable || !strings.Contains(sum.Entries[0].UngradableReason, "no-such-kernel-agx") {
 		t.Fatalf("got %+v", sum.Entries[0])
 	}
 	if e := sum.Entries[0]; len(e.Cells) != 2 || e.MaxScore != 3 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
 )
 
@@ -44,7 +45,7 @@ func TestExercises(t *testing.T) {
 					}
 					tests++
 					switch {
-					case e.Student == "solved" && (c.Status != StatusPassed || c.Points != c.MaxPoints):
+					case e.Student == "solved" && (c.Status != gradebook.StatusPassed || c.Points != c.MaxPoints):
 						t.Errorf("solved: %s is %s with %v of %v points: %v %+v", c.GradeID, c.Status, c.Points, c.MaxPoints, c.Messages, c.Checks)
 					case e.Student == "blank" && c.Points != 0:
 						t.Errorf("blank: %s has %v points (%s)", c.GradeID, c.Points, c.Status)
@@ -80,9 +81,9 @@ func TestForbiddenBuiltin(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := sum.Entries[0]
-	checkEntry(t, e, want{score: 0, flags: []string{FlagForbidden}, toEnd: true})
+	checkEntry(t, e, want{score: 0, flags: []string{gradebook.FlagForbidden}, toEnd: true})
 	for _, c := range e.Cells {
-		if c.Kind == nbgrader.KindTest && (c.Points != 0 || c.Status != StatusRejected) {
+		if c.Kind == nbgrader.KindTest && (c.Points != 0 || c.Status != gradebook.StatusRejected) {
 			t.Errorf("%s: %s with %v points, want rejected with none", c.GradeID, c.Status, c.Points)
 		}
 	}

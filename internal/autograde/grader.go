@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/goagx/agx/grade"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
@@ -56,8 +58,8 @@ type Submission struct {
 // Summary is what Grade did.
 type Summary struct {
 	Graded, Skipped, Ungradable int
-	Entries                     []*Entry // every entry in the gradebook after the run, by student
-	Warnings                    []string // about overrides (the sandbox's go to Log and Isolation)
+	Entries                     []*gradebook.Entry // every entry in the gradebook after the run, by student
+	Warnings                    []string           // about overrides (the sandbox's go to Log and Isolation)
 	Isolation                   []string
 
 	// Invalid counts the submissions that are not this assignment's
@@ -87,7 +89,7 @@ func FindSubmissionsOf(sourceName, assignment string, args []string) ([]Submissi
 	var warnings []string
 	seen := map[string]string{}
 	add := func(student, path string) error {
-		if !StudentPattern.MatchString(student) {
+		if !gradebook.StudentPattern.MatchString(student) {
 			return fmt.Errorf("%s: student id %q may hold only letters, digits and . _ @ + - (and not start with a symbol)", path, student)
 		}
 		if prev, ok := seen[student]; ok {
@@ -152,11 +154,11 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 		return nil, fmt.Errorf("%s is not a valid instructor source:\n%w", opt.Source, err)
 	}
 	srcHash := sha256Hex(srcBytes)
-	overrides, err := ReadOverrides(opt.Dir)
+	overrides, err := gradebook.ReadOverrides(opt.Dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(opt.Dir, ExecutedDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(opt.Dir, gradebook.ExecutedDir), 0o755); err != nil {
 		return nil, err
 	}
 	if opt.Jobs < 1 {
@@ -231,7 +233,7 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 		go func() {
 			defer wg.Done()
 			for s := range work {
-				var e *Entry
+				var e *gradebook.Entry
 				var skipped bool
 				if g.docker != nil {
 					e, skipped = g.oneInContainer(ctx, s)
@@ -244,7 +246,7 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 				e.ApplyOverrides(overrides[e.Student])
 				var err error
 				if !skipped {
-					err = WriteEntry(opt.Dir, e)
+					err = gradebook.WriteEntry(opt.Dir, e)
 				}
 				mu.Lock()
 				done++
@@ -254,9 +256,9 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 					writeErr = errors.Join(writeErr, err)
 				case skipped:
 					sum.Skipped++
-				case e.Status == Ungradable:
+				case e.Status == gradebook.Ungradable:
 					sum.Ungradable++
-				case e.Status == Unreadable || e.Status == WrongNotebook:
+				case e.Status == gradebook.Unreadable || e.Status == gradebook.WrongNotebook:
 					sum.Invalid++
 				default:
 					sum.Graded++
@@ -284,7 +286,7 @@ feed:
 	}
 
 	// Overrides apply to every entry, those of earlier runs too.
-	entries, err := ReadEntries(opt.Dir)
+	entries, err := gradebook.ReadEntries(opt.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -293,10 +295,10 @@ feed:
 		known[e.Student] = true
 		before := fmt.Sprint(e.Score, overrideKey(e))
 		for _, id := range e.ApplyOverrides(overrides[e.Student]) {
-			sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, which is not a graded cell of %s", OverridesFile, id, e.Student))
+			sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, which is not a graded cell of %s", gradebook.OverridesFile, id, e.Student))
 		}
 		if fmt.Sprint(e.Score, overrideKey(e)) != before {
-			if err := WriteEntry(opt.Dir, e); err != nil {
+			if err := gradebook.WriteEntry(opt.Dir, e); err != nil {
 				return nil, err
 			}
 		}
@@ -309,9 +311,9 @@ feed:
 	}
 	sort.Strings(unknown)
 	for _, s := range unknown {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, who has no gradebook entry", OverridesFile, s))
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, who has no gradebook entry", gradebook.OverridesFile, s))
 	}
-	if err := WriteClassTable(opt.Dir, entries); err != nil {
+	if err := gradebook.WriteClassTable(opt.Dir, entries); err != nil {
 		return nil, err
 	}
 	sum.Entries = entries
@@ -320,11 +322,11 @@ feed:
 		invalid = fmt.Sprintf(", %d not this assignment's notebook", sum.Invalid)
 	}
 	logf("done in %.1fs: %d graded, %d unchanged, %d ungradable%s; wrote %s", time.Since(start).Seconds(),
-		sum.Graded, sum.Skipped, sum.Ungradable, invalid, filepath.Join(opt.Dir, ClassFile))
+		sum.Graded, sum.Skipped, sum.Ungradable, invalid, filepath.Join(opt.Dir, gradebook.ClassFile))
 	return sum, nil
 }
 
-func overrideKey(e *Entry) string {
+func overrideKey(e *gradebook.Entry) string {
 	var b strings.Builder
 	for _, c := range e.Cells {
 		if c.Override != nil {
@@ -334,23 +336,25 @@ func overrideKey(e *Entry) string {
 	return b.String()
 }
 
-func progressLine(e *Entry, skipped bool, elapsed time.Duration) string {
+func progressLine(e *gradebook.Entry, skipped bool, elapsed time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-12s ", e.Student)
 	switch {
 	case skipped:
 		fmt.Fprintf(&b, "%s / %s  unchanged, kept", formatPoints(e.Score), formatPoints(e.MaxScore))
-	case e.Status != Graded:
+	case e.Status != gradebook.Graded:
 		fmt.Fprintf(&b, "%s: %s", strings.ToUpper(strings.ReplaceAll(e.Status, "_", " ")), clip(firstLine(e.UngradableReason), 100))
 	default:
 		fmt.Fprintf(&b, "%s / %s  (%.1fs)", formatPoints(e.Score), formatPoints(e.MaxScore), e.Run.Seconds)
 	}
 	if len(e.Flags) > 0 {
-		fmt.Fprintf(&b, "  flags: %s", flagSummary(e.Flags))
+		fmt.Fprintf(&b, "  flags: %s", gradebook.FlagSummary(e.Flags))
 	}
 	fmt.Fprintf(&b, "  [%.0fs elapsed]", elapsed.Seconds())
 	return b.String()
 }
+
+func formatPoints(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
@@ -386,19 +390,19 @@ type grader struct {
 // when there is nothing more to do: the context was cancelled (e nil), the
 // file cannot be read (e says so), or the existing entry is up to date (e
 // is it, skipped).
-func (g *grader) open(ctx context.Context, s Submission) (e *Entry, b []byte, done, skipped bool) {
+func (g *grader) open(ctx context.Context, s Submission) (e *gradebook.Entry, b []byte, done, skipped bool) {
 	if ctx.Err() != nil {
 		return nil, nil, true, false
 	}
-	e = &Entry{Version: EntryVersion, Student: s.Student, Notebook: g.srcName, Submission: s.Path,
-		SourceSHA256: g.srcHash, Cells: []*CellGrade{}, Flags: []Flag{}, Notes: []string{}}
+	e = &gradebook.Entry{Version: gradebook.EntryVersion, Student: s.Student, Notebook: g.srcName, Submission: s.Path,
+		SourceSHA256: g.srcHash, Cells: []*gradebook.CellGrade{}, Flags: []gradebook.Flag{}, Notes: []string{}}
 	b, err := os.ReadFile(s.Path)
 	if err != nil {
 		return g.ungradable(e, "cannot read the submission: "+err.Error()), nil, true, false
 	}
 	e.SubmissionSHA256 = sha256Hex(b)
 	if !g.opt.Force {
-		if old, err := ReadEntry(EntryPath(g.opt.Dir, s.Student)); err == nil && old.Status == Graded &&
+		if old, err := gradebook.ReadEntry(gradebook.EntryPath(g.opt.Dir, s.Student)); err == nil && old.Status == gradebook.Graded &&
 			old.SubmissionSHA256 == e.SubmissionSHA256 && old.SourceSHA256 == e.SourceSHA256 {
 			return old, b, true, true
 		}
@@ -409,7 +413,7 @@ func (g *grader) open(ctx context.Context, s Submission) (e *Entry, b []byte, do
 // one grades one submission. It returns nil when the context was cancelled
 // before the submission was graded, and skipped when the existing entry is
 // up to date.
-func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool) {
+func (g *grader) one(ctx context.Context, s Submission) (e *gradebook.Entry, skipped bool) {
 	e, b, done, skipped := g.open(ctx, s)
 	if done {
 		return e, skipped
@@ -417,10 +421,10 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	sub, err := notebook.Parse(b)
 	if err != nil {
 		// The student's file, not the grader: say so.
-		return g.notGraded(e, Unreadable, "the submitted file is not a readable notebook ("+err.Error()+"); submit the .ipynb file that Jupyter saved"), false
+		return g.notGraded(e, gradebook.Unreadable, "the submitted file is not a readable notebook ("+err.Error()+"); submit the .ipynb file that Jupyter saved"), false
 	}
 	if wrong, ids := wrongNotebook(g.src, sub); wrong {
-		return g.notGraded(e, WrongNotebook, wrongNotebookReason(g.srcName, ids)), false
+		return g.notGraded(e, gradebook.WrongNotebook, wrongNotebookReason(g.srcName, ids)), false
 	}
 	rb, err := Rebuild(g.src, sub, g.opt.NewNonce)
 	if err != nil {
@@ -518,7 +522,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		if !kernelUp || !studentRan {
 			return g.ungradable(e, "the notebook could not be run before any student code: "+e.Run.Error), false
 		}
-		e.Flags = append(e.Flags, Flag{Kind: FlagIncomplete, Cell: "notebook", Message: clip(firstLine(e.Run.Error), 300)})
+		e.Flags = append(e.Flags, gradebook.Flag{Kind: gradebook.FlagIncomplete, Cell: "notebook", Message: clip(firstLine(e.Run.Error), 300)})
 	}
 	if why := toolingFailure(rb, res); why != "" {
 		return g.ungradable(e, why), false
@@ -541,16 +545,16 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	}
 	e.Cells = cells
 	e.Flags = append(e.Flags, flags...)
-	e.Status = Graded
+	e.Status = gradebook.Graded
 	for _, c := range cells {
-		if c.Status == StatusUngradable {
+		if c.Status == gradebook.StatusUngradable {
 			// Not a score to keep: a resume must grade it again.
-			e.Status = Ungradable
+			e.Status = gradebook.Ungradable
 			e.UngradableReason = fmt.Sprintf("the result of test cell %s could not be read: its output did not all arrive within %v after its program ended (the grading machine was too busy?); run again", c.GradeID, g.opt.CellTimeout)
 			break
 		}
 	}
-	if err := notebook.Write(filepath.Join(g.opt.Dir, ExecutedDir, s.Student+".ipynb"), res.Notebook); err != nil {
+	if err := notebook.Write(filepath.Join(g.opt.Dir, gradebook.ExecutedDir, s.Student+".ipynb"), res.Notebook); err != nil {
 		g.logf("warning: %s: cannot keep the executed notebook: %v", s.Student, err)
 	}
 	return e, false
@@ -562,19 +566,19 @@ const secretName = ".agx-grade-secret"
 
 // ungradable marks e ungradable: every graded cell of the source is listed,
 // not run, with no points.
-func (g *grader) ungradable(e *Entry, reason string) *Entry {
-	return g.notGraded(e, Ungradable, reason)
+func (g *grader) ungradable(e *gradebook.Entry, reason string) *gradebook.Entry {
+	return g.notGraded(e, gradebook.Ungradable, reason)
 }
 
 // notGraded gives e a status other than graded, with the reason; every
 // graded cell of the source is listed, not run, with no points.
-func (g *grader) notGraded(e *Entry, status, reason string) *Entry {
+func (g *grader) notGraded(e *gradebook.Entry, status, reason string) *gradebook.Entry {
 	e.Status, e.UngradableReason = status, sanitize(reason)
-	e.Cells = []*CellGrade{}
+	e.Cells = []*gradebook.CellGrade{}
 	for _, c := range g.src.Cells {
 		m, _ := nbgrader.Get(c) // the source is valid
 		if k := m.Kind(); k == nbgrader.KindTest || k == nbgrader.KindManual || k == nbgrader.KindTask {
-			e.Cells = append(e.Cells, &CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: StatusNotRun, Bonus: isBonus(c),
+			e.Cells = append(e.Cells, &gradebook.CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: gradebook.StatusNotRun, Bonus: isBonus(c),
 				Messages: []string{status + ": " + firstLine(e.UngradableReason)}})
 		}
 	}

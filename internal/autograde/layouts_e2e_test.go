@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/sandbox"
@@ -189,7 +190,7 @@ func TestIsolationLayouts(t *testing.T) {
 				if e.Student == "wrong" {
 					want = 0
 				}
-				if e.Status != Graded || e.Score != want {
+				if e.Status != gradebook.Graded || e.Score != want {
 					t.Errorf("%s: %s %g/%g; want graded, %g points", e.Student, e.Status, e.Score, e.MaxScore, want)
 				}
 			}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goagx/agx/internal/gradebook"
 )
 
 // chattyDouble is a correct Double that prints ~2.5 MB on every call, so a
@@ -45,7 +47,7 @@ func cpuLoad(t *testing.T, n int) (stop func()) {
 // re-encoded, and the class table: what must not depend on the machine's load.
 func stableGradebook(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	entries, err := ReadEntries(dir)
+	entries, err := gradebook.ReadEntries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +63,11 @@ func stableGradebook(t *testing.T, dir string) map[string][]byte {
 		}
 		out[e.Student+".json"] = b
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ClassFile))
+	b, err := os.ReadFile(filepath.Join(dir, gradebook.ClassFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out[ClassFile] = b
+	out[gradebook.ClassFile] = b
 	return out
 }
 
@@ -108,7 +110,7 @@ func TestDeterministicUnderLoad(t *testing.T) {
 		}
 		t.Logf("loaded=%v: graded in %v", loaded, time.Since(start))
 		for _, e := range sum.Entries {
-			if e.Status != Graded || e.Score != scores[e.Student] {
+			if e.Status != gradebook.Graded || e.Score != scores[e.Student] {
 				var cells []string
 				for _, c := range e.Cells {
 					cells = append(cells, c.GradeID+" "+c.Status)

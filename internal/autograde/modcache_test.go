@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/sandbox"
 )
 
@@ -70,7 +71,7 @@ func TestColdModuleCache(t *testing.T) {
 	if len(sum.Entries) != 1 {
 		t.Fatalf("%d entries, want 1", len(sum.Entries))
 	}
-	checkEntry(t, sum.Entries[0], want{score: 4, cells: map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusPassed}, noFlag: true, toEnd: true})
+	checkEntry(t, sum.Entries[0], want{score: 4, cells: map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusPassed}, noFlag: true, toEnd: true})
 	if ents, _ := os.ReadDir(cache); len(ents) == 0 {
 		t.Errorf("the module cache %s is still empty: the test did not use it", cache)
 	}

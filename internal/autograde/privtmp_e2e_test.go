@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/sandbox"
@@ -20,7 +21,7 @@ import (
 // whose source starts with prefix.
 func cellOutput(t *testing.T, dir, student, prefix string) string {
 	t.Helper()
-	nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, student+".ipynb"))
+	nb, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, student+".ipynb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestPrivateTmpAndStoppedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("graded in %v; isolation %q", time.Since(start), sum.Isolation)
-	by := map[string]*Entry{}
+	by := map[string]*gradebook.Entry{}
 	for _, e := range sum.Entries {
 		by[e.Student] = e
 	}
@@ -100,7 +101,7 @@ func TestPrivateTmpAndStoppedRun(t *testing.T) {
 		for _, f := range e.Flags {
 			kinds = append(kinds, f.Kind)
 		}
-		if !slices.Contains(kinds, FlagIncomplete) || e.Run.Error == "" {
+		if !slices.Contains(kinds, gradebook.FlagIncomplete) || e.Run.Error == "" {
 			t.Errorf("background: flags %v, run error %q; want run_incomplete and the reason", kinds, e.Run.Error)
 		}
 		if e.Run.Seconds > 4*opt.CellTimeout.Seconds()+30 {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 )
@@ -37,9 +38,9 @@ func (c *RebuiltCell) Student() bool { return c.Origin == FromSubmission || c.Or
 // Rebuilt is a submission rebuilt from the instructor source.
 type Rebuilt struct {
 	Notebook *notebook.Notebook
-	Cells    []*RebuiltCell // one per cell of Notebook
-	Notes    []string       // what was restored or re-added, for the gradebook
-	Flags    []Flag         // problems found while rebuilding
+	Cells    []*RebuiltCell   // one per cell of Notebook
+	Notes    []string         // what was restored or re-added, for the gradebook
+	Flags    []gradebook.Flag // problems found while rebuilding
 
 	answerNames map[string]bool // top-level names declared by the source's answer cells
 	forbid      []string        // the source's metadata.agx.forbid (forbiddenUses)
@@ -149,7 +150,7 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		switch {
 		case known && isAnswer(kind):
 			if answers[id] != nil {
-				rb.flag(Flag{Kind: FlagDuplicateCell, Cell: id, Message: fmt.Sprintf("the submission has answer cell %s twice; the first one (cell %d) is graded", id, i)})
+				rb.flag(gradebook.Flag{Kind: gradebook.FlagDuplicateCell, Cell: id, Message: fmt.Sprintf("the submission has answer cell %s twice; the first one (cell %d) is graded", id, i)})
 				extra[after] = append(extra[after], c) // kept, like a cell the student added
 				continue
 			}
@@ -159,7 +160,7 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 			seenLocked[id] = c
 			after = id
 		case id != "":
-			rb.flag(Flag{Kind: FlagUnknownCell, Cell: fmt.Sprintf("cell %d", i), Message: fmt.Sprintf("the submission has a cell with grade_id %q, which the source does not have; it is kept as a student cell", id)})
+			rb.flag(gradebook.Flag{Kind: gradebook.FlagUnknownCell, Cell: fmt.Sprintf("cell %d", i), Message: fmt.Sprintf("the submission has a cell with grade_id %q, which the source does not have; it is kept as a student cell", id)})
 			extra[after] = append(extra[after], c)
 		case unmarked[strings.TrimSpace(c.Source)]:
 			// an instructor cell, taken from the source
@@ -225,7 +226,7 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 			} else {
 				rc.Origin = FromStub
 				rb.Notes = append(rb.Notes, fmt.Sprintf("answer cell %s is missing from the submission; its released stub was used", m.GradeID))
-				rb.flag(Flag{Kind: FlagMissingAnswer, Cell: m.GradeID, Message: "the answer cell was deleted"})
+				rb.flag(gradebook.Flag{Kind: gradebook.FlagMissingAnswer, Cell: m.GradeID, Message: "the answer cell was deleted"})
 				add(released[m.GradeID], rc)
 			}
 			addExtra(m.GradeID)
@@ -381,7 +382,7 @@ func specSkipped(s ast.Spec, skip map[string]bool) bool {
 // source cell (grade_ids cannot hold a colon). Cells of the same text share it.
 func unmarkedAnchor(c *notebook.Cell) string { return "unmarked:" + strings.TrimSpace(c.Source) }
 
-func (rb *Rebuilt) flag(f Flag) { rb.Flags = append(rb.Flags, f) }
+func (rb *Rebuilt) flag(f gradebook.Flag) { rb.Flags = append(rb.Flags, f) }
 
 func isAnswer(kind string) bool { return kind == nbgrader.KindSolution || kind == nbgrader.KindManual }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/sandbox"
@@ -75,7 +76,7 @@ func TestUnprivilegedKernel(t *testing.T) {
 	}
 	output := func(t *testing.T, student, prefix string) string {
 		t.Helper()
-		nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, student+".ipynb"))
+		nb, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, student+".ipynb"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +90,7 @@ func TestUnprivilegedKernel(t *testing.T) {
 		t.Fatalf("no output with %q", prefix)
 		return ""
 	}
-	byStudent := map[string]*Entry{}
+	byStudent := map[string]*gradebook.Entry{}
 	for _, e := range sum.Entries {
 		byStudent[e.Student] = e
 	}
@@ -125,7 +126,7 @@ func TestUnprivilegedKernel(t *testing.T) {
 			if e == nil {
 				t.Fatal("no entry")
 			}
-			checkEntry(t, e, want{score: 2, cells: map[string]string{"double-test": StatusPassed}, toEnd: true})
+			checkEntry(t, e, want{score: 2, cells: map[string]string{"double-test": gradebook.StatusPassed}, toEnd: true})
 			tc.check(t)
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/grade"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
@@ -33,15 +34,15 @@ func TestScoreVoids(t *testing.T) {
 		points  float64
 		forged  bool
 	}{
-		{"own result", []*notebook.Output{result("t", "N", true)}, StatusPassed, 2, false},
-		{"own failing result", []*notebook.Output{result("t", "N", false)}, StatusFailed, 0, false},
-		{"no result", nil, StatusNoResult, 0, false},
-		{"two valid results", []*notebook.Output{result("t", "N", true), result("t", "N", true)}, StatusRejected, 0, true},
-		{"forged then own", []*notebook.Output{result("t", "", true), result("t", "N", false)}, StatusRejected, 0, true},
-		{"own then forged", []*notebook.Output{result("t", "N", true), result("t", "guess", true)}, StatusRejected, 0, true},
-		{"forged only", []*notebook.Output{result("t", "", true)}, StatusRejected, 0, true},
-		{"other grade_id", []*notebook.Output{result("u", "N", true), result("t", "N", true)}, StatusRejected, 0, true},
-		{"unreadable", []*notebook.Output{{OutputType: notebook.DisplayData, Data: notebook.Object{grade.MIMEType: json.RawMessage(`"{}"`)}}, result("t", "N", true)}, StatusRejected, 0, true},
+		{"own result", []*notebook.Output{result("t", "N", true)}, gradebook.StatusPassed, 2, false},
+		{"own failing result", []*notebook.Output{result("t", "N", false)}, gradebook.StatusFailed, 0, false},
+		{"no result", nil, gradebook.StatusNoResult, 0, false},
+		{"two valid results", []*notebook.Output{result("t", "N", true), result("t", "N", true)}, gradebook.StatusRejected, 0, true},
+		{"forged then own", []*notebook.Output{result("t", "", true), result("t", "N", false)}, gradebook.StatusRejected, 0, true},
+		{"own then forged", []*notebook.Output{result("t", "N", true), result("t", "guess", true)}, gradebook.StatusRejected, 0, true},
+		{"forged only", []*notebook.Output{result("t", "", true)}, gradebook.StatusRejected, 0, true},
+		{"other grade_id", []*notebook.Output{result("u", "N", true), result("t", "N", true)}, gradebook.StatusRejected, 0, true},
+		{"unreadable", []*notebook.Output{{OutputType: notebook.DisplayData, Data: notebook.Object{grade.MIMEType: json.RawMessage(`"{}"`)}}, result("t", "N", true)}, gradebook.StatusRejected, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			meta, _ := json.Marshal(map[string]any{"nbgrader": map[string]any{"schema_version": 3, "grade": true, "solution": false, "locked": true, "grade_id": "t", "points": 2}})
@@ -58,7 +59,7 @@ func TestScoreVoids(t *testing.T) {
 			}
 			forged := false
 			for _, f := range flags {
-				forged = forged || f.Kind == FlagForged
+				forged = forged || f.Kind == gradebook.FlagForged
 			}
 			if forged != tc.forged {
 				t.Errorf("forged_result flag %v, want %v: %+v", forged, tc.forged, flags)
@@ -98,13 +99,13 @@ func TestDisarmAndVoid(t *testing.T) {
 					t.Errorf("the cell lacks %q:\n%s", l, got)
 				}
 			}
-			cells := []*CellGrade{{GradeID: "double-test", Kind: nbgrader.KindTest, Points: 2, AutoPoints: 2, MaxPoints: 2, Status: StatusPassed},
-				{GradeID: "explain", Kind: nbgrader.KindManual, MaxPoints: 1, Status: StatusManual}}
+			cells := []*gradebook.CellGrade{{GradeID: "double-test", Kind: nbgrader.KindTest, Points: 2, AutoPoints: 2, MaxPoints: 2, Status: gradebook.StatusPassed},
+				{GradeID: "explain", Kind: nbgrader.KindManual, MaxPoints: 1, Status: gradebook.StatusManual}}
 			voided := voidAfterFlags(rb, flags, cells)
-			if (len(voided) > 0) != tc.voided || (tc.voided && (cells[0].AutoPoints != 0 || cells[0].Status != StatusRejected)) {
+			if (len(voided) > 0) != tc.voided || (tc.voided && (cells[0].AutoPoints != 0 || cells[0].Status != gradebook.StatusRejected)) {
 				t.Errorf("voided %v, cells %+v; want voided %v", voided, cells[0], tc.voided)
 			}
-			if cells[1].Status != StatusManual {
+			if cells[1].Status != gradebook.StatusManual {
 				t.Errorf("a manual cell was voided: %+v", cells[1])
 			}
 		})
@@ -121,11 +122,11 @@ func TestTestGradeWithoutResult(t *testing.T) {
 		status  string
 		message string // a substring of the messages; "" for none wanted
 	}{
-		{"not run", &jupyter.CellRun{Skipped: "the kernel died"}, nil, StatusNotRun, "not run: the kernel died"},
-		{"timeout", &jupyter.CellRun{Ran: true, TimedOut: true, Seconds: 120}, nil, StatusTimeout, "time limit"},
-		{"no result", &jupyter.CellRun{Ran: true}, nil, StatusNoResult, "reported no result"},
-		{"output lost", &jupyter.CellRun{Ran: true, OutputIncomplete: true}, nil, StatusUngradable, "did not all arrive"},
-		{"output lost after a timeout", &jupyter.CellRun{Ran: true, TimedOut: true, OutputIncomplete: true}, nil, StatusUngradable, "could not be read"},
+		{"not run", &jupyter.CellRun{Skipped: "the kernel died"}, nil, gradebook.StatusNotRun, "not run: the kernel died"},
+		{"timeout", &jupyter.CellRun{Ran: true, TimedOut: true, Seconds: 120}, nil, gradebook.StatusTimeout, "time limit"},
+		{"no result", &jupyter.CellRun{Ran: true}, nil, gradebook.StatusNoResult, "reported no result"},
+		{"output lost", &jupyter.CellRun{Ran: true, OutputIncomplete: true}, nil, gradebook.StatusUngradable, "did not all arrive"},
+		{"output lost after a timeout", &jupyter.CellRun{Ran: true, TimedOut: true, OutputIncomplete: true}, nil, gradebook.StatusUngradable, "could not be read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rc := &RebuiltCell{GradeID: "t", Kind: "test", Points: 2}

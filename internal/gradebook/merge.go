@@ -1,4 +1,4 @@
-package autograde
+package gradebook
 
 import (
 	"errors"

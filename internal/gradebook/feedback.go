@@ -1,4 +1,4 @@
-package autograde
+package gradebook
 
 import (
 	"fmt"
@@ -163,4 +163,12 @@ func statusSentence(status string) string {
 		return "The test cell's result could not be read (a problem on the grading side); it will be graded again."
 	}
 	return status
+}
+
+// NbgraderFeedbackPath returns where nbgrader keeps a student's feedback page
+// for a notebook of assignment: DIR/STUDENT/ASSIGNMENT/NOTEBOOK.html.
+func NbgraderFeedbackPath(dir, assignment string) func(e *Entry) string {
+	return func(e *Entry) string {
+		return filepath.Join(dir, e.Student, assignment, strings.TrimSuffix(e.Notebook, ".ipynb")+".html")
+	}
 }
