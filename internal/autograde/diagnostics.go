@@ -75,7 +75,7 @@ func cellErrors(c *notebook.Cell) (msgs []string, failed bool) {
 	}
 	msgs = append(msgs, errs...)
 	for i, m := range msgs {
-		msgs[i] = clip(strings.TrimSpace(stripANSI(m)), gradebook.MaxMessage)
+		msgs[i] = notebook.Clip(strings.TrimSpace(stripANSI(m)), gradebook.MaxMessage)
 	}
 	return msgs, failed
 }

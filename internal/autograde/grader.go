@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/goagx/agx/grade"
+	"github.com/goagx/agx/internal/gotool"
 	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
@@ -199,7 +200,7 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 	} else if infraErr = jupyter.CheckKernel(ctx, opt.Python, opt.Kernel); infraErr == nil {
 		// Without the modules its scratch module needs, the kernel would
 		// fail every cell: stop before grading anyone.
-		if err := ensureKernelModules(ctx, opt.Python, opt.Kernel, logf); err != nil {
+		if err := gotool.EnsureKernelModules(ctx, opt.Python, opt.Kernel, logf); err != nil {
 			return nil, err
 		}
 		sb, infraErr = sandbox.New(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs, opt.Isolation)
@@ -343,7 +344,7 @@ func progressLine(e *gradebook.Entry, skipped bool, elapsed time.Duration) strin
 	case skipped:
 		fmt.Fprintf(&b, "%s / %s  unchanged, kept", formatPoints(e.Score), formatPoints(e.MaxScore))
 	case e.Status != gradebook.Graded:
-		fmt.Fprintf(&b, "%s: %s", strings.ToUpper(strings.ReplaceAll(e.Status, "_", " ")), clip(firstLine(e.UngradableReason), 100))
+		fmt.Fprintf(&b, "%s: %s", strings.ToUpper(strings.ReplaceAll(e.Status, "_", " ")), notebook.Clip(firstLine(e.UngradableReason), 100))
 	default:
 		fmt.Fprintf(&b, "%s / %s  (%.1fs)", formatPoints(e.Score), formatPoints(e.MaxScore), e.Run.Seconds)
 	}
@@ -522,7 +523,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *gradebook.Entry, ski
 		if !kernelUp || !studentRan {
 			return g.ungradable(e, "the notebook could not be run before any student code: "+e.Run.Error), false
 		}
-		e.Flags = append(e.Flags, gradebook.Flag{Kind: gradebook.FlagIncomplete, Cell: "notebook", Message: clip(firstLine(e.Run.Error), 300)})
+		e.Flags = append(e.Flags, gradebook.Flag{Kind: gradebook.FlagIncomplete, Cell: "notebook", Message: notebook.Clip(firstLine(e.Run.Error), 300)})
 	}
 	if why := toolingFailure(rb, res); why != "" {
 		return g.ungradable(e, why), false

@@ -206,9 +206,9 @@ func scanStudentCells(rb *Rebuilt) []gradebook.Flag {
 			t := strings.TrimSpace(line)
 			switch cmd := magicText(line); {
 			case strings.HasPrefix(cmd, "!"):
-				add(gradebook.FlagMagic, i+1, "shell command: %s", clip(t, 80))
+				add(gradebook.FlagMagic, i+1, "shell command: %s", notebook.Clip(t, 80))
 			case strings.HasPrefix(cmd, "%") && cmd != "%%":
-				add(gradebook.FlagMagic, i+1, "kernel magic: %s", clip(t, 80))
+				add(gradebook.FlagMagic, i+1, "kernel magic: %s", notebook.Clip(t, 80))
 			}
 		}
 		for _, d := range topLevelNames(c.Source) {
@@ -369,14 +369,6 @@ func blank(b []byte, i int, on bool) {
 	if on && i < len(b) && b[i] != '\n' {
 		b[i] = ' '
 	}
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // pureFuncs, purePackages and pureConstructor are the calls a package-level initialiser may make without a

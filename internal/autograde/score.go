@@ -28,7 +28,7 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []gradeboo
 		name := cellName(rc)
 		if rc.Student() && c.CellType == notebook.Code {
 			if msgs, failed := cellErrors(c); failed && len(msgs) > 0 {
-				answerErrs = append(answerErrs, fmt.Sprintf("your cell %s failed: %s", name, clip(msgs[0], gradebook.MaxMessage/2)))
+				answerErrs = append(answerErrs, fmt.Sprintf("your cell %s failed: %s", name, notebook.Clip(msgs[0], gradebook.MaxMessage/2)))
 			}
 		}
 		if run != nil && run.TimedOut {
