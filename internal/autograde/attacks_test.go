@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
 )
 
@@ -198,7 +199,7 @@ func TestAttacksInContainers(t *testing.T) {
 // image) in a container per submission, and checks each attack.
 func gradeAttacks(t *testing.T, docker string) {
 	const source = "../nbgrader/testdata/gelu.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
 	agxRoot := os.Getenv("AGX_ROOT")
 	if agxRoot == "" {
@@ -210,19 +211,19 @@ func gradeAttacks(t *testing.T, docker string) {
 		check func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook)
 	}
 	blankWith := func(after, code string) *notebook.Notebook {
-		nb := release(t, src)
-		insertAfter(t, nb, after, code)
+		nb := nbtest.Release(t, src)
+		nbtest.InsertAfter(t, nb, after, code)
 		return nb
 	}
 	solvedWith := func(after, code string) *notebook.Notebook {
-		nb := solved(t, src)
-		insertAfter(t, nb, after, code)
+		nb := nbtest.Solved(t, src)
+		nbtest.InsertAfter(t, nb, after, code)
 		return nb
 	}
 	both := map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusPassed}
 	attacks := map[string]attack{
-		"honest": {nb: solved(t, src), want: want{score: 4, cells: both, noFlag: true, toEnd: true}},
-		"blank":  {nb: release(t, src), want: want{score: 0, noFlag: true, toEnd: true}},
+		"honest": {nb: nbtest.Solved(t, src), want: want{score: 4, cells: both, noFlag: true, toEnd: true}},
+		"blank":  {nb: nbtest.Release(t, src), want: want{score: 0, noFlag: true, toEnd: true}},
 
 		// The instructor's findings.
 		"steal-and-exit": {nb: blankWith("gelu-code", steal("os.Exit(0)")),
@@ -238,7 +239,7 @@ func gradeAttacks(t *testing.T, docker string) {
 			nb := blankWith("gelu-code", steal("os.Exit(0)"))
 			// A process that outlives its cell and copies the secret file
 			// the moment it appears; the initialiser then forges with it.
-			insertAfter(t, nb, "gelu-code", "%%\n"+
+			nbtest.InsertAfter(t, nb, "gelu-code", "%%\n"+
 				"loop := `while :; do cat \"$AGX_GRADE_SECRET\" >>\"$HOME/stolen\" 2>/dev/null; done`\n"+
 				"p, err := os.StartProcess(\"/bin/sh\", []string{\"sh\", \"-c\", loop}, &os.ProcAttr{Env: os.Environ(), Sys: &syscall.SysProcAttr{Setsid: true}})\n"+
 				"fmt.Println(\"helper started:\", err == nil)\nif p != nil {\n\tp.Release()\n}")
@@ -252,8 +253,8 @@ func gradeAttacks(t *testing.T, docker string) {
 			}},
 		"planted-package": {nb: func() *notebook.Notebook {
 			nb := blankWith("gelu-code", steal("os.Exit(0)"))
-			insertAfter(t, nb, "gelu-code", plantCell)
-			insertAfter(t, nb, "gelu-code", "const plantedPackage = `"+plantedPackage+"`")
+			nbtest.InsertAfter(t, nb, "gelu-code", plantCell)
+			nbtest.InsertAfter(t, nb, "gelu-code", "const plantedPackage = `"+plantedPackage+"`")
 			return nb
 		}(),
 			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusRejected}, flags: []string{gradebook.FlagForged, gradebook.FlagSelfRead}, toEnd: true},
@@ -277,8 +278,8 @@ func gradeAttacks(t *testing.T, docker string) {
 				}
 			}},
 		"log-fatal": {nb: func() *notebook.Notebook {
-			nb := solved(t, src)
-			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tlog.Fatal(\"bye\")\n\treturn x\n}"
+			nb := nbtest.Solved(t, src)
+			nbtest.CellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tlog.Fatal(\"bye\")\n\treturn x\n}"
 			return nb
 		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusError, "quiz-smooth": gradebook.StatusPassed}, flags: []string{gradebook.FlagExit, gradebook.FlagNoResult}, toEnd: true}},
 		"rpc-dial": {nb: solvedWith("gelu-code", "%%\n_, err := rpc.Dial(\"tcp\", \"1.1.1.1:53\")\nfmt.Println(\"rpc:\", err)"),
@@ -322,8 +323,8 @@ func gradeAttacks(t *testing.T, docker string) {
 		// A visible check's message carries the hidden tests: the function it
 		// calls panics with them, read from the program's source.
 		"hidden-tests-in-visible-check": {nb: func() *notebook.Notebook {
-			nb := release(t, src)
-			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n" +
+			nb := nbtest.Release(t, src)
+			nbtest.CellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n" +
 				"\tb, _ := os.ReadFile(filepath.Join(filepath.Dir(os.Args[0]), \"main.go\"))\n" +
 				"\tif _, after, ok := strings.Cut(string(b), \"BEGIN HIDDEN TESTS\"); ok {\n\t\tpanic(after)\n\t}\n\treturn x\n}"
 			return nb
@@ -346,13 +347,13 @@ func gradeAttacks(t *testing.T, docker string) {
 
 		// The earlier tamper cases.
 		"edited-test-cell": {nb: func() *notebook.Notebook {
-			nb := release(t, src)
-			cellByID(t, nb, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
+			nb := nbtest.Release(t, src)
+			nbtest.CellByID(t, nb, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
 			return nb
 		}(), want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, notes: []string{"gelu-forward was edited; restored"}, toEnd: true}},
 		"deleted-test-cell": {nb: func() *notebook.Notebook {
-			nb := solved(t, src)
-			removeCell(t, nb, "quiz-smooth")
+			nb := nbtest.Solved(t, src)
+			nbtest.RemoveCell(t, nb, "quiz-smooth")
 			return nb
 		}(), want: want{score: 4, cells: both, notes: []string{"quiz-smooth was deleted; re-added"}, toEnd: true}},
 		"printed-and-own-results": {nb: blankWith("gelu-code", "%%\n"+
@@ -360,20 +361,20 @@ func gradeAttacks(t *testing.T, docker string) {
 			"g := grade.New(\"gelu-forward\")\ng.Check(\"forged\", 3, func(c *grade.C) {})\ng.Done()"),
 			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, flags: []string{gradebook.FlagForged}, toEnd: true}},
 		"os-exit": {nb: func() *notebook.Notebook {
-			nb := solved(t, src)
-			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
+			nb := nbtest.Solved(t, src)
+			nbtest.CellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
 			return nb
 		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusNoResult, "quiz-smooth": gradebook.StatusPassed}, flags: []string{gradebook.FlagExit, gradebook.FlagNoResult}, toEnd: true}},
 		"endless-loops": {nb: func() *notebook.Notebook {
 			nb := solvedWith("gelu-code", "%%\nfor {\n}")
-			cellByID(t, nb, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
+			nbtest.CellByID(t, nb, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
 			return nb
 		}(), want: want{score: 3, cells: map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusFailed}, flags: []string{gradebook.FlagTimeout}, toEnd: true}},
 		"huge-output": {nb: solvedWith("gelu-code", "%%\nline := strings.Repeat(\"x\", 1000)\nfor i := 0; i < 4000; i++ {\n\tfmt.Println(line)\n}"),
 			want: want{score: 4, cells: both, flags: []string{gradebook.FlagOutputCapped}, toEnd: true}},
 		"panics": {nb: func() *notebook.Notebook {
-			nb := solved(t, src)
-			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
+			nb := nbtest.Solved(t, src)
+			nbtest.CellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
 			return nb
 		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusFailed, "quiz-smooth": gradebook.StatusPassed}, toEnd: true},
 			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
@@ -476,7 +477,7 @@ func gradeAttacks(t *testing.T, docker string) {
 	if syso := sysoObject(t); syso != "" {
 		attacks["syso-bodyless"] = attack{nb: func() *notebook.Notebook {
 			nb := solvedWith("gelu-code", "func agxNop()\n\n%%\nagxNop()\nfmt.Println(\"bodyless ran\")")
-			insertAfter(t, nb, "gelu-code", "%%\n"+scratchDir+
+			nbtest.InsertAfter(t, nb, "gelu-code", "%%\n"+scratchDir+
 				"b, _ := base64.StdEncoding.DecodeString(\""+syso+"\")\n"+
 				"err := os.WriteFile(filepath.Join(agxDir, \"agx.syso\"), b, 0o644)\n"+
 				"fmt.Println(\"syso written:\", err)")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 )
 
 // TestDiagnostics grades submissions whose problems must be told right: a
@@ -21,14 +22,14 @@ func TestDiagnostics(t *testing.T) {
 	// not add words to the cell's output ahead of the compiler's message.
 	t.Setenv("GOFLAGS", "-buildvcs=false")
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
-	compile := release(t, src)
-	cellByID(t, compile, "double-code").Source = "func Double(x float64) float64 { return \"two\" }"
-	colours := release(t, src)
-	cellByID(t, colours, "double-code").Source = "func Double(x float64) float64 { panic(\"\\x1b[31mred alert\\x1b[0m\") }"
-	edited := solved(t, src)
-	cellByID(t, edited, "double-test").Source = "%%\nfmt.Println(\"no tests here\")"
+	compile := nbtest.Release(t, src)
+	nbtest.CellByID(t, compile, "double-code").Source = "func Double(x float64) float64 { return \"two\" }"
+	colours := nbtest.Release(t, src)
+	nbtest.CellByID(t, colours, "double-code").Source = "func Double(x float64) float64 { panic(\"\\x1b[31mred alert\\x1b[0m\") }"
+	edited := nbtest.Solved(t, src)
+	nbtest.CellByID(t, edited, "double-test").Source = "%%\nfmt.Println(\"no tests here\")"
 	invalid := filepath.Join(in, "invalid.ipynb")
 	if err := os.WriteFile(invalid, []byte(`{"cells": [`), 0o644); err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestDiagnostics(t *testing.T) {
 		writeNB(t, in, "compile", compile),
 		writeNB(t, in, "colours", colours),
 		writeNB(t, in, "edited", edited),
-		writeNB(t, in, "wrong", release(t, readNB(t, "../nbgrader/testdata/gelu.ipynb"))),
+		writeNB(t, in, "wrong", nbtest.Release(t, nbtest.ReadNB(t, "../nbgrader/testdata/gelu.ipynb"))),
 		{Student: "invalid", Path: invalid},
 	}
 	opt := testOptions(source, dir)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
-	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/testenv"
 )
@@ -36,27 +36,6 @@ func needKernel(t *testing.T) {
 	if err := jupyter.CheckKernel(ctx, "", testKernel()); err != nil {
 		testenv.Missing(t, "skipping: %v (install Jupyter and the kernel with docker/scripts/install-all.sh, or set AGX_TEST_KERNEL)", err)
 	}
-}
-
-// solved returns the student version of src with the instructor's solutions
-// typed into the answer cells (marker lines dropped).
-func solved(t *testing.T, src *notebook.Notebook) *notebook.Notebook {
-	t.Helper()
-	nb := release(t, src)
-	for _, c := range src.Cells {
-		m, _ := nbgrader.Get(c)
-		if m == nil || !m.Solution {
-			continue
-		}
-		var lines []string
-		for l := range strings.Lines(c.Source) {
-			if !nbgrader.HasSolution(l) {
-				lines = append(lines, l)
-			}
-		}
-		cellByID(t, nb, m.GradeID).Source = strings.Join(lines, "")
-	}
-	return nb
 }
 
 func writeNB(t *testing.T, dir, student string, nb *notebook.Notebook) Submission {
@@ -137,46 +116,46 @@ func checkEntry(t *testing.T, e *gradebook.Entry, w want) {
 func TestTampering(t *testing.T) {
 	needKernel(t)
 	const source = "../nbgrader/testdata/gelu.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
 	var subs []Submission
 	add := func(student string, nb *notebook.Notebook) { subs = append(subs, writeNB(t, in, student, nb)) }
 	add("instructor", src)
-	add("blank", release(t, src))
+	add("blank", nbtest.Release(t, src))
 
-	edited := release(t, src)
-	cellByID(t, edited, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
+	edited := nbtest.Release(t, src)
+	nbtest.CellByID(t, edited, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
 	add("edited", edited)
 
-	deleted := solved(t, src)
-	removeCell(t, deleted, "quiz-smooth")
+	deleted := nbtest.Solved(t, src)
+	nbtest.RemoveCell(t, deleted, "quiz-smooth")
 	add("deleted", deleted)
 
-	forged := release(t, src)
-	insertAfter(t, forged, "gelu-code", "%%\n"+
+	forged := nbtest.Release(t, src)
+	nbtest.InsertAfter(t, forged, "gelu-code", "%%\n"+
 		"fmt.Println(`{\"grade_id\": \"gelu-forward\", \"nonce\": \"\", \"version\": 1, \"score\": 3, \"max_score\": 3, \"checks\": []}`)\n"+
 		"g := grade.New(\"gelu-forward\")\ng.Check(\"forged\", 3, func(c *grade.C) {})\ng.Done()")
 	add("forged", forged)
 
-	exit := solved(t, src)
-	cellByID(t, exit, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
+	exit := nbtest.Solved(t, src)
+	nbtest.CellByID(t, exit, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
 	add("exit", exit)
 
-	loop := solved(t, src)
-	insertAfter(t, loop, "gelu-code", "%%\nfor {\n}")
-	cellByID(t, loop, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
+	loop := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, loop, "gelu-code", "%%\nfor {\n}")
+	nbtest.CellByID(t, loop, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
 	add("loop", loop)
 
-	huge := solved(t, src)
-	insertAfter(t, huge, "gelu-code", "%%\nline := strings.Repeat(\"x\", 1000)\nfor i := 0; i < 4000; i++ {\n\tfmt.Println(line)\n}")
+	huge := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, huge, "gelu-code", "%%\nline := strings.Repeat(\"x\", 1000)\nfor i := 0; i < 4000; i++ {\n\tfmt.Println(line)\n}")
 	add("huge", huge)
 
-	panics := solved(t, src)
-	cellByID(t, panics, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
+	panics := nbtest.Solved(t, src)
+	nbtest.CellByID(t, panics, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
 	add("panics", panics)
 
-	hostile := solved(t, src)
-	insertAfter(t, hostile, "gelu-code", "%%\n"+
+	hostile := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, hostile, "gelu-code", "%%\n"+
 		"conn, err := net.DialTimeout(\"tcp\", \"1.1.1.1:53\", 3*time.Second)\nfmt.Println(\"dial:\", conn, err)\n"+
 		"b := make([]byte, 6<<30)\nfor i := range b {\n\tb[i] = 1\n}\nfmt.Println(\"allocated\", len(b))")
 	add("hostile", hostile)
@@ -295,12 +274,12 @@ func TestTampering(t *testing.T) {
 func TestHelpersAndOverrides(t *testing.T) {
 	needKernel(t)
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
-	cheat := release(t, src)
-	cellByID(t, cheat, "double-code").Source = "func Double(x float64) float64 { return 0 }\n\nfunc near(a, b float64) bool { return true }\n\nfunc init() {}\n"
-	insertAfter(t, cheat, "double-code", "!echo hello")
-	subs := []Submission{writeNB(t, in, "honest", solved(t, src)), writeNB(t, in, "cheat", cheat)}
+	cheat := nbtest.Release(t, src)
+	nbtest.CellByID(t, cheat, "double-code").Source = "func Double(x float64) float64 { return 0 }\n\nfunc near(a, b float64) bool { return true }\n\nfunc init() {}\n"
+	nbtest.InsertAfter(t, cheat, "double-code", "!echo hello")
+	subs := []Submission{writeNB(t, in, "honest", nbtest.Solved(t, src)), writeNB(t, in, "cheat", cheat)}
 	if err := os.WriteFile(filepath.Join(dir, gradebook.OverridesFile), []byte("student,grade_id,points,comment\nhonest,explain,1,well put\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +313,7 @@ func TestUngradable(t *testing.T) {
 	dir := t.TempDir()
 	opt := testOptions("testdata/double.ipynb", dir)
 	opt.Kernel = "no-such-kernel-agx"
-	sum, err := Grade(context.Background(), opt, []Submission{writeNB(t, t.TempDir(), "alice", release(t, readNB(t, opt.Source)))})
+	sum, err := Grade(context.Background(), opt, []Submission{writeNB(t, t.TempDir(), "alice", nbtest.Release(t, nbtest.ReadNB(t, opt.Source)))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/nbtest"
 )
 
 // TestExercises autogrades every course exercise (notebooks/exercises/)
@@ -24,9 +25,9 @@ func TestExercises(t *testing.T) {
 	}
 	for _, source := range sources {
 		t.Run(filepath.Base(source), func(t *testing.T) {
-			src := readNB(t, source)
+			src := nbtest.ReadNB(t, source)
 			in, dir := t.TempDir(), t.TempDir()
-			subs := []Submission{writeNB(t, in, "solved", solved(t, src)), writeNB(t, in, "blank", release(t, src))}
+			subs := []Submission{writeNB(t, in, "solved", nbtest.Solved(t, src)), writeNB(t, in, "blank", nbtest.Release(t, src))}
 			opt := testOptions(source, dir)
 			opt.CellTimeout = time.Minute
 			opt.Timeout = 10 * time.Minute
@@ -65,9 +66,9 @@ func TestExercises(t *testing.T) {
 func TestForbiddenBuiltin(t *testing.T) {
 	needKernel(t)
 	const source = "../../notebooks/exercises/gelu.ipynb"
-	src := readNB(t, source)
-	nb := solved(t, src)
-	code := cellByID(t, nb, "gelu-code")
+	src := nbtest.ReadNB(t, source)
+	nb := nbtest.Solved(t, src)
+	code := nbtest.CellByID(t, nb, "gelu-code")
 	const helper = "func gelu(x *agx.Tensor) *agx.Tensor { return agx.Apply(GELUFunction{}, x) }"
 	if !strings.Contains(code.Source, helper) {
 		t.Fatalf("the gelu-code cell no longer has %q; update this test", helper)

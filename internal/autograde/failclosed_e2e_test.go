@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/testenv"
 )
 
@@ -92,7 +93,7 @@ func TestFailClosed(t *testing.T) {
 		testenv.Missing(t, "needs root: the slot users are made only when grading as root")
 	}
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in := t.TempDir()
 	closed := t.TempDir()
 	if err := os.Chmod(closed, 0o700); err != nil {
@@ -102,9 +103,9 @@ func TestFailClosed(t *testing.T) {
 	if err := os.Mkdir(tmp, 0o1777); err != nil {
 		t.Fatal(err)
 	}
-	detached := solved(t, src)
-	insertAfter(t, detached, "double-code", detachedLoop)
-	subs := []Submission{writeNB(t, in, "solved", solved(t, src)), writeNB(t, in, "detached", detached)}
+	detached := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, detached, "double-code", detachedLoop)
+	subs := []Submission{writeNB(t, in, "solved", nbtest.Solved(t, src)), writeNB(t, in, "detached", detached)}
 	reapOrphans(t)
 
 	t.Setenv("TMPDIR", tmp)

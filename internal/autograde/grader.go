@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,7 +21,9 @@ import (
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/rebuild"
 	"github.com/goagx/agx/internal/sandbox"
+	"github.com/goagx/agx/internal/score"
 )
 
 // Options configure Grade.
@@ -424,17 +425,17 @@ func (g *grader) one(ctx context.Context, s Submission) (e *gradebook.Entry, ski
 		// The student's file, not the grader: say so.
 		return g.notGraded(e, gradebook.Unreadable, "the submitted file is not a readable notebook ("+err.Error()+"); submit the .ipynb file that Jupyter saved"), false
 	}
-	if wrong, ids := wrongNotebook(g.src, sub); wrong {
-		return g.notGraded(e, gradebook.WrongNotebook, wrongNotebookReason(g.srcName, ids)), false
+	if wrong, ids := rebuild.WrongNotebook(g.src, sub); wrong {
+		return g.notGraded(e, gradebook.WrongNotebook, rebuild.WrongNotebookReason(g.srcName, ids)), false
 	}
-	rb, err := Rebuild(g.src, sub, g.opt.NewNonce)
+	rb, err := rebuild.Rebuild(g.src, sub, g.opt.NewNonce)
 	if err != nil {
 		return g.ungradable(e, "cannot rebuild the submission: "+err.Error()), false
 	}
 	e.Notes = append(e.Notes, rb.Notes...)
 	e.Flags = append(e.Flags, rb.Flags...)
-	e.Flags = append(e.Flags, scanStudentCells(rb)...)
-	disarmMagic(rb)
+	e.Flags = append(e.Flags, rebuild.ScanStudentCells(rb)...)
+	rebuild.DisarmMagic(rb)
 	if g.infraErr != nil {
 		return g.ungradable(e, g.infraErr.Error()), false
 	}
@@ -442,7 +443,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *gradebook.Entry, ski
 	// entry (so grades.csv) must not change from run to run.
 	e.Run.Isolation = []string{}
 	for _, m := range g.sb.Isolation() {
-		e.Run.Isolation = append(e.Run.Isolation, sanitize(m))
+		e.Run.Isolation = append(e.Run.Isolation, score.Sanitize(m))
 	}
 	e.Run.IsolationMode = g.sb.Mode()
 
@@ -519,7 +520,7 @@ func (g *grader) one(ctx context.Context, s Submission) (e *gradebook.Entry, ski
 		}
 	}
 	if res.Err != nil {
-		e.Run.Error = sanitize(res.Err.Error())
+		e.Run.Error = score.Sanitize(res.Err.Error())
 		if !kernelUp || !studentRan {
 			return g.ungradable(e, "the notebook could not be run before any student code: "+e.Run.Error), false
 		}
@@ -528,21 +529,21 @@ func (g *grader) one(ctx context.Context, s Submission) (e *gradebook.Entry, ski
 	if why := toolingFailure(rb, res); why != "" {
 		return g.ungradable(e, why), false
 	}
-	cells, flags := score(rb, res)
-	voidAfterFlags(rb, e.Flags, cells)
+	cells, flags := score.Score(rb, res)
+	score.VoidAfterFlags(rb, e.Flags, cells)
 	for _, c := range cells {
 		for i, m := range c.Messages {
-			c.Messages[i] = sanitize(m)
+			c.Messages[i] = score.Sanitize(m)
 		}
 		for i, m := range c.AnswerErrors {
-			c.AnswerErrors[i] = sanitize(m)
+			c.AnswerErrors[i] = score.Sanitize(m)
 		}
 		for i := range c.Checks {
-			c.Checks[i].Message = sanitize(c.Checks[i].Message)
+			c.Checks[i].Message = score.Sanitize(c.Checks[i].Message)
 		}
 	}
 	for i := range flags {
-		flags[i].Message = sanitize(flags[i].Message)
+		flags[i].Message = score.Sanitize(flags[i].Message)
 	}
 	e.Cells = cells
 	e.Flags = append(e.Flags, flags...)
@@ -574,22 +575,14 @@ func (g *grader) ungradable(e *gradebook.Entry, reason string) *gradebook.Entry 
 // notGraded gives e a status other than graded, with the reason; every
 // graded cell of the source is listed, not run, with no points.
 func (g *grader) notGraded(e *gradebook.Entry, status, reason string) *gradebook.Entry {
-	e.Status, e.UngradableReason = status, sanitize(reason)
+	e.Status, e.UngradableReason = status, score.Sanitize(reason)
 	e.Cells = []*gradebook.CellGrade{}
 	for _, c := range g.src.Cells {
 		m, _ := nbgrader.Get(c) // the source is valid
 		if k := m.Kind(); k == nbgrader.KindTest || k == nbgrader.KindManual || k == nbgrader.KindTask {
-			e.Cells = append(e.Cells, &gradebook.CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: gradebook.StatusNotRun, Bonus: isBonus(c),
+			e.Cells = append(e.Cells, &gradebook.CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: gradebook.StatusNotRun, Bonus: nbgrader.IsBonus(c),
 				Messages: []string{status + ": " + firstLine(e.UngradableReason)}})
 		}
 	}
 	return e
 }
-
-// tempPath matches the per-run directories (GoNB's, the grader's) that
-// appear in messages, so that the gradebook does not change from run to run.
-var tempPath = regexp.MustCompile(`/[^\s:'"]*/(gonb_|agx-grade-|agx-autograde-)[^/\s:'"]*`)
-
-// sanitize removes what would make a message differ from run to run or
-// garble it: temporary paths and terminal escape sequences.
-func sanitize(s string) string { return tempPath.ReplaceAllString(stripANSI(s), "…") }

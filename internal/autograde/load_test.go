@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 )
 
 // chattyDouble is a correct Double that prints ~2.5 MB on every call, so a
@@ -79,15 +80,15 @@ func stableGradebook(t *testing.T, dir string) map[string][]byte {
 func TestDeterministicUnderLoad(t *testing.T) {
 	needKernel(t)
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in := t.TempDir()
-	chatty := solved(t, src)
-	cellByID(t, chatty, "double-code").Source = chattyDouble
-	insertAfter(t, chatty, "double-code", "%%\nfmt.Println(Double(1))")
+	chatty := nbtest.Solved(t, src)
+	nbtest.CellByID(t, chatty, "double-code").Source = chattyDouble
+	nbtest.InsertAfter(t, chatty, "double-code", "%%\nfmt.Println(Double(1))")
 	subs := []Submission{
-		writeNB(t, in, "honest", solved(t, src)),
+		writeNB(t, in, "honest", nbtest.Solved(t, src)),
 		writeNB(t, in, "chatty", chatty),
-		writeNB(t, in, "blank", release(t, src)),
+		writeNB(t, in, "blank", nbtest.Release(t, src)),
 	}
 	scores := map[string]float64{"honest": 2, "chatty": 2, "blank": 0}
 

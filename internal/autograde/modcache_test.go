@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 )
 
 // coldModCache points the go command (of this process and the kernels it
@@ -52,7 +53,7 @@ func TestColdModuleCache(t *testing.T) {
 	cache := coldModCache(t)
 	const source = "../nbgrader/testdata/gelu.ipynb"
 	dir := t.TempDir()
-	subs := []Submission{writeNB(t, t.TempDir(), "instructor", readNB(t, source))}
+	subs := []Submission{writeNB(t, t.TempDir(), "instructor", nbtest.ReadNB(t, source))}
 	opt := testOptions(source, dir)
 	opt.Jobs = 1
 	// The modules are at new paths, so the build cache does not hit for

@@ -13,6 +13,7 @@ import (
 
 	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/sandbox"
 )
@@ -60,7 +61,7 @@ func processWithArgs(args ...string) bool {
 func TestPrivateTmpAndStoppedRun(t *testing.T) {
 	needKernel(t)
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
 	name := fmt.Sprintf("agx-leak-%s", nbgrader.NewNonce()[:12])
 	var files []string
@@ -69,13 +70,13 @@ func TestPrivateTmpAndStoppedRun(t *testing.T) {
 	}
 	list := fmt.Sprintf("%q", files)
 	list = "[]string{" + strings.ReplaceAll(strings.Trim(list, "[]"), `" "`, `", "`) + "}"
-	writer := solved(t, src)
-	insertAfter(t, writer, "double-code", "%%\n// check: read back\nfor _, f := range "+list+" {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"read back %s: %q %v\\n\", f, b, err)\n}")
-	insertAfter(t, writer, "double-code", "%%\n// write\nfor _, f := range "+list+" {\n\tfmt.Println(f, os.WriteFile(f, []byte(\"left behind\"), 0o644))\n}")
-	reader := solved(t, src)
-	insertAfter(t, reader, "double-code", "%%\n// check: look\nfor _, f := range "+list+" {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"found %s: %q %v\\n\", f, b, err)\n}")
-	background := solved(t, src)
-	insertAfter(t, background, "double-code", "%%\n// background\ncmd := exec.Command(\"sh\", \"-c\", \"trap '' INT TERM; exec sleep 4242\")\ncmd.Stdout = os.Stdout\nfmt.Println(\"start:\", cmd.Start())")
+	writer := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, writer, "double-code", "%%\n// check: read back\nfor _, f := range "+list+" {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"read back %s: %q %v\\n\", f, b, err)\n}")
+	nbtest.InsertAfter(t, writer, "double-code", "%%\n// write\nfor _, f := range "+list+" {\n\tfmt.Println(f, os.WriteFile(f, []byte(\"left behind\"), 0o644))\n}")
+	reader := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, reader, "double-code", "%%\n// check: look\nfor _, f := range "+list+" {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"found %s: %q %v\\n\", f, b, err)\n}")
+	background := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, background, "double-code", "%%\n// background\ncmd := exec.Command(\"sh\", \"-c\", \"trap '' INT TERM; exec sleep 4242\")\ncmd.Stdout = os.Stdout\nfmt.Println(\"start:\", cmd.Start())")
 	subs := []Submission{writeNB(t, in, "writer", writer), writeNB(t, in, "reader", reader), writeNB(t, in, "background", background)}
 
 	opt := testOptions(source, dir)

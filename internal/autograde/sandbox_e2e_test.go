@@ -14,6 +14,7 @@ import (
 
 	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/sandbox"
 	"github.com/goagx/agx/internal/testenv"
@@ -38,7 +39,7 @@ const forkBomb = "%%\n" +
 func TestUnprivilegedKernel(t *testing.T) {
 	needKernel(t)
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
 
 	// A root-only file in a directory everyone may enter.
@@ -55,11 +56,11 @@ func TestUnprivilegedKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bomb := solved(t, src)
-	insertAfter(t, bomb, "double-code", forkBomb)
-	reader := solved(t, src)
-	insertAfter(t, reader, "double-code", fmt.Sprintf("%%%%\nb, err := os.ReadFile(%q)\nfmt.Printf(\"read: %%q %%v\\n\", b, err)\n", secret))
-	subs := []Submission{writeNB(t, in, "honest", solved(t, src)), writeNB(t, in, "bomb", bomb), writeNB(t, in, "reader", reader)}
+	bomb := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, bomb, "double-code", forkBomb)
+	reader := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, reader, "double-code", fmt.Sprintf("%%%%\nb, err := os.ReadFile(%q)\nfmt.Printf(\"read: %%q %%v\\n\", b, err)\n", secret))
+	subs := []Submission{writeNB(t, in, "honest", nbtest.Solved(t, src)), writeNB(t, in, "bomb", bomb), writeNB(t, in, "reader", reader)}
 
 	opt := testOptions(source, dir)
 	opt.Limits.Procs = 64

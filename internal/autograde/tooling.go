@@ -6,6 +6,7 @@ import (
 	"github.com/goagx/agx/internal/gotool"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/rebuild"
 )
 
 // toolingFailure returns why the kernel's own tooling failed in a cell that
@@ -16,7 +17,7 @@ import (
 // not the student: the submission cannot be graded, and a score would be a
 // lie. Failures in student cells are the student's (an import that cannot
 // be resolved, a compile error) and are scored as usual.
-func toolingFailure(rb *Rebuilt, res *jupyter.Result) string {
+func toolingFailure(rb *rebuild.Rebuilt, res *jupyter.Result) string {
 	ran := map[int]bool{}
 	for _, r := range res.Cells {
 		ran[r.Index] = r.Ran
@@ -30,7 +31,7 @@ func toolingFailure(rb *Rebuilt, res *jupyter.Result) string {
 			continue
 		}
 		if why := gotool.CellFailure(c); why != "" {
-			return fmt.Sprintf("the kernel's Go tooling failed in %s, which holds no student code: %s", cellName(rc), why)
+			return fmt.Sprintf("the kernel's Go tooling failed in %s, which holds no student code: %s", rc.Name(), why)
 		}
 	}
 	return ""

@@ -2,7 +2,7 @@ package gradebook
 
 // A Flag marks something in a submission for a person to review. Flags do
 // not change the score, except the kinds that void the test cells after
-// them (package autograde's review).
+// them (score.VoidAfterFlags).
 type Flag struct {
 	Kind    string `json:"kind"`
 	Cell    string `json:"cell"`           // grade_id, or "cell N" (index in the rebuilt notebook)

@@ -1,4 +1,4 @@
-package autograde
+package rebuild
 
 import (
 	"encoding/json"
@@ -34,6 +34,14 @@ type RebuiltCell struct {
 
 // Student reports whether the cell holds code the student wrote.
 func (c *RebuiltCell) Student() bool { return c.Origin == FromSubmission || c.Origin == FromStudent }
+
+// Name names the cell in flags and messages: its grade_id, or "cell N".
+func (c *RebuiltCell) Name() string {
+	if c.GradeID != "" {
+		return c.GradeID
+	}
+	return fmt.Sprintf("cell %d", c.Index)
+}
 
 // Rebuilt is a submission rebuilt from the instructor source.
 type Rebuilt struct {

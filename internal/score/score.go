@@ -1,4 +1,4 @@
-package autograde
+package score
 
 import (
 	"fmt"
@@ -10,11 +10,12 @@ import (
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/rebuild"
 )
 
-// score grades the executed notebook res (the rebuilt notebook rb, run) from
+// Score grades the executed notebook res (the rebuilt notebook rb, run) from
 // the source's points and the results that carry each test cell's nonce.
-func score(rb *Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []gradebook.Flag) {
+func Score(rb *rebuild.Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []gradebook.Flag) {
 	runs := map[int]*jupyter.CellRun{}
 	for _, r := range res.Cells {
 		runs[r.Index] = r
@@ -25,7 +26,7 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []gradeboo
 	for _, rc := range rb.Cells {
 		c := res.Notebook.Cells[rc.Index]
 		run := runs[rc.Index]
-		name := cellName(rc)
+		name := rc.Name()
 		if rc.Student() && c.CellType == notebook.Code {
 			if msgs, failed := cellErrors(c); failed && len(msgs) > 0 {
 				answerErrs = append(answerErrs, fmt.Sprintf("your cell %s failed: %s", name, notebook.Clip(msgs[0], gradebook.MaxMessage/2)))
@@ -81,7 +82,7 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []gradeboo
 				continue
 			}
 			g := testGrade(rc, c, run, accepted)
-			g.Bonus = isBonus(c)
+			g.Bonus = nbgrader.IsBonus(c)
 			if g.Status != gradebook.StatusPassed && len(answerErrs) > 0 {
 				g.AnswerErrors = append([]string{}, answerErrs...)
 			}
@@ -90,7 +91,7 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []gradeboo
 			}
 			cells = append(cells, g)
 		case rc.Kind == nbgrader.KindManual || rc.Kind == nbgrader.KindTask:
-			cells = append(cells, &gradebook.CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, MaxPoints: rc.Points, Status: gradebook.StatusManual, Bonus: isBonus(c),
+			cells = append(cells, &gradebook.CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, MaxPoints: rc.Points, Status: gradebook.StatusManual, Bonus: nbgrader.IsBonus(c),
 				Messages: []string{"graded by hand: add a line to " + gradebook.OverridesFile}})
 		}
 	}
@@ -99,7 +100,7 @@ func score(rb *Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []gradeboo
 
 // voidGrade is the grade of a test cell whose outputs hold a result that its
 // own Grader did not produce: 0 points, status rejected.
-func voidGrade(rc *RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, why string) *gradebook.CellGrade {
+func voidGrade(rc *rebuild.RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, why string) *gradebook.CellGrade {
 	g := &gradebook.CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, MaxPoints: rc.Points, Status: gradebook.StatusRejected,
 		HasHidden: nbgrader.HasHiddenTests(c.Source),
 		Messages:  []string{"the cell's outputs hold " + why + "; no points given"}}
@@ -110,7 +111,7 @@ func voidGrade(rc *RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, why stri
 }
 
 // testGrade scores one test cell from its one accepted result.
-func testGrade(rc *RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, accepted []*grade.Result) *gradebook.CellGrade {
+func testGrade(rc *rebuild.RebuiltCell, c *notebook.Cell, run *jupyter.CellRun, accepted []*grade.Result) *gradebook.CellGrade {
 	g := &gradebook.CellGrade{GradeID: rc.GradeID, Kind: rc.Kind, MaxPoints: rc.Points, HasHidden: nbgrader.HasHiddenTests(c.Source)}
 	if run != nil {
 		g.Seconds = run.Seconds

@@ -1,4 +1,4 @@
-package autograde
+package rebuild
 
 import (
 	"fmt"
@@ -11,18 +11,8 @@ import (
 	"strings"
 
 	"github.com/goagx/agx/internal/gradebook"
-	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 )
-
-// voidingKinds are the flags that cost points: code that can read the
-// program's memory (unsafe, go:linkname, cgo, whose C constructors run even
-// before Go's initialisation) can read the secret that authenticates the
-// test cells' results, so the test cells after it get no points.
-// A use of what the exercise forbids (metadata.agx.forbid: an agx built-in
-// or a reference solution that implements the answer) voids them too: the
-// checks after it may test that instead of the student's work.
-var voidingKinds = map[string]bool{gradebook.FlagUnsafe: true, gradebook.FlagForbidden: true}
 
 // forbidEntry is the form of a metadata.agx.forbid entry: a Go identifier
 // (a function, method or type: GELU) or an import path (functions,
@@ -102,7 +92,7 @@ var codePatterns = []struct {
 }
 
 // blankMagic empties the lines of a GoNB cell that start with `!` or `%`
-// (keeping the line count): they are not Go, and disarmMagic turns them into
+// (keeping the line count): they are not Go, and DisarmMagic turns them into
 // comments before the run, so a backquote or /* in one must not be read as
 // opening a string or comment that hides the Go code after it.
 func blankMagic(src string) string {
@@ -176,10 +166,10 @@ func importsAndDirectives(src string) (imports, directives []lexed) {
 	}
 }
 
-// scanStudentCells flags what the static rules find in the student's code
+// ScanStudentCells flags what the static rules find in the student's code
 // cells of rb: magic lines, init functions, redefinitions of the grade kit or
 // of names declared in the source's own cells, and risky packages.
-func scanStudentCells(rb *Rebuilt) []gradebook.Flag {
+func ScanStudentCells(rb *Rebuilt) []gradebook.Flag {
 	locked := map[string]string{"grade": "the grade kit's package name"} // name -> where it is declared
 	for _, rc := range rb.Cells {
 		c := rb.Notebook.Cells[rc.Index]
@@ -188,7 +178,7 @@ func scanStudentCells(rb *Rebuilt) []gradebook.Flag {
 		}
 		for _, d := range topLevelNames(c.Source) {
 			if _, ok := locked[d.name]; !ok && !rb.answerNames[d.name] { // an answer may replace a default
-				locked[d.name] = "declared in " + cellName(rc)
+				locked[d.name] = "declared in " + rc.Name()
 			}
 		}
 	}
@@ -198,7 +188,7 @@ func scanStudentCells(rb *Rebuilt) []gradebook.Flag {
 		if !rc.Student() || c.CellType != notebook.Code {
 			continue
 		}
-		name := cellName(rc)
+		name := rc.Name()
 		add := func(kind string, line int, format string, args ...any) {
 			flags = append(flags, gradebook.Flag{Kind: kind, Cell: name, Line: line, Message: fmt.Sprintf(format, args...)})
 		}
@@ -262,13 +252,6 @@ func scanStudentCells(rb *Rebuilt) []gradebook.Flag {
 		}
 	}
 	return flags
-}
-
-func cellName(rc *RebuiltCell) string {
-	if rc.GradeID != "" {
-		return rc.GradeID
-	}
-	return fmt.Sprintf("cell %d", rc.Index)
 }
 
 type declName struct {
@@ -500,12 +483,12 @@ func magicText(line string) string {
 	return t
 }
 
-// disarmMagic turns the `!` and `%` lines of the student's code cells (not
+// DisarmMagic turns the `!` and `%` lines of the student's code cells (not
 // GoNB's `%%` or `%main`) into comments, so that they do not run when the
 // submission is graded: a shell line or a magic can change the kernel's
 // go.mod (replacing the grade kit), add files to the program GoNB builds,
-// or start processes. scanStudentCells flags them first.
-func disarmMagic(rb *Rebuilt) {
+// or start processes. ScanStudentCells flags them first.
+func DisarmMagic(rb *Rebuilt) {
 	for _, rc := range rb.Cells {
 		c := rb.Notebook.Cells[rc.Index]
 		if !rc.Student() || c.CellType != notebook.Code {
@@ -520,44 +503,4 @@ func disarmMagic(rb *Rebuilt) {
 		}
 		c.Source = strings.Join(lines, "\n")
 	}
-}
-
-// voidAfterFlags gives no points to the test cells that come after a
-// student cell with a voiding flag (voidingKinds): their programs include
-// that cell's code. It returns the cells it voided.
-func voidAfterFlags(rb *Rebuilt, flags []gradebook.Flag, cells []*gradebook.CellGrade) []string {
-	first, why, kind := -1, "", ""
-	for _, rc := range rb.Cells {
-		if !rc.Student() {
-			continue
-		}
-		for _, f := range flags {
-			if voidingKinds[f.Kind] && f.Cell == cellName(rc) && (first < 0 || rc.Index < first) {
-				first, why, kind = rc.Index, fmt.Sprintf("%s (%s: %s)", cellName(rc), f.Kind, f.Message), f.Kind
-			}
-		}
-	}
-	if first < 0 {
-		return nil
-	}
-	index := map[string]int{}
-	for _, rc := range rb.Cells {
-		if rc.Kind == nbgrader.KindTest {
-			index[rc.GradeID] = rc.Index
-		}
-	}
-	var voided []string
-	for _, g := range cells {
-		if i, ok := index[g.GradeID]; !ok || i < first || g.Kind != nbgrader.KindTest {
-			continue
-		}
-		g.Points, g.AutoPoints, g.Status = 0, 0, gradebook.StatusRejected
-		if kind == gradebook.FlagForbidden {
-			g.Messages = append(g.Messages, "no points: an earlier student cell uses what this exercise forbids: "+why)
-		} else {
-			g.Messages = append(g.Messages, "no points: an earlier student cell can read this cell's secret and forge its result: "+why)
-		}
-		voided = append(voided, g.GradeID)
-	}
-	return voided
 }

@@ -1,4 +1,4 @@
-package autograde
+package score
 
 import (
 	"encoding/json"
@@ -9,7 +9,9 @@ import (
 	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/rebuild"
 )
 
 // TestScoreVoids: a test cell counts only when its outputs hold exactly one
@@ -51,9 +53,9 @@ func TestScoreVoids(t *testing.T) {
 				t.Fatal(err)
 			}
 			nb := &notebook.Notebook{Nbformat: 4, NbformatMinor: 5, Cells: []*notebook.Cell{cell}}
-			rb := &Rebuilt{Notebook: nb, Cells: []*RebuiltCell{{Index: 0, GradeID: "t", Kind: nbgrader.KindTest, Origin: FromSource, Points: 2, Nonce: "N"}}}
+			rb := &rebuild.Rebuilt{Notebook: nb, Cells: []*rebuild.RebuiltCell{{Index: 0, GradeID: "t", Kind: nbgrader.KindTest, Origin: rebuild.FromSource, Points: 2, Nonce: "N"}}}
 			res := &jupyter.Result{Notebook: nb, Cells: []*jupyter.CellRun{{Index: 0, Ran: true}}}
-			cells, flags := score(rb, res)
+			cells, flags := Score(rb, res)
 			if len(cells) != 1 || cells[0].Status != tc.status || cells[0].Points != tc.points {
 				t.Fatalf("got %+v, want %s with %v points", cells[0], tc.status, tc.points)
 			}
@@ -72,7 +74,7 @@ func TestScoreVoids(t *testing.T) {
 // student cell with a voiding flag costs the test cells after it their
 // points, and only those.
 func TestDisarmAndVoid(t *testing.T) {
-	src := readNB(t, "testdata/double.ipynb")
+	src := nbtest.ReadNB(t, "../autograde/testdata/double.ipynb")
 	for _, tc := range []struct {
 		name, code string
 		lines      []string // lines the cell must then hold
@@ -85,15 +87,15 @@ func TestDisarmAndVoid(t *testing.T) {
 		{"cgo", "import \"C\"\n\nfunc Double(x float64) float64 { return 2 * x }", nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sub := solved(t, src)
-			cellByID(t, sub, "double-code").Source = tc.code
-			rb, err := Rebuild(src, sub, counter())
+			sub := nbtest.Solved(t, src)
+			nbtest.CellByID(t, sub, "double-code").Source = tc.code
+			rb, err := rebuild.Rebuild(src, sub, nbtest.Counter())
 			if err != nil {
 				t.Fatal(err)
 			}
-			flags := scanStudentCells(rb)
-			disarmMagic(rb)
-			got := cellByID(t, rb.Notebook, "double-code").Source
+			flags := rebuild.ScanStudentCells(rb)
+			rebuild.DisarmMagic(rb)
+			got := nbtest.CellByID(t, rb.Notebook, "double-code").Source
 			for _, l := range tc.lines {
 				if !strings.Contains(got+"\n", l+"\n") {
 					t.Errorf("the cell lacks %q:\n%s", l, got)
@@ -101,7 +103,7 @@ func TestDisarmAndVoid(t *testing.T) {
 			}
 			cells := []*gradebook.CellGrade{{GradeID: "double-test", Kind: nbgrader.KindTest, Points: 2, AutoPoints: 2, MaxPoints: 2, Status: gradebook.StatusPassed},
 				{GradeID: "explain", Kind: nbgrader.KindManual, MaxPoints: 1, Status: gradebook.StatusManual}}
-			voided := voidAfterFlags(rb, flags, cells)
+			voided := VoidAfterFlags(rb, flags, cells)
 			if (len(voided) > 0) != tc.voided || (tc.voided && (cells[0].AutoPoints != 0 || cells[0].Status != gradebook.StatusRejected)) {
 				t.Errorf("voided %v, cells %+v; want voided %v", voided, cells[0], tc.voided)
 			}
@@ -129,7 +131,7 @@ func TestTestGradeWithoutResult(t *testing.T) {
 		{"output lost after a timeout", &jupyter.CellRun{Ran: true, TimedOut: true, OutputIncomplete: true}, nil, gradebook.StatusUngradable, "could not be read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rc := &RebuiltCell{GradeID: "t", Kind: "test", Points: 2}
+			rc := &rebuild.RebuiltCell{GradeID: "t", Kind: "test", Points: 2}
 			g := testGrade(rc, &notebook.Cell{CellType: notebook.Code, Outputs: tc.outputs}, tc.run, nil)
 			if g.Status != tc.status || g.Points != 0 {
 				t.Errorf("status %s points %v, want %s and 0", g.Status, g.Points, tc.status)
