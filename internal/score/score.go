@@ -39,35 +39,8 @@ func Score(rb *rebuild.Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []
 			flags = append(flags, gradebook.Flag{Kind: gradebook.FlagOutputCapped, Cell: name, Message: "the cell's output was truncated"})
 		}
 		isTest := rc.Kind == nbgrader.KindTest && c.CellType == notebook.Code
-		var accepted []*grade.Result
-		void := "" // why the test cell's results cannot be trusted
-		for _, o := range c.Outputs {
-			raw, ok := o.Data[grade.MIMEType]
-			if !ok {
-				if !isTest && looksForged(o) {
-					flags = append(flags, gradebook.Flag{Kind: gradebook.FlagForged, Cell: name, Message: "printed text that looks like a grade result; ignored"})
-				}
-				continue
-			}
-			r, err := grade.ParseOutput(raw)
-			switch {
-			case !isTest:
-				flags = append(flags, gradebook.Flag{Kind: gradebook.FlagForged, Cell: name, Message: "a grade result from a cell that is not a test cell; ignored"})
-			case err != nil:
-				// No text of the result is quoted: code in the test cell's
-				// program could put the hidden tests there, and flags and
-				// messages reach the student's feedback.
-				void = "an unreadable grade result"
-			case r.GradeID != rc.GradeID || !r.Verify(rc.Nonce):
-				// The MAC covers every check and score: a genuine result
-				// that code in the program rewrote on its way (GoNB's pipe
-				// is found through GONB_PIPE, which that code can change)
-				// no longer verifies.
-				void = "a grade result that this run's secret does not authenticate, or for another cell"
-			default:
-				accepted = append(accepted, r)
-			}
-		}
+		accepted, void, resFlags := results(rc, c, isTest, name)
+		flags = append(flags, resFlags...)
 		switch {
 		case isTest:
 			if len(accepted) > 1 {
@@ -96,6 +69,41 @@ func Score(rb *rebuild.Rebuilt, res *jupyter.Result) ([]*gradebook.CellGrade, []
 		}
 	}
 	return cells, flags
+}
+
+// results reads the grade results in the outputs of cell c (rc in the
+// rebuilt notebook): those its nonce and this run's secret authenticate,
+// why the cell's results cannot be trusted ("" when they can), and the
+// flags of results (or text shaped like them) outside test cells.
+func results(rc *rebuild.RebuiltCell, c *notebook.Cell, isTest bool, name string) (accepted []*grade.Result, void string, flags []gradebook.Flag) {
+	for _, o := range c.Outputs {
+		raw, ok := o.Data[grade.MIMEType]
+		if !ok {
+			if !isTest && looksForged(o) {
+				flags = append(flags, gradebook.Flag{Kind: gradebook.FlagForged, Cell: name, Message: "printed text that looks like a grade result; ignored"})
+			}
+			continue
+		}
+		r, err := grade.ParseOutput(raw)
+		switch {
+		case !isTest:
+			flags = append(flags, gradebook.Flag{Kind: gradebook.FlagForged, Cell: name, Message: "a grade result from a cell that is not a test cell; ignored"})
+		case err != nil:
+			// No text of the result is quoted: code in the test cell's
+			// program could put the hidden tests there, and flags and
+			// messages reach the student's feedback.
+			void = "an unreadable grade result"
+		case r.GradeID != rc.GradeID || !r.Verify(rc.Nonce):
+			// The MAC covers every check and score: a genuine result
+			// that code in the program rewrote on its way (GoNB's pipe
+			// is found through GONB_PIPE, which that code can change)
+			// no longer verifies.
+			void = "a grade result that this run's secret does not authenticate, or for another cell"
+		default:
+			accepted = append(accepted, r)
+		}
+	}
+	return accepted, void, flags
 }
 
 // voidGrade is the grade of a test cell whose outputs hold a result that its
