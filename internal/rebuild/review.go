@@ -170,6 +170,21 @@ func importsAndDirectives(src string) (imports, directives []lexed) {
 // cells of rb: magic lines, init functions, redefinitions of the grade kit or
 // of names declared in the source's own cells, and risky packages.
 func ScanStudentCells(rb *Rebuilt) []gradebook.Flag {
+	locked := lockedNames(rb)
+	var flags []gradebook.Flag
+	for _, rc := range rb.Cells {
+		c := rb.Notebook.Cells[rc.Index]
+		if !rc.Student() || c.CellType != notebook.Code {
+			continue
+		}
+		flags = append(flags, scanCell(rb, rc.Name(), c.Source, locked)...)
+	}
+	return flags
+}
+
+// lockedNames returns the names that the source's cells declare (less the
+// defaults of answers), and the grade kit's, each with where it is declared.
+func lockedNames(rb *Rebuilt) map[string]string {
 	locked := map[string]string{"grade": "the grade kit's package name"} // name -> where it is declared
 	for _, rc := range rb.Cells {
 		c := rb.Notebook.Cells[rc.Index]
@@ -182,76 +197,80 @@ func ScanStudentCells(rb *Rebuilt) []gradebook.Flag {
 			}
 		}
 	}
+	return locked
+}
+
+// scanCell flags what the static rules find in the source src of the
+// student's code cell name.
+func scanCell(rb *Rebuilt, name, src string, locked map[string]string) []gradebook.Flag {
 	var flags []gradebook.Flag
-	for _, rc := range rb.Cells {
-		c := rb.Notebook.Cells[rc.Index]
-		if !rc.Student() || c.CellType != notebook.Code {
+	add := func(kind string, line int, format string, args ...any) {
+		flags = append(flags, gradebook.Flag{Kind: kind, Cell: name, Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+	for i, line := range strings.Split(src, "\n") {
+		t := strings.TrimSpace(line)
+		switch cmd := magicText(line); {
+		case strings.HasPrefix(cmd, "!"):
+			add(gradebook.FlagMagic, i+1, "shell command: %s", notebook.Clip(t, 80))
+		case strings.HasPrefix(cmd, "%") && cmd != "%%":
+			add(gradebook.FlagMagic, i+1, "kernel magic: %s", notebook.Clip(t, 80))
+		}
+	}
+	for _, d := range topLevelNames(src) {
+		switch {
+		case d.name == "init" || strings.HasPrefix(d.name, "init_"):
+			add(gradebook.FlagInit, d.line, "declares %s, which runs before every later cell (the test cells included)", d.name)
+		case locked[d.name] != "":
+			add(gradebook.FlagRedefinition, d.line, "redefines %s (%s); GoNB keeps the last definition", d.name, locked[d.name])
+		}
+	}
+	for _, in := range sideEffectInits(src) {
+		add(gradebook.FlagInitializer, in.line, "the package-level variable %s is initialised by a call (%s): it runs at the start of every later cell's program, the test cells included", in.name, in.call)
+	}
+	goSrc := blankMagic(src) // a quote or comment opener in a magic line hides no Go code
+	withStrings, code := stripComments(goSrc, false), stripComments(goSrc, true)
+	imports, directives := importsAndDirectives(goSrc)
+	for _, u := range forbiddenUses(rb.forbid, imports, code) {
+		add(gradebook.FlagForbidden, u.line, "uses %s, which this exercise forbids (it implements an answer): the test cells after this cell get no points", u.entry)
+	}
+	found := map[string]bool{}
+	for _, p := range codePatterns {
+		if found[p.what] {
 			continue
 		}
-		name := rc.Name()
-		add := func(kind string, line int, format string, args ...any) {
-			flags = append(flags, gradebook.Flag{Kind: kind, Cell: name, Line: line, Message: fmt.Sprintf(format, args...)})
-		}
-		for i, line := range strings.Split(c.Source, "\n") {
-			t := strings.TrimSpace(line)
-			switch cmd := magicText(line); {
-			case strings.HasPrefix(cmd, "!"):
-				add(gradebook.FlagMagic, i+1, "shell command: %s", notebook.Clip(t, 80))
-			case strings.HasPrefix(cmd, "%") && cmd != "%%":
-				add(gradebook.FlagMagic, i+1, "kernel magic: %s", notebook.Clip(t, 80))
-			}
-		}
-		for _, d := range topLevelNames(c.Source) {
-			switch {
-			case d.name == "init" || strings.HasPrefix(d.name, "init_"):
-				add(gradebook.FlagInit, d.line, "declares %s, which runs before every later cell (the test cells included)", d.name)
-			case locked[d.name] != "":
-				add(gradebook.FlagRedefinition, d.line, "redefines %s (%s); GoNB keeps the last definition", d.name, locked[d.name])
-			}
-		}
-		for _, in := range sideEffectInits(c.Source) {
-			add(gradebook.FlagInitializer, in.line, "the package-level variable %s is initialised by a call (%s): it runs at the start of every later cell's program, the test cells included", in.name, in.call)
-		}
-		goSrc := blankMagic(c.Source) // a quote or comment opener in a magic line hides no Go code
-		withStrings, code := stripComments(goSrc, false), stripComments(goSrc, true)
-		imports, directives := importsAndDirectives(goSrc)
-		found := map[string]bool{}
-		for _, u := range forbiddenUses(rb.forbid, imports, code) {
-			add(gradebook.FlagForbidden, u.line, "uses %s, which this exercise forbids (it implements an answer): the test cells after this cell get no points", u.entry)
-		}
-		for _, p := range codePatterns {
-			if found[p.what] {
-				continue
-			}
-			line := 0
-			switch p.where {
-			case inCode, inStrings:
-				text := code
-				if p.where == inStrings {
-					text = withStrings
-				}
-				if loc := p.re.FindStringIndex(text); loc != nil {
-					line = 1 + strings.Count(code[:loc[0]], "\n")
-				}
-			case inImports, inDirectives:
-				items := imports
-				if p.where == inDirectives {
-					items = directives
-				}
-				for _, it := range items {
-					if p.re.MatchString(it.text) {
-						line = it.line
-						break
-					}
-				}
-			}
-			if line > 0 {
-				found[p.what] = true
-				add(p.kind, line, "%s", p.what)
-			}
+		if line := patternLine(p.re, p.where, code, withStrings, imports, directives); line > 0 {
+			found[p.what] = true
+			add(p.kind, line, "%s", p.what)
 		}
 	}
 	return flags
+}
+
+// patternLine returns the first line where re matches in where (the code
+// without comments and strings, the code with its strings, the imports or
+// the directives), or 0.
+func patternLine(re *regexp.Regexp, where int, code, withStrings string, imports, directives []lexed) int {
+	switch where {
+	case inCode, inStrings:
+		text := code
+		if where == inStrings {
+			text = withStrings
+		}
+		if loc := re.FindStringIndex(text); loc != nil {
+			return 1 + strings.Count(code[:loc[0]], "\n")
+		}
+	case inImports, inDirectives:
+		items := imports
+		if where == inDirectives {
+			items = directives
+		}
+		for _, it := range items {
+			if re.MatchString(it.text) {
+				return it.line
+			}
+		}
+	}
+	return 0
 }
 
 type declName struct {
