@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -375,16 +374,7 @@ func applyOverrides(dir string, overrides map[string]map[string]gradebook.Overri
 			}
 		}
 	}
-	var unknown []string
-	for s := range overrides {
-		if !known[s] {
-			unknown = append(unknown, s)
-		}
-	}
-	sort.Strings(unknown)
-	for _, s := range unknown {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, who has no gradebook entry", gradebook.OverridesFile, s))
-	}
+	sum.Warnings = append(sum.Warnings, gradebook.UnknownOverrides(overrides, known)...)
 	return entries, nil
 }
 
