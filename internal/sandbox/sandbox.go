@@ -5,7 +5,7 @@
 // read and shows the agx checkout as a module view (moduleview.go), with
 // private temporary directories (privtmp.go), without network and under
 // resource limits. New sets this up for a run and refuses, in strict mode,
-// when any of it cannot be; scoring and feedback are package autograde's.
+// when any of it cannot be; scoring is package score's, feedback package gradebook's.
 package sandbox
 
 import (
