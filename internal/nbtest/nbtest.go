@@ -1,5 +1,6 @@
 // Package nbtest holds the tests' helpers for notebooks: read one, release
-// its student version, find, remove and add cells by grade_id.
+// its student version, type the instructor's solutions into it, find,
+// remove and add cells by grade_id.
 package nbtest
 
 import (
