@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 )
 
@@ -133,7 +134,7 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 // printGradebook prints the class table: student, status, total, flags.
-func printGradebook(w io.Writer, entries []*autograde.Entry) {
+func printGradebook(w io.Writer, entries []*gradebook.Entry) {
 	fmt.Fprintf(w, "%-16s %-10s %9s  %s\n", "STUDENT", "STATUS", "SCORE", "FLAGS")
 	for _, e := range entries {
 		flags := ""
@@ -182,7 +183,7 @@ func feedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer)
 	if *nbg != "" && (*nbg != filepath.Base(*nbg) || strings.HasPrefix(*nbg, ".")) {
 		return usageError{"--nbgrader wants an assignment name"}
 	}
-	entries, err := autograde.ReadEntries(paths[0])
+	entries, err := gradebook.ReadEntries(paths[0])
 	if err != nil {
 		return err
 	}
@@ -192,9 +193,9 @@ func feedbackCommand(_ context.Context, args []string, stdout, stderr io.Writer)
 	var written []string
 	switch {
 	case *nbg != "":
-		written, err = autograde.WriteFeedbackTo(entries, autograde.NbgraderFeedbackPath(*out, *nbg))
+		written, err = gradebook.WriteFeedbackTo(entries, gradebook.NbgraderFeedbackPath(*out, *nbg))
 	default:
-		written, err = autograde.WriteFeedback(*out, entries)
+		written, err = gradebook.WriteFeedback(*out, entries)
 	}
 	if err != nil {
 		return err

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goagx/agx/internal/autograde"
 	"github.com/goagx/agx/internal/coursebook"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/manualgrade"
 )
 
@@ -84,7 +84,7 @@ func gradebookCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	case len(slices) == 0:
 		return usageError{"no gradebooks to merge"}
 	}
-	entries, warnings, err := autograde.Merge(*out, slices)
+	entries, warnings, err := gradebook.Merge(*out, slices)
 	if err != nil {
 		return err
 	}

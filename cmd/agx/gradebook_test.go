@@ -8,24 +8,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/gradebook"
 )
 
 // TestGradebookMerge merges two slices from the command line and refuses a
 // third that graded another submission of the same student.
 func TestGradebookMerge(t *testing.T) {
 	root := t.TempDir()
-	entry := func(student, sub string) *autograde.Entry {
-		return &autograde.Entry{Version: autograde.EntryVersion, Student: student, SubmissionSHA256: sub, SourceSHA256: "src",
-			Status: autograde.Graded, Score: 1, AutoScore: 1, MaxScore: 1,
-			Cells: []*autograde.CellGrade{{GradeID: "t", Points: 1, AutoPoints: 1, MaxPoints: 1}}}
+	entry := func(student, sub string) *gradebook.Entry {
+		return &gradebook.Entry{Version: gradebook.EntryVersion, Student: student, SubmissionSHA256: sub, SourceSHA256: "src",
+			Status: gradebook.Graded, Score: 1, AutoScore: 1, MaxScore: 1,
+			Cells: []*gradebook.CellGrade{{GradeID: "t", Points: 1, AutoPoints: 1, MaxPoints: 1}}}
 	}
-	for slice, e := range map[string]*autograde.Entry{"s0": entry("alice", "a"), "s1": entry("bob", "b"), "late": entry("bob", "b2")} {
+	for slice, e := range map[string]*gradebook.Entry{"s0": entry("alice", "a"), "s1": entry("bob", "b"), "late": entry("bob", "b2")} {
 		dir := filepath.Join(root, slice)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := autograde.WriteEntry(dir, e); err != nil {
+		if err := gradebook.WriteEntry(dir, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -34,7 +34,7 @@ func TestGradebookMerge(t *testing.T) {
 	if code := agxMain(context.Background(), []string{"gradebook", "merge", "-o", out, filepath.Join(root, "s0"), filepath.Join(root, "s1")}, &stdout, &stderr); code != 0 {
 		t.Fatalf("status %d: %s", code, stderr.String())
 	}
-	b, _ := os.ReadFile(filepath.Join(out, autograde.ClassFile))
+	b, _ := os.ReadFile(filepath.Join(out, gradebook.ClassFile))
 	if want := "student,status,total,max,t,flags,notes\nalice,graded,1,1,1,,\nbob,graded,1,1,1,,\n"; string(b) != want ||
 		!strings.Contains(stdout.String(), "merged 2 entries from 2 gradebooks") {
 		t.Errorf("grades.csv %q, stdout %q", b, stdout.String())
@@ -57,9 +57,9 @@ func TestGradebookCourse(t *testing.T) {
 			t.Fatal(err)
 		}
 		for s, v := range scores {
-			e := &autograde.Entry{Version: autograde.EntryVersion, Student: s, Notebook: notebook, Status: autograde.Graded, Score: v, MaxScore: max,
-				Cells: []*autograde.CellGrade{}, Flags: []autograde.Flag{}, Notes: []string{}}
-			if err := autograde.WriteEntry(d, e); err != nil {
+			e := &gradebook.Entry{Version: gradebook.EntryVersion, Student: s, Notebook: notebook, Status: gradebook.Graded, Score: v, MaxScore: max,
+				Cells: []*gradebook.CellGrade{}, Flags: []gradebook.Flag{}, Notes: []string{}}
+			if err := gradebook.WriteEntry(d, e); err != nil {
 				t.Fatal(err)
 			}
 		}

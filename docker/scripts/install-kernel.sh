@@ -40,7 +40,7 @@ json_str() {
 }
 
 # GoNB's packages a notebook may import besides agx's (as in
-# internal/autograde/modcache.go).
+# internal/gotool/modcache.go).
 gonb_pkgs=(
   github.com/janpfeifer/gonb/gonbui
   github.com/janpfeifer/gonb/gonbui/comms

@@ -102,6 +102,14 @@ var rules = []rule{
 	// The OpenBLAS binding needs nothing of tensor but its GEMM checks and
 	// the team of workers.
 	{pkg: mod + "/tensor/internal/openblas", onlyDeps: []string{mod + "/tensor/internal/gemm", mod + "/tensor/internal/team"}},
+	// The grader's steps sit under autograde, which orchestrates them:
+	// gradebook (the record) knows nothing of how entries are made, rebuild
+	// nothing of scoring, and the Go toolchain's care nothing of notebooks'
+	// grades.
+	{pkg: mod + "/internal/gradebook", notDeps: []string{mod + "/internal/autograde", mod + "/internal/rebuild", mod + "/internal/score", mod + "/internal/gotool", mod + "/internal/jupyter"}},
+	{pkg: mod + "/internal/rebuild", notDeps: []string{mod + "/internal/autograde", mod + "/internal/score", mod + "/internal/gotool", mod + "/internal/jupyter"}},
+	{pkg: mod + "/internal/score", notDeps: []string{mod + "/internal/autograde", mod + "/internal/gotool"}},
+	{pkg: mod + "/internal/gotool", notDeps: []string{mod + "/internal/autograde", mod + "/internal/rebuild", mod + "/internal/score", mod + "/internal/gradebook"}},
 }
 
 // importedBy lists import paths (or patterns) that only the given packages

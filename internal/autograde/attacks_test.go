@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
 )
 
@@ -197,7 +199,7 @@ func TestAttacksInContainers(t *testing.T) {
 // image) in a container per submission, and checks each attack.
 func gradeAttacks(t *testing.T, docker string) {
 	const source = "../nbgrader/testdata/gelu.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
 	agxRoot := os.Getenv("AGX_ROOT")
 	if agxRoot == "" {
@@ -206,57 +208,57 @@ func gradeAttacks(t *testing.T, docker string) {
 	type attack struct {
 		nb    *notebook.Notebook
 		want  want
-		check func(t *testing.T, e *Entry, executed *notebook.Notebook)
+		check func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook)
 	}
 	blankWith := func(after, code string) *notebook.Notebook {
-		nb := release(t, src)
-		insertAfter(t, nb, after, code)
+		nb := nbtest.Release(t, src)
+		nbtest.InsertAfter(t, nb, after, code)
 		return nb
 	}
 	solvedWith := func(after, code string) *notebook.Notebook {
-		nb := solved(t, src)
-		insertAfter(t, nb, after, code)
+		nb := nbtest.Solved(t, src)
+		nbtest.InsertAfter(t, nb, after, code)
 		return nb
 	}
-	both := map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusPassed}
+	both := map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusPassed}
 	attacks := map[string]attack{
-		"honest": {nb: solved(t, src), want: want{score: 4, cells: both, noFlag: true, toEnd: true}},
-		"blank":  {nb: release(t, src), want: want{score: 0, noFlag: true, toEnd: true}},
+		"honest": {nb: nbtest.Solved(t, src), want: want{score: 4, cells: both, noFlag: true, toEnd: true}},
+		"blank":  {nb: nbtest.Release(t, src), want: want{score: 0, noFlag: true, toEnd: true}},
 
 		// The instructor's findings.
 		"steal-and-exit": {nb: blankWith("gelu-code", steal("os.Exit(0)")),
-			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected, "quiz-smooth": StatusRejected},
-				flags: []string{FlagForged, FlagInitializer, FlagSelfRead, FlagExit}, toEnd: true}},
+			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusRejected, "quiz-smooth": gradebook.StatusRejected},
+				flags: []string{gradebook.FlagForged, gradebook.FlagInitializer, gradebook.FlagSelfRead, gradebook.FlagExit}, toEnd: true}},
 		"steal-and-go-on": {nb: blankWith("gelu-code", steal("")),
-			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected, "quiz-smooth": StatusRejected},
-				flags: []string{FlagForged, FlagInitializer}, toEnd: true}},
+			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusRejected, "quiz-smooth": gradebook.StatusRejected},
+				flags: []string{gradebook.FlagForged, gradebook.FlagInitializer}, toEnd: true}},
 		"steal-in-init": {nb: blankWith("gelu-code", strings.Replace(steal("log.Fatal(\"done\")"), "var agxStolen = agxSteal()", "func init() { agxSteal() }", 1)),
-			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected},
-				flags: []string{FlagForged, FlagInit, FlagExit}, toEnd: true}},
+			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusRejected},
+				flags: []string{gradebook.FlagForged, gradebook.FlagInit, gradebook.FlagExit}, toEnd: true}},
 		"helper-process": {nb: func() *notebook.Notebook {
 			nb := blankWith("gelu-code", steal("os.Exit(0)"))
 			// A process that outlives its cell and copies the secret file
 			// the moment it appears; the initialiser then forges with it.
-			insertAfter(t, nb, "gelu-code", "%%\n"+
+			nbtest.InsertAfter(t, nb, "gelu-code", "%%\n"+
 				"loop := `while :; do cat \"$AGX_GRADE_SECRET\" >>\"$HOME/stolen\" 2>/dev/null; done`\n"+
 				"p, err := os.StartProcess(\"/bin/sh\", []string{\"sh\", \"-c\", loop}, &os.ProcAttr{Env: os.Environ(), Sys: &syscall.SysProcAttr{Setsid: true}})\n"+
 				"fmt.Println(\"helper started:\", err == nil)\nif p != nil {\n\tp.Release()\n}")
 			return nb
 		}(),
-			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected}, flags: []string{FlagForged, FlagExec}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusRejected}, flags: []string{gradebook.FlagForged, gradebook.FlagExec}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				if out := cellText(executed, "helper started:"); !strings.Contains(out, "helper started: true") {
 					t.Errorf("the helper process did not start, so this case tests nothing: %q", out)
 				}
 			}},
 		"planted-package": {nb: func() *notebook.Notebook {
 			nb := blankWith("gelu-code", steal("os.Exit(0)"))
-			insertAfter(t, nb, "gelu-code", plantCell)
-			insertAfter(t, nb, "gelu-code", "const plantedPackage = `"+plantedPackage+"`")
+			nbtest.InsertAfter(t, nb, "gelu-code", plantCell)
+			nbtest.InsertAfter(t, nb, "gelu-code", "const plantedPackage = `"+plantedPackage+"`")
 			return nb
 		}(),
-			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected}, flags: []string{FlagForged, FlagSelfRead}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusRejected}, flags: []string{gradebook.FlagForged, gradebook.FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				if out := cellText(executed, "planted:"); !strings.Contains(out, "<nil> <nil>") {
 					t.Errorf("the package was not planted, so this case tests nothing: %q", out)
 				}
@@ -264,8 +266,8 @@ func gradeAttacks(t *testing.T, docker string) {
 		"linkname": {nb: blankWith("gelu-code", "import _ \"unsafe\"\n\n"+
 			"//go:linkname agxArmed github.com/goagx/agx/grade.armed\nvar agxArmed struct{ gradeID, secret string }\n\n"+
 			"var agxTaken = agxTake()\n\nfunc agxTake() string {\n\tif agxArmed.secret != \"\" {\n\t\tfmt.Fprintf(os.Stderr, \"agx-attack: %s secret %d bytes\\n\", agxArmed.gradeID, len(agxArmed.secret))\n\t\tagxForge(agxArmed.gradeID, agxArmed.secret)\n\t\tos.Exit(0)\n\t}\n\treturn \"\"\n}\n"+forgeCode),
-			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusRejected, "quiz-smooth": StatusRejected}, flags: []string{FlagUnsafe}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusRejected, "quiz-smooth": gradebook.StatusRejected}, flags: []string{gradebook.FlagUnsafe}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				// The attack does read the secret from the kit's memory and
 				// its forged result carries it: only the unsafe rule stops it
 				// (docs/grading.md, "What remains possible").
@@ -276,12 +278,12 @@ func gradeAttacks(t *testing.T, docker string) {
 				}
 			}},
 		"log-fatal": {nb: func() *notebook.Notebook {
-			nb := solved(t, src)
-			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tlog.Fatal(\"bye\")\n\treturn x\n}"
+			nb := nbtest.Solved(t, src)
+			nbtest.CellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tlog.Fatal(\"bye\")\n\treturn x\n}"
 			return nb
-		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": StatusError, "quiz-smooth": StatusPassed}, flags: []string{FlagExit, FlagNoResult}, toEnd: true}},
+		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusError, "quiz-smooth": gradebook.StatusPassed}, flags: []string{gradebook.FlagExit, gradebook.FlagNoResult}, toEnd: true}},
 		"rpc-dial": {nb: solvedWith("gelu-code", "%%\n_, err := rpc.Dial(\"tcp\", \"1.1.1.1:53\")\nfmt.Println(\"rpc:\", err)"),
-			want: want{score: 4, cells: both, flags: []string{FlagNetwork}, toEnd: true}},
+			want: want{score: 4, cells: both, flags: []string{gradebook.FlagNetwork}, toEnd: true}},
 		"read-instructor-files": {nb: blankWith("gelu-code", fmt.Sprintf("%%%%\nroot := os.Getenv(\"AGX_ROOT\")\nif root == \"\" {\n\troot = %q\n}\n"+
 			"for _, p := range []string{\"notebooks/exercises/gelu.ipynb\", \"internal/nbgrader/testdata/gelu.ipynb\", \"docs/grading.md\", \".git/HEAD\", \"grade/grade.go\"} {\n"+
 			"\tb, err := os.ReadFile(filepath.Join(root, p))\n\tfmt.Printf(\"leak %%s: %%d bytes %%v\\n\", p, len(b), err)\n"+
@@ -290,8 +292,8 @@ func gradeAttacks(t *testing.T, docker string) {
 			// the output stays under the cell's cap whatever it reads.
 			"\tfor _, m := range []string{\"matches the built-in\", \"x.Div(math.Sqrt2).Erf()\", \"ref: refs/\", \"gitdir:\"} {\n"+
 			"\t\tif strings.Contains(string(b), m) {\n\t\t\tfmt.Printf(\"FOUND %%q in %%s\\n\", m, p)\n\t\t}\n\t}\n}", agxRoot)),
-			want: want{score: 0, flags: []string{FlagSelfRead}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 0, flags: []string{gradebook.FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				out := cellText(executed, "leak ")
 				if strings.Contains(out, "FOUND") {
 					t.Errorf("a student cell read instructor material:\n%.2000s", out)
@@ -304,8 +306,8 @@ func gradeAttacks(t *testing.T, docker string) {
 		"hidden-tests-to-stderr": {nb: blankWith("gelu-code", "var agxDump = agxDumpSource()\n\nfunc agxDumpSource() int {\n"+
 			"\tb, _ := os.ReadFile(filepath.Join(filepath.Dir(os.Args[0]), \"main.go\"))\n\tif bytes.Contains(b, []byte(\"BEGIN HIDDEN TESTS\")) {\n"+
 			"\t\tos.Stderr.Write(b)\n\t\tpanic(string(b))\n\t}\n\treturn 0\n}"),
-			want: want{score: 0, flags: []string{FlagInitializer, FlagSelfRead}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 0, flags: []string{gradebook.FlagInitializer, gradebook.FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				var msgs []string
 				for _, c := range e.Cells {
 					msgs = append(msgs, c.Messages...)
@@ -321,13 +323,13 @@ func gradeAttacks(t *testing.T, docker string) {
 		// A visible check's message carries the hidden tests: the function it
 		// calls panics with them, read from the program's source.
 		"hidden-tests-in-visible-check": {nb: func() *notebook.Notebook {
-			nb := release(t, src)
-			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n" +
+			nb := nbtest.Release(t, src)
+			nbtest.CellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n" +
 				"\tb, _ := os.ReadFile(filepath.Join(filepath.Dir(os.Args[0]), \"main.go\"))\n" +
 				"\tif _, after, ok := strings.Cut(string(b), \"BEGIN HIDDEN TESTS\"); ok {\n\t\tpanic(after)\n\t}\n\treturn x\n}"
 			return nb
-		}(), want: want{score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, flags: []string{FlagSelfRead}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+		}(), want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, flags: []string{gradebook.FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				const leaked = "[]float64{-2, -0.5, 1, 3}"
 				var msgs []string
 				for _, c := range e.Cells {
@@ -345,37 +347,37 @@ func gradeAttacks(t *testing.T, docker string) {
 
 		// The earlier tamper cases.
 		"edited-test-cell": {nb: func() *notebook.Notebook {
-			nb := release(t, src)
-			cellByID(t, nb, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
+			nb := nbtest.Release(t, src)
+			nbtest.CellByID(t, nb, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
 			return nb
-		}(), want: want{score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, notes: []string{"gelu-forward was edited; restored"}, toEnd: true}},
+		}(), want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, notes: []string{"gelu-forward was edited; restored"}, toEnd: true}},
 		"deleted-test-cell": {nb: func() *notebook.Notebook {
-			nb := solved(t, src)
-			removeCell(t, nb, "quiz-smooth")
+			nb := nbtest.Solved(t, src)
+			nbtest.RemoveCell(t, nb, "quiz-smooth")
 			return nb
 		}(), want: want{score: 4, cells: both, notes: []string{"quiz-smooth was deleted; re-added"}, toEnd: true}},
 		"printed-and-own-results": {nb: blankWith("gelu-code", "%%\n"+
 			"fmt.Println(`{\"grade_id\": \"gelu-forward\", \"nonce\": \"\", \"version\": 1, \"score\": 3, \"max_score\": 3, \"checks\": []}`)\n"+
 			"g := grade.New(\"gelu-forward\")\ng.Check(\"forged\", 3, func(c *grade.C) {})\ng.Done()"),
-			want: want{score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, flags: []string{FlagForged}, toEnd: true}},
+			want: want{score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, flags: []string{gradebook.FlagForged}, toEnd: true}},
 		"os-exit": {nb: func() *notebook.Notebook {
-			nb := solved(t, src)
-			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
+			nb := nbtest.Solved(t, src)
+			nbtest.CellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
 			return nb
-		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": StatusNoResult, "quiz-smooth": StatusPassed}, flags: []string{FlagExit, FlagNoResult}, toEnd: true}},
+		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusNoResult, "quiz-smooth": gradebook.StatusPassed}, flags: []string{gradebook.FlagExit, gradebook.FlagNoResult}, toEnd: true}},
 		"endless-loops": {nb: func() *notebook.Notebook {
 			nb := solvedWith("gelu-code", "%%\nfor {\n}")
-			cellByID(t, nb, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
+			nbtest.CellByID(t, nb, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
 			return nb
-		}(), want: want{score: 3, cells: map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusFailed}, flags: []string{FlagTimeout}, toEnd: true}},
+		}(), want: want{score: 3, cells: map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusFailed}, flags: []string{gradebook.FlagTimeout}, toEnd: true}},
 		"huge-output": {nb: solvedWith("gelu-code", "%%\nline := strings.Repeat(\"x\", 1000)\nfor i := 0; i < 4000; i++ {\n\tfmt.Println(line)\n}"),
-			want: want{score: 4, cells: both, flags: []string{FlagOutputCapped}, toEnd: true}},
+			want: want{score: 4, cells: both, flags: []string{gradebook.FlagOutputCapped}, toEnd: true}},
 		"panics": {nb: func() *notebook.Notebook {
-			nb := solved(t, src)
-			cellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
+			nb := nbtest.Solved(t, src)
+			nbtest.CellByID(t, nb, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
 			return nb
-		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": StatusFailed, "quiz-smooth": StatusPassed}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+		}(), want: want{score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusFailed, "quiz-smooth": gradebook.StatusPassed}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				// gelu-forward has hidden tests: its visible check's panic
 				// message is withheld from the feedback.
 				if page := feedbackPage(t, e); strings.Contains(page, "boom") || !strings.Contains(page, "details withheld") {
@@ -400,8 +402,8 @@ func gradeAttacks(t *testing.T, docker string) {
 		"network-and-memory": {nb: solvedWith("gelu-code", "%%\n"+
 			"conn, err := net.DialTimeout(\"tcp\", \"1.1.1.1:53\", 3*time.Second)\nfmt.Println(\"dial:\", conn, err)\n"+
 			"b := make([]byte, 6<<30)\nfor i := range b {\n\tb[i] = 1\n}\nfmt.Println(\"allocated\", len(b))"),
-			want: want{score: 4, cells: both, flags: []string{FlagNetwork}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 4, cells: both, flags: []string{gradebook.FlagNetwork}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				out := cellText(executed, "dial:")
 				if slices.Contains(e.Run.Isolation, "no network (unshare -n: a network namespace with loopback only)") && !strings.Contains(out, "network is unreachable") {
 					t.Errorf("the dial did not fail for want of a network:\n%.500s", out)
@@ -411,8 +413,8 @@ func gradeAttacks(t *testing.T, docker string) {
 				}
 			}},
 		"shell-magic": {nb: solvedWith("gelu-code", "!*go mod edit -replace=github.com/goagx/agx=/nonexistent\n!echo magic-ran"),
-			want: want{score: 4, cells: both, flags: []string{FlagMagic}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 4, cells: both, flags: []string{gradebook.FlagMagic}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				if out := cellText(executed, "magic-ran"); out != "" {
 					t.Errorf("a shell line ran: %q", out)
 				}
@@ -422,11 +424,11 @@ func gradeAttacks(t *testing.T, docker string) {
 		// FIFO of its own; it rewrites every check to pass and forwards the
 		// result, genuine secret and all, to the real pipe.
 		"intercept-result": {nb: blankWith("gelu-code", interceptCode),
-			want: want{score: 0, flags: []string{FlagInitializer, FlagSelfRead}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 0, flags: []string{gradebook.FlagInitializer, gradebook.FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				t.Logf("what the attack saw: %q", cellText(executed, "agx-attack:"))
 				for _, c := range e.Cells {
-					if c.Kind == "test" && c.Status != StatusFailed && c.Status != StatusRejected {
+					if c.Kind == "test" && c.Status != gradebook.StatusFailed && c.Status != gradebook.StatusRejected {
 						t.Errorf("%s: %s, want failed or rejected", c.GradeID, c.Status)
 					}
 				}
@@ -435,8 +437,8 @@ func gradeAttacks(t *testing.T, docker string) {
 		// would run: a shell command, and %goflags, which every later build
 		// (the test cells') gets.
 		"gonb-prefix-magic": {nb: solvedWith("gelu-code", "//gonb:!echo magic-ran\n//gonb:%goflags -toolexec=/bin/false"),
-			want: want{score: 4, cells: both, flags: []string{FlagMagic}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 4, cells: both, flags: []string{gradebook.FlagMagic}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				if out := cellText(executed, "magic-ran"); out != "" {
 					t.Errorf("a //gonb: shell line ran: %q", out)
 				}
@@ -448,8 +450,8 @@ func gradeAttacks(t *testing.T, docker string) {
 		"go-env-file": {nb: solvedWith("gelu-code", "%%\nif os.Getuid() != 0 {\n\td, _ := os.UserConfigDir()\n\tos.MkdirAll(filepath.Join(d, \"go\"), 0o755)\n"+
 			"\terr := os.WriteFile(filepath.Join(d, \"go\", \"env\"), []byte(\"GOFLAGS=-toolexec=/bin/false\\nGOCACHEPROG=/bin/false\\nCC=/bin/false\\n\"), 0o644)\n"+
 			"\tfmt.Println(\"go env written:\", err)\n}"),
-			want: want{score: 4, cells: both, flags: []string{FlagSelfRead}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 4, cells: both, flags: []string{gradebook.FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				if out := cellText(executed, "go env written:"); !strings.Contains(out, "go env written: <nil>") {
 					t.Errorf("the go env file was not written, so this case tests nothing: %q", out)
 				}
@@ -460,8 +462,8 @@ func gradeAttacks(t *testing.T, docker string) {
 		"break-go-mod": {nb: solvedWith("gelu-code", "%%\n"+scratchDir+
 			"err := os.WriteFile(filepath.Join(agxDir, \"go.mod\"), []byte(\"module gonb_x\\n\\ngo 1.99\\n\\nrequire example.com/missing v1.0.0\\n\"), 0o644)\n"+
 			"fmt.Println(\"go.mod written:\", err)"),
-			want: want{score: 4, cells: both, flags: []string{FlagSelfRead}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+			want: want{score: 4, cells: both, flags: []string{gradebook.FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				if out := cellText(executed, "go.mod written:"); !strings.Contains(out, "go.mod written: <nil>") {
 					t.Errorf("go.mod was not written, so this case tests nothing: %q", out)
 				}
@@ -475,13 +477,13 @@ func gradeAttacks(t *testing.T, docker string) {
 	if syso := sysoObject(t); syso != "" {
 		attacks["syso-bodyless"] = attack{nb: func() *notebook.Notebook {
 			nb := solvedWith("gelu-code", "func agxNop()\n\n%%\nagxNop()\nfmt.Println(\"bodyless ran\")")
-			insertAfter(t, nb, "gelu-code", "%%\n"+scratchDir+
+			nbtest.InsertAfter(t, nb, "gelu-code", "%%\n"+scratchDir+
 				"b, _ := base64.StdEncoding.DecodeString(\""+syso+"\")\n"+
 				"err := os.WriteFile(filepath.Join(agxDir, \"agx.syso\"), b, 0o644)\n"+
 				"fmt.Println(\"syso written:\", err)")
 			return nb
-		}(), want: want{score: 4, cells: both, flags: []string{FlagSelfRead}, toEnd: true},
-			check: func(t *testing.T, e *Entry, executed *notebook.Notebook) {
+		}(), want: want{score: 4, cells: both, flags: []string{gradebook.FlagSelfRead}, toEnd: true},
+			check: func(t *testing.T, e *gradebook.Entry, executed *notebook.Notebook) {
 				if out := cellText(executed, "syso written:"); !strings.Contains(out, "syso written: <nil>") {
 					t.Errorf("the .syso was not written, so this case tests nothing: %q", out)
 				}
@@ -517,7 +519,7 @@ func gradeAttacks(t *testing.T, docker string) {
 	dropped := slices.ContainsFunc(sum.Isolation, func(s string) bool {
 		return strings.HasPrefix(s, "the kernel runs as ") && strings.Contains(s, "unprivileged user")
 	})
-	csv, err := os.ReadFile(filepath.Join(dir, ClassFile))
+	csv, err := os.ReadFile(filepath.Join(dir, gradebook.ClassFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -533,12 +535,12 @@ func gradeAttacks(t *testing.T, docker string) {
 				if strings.HasPrefix(line, e.Student+",") {
 					for _, k := range a.want.flags {
 						if !strings.Contains(line, k) {
-							t.Errorf("%s lacks flag %s", ClassFile, k)
+							t.Errorf("%s lacks flag %s", gradebook.ClassFile, k)
 						}
 					}
 				}
 			}
-			executed, err := notebook.Read(filepath.Join(dir, ExecutedDir, e.Student+".ipynb"))
+			executed, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, e.Student+".ipynb"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -623,10 +625,10 @@ func cellText(nb *notebook.Notebook, marker string) string {
 }
 
 // feedbackPage writes e's feedback page and returns it.
-func feedbackPage(t *testing.T, e *Entry) string {
+func feedbackPage(t *testing.T, e *gradebook.Entry) string {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := WriteFeedback(dir, []*Entry{e}); err != nil {
+	if _, err := gradebook.WriteFeedback(dir, []*gradebook.Entry{e}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, e.Student+".html"))

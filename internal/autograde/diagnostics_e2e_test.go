@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 )
 
 // TestDiagnostics grades submissions whose problems must be told right: a
@@ -19,14 +22,14 @@ func TestDiagnostics(t *testing.T) {
 	// not add words to the cell's output ahead of the compiler's message.
 	t.Setenv("GOFLAGS", "-buildvcs=false")
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
-	compile := release(t, src)
-	cellByID(t, compile, "double-code").Source = "func Double(x float64) float64 { return \"two\" }"
-	colours := release(t, src)
-	cellByID(t, colours, "double-code").Source = "func Double(x float64) float64 { panic(\"\\x1b[31mred alert\\x1b[0m\") }"
-	edited := solved(t, src)
-	cellByID(t, edited, "double-test").Source = "%%\nfmt.Println(\"no tests here\")"
+	compile := nbtest.Release(t, src)
+	nbtest.CellByID(t, compile, "double-code").Source = "func Double(x float64) float64 { return \"two\" }"
+	colours := nbtest.Release(t, src)
+	nbtest.CellByID(t, colours, "double-code").Source = "func Double(x float64) float64 { panic(\"\\x1b[31mred alert\\x1b[0m\") }"
+	edited := nbtest.Solved(t, src)
+	nbtest.CellByID(t, edited, "double-test").Source = "%%\nfmt.Println(\"no tests here\")"
 	invalid := filepath.Join(in, "invalid.ipynb")
 	if err := os.WriteFile(invalid, []byte(`{"cells": [`), 0o644); err != nil {
 		t.Fatal(err)
@@ -35,7 +38,7 @@ func TestDiagnostics(t *testing.T) {
 		writeNB(t, in, "compile", compile),
 		writeNB(t, in, "colours", colours),
 		writeNB(t, in, "edited", edited),
-		writeNB(t, in, "wrong", release(t, readNB(t, "../nbgrader/testdata/gelu.ipynb"))),
+		writeNB(t, in, "wrong", nbtest.Release(t, nbtest.ReadNB(t, "../nbgrader/testdata/gelu.ipynb"))),
 		{Student: "invalid", Path: invalid},
 	}
 	opt := testOptions(source, dir)
@@ -47,7 +50,7 @@ func TestDiagnostics(t *testing.T) {
 	if sum.Invalid != 2 || sum.Ungradable != 0 {
 		t.Errorf("%d invalid, %d ungradable; want 2 and 0", sum.Invalid, sum.Ungradable)
 	}
-	by := map[string]*Entry{}
+	by := map[string]*gradebook.Entry{}
 	for _, e := range sum.Entries {
 		by[e.Student] = e
 	}
@@ -56,13 +59,13 @@ func TestDiagnostics(t *testing.T) {
 		want                              []string // substrings of the entry's JSON
 		notWant                           []string
 	}{
-		{"compile", Graded, "double-test", StatusError,
+		{"compile", gradebook.Graded, "double-test", gradebook.StatusError,
 			[]string{`your cell double-code failed: Cell[`, `cannot use \"two\" (untyped string constant) as float64 value in return statement`, "undefined: Double"},
 			nil},
-		{"colours", Graded, "double-test", StatusFailed, []string{"red alert"}, []string{`\u001b`, "[31m"}},
-		{"edited", Graded, "double-test", StatusPassed, []string{"double-test was edited; restored"}, nil},
-		{"wrong", WrongNotebook, "double-test", StatusNotRun, []string{"not the notebook double.ipynb", "gelu-forward"}, []string{FlagForged, "grading side"}},
-		{"invalid", Unreadable, "double-test", StatusNotRun, []string{"not a readable notebook"}, []string{"grading side"}},
+		{"colours", gradebook.Graded, "double-test", gradebook.StatusFailed, []string{"red alert"}, []string{`\u001b`, "[31m"}},
+		{"edited", gradebook.Graded, "double-test", gradebook.StatusPassed, []string{"double-test was edited; restored"}, nil},
+		{"wrong", gradebook.WrongNotebook, "double-test", gradebook.StatusNotRun, []string{"not the notebook double.ipynb", "gelu-forward"}, []string{gradebook.FlagForged, "grading side"}},
+		{"invalid", gradebook.Unreadable, "double-test", gradebook.StatusNotRun, []string{"not a readable notebook"}, []string{"grading side"}},
 	} {
 		t.Run(tc.student, func(t *testing.T) {
 			e := by[tc.student]
@@ -77,7 +80,7 @@ func TestDiagnostics(t *testing.T) {
 					t.Errorf("%s: %s %q, want %s", c.GradeID, c.Status, c.Messages, tc.cellStatus)
 				}
 			}
-			b, err := os.ReadFile(EntryPath(dir, tc.student))
+			b, err := os.ReadFile(gradebook.EntryPath(dir, tc.student))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,13 +96,13 @@ func TestDiagnostics(t *testing.T) {
 			}
 		})
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, ClassFile))
+	b, _ := os.ReadFile(filepath.Join(dir, gradebook.ClassFile))
 	for _, w := range []string{"edited,graded,2,3,2,0,,locked cell double-test was edited; restored from the source", `wrong,wrong_notebook,0,3,0,0,,"wrong_notebook: this is not the notebook double.ipynb`} {
 		if !strings.Contains(string(b), w) {
-			t.Errorf("%s lacks %q:\n%s", ClassFile, w, b)
+			t.Errorf("%s lacks %q:\n%s", gradebook.ClassFile, w, b)
 		}
 	}
-	page := FeedbackHTML(by["compile"])
+	page := gradebook.FeedbackHTML(by["compile"])
 	if !strings.Contains(page, "cannot use &#34;two&#34;") {
 		t.Errorf("the feedback page does not show the compile error:\n%s", page)
 	}

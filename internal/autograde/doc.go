@@ -1,12 +1,11 @@
-// Package autograde grades a class's exercise notebooks: it rebuilds each
-// submission from the instructor source (Rebuild), runs it through Jupyter
-// and the Go kernel under time, output and resource limits with a fresh
-// nonce in every test cell, scores it from the source's points and the
-// results that carry their cell's nonce, flags suspicious code for review,
-// and keeps a gradebook (Grade, Entry, WriteClassTable, overrides) from
-// which it writes per-student HTML feedback (WriteFeedback). How each kernel
-// runs isolated (slot users, namespaces, private /tmp) is package sandbox's.
-// `agx autograde`
-// and `agx feedback` are its command-line front ends; docs/grading.md
-// describes the formats and the threat model.
+// Package autograde grades a class's exercise notebooks. It orchestrates
+// the packages that do each step: gotool makes sure the kernel's module
+// cache is complete, rebuild rebuilds each submission from the instructor
+// source and reviews the student's code, sandbox runs it through Jupyter
+// and the Go kernel isolated and under time, output and resource limits,
+// score grades the executed notebook, and gradebook records the entries,
+// the class table and the per-student feedback. Grade runs the whole for a
+// list of submissions, on the host or in containers (docker.go).
+// `agx autograde` and `agx feedback` are its command-line front ends;
+// docs/grading.md describes the formats and the threat model.
 package autograde

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/sandbox"
@@ -63,11 +64,11 @@ type containerRequest struct {
 
 // containerReply is what a grading container answers.
 type containerReply struct {
-	Hidden   []string `json:"hidden,omitempty"`   // Probe: instructor paths in the image, "/" ending a directory
-	Measures []string `json:"measures,omitempty"` // Check: the isolation in force
-	Refused  string   `json:"refused,omitempty"`  // the isolation is missing: nobody may be graded
-	Entry    *Entry   `json:"entry,omitempty"`
-	Executed []byte   `json:"executed,omitempty"` // the executed notebook
+	Hidden   []string         `json:"hidden,omitempty"`   // Probe: instructor paths in the image, "/" ending a directory
+	Measures []string         `json:"measures,omitempty"` // Check: the isolation in force
+	Refused  string           `json:"refused,omitempty"`  // the isolation is missing: nobody may be graded
+	Entry    *gradebook.Entry `json:"entry,omitempty"`
+	Executed []byte           `json:"executed,omitempty"` // the executed notebook
 }
 
 // ServeContainer is agx autograde's side in a grading container (`agx
@@ -154,12 +155,12 @@ func serveContainer(ctx context.Context, req containerRequest, log io.Writer) (*
 		}
 		return nil, err
 	}
-	e, err := ReadEntry(EntryPath(book, req.Student))
+	e, err := gradebook.ReadEntry(gradebook.EntryPath(book, req.Student))
 	if err != nil {
 		return nil, err
 	}
 	reply := &containerReply{Entry: e}
-	if b, err := os.ReadFile(filepath.Join(book, ExecutedDir, req.Student+".ipynb")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(book, gradebook.ExecutedDir, req.Student+".ipynb")); err == nil {
 		reply.Executed = b
 	}
 	return reply, nil
@@ -347,7 +348,7 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 
 // oneInContainer grades submission s in a container of its own (see one
 // for the results).
-func (g *grader) oneInContainer(ctx context.Context, s Submission) (e *Entry, skipped bool) {
+func (g *grader) oneInContainer(ctx context.Context, s Submission) (e *gradebook.Entry, skipped bool) {
 	e, b, done, skipped := g.open(ctx, s)
 	if done {
 		return e, skipped
@@ -374,7 +375,7 @@ func (g *grader) oneInContainer(ctx context.Context, s Submission) (e *Entry, sk
 	if len(r.Executed) > 0 {
 		if _, err := notebook.Parse(r.Executed); err != nil {
 			g.logf("warning: %s: the executed notebook from the container is unreadable: %v", s.Student, err)
-		} else if err := os.WriteFile(filepath.Join(g.opt.Dir, ExecutedDir, s.Student+".ipynb"), r.Executed, 0o644); err != nil {
+		} else if err := os.WriteFile(filepath.Join(g.opt.Dir, gradebook.ExecutedDir, s.Student+".ipynb"), r.Executed, 0o644); err != nil {
 			g.logf("warning: %s: cannot keep the executed notebook: %v", s.Student, err)
 		}
 	}

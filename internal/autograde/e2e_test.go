@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
-	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/testenv"
 )
@@ -35,27 +36,6 @@ func needKernel(t *testing.T) {
 	if err := jupyter.CheckKernel(ctx, "", testKernel()); err != nil {
 		testenv.Missing(t, "skipping: %v (install Jupyter and the kernel with docker/scripts/install-all.sh, or set AGX_TEST_KERNEL)", err)
 	}
-}
-
-// solved returns the student version of src with the instructor's solutions
-// typed into the answer cells (marker lines dropped).
-func solved(t *testing.T, src *notebook.Notebook) *notebook.Notebook {
-	t.Helper()
-	nb := release(t, src)
-	for _, c := range src.Cells {
-		m, _ := nbgrader.Get(c)
-		if m == nil || !m.Solution {
-			continue
-		}
-		var lines []string
-		for l := range strings.Lines(c.Source) {
-			if !nbgrader.HasSolution(l) {
-				lines = append(lines, l)
-			}
-		}
-		cellByID(t, nb, m.GradeID).Source = strings.Join(lines, "")
-	}
-	return nb
 }
 
 func writeNB(t *testing.T, dir, student string, nb *notebook.Notebook) Submission {
@@ -95,9 +75,9 @@ type want struct {
 	toEnd  bool              // every code cell ran
 }
 
-func checkEntry(t *testing.T, e *Entry, w want) {
+func checkEntry(t *testing.T, e *gradebook.Entry, w want) {
 	t.Helper()
-	if e.Status != Graded {
+	if e.Status != gradebook.Graded {
 		t.Errorf("%s: status %s (%s), want graded", e.Student, e.Status, e.UngradableReason)
 		return
 	}
@@ -136,46 +116,46 @@ func checkEntry(t *testing.T, e *Entry, w want) {
 func TestTampering(t *testing.T) {
 	needKernel(t)
 	const source = "../nbgrader/testdata/gelu.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
 	var subs []Submission
 	add := func(student string, nb *notebook.Notebook) { subs = append(subs, writeNB(t, in, student, nb)) }
 	add("instructor", src)
-	add("blank", release(t, src))
+	add("blank", nbtest.Release(t, src))
 
-	edited := release(t, src)
-	cellByID(t, edited, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
+	edited := nbtest.Release(t, src)
+	nbtest.CellByID(t, edited, "gelu-forward").Source = "%%\ng := grade.New(\"gelu-forward\")\ng.Check(\"free\", 3, func(c *grade.C) {})\ng.Done()"
 	add("edited", edited)
 
-	deleted := solved(t, src)
-	removeCell(t, deleted, "quiz-smooth")
+	deleted := nbtest.Solved(t, src)
+	nbtest.RemoveCell(t, deleted, "quiz-smooth")
 	add("deleted", deleted)
 
-	forged := release(t, src)
-	insertAfter(t, forged, "gelu-code", "%%\n"+
+	forged := nbtest.Release(t, src)
+	nbtest.InsertAfter(t, forged, "gelu-code", "%%\n"+
 		"fmt.Println(`{\"grade_id\": \"gelu-forward\", \"nonce\": \"\", \"version\": 1, \"score\": 3, \"max_score\": 3, \"checks\": []}`)\n"+
 		"g := grade.New(\"gelu-forward\")\ng.Check(\"forged\", 3, func(c *grade.C) {})\ng.Done()")
 	add("forged", forged)
 
-	exit := solved(t, src)
-	cellByID(t, exit, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
+	exit := nbtest.Solved(t, src)
+	nbtest.CellByID(t, exit, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tos.Exit(0)\n\treturn x\n}"
 	add("exit", exit)
 
-	loop := solved(t, src)
-	insertAfter(t, loop, "gelu-code", "%%\nfor {\n}")
-	cellByID(t, loop, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
+	loop := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, loop, "gelu-code", "%%\nfor {\n}")
+	nbtest.CellByID(t, loop, "quiz-answer").Source = "func AnswerSmooth() string {\n\tfor {\n\t}\n}"
 	add("loop", loop)
 
-	huge := solved(t, src)
-	insertAfter(t, huge, "gelu-code", "%%\nline := strings.Repeat(\"x\", 1000)\nfor i := 0; i < 4000; i++ {\n\tfmt.Println(line)\n}")
+	huge := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, huge, "gelu-code", "%%\nline := strings.Repeat(\"x\", 1000)\nfor i := 0; i < 4000; i++ {\n\tfmt.Println(line)\n}")
 	add("huge", huge)
 
-	panics := solved(t, src)
-	cellByID(t, panics, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
+	panics := nbtest.Solved(t, src)
+	nbtest.CellByID(t, panics, "gelu-code").Source = "func GELU(x *agx.Tensor) *agx.Tensor {\n\tpanic(\"<b>boom</b>\")\n}"
 	add("panics", panics)
 
-	hostile := solved(t, src)
-	insertAfter(t, hostile, "gelu-code", "%%\n"+
+	hostile := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, hostile, "gelu-code", "%%\n"+
 		"conn, err := net.DialTimeout(\"tcp\", \"1.1.1.1:53\", 3*time.Second)\nfmt.Println(\"dial:\", conn, err)\n"+
 		"b := make([]byte, 6<<30)\nfor i := range b {\n\tb[i] = 1\n}\nfmt.Println(\"allocated\", len(b))")
 	add("hostile", hostile)
@@ -187,22 +167,22 @@ func TestTampering(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("isolation: %q", sum.Isolation)
-	byStudent := map[string]*Entry{}
+	byStudent := map[string]*gradebook.Entry{}
 	for _, e := range sum.Entries {
 		byStudent[e.Student] = e
 	}
-	all := map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusPassed}
+	all := map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusPassed}
 	for student, w := range map[string]want{
 		"instructor": {score: 4, cells: all, noFlag: true, toEnd: true},
-		"blank":      {score: 0, cells: map[string]string{"gelu-forward": StatusFailed, "quiz-smooth": StatusFailed}, noFlag: true, toEnd: true},
-		"edited":     {score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, notes: []string{"gelu-forward was edited; restored"}, toEnd: true},
+		"blank":      {score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed, "quiz-smooth": gradebook.StatusFailed}, noFlag: true, toEnd: true},
+		"edited":     {score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, notes: []string{"gelu-forward was edited; restored"}, toEnd: true},
 		"deleted":    {score: 4, cells: all, notes: []string{"quiz-smooth was deleted; re-added"}, toEnd: true},
-		"forged":     {score: 0, cells: map[string]string{"gelu-forward": StatusFailed}, flags: []string{FlagForged}, toEnd: true},
-		"exit":       {score: 1, cells: map[string]string{"gelu-forward": StatusNoResult, "quiz-smooth": StatusPassed}, flags: []string{FlagExit, FlagNoResult}, toEnd: true},
-		"loop":       {score: 3, cells: map[string]string{"gelu-forward": StatusPassed, "quiz-smooth": StatusFailed}, flags: []string{FlagTimeout}, toEnd: true},
-		"huge":       {score: 4, cells: all, flags: []string{FlagOutputCapped}, toEnd: true},
-		"hostile":    {score: 4, cells: all, flags: []string{FlagNetwork}, toEnd: true},
-		"panics":     {score: 1, cells: map[string]string{"gelu-forward": StatusFailed, "quiz-smooth": StatusPassed}, toEnd: true},
+		"forged":     {score: 0, cells: map[string]string{"gelu-forward": gradebook.StatusFailed}, flags: []string{gradebook.FlagForged}, toEnd: true},
+		"exit":       {score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusNoResult, "quiz-smooth": gradebook.StatusPassed}, flags: []string{gradebook.FlagExit, gradebook.FlagNoResult}, toEnd: true},
+		"loop":       {score: 3, cells: map[string]string{"gelu-forward": gradebook.StatusPassed, "quiz-smooth": gradebook.StatusFailed}, flags: []string{gradebook.FlagTimeout}, toEnd: true},
+		"huge":       {score: 4, cells: all, flags: []string{gradebook.FlagOutputCapped}, toEnd: true},
+		"hostile":    {score: 4, cells: all, flags: []string{gradebook.FlagNetwork}, toEnd: true},
+		"panics":     {score: 1, cells: map[string]string{"gelu-forward": gradebook.StatusFailed, "quiz-smooth": gradebook.StatusPassed}, toEnd: true},
 	} {
 		t.Run(student, func(t *testing.T) {
 			e := byStudent[student]
@@ -215,7 +195,7 @@ func TestTampering(t *testing.T) {
 	if e := byStudent["forged"]; e != nil {
 		n := 0
 		for _, f := range e.Flags {
-			if f.Kind == FlagForged {
+			if f.Kind == gradebook.FlagForged {
 				n++
 			}
 		}
@@ -226,7 +206,7 @@ func TestTampering(t *testing.T) {
 	if e := byStudent["panics"]; e != nil && len(e.Cells) > 0 && (len(e.Cells[0].Checks) == 0 || !strings.Contains(e.Cells[0].Checks[0].Message, "<b>boom</b>")) {
 		t.Errorf("panics: the check's message does not carry the panic: %+v", e.Cells[0].Checks)
 	}
-	if nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, "huge.ipynb")); err == nil {
+	if nb, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, "huge.ipynb")); err == nil {
 		size := 0
 		for _, c := range nb.Cells {
 			for _, o := range c.Outputs {
@@ -242,7 +222,7 @@ func TestTampering(t *testing.T) {
 
 	// The hostile cell: no network (where a namespace could be made), and
 	// its allocation fails past the address-space limit.
-	if nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, "hostile.ipynb")); err == nil {
+	if nb, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, "hostile.ipynb")); err == nil {
 		var out strings.Builder
 		for _, o := range nb.Cells[3].Outputs {
 			out.WriteString(o.Text)
@@ -259,7 +239,7 @@ func TestTampering(t *testing.T) {
 	}
 
 	// Feedback: hidden messages stay hidden, student text is escaped.
-	paths, err := WriteFeedback(filepath.Join(dir, "feedback"), sum.Entries)
+	paths, err := gradebook.WriteFeedback(filepath.Join(dir, "feedback"), sum.Entries)
 	if err != nil || len(paths) != len(subs) {
 		t.Fatalf("feedback: %v (%d pages)", err, len(paths))
 	}
@@ -294,13 +274,13 @@ func TestTampering(t *testing.T) {
 func TestHelpersAndOverrides(t *testing.T) {
 	needKernel(t)
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
-	cheat := release(t, src)
-	cellByID(t, cheat, "double-code").Source = "func Double(x float64) float64 { return 0 }\n\nfunc near(a, b float64) bool { return true }\n\nfunc init() {}\n"
-	insertAfter(t, cheat, "double-code", "!echo hello")
-	subs := []Submission{writeNB(t, in, "honest", solved(t, src)), writeNB(t, in, "cheat", cheat)}
-	if err := os.WriteFile(filepath.Join(dir, OverridesFile), []byte("student,grade_id,points,comment\nhonest,explain,1,well put\n"), 0o644); err != nil {
+	cheat := nbtest.Release(t, src)
+	nbtest.CellByID(t, cheat, "double-code").Source = "func Double(x float64) float64 { return 0 }\n\nfunc near(a, b float64) bool { return true }\n\nfunc init() {}\n"
+	nbtest.InsertAfter(t, cheat, "double-code", "!echo hello")
+	subs := []Submission{writeNB(t, in, "honest", nbtest.Solved(t, src)), writeNB(t, in, "cheat", cheat)}
+	if err := os.WriteFile(filepath.Join(dir, gradebook.OverridesFile), []byte("student,grade_id,points,comment\nhonest,explain,1,well put\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	opt := testOptions(source, dir)
@@ -312,17 +292,17 @@ func TestHelpersAndOverrides(t *testing.T) {
 	for _, e := range sum.Entries {
 		switch e.Student {
 		case "honest":
-			checkEntry(t, e, want{score: 3, cells: map[string]string{"double-test": StatusPassed, "explain": StatusManual}, noFlag: true, toEnd: true})
+			checkEntry(t, e, want{score: 3, cells: map[string]string{"double-test": gradebook.StatusPassed, "explain": gradebook.StatusManual}, noFlag: true, toEnd: true})
 			if e.AutoScore != 2 {
 				t.Errorf("honest: automatic score %v, want 2", e.AutoScore)
 			}
 		case "cheat":
-			checkEntry(t, e, want{score: 0, cells: map[string]string{"double-test": StatusFailed}, flags: []string{FlagRedefinition, FlagInit, FlagMagic}, toEnd: true})
+			checkEntry(t, e, want{score: 0, cells: map[string]string{"double-test": gradebook.StatusFailed}, flags: []string{gradebook.FlagRedefinition, gradebook.FlagInit, gradebook.FlagMagic}, toEnd: true})
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, ClassFile))
+	b, _ := os.ReadFile(filepath.Join(dir, gradebook.ClassFile))
 	if want := "student,status,total,max,double-test,explain,flags,notes\ncheat,graded,0,3,0,0,init magic redefinition,\nhonest,graded,3,3,2,1,,\n"; string(b) != want {
-		t.Errorf("%s:\n%s\nwant\n%s", ClassFile, b, want)
+		t.Errorf("%s:\n%s\nwant\n%s", gradebook.ClassFile, b, want)
 	}
 }
 
@@ -333,11 +313,11 @@ func TestUngradable(t *testing.T) {
 	dir := t.TempDir()
 	opt := testOptions("testdata/double.ipynb", dir)
 	opt.Kernel = "no-such-kernel-agx"
-	sum, err := Grade(context.Background(), opt, []Submission{writeNB(t, t.TempDir(), "alice", release(t, readNB(t, opt.Source)))})
+	sum, err := Grade(context.Background(), opt, []Submission{writeNB(t, t.TempDir(), "alice", nbtest.Release(t, nbtest.ReadNB(t, opt.Source)))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Ungradable != 1 || len(sum.Entries) != 1 || sum.Entries[0].Status != Ungradable || !strings.Contains(sum.Entries[0].UngradableReason, "no-such-kernel-agx") {
+	if sum.Ungradable != 1 || len(sum.Entries) != 1 || sum.Entries[0].Status != gradebook.Ungradable || !strings.Contains(sum.Entries[0].UngradableReason, "no-such-kernel-agx") {
 		t.Fatalf("got %+v", sum.Entries[0])
 	}
 	if e := sum.Entries[0]; len(e.Cells) != 2 || e.MaxScore != 3 {

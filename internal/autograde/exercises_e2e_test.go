@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/nbtest"
 )
 
 // TestExercises autogrades every course exercise (notebooks/exercises/)
@@ -23,9 +25,9 @@ func TestExercises(t *testing.T) {
 	}
 	for _, source := range sources {
 		t.Run(filepath.Base(source), func(t *testing.T) {
-			src := readNB(t, source)
+			src := nbtest.ReadNB(t, source)
 			in, dir := t.TempDir(), t.TempDir()
-			subs := []Submission{writeNB(t, in, "solved", solved(t, src)), writeNB(t, in, "blank", release(t, src))}
+			subs := []Submission{writeNB(t, in, "solved", nbtest.Solved(t, src)), writeNB(t, in, "blank", nbtest.Release(t, src))}
 			opt := testOptions(source, dir)
 			opt.CellTimeout = time.Minute
 			opt.Timeout = 10 * time.Minute
@@ -44,7 +46,7 @@ func TestExercises(t *testing.T) {
 					}
 					tests++
 					switch {
-					case e.Student == "solved" && (c.Status != StatusPassed || c.Points != c.MaxPoints):
+					case e.Student == "solved" && (c.Status != gradebook.StatusPassed || c.Points != c.MaxPoints):
 						t.Errorf("solved: %s is %s with %v of %v points: %v %+v", c.GradeID, c.Status, c.Points, c.MaxPoints, c.Messages, c.Checks)
 					case e.Student == "blank" && c.Points != 0:
 						t.Errorf("blank: %s has %v points (%s)", c.GradeID, c.Points, c.Status)
@@ -64,9 +66,9 @@ func TestExercises(t *testing.T) {
 func TestForbiddenBuiltin(t *testing.T) {
 	needKernel(t)
 	const source = "../../notebooks/exercises/gelu.ipynb"
-	src := readNB(t, source)
-	nb := solved(t, src)
-	code := cellByID(t, nb, "gelu-code")
+	src := nbtest.ReadNB(t, source)
+	nb := nbtest.Solved(t, src)
+	code := nbtest.CellByID(t, nb, "gelu-code")
 	const helper = "func gelu(x *agx.Tensor) *agx.Tensor { return agx.Apply(GELUFunction{}, x) }"
 	if !strings.Contains(code.Source, helper) {
 		t.Fatalf("the gelu-code cell no longer has %q; update this test", helper)
@@ -80,9 +82,9 @@ func TestForbiddenBuiltin(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := sum.Entries[0]
-	checkEntry(t, e, want{score: 0, flags: []string{FlagForbidden}, toEnd: true})
+	checkEntry(t, e, want{score: 0, flags: []string{gradebook.FlagForbidden}, toEnd: true})
 	for _, c := range e.Cells {
-		if c.Kind == nbgrader.KindTest && (c.Points != 0 || c.Status != StatusRejected) {
+		if c.Kind == nbgrader.KindTest && (c.Points != 0 || c.Status != gradebook.StatusRejected) {
 			t.Errorf("%s: %s with %v points, want rejected with none", c.GradeID, c.Status, c.Points)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/testenv"
 )
 
@@ -91,7 +93,7 @@ func TestFailClosed(t *testing.T) {
 		testenv.Missing(t, "needs root: the slot users are made only when grading as root")
 	}
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in := t.TempDir()
 	closed := t.TempDir()
 	if err := os.Chmod(closed, 0o700); err != nil {
@@ -101,9 +103,9 @@ func TestFailClosed(t *testing.T) {
 	if err := os.Mkdir(tmp, 0o1777); err != nil {
 		t.Fatal(err)
 	}
-	detached := solved(t, src)
-	insertAfter(t, detached, "double-code", detachedLoop)
-	subs := []Submission{writeNB(t, in, "solved", solved(t, src)), writeNB(t, in, "detached", detached)}
+	detached := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, detached, "double-code", detachedLoop)
+	subs := []Submission{writeNB(t, in, "solved", nbtest.Solved(t, src)), writeNB(t, in, "detached", detached)}
 	reapOrphans(t)
 
 	t.Setenv("TMPDIR", tmp)
@@ -121,7 +123,7 @@ func TestFailClosed(t *testing.T) {
 			t.Errorf("strict: the error lacks %q:\n%v", w, err)
 		}
 	}
-	if ents, _ := ReadEntries(book); len(ents) != 0 {
+	if ents, _ := gradebook.ReadEntries(book); len(ents) != 0 {
 		t.Errorf("strict: %d gradebook entries written; want none", len(ents))
 	}
 
@@ -133,20 +135,20 @@ func TestFailClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("best-effort: graded in %v", time.Since(start))
-	csv, _ := os.ReadFile(filepath.Join(book, ClassFile))
+	csv, _ := os.ReadFile(filepath.Join(book, gradebook.ClassFile))
 	for _, e := range sum.Entries {
-		if e.Status != Graded || e.Score != doubleAutoPoints {
+		if e.Status != gradebook.Graded || e.Score != doubleAutoPoints {
 			t.Errorf("%s: %s %g/%g; want graded, %d points", e.Student, e.Status, e.Score, e.MaxScore, doubleAutoPoints)
 		}
 		if e.Run.IsolationMode != IsolationBestEffort || !strings.Contains(e.Run.Weakened(), "temporary directory") {
 			t.Errorf("%s: isolation mode %q, %q; want best-effort naming what was missing", e.Student, e.Run.IsolationMode, e.Run.Weakened())
 		}
-		if !strings.Contains(FeedbackHTML(e), "weaker isolation") {
+		if !strings.Contains(gradebook.FeedbackHTML(e), "weaker isolation") {
 			t.Errorf("%s: the feedback does not say the isolation was weaker", e.Student)
 		}
 	}
 	if n := strings.Count(string(csv), "weakened isolation (--isolation=best-effort)"); n != len(subs) {
-		t.Errorf("%s says %d times that the isolation was weakened; want %d:\n%s", ClassFile, n, len(subs), csv)
+		t.Errorf("%s says %d times that the isolation was weakened; want %d:\n%s", gradebook.ClassFile, n, len(subs), csv)
 	}
 	if left := leftovers(); len(left) > 0 {
 		t.Errorf("processes started for the submissions are still running: %v", left)

@@ -9,17 +9,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/goagx/agx/grade"
+	"github.com/goagx/agx/internal/gotool"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/rebuild"
 	"github.com/goagx/agx/internal/sandbox"
+	"github.com/goagx/agx/internal/score"
 )
 
 // Options configure Grade.
@@ -56,8 +59,8 @@ type Submission struct {
 // Summary is what Grade did.
 type Summary struct {
 	Graded, Skipped, Ungradable int
-	Entries                     []*Entry // every entry in the gradebook after the run, by student
-	Warnings                    []string // about overrides (the sandbox's go to Log and Isolation)
+	Entries                     []*gradebook.Entry // every entry in the gradebook after the run, by student
+	Warnings                    []string           // about overrides (the sandbox's go to Log and Isolation)
 	Isolation                   []string
 
 	// Invalid counts the submissions that are not this assignment's
@@ -87,7 +90,7 @@ func FindSubmissionsOf(sourceName, assignment string, args []string) ([]Submissi
 	var warnings []string
 	seen := map[string]string{}
 	add := func(student, path string) error {
-		if !StudentPattern.MatchString(student) {
+		if !gradebook.StudentPattern.MatchString(student) {
 			return fmt.Errorf("%s: student id %q may hold only letters, digits and . _ @ + - (and not start with a symbol)", path, student)
 		}
 		if prev, ok := seen[student]; ok {
@@ -140,25 +143,66 @@ func FindSubmissionsOf(sourceName, assignment string, args []string) ([]Submissi
 // whole (an invalid source, an unwritable gradebook, bad overrides); a
 // submission that cannot be run gets an "ungradable" entry.
 func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error) {
-	srcBytes, err := os.ReadFile(opt.Source)
+	src, srcBytes, err := readSource(opt.Source)
 	if err != nil {
 		return nil, err
 	}
-	src, err := notebook.Parse(srcBytes)
+	overrides, err := gradebook.ReadOverrides(opt.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", opt.Source, err)
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(opt.Dir, gradebook.ExecutedDir), 0o755); err != nil {
+		return nil, err
+	}
+	opt = opt.withDefaults()
+	sum := &Summary{}
+	logf := logger(opt.Log)
+	g := &grader{opt: opt, src: src, srcBytes: srcBytes, srcName: filepath.Base(opt.Source), srcHash: sha256Hex(srcBytes), logf: logf}
+	cleanup, err := g.startRunner(ctx, sum)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	g.isolation = sum.Isolation
+	start := time.Now()
+	if err := g.gradeAll(ctx, subs, overrides, sum, start); err != nil {
+		return nil, err
+	}
+	entries, err := applyOverrides(opt.Dir, overrides, sum)
+	if err != nil {
+		return nil, err
+	}
+	if err := gradebook.WriteClassTable(opt.Dir, entries); err != nil {
+		return nil, err
+	}
+	sum.Entries = entries
+	invalid := ""
+	if sum.Invalid > 0 {
+		invalid = fmt.Sprintf(", %d not this assignment's notebook", sum.Invalid)
+	}
+	logf("done in %.1fs: %d graded, %d unchanged, %d ungradable%s; wrote %s", time.Since(start).Seconds(),
+		sum.Graded, sum.Skipped, sum.Ungradable, invalid, filepath.Join(opt.Dir, gradebook.ClassFile))
+	return sum, nil
+}
+
+// readSource reads and validates the instructor source at path.
+func readSource(path string) (*notebook.Notebook, []byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := notebook.Parse(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := nbgrader.Validate(src); err != nil {
-		return nil, fmt.Errorf("%s is not a valid instructor source:\n%w", opt.Source, err)
+		return nil, nil, fmt.Errorf("%s is not a valid instructor source:\n%w", path, err)
 	}
-	srcHash := sha256Hex(srcBytes)
-	overrides, err := ReadOverrides(opt.Dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(opt.Dir, ExecutedDir), 0o755); err != nil {
-		return nil, err
-	}
+	return src, b, nil
+}
+
+// withDefaults fills in the options left zero that have a default.
+func (opt Options) withDefaults() Options {
 	if opt.Jobs < 1 {
 		opt.Jobs = 1
 	}
@@ -168,101 +212,99 @@ func Grade(ctx context.Context, opt Options, subs []Submission) (*Summary, error
 	if opt.NewNonce == nil {
 		opt.NewNonce = nbgrader.NewNonce
 	}
-	sum := &Summary{}
-	logf := func(format string, args ...any) {}
-	if opt.Log != nil {
-		var mu sync.Mutex
-		logf = func(format string, args ...any) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(opt.Log, format+"\n", args...)
-		}
-	}
+	return opt
+}
 
-	// The kernel and the sandbox; when they are missing every submission
-	// that needs running is ungradable, with the reason.
-	var sb *sandbox.Sandbox
-	var dg *dockerGrader
-	var infraErr error
+// logger returns a printf to w, one line a call, safe for concurrent use;
+// it prints nothing when w is nil.
+func logger(w io.Writer) func(string, ...any) {
+	if w == nil {
+		return func(format string, args ...any) {}
+	}
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+// startRunner sets up what runs the kernels: the grading containers with
+// Options.Docker, else the sandbox, after checking the kernel and its
+// module cache. When the kernel or the sandbox is missing, every submission
+// that needs running is ungradable, with the reason (g.infraErr); an error
+// is returned only when nobody can be graded with the options given. The
+// measures in force go to sum.Isolation; cleanup undoes the setup.
+func (g *grader) startRunner(ctx context.Context, sum *Summary) (cleanup func(), err error) {
+	opt := g.opt
 	if opt.Docker != "" {
 		if opt.Isolation == IsolationBestEffort {
 			return nil, errors.New("--docker grades with the container's isolation or not at all: --isolation=" + IsolationBestEffort + " does not apply")
 		}
-		logf("checking the image %s and its isolation", opt.Docker)
-		dg, sum.Isolation, err = newDockerGrader(ctx, opt)
+		g.logf("checking the image %s and its isolation", opt.Docker)
+		g.docker, sum.Isolation, err = newDockerGrader(ctx, opt)
 		if err != nil {
 			return nil, err
 		}
-		defer dg.cleanup()
-	} else if infraErr = jupyter.CheckKernel(ctx, opt.Python, opt.Kernel); infraErr == nil {
-		// Without the modules its scratch module needs, the kernel would
-		// fail every cell: stop before grading anyone.
-		if err := ensureKernelModules(ctx, opt.Python, opt.Kernel, logf); err != nil {
-			return nil, err
-		}
-		sb, infraErr = sandbox.New(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs, opt.Isolation)
-		var isoErr *IsolationError
-		if sb == nil && (opt.Limits.Network == NetNone || errors.As(infraErr, &isoErr)) {
-			return nil, infraErr
-		}
+		return g.docker.cleanup, nil
 	}
-	if sb != nil {
-		defer sb.Cleanup()
-		sum.Isolation = sb.Isolation()
-		for _, w := range sb.Warnings() {
-			logf("warning: %s", w)
-		}
+	if g.infraErr = jupyter.CheckKernel(ctx, opt.Python, opt.Kernel); g.infraErr != nil {
+		return func() {}, nil
 	}
+	// Without the modules its scratch module needs, the kernel would
+	// fail every cell: stop before grading anyone.
+	if err := gotool.EnsureKernelModules(ctx, opt.Python, opt.Kernel, g.logf); err != nil {
+		return nil, err
+	}
+	g.sb, g.infraErr = sandbox.New(ctx, opt.Python, opt.Kernel, opt.Limits, opt.Jobs, opt.Isolation)
+	var isoErr *IsolationError
+	if g.sb == nil && (opt.Limits.Network == NetNone || errors.As(g.infraErr, &isoErr)) {
+		return nil, g.infraErr
+	}
+	if g.sb == nil {
+		return func() {}, nil
+	}
+	sum.Isolation = g.sb.Isolation()
+	for _, w := range g.sb.Warnings() {
+		g.logf("warning: %s", w)
+	}
+	return g.sb.Cleanup, nil
+}
 
-	g := &grader{opt: opt, src: src, srcBytes: srcBytes, srcName: filepath.Base(opt.Source), srcHash: srcHash, sb: sb, docker: dg,
-		isolation: sum.Isolation, infraErr: infraErr, logf: logf}
+// gradeAll grades subs, opt.Jobs at a time, writing each entry (with the
+// overrides applied) as soon as it is graded and counting it in sum.
+func (g *grader) gradeAll(ctx context.Context, subs []Submission, overrides map[string]map[string]gradebook.Override, sum *Summary, start time.Time) error {
 	total := len(subs)
-	logf("grading %d %s of %s, %d at a time", total, plural(total, "submission", "submissions"), g.srcName, opt.Jobs)
-	start := time.Now()
+	g.logf("grading %d %s of %s, %d at a time", total, plural(total, "submission", "submissions"), g.srcName, g.opt.Jobs)
 	var (
-		mu   sync.Mutex
-		done int
-		wg   sync.WaitGroup
+		mu       sync.Mutex
+		done     int
+		wg       sync.WaitGroup
+		writeErr error
 	)
 	work := make(chan Submission)
-	var writeErr error
-	for range opt.Jobs {
+	for range g.opt.Jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for s := range work {
-				var e *Entry
-				var skipped bool
-				if g.docker != nil {
-					e, skipped = g.oneInContainer(ctx, s)
-				} else {
-					e, skipped = g.one(ctx, s)
-				}
+				e, skipped := g.grade(ctx, s)
 				if e == nil { // interrupted
 					continue
 				}
 				e.ApplyOverrides(overrides[e.Student])
 				var err error
 				if !skipped {
-					err = WriteEntry(opt.Dir, e)
+					err = gradebook.WriteEntry(g.opt.Dir, e)
 				}
 				mu.Lock()
 				done++
 				k := done
-				switch {
-				case err != nil:
+				if err := sum.count(e, skipped, err); err != nil {
 					writeErr = errors.Join(writeErr, err)
-				case skipped:
-					sum.Skipped++
-				case e.Status == Ungradable:
-					sum.Ungradable++
-				case e.Status == Unreadable || e.Status == WrongNotebook:
-					sum.Invalid++
-				default:
-					sum.Graded++
 				}
 				mu.Unlock()
-				logf("[%*d/%d] %s", len(fmt.Sprint(total)), k, total, progressLine(e, skipped, time.Since(start)))
+				g.logf("[%*d/%d] %s", len(fmt.Sprint(total)), k, total, progressLine(e, skipped, time.Since(start)))
 			}
 		}()
 	}
@@ -277,14 +319,45 @@ feed:
 	close(work)
 	wg.Wait()
 	if writeErr != nil {
-		return nil, writeErr
+		return writeErr
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("interrupted: %w (the entries written so far are kept; run again to go on)", context.Cause(ctx))
+		return fmt.Errorf("interrupted: %w (the entries written so far are kept; run again to go on)", context.Cause(ctx))
 	}
+	return nil
+}
 
-	// Overrides apply to every entry, those of earlier runs too.
-	entries, err := ReadEntries(opt.Dir)
+// grade grades one submission, in a container with Options.Docker.
+func (g *grader) grade(ctx context.Context, s Submission) (*gradebook.Entry, bool) {
+	if g.docker != nil {
+		return g.oneInContainer(ctx, s)
+	}
+	return g.one(ctx, s)
+}
+
+// count counts entry e in the summary; writeErr, the error of writing it,
+// is returned (and the entry not counted) when there was one.
+func (sum *Summary) count(e *gradebook.Entry, skipped bool, writeErr error) error {
+	switch {
+	case writeErr != nil:
+		return writeErr
+	case skipped:
+		sum.Skipped++
+	case e.Status == gradebook.Ungradable:
+		sum.Ungradable++
+	case e.Status == gradebook.Unreadable || e.Status == gradebook.WrongNotebook:
+		sum.Invalid++
+	default:
+		sum.Graded++
+	}
+	return nil
+}
+
+// applyOverrides applies the overrides to every entry of the gradebook in
+// dir, those of earlier runs too, rewriting the entries they change, and
+// warns in sum of overrides for cells or students it does not have.
+func applyOverrides(dir string, overrides map[string]map[string]gradebook.Override, sum *Summary) ([]*gradebook.Entry, error) {
+	entries, err := gradebook.ReadEntries(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -293,38 +366,19 @@ feed:
 		known[e.Student] = true
 		before := fmt.Sprint(e.Score, overrideKey(e))
 		for _, id := range e.ApplyOverrides(overrides[e.Student]) {
-			sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, which is not a graded cell of %s", OverridesFile, id, e.Student))
+			sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, which is not a graded cell of %s", gradebook.OverridesFile, id, e.Student))
 		}
 		if fmt.Sprint(e.Score, overrideKey(e)) != before {
-			if err := WriteEntry(opt.Dir, e); err != nil {
+			if err := gradebook.WriteEntry(dir, e); err != nil {
 				return nil, err
 			}
 		}
 	}
-	var unknown []string
-	for s := range overrides {
-		if !known[s] {
-			unknown = append(unknown, s)
-		}
-	}
-	sort.Strings(unknown)
-	for _, s := range unknown {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s: override for %s, who has no gradebook entry", OverridesFile, s))
-	}
-	if err := WriteClassTable(opt.Dir, entries); err != nil {
-		return nil, err
-	}
-	sum.Entries = entries
-	invalid := ""
-	if sum.Invalid > 0 {
-		invalid = fmt.Sprintf(", %d not this assignment's notebook", sum.Invalid)
-	}
-	logf("done in %.1fs: %d graded, %d unchanged, %d ungradable%s; wrote %s", time.Since(start).Seconds(),
-		sum.Graded, sum.Skipped, sum.Ungradable, invalid, filepath.Join(opt.Dir, ClassFile))
-	return sum, nil
+	sum.Warnings = append(sum.Warnings, gradebook.UnknownOverrides(overrides, known)...)
+	return entries, nil
 }
 
-func overrideKey(e *Entry) string {
+func overrideKey(e *gradebook.Entry) string {
 	var b strings.Builder
 	for _, c := range e.Cells {
 		if c.Override != nil {
@@ -334,23 +388,25 @@ func overrideKey(e *Entry) string {
 	return b.String()
 }
 
-func progressLine(e *Entry, skipped bool, elapsed time.Duration) string {
+func progressLine(e *gradebook.Entry, skipped bool, elapsed time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-12s ", e.Student)
 	switch {
 	case skipped:
 		fmt.Fprintf(&b, "%s / %s  unchanged, kept", formatPoints(e.Score), formatPoints(e.MaxScore))
-	case e.Status != Graded:
-		fmt.Fprintf(&b, "%s: %s", strings.ToUpper(strings.ReplaceAll(e.Status, "_", " ")), clip(firstLine(e.UngradableReason), 100))
+	case e.Status != gradebook.Graded:
+		fmt.Fprintf(&b, "%s: %s", strings.ToUpper(strings.ReplaceAll(e.Status, "_", " ")), notebook.Clip(firstLine(e.UngradableReason), 100))
 	default:
 		fmt.Fprintf(&b, "%s / %s  (%.1fs)", formatPoints(e.Score), formatPoints(e.MaxScore), e.Run.Seconds)
 	}
 	if len(e.Flags) > 0 {
-		fmt.Fprintf(&b, "  flags: %s", flagSummary(e.Flags))
+		fmt.Fprintf(&b, "  flags: %s", gradebook.FlagSummary(e.Flags))
 	}
 	fmt.Fprintf(&b, "  [%.0fs elapsed]", elapsed.Seconds())
 	return b.String()
 }
+
+func formatPoints(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
@@ -386,19 +442,19 @@ type grader struct {
 // when there is nothing more to do: the context was cancelled (e nil), the
 // file cannot be read (e says so), or the existing entry is up to date (e
 // is it, skipped).
-func (g *grader) open(ctx context.Context, s Submission) (e *Entry, b []byte, done, skipped bool) {
+func (g *grader) open(ctx context.Context, s Submission) (e *gradebook.Entry, b []byte, done, skipped bool) {
 	if ctx.Err() != nil {
 		return nil, nil, true, false
 	}
-	e = &Entry{Version: EntryVersion, Student: s.Student, Notebook: g.srcName, Submission: s.Path,
-		SourceSHA256: g.srcHash, Cells: []*CellGrade{}, Flags: []Flag{}, Notes: []string{}}
+	e = &gradebook.Entry{Version: gradebook.EntryVersion, Student: s.Student, Notebook: g.srcName, Submission: s.Path,
+		SourceSHA256: g.srcHash, Cells: []*gradebook.CellGrade{}, Flags: []gradebook.Flag{}, Notes: []string{}}
 	b, err := os.ReadFile(s.Path)
 	if err != nil {
 		return g.ungradable(e, "cannot read the submission: "+err.Error()), nil, true, false
 	}
 	e.SubmissionSHA256 = sha256Hex(b)
 	if !g.opt.Force {
-		if old, err := ReadEntry(EntryPath(g.opt.Dir, s.Student)); err == nil && old.Status == Graded &&
+		if old, err := gradebook.ReadEntry(gradebook.EntryPath(g.opt.Dir, s.Student)); err == nil && old.Status == gradebook.Graded &&
 			old.SubmissionSHA256 == e.SubmissionSHA256 && old.SourceSHA256 == e.SourceSHA256 {
 			return old, b, true, true
 		}
@@ -409,27 +465,15 @@ func (g *grader) open(ctx context.Context, s Submission) (e *Entry, b []byte, do
 // one grades one submission. It returns nil when the context was cancelled
 // before the submission was graded, and skipped when the existing entry is
 // up to date.
-func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool) {
+func (g *grader) one(ctx context.Context, s Submission) (e *gradebook.Entry, skipped bool) {
 	e, b, done, skipped := g.open(ctx, s)
 	if done {
 		return e, skipped
 	}
-	sub, err := notebook.Parse(b)
-	if err != nil {
-		// The student's file, not the grader: say so.
-		return g.notGraded(e, Unreadable, "the submitted file is not a readable notebook ("+err.Error()+"); submit the .ipynb file that Jupyter saved"), false
+	rb, final := g.rebuild(e, b)
+	if final != nil {
+		return final, false
 	}
-	if wrong, ids := wrongNotebook(g.src, sub); wrong {
-		return g.notGraded(e, WrongNotebook, wrongNotebookReason(g.srcName, ids)), false
-	}
-	rb, err := Rebuild(g.src, sub, g.opt.NewNonce)
-	if err != nil {
-		return g.ungradable(e, "cannot rebuild the submission: "+err.Error()), false
-	}
-	e.Notes = append(e.Notes, rb.Notes...)
-	e.Flags = append(e.Flags, rb.Flags...)
-	e.Flags = append(e.Flags, scanStudentCells(rb)...)
-	disarmMagic(rb)
 	if g.infraErr != nil {
 		return g.ungradable(e, g.infraErr.Error()), false
 	}
@@ -437,50 +481,86 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 	// entry (so grades.csv) must not change from run to run.
 	e.Run.Isolation = []string{}
 	for _, m := range g.sb.Isolation() {
-		e.Run.Isolation = append(e.Run.Isolation, sanitize(m))
+		e.Run.Isolation = append(e.Run.Isolation, score.Sanitize(m))
 	}
 	e.Run.IsolationMode = g.sb.Mode()
 
-	work, err := os.MkdirTemp("", "agx-grade-"+s.Student+"-")
+	run, err := g.execute(ctx, s, rb)
+	if errors.Is(err, errInterrupted) {
+		return nil, false
+	}
 	if err != nil {
 		return g.ungradable(e, err.Error()), false
+	}
+	if final := g.recordRun(e, rb, run); final != nil {
+		return final, false
+	}
+	g.scoreRun(e, rb, run.res)
+	if err := notebook.Write(filepath.Join(g.opt.Dir, gradebook.ExecutedDir, s.Student+".ipynb"), run.res.Notebook); err != nil {
+		g.logf("warning: %s: cannot keep the executed notebook: %v", s.Student, err)
+	}
+	return e, false
+}
+
+// rebuild parses the submission b and rebuilds it from the source, with
+// the notes and flags of the rebuild and of the static review in e, and the
+// magic lines disarmed. When it cannot, it returns e's final state instead:
+// unreadable, another notebook, or ungradable.
+func (g *grader) rebuild(e *gradebook.Entry, b []byte) (*rebuild.Rebuilt, *gradebook.Entry) {
+	sub, err := notebook.Parse(b)
+	if err != nil {
+		// The student's file, not the grader: say so.
+		return nil, g.notGraded(e, gradebook.Unreadable, "the submitted file is not a readable notebook ("+err.Error()+"); submit the .ipynb file that Jupyter saved")
+	}
+	if wrong, ids := rebuild.WrongNotebook(g.src, sub); wrong {
+		return nil, g.notGraded(e, gradebook.WrongNotebook, rebuild.WrongNotebookReason(g.srcName, ids))
+	}
+	rb, err := rebuild.Rebuild(g.src, sub, g.opt.NewNonce)
+	if err != nil {
+		return nil, g.ungradable(e, "cannot rebuild the submission: "+err.Error())
+	}
+	e.Notes = append(e.Notes, rb.Notes...)
+	e.Flags = append(e.Flags, rb.Flags...)
+	e.Flags = append(e.Flags, rebuild.ScanStudentCells(rb)...)
+	rebuild.DisarmMagic(rb)
+	return rb, nil
+}
+
+// errInterrupted: the context was cancelled while the submission ran or
+// waited for a slot.
+var errInterrupted = errors.New("interrupted")
+
+// A run is an executed submission: the result, and whether the kernel
+// started and a student cell began to run.
+type run struct {
+	res                  *jupyter.Result
+	kernelUp, studentRan bool
+}
+
+// execute runs the rebuilt notebook in the sandbox, in a slot when there
+// are slot users, with each test cell's secret in a file only its program
+// reads. It returns errInterrupted when the context was cancelled.
+func (g *grader) execute(ctx context.Context, s Submission, rb *rebuild.Rebuilt) (*run, error) {
+	work, err := os.MkdirTemp("", "agx-grade-"+s.Student+"-")
+	if err != nil {
+		return nil, err
 	}
 	defer os.RemoveAll(work)
 	path := filepath.Join(work, g.srcName)
 	if err := notebook.Write(path, rb.Notebook); err != nil {
-		return g.ungradable(e, err.Error()), false
+		return nil, err
 	}
 	student := map[int]bool{}
 	for _, rc := range rb.Cells {
 		student[rc.Index] = rc.Student() && rb.Notebook.Cells[rc.Index].CellType == notebook.Code
 	}
-	env := g.sb.Env()
-	secrets := &jupyter.Secrets{ByCell: map[int]string{}, Dir: work, UID: -1, GID: -1, KillUID: -1}
-	for _, rc := range rb.Cells {
-		if rc.Nonce != "" {
-			secrets.ByCell[rc.Index] = rc.GradeID + " " + rc.Nonce
-		}
-	}
-	sl, err := g.sb.Acquire(ctx)
+	env, secrets, release, err := g.secrets(ctx, rb, work)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
-	if sl != nil {
-		defer g.sb.Release(sl)
-		env = append(append([]string{}, env...), sl.Env(work)...)
-		secrets.Path, secrets.UID, secrets.GID, secrets.KillUID = filepath.Join(sl.Home(), secretName), sl.UID(), sl.GID(), sl.UID()
-	} else {
-		// The kernel runs as this user: a directory of its own for the file.
-		sd, err := os.MkdirTemp("", "agx-grade-secret-")
-		if err != nil {
-			return g.ungradable(e, err.Error()), false
-		}
-		defer os.RemoveAll(sd)
-		secrets.Path = filepath.Join(sd, secretName)
-	}
-	env = append(append([]string{}, env...), grade.SecretEnv+"="+secrets.Path)
-	kernelUp, studentRan := false, false
-	res, err := jupyter.Execute(ctx, path, jupyter.Options{
+	defer release()
+	r := &run{}
+	r.res, err = jupyter.Execute(ctx, path, jupyter.Options{
 		Python:            g.opt.Python,
 		Kernel:            g.sb.Kernel(),
 		CellTimeout:       g.opt.CellTimeout,
@@ -494,66 +574,111 @@ func (g *grader) one(ctx context.Context, s Submission) (e *Entry, skipped bool)
 		OnEvent: func(ev jupyter.Event) {
 			switch ev.Event {
 			case jupyter.Started:
-				kernelUp = true
+				r.kernelUp = true
 			case jupyter.CellStart:
-				studentRan = studentRan || student[ev.Index]
+				r.studentRan = r.studentRan || student[ev.Index]
 			}
 		},
 	})
 	if ctx.Err() != nil {
-		return nil, false
+		return nil, errInterrupted
 	}
 	if err != nil {
-		return g.ungradable(e, err.Error()), false
+		return nil, err
 	}
+	return r, nil
+}
+
+// secrets acquires a slot (when the sandbox has slot users) and returns the
+// kernel's environment and the test cells' secrets, with the file for them
+// in the slot's home or in a directory of its own; release gives the slot
+// back and removes that directory. It returns errInterrupted when the
+// context was cancelled while waiting for a slot.
+func (g *grader) secrets(ctx context.Context, rb *rebuild.Rebuilt, work string) (env []string, secrets *jupyter.Secrets, release func(), err error) {
+	env = g.sb.Env()
+	secrets = &jupyter.Secrets{ByCell: map[int]string{}, Dir: work, UID: -1, GID: -1, KillUID: -1}
+	for _, rc := range rb.Cells {
+		if rc.Nonce != "" {
+			secrets.ByCell[rc.Index] = rc.GradeID + " " + rc.Nonce
+		}
+	}
+	sl, err := g.sb.Acquire(ctx)
+	if err != nil {
+		return nil, nil, nil, errInterrupted
+	}
+	if sl != nil {
+		release = func() { g.sb.Release(sl) }
+		env = append(append([]string{}, env...), sl.Env(work)...)
+		secrets.Path, secrets.UID, secrets.GID, secrets.KillUID = filepath.Join(sl.Home(), secretName), sl.UID(), sl.GID(), sl.UID()
+	} else {
+		// The kernel runs as this user: a directory of its own for the file.
+		sd, err := os.MkdirTemp("", "agx-grade-secret-")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		release = func() { os.RemoveAll(sd) }
+		secrets.Path = filepath.Join(sd, secretName)
+	}
+	env = append(append([]string{}, env...), grade.SecretEnv+"="+secrets.Path)
+	return env, secrets, release, nil
+}
+
+// recordRun records in e how the run went. When it stopped before any
+// student code ran, or the kernel's Go tooling failed in a cell without
+// student code, it returns e's final state (ungradable).
+func (g *grader) recordRun(e *gradebook.Entry, rb *rebuild.Rebuilt, r *run) *gradebook.Entry {
+	res := r.res
 	e.Run.Seconds = res.Seconds
 	e.Run.CodeCells = len(res.Cells)
-	for _, r := range res.Cells {
-		if r.Ran {
+	for _, c := range res.Cells {
+		if c.Ran {
 			e.Run.CellsRun++
 		}
 	}
 	if res.Err != nil {
-		e.Run.Error = sanitize(res.Err.Error())
-		if !kernelUp || !studentRan {
-			return g.ungradable(e, "the notebook could not be run before any student code: "+e.Run.Error), false
+		e.Run.Error = score.Sanitize(res.Err.Error())
+		if !r.kernelUp || !r.studentRan {
+			return g.ungradable(e, "the notebook could not be run before any student code: "+e.Run.Error)
 		}
-		e.Flags = append(e.Flags, Flag{Kind: FlagIncomplete, Cell: "notebook", Message: clip(firstLine(e.Run.Error), 300)})
+		e.Flags = append(e.Flags, gradebook.Flag{Kind: gradebook.FlagIncomplete, Cell: "notebook", Message: notebook.Clip(firstLine(e.Run.Error), 300)})
 	}
 	if why := toolingFailure(rb, res); why != "" {
-		return g.ungradable(e, why), false
+		return g.ungradable(e, why)
 	}
-	cells, flags := score(rb, res)
-	voidAfterFlags(rb, e.Flags, cells)
+	return nil
+}
+
+// scoreRun scores the executed notebook into e: the cells' grades, the
+// flags of the run, and the status (ungradable when a test cell's result
+// could not be read).
+func (g *grader) scoreRun(e *gradebook.Entry, rb *rebuild.Rebuilt, res *jupyter.Result) {
+	cells, flags := score.Score(rb, res)
+	score.VoidAfterFlags(rb, e.Flags, cells)
 	for _, c := range cells {
 		for i, m := range c.Messages {
-			c.Messages[i] = sanitize(m)
+			c.Messages[i] = score.Sanitize(m)
 		}
 		for i, m := range c.AnswerErrors {
-			c.AnswerErrors[i] = sanitize(m)
+			c.AnswerErrors[i] = score.Sanitize(m)
 		}
 		for i := range c.Checks {
-			c.Checks[i].Message = sanitize(c.Checks[i].Message)
+			c.Checks[i].Message = score.Sanitize(c.Checks[i].Message)
 		}
 	}
 	for i := range flags {
-		flags[i].Message = sanitize(flags[i].Message)
+		flags[i].Message = score.Sanitize(flags[i].Message)
 	}
 	e.Cells = cells
 	e.Flags = append(e.Flags, flags...)
-	e.Status = Graded
+	e.Status = gradebook.Graded
 	for _, c := range cells {
-		if c.Status == StatusUngradable {
+		if c.Status == gradebook.StatusUngradable {
 			// Not a score to keep: a resume must grade it again.
-			e.Status = Ungradable
+			e.Status = gradebook.Ungradable
 			e.UngradableReason = fmt.Sprintf("the result of test cell %s could not be read: its output did not all arrive within %v after its program ended (the grading machine was too busy?); run again", c.GradeID, g.opt.CellTimeout)
 			break
 		}
 	}
-	if err := notebook.Write(filepath.Join(g.opt.Dir, ExecutedDir, s.Student+".ipynb"), res.Notebook); err != nil {
-		g.logf("warning: %s: cannot keep the executed notebook: %v", s.Student, err)
-	}
-	return e, false
 }
 
 // secretName is the file through which a test cell's program receives its
@@ -562,29 +687,21 @@ const secretName = ".agx-grade-secret"
 
 // ungradable marks e ungradable: every graded cell of the source is listed,
 // not run, with no points.
-func (g *grader) ungradable(e *Entry, reason string) *Entry {
-	return g.notGraded(e, Ungradable, reason)
+func (g *grader) ungradable(e *gradebook.Entry, reason string) *gradebook.Entry {
+	return g.notGraded(e, gradebook.Ungradable, reason)
 }
 
 // notGraded gives e a status other than graded, with the reason; every
 // graded cell of the source is listed, not run, with no points.
-func (g *grader) notGraded(e *Entry, status, reason string) *Entry {
-	e.Status, e.UngradableReason = status, sanitize(reason)
-	e.Cells = []*CellGrade{}
+func (g *grader) notGraded(e *gradebook.Entry, status, reason string) *gradebook.Entry {
+	e.Status, e.UngradableReason = status, score.Sanitize(reason)
+	e.Cells = []*gradebook.CellGrade{}
 	for _, c := range g.src.Cells {
 		m, _ := nbgrader.Get(c) // the source is valid
 		if k := m.Kind(); k == nbgrader.KindTest || k == nbgrader.KindManual || k == nbgrader.KindTask {
-			e.Cells = append(e.Cells, &CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: StatusNotRun, Bonus: isBonus(c),
+			e.Cells = append(e.Cells, &gradebook.CellGrade{GradeID: m.GradeID, Kind: k, MaxPoints: m.Points, Status: gradebook.StatusNotRun, Bonus: nbgrader.IsBonus(c),
 				Messages: []string{status + ": " + firstLine(e.UngradableReason)}})
 		}
 	}
 	return e
 }
-
-// tempPath matches the per-run directories (GoNB's, the grader's) that
-// appear in messages, so that the gradebook does not change from run to run.
-var tempPath = regexp.MustCompile(`/[^\s:'"]*/(gonb_|agx-grade-|agx-autograde-)[^/\s:'"]*`)
-
-// sanitize removes what would make a message differ from run to run or
-// garble it: temporary paths and terminal escape sequences.
-func sanitize(s string) string { return tempPath.ReplaceAllString(stripANSI(s), "…") }

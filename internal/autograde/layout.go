@@ -47,11 +47,3 @@ func studentNotebook(dir, name, assignment string) (string, string) {
 	}
 	return "", fmt.Sprintf("%s is in several assignments (%s): choose one with --assignment", name, strings.Join(names, ", "))
 }
-
-// NbgraderFeedbackPath returns where nbgrader keeps a student's feedback page
-// for a notebook of assignment: DIR/STUDENT/ASSIGNMENT/NOTEBOOK.html.
-func NbgraderFeedbackPath(dir, assignment string) func(e *Entry) string {
-	return func(e *Entry) string {
-		return filepath.Join(dir, e.Student, assignment, strings.TrimSuffix(e.Notebook, ".ipynb")+".html")
-	}
-}

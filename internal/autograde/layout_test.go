@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goagx/agx/internal/gradebook"
 )
 
 // TestFindSubmissionsNbgrader: nbgrader's submitted/STUDENT/ASSIGNMENT/NB.ipynb
@@ -66,8 +68,8 @@ func TestFindSubmissionsNbgrader(t *testing.T) {
 
 func TestNbgraderFeedbackLayout(t *testing.T) {
 	dir := t.TempDir()
-	entries := []*Entry{{Student: "alice", Notebook: "gelu.ipynb", Status: Graded}, {Student: "bob", Notebook: "gelu.ipynb", Status: Ungradable}}
-	paths, err := WriteFeedbackTo(entries, NbgraderFeedbackPath(dir, "ps1"))
+	entries := []*gradebook.Entry{{Student: "alice", Notebook: "gelu.ipynb", Status: gradebook.Graded}, {Student: "bob", Notebook: "gelu.ipynb", Status: gradebook.Ungradable}}
+	paths, err := gradebook.WriteFeedbackTo(entries, gradebook.NbgraderFeedbackPath(dir, "ps1"))
 	if err != nil {
 		t.Fatal(err)
 	}

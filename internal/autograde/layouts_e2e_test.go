@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/sandbox"
 	"github.com/goagx/agx/internal/testenv"
 )
@@ -145,7 +147,7 @@ func TestIsolationLayouts(t *testing.T) {
 		testenv.Missing(t, "needs root: the layouts are made in /home, /root and a new tmpfs, and grading is strict")
 	}
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	absSource, _ := filepath.Abs(source)
 	for _, l := range layouts {
 		t.Run(l.name, func(t *testing.T) {
@@ -160,13 +162,13 @@ func TestIsolationLayouts(t *testing.T) {
 				"\tfmt.Println(\"write\", d, os.WriteFile(filepath.Join(d, %q), []byte(\"x\"), 0o644))\n}\n"+
 				"for _, f := range []string{%q, %q} {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"read %%s: %%d bytes\\n\", f, len(b))\n\t_ = err\n}\n",
 				home, mark, filepath.Join(home, "instructor-secret.txt"), absSource)
-			attacker := solved(t, src)
-			insertAfter(t, attacker, "double-code", attack)
-			insertAfter(t, attacker, "double-code", detachedLoop)
-			wrong := solved(t, src)
-			cellByID(t, wrong, "double-code").Source = "func Double(x float64) float64 { return x }"
+			attacker := nbtest.Solved(t, src)
+			nbtest.InsertAfter(t, attacker, "double-code", attack)
+			nbtest.InsertAfter(t, attacker, "double-code", detachedLoop)
+			wrong := nbtest.Solved(t, src)
+			nbtest.CellByID(t, wrong, "double-code").Source = "func Double(x float64) float64 { return x }"
 			in, book := t.TempDir(), t.TempDir()
-			subs := []Submission{writeNB(t, in, "honest", solved(t, src)), writeNB(t, in, "wrong", wrong), writeNB(t, in, "attacker", attacker)}
+			subs := []Submission{writeNB(t, in, "honest", nbtest.Solved(t, src)), writeNB(t, in, "wrong", wrong), writeNB(t, in, "attacker", attacker)}
 			reapOrphans(t)
 
 			opt := testOptions(source, book)
@@ -189,7 +191,7 @@ func TestIsolationLayouts(t *testing.T) {
 				if e.Student == "wrong" {
 					want = 0
 				}
-				if e.Status != Graded || e.Score != want {
+				if e.Status != gradebook.Graded || e.Score != want {
 					t.Errorf("%s: %s %g/%g; want graded, %g points", e.Student, e.Status, e.Score, e.MaxScore, want)
 				}
 			}

@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/nbtest"
 )
 
 // chattyDouble is a correct Double that prints ~2.5 MB on every call, so a
@@ -45,7 +48,7 @@ func cpuLoad(t *testing.T, n int) (stop func()) {
 // re-encoded, and the class table: what must not depend on the machine's load.
 func stableGradebook(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	entries, err := ReadEntries(dir)
+	entries, err := gradebook.ReadEntries(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +64,11 @@ func stableGradebook(t *testing.T, dir string) map[string][]byte {
 		}
 		out[e.Student+".json"] = b
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ClassFile))
+	b, err := os.ReadFile(filepath.Join(dir, gradebook.ClassFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out[ClassFile] = b
+	out[gradebook.ClassFile] = b
 	return out
 }
 
@@ -77,15 +80,15 @@ func stableGradebook(t *testing.T, dir string) map[string][]byte {
 func TestDeterministicUnderLoad(t *testing.T) {
 	needKernel(t)
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in := t.TempDir()
-	chatty := solved(t, src)
-	cellByID(t, chatty, "double-code").Source = chattyDouble
-	insertAfter(t, chatty, "double-code", "%%\nfmt.Println(Double(1))")
+	chatty := nbtest.Solved(t, src)
+	nbtest.CellByID(t, chatty, "double-code").Source = chattyDouble
+	nbtest.InsertAfter(t, chatty, "double-code", "%%\nfmt.Println(Double(1))")
 	subs := []Submission{
-		writeNB(t, in, "honest", solved(t, src)),
+		writeNB(t, in, "honest", nbtest.Solved(t, src)),
 		writeNB(t, in, "chatty", chatty),
-		writeNB(t, in, "blank", release(t, src)),
+		writeNB(t, in, "blank", nbtest.Release(t, src)),
 	}
 	scores := map[string]float64{"honest": 2, "chatty": 2, "blank": 0}
 
@@ -108,7 +111,7 @@ func TestDeterministicUnderLoad(t *testing.T) {
 		}
 		t.Logf("loaded=%v: graded in %v", loaded, time.Since(start))
 		for _, e := range sum.Entries {
-			if e.Status != Graded || e.Score != scores[e.Student] {
+			if e.Status != gradebook.Graded || e.Score != scores[e.Student] {
 				var cells []string
 				for _, c := range e.Cells {
 					cells = append(cells, c.GradeID+" "+c.Status)

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/sandbox"
 )
@@ -20,7 +22,7 @@ import (
 // whose source starts with prefix.
 func cellOutput(t *testing.T, dir, student, prefix string) string {
 	t.Helper()
-	nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, student+".ipynb"))
+	nb, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, student+".ipynb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func processWithArgs(args ...string) bool {
 func TestPrivateTmpAndStoppedRun(t *testing.T) {
 	needKernel(t)
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
 	name := fmt.Sprintf("agx-leak-%s", nbgrader.NewNonce()[:12])
 	var files []string
@@ -68,13 +70,13 @@ func TestPrivateTmpAndStoppedRun(t *testing.T) {
 	}
 	list := fmt.Sprintf("%q", files)
 	list = "[]string{" + strings.ReplaceAll(strings.Trim(list, "[]"), `" "`, `", "`) + "}"
-	writer := solved(t, src)
-	insertAfter(t, writer, "double-code", "%%\n// check: read back\nfor _, f := range "+list+" {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"read back %s: %q %v\\n\", f, b, err)\n}")
-	insertAfter(t, writer, "double-code", "%%\n// write\nfor _, f := range "+list+" {\n\tfmt.Println(f, os.WriteFile(f, []byte(\"left behind\"), 0o644))\n}")
-	reader := solved(t, src)
-	insertAfter(t, reader, "double-code", "%%\n// check: look\nfor _, f := range "+list+" {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"found %s: %q %v\\n\", f, b, err)\n}")
-	background := solved(t, src)
-	insertAfter(t, background, "double-code", "%%\n// background\ncmd := exec.Command(\"sh\", \"-c\", \"trap '' INT TERM; exec sleep 4242\")\ncmd.Stdout = os.Stdout\nfmt.Println(\"start:\", cmd.Start())")
+	writer := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, writer, "double-code", "%%\n// check: read back\nfor _, f := range "+list+" {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"read back %s: %q %v\\n\", f, b, err)\n}")
+	nbtest.InsertAfter(t, writer, "double-code", "%%\n// write\nfor _, f := range "+list+" {\n\tfmt.Println(f, os.WriteFile(f, []byte(\"left behind\"), 0o644))\n}")
+	reader := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, reader, "double-code", "%%\n// check: look\nfor _, f := range "+list+" {\n\tb, err := os.ReadFile(f)\n\tfmt.Printf(\"found %s: %q %v\\n\", f, b, err)\n}")
+	background := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, background, "double-code", "%%\n// background\ncmd := exec.Command(\"sh\", \"-c\", \"trap '' INT TERM; exec sleep 4242\")\ncmd.Stdout = os.Stdout\nfmt.Println(\"start:\", cmd.Start())")
 	subs := []Submission{writeNB(t, in, "writer", writer), writeNB(t, in, "reader", reader), writeNB(t, in, "background", background)}
 
 	opt := testOptions(source, dir)
@@ -87,7 +89,7 @@ func TestPrivateTmpAndStoppedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("graded in %v; isolation %q", time.Since(start), sum.Isolation)
-	by := map[string]*Entry{}
+	by := map[string]*gradebook.Entry{}
 	for _, e := range sum.Entries {
 		by[e.Student] = e
 	}
@@ -100,7 +102,7 @@ func TestPrivateTmpAndStoppedRun(t *testing.T) {
 		for _, f := range e.Flags {
 			kinds = append(kinds, f.Kind)
 		}
-		if !slices.Contains(kinds, FlagIncomplete) || e.Run.Error == "" {
+		if !slices.Contains(kinds, gradebook.FlagIncomplete) || e.Run.Error == "" {
 			t.Errorf("background: flags %v, run error %q; want run_incomplete and the reason", kinds, e.Run.Error)
 		}
 		if e.Run.Seconds > 4*opt.CellTimeout.Seconds()+30 {

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/jupyter"
+	"github.com/goagx/agx/internal/nbtest"
 	"github.com/goagx/agx/internal/notebook"
 	"github.com/goagx/agx/internal/sandbox"
 	"github.com/goagx/agx/internal/testenv"
@@ -37,7 +39,7 @@ const forkBomb = "%%\n" +
 func TestUnprivilegedKernel(t *testing.T) {
 	needKernel(t)
 	const source = "testdata/double.ipynb"
-	src := readNB(t, source)
+	src := nbtest.ReadNB(t, source)
 	in, dir := t.TempDir(), t.TempDir()
 
 	// A root-only file in a directory everyone may enter.
@@ -54,11 +56,11 @@ func TestUnprivilegedKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bomb := solved(t, src)
-	insertAfter(t, bomb, "double-code", forkBomb)
-	reader := solved(t, src)
-	insertAfter(t, reader, "double-code", fmt.Sprintf("%%%%\nb, err := os.ReadFile(%q)\nfmt.Printf(\"read: %%q %%v\\n\", b, err)\n", secret))
-	subs := []Submission{writeNB(t, in, "honest", solved(t, src)), writeNB(t, in, "bomb", bomb), writeNB(t, in, "reader", reader)}
+	bomb := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, bomb, "double-code", forkBomb)
+	reader := nbtest.Solved(t, src)
+	nbtest.InsertAfter(t, reader, "double-code", fmt.Sprintf("%%%%\nb, err := os.ReadFile(%q)\nfmt.Printf(\"read: %%q %%v\\n\", b, err)\n", secret))
+	subs := []Submission{writeNB(t, in, "honest", nbtest.Solved(t, src)), writeNB(t, in, "bomb", bomb), writeNB(t, in, "reader", reader)}
 
 	opt := testOptions(source, dir)
 	opt.Limits.Procs = 64
@@ -75,7 +77,7 @@ func TestUnprivilegedKernel(t *testing.T) {
 	}
 	output := func(t *testing.T, student, prefix string) string {
 		t.Helper()
-		nb, err := notebook.Read(filepath.Join(dir, ExecutedDir, student+".ipynb"))
+		nb, err := notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, student+".ipynb"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +91,7 @@ func TestUnprivilegedKernel(t *testing.T) {
 		t.Fatalf("no output with %q", prefix)
 		return ""
 	}
-	byStudent := map[string]*Entry{}
+	byStudent := map[string]*gradebook.Entry{}
 	for _, e := range sum.Entries {
 		byStudent[e.Student] = e
 	}
@@ -125,7 +127,7 @@ func TestUnprivilegedKernel(t *testing.T) {
 			if e == nil {
 				t.Fatal("no entry")
 			}
-			checkEntry(t, e, want{score: 2, cells: map[string]string{"double-test": StatusPassed}, toEnd: true})
+			checkEntry(t, e, want{score: 2, cells: map[string]string{"double-test": gradebook.StatusPassed}, toEnd: true})
 			tc.check(t)
 		})
 	}

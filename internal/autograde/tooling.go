@@ -2,23 +2,12 @@ package autograde
 
 import (
 	"fmt"
-	"html"
-	"path/filepath"
-	"regexp"
-	"strings"
 
+	"github.com/goagx/agx/internal/gotool"
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/rebuild"
 )
-
-// GoNB reports a failed step of a cell as an error output whose value is
-// `failed to run "COMMAND": exit status N`.
-var failedToRun = regexp.MustCompile(`failed to run "([^"]*)"`)
-
-// goCommandError matches the go command's own errors (module resolution,
-// go.sum), as opposed to the compiler's: lines that start with "go: ", and
-// the module errors that the go command reports at an import's position.
-var goCommandError = regexp.MustCompile(`(?m)^\s*go: |no required module provides package|missing go\.sum entry|module lookup disabled|cannot find module providing package`)
 
 // toolingFailure returns why the kernel's own tooling failed in a cell that
 // holds no student code (a locked or test cell restored from the source), or
@@ -28,7 +17,7 @@ var goCommandError = regexp.MustCompile(`(?m)^\s*go: |no required module provide
 // not the student: the submission cannot be graded, and a score would be a
 // lie. Failures in student cells are the student's (an import that cannot
 // be resolved, a compile error) and are scored as usual.
-func toolingFailure(rb *Rebuilt, res *jupyter.Result) string {
+func toolingFailure(rb *rebuild.Rebuilt, res *jupyter.Result) string {
 	ran := map[int]bool{}
 	for _, r := range res.Cells {
 		ran[r.Index] = r.Ran
@@ -41,77 +30,9 @@ func toolingFailure(rb *Rebuilt, res *jupyter.Result) string {
 		if c.CellType != notebook.Code {
 			continue
 		}
-		if why := cellToolingFailure(c); why != "" {
-			return fmt.Sprintf("the kernel's Go tooling failed in %s, which holds no student code: %s", cellName(rc), why)
+		if why := gotool.CellFailure(c); why != "" {
+			return fmt.Sprintf("the kernel's Go tooling failed in %s, which holds no student code: %s", rc.Name(), why)
 		}
 	}
 	return ""
 }
-
-// cellToolingFailure looks at one executed cell's outputs.
-func cellToolingFailure(c *notebook.Cell) string {
-	var text strings.Builder // everything the cell printed, for the go command's errors
-	var failed []string      // the commands GoNB reports as failed
-	for _, o := range c.Outputs {
-		switch o.OutputType {
-		case notebook.ErrorOutput:
-			for _, m := range failedToRun.FindAllStringSubmatch(o.Evalue, -1) {
-				failed = append(failed, m[1])
-			}
-			text.WriteString(o.Evalue + "\n")
-			for _, l := range o.Traceback {
-				text.WriteString(l + "\n")
-			}
-		case notebook.Stream:
-			text.WriteString(o.Text + "\n")
-		default:
-			// GoNB shows the failing command's output as HTML unless it
-			// runs with -raw_error.
-			if t, ok := o.DataText("text/plain"); ok {
-				text.WriteString(t + "\n")
-			} else if t, ok := o.DataText("text/html"); ok {
-				text.WriteString(html.UnescapeString(htmlTag.ReplaceAllString(t, "")) + "\n")
-			}
-		}
-	}
-	for _, cmd := range failed {
-		f := strings.Fields(cmd)
-		if len(f) == 0 {
-			continue
-		}
-		tool := filepath.Base(f[0])
-		switch {
-		case tool == "goimports":
-			return "goimports failed (" + clip(firstLine(text.String()), 300) + ")"
-		case tool == "go" && len(f) > 1 && f[1] == "get":
-			return "`go get` failed: " + clip(goErrors(text.String()), 300)
-		case tool == "go" && len(f) > 1 && (f[1] == "build" || f[1] == "test"):
-			if goCommandError.MatchString(text.String()) {
-				return "the build failed in the go command: " + clip(goErrors(text.String()), 300)
-			}
-		}
-	}
-	return ""
-}
-
-// goErrors keeps the go command's lines of out (the first line of out when
-// there are none).
-func goErrors(out string) string {
-	var lines []string
-	for l := range strings.Lines(out) {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "go: downloading ") || strings.HasPrefix(t, "go: finding ") {
-			continue // progress, not errors
-		}
-		if strings.HasPrefix(t, "go: ") || goCommandError.MatchString(t) || strings.HasPrefix(l, "\t") && len(lines) > 0 {
-			lines = append(lines, strings.TrimSpace(l))
-		}
-	}
-	if len(lines) == 0 {
-		return firstLine(out)
-	}
-	// The scratch module's name changes from run to run; the entry should not.
-	return scratchModule.ReplaceAllString(strings.Join(lines, " "), "gonb_…")
-}
-
-var scratchModule = regexp.MustCompile(`\bgonb_[0-9a-f]+\b`)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/goagx/agx/internal/jupyter"
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/rebuild"
 )
 
 func TestToolingFailure(t *testing.T) {
@@ -34,18 +35,18 @@ func TestToolingFailure(t *testing.T) {
 		outputs []*notebook.Output
 		want    string // substring of the reason; "" for none
 	}{
-		{"go get in a test cell", FromSource, true, []*notebook.Output{lookup, errOut(goGet)}, "`go get` failed: go: gonb_… imports gonum.org/v1/plot: module lookup disabled"},
-		{"go get in a stub", FromStub, true, []*notebook.Output{errOut(goGet)}, "`go get` failed"},
-		{"go get in the student's cell", FromSubmission, true, []*notebook.Output{lookup, errOut(goGet)}, ""},
-		{"go get in a cell the student added", FromStudent, true, []*notebook.Output{errOut(goGet)}, ""},
-		{"goimports in a test cell", FromSource, true, []*notebook.Output{stderr("main.go:3:1: expected declaration"), errOut(goImports)}, "goimports failed"},
-		{"module error in a test cell's build", FromSource, true, []*notebook.Output{stderr("go: updates to go.mod needed; to update it:\n\tgo mod tidy\n"), errOut(goBuild)}, "the build failed in the go command: go: updates to go.mod needed"},
-		{"missing module in a test cell's build", FromSource, true, []*notebook.Output{htmlOut("<pre>main.go:5:2: no required module provides package github.com/goagx/agx/grade; to add it:\n\tgo get github.com/goagx/agx/grade</pre>"), errOut(goBuild)},
+		{"go get in a test cell", rebuild.FromSource, true, []*notebook.Output{lookup, errOut(goGet)}, "`go get` failed: go: gonb_… imports gonum.org/v1/plot: module lookup disabled"},
+		{"go get in a stub", rebuild.FromStub, true, []*notebook.Output{errOut(goGet)}, "`go get` failed"},
+		{"go get in the student's cell", rebuild.FromSubmission, true, []*notebook.Output{lookup, errOut(goGet)}, ""},
+		{"go get in a cell the student added", rebuild.FromStudent, true, []*notebook.Output{errOut(goGet)}, ""},
+		{"goimports in a test cell", rebuild.FromSource, true, []*notebook.Output{stderr("main.go:3:1: expected declaration"), errOut(goImports)}, "goimports failed"},
+		{"module error in a test cell's build", rebuild.FromSource, true, []*notebook.Output{stderr("go: updates to go.mod needed; to update it:\n\tgo mod tidy\n"), errOut(goBuild)}, "the build failed in the go command: go: updates to go.mod needed"},
+		{"missing module in a test cell's build", rebuild.FromSource, true, []*notebook.Output{htmlOut("<pre>main.go:5:2: no required module provides package github.com/goagx/agx/grade; to add it:\n\tgo get github.com/goagx/agx/grade</pre>"), errOut(goBuild)},
 			"the build failed in the go command: main.go:5:2: no required module provides package github.com/goagx/agx/grade"},
-		{"compile error in a test cell", FromSource, true, []*notebook.Output{htmlOut("<pre>./main.go:12:9: undefined: GELU</pre>"), errOut(goBuild)}, ""},
-		{"panic in a test cell", FromSource, true, []*notebook.Output{stderr("panic: boom\n"), errOut("exit status 2")}, ""},
-		{"go get in a test cell that did not run", FromSource, false, []*notebook.Output{errOut(goGet)}, ""},
-		{"no outputs", FromSource, true, nil, ""},
+		{"compile error in a test cell", rebuild.FromSource, true, []*notebook.Output{htmlOut("<pre>./main.go:12:9: undefined: GELU</pre>"), errOut(goBuild)}, ""},
+		{"panic in a test cell", rebuild.FromSource, true, []*notebook.Output{stderr("panic: boom\n"), errOut("exit status 2")}, ""},
+		{"go get in a test cell that did not run", rebuild.FromSource, false, []*notebook.Output{errOut(goGet)}, ""},
+		{"no outputs", rebuild.FromSource, true, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nb := &notebook.Notebook{Cells: []*notebook.Cell{
@@ -53,9 +54,9 @@ func TestToolingFailure(t *testing.T) {
 				{CellType: notebook.Code, Source: "func GELU() {}"},
 				{CellType: notebook.Code, Source: "%%\ng := grade.New(\"t\")", Outputs: tc.outputs},
 			}}
-			rb := &Rebuilt{Notebook: nb, Cells: []*RebuiltCell{
-				{Index: 0, Origin: FromSource},
-				{Index: 1, GradeID: "code", Origin: FromSubmission},
+			rb := &rebuild.Rebuilt{Notebook: nb, Cells: []*rebuild.RebuiltCell{
+				{Index: 0, Origin: rebuild.FromSource},
+				{Index: 1, GradeID: "code", Origin: rebuild.FromSubmission},
 				{Index: 2, GradeID: "t", Kind: "test", Origin: tc.origin},
 			}}
 			res := &jupyter.Result{Notebook: nb, Cells: []*jupyter.CellRun{{Index: 1, Ran: true}, {Index: 2, Ran: tc.ran}}}

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/gradebook"
 )
 
 // Policy is the late penalty: Percent of an assignment's score per started
@@ -89,12 +89,12 @@ func Build(books []Gradebook, collects []string, policy Policy) (*Book, error) {
 		}
 		return r
 	}
-	entries := map[string][]*autograde.Entry{}
+	entries := map[string][]*gradebook.Entry{}
 	for _, g := range books {
 		if g.Assignment == "" || strings.ContainsAny(g.Assignment, "/,") {
 			return nil, fmt.Errorf("%q is not an assignment name", g.Assignment)
 		}
-		es, err := autograde.ReadEntries(g.Dir)
+		es, err := gradebook.ReadEntries(g.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +129,7 @@ func Build(books []Gradebook, collects []string, policy Policy) (*Book, error) {
 		for _, e := range es {
 			c := Cell{Score: e.Score, Max: e.MaxScore, Status: e.Status}
 			for _, cg := range e.Cells {
-				if cg.Status == autograde.StatusManual && cg.Override == nil {
+				if cg.Status == gradebook.StatusManual && cg.Override == nil {
 					c.Waiting++
 				}
 			}
@@ -150,7 +150,7 @@ func Build(books []Gradebook, collects []string, policy Policy) (*Book, error) {
 				case !ok:
 					r.Notebooks[col] = Cell{Status: "missing", Max: b.Max[col]}
 					r.Notes = append(r.Notes, col+": no submission (0 points)")
-				case c.Status != autograde.Graded:
+				case c.Status != gradebook.Graded:
 					r.Notes = append(r.Notes, fmt.Sprintf("%s: %s (0 points)", col, c.Status))
 				default:
 					sum += c.Score

@@ -8,25 +8,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/gradebook"
 )
 
 // entry is a graded entry of notebook with its cells' points (a manual cell
 // without a grade when waiting).
-func entry(student, notebook string, score, max float64, status string, waiting bool) *autograde.Entry {
-	e := &autograde.Entry{Version: autograde.EntryVersion, Student: student, Notebook: notebook, Status: status,
-		Score: score, AutoScore: score, MaxScore: max, Cells: []*autograde.CellGrade{}, Flags: []autograde.Flag{}, Notes: []string{}}
+func entry(student, notebook string, score, max float64, status string, waiting bool) *gradebook.Entry {
+	e := &gradebook.Entry{Version: gradebook.EntryVersion, Student: student, Notebook: notebook, Status: status,
+		Score: score, AutoScore: score, MaxScore: max, Cells: []*gradebook.CellGrade{}, Flags: []gradebook.Flag{}, Notes: []string{}}
 	if waiting {
-		e.Cells = append(e.Cells, &autograde.CellGrade{GradeID: "explain", Kind: "manual", Status: autograde.StatusManual, MaxPoints: 1})
+		e.Cells = append(e.Cells, &gradebook.CellGrade{GradeID: "explain", Kind: "manual", Status: gradebook.StatusManual, MaxPoints: 1})
 	}
 	return e
 }
 
-func writeBook(t *testing.T, entries ...*autograde.Entry) string {
+func writeBook(t *testing.T, entries ...*gradebook.Entry) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, e := range entries {
-		if err := autograde.WriteEntry(dir, e); err != nil {
+		if err := gradebook.WriteEntry(dir, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,10 +55,10 @@ func TestPolicy(t *testing.T) {
 }
 
 func TestBuild(t *testing.T) {
-	hw1a := writeBook(t, entry("alice", "gelu.ipynb", 7, 7, autograde.Graded, false), entry("bob", "gelu.ipynb", 3.5, 7, autograde.Graded, false),
-		entry("=cmd", "gelu.ipynb", 1, 7, autograde.Graded, false))
-	hw1b := writeBook(t, entry("alice", "silu.ipynb", 5, 7, autograde.Graded, true), entry("bob", "silu.ipynb", 0, 7, autograde.Ungradable, false))
-	hw2 := writeBook(t, entry("alice", "attention.ipynb", 12, 12, autograde.Graded, false), entry("carol", "attention.ipynb", 6, 12, autograde.Graded, false))
+	hw1a := writeBook(t, entry("alice", "gelu.ipynb", 7, 7, gradebook.Graded, false), entry("bob", "gelu.ipynb", 3.5, 7, gradebook.Graded, false),
+		entry("=cmd", "gelu.ipynb", 1, 7, gradebook.Graded, false))
+	hw1b := writeBook(t, entry("alice", "silu.ipynb", 5, 7, gradebook.Graded, true), entry("bob", "silu.ipynb", 0, 7, gradebook.Ungradable, false))
+	hw2 := writeBook(t, entry("alice", "attention.ipynb", 12, 12, gradebook.Graded, false), entry("carol", "attention.ipynb", 6, 12, gradebook.Graded, false))
 	collect := filepath.Join(t.TempDir(), "collect-hw2.csv")
 	if err := os.WriteFile(collect, []byte("student,timestamp,deadline,late,late_seconds,submissions,files,note\n"+
 		"alice,2026-11-02T10:00:00Z,2026-11-01T00:00:00Z,true,122400,1,[],\n"+
@@ -127,8 +127,8 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	gelu := writeBook(t, entry("alice", "gelu.ipynb", 7, 7, autograde.Graded, false))
-	mixed := writeBook(t, entry("alice", "gelu.ipynb", 7, 7, autograde.Graded, false), entry("bob", "silu.ipynb", 7, 7, autograde.Graded, false))
+	gelu := writeBook(t, entry("alice", "gelu.ipynb", 7, 7, gradebook.Graded, false))
+	mixed := writeBook(t, entry("alice", "gelu.ipynb", 7, 7, gradebook.Graded, false), entry("bob", "silu.ipynb", 7, 7, gradebook.Graded, false))
 	dir := t.TempDir()
 	badCollect := filepath.Join(dir, "collect-hw1.csv")
 	os.WriteFile(badCollect, []byte("student,late\nalice,true\n"), 0o644)

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 )
@@ -190,7 +190,7 @@ func TestHub(t *testing.T) {
 	if err == nil || !strings.Contains(out, "grading refused") {
 		t.Errorf("agx autograde as the instructor, without --isolation=best-effort: %v, %s; want it refused", err, tail(out, 2000))
 	}
-	if _, err := os.Stat(filepath.Join(courseDir, "gradebook", autograde.ClassFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(courseDir, "gradebook", gradebook.ClassFile)); err == nil {
 		t.Error("the refused agx autograde wrote a class table")
 	}
 	t.Logf("agx autograde: %s", h.as(teacher, courseDir, jenv, h.agx(), "autograde", "--isolation=best-effort", "--source", "gelu.ipynb",
@@ -650,13 +650,13 @@ func (h *hub) checkFirstCells(name, nb string, r runResult) {
 // unedited submission, which must not count), 3 only the bonus.
 func (h *hub) checkGradebook(dir string) {
 	want := map[string]float64{students[0]: 9, students[1]: 7, students[2]: 2}
-	entries, err := autograde.ReadEntries(dir)
+	entries, err := gradebook.ReadEntries(dir)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	got := map[string]float64{}
 	for _, e := range entries {
-		if e.Status != autograde.Graded {
+		if e.Status != gradebook.Graded {
 			h.t.Errorf("gradebook: %s is %s: %s", e.Student, e.Status, e.UngradableReason)
 		}
 		if e.MaxScore != 7 {
@@ -670,7 +670,7 @@ func (h *hub) checkGradebook(dir string) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		h.t.Errorf("gradebook scores %v, want %v", got, want)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, autograde.ClassFile)); err == nil {
+	if b, err := os.ReadFile(filepath.Join(dir, gradebook.ClassFile)); err == nil {
 		os.WriteFile(filepath.Join(h.artifact, "grades.csv"), b, 0o644)
 	}
 }
@@ -723,7 +723,7 @@ func (h *hub) gradeByHand(teacher *account, courseDir string) string {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("saving a grade on the manual grading page: %s", resp.Status)
 	}
-	e, err := autograde.ReadEntry(autograde.EntryPath(filepath.Join(courseDir, "gradebook"), students[2]))
+	e, err := gradebook.ReadEntry(gradebook.EntryPath(filepath.Join(courseDir, "gradebook"), students[2]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -749,7 +749,7 @@ func (h *hub) checkCourseBook(teacher *account, courseDir string) {
 		t.Fatal(err)
 	}
 	for _, name := range students {
-		e, err := autograde.ReadEntry(autograde.EntryPath(filepath.Join(courseDir, "gradebook"), name))
+		e, err := gradebook.ReadEntry(gradebook.EntryPath(filepath.Join(courseDir, "gradebook"), name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -191,16 +191,8 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Notebook: nb}
-	byIndex := map[int]*CellRun{}
-	for i, c := range nb.Cells {
-		if c.CellType == notebook.Code {
-			c.Outputs, c.ExecutionCount = nil, nil
-			run := &CellRun{Index: i}
-			res.Cells = append(res.Cells, run)
-			byIndex[i] = run
-		}
-	}
+	d := newDriverRun(nb, opt)
+	res := d.res
 	start := time.Now()
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 
@@ -215,20 +207,13 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, opt.Timeout+outputTimeout(opt)+time.Minute)
 		defer cancel()
 	}
-	opts := map[string]any{
-		"max_output_bytes":    opt.MaxOutputBytes,
-		"keep_mime":           opt.KeepMIME,
-		"continue_on_timeout": opt.ContinueOnTimeout,
-		"output_timeout":      outputTimeout(opt).Seconds(),
-		"startup_timeout":     startupTimeout(opt).Seconds(),
-	}
-	if err := opt.Secrets.driverOptions(opts); err != nil {
-		res.Err = fmt.Errorf("cannot hand the secrets to the driver: %w", err)
+	driverOpts, err := driverOptions(opt)
+	if err != nil {
+		res.Err = err
 		return res, nil
 	}
-	driverOpts, _ := json.Marshal(opts) // plain values always encode
 	argv := append(append([]string{}, opt.Wrap...), python, "-c", driverScript, path, opt.Kernel,
-		seconds(opt.CellTimeout), seconds(opt.Timeout), string(driverOpts))
+		seconds(opt.CellTimeout), seconds(opt.Timeout), driverOpts)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if opt.Env != nil {
 		cmd.Env = opt.Env
@@ -245,83 +230,142 @@ func Execute(ctx context.Context, path string, opt Options) (*Result, error) {
 		res.Err = fmt.Errorf("cannot start %s: %w (Jupyter is installed by docker/scripts/install-jupyter.sh)", python, err)
 		return res, nil
 	}
-
-	var fatal, stopped string
-	finished, nbTimeout := false, false
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for sc.Scan() {
-		var ev Event
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			fatal = fmt.Sprintf("driver sent an unreadable line: %.200s", sc.Text())
-			continue
-		}
-		nbTimeout = nbTimeout || ev.NotebookTimeout
-		if byIndex[ev.Index] != nil && (ev.Event == CellStart || ev.Event == CellDone || ev.Event == Skipped) {
-			ev.Cell = nb.Cells[ev.Index]
-		}
-		switch ev.Event {
-		case Started:
-			if len(ev.LanguageInfo) > 0 && string(ev.LanguageInfo) != "null" {
-				if nb.Metadata == nil {
-					nb.Metadata = notebook.Object{}
-				}
-				nb.Metadata["language_info"] = ev.LanguageInfo
-			}
-		case CellDone:
-			if run := byIndex[ev.Index]; run != nil {
-				run.Ran, run.Seconds, run.TimedOut = true, ev.Seconds, ev.TimedOut
-				run.OutputTruncated, run.OutputIncomplete = ev.OutputTruncated, ev.OutputIncomplete
-				c := nb.Cells[ev.Index]
-				c.Outputs, c.ExecutionCount = ev.Outputs, ev.ExecutionCount
-			}
-		case Skipped:
-			if run := byIndex[ev.Index]; run != nil {
-				run.Skipped = ev.Reason
-			}
-		case Stopped:
-			stopped = ev.Reason
-		case Fatal:
-			fatal = ev.Message
-		case Finished:
-			finished = true
-		}
-		if opt.OnEvent != nil {
-			opt.OnEvent(ev)
-		}
-	}
-	scanErr := sc.Err()
+	scanErr := d.readEvents(stdout)
 	if scanErr != nil {
 		// Drain so that the driver is not blocked on a full pipe.
 		_, _ = io.Copy(io.Discard, stdout)
 	}
 	waitErr := cmd.Wait()
-	if finished && errors.Is(waitErr, exec.ErrWaitDelay) {
+	if d.finished && errors.Is(waitErr, exec.ErrWaitDelay) {
 		// The driver finished; a program the notebook left running still
 		// held its stderr (and was cut off).
 		waitErr = nil
 	}
-
-	switch {
-	case ctx.Err() != nil:
-		res.Err = fmt.Errorf("stopped: %w", context.Cause(ctx))
-	case fatal != "":
-		res.Err = errors.New(fatal)
-	case nbTimeout:
-		res.Err = fmt.Errorf("the notebook time limit (%v) was reached", opt.Timeout)
-	case scanErr != nil:
-		res.Err = fmt.Errorf("reading the driver's output: %w", scanErr)
-	case waitErr != nil || !finished:
-		res.Err = fmt.Errorf("the notebook driver failed (%v):\n%s", waitErr, stderr.String())
-	case stopped != "":
-		res.Err = fmt.Errorf("the run stopped early: %s", stopped)
-	}
+	res.Err = d.runErr(ctx, scanErr, waitErr, stderr.String())
 	for _, run := range res.Cells {
 		if !run.Ran && run.Skipped == "" {
 			run.Skipped = "not reached"
 		}
 	}
 	return res, nil
+}
+
+// driverOptions returns the driver's options as JSON; an error is the
+// run's (the secrets cannot be handed over).
+func driverOptions(opt Options) (string, error) {
+	opts := map[string]any{
+		"max_output_bytes":    opt.MaxOutputBytes,
+		"keep_mime":           opt.KeepMIME,
+		"continue_on_timeout": opt.ContinueOnTimeout,
+		"output_timeout":      outputTimeout(opt).Seconds(),
+		"startup_timeout":     startupTimeout(opt).Seconds(),
+	}
+	if err := opt.Secrets.driverOptions(opts); err != nil {
+		return "", fmt.Errorf("cannot hand the secrets to the driver: %w", err)
+	}
+	b, _ := json.Marshal(opts) // plain values always encode
+	return string(b), nil
+}
+
+// A driverRun follows one run of the driver through its events.
+type driverRun struct {
+	opt       Options
+	nb        *notebook.Notebook
+	res       *Result
+	byIndex   map[int]*CellRun // the code cells' runs
+	fatal     string           // the driver's fatal error
+	stopped   string           // why the run stopped early
+	finished  bool             // the driver said it finished
+	nbTimeout bool             // the notebook's time limit was reached
+}
+
+// newDriverRun starts the result of running nb: a CellRun for each code
+// cell, whose outputs are cleared.
+func newDriverRun(nb *notebook.Notebook, opt Options) *driverRun {
+	d := &driverRun{opt: opt, nb: nb, res: &Result{Notebook: nb}, byIndex: map[int]*CellRun{}}
+	for i, c := range nb.Cells {
+		if c.CellType == notebook.Code {
+			c.Outputs, c.ExecutionCount = nil, nil
+			run := &CellRun{Index: i}
+			d.res.Cells = append(d.res.Cells, run)
+			d.byIndex[i] = run
+		}
+	}
+	return d
+}
+
+// readEvents reads the driver's events, one JSON line each, until its
+// output ends, and returns the error of reading it.
+func (d *driverRun) readEvents(stdout io.Reader) error {
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		var ev Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			d.fatal = fmt.Sprintf("driver sent an unreadable line: %.200s", sc.Text())
+			continue
+		}
+		d.handle(ev)
+	}
+	return sc.Err()
+}
+
+// handle records one event of the driver in the result and passes it on
+// to Options.OnEvent.
+func (d *driverRun) handle(ev Event) {
+	nb := d.nb
+	d.nbTimeout = d.nbTimeout || ev.NotebookTimeout
+	if d.byIndex[ev.Index] != nil && (ev.Event == CellStart || ev.Event == CellDone || ev.Event == Skipped) {
+		ev.Cell = nb.Cells[ev.Index]
+	}
+	switch ev.Event {
+	case Started:
+		if len(ev.LanguageInfo) > 0 && string(ev.LanguageInfo) != "null" {
+			if nb.Metadata == nil {
+				nb.Metadata = notebook.Object{}
+			}
+			nb.Metadata["language_info"] = ev.LanguageInfo
+		}
+	case CellDone:
+		if run := d.byIndex[ev.Index]; run != nil {
+			run.Ran, run.Seconds, run.TimedOut = true, ev.Seconds, ev.TimedOut
+			run.OutputTruncated, run.OutputIncomplete = ev.OutputTruncated, ev.OutputIncomplete
+			c := nb.Cells[ev.Index]
+			c.Outputs, c.ExecutionCount = ev.Outputs, ev.ExecutionCount
+		}
+	case Skipped:
+		if run := d.byIndex[ev.Index]; run != nil {
+			run.Skipped = ev.Reason
+		}
+	case Stopped:
+		d.stopped = ev.Reason
+	case Fatal:
+		d.fatal = ev.Message
+	case Finished:
+		d.finished = true
+	}
+	if d.opt.OnEvent != nil {
+		d.opt.OnEvent(ev)
+	}
+}
+
+// runErr says why the run did not complete, or nil when it did.
+func (d *driverRun) runErr(ctx context.Context, scanErr, waitErr error, stderr string) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("stopped: %w", context.Cause(ctx))
+	case d.fatal != "":
+		return errors.New(d.fatal)
+	case d.nbTimeout:
+		return fmt.Errorf("the notebook time limit (%v) was reached", d.opt.Timeout)
+	case scanErr != nil:
+		return fmt.Errorf("reading the driver's output: %w", scanErr)
+	case waitErr != nil || !d.finished:
+		return fmt.Errorf("the notebook driver failed (%v):\n%s", waitErr, stderr)
+	case d.stopped != "":
+		return fmt.Errorf("the run stopped early: %s", d.stopped)
+	}
+	return nil
 }
 
 // CheckKernel reports whether python can import nbclient and the kernelspec

@@ -27,7 +27,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 )
@@ -39,20 +39,20 @@ type Answer struct {
 	Text             string   // the cell's source as the student left it
 	Outputs          []string // the code cell's text outputs
 	Images           []string // its PNG outputs, base64
-	Grade            *autograde.Override
+	Grade            *gradebook.Override
 	Missing          string // why the answer could not be read, if it could not
 }
 
 // Answers lists the answers to grade by hand in the gradebook dir, by
 // cell, then student.
 func Answers(dir string) ([]Answer, error) {
-	entries, err := autograde.ReadEntries(dir)
+	entries, err := gradebook.ReadEntries(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []Answer
 	for _, e := range entries {
-		if e.Status != autograde.Graded {
+		if e.Status != gradebook.Graded {
 			continue
 		}
 		var nb *notebook.Notebook
@@ -62,7 +62,7 @@ func Answers(dir string) ([]Answer, error) {
 				continue
 			}
 			if nb == nil && why == "" {
-				if nb, err = notebook.Read(filepath.Join(dir, autograde.ExecutedDir, e.Student+".ipynb")); err != nil {
+				if nb, err = notebook.Read(filepath.Join(dir, gradebook.ExecutedDir, e.Student+".ipynb")); err != nil {
 					why = "the executed notebook cannot be read: " + err.Error()
 				}
 			}
@@ -117,7 +117,7 @@ func Save(dir, student, gradeID string, points float64, comment string) error {
 	if !(points >= 0) || points > 1e6 {
 		return fmt.Errorf("points %v: want a number >= 0", points)
 	}
-	e, err := autograde.ReadEntry(autograde.EntryPath(dir, student))
+	e, err := gradebook.ReadEntry(gradebook.EntryPath(dir, student))
 	if err != nil {
 		return fmt.Errorf("no gradebook entry for %q", student)
 	}
@@ -128,7 +128,7 @@ func Save(dir, student, gradeID string, points float64, comment string) error {
 	if !known {
 		return fmt.Errorf("%s's entry has no graded cell %q", student, gradeID)
 	}
-	path := filepath.Join(dir, autograde.OverridesFile)
+	path := filepath.Join(dir, gradebook.OverridesFile)
 	var lines [][]string
 	if b, err := os.ReadFile(path); err == nil {
 		r := csv.NewReader(bytes.NewReader(b))
@@ -158,19 +158,19 @@ func Save(dir, student, gradeID string, points float64, comment string) error {
 	if err := notebook.WriteFileAtomic(path, buf.Bytes()); err != nil {
 		return err
 	}
-	ov, err := autograde.ReadOverrides(dir)
+	ov, err := gradebook.ReadOverrides(dir)
 	if err != nil {
 		return err
 	}
 	e.ApplyOverrides(ov[student])
-	if err := autograde.WriteEntry(dir, e); err != nil {
+	if err := gradebook.WriteEntry(dir, e); err != nil {
 		return err
 	}
-	entries, err := autograde.ReadEntries(dir)
+	entries, err := gradebook.ReadEntries(dir)
 	if err != nil {
 		return err
 	}
-	return autograde.WriteClassTable(dir, entries)
+	return gradebook.WriteClassTable(dir, entries)
 }
 
 // Server serves the grading page of one gradebook. Every request must

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/gradebook"
 )
 
 // An executed notebook with a free-text answer (that tries to inject
@@ -25,36 +25,36 @@ const executed = `{"cells": [
   "source": "check()", "execution_count": 2, "outputs": []}
 ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`
 
-func gradebook(t *testing.T) string {
+func testGradebook(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, autograde.ExecutedDir), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, gradebook.ExecutedDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"alice", "bob"} {
-		e := &autograde.Entry{Version: autograde.EntryVersion, Student: s, Notebook: "kc.ipynb", Status: autograde.Graded, Flags: []autograde.Flag{}, Notes: []string{},
-			Cells: []*autograde.CellGrade{
-				{GradeID: "explain", Kind: "manual", MaxPoints: 2, Status: autograde.StatusManual},
-				{GradeID: "plot", Kind: "manual", MaxPoints: 1, Status: autograde.StatusManual},
+		e := &gradebook.Entry{Version: gradebook.EntryVersion, Student: s, Notebook: "kc.ipynb", Status: gradebook.Graded, Flags: []gradebook.Flag{}, Notes: []string{},
+			Cells: []*gradebook.CellGrade{
+				{GradeID: "explain", Kind: "manual", MaxPoints: 2, Status: gradebook.StatusManual},
+				{GradeID: "plot", Kind: "manual", MaxPoints: 1, Status: gradebook.StatusManual},
 				{GradeID: "t1", Kind: "test", Points: 3, AutoPoints: 3, MaxPoints: 3, Status: "passed"},
 			}}
 		e.ApplyOverrides(nil)
-		if err := autograde.WriteEntry(dir, e); err != nil {
+		if err := gradebook.WriteEntry(dir, e); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, autograde.ExecutedDir, s+".ipynb"), []byte(executed), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, gradebook.ExecutedDir, s+".ipynb"), []byte(executed), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// An override written by hand before, with a comment line: kept.
-	if err := os.WriteFile(filepath.Join(dir, autograde.OverridesFile), []byte("# by hand\nbob,t1,2,rounding\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, gradebook.OverridesFile), []byte("# by hand\nbob,t1,2,rounding\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
 func TestAnswers(t *testing.T) {
-	dir := gradebook(t)
+	dir := testGradebook(t)
 	as, err := Answers(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestAnswers(t *testing.T) {
 		t.Errorf("plot: %+v", as[2])
 	}
 	// Without the executed notebook, the answer says why.
-	os.Remove(filepath.Join(dir, autograde.ExecutedDir, "bob.ipynb"))
+	os.Remove(filepath.Join(dir, gradebook.ExecutedDir, "bob.ipynb"))
 	as, _ = Answers(dir)
 	if as[1].Student != "bob" || !strings.Contains(as[1].Missing, "cannot be read") {
 		t.Errorf("bob without a notebook: %+v", as[1])
@@ -77,7 +77,7 @@ func TestAnswers(t *testing.T) {
 }
 
 func TestServer(t *testing.T) {
-	dir := gradebook(t)
+	dir := testGradebook(t)
 	s, err := NewServer(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestServer(t *testing.T) {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
 	}
-	ov, err := os.ReadFile(filepath.Join(dir, autograde.OverridesFile))
+	ov, err := os.ReadFile(filepath.Join(dir, gradebook.OverridesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,14 +155,14 @@ func TestServer(t *testing.T) {
 		!strings.Contains(string(ov), "bob,t1,2,rounding") {
 		t.Errorf("overrides.csv:\n%s", ov)
 	}
-	e, err := autograde.ReadEntry(autograde.EntryPath(dir, "alice"))
+	e, err := gradebook.ReadEntry(gradebook.EntryPath(dir, "alice"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.Score != 5 || e.Cells[0].Override == nil || e.Cells[0].Override.Comment != "right idea, say why exp(m) cancels" {
 		t.Errorf("alice's entry: score %g, explain %+v", e.Score, e.Cells[0])
 	}
-	csv, _ := os.ReadFile(filepath.Join(dir, autograde.ClassFile))
+	csv, _ := os.ReadFile(filepath.Join(dir, gradebook.ClassFile))
 	if !strings.Contains(string(csv), "alice,graded,5,6,") {
 		t.Errorf("grades.csv:\n%s", csv)
 	}

@@ -263,12 +263,13 @@ func lineDiff(a, b []string, limit int) string {
 		if from[k] > 0 {
 			text = "…" + string([]rune(text)[from[k]:])
 		}
-		out = append(out, string(r.op)+" "+clipRunes(text, 160))
+		out = append(out, string(r.op)+" "+Clip(text, 160))
 	}
 	return strings.Join(out, "\n")
 }
 
-func clipRunes(s string, n int) string {
+// Clip shortens s to n runes, its last an ellipsis, when it is longer.
+func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -5,7 +5,7 @@
 // read and shows the agx checkout as a module view (moduleview.go), with
 // private temporary directories (privtmp.go), without network and under
 // resource limits. New sets this up for a run and refuses, in strict mode,
-// when any of it cannot be; scoring and feedback are package autograde's.
+// when any of it cannot be; scoring is package score's, feedback package gradebook's.
 package sandbox
 
 import (
@@ -127,17 +127,52 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 		}
 	}()
 
-	// As root, the kernel runs as a slot user (see privdrop.go).
-	var plan *nsPlan
 	orig := spec // prepareDrop replaces Argv and Env, never edits them
+	plan, err := sb.kernelUser(ctx, dir, &spec, lim, jobs, mode)
+	if err != nil {
+		return nil, err
+	}
+	net := lim.Network != NetHost
+	wrap, why, plan, done := sb.namespaces(ctx, dir, &spec, orig, plan, net)
+	defer done()
+	if sb.drop != nil && !sb.container {
+		sb.measures = append(sb.measures, "the kernel runs as an unprivileged user, one per job ("+graderUserPrefix+"N, setpriv --no-new-privs), "+
+			"with a private HOME and TMPDIR and a private layer over the build cache; its processes are killed after each submission",
+			"private /tmp, /var/tmp and /dev/shm per submission (tmpfs of "+privateTmpSize+" each, removed after it)")
+	}
+	prefix := sb.limitsPrefix(lim)
+	wrapped := spec
+	if net && (wrap != nil || sb.container) {
+		wrapped.Env = offlineGoEnv(spec.Env)
+	}
+	if err := sb.writeKernelSpec(dir, spec, wrapped, prefix); err != nil {
+		return nil, err
+	}
+	sb.setEnv(dir)
+	if err := sb.network(lim, plan, wrap, why); err != nil {
+		return nil, err
+	}
+	if len(sb.warnings) > 0 && mode != IsolationBestEffort {
+		return nil, &IsolationError{Missing: sb.warnings, Fixes: sb.fixes}
+	}
+	ok = true
+	return sb, nil
+}
+
+// kernelUser decides whose the kernel's processes are: the container's
+// slot users with IsolationContainer; as root, a slot user per job (see
+// privdrop.go), for which it returns the mount plan; otherwise the
+// grader's own user, which is a missing measure.
+func (sb *Sandbox) kernelUser(ctx context.Context, dir string, spec *KernelSpec, lim Limits, jobs int, mode string) (*nsPlan, error) {
+	var plan *nsPlan
 	if mode == IsolationContainer {
 		sb.container = true
-		if err := newContainer(sb, spec, lim, jobs); err != nil {
+		if err := newContainer(sb, *spec, lim, jobs); err != nil {
 			return nil, err
 		}
 	} else if os.Geteuid() == 0 {
 		var why string
-		sb.drop, plan, why = prepareDrop(ctx, dir, &spec, max(jobs, 1))
+		sb.drop, plan, why = prepareDrop(ctx, dir, spec, max(jobs, 1))
 		if sb.drop == nil {
 			sb.missing("the kernel runs as root, not as a slot user of its own: "+why, "see the reason; docs/grading.md lists what grading as root needs")
 		}
@@ -146,70 +181,78 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 			"the other submissions, and nothing gives it a private /tmp or kills what it leaves running between submissions", os.Geteuid()),
 			"run agx autograde as root (sudo): each kernel then runs as a user of its own")
 	}
+	return plan, nil
+}
 
-	// The driver's namespaces: no network unless --net host, and the bind
-	// mounts of the dropped kernel.
-	net := lim.Network != NetHost
-	var wrap []string
-	why := ""
-	if !sb.container && (net || plan != nil) {
-		var probeEnv []string
-		if sb.drop != nil {
-			// The probe sets up slot 0's build cache, as for a kernel.
-			probeEnv = sb.drop.all[0].env()
-			defer sb.drop.all[0].reset()
-		}
-		var keep []string
-		if plan != nil {
-			keep = sandboxTmpKeep(dir, spec, plan)
-		}
-		wrap, why = nsWrap(ctx, dir, net, plan, probeEnv, keep)
-		if wrap == nil && plan != nil {
-			sb.drop.close()
-			sb.drop, plan = nil, nil
-			sb.missing("the kernel runs as root, not as a slot user of its own: cannot bind-mount what it needs into a mount namespace ("+why+")", fixNamespaces)
-			spec = orig
-			if net {
-				wrap, why = nsWrap(ctx, dir, net, nil, nil, nil)
-			}
+// namespaces makes the driver's namespaces: no network unless --net host
+// (net false), and the bind mounts of the dropped kernel. It returns the
+// wrapper that enters them, or why there is none. When the bind mounts
+// cannot be made, the kernel is not dropped after all: the plan is dropped
+// and spec is orig again. done undoes the probe's set-up of slot 0.
+func (sb *Sandbox) namespaces(ctx context.Context, dir string, spec *KernelSpec, orig KernelSpec, plan *nsPlan, net bool) (wrap []string, why string, _ *nsPlan, done func()) {
+	done = func() {}
+	if sb.container || !net && plan == nil {
+		return nil, "", plan, done
+	}
+	var probeEnv []string
+	if sb.drop != nil {
+		// The probe sets up slot 0's build cache, as for a kernel.
+		slot := sb.drop.all[0]
+		probeEnv = slot.env()
+		done = func() { slot.reset() }
+	}
+	var keep []string
+	if plan != nil {
+		keep = sandboxTmpKeep(dir, *spec, plan)
+	}
+	wrap, why = nsWrap(ctx, dir, net, plan, probeEnv, keep)
+	if wrap == nil && plan != nil {
+		sb.drop.close()
+		sb.drop, plan = nil, nil
+		sb.missing("the kernel runs as root, not as a slot user of its own: cannot bind-mount what it needs into a mount namespace ("+why+")", fixNamespaces)
+		*spec = orig
+		if net {
+			wrap, why = nsWrap(ctx, dir, net, nil, nil, nil)
 		}
 	}
-	if sb.drop != nil && !sb.container {
-		sb.measures = append(sb.measures, "the kernel runs as an unprivileged user, one per job ("+graderUserPrefix+"N, setpriv --no-new-privs), "+
-			"with a private HOME and TMPDIR and a private layer over the build cache; its processes are killed after each submission",
-			"private /tmp, /var/tmp and /dev/shm per submission (tmpfs of "+privateTmpSize+" each, removed after it)")
-	}
+	return wrap, why, plan, done
+}
 
-	var prefix []string
-	if lim.MemoryBytes > 0 || lim.Procs > 0 || lim.FileBytes > 0 {
-		prlimit, err := exec.LookPath("prlimit")
-		if err != nil {
-			sb.missing("no resource limits: prlimit is not installed", "install util-linux")
+// limitsPrefix returns the prlimit command that sets lim for the kernel,
+// or nil when there are no limits or no prlimit.
+func (sb *Sandbox) limitsPrefix(lim Limits) []string {
+	if lim.MemoryBytes <= 0 && lim.Procs <= 0 && lim.FileBytes <= 0 {
+		return nil
+	}
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		sb.missing("no resource limits: prlimit is not installed", "install util-linux")
+		return nil
+	}
+	prefix := []string{prlimit, "--core=0"}
+	if lim.MemoryBytes > 0 {
+		prefix = append(prefix, "--as="+strconv.FormatInt(lim.MemoryBytes, 10))
+		sb.measures = append(sb.measures, fmt.Sprintf("address space %d MiB per process (prlimit --as)", lim.MemoryBytes>>20))
+	}
+	if lim.FileBytes > 0 {
+		prefix = append(prefix, "--fsize="+strconv.FormatInt(lim.FileBytes, 10))
+		sb.measures = append(sb.measures, fmt.Sprintf("files up to %d MiB (prlimit --fsize)", lim.FileBytes>>20))
+	}
+	if lim.Procs > 0 {
+		prefix = append(prefix, "--nproc="+strconv.Itoa(lim.Procs))
+		if os.Geteuid() == 0 && sb.drop == nil {
+			sb.missing("the process limit does not bind: the kernel runs as root, which RLIMIT_NPROC exempts", "let the kernel run as a slot user (the first missing measure)")
 		} else {
-			prefix = []string{prlimit, "--core=0"}
-			if lim.MemoryBytes > 0 {
-				prefix = append(prefix, "--as="+strconv.FormatInt(lim.MemoryBytes, 10))
-				sb.measures = append(sb.measures, fmt.Sprintf("address space %d MiB per process (prlimit --as)", lim.MemoryBytes>>20))
-			}
-			if lim.FileBytes > 0 {
-				prefix = append(prefix, "--fsize="+strconv.FormatInt(lim.FileBytes, 10))
-				sb.measures = append(sb.measures, fmt.Sprintf("files up to %d MiB (prlimit --fsize)", lim.FileBytes>>20))
-			}
-			if lim.Procs > 0 {
-				prefix = append(prefix, "--nproc="+strconv.Itoa(lim.Procs))
-				if os.Geteuid() == 0 && sb.drop == nil {
-					sb.missing("the process limit does not bind: the kernel runs as root, which RLIMIT_NPROC exempts", "let the kernel run as a slot user (the first missing measure)")
-				} else {
-					sb.measures = append(sb.measures, fmt.Sprintf("%d processes and threads for the kernel's user (prlimit --nproc)", lim.Procs))
-				}
-			}
-			prefix = append(prefix, "--")
+			sb.measures = append(sb.measures, fmt.Sprintf("%d processes and threads for the kernel's user (prlimit --nproc)", lim.Procs))
 		}
 	}
-	wrapped := spec
-	if net && (wrap != nil || sb.container) {
-		wrapped.Env = offlineGoEnv(spec.Env)
-	}
+	return append(prefix, "--")
+}
+
+// writeKernelSpec writes the sandbox's kernelspec, wrapped (spec with the
+// environment it runs in): spec's command behind the drop script when the
+// kernel is dropped to a slot user, else behind the limits' prefix.
+func (sb *Sandbox) writeKernelSpec(dir string, spec, wrapped KernelSpec, prefix []string) error {
 	if sb.drop != nil {
 		quoted := make([]string, len(prefix))
 		for i, a := range prefix {
@@ -221,7 +264,7 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 			exports = containerExports
 		}
 		if err := os.WriteFile(script, fmt.Appendf(nil, dropScript, exports, shQuote(sb.drop.setpriv), strings.Join(quoted, " ")), 0o644); err != nil {
-			return nil, err
+			return err
 		}
 		wrapped.Argv = append([]string{"/bin/sh", script, "{connection_file}", "--"}, spec.Argv...)
 	} else {
@@ -231,11 +274,14 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 	b, _ := json.MarshalIndent(wrapped, "", "  ") // plain values always encode
 	kdir := filepath.Join(dir, "kernels", sb.kernel)
 	if err := os.MkdirAll(kdir, 0o755); err != nil {
-		return nil, err
+		return err
 	}
-	if err := os.WriteFile(filepath.Join(kdir, "kernel.json"), b, 0o644); err != nil {
-		return nil, err
-	}
+	return os.WriteFile(filepath.Join(kdir, "kernel.json"), b, 0o644)
+}
+
+// setEnv sets the kernel's environment: this process's, with dir first in
+// JUPYTER_PATH so that Jupyter finds the sandbox's kernelspec.
+func (sb *Sandbox) setEnv(dir string) {
 	jp := dir
 	if old := os.Getenv("JUPYTER_PATH"); old != "" {
 		jp += string(os.PathListSeparator) + old
@@ -246,7 +292,11 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 		}
 	}
 	sb.env = append(sb.env, "JUPYTER_PATH="+jp)
+}
 
+// network records the network isolation in force: the namespace that wrap
+// enters, the host's with --net host, or none, which --net none refuses.
+func (sb *Sandbox) network(lim Limits, plan *nsPlan, wrap []string, why string) error {
 	switch {
 	case sb.container:
 		// checkContainer looked at the container's network.
@@ -259,15 +309,11 @@ func New(ctx context.Context, python, kernel string, lim Limits, jobs int, mode 
 		sb.wrap = wrap
 		sb.measures = append(sb.measures, "no network (unshare -n: a network namespace with loopback only)")
 	case lim.Network == NetNone:
-		return nil, fmt.Errorf("--net none: cannot make a network namespace: %s", why)
+		return fmt.Errorf("--net none: cannot make a network namespace: %s", why)
 	default:
 		sb.missing("the network is NOT isolated: "+why, fixNamespaces+"; or grade with --net host if the kernel may use the network")
 	}
-	if len(sb.warnings) > 0 && mode != IsolationBestEffort {
-		return nil, &IsolationError{Missing: sb.warnings, Fixes: sb.fixes}
-	}
-	ok = true
-	return sb, nil
+	return nil
 }
 
 // offlineGoEnv returns env with the go command told that there is no

@@ -4,7 +4,7 @@
 // Students get the agx module three ways: the student image's /opt/agx (the
 // Dockerfile's stage student-src), the JupyterHub's shared copy
 // (install-hub.sh, through docker/scripts/student-files.sh) and the module a
-// grading kernel sees (internal/autograde's module view). Each is the
+// grading kernel sees (internal/sandbox's module view). Each is the
 // repository without the paths that docker/instructor-only lists: the
 // instructor sources of the exercises (notebooks/exercises) and the reference
 // solutions as Go code (functions/solutions, and what imports it).

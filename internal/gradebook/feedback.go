@@ -1,4 +1,4 @@
-package autograde
+package gradebook
 
 import (
 	"fmt"
@@ -63,59 +63,7 @@ func FeedbackHTML(e *Entry) string {
 		b.WriteString("<p class=\"muted\">This notebook was graded with weaker isolation than usual (the grading machine could not set all of it up); your instructor knows.</p>\n")
 	}
 	for _, c := range e.Cells {
-		cls := "fail"
-		if c.Points >= c.MaxPoints {
-			cls = "pass"
-		}
-		bonus := ""
-		if c.Bonus {
-			bonus = " (bonus)"
-		}
-		fmt.Fprintf(&b, "<h2>%s%s: <span class=\"%s\">%s / %s</span></h2>\n", esc(c.GradeID), bonus, cls, formatPoints(c.Points), formatPoints(c.MaxPoints))
-		fmt.Fprintf(&b, "<p class=\"muted\">%s</p>\n", esc(statusSentence(c.Status)))
-		for _, m := range c.AnswerErrors {
-			fmt.Fprintf(&b, "<pre>%s</pre>\n", esc(m))
-		}
-		if c.Override != nil {
-			fmt.Fprintf(&b, "<p>Points set by your instructor (automatic: %s)", formatPoints(c.AutoPoints))
-			if c.Override.Comment != "" {
-				fmt.Fprintf(&b, ": %s", esc(c.Override.Comment))
-			}
-			b.WriteString("</p>\n")
-		}
-		if len(c.Checks) == 0 {
-			for _, m := range c.Messages {
-				if c.HasHidden && (c.Status == StatusError || c.Status == StatusNoResult || c.Status == StatusRejected) {
-					m = "details withheld: this test cell has hidden tests"
-				}
-				fmt.Fprintf(&b, "<pre>%s</pre>\n", esc(m))
-			}
-			continue
-		}
-		b.WriteString("<table><tr><th>check</th><th>result</th><th>points</th><th>message</th></tr>\n")
-		for _, ch := range c.Checks {
-			name, msg := esc(ch.Name), esc(ch.Message)
-			switch {
-			case ch.Hidden:
-				name += " <i>(hidden test)</i>"
-				msg = "<span class=\"muted\">hidden test</span>"
-			case c.HasHidden && ch.Status != "pass" && ch.Message != "":
-				// The cell's program holds its hidden tests (GoNB's main.go),
-				// and a visible check's message can carry text of the
-				// student's code: a panic value, a value it returned.
-				msg = "<span class=\"muted\">details withheld: this test cell has hidden tests</span>"
-			}
-			rcls := "fail"
-			if ch.Status == "pass" {
-				rcls = "pass"
-			}
-			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"%s\">%s</td><td>%s / %s</td><td><pre>%s</pre></td></tr>\n",
-				name, rcls, esc(ch.Status), formatPoints(ch.Points), formatPoints(ch.Max), msg)
-		}
-		b.WriteString("</table>\n")
-		for _, m := range c.Messages {
-			fmt.Fprintf(&b, "<p class=\"muted\">%s</p>\n", esc(m))
-		}
+		writeCellFeedback(&b, c)
 	}
 	if len(e.Notes) > 0 {
 		b.WriteString("<h2>Restored cells</h2>\n<ul>\n")
@@ -137,6 +85,66 @@ func FeedbackHTML(e *Entry) string {
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()
+}
+
+// writeCellFeedback writes the part of a feedback page about one graded
+// cell: its points and status, the answer's errors, an override, and its
+// checks or messages (less what would show hidden tests).
+func writeCellFeedback(b *strings.Builder, c *CellGrade) {
+	esc := html.EscapeString
+	cls := "fail"
+	if c.Points >= c.MaxPoints {
+		cls = "pass"
+	}
+	bonus := ""
+	if c.Bonus {
+		bonus = " (bonus)"
+	}
+	fmt.Fprintf(b, "<h2>%s%s: <span class=\"%s\">%s / %s</span></h2>\n", esc(c.GradeID), bonus, cls, formatPoints(c.Points), formatPoints(c.MaxPoints))
+	fmt.Fprintf(b, "<p class=\"muted\">%s</p>\n", esc(statusSentence(c.Status)))
+	for _, m := range c.AnswerErrors {
+		fmt.Fprintf(b, "<pre>%s</pre>\n", esc(m))
+	}
+	if c.Override != nil {
+		fmt.Fprintf(b, "<p>Points set by your instructor (automatic: %s)", formatPoints(c.AutoPoints))
+		if c.Override.Comment != "" {
+			fmt.Fprintf(b, ": %s", esc(c.Override.Comment))
+		}
+		b.WriteString("</p>\n")
+	}
+	if len(c.Checks) == 0 {
+		for _, m := range c.Messages {
+			if c.HasHidden && (c.Status == StatusError || c.Status == StatusNoResult || c.Status == StatusRejected) {
+				m = "details withheld: this test cell has hidden tests"
+			}
+			fmt.Fprintf(b, "<pre>%s</pre>\n", esc(m))
+		}
+		return
+	}
+	b.WriteString("<table><tr><th>check</th><th>result</th><th>points</th><th>message</th></tr>\n")
+	for _, ch := range c.Checks {
+		name, msg := esc(ch.Name), esc(ch.Message)
+		switch {
+		case ch.Hidden:
+			name += " <i>(hidden test)</i>"
+			msg = "<span class=\"muted\">hidden test</span>"
+		case c.HasHidden && ch.Status != "pass" && ch.Message != "":
+			// The cell's program holds its hidden tests (GoNB's main.go),
+			// and a visible check's message can carry text of the
+			// student's code: a panic value, a value it returned.
+			msg = "<span class=\"muted\">details withheld: this test cell has hidden tests</span>"
+		}
+		rcls := "fail"
+		if ch.Status == "pass" {
+			rcls = "pass"
+		}
+		fmt.Fprintf(b, "<tr><td>%s</td><td class=\"%s\">%s</td><td>%s / %s</td><td><pre>%s</pre></td></tr>\n",
+			name, rcls, esc(ch.Status), formatPoints(ch.Points), formatPoints(ch.Max), msg)
+	}
+	b.WriteString("</table>\n")
+	for _, m := range c.Messages {
+		fmt.Fprintf(b, "<p class=\"muted\">%s</p>\n", esc(m))
+	}
 }
 
 func statusSentence(status string) string {
@@ -163,4 +171,12 @@ func statusSentence(status string) string {
 		return "The test cell's result could not be read (a problem on the grading side); it will be graded again."
 	}
 	return status
+}
+
+// NbgraderFeedbackPath returns where nbgrader keeps a student's feedback page
+// for a notebook of assignment: DIR/STUDENT/ASSIGNMENT/NOTEBOOK.html.
+func NbgraderFeedbackPath(dir, assignment string) func(e *Entry) string {
+	return func(e *Entry) string {
+		return filepath.Join(dir, e.Student, assignment, strings.TrimSuffix(e.Notebook, ".ipynb")+".html")
+	}
 }

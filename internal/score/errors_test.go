@@ -1,4 +1,4 @@
-package autograde
+package score
 
 import (
 	"encoding/json"
@@ -76,79 +76,8 @@ func TestSanitize(t *testing.T) {
 		{"\x1b[7m[[ Cell [2] Line 2 ]]\x1b[0m /tmp/gonb_0a1b2c3d/main.go:10", "[[ Cell [2] Line 2 ]] …/main.go:10"},
 		{"title\x1b]0;x\x07done", "titledone"},
 	} {
-		if got := sanitize(tc.in); got != tc.want {
-			t.Errorf("sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Sanitize(tc.in); got != tc.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-	}
-}
-
-func gradedCell(id string, meta string) *notebook.Cell {
-	c := &notebook.Cell{CellType: notebook.Code, Metadata: notebook.Object{}}
-	if id != "" {
-		c.Metadata["nbgrader"] = json.RawMessage(`{"schema_version":3,"grade":true,"solution":false,"locked":true,"grade_id":"` + id + `","points":1}`)
-	}
-	if meta != "" {
-		c.Metadata["agx"] = json.RawMessage(meta)
-	}
-	return c
-}
-
-func readOnlyCell(id string) *notebook.Cell {
-	return &notebook.Cell{CellType: notebook.Markdown, Metadata: notebook.Object{
-		"nbgrader": json.RawMessage(`{"schema_version":3,"grade":false,"solution":false,"locked":true,"grade_id":"` + id + `"}`)}}
-}
-
-func TestWrongNotebook(t *testing.T) {
-	src := &notebook.Notebook{Cells: []*notebook.Cell{gradedCell("gelu-forward", ""), gradedCell("gelu-backward", "")}}
-	for _, tc := range []struct {
-		name  string
-		cells []*notebook.Cell
-		wrong bool
-	}{
-		{"same notebook", []*notebook.Cell{gradedCell("gelu-forward", ""), gradedCell("gelu-backward", "")}, false},
-		{"one cell left", []*notebook.Cell{gradedCell("gelu-backward", ""), gradedCell("extra", "")}, false},
-		{"no nbgrader metadata", []*notebook.Cell{gradedCell("", "")}, false},
-		{"another assignment", []*notebook.Cell{gradedCell("silu-forward", ""), gradedCell("silu-backward", "")}, true},
-		{"another assignment with the same read-only cell", []*notebook.Cell{readOnlyCell("gelu-forward"), gradedCell("silu-forward", "")}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			wrong, ids := wrongNotebook(src, &notebook.Notebook{Cells: tc.cells})
-			if wrong != tc.wrong {
-				t.Errorf("wrong = %v (%v), want %v", wrong, ids, tc.wrong)
-			}
-		})
-	}
-}
-
-func TestIsBonus(t *testing.T) {
-	for _, tc := range []struct {
-		meta string
-		want bool
-	}{{"", false}, {`{"bonus": true}`, true}, {`{"bonus": false}`, false}, {`{"expect": ["x"]}`, false}, {`"bonus"`, false}} {
-		if got := isBonus(gradedCell("t", tc.meta)); got != tc.want {
-			t.Errorf("metadata.agx %s: bonus %v, want %v", tc.meta, got, tc.want)
-		}
-	}
-}
-
-// TestFeedbackBlame: each status that is not graded tells the student whose
-// side the problem is on.
-func TestFeedbackBlame(t *testing.T) {
-	for _, tc := range []struct {
-		status, want, notWant string
-	}{
-		{Ungradable, "a problem on the grading side", "could not be read as a notebook"},
-		{Unreadable, "could not be read as a notebook", "grading side"},
-		{WrongNotebook, "not the one of this assignment", "grading side"},
-	} {
-		h := FeedbackHTML(&Entry{Student: "s", Notebook: "gelu.ipynb", Status: tc.status, UngradableReason: "REASON"})
-		if !strings.Contains(h, tc.want) || strings.Contains(h, tc.notWant) {
-			t.Errorf("%s: page lacks %q or has %q:\n%s", tc.status, tc.want, tc.notWant, h)
-		}
-	}
-	h := FeedbackHTML(&Entry{Student: "s", Status: Graded, Cells: []*CellGrade{{GradeID: "t", MaxPoints: 2, Status: StatusError, HasHidden: true,
-		Messages: []string{"HIDDEN"}, AnswerErrors: []string{"your cell double-code failed: cannot use x"}}}})
-	if !strings.Contains(h, "your cell double-code failed: cannot use x") || strings.Contains(h, "HIDDEN") {
-		t.Errorf("a test cell with hidden tests: the answer's error must show, its own messages not:\n%s", h)
 	}
 }

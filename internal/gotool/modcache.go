@@ -1,4 +1,4 @@
-package autograde
+package gotool
 
 import (
 	"bufio"
@@ -306,10 +306,10 @@ func missingModule(out string) string {
 	return "a module (" + firstLine(out) + ")"
 }
 
-// ensureKernelModules runs the probe for the kernelspec named kernel, when
+// EnsureKernelModules runs the probe for the kernelspec named kernel, when
 // it is an agx kernel. A kernelspec that cannot be read is left for
 // sandbox.New to report.
-func ensureKernelModules(ctx context.Context, python, kernel string, logf func(string, ...any)) error {
+func EnsureKernelModules(ctx context.Context, python, kernel string, logf func(string, ...any)) error {
 	spec, err := sandbox.ReadKernelSpec(ctx, python, kernel)
 	if err != nil {
 		return nil

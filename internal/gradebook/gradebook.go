@@ -1,4 +1,4 @@
-package autograde
+package gradebook
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/goagx/agx/internal/notebook"
+	"github.com/goagx/agx/internal/sandbox"
 )
 
 // Files in a gradebook directory.
@@ -67,15 +68,16 @@ type RunInfo struct {
 	CodeCells int      `json:"code_cells"`
 	Error     string   `json:"error,omitempty"` // why the run stopped early, if it did
 	Isolation []string `json:"isolation"`       // the measures in force, then "missing: ..." for those that were not
-	// IsolationMode is IsolationStrict, or IsolationBestEffort when a measure
-	// was missing (graded with --isolation=best-effort).
+	// IsolationMode is sandbox.IsolationStrict, or
+	// sandbox.IsolationBestEffort when a measure was missing (graded with
+	// --isolation=best-effort).
 	IsolationMode string `json:"isolation_mode,omitempty"`
 }
 
 // Weakened returns the note that the entry was graded with weaker isolation
 // than agx autograde promises, naming what was missing; "" when it was not.
 func (r RunInfo) Weakened() string {
-	if r.IsolationMode != IsolationBestEffort {
+	if r.IsolationMode != sandbox.IsolationBestEffort {
 		return ""
 	}
 	var miss []string
@@ -254,15 +256,15 @@ func WriteClassTable(dir string, entries []*Entry) error {
 			notes = append(notes, e.Status+": "+firstLine(e.UngradableReason))
 		}
 		notes = append(notes, e.Notes...)
-		row = append(row, flagSummary(e.Flags), strings.Join(notes, " | "))
+		row = append(row, FlagSummary(e.Flags), strings.Join(notes, " | "))
 		_ = w.Write(row)
 	}
 	w.Flush()
 	return notebook.WriteFileAtomic(filepath.Join(dir, ClassFile), buf.Bytes())
 }
 
-// flagSummary lists the flag kinds, sorted, each with its count when more than one.
-func flagSummary(flags []Flag) string {
+// FlagSummary lists the flag kinds, sorted, each with its count when more than one.
+func FlagSummary(flags []Flag) string {
 	n := map[string]int{}
 	for _, f := range flags {
 		n[f.Kind]++
@@ -281,3 +283,8 @@ func flagSummary(flags []Flag) string {
 }
 
 func formatPoints(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}

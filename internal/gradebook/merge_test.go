@@ -1,4 +1,4 @@
-package autograde
+package gradebook
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goagx/agx/internal/sandbox"
 )
 
 // mergeEntry is a graded entry with cells ids, each worth one point, of which
@@ -14,7 +16,7 @@ import (
 func mergeEntry(student, sub string, got int, ids ...string) *Entry {
 	e := &Entry{Version: EntryVersion, Student: student, Notebook: "gelu.ipynb", Submission: student + ".ipynb",
 		SubmissionSHA256: sub, SourceSHA256: "src", Status: Graded, Cells: []*CellGrade{}, Flags: []Flag{}, Notes: []string{},
-		Run: RunInfo{Isolation: []string{"network"}, IsolationMode: IsolationStrict}}
+		Run: RunInfo{Isolation: []string{"network"}, IsolationMode: sandbox.IsolationStrict}}
 	for i, id := range ids {
 		c := &CellGrade{GradeID: id, Kind: "test", MaxPoints: 1, Status: "passed"}
 		if i < got {

@@ -1,19 +1,13 @@
-package autograde
+package score
 
 import (
-	"fmt"
 	"html"
 	"regexp"
-	"sort"
 	"strings"
 
-	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/notebook"
 )
-
-// isBonus reports whether a cell is marked optional in the source
-// (nbgrader.IsBonus).
-func isBonus(c *notebook.Cell) bool { return nbgrader.IsBonus(c) }
 
 var (
 	ansiEscape = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
@@ -74,49 +68,15 @@ func cellErrors(c *notebook.Cell) (msgs []string, failed bool) {
 	}
 	msgs = append(msgs, errs...)
 	for i, m := range msgs {
-		msgs[i] = clip(strings.TrimSpace(stripANSI(m)), maxMessage)
+		msgs[i] = notebook.Clip(strings.TrimSpace(stripANSI(m)), gradebook.MaxMessage)
 	}
 	return msgs, failed
 }
 
-// wrongNotebook reports whether sub is another notebook than src: it has
-// exercise cells (answer, test, manual or task cells) with grade_ids, and
-// none of them is one of src's exercise cells (read-only cells are left
-// out: ids such as "intro" recur from notebook to notebook). It
-// returns the submission's grade_ids (sorted, at most five) for the reason.
-// A submission without nbgrader metadata is not judged: its cells are
-// graded as the student's.
-func wrongNotebook(src, sub *notebook.Notebook) (bool, []string) {
-	ids := map[string]bool{}
-	for _, c := range src.Cells {
-		if m, err := nbgrader.Get(c); err == nil && exercise(m) {
-			ids[m.GradeID] = true
-		}
-	}
-	var theirs []string
-	for _, c := range sub.Cells {
-		m, err := nbgrader.Get(c)
-		if err != nil || !exercise(m) {
-			continue
-		}
-		if ids[m.GradeID] {
-			return false, nil
-		}
-		theirs = append(theirs, m.GradeID)
-	}
-	sort.Strings(theirs)
-	if len(theirs) > 5 {
-		theirs = append(theirs[:5], "…")
-	}
-	return len(theirs) > 0, theirs
-}
+// tempPath matches the per-run directories (GoNB's, the grader's) that
+// appear in messages, so that the gradebook does not change from run to run.
+var tempPath = regexp.MustCompile(`/[^\s:'"]*/(gonb_|agx-grade-|agx-autograde-)[^/\s:'"]*`)
 
-func exercise(m *nbgrader.Meta) bool {
-	return m != nil && m.GradeID != "" && (m.Grade || m.Solution || m.Kind() == nbgrader.KindTask)
-}
-
-// wrongNotebookReason says why a submission is taken for another notebook.
-func wrongNotebookReason(srcName string, theirIDs []string) string {
-	return fmt.Sprintf("this is not the notebook %s: none of its exercises (%s) is one of %s's; submit %s of this assignment",
-		srcName, strings.Join(theirIDs, ", "), srcName, srcName)
-}
+// Sanitize removes what would make a message differ from run to run or
+// garble it: temporary paths and terminal escape sequences.
+func Sanitize(s string) string { return tempPath.ReplaceAllString(stripANSI(s), "…") }

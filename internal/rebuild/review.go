@@ -1,4 +1,4 @@
-package autograde
+package rebuild
 
 import (
 	"fmt"
@@ -10,50 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goagx/agx/internal/nbgrader"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/notebook"
 )
-
-// A Flag marks something in a submission for a person to review. Flags do
-// not change the score, except the voiding kinds (voidingKinds).
-type Flag struct {
-	Kind    string `json:"kind"`
-	Cell    string `json:"cell"`           // grade_id, or "cell N" (index in the rebuilt notebook)
-	Line    int    `json:"line,omitempty"` // 1-based line of the cell's source, when known
-	Message string `json:"message"`
-}
-
-// Flag kinds.
-const (
-	FlagMagic         = "magic"          // a `!` shell or `%` magic line in student code
-	FlagInit          = "init"           // an init function (or GoNB's init_NAME)
-	FlagRedefinition  = "redefinition"   // redefines the grade kit or a name of a locked cell
-	FlagExit          = "os_exit"        // os.Exit in student code
-	FlagUnsafe        = "unsafe"         // package unsafe or go:linkname
-	FlagSyscall       = "syscall"        // package syscall or golang.org/x/sys
-	FlagExec          = "exec"           // package os/exec
-	FlagNetwork       = "network"        // a network package
-	FlagForged        = "forged_result"  // a grade result where no test cell put it, or with a wrong nonce
-	FlagNoResult      = "no_result"      // a test cell produced no valid result
-	FlagMissingAnswer = "missing_answer" // an answer cell was deleted
-	FlagDuplicateCell = "duplicate_cell" // an answer cell appears twice
-	FlagUnknownCell   = "unknown_cell"   // a cell with a grade_id the source lacks
-	FlagIncomplete    = "run_incomplete" // the run stopped before the last cell
-	FlagOutputCapped  = "output_capped"  // a cell's output was truncated
-	FlagTimeout       = "cell_timeout"   // a cell ran past its time limit
-	FlagInitializer   = "initializer"    // a package-level variable initialised by a call
-	FlagSelfRead      = "self_read"      // reads or writes files, reads the environment, its own binary or memory
-	FlagForbidden     = "forbidden"      // uses a package or name the source's metadata.agx.forbid lists
-)
-
-// voidingKinds are the flags that cost points: code that can read the
-// program's memory (unsafe, go:linkname, cgo, whose C constructors run even
-// before Go's initialisation) can read the secret that authenticates the
-// test cells' results, so the test cells after it get no points.
-// A use of what the exercise forbids (metadata.agx.forbid: an agx built-in
-// or a reference solution that implements the answer) voids them too: the
-// checks after it may test that instead of the student's work.
-var voidingKinds = map[string]bool{FlagUnsafe: true, FlagForbidden: true}
 
 // forbidEntry is the form of a metadata.agx.forbid entry: a Go identifier
 // (a function, method or type: GELU) or an import path (functions,
@@ -109,31 +68,31 @@ var codePatterns = []struct {
 	re         *regexp.Regexp
 	where      int
 }{
-	{FlagExit, "calls os.Exit", regexp.MustCompile(`\bos\.Exit\b`), inCode},
-	{FlagExit, "calls log.Fatal or log.Panic (which end the program)", regexp.MustCompile(`\blog\.(Fatal|Panic)\w*|\.Fatal(f|ln)?\(`), inCode},
-	{FlagExit, "exits through package syscall", regexp.MustCompile(`\b(syscall|unix)\.(Exit|Kill|Tgkill)\b`), inCode},
-	{FlagExit, "finds its own process (to kill or signal it)", regexp.MustCompile(`\bos\.(FindProcess|Getpid|Getppid)\b|\.Process\.(Kill|Signal)\b`), inCode},
-	{FlagUnsafe, "uses cgo (import \"C\"), whose C code runs before Go's initialisation", regexp.MustCompile(`^C$`), inImports},
-	{FlagExec, "starts a process", regexp.MustCompile(`\bos\.(StartProcess|ProcAttr)\b|\b(syscall|unix)\.(ForkExec|Exec|StartProcess)\b`), inCode},
-	{FlagNetwork, "uses the network or RPC", regexp.MustCompile(`^(net|net/.*|crypto/tls)$`), inImports},
-	{FlagNetwork, "uses the network or RPC", regexp.MustCompile(`\b(net|http|rpc|jsonrpc|smtp|tls|httputil|websocket|grpc)\.\w+`), inCode},
-	{FlagSelfRead, "reads or writes files or directories", regexp.MustCompile(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat|WriteFile|Create|CreateTemp|Mkdir|MkdirAll|MkdirTemp|Remove|RemoveAll|Rename|Symlink|Link|Chmod|Chdir)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`), inCode},
-	{FlagSelfRead, "reads the environment (where GoNB and the grader keep their paths)", regexp.MustCompile(`\bos\.(Getenv|LookupEnv|Environ|ExpandEnv)\b`), inCode},
-	{FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`\bos\.(Args|Executable)\b|\bruntime\.(Caller|Callers|CallersFrames|FuncForPC|Stack)\b|\bdebug\.(ReadBuildInfo|Stack|PrintStack)\b`), inCode},
-	{FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`^debug/(elf|gosym|dwarf|buildinfo)$`), inImports},
-	{FlagSelfRead, "names /proc or a Go source file", regexp.MustCompile(`/proc\b|\.go"|GONB_`), inStrings},
-	{FlagUnsafe, "uses package unsafe", regexp.MustCompile(`^unsafe$`), inImports},
-	{FlagUnsafe, "uses package unsafe", regexp.MustCompile(`\bunsafe\.`), inCode},
-	{FlagUnsafe, "uses go:linkname", regexp.MustCompile(`^//go:linkname\b`), inDirectives},
-	{FlagSyscall, "uses package syscall", regexp.MustCompile(`^(syscall|golang\.org/x/sys/.*)$`), inImports},
-	{FlagSyscall, "uses package syscall", regexp.MustCompile(`\bsyscall\.`), inCode},
-	{FlagExec, "uses package os/exec", regexp.MustCompile(`^os/exec$`), inImports},
-	{FlagExec, "uses package os/exec", regexp.MustCompile(`\bexec\.(Command|CommandContext|LookPath)\b`), inCode},
-	{FlagExit, "calls runtime.Goexit", regexp.MustCompile(`\bruntime\.Goexit\b`), inCode},
+	{gradebook.FlagExit, "calls os.Exit", regexp.MustCompile(`\bos\.Exit\b`), inCode},
+	{gradebook.FlagExit, "calls log.Fatal or log.Panic (which end the program)", regexp.MustCompile(`\blog\.(Fatal|Panic)\w*|\.Fatal(f|ln)?\(`), inCode},
+	{gradebook.FlagExit, "exits through package syscall", regexp.MustCompile(`\b(syscall|unix)\.(Exit|Kill|Tgkill)\b`), inCode},
+	{gradebook.FlagExit, "finds its own process (to kill or signal it)", regexp.MustCompile(`\bos\.(FindProcess|Getpid|Getppid)\b|\.Process\.(Kill|Signal)\b`), inCode},
+	{gradebook.FlagUnsafe, "uses cgo (import \"C\"), whose C code runs before Go's initialisation", regexp.MustCompile(`^C$`), inImports},
+	{gradebook.FlagExec, "starts a process", regexp.MustCompile(`\bos\.(StartProcess|ProcAttr)\b|\b(syscall|unix)\.(ForkExec|Exec|StartProcess)\b`), inCode},
+	{gradebook.FlagNetwork, "uses the network or RPC", regexp.MustCompile(`^(net|net/.*|crypto/tls)$`), inImports},
+	{gradebook.FlagNetwork, "uses the network or RPC", regexp.MustCompile(`\b(net|http|rpc|jsonrpc|smtp|tls|httputil|websocket|grpc)\.\w+`), inCode},
+	{gradebook.FlagSelfRead, "reads or writes files or directories", regexp.MustCompile(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat|WriteFile|Create|CreateTemp|Mkdir|MkdirAll|MkdirTemp|Remove|RemoveAll|Rename|Symlink|Link|Chmod|Chdir)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`), inCode},
+	{gradebook.FlagSelfRead, "reads the environment (where GoNB and the grader keep their paths)", regexp.MustCompile(`\bos\.(Getenv|LookupEnv|Environ|ExpandEnv)\b`), inCode},
+	{gradebook.FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`\bos\.(Args|Executable)\b|\bruntime\.(Caller|Callers|CallersFrames|FuncForPC|Stack)\b|\bdebug\.(ReadBuildInfo|Stack|PrintStack)\b`), inCode},
+	{gradebook.FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`^debug/(elf|gosym|dwarf|buildinfo)$`), inImports},
+	{gradebook.FlagSelfRead, "names /proc or a Go source file", regexp.MustCompile(`/proc\b|\.go"|GONB_`), inStrings},
+	{gradebook.FlagUnsafe, "uses package unsafe", regexp.MustCompile(`^unsafe$`), inImports},
+	{gradebook.FlagUnsafe, "uses package unsafe", regexp.MustCompile(`\bunsafe\.`), inCode},
+	{gradebook.FlagUnsafe, "uses go:linkname", regexp.MustCompile(`^//go:linkname\b`), inDirectives},
+	{gradebook.FlagSyscall, "uses package syscall", regexp.MustCompile(`^(syscall|golang\.org/x/sys/.*)$`), inImports},
+	{gradebook.FlagSyscall, "uses package syscall", regexp.MustCompile(`\bsyscall\.`), inCode},
+	{gradebook.FlagExec, "uses package os/exec", regexp.MustCompile(`^os/exec$`), inImports},
+	{gradebook.FlagExec, "uses package os/exec", regexp.MustCompile(`\bexec\.(Command|CommandContext|LookPath)\b`), inCode},
+	{gradebook.FlagExit, "calls runtime.Goexit", regexp.MustCompile(`\bruntime\.Goexit\b`), inCode},
 }
 
 // blankMagic empties the lines of a GoNB cell that start with `!` or `%`
-// (keeping the line count): they are not Go, and disarmMagic turns them into
+// (keeping the line count): they are not Go, and DisarmMagic turns them into
 // comments before the run, so a backquote or /* in one must not be read as
 // opening a string or comment that hides the Go code after it.
 func blankMagic(src string) string {
@@ -207,10 +166,25 @@ func importsAndDirectives(src string) (imports, directives []lexed) {
 	}
 }
 
-// scanStudentCells flags what the static rules find in the student's code
+// ScanStudentCells flags what the static rules find in the student's code
 // cells of rb: magic lines, init functions, redefinitions of the grade kit or
 // of names declared in the source's own cells, and risky packages.
-func scanStudentCells(rb *Rebuilt) []Flag {
+func ScanStudentCells(rb *Rebuilt) []gradebook.Flag {
+	locked := lockedNames(rb)
+	var flags []gradebook.Flag
+	for _, rc := range rb.Cells {
+		c := rb.Notebook.Cells[rc.Index]
+		if !rc.Student() || c.CellType != notebook.Code {
+			continue
+		}
+		flags = append(flags, scanCell(rb, rc.Name(), c.Source, locked)...)
+	}
+	return flags
+}
+
+// lockedNames returns the names that the source's cells declare (less the
+// defaults of answers), and the grade kit's, each with where it is declared.
+func lockedNames(rb *Rebuilt) map[string]string {
 	locked := map[string]string{"grade": "the grade kit's package name"} // name -> where it is declared
 	for _, rc := range rb.Cells {
 		c := rb.Notebook.Cells[rc.Index]
@@ -219,87 +193,84 @@ func scanStudentCells(rb *Rebuilt) []Flag {
 		}
 		for _, d := range topLevelNames(c.Source) {
 			if _, ok := locked[d.name]; !ok && !rb.answerNames[d.name] { // an answer may replace a default
-				locked[d.name] = "declared in " + cellName(rc)
+				locked[d.name] = "declared in " + rc.Name()
 			}
 		}
 	}
-	var flags []Flag
-	for _, rc := range rb.Cells {
-		c := rb.Notebook.Cells[rc.Index]
-		if !rc.Student() || c.CellType != notebook.Code {
+	return locked
+}
+
+// scanCell flags what the static rules find in the source src of the
+// student's code cell name.
+func scanCell(rb *Rebuilt, name, src string, locked map[string]string) []gradebook.Flag {
+	var flags []gradebook.Flag
+	add := func(kind string, line int, format string, args ...any) {
+		flags = append(flags, gradebook.Flag{Kind: kind, Cell: name, Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+	for i, line := range strings.Split(src, "\n") {
+		t := strings.TrimSpace(line)
+		switch cmd := magicText(line); {
+		case strings.HasPrefix(cmd, "!"):
+			add(gradebook.FlagMagic, i+1, "shell command: %s", notebook.Clip(t, 80))
+		case strings.HasPrefix(cmd, "%") && cmd != "%%":
+			add(gradebook.FlagMagic, i+1, "kernel magic: %s", notebook.Clip(t, 80))
+		}
+	}
+	for _, d := range topLevelNames(src) {
+		switch {
+		case d.name == "init" || strings.HasPrefix(d.name, "init_"):
+			add(gradebook.FlagInit, d.line, "declares %s, which runs before every later cell (the test cells included)", d.name)
+		case locked[d.name] != "":
+			add(gradebook.FlagRedefinition, d.line, "redefines %s (%s); GoNB keeps the last definition", d.name, locked[d.name])
+		}
+	}
+	for _, in := range sideEffectInits(src) {
+		add(gradebook.FlagInitializer, in.line, "the package-level variable %s is initialised by a call (%s): it runs at the start of every later cell's program, the test cells included", in.name, in.call)
+	}
+	goSrc := blankMagic(src) // a quote or comment opener in a magic line hides no Go code
+	withStrings, code := stripComments(goSrc, false), stripComments(goSrc, true)
+	imports, directives := importsAndDirectives(goSrc)
+	for _, u := range forbiddenUses(rb.forbid, imports, code) {
+		add(gradebook.FlagForbidden, u.line, "uses %s, which this exercise forbids (it implements an answer): the test cells after this cell get no points", u.entry)
+	}
+	found := map[string]bool{}
+	for _, p := range codePatterns {
+		if found[p.what] {
 			continue
 		}
-		name := cellName(rc)
-		add := func(kind string, line int, format string, args ...any) {
-			flags = append(flags, Flag{Kind: kind, Cell: name, Line: line, Message: fmt.Sprintf(format, args...)})
-		}
-		for i, line := range strings.Split(c.Source, "\n") {
-			t := strings.TrimSpace(line)
-			switch cmd := magicText(line); {
-			case strings.HasPrefix(cmd, "!"):
-				add(FlagMagic, i+1, "shell command: %s", clip(t, 80))
-			case strings.HasPrefix(cmd, "%") && cmd != "%%":
-				add(FlagMagic, i+1, "kernel magic: %s", clip(t, 80))
-			}
-		}
-		for _, d := range topLevelNames(c.Source) {
-			switch {
-			case d.name == "init" || strings.HasPrefix(d.name, "init_"):
-				add(FlagInit, d.line, "declares %s, which runs before every later cell (the test cells included)", d.name)
-			case locked[d.name] != "":
-				add(FlagRedefinition, d.line, "redefines %s (%s); GoNB keeps the last definition", d.name, locked[d.name])
-			}
-		}
-		for _, in := range sideEffectInits(c.Source) {
-			add(FlagInitializer, in.line, "the package-level variable %s is initialised by a call (%s): it runs at the start of every later cell's program, the test cells included", in.name, in.call)
-		}
-		goSrc := blankMagic(c.Source) // a quote or comment opener in a magic line hides no Go code
-		withStrings, code := stripComments(goSrc, false), stripComments(goSrc, true)
-		imports, directives := importsAndDirectives(goSrc)
-		found := map[string]bool{}
-		for _, u := range forbiddenUses(rb.forbid, imports, code) {
-			add(FlagForbidden, u.line, "uses %s, which this exercise forbids (it implements an answer): the test cells after this cell get no points", u.entry)
-		}
-		for _, p := range codePatterns {
-			if found[p.what] {
-				continue
-			}
-			line := 0
-			switch p.where {
-			case inCode, inStrings:
-				text := code
-				if p.where == inStrings {
-					text = withStrings
-				}
-				if loc := p.re.FindStringIndex(text); loc != nil {
-					line = 1 + strings.Count(code[:loc[0]], "\n")
-				}
-			case inImports, inDirectives:
-				items := imports
-				if p.where == inDirectives {
-					items = directives
-				}
-				for _, it := range items {
-					if p.re.MatchString(it.text) {
-						line = it.line
-						break
-					}
-				}
-			}
-			if line > 0 {
-				found[p.what] = true
-				add(p.kind, line, "%s", p.what)
-			}
+		if line := patternLine(p.re, p.where, code, withStrings, imports, directives); line > 0 {
+			found[p.what] = true
+			add(p.kind, line, "%s", p.what)
 		}
 	}
 	return flags
 }
 
-func cellName(rc *RebuiltCell) string {
-	if rc.GradeID != "" {
-		return rc.GradeID
+// patternLine returns the first line where re matches in where (the code
+// without comments and strings, the code with its strings, the imports or
+// the directives), or 0.
+func patternLine(re *regexp.Regexp, where int, code, withStrings string, imports, directives []lexed) int {
+	switch where {
+	case inCode, inStrings:
+		text := code
+		if where == inStrings {
+			text = withStrings
+		}
+		if loc := re.FindStringIndex(text); loc != nil {
+			return 1 + strings.Count(code[:loc[0]], "\n")
+		}
+	case inImports, inDirectives:
+		items := imports
+		if where == inDirectives {
+			items = directives
+		}
+		for _, it := range items {
+			if re.MatchString(it.text) {
+				return it.line
+			}
+		}
 	}
-	return fmt.Sprintf("cell %d", rc.Index)
+	return 0
 }
 
 type declName struct {
@@ -400,14 +371,6 @@ func blank(b []byte, i int, on bool) {
 	if on && i < len(b) && b[i] != '\n' {
 		b[i] = ' '
 	}
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // pureFuncs, purePackages and pureConstructor are the calls a package-level initialiser may make without a
@@ -539,12 +502,12 @@ func magicText(line string) string {
 	return t
 }
 
-// disarmMagic turns the `!` and `%` lines of the student's code cells (not
+// DisarmMagic turns the `!` and `%` lines of the student's code cells (not
 // GoNB's `%%` or `%main`) into comments, so that they do not run when the
 // submission is graded: a shell line or a magic can change the kernel's
 // go.mod (replacing the grade kit), add files to the program GoNB builds,
-// or start processes. scanStudentCells flags them first.
-func disarmMagic(rb *Rebuilt) {
+// or start processes. ScanStudentCells flags them first.
+func DisarmMagic(rb *Rebuilt) {
 	for _, rc := range rb.Cells {
 		c := rb.Notebook.Cells[rc.Index]
 		if !rc.Student() || c.CellType != notebook.Code {
@@ -559,44 +522,4 @@ func disarmMagic(rb *Rebuilt) {
 		}
 		c.Source = strings.Join(lines, "\n")
 	}
-}
-
-// voidAfterFlags gives no points to the test cells that come after a
-// student cell with a voiding flag (voidingKinds): their programs include
-// that cell's code. It returns the cells it voided.
-func voidAfterFlags(rb *Rebuilt, flags []Flag, cells []*CellGrade) []string {
-	first, why, kind := -1, "", ""
-	for _, rc := range rb.Cells {
-		if !rc.Student() {
-			continue
-		}
-		for _, f := range flags {
-			if voidingKinds[f.Kind] && f.Cell == cellName(rc) && (first < 0 || rc.Index < first) {
-				first, why, kind = rc.Index, fmt.Sprintf("%s (%s: %s)", cellName(rc), f.Kind, f.Message), f.Kind
-			}
-		}
-	}
-	if first < 0 {
-		return nil
-	}
-	index := map[string]int{}
-	for _, rc := range rb.Cells {
-		if rc.Kind == nbgrader.KindTest {
-			index[rc.GradeID] = rc.Index
-		}
-	}
-	var voided []string
-	for _, g := range cells {
-		if i, ok := index[g.GradeID]; !ok || i < first || g.Kind != nbgrader.KindTest {
-			continue
-		}
-		g.Points, g.AutoPoints, g.Status = 0, 0, StatusRejected
-		if kind == FlagForbidden {
-			g.Messages = append(g.Messages, "no points: an earlier student cell uses what this exercise forbids: "+why)
-		} else {
-			g.Messages = append(g.Messages, "no points: an earlier student cell can read this cell's secret and forge its result: "+why)
-		}
-		voided = append(voided, g.GradeID)
-	}
-	return voided
 }

@@ -1,4 +1,4 @@
-package autograde
+package rebuild
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 )
@@ -34,12 +35,20 @@ type RebuiltCell struct {
 // Student reports whether the cell holds code the student wrote.
 func (c *RebuiltCell) Student() bool { return c.Origin == FromSubmission || c.Origin == FromStudent }
 
+// Name names the cell in flags and messages: its grade_id, or "cell N".
+func (c *RebuiltCell) Name() string {
+	if c.GradeID != "" {
+		return c.GradeID
+	}
+	return fmt.Sprintf("cell %d", c.Index)
+}
+
 // Rebuilt is a submission rebuilt from the instructor source.
 type Rebuilt struct {
 	Notebook *notebook.Notebook
-	Cells    []*RebuiltCell // one per cell of Notebook
-	Notes    []string       // what was restored or re-added, for the gradebook
-	Flags    []Flag         // problems found while rebuilding
+	Cells    []*RebuiltCell   // one per cell of Notebook
+	Notes    []string         // what was restored or re-added, for the gradebook
+	Flags    []gradebook.Flag // problems found while rebuilding
 
 	answerNames map[string]bool // top-level names declared by the source's answer cells
 	forbid      []string        // the source's metadata.agx.forbid (forbiddenUses)
@@ -97,44 +106,83 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 	if err != nil {
 		return nil, err
 	}
-
-	// The source: kinds by grade_id, and the texts of its unmarked cells.
-	kinds := map[string]string{}
-	released := map[string]*notebook.Cell{}
-	unmarked := map[string]bool{}
-	for i, c := range srcCopy.Cells {
-		m, _ := nbgrader.Get(c) // Validate parsed it
-		if m == nil || m.GradeID == "" {
-			unmarked[strings.TrimSpace(c.Source)] = true
-			continue
-		}
-		kinds[m.GradeID] = m.Kind()
-		released[m.GradeID] = stubs.Cells[i]
-	}
-
-	// The names the source's answer cells declare: the student's answers.
-	// A locked cell may declare a default for one (an empty quiz answer, a
-	// stub to replace); that default is not restored in the test cells, and
-	// an answer that replaces it is no redefinition.
-	answerNames := map[string]bool{}
-	for _, c := range srcCopy.Cells {
-		if m, _ := nbgrader.Get(c); m != nil && m.Solution && c.CellType == notebook.Code {
-			for _, d := range topLevelNames(c.Source) {
-				answerNames[d.name] = true
-			}
-		}
-	}
-
-	// The submission: answer cells by grade_id, student cells by the source
-	// cell they follow (anchor; "" for before any).
+	idx := indexSource(srcCopy, stubs)
+	names := answerNames(srcCopy)
 	forbid, err := sourceForbid(srcCopy)
 	if err != nil {
 		return nil, err
 	}
-	rb := &Rebuilt{answerNames: answerNames, forbid: forbid}
-	answers := map[string]*notebook.Cell{}
-	seenLocked := map[string]*notebook.Cell{}
-	extra := map[string][]*notebook.Cell{}
+	rb := &Rebuilt{answerNames: names, forbid: forbid}
+	a := &assembly{rb: rb, src: idx, sub: mapSubmission(rb, idx, sub), newNonce: newNonce, cells: []*notebook.Cell{}, firstAnswer: true}
+	for _, c := range srcCopy.Cells {
+		if err := a.sourceCell(c); err != nil {
+			return nil, err
+		}
+	}
+	if a.firstAnswer { // no answer cells: student cells go last
+		a.addExtra("")
+	}
+	for _, c := range a.cells {
+		if c.CellType == notebook.Code {
+			c.Outputs, c.ExecutionCount = []*notebook.Output{}, nil
+		}
+	}
+	srcCopy.Cells = a.cells
+	rb.Notebook = srcCopy
+	return rb, nil
+}
+
+// sourceIndex is what Rebuild needs of the source: kinds by grade_id, the
+// released stubs by grade_id, and the texts of its unmarked cells.
+type sourceIndex struct {
+	kinds    map[string]string
+	released map[string]*notebook.Cell
+	unmarked map[string]bool
+}
+
+func indexSource(src, stubs *notebook.Notebook) *sourceIndex {
+	idx := &sourceIndex{kinds: map[string]string{}, released: map[string]*notebook.Cell{}, unmarked: map[string]bool{}}
+	for i, c := range src.Cells {
+		m, _ := nbgrader.Get(c) // Validate parsed it
+		if m == nil || m.GradeID == "" {
+			idx.unmarked[strings.TrimSpace(c.Source)] = true
+			continue
+		}
+		idx.kinds[m.GradeID] = m.Kind()
+		idx.released[m.GradeID] = stubs.Cells[i]
+	}
+	return idx
+}
+
+// answerNames returns the names the source's answer cells declare: the
+// student's answers. A locked cell may declare a default for one (an empty
+// quiz answer, a stub to replace); that default is not restored in the test
+// cells, and an answer that replaces it is no redefinition.
+func answerNames(src *notebook.Notebook) map[string]bool {
+	names := map[string]bool{}
+	for _, c := range src.Cells {
+		if m, _ := nbgrader.Get(c); m != nil && m.Solution && c.CellType == notebook.Code {
+			for _, d := range topLevelNames(c.Source) {
+				names[d.name] = true
+			}
+		}
+	}
+	return names
+}
+
+// submissionCells is the submission mapped onto the source: answer cells
+// and locked cells by grade_id, student cells by the source cell they follow
+// (anchor; "" for before any).
+type submissionCells struct {
+	answers    map[string]*notebook.Cell
+	seenLocked map[string]*notebook.Cell
+	extra      map[string][]*notebook.Cell
+}
+
+// mapSubmission maps the submission's cells onto the source's, flagging
+// duplicate answer cells and grade_ids the source lacks.
+func mapSubmission(rb *Rebuilt, idx *sourceIndex, sub *notebook.Notebook) *submissionCells {
+	sc := &submissionCells{answers: map[string]*notebook.Cell{}, seenLocked: map[string]*notebook.Cell{}, extra: map[string][]*notebook.Cell{}}
 	after := ""
 	for i, c := range sub.Cells {
 		m, err := nbgrader.Get(c)
@@ -145,125 +193,142 @@ func Rebuild(src, sub *notebook.Notebook, newNonce func() string) (*Rebuilt, err
 		if m != nil {
 			id = m.GradeID
 		}
-		kind, known := kinds[id]
+		kind, known := idx.kinds[id]
 		switch {
 		case known && isAnswer(kind):
-			if answers[id] != nil {
-				rb.flag(Flag{Kind: FlagDuplicateCell, Cell: id, Message: fmt.Sprintf("the submission has answer cell %s twice; the first one (cell %d) is graded", id, i)})
-				extra[after] = append(extra[after], c) // kept, like a cell the student added
+			if sc.answers[id] != nil {
+				rb.flag(gradebook.Flag{Kind: gradebook.FlagDuplicateCell, Cell: id, Message: fmt.Sprintf("the submission has answer cell %s twice; the first one (cell %d) is graded", id, i)})
+				sc.extra[after] = append(sc.extra[after], c) // kept, like a cell the student added
 				continue
 			}
-			answers[id] = c
+			sc.answers[id] = c
 			after = id
 		case known:
-			seenLocked[id] = c
+			sc.seenLocked[id] = c
 			after = id
 		case id != "":
-			rb.flag(Flag{Kind: FlagUnknownCell, Cell: fmt.Sprintf("cell %d", i), Message: fmt.Sprintf("the submission has a cell with grade_id %q, which the source does not have; it is kept as a student cell", id)})
-			extra[after] = append(extra[after], c)
-		case unmarked[strings.TrimSpace(c.Source)]:
+			rb.flag(gradebook.Flag{Kind: gradebook.FlagUnknownCell, Cell: fmt.Sprintf("cell %d", i), Message: fmt.Sprintf("the submission has a cell with grade_id %q, which the source does not have; it is kept as a student cell", id)})
+			sc.extra[after] = append(sc.extra[after], c)
+		case idx.unmarked[strings.TrimSpace(c.Source)]:
 			// an instructor cell, taken from the source
 			after = unmarkedAnchor(c)
 		default:
-			extra[after] = append(extra[after], c)
+			sc.extra[after] = append(sc.extra[after], c)
 		}
 	}
+	return sc
+}
 
-	nb := srcCopy
-	cells := []*notebook.Cell{}
-	add := func(c *notebook.Cell, rc *RebuiltCell) {
-		rc.Index = len(cells)
-		cells = append(cells, c)
-		rb.Cells = append(rb.Cells, rc)
+// assembly puts the rebuilt notebook together, one source cell at a time.
+type assembly struct {
+	rb          *Rebuilt
+	src         *sourceIndex
+	sub         *submissionCells
+	newNonce    func() string
+	cells       []*notebook.Cell
+	firstAnswer bool     // no answer cell placed yet
+	helpers     []string // declarations of the source's own code cells so far
+}
+
+func (a *assembly) add(c *notebook.Cell, rc *RebuiltCell) {
+	rc.Index = len(a.cells)
+	a.cells = append(a.cells, c)
+	a.rb.Cells = append(a.rb.Cells, rc)
+}
+
+// addExtra places the student's cells that follow anchor key.
+func (a *assembly) addExtra(key string) {
+	if key != "" && a.firstAnswer && len(a.sub.extra[key]) > 0 {
+		// cells before any source cell stay before the later ones
+		a.addExtra("")
 	}
-	firstAnswer := true
-	var addExtra func(key string)
-	addExtra = func(key string) {
-		if key != "" && firstAnswer && len(extra[key]) > 0 {
-			// cells before any source cell stay before the later ones
-			addExtra("")
+	for _, c := range a.sub.extra[key] {
+		cp, err := copyCell(c)
+		if err != nil {
+			continue // a cell that does not encode cannot have come from JSON
 		}
-		for _, c := range extra[key] {
-			cp, err := copyCell(c)
-			if err != nil {
-				continue // a cell that does not encode cannot have come from JSON
-			}
-			stripNbgrader(cp)
-			add(cp, &RebuiltCell{Origin: FromStudent})
-		}
-		delete(extra, key)
+		stripNbgrader(cp)
+		a.add(cp, &RebuiltCell{Origin: FromStudent})
 	}
-	var helpers []string // declarations of the source's own code cells so far
-	for _, c := range nb.Cells {
-		m, _ := nbgrader.Get(c)
-		if c.CellType == notebook.Code && m.Kind() != nbgrader.KindTest && !(m != nil && m.Solution) {
-			if d := declarations(c.Source, answerNames); d != "" {
-				helpers = append(helpers, d)
-			}
-		}
-		if m == nil || m.GradeID == "" {
-			add(c, &RebuiltCell{Origin: FromSource})
-			addExtra(unmarkedAnchor(c))
-			continue
-		}
-		kind := m.Kind()
-		rc := &RebuiltCell{GradeID: m.GradeID, Kind: kind, Points: m.Points}
-		if isAnswer(kind) {
-			if firstAnswer {
-				addExtra("")
-				firstAnswer = false
-			}
-			if s := answers[m.GradeID]; s != nil {
-				cp, err := copyCell(s)
-				if err != nil {
-					return nil, err
-				}
-				cp.CellType = c.CellType
-				cp.Metadata = c.Metadata // the source's metadata: the student cannot change the cell's role
-				rc.Origin = FromSubmission
-				add(cp, rc)
-			} else {
-				rc.Origin = FromStub
-				rb.Notes = append(rb.Notes, fmt.Sprintf("answer cell %s is missing from the submission; its released stub was used", m.GradeID))
-				rb.flag(Flag{Kind: FlagMissingAnswer, Cell: m.GradeID, Message: "the answer cell was deleted"})
-				add(released[m.GradeID], rc)
-			}
-			addExtra(m.GradeID)
-			continue
-		}
-		rc.Origin = FromSource
-		if s, ok := seenLocked[m.GradeID]; !ok {
-			if kind == nbgrader.KindTest {
-				rb.Notes = append(rb.Notes, fmt.Sprintf("test cell %s was deleted; re-added from the source", m.GradeID))
-			} else {
-				rb.Notes = append(rb.Notes, fmt.Sprintf("locked cell %s was deleted; re-added from the source", m.GradeID))
-			}
-		} else if strings.TrimSpace(s.Source) != strings.TrimSpace(released[m.GradeID].Source) {
-			rb.Notes = append(rb.Notes, fmt.Sprintf("locked cell %s was edited; restored from the source", m.GradeID))
-		}
-		if kind == nbgrader.KindTest && c.CellType == notebook.Code {
-			rc.Nonce = newNonce()
-			if len(helpers) > 0 {
-				// GoNB keeps the last definition of a name: declared again
-				// here, the source's helpers are the ones this cell uses,
-				// whatever a student cell redefined.
-				c.Source = HelpersHeader + "\n" + strings.Join(helpers, "\n\n") + "\n\n" + c.Source
-			}
-		}
-		add(c, rc)
-		addExtra(m.GradeID)
-	}
-	if firstAnswer { // no answer cells: student cells go last
-		addExtra("")
-	}
-	for _, c := range cells {
-		if c.CellType == notebook.Code {
-			c.Outputs, c.ExecutionCount = []*notebook.Output{}, nil
+	delete(a.sub.extra, key)
+}
+
+// sourceCell places source cell c (an answer cell's the submission's
+// version of it), then the student's cells that follow it.
+func (a *assembly) sourceCell(c *notebook.Cell) error {
+	m, _ := nbgrader.Get(c)
+	if c.CellType == notebook.Code && m.Kind() != nbgrader.KindTest && !(m != nil && m.Solution) {
+		if d := declarations(c.Source, a.rb.answerNames); d != "" {
+			a.helpers = append(a.helpers, d)
 		}
 	}
-	nb.Cells = cells
-	rb.Notebook = nb
-	return rb, nil
+	if m == nil || m.GradeID == "" {
+		a.add(c, &RebuiltCell{Origin: FromSource})
+		a.addExtra(unmarkedAnchor(c))
+		return nil
+	}
+	rc := &RebuiltCell{GradeID: m.GradeID, Kind: m.Kind(), Points: m.Points}
+	if isAnswer(rc.Kind) {
+		if err := a.answerCell(c, rc); err != nil {
+			return err
+		}
+	} else {
+		a.lockedCell(c, rc)
+	}
+	a.addExtra(m.GradeID)
+	return nil
+}
+
+// answerCell places the submission's answer for source cell c, or the
+// released stub where the answer cell is missing.
+func (a *assembly) answerCell(c *notebook.Cell, rc *RebuiltCell) error {
+	if a.firstAnswer {
+		a.addExtra("")
+		a.firstAnswer = false
+	}
+	s := a.sub.answers[rc.GradeID]
+	if s == nil {
+		rc.Origin = FromStub
+		a.rb.Notes = append(a.rb.Notes, fmt.Sprintf("answer cell %s is missing from the submission; its released stub was used", rc.GradeID))
+		a.rb.flag(gradebook.Flag{Kind: gradebook.FlagMissingAnswer, Cell: rc.GradeID, Message: "the answer cell was deleted"})
+		a.add(a.src.released[rc.GradeID], rc)
+		return nil
+	}
+	cp, err := copyCell(s)
+	if err != nil {
+		return err
+	}
+	cp.CellType = c.CellType
+	cp.Metadata = c.Metadata // the source's metadata: the student cannot change the cell's role
+	rc.Origin = FromSubmission
+	a.add(cp, rc)
+	return nil
+}
+
+// lockedCell restores locked or test cell c from the source, noting what
+// the submission deleted or edited; a test cell gets its nonce and the
+// source's helpers.
+func (a *assembly) lockedCell(c *notebook.Cell, rc *RebuiltCell) {
+	rc.Origin = FromSource
+	if s, ok := a.sub.seenLocked[rc.GradeID]; !ok {
+		if rc.Kind == nbgrader.KindTest {
+			a.rb.Notes = append(a.rb.Notes, fmt.Sprintf("test cell %s was deleted; re-added from the source", rc.GradeID))
+		} else {
+			a.rb.Notes = append(a.rb.Notes, fmt.Sprintf("locked cell %s was deleted; re-added from the source", rc.GradeID))
+		}
+	} else if strings.TrimSpace(s.Source) != strings.TrimSpace(a.src.released[rc.GradeID].Source) {
+		a.rb.Notes = append(a.rb.Notes, fmt.Sprintf("locked cell %s was edited; restored from the source", rc.GradeID))
+	}
+	if rc.Kind == nbgrader.KindTest && c.CellType == notebook.Code {
+		rc.Nonce = a.newNonce()
+		if len(a.helpers) > 0 {
+			// GoNB keeps the last definition of a name: declared again
+			// here, the source's helpers are the ones this cell uses,
+			// whatever a student cell redefined.
+			c.Source = HelpersHeader + "\n" + strings.Join(a.helpers, "\n\n") + "\n\n" + c.Source
+		}
+	}
+	a.add(c, rc)
 }
 
 // HelpersHeader starts the declarations that Rebuild copies into each test
@@ -381,7 +446,7 @@ func specSkipped(s ast.Spec, skip map[string]bool) bool {
 // source cell (grade_ids cannot hold a colon). Cells of the same text share it.
 func unmarkedAnchor(c *notebook.Cell) string { return "unmarked:" + strings.TrimSpace(c.Source) }
 
-func (rb *Rebuilt) flag(f Flag) { rb.Flags = append(rb.Flags, f) }
+func (rb *Rebuilt) flag(f gradebook.Flag) { rb.Flags = append(rb.Flags, f) }
 
 func isAnswer(kind string) bool { return kind == nbgrader.KindSolution || kind == nbgrader.KindManual }
 
