@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goagx/agx/internal/autograde"
+	"github.com/goagx/agx/internal/gradebook"
 	"github.com/goagx/agx/internal/notebook"
 )
 
@@ -312,12 +312,12 @@ func (h *hub) gradeClass(courseDir string, class []string) *gradingResult {
 	h.cmd(nil, courseDir, []string{"JUPYTER_PATH=" + filepath.Join(h.dir, "jupyter")}, h.agx(), "autograde",
 		"-j", strconv.Itoa(jobs), "--source", "gelu.ipynb", "-o", book, "--assignment", assignment, dir)
 	g := &gradingResult{Submissions: len(class), Jobs: jobs, Seconds: time.Since(start).Seconds()}
-	entries, err := autograde.ReadEntries(book)
+	entries, err := gradebook.ReadEntries(book)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.Status != autograde.Graded || e.Score != 7 {
+		if e.Status != gradebook.Graded || e.Score != 7 {
 			t.Errorf("grading the class of %d: %s is %s with %v points (want graded, 7): %s", len(class), e.Student, e.Status, e.Score, e.UngradableReason)
 		}
 	}
