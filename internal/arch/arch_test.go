@@ -71,8 +71,9 @@ var builds = func() []build {
 // p and the packages below it.
 type rule struct {
 	pkg string
-	// notDeps: what pkg must not depend on, directly or indirectly.
-	notDeps []string
+	// notDeps: what pkg must not depend on, directly or indirectly;
+	// except: what notDeps matches that pkg may depend on all the same.
+	notDeps, except []string
 	// onlyDeps, when set: the only packages of the module pkg may depend on
 	// (besides itself).
 	onlyDeps []string
@@ -90,10 +91,12 @@ const (
 var rules = []rule{
 	{pkg: mod + "/tensor", notDeps: []string{mod + "/agx/...", mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/grade/...", gonb, plot, cu}},
 	{pkg: mod + "/agx", notDeps: []string{mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/grade/...", mod + "/agx/nb/...", gonb, plot, cu}},
-	{pkg: mod + "/grade", notDeps: []string{mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/cmd/...", mod + "/internal/..."}},
+	// grade and the exchange stay clear of the grader's internals; agx's
+	// recycling promise (internal/gradpromise, a marker type) comes with agx.
+	{pkg: mod + "/grade", notDeps: []string{mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/cmd/...", mod + "/internal/..."}, except: []string{mod + "/internal/gradpromise"}},
 	// The exchange is imported by notebook cells and by cmd/agx; it works on
 	// the file system alone.
-	{pkg: mod + "/grade/exchange", notDeps: []string{mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/cmd/...", mod + "/internal/...", cu}},
+	{pkg: mod + "/grade/exchange", notDeps: []string{mod + "/functions/...", mod + "/gpu/...", mod + "/nn/...", mod + "/cmd/...", mod + "/internal/...", cu}, except: []string{mod + "/internal/gradpromise"}},
 	{pkg: mod + "/functions", notDeps: []string{mod + "/gpu/...", mod + "/nn/...", mod + "/grade/...", mod + "/agx/nb/...", gonb, cu}},
 	{pkg: mod + "/nn", notDeps: []string{mod + "/gpu/...", mod + "/grade/...", mod + "/agx/nb/...", gonb, cu}},
 	// gpu depends on tensor (with its implementation packages) only, and
@@ -226,7 +229,7 @@ func TestLayering(t *testing.T) {
 				}
 				var bad, outside []string
 				for _, d := range deps(pkgs, r.pkg) {
-					if matches(d, r.notDeps...) {
+					if matches(d, r.notDeps...) && !matches(d, r.except...) {
 						bad = append(bad, d)
 					}
 					if r.onlyDeps != nil && matches(d, mod+"/...") && d != r.pkg && !matches(d, r.onlyDeps...) {
