@@ -229,38 +229,21 @@ func gcCounters() (cycles, allocs uint64) {
 // Run times the workloads, alternating agx and PyTorch samples round by round,
 // and returns the medians. Without PyTorch (or with Torch false) only agx runs.
 func Run(ctx context.Context, opts Options) ([]Result, error) {
-	if opts.Rounds <= 0 {
-		opts.Rounds = 7
-	}
-	if opts.Sample <= 0 {
-		opts.Sample = 40 * time.Millisecond
-	}
-	if opts.Python == "" {
-		opts.Python = "/usr/bin/python3"
-	}
+	opts = withDefaults(opts)
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
 	}
-	godebug := os.Getenv("GODEBUG")
-	if godebug == "" {
-		godebug = "(unset; the lab's kernel sets madvdontneed=0)"
-	}
-	fmt.Fprintf(progress, "agx BLAS: %s; heap floor: %d MiB (AGX_HEAP_FLOOR_MB); GODEBUG: %s\n", tensor.BLAS(), tensor.HeapFloorMiB(), godebug)
+	reportAgxSetup(progress)
 	var tp *torchProc
 	if opts.Torch {
-		p, err := startTorch(ctx, opts.Python)
+		p, err := startTorchReporting(ctx, opts.Python, progress)
 		if err != nil {
-			fmt.Fprintf(progress, "PyTorch unavailable (%v): timing agx only\n", err)
-		} else {
+			return nil, err
+		}
+		if p != nil {
 			tp = p
 			defer tp.close()
-			b, err := tp.blas()
-			if err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(progress, "PyTorch BLAS: %s\n", b)
-			fmt.Fprintf(progress, "threads: agx GOMAXPROCS %d, PyTorch torch.set_num_threads(%d)\n", runtime.GOMAXPROCS(0), runtime.GOMAXPROCS(0))
 		}
 	}
 	var results []Result
@@ -271,88 +254,169 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 		if err := ctx.Err(); err != nil {
 			return results, err
 		}
-		fmt.Fprintf(progress, "%-26s ", w.Name)
-		run := w.Setup()
-		agxIters := warmUp(run, opts.Sample)
-		torchIters := 0
-		if tp != nil {
-			if _, err := tp.time(w.Name, 1); err != nil { // set up and warm up
-				return results, err
-			}
-			s, err := tp.time(w.Name, 1)
-			if err != nil {
-				return results, err
-			}
-			torchIters = calibrate(time.Duration(s*float64(time.Second)), opts.Sample)
-			// At least as long a warm-up as agx's shortest.
-			for begin := time.Now(); time.Since(begin) < warmMin; {
-				if _, err := tp.time(w.Name, torchIters); err != nil {
-					return results, err
-				}
-			}
+		res, err := runWorkload(w, tp, opts, progress)
+		if err != nil {
+			return results, err
 		}
-		var agxS, torchS []float64
-		var allocs, bytes, faults float64
-		for r := 0; r < opts.Rounds; r++ {
-			sideA := func() {
-				if tp == nil && opts.Gap > 0 {
-					time.Sleep(opts.Gap)
-				}
-				var m0, m1 runtime.MemStats
-				runtime.ReadMemStats(&m0)
-				f0 := minorFaults()
-				t0 := time.Now()
-				for i := 0; i < agxIters; i++ {
-					run()
-				}
-				el := time.Since(t0).Seconds()
-				f1 := minorFaults()
-				runtime.ReadMemStats(&m1)
-				agxS = append(agxS, el/float64(agxIters))
-				allocs = float64(m1.Mallocs-m0.Mallocs) / float64(agxIters*w.Ops)
-				bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(agxIters*w.Ops)
-				faults = -1
-				if f0 >= 0 {
-					faults = float64(f1-f0) / float64(agxIters*w.Ops)
-				}
-			}
-			var terr error
-			sideB := func() {
-				if tp == nil || terr != nil {
-					return
-				}
-				s, err := tp.time(w.Name, torchIters)
-				terr = err
-				torchS = append(torchS, s/float64(torchIters))
-			}
-			if r%2 == 0 {
-				sideA()
-				sideB()
-			} else {
-				sideB()
-				sideA()
-			}
-			if terr != nil {
-				return results, terr
-			}
-			fmt.Fprint(progress, ".")
-		}
-		res := Result{Name: w.Name, Desc: w.Desc, PerOp: w.Ops > 1, AllocsPerOp: allocs, BytesPerOp: bytes, FaultsPerOp: faults}
-		res.Agx = median(agxS) / float64(w.Ops)
-		if w.Flops > 0 {
-			res.GFlops = w.Flops / median(agxS) / 1e9
-		}
-		if len(torchS) > 0 {
-			res.Torch = median(torchS) / float64(w.Ops)
-			res.Ratio = res.Agx / res.Torch
-			if w.Flops > 0 {
-				res.TorchGFlops = w.Flops / median(torchS) / 1e9
-			}
-		}
-		fmt.Fprintf(progress, " %s\n", fmtDur(res.Agx))
 		results = append(results, res)
 	}
 	return results, nil
+}
+
+// withDefaults fills in the zero fields of opts.
+func withDefaults(opts Options) Options {
+	if opts.Rounds <= 0 {
+		opts.Rounds = 7
+	}
+	if opts.Sample <= 0 {
+		opts.Sample = 40 * time.Millisecond
+	}
+	if opts.Python == "" {
+		opts.Python = "/usr/bin/python3"
+	}
+	return opts
+}
+
+// reportAgxSetup prints the BLAS, heap floor and GODEBUG agx runs under.
+func reportAgxSetup(progress io.Writer) {
+	godebug := os.Getenv("GODEBUG")
+	if godebug == "" {
+		godebug = "(unset; the lab's kernel sets madvdontneed=0)"
+	}
+	fmt.Fprintf(progress, "agx BLAS: %s; heap floor: %d MiB (AGX_HEAP_FLOOR_MB); GODEBUG: %s\n", tensor.BLAS(), tensor.HeapFloorMiB(), godebug)
+}
+
+// startTorchReporting starts the PyTorch side and prints its BLAS and
+// threads. It returns a nil process, and no error, when PyTorch is
+// unavailable; the caller closes a non-nil process, also on error.
+func startTorchReporting(ctx context.Context, python string, progress io.Writer) (*torchProc, error) {
+	tp, err := startTorch(ctx, python)
+	if err != nil {
+		fmt.Fprintf(progress, "PyTorch unavailable (%v): timing agx only\n", err)
+		return nil, nil
+	}
+	b, err := tp.blas()
+	if err != nil {
+		tp.close()
+		return nil, err
+	}
+	fmt.Fprintf(progress, "PyTorch BLAS: %s\n", b)
+	fmt.Fprintf(progress, "threads: agx GOMAXPROCS %d, PyTorch torch.set_num_threads(%d)\n", runtime.GOMAXPROCS(0), runtime.GOMAXPROCS(0))
+	return tp, nil
+}
+
+// warmUpTorch sets up and warms up workload name on the PyTorch side and
+// returns how many iterations make one sample.
+func warmUpTorch(tp *torchProc, name string, sample time.Duration) (int, error) {
+	if _, err := tp.time(name, 1); err != nil { // set up and warm up
+		return 0, err
+	}
+	s, err := tp.time(name, 1)
+	if err != nil {
+		return 0, err
+	}
+	iters := calibrate(time.Duration(s*float64(time.Second)), sample)
+	// At least as long a warm-up as agx's shortest.
+	for begin := time.Now(); time.Since(begin) < warmMin; {
+		if _, err := tp.time(name, iters); err != nil {
+			return 0, err
+		}
+	}
+	return iters, nil
+}
+
+// workloadSamples collects the per-round timings and the last round's
+// per-op allocation and fault counts of one workload.
+type workloadSamples struct {
+	agxS, torchS          []float64
+	allocs, bytes, faults float64
+}
+
+// sampleAgx times agxIters calls of run and records their allocations
+// and minor faults per op.
+func (s *workloadSamples) sampleAgx(run func(), agxIters, ops int) {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	f0 := minorFaults()
+	t0 := time.Now()
+	for i := 0; i < agxIters; i++ {
+		run()
+	}
+	el := time.Since(t0).Seconds()
+	f1 := minorFaults()
+	runtime.ReadMemStats(&m1)
+	s.agxS = append(s.agxS, el/float64(agxIters))
+	s.allocs = float64(m1.Mallocs-m0.Mallocs) / float64(agxIters*ops)
+	s.bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(agxIters*ops)
+	s.faults = -1
+	if f0 >= 0 {
+		s.faults = float64(f1-f0) / float64(agxIters*ops)
+	}
+}
+
+// runWorkload warms up and times one workload on agx and, when tp is not
+// nil, PyTorch, alternating which side goes first each round.
+func runWorkload(w Workload, tp *torchProc, opts Options, progress io.Writer) (Result, error) {
+	fmt.Fprintf(progress, "%-26s ", w.Name)
+	run := w.Setup()
+	agxIters := warmUp(run, opts.Sample)
+	torchIters := 0
+	if tp != nil {
+		n, err := warmUpTorch(tp, w.Name, opts.Sample)
+		if err != nil {
+			return Result{}, err
+		}
+		torchIters = n
+	}
+	var s workloadSamples
+	for r := 0; r < opts.Rounds; r++ {
+		sideA := func() {
+			if tp == nil && opts.Gap > 0 {
+				time.Sleep(opts.Gap)
+			}
+			s.sampleAgx(run, agxIters, w.Ops)
+		}
+		var terr error
+		sideB := func() {
+			if tp == nil || terr != nil {
+				return
+			}
+			t, err := tp.time(w.Name, torchIters)
+			terr = err
+			s.torchS = append(s.torchS, t/float64(torchIters))
+		}
+		if r%2 == 0 {
+			sideA()
+			sideB()
+		} else {
+			sideB()
+			sideA()
+		}
+		if terr != nil {
+			return Result{}, terr
+		}
+		fmt.Fprint(progress, ".")
+	}
+	res := summarize(w, &s)
+	fmt.Fprintf(progress, " %s\n", fmtDur(res.Agx))
+	return res, nil
+}
+
+// summarize turns one workload's samples into its Result.
+func summarize(w Workload, s *workloadSamples) Result {
+	res := Result{Name: w.Name, Desc: w.Desc, PerOp: w.Ops > 1, AllocsPerOp: s.allocs, BytesPerOp: s.bytes, FaultsPerOp: s.faults}
+	res.Agx = median(s.agxS) / float64(w.Ops)
+	if w.Flops > 0 {
+		res.GFlops = w.Flops / median(s.agxS) / 1e9
+	}
+	if len(s.torchS) > 0 {
+		res.Torch = median(s.torchS) / float64(w.Ops)
+		res.Ratio = res.Agx / res.Torch
+		if w.Flops > 0 {
+			res.TorchGFlops = w.Flops / median(s.torchS) / 1e9
+		}
+	}
+	return res
 }
 
 func median(xs []float64) float64 {

@@ -158,7 +158,17 @@ func FromNested(v any) *Tensor {
 	if !rv.IsValid() {
 		Panicf("FromNested", ErrArg, "nil value")
 	}
-	// The shape comes from the first element at each level.
+	shape, ty := nestedShape(rv)
+	dt := nestedDType(ty)
+	n := checkShape("FromNested", shape)
+	e := &nestedElems{shape: shape, dt: dt, ty: ty, f: make([]float64, 0, n)}
+	e.walk(rv, 0, nil)
+	return e.tensor().Reshape(shape...)
+}
+
+// nestedShape returns the shape of nested slices or arrays rv, taken from
+// the first element at each level, and the type of its elements.
+func nestedShape(rv reflect.Value) ([]int, reflect.Type) {
 	var shape []int
 	ty := rv.Type()
 	for cur := rv; ; {
@@ -181,6 +191,12 @@ func FromNested(v any) *Tensor {
 		}
 		ty = cur.Type()
 	}
+	return shape, ty
+}
+
+// nestedDType returns the DType that holds elements of type ty, and
+// panics for types FromNested does not take.
+func nestedDType(ty reflect.Type) DType {
 	var dt DType
 	switch ty.Kind() {
 	case reflect.Float64:
@@ -195,63 +211,81 @@ func FromNested(v any) *Tensor {
 		PanicHint("FromNested", ErrDType, "use float64, float32, int, int64 or bool elements",
 			"unsupported element type %v", ty)
 	}
-	n := checkShape("FromNested", shape)
-	f := make([]float64, 0, n)
-	var b []bool
-	var ints []int64
-	var walk func(x reflect.Value, depth int, path []int)
-	walk = func(x reflect.Value, depth int, path []int) {
-		for x.Kind() == reflect.Interface {
-			x = x.Elem()
-		}
-		if depth == len(shape) {
-			if x.Kind() == reflect.Slice || x.Kind() == reflect.Array {
-				Panicf("FromNested", ErrShape, "ragged nesting: element at %v is a sequence, expected a %v scalar (shape %v)", path, dt, shape)
-			}
-			switch dt {
-			case Float64, Float32:
-				if x.Kind() != reflect.Float64 && x.Kind() != reflect.Float32 {
-					Panicf("FromNested", ErrDType, "mixed element types: %v at %v, expected %v", x.Type(), path, ty)
-				}
-				f = append(f, x.Float())
-			case Int64:
-				if !x.CanInt() {
-					Panicf("FromNested", ErrDType, "mixed element types: %v at %v, expected %v", x.Type(), path, ty)
-				}
-				ints = append(ints, x.Int())
-			case Bool:
-				if x.Kind() != reflect.Bool {
-					Panicf("FromNested", ErrDType, "mixed element types: %v at %v, expected %v", x.Type(), path, ty)
-				}
-				b = append(b, x.Bool())
-			}
-			return
-		}
-		if x.Kind() != reflect.Slice && x.Kind() != reflect.Array {
-			Panicf("FromNested", ErrShape, "ragged nesting: element at %v is a scalar, expected a sequence of length %d (shape %v)", path, shape[depth], shape)
-		}
-		if x.Len() != shape[depth] {
-			Panicf("FromNested", ErrShape, "ragged nesting: sequence at %v has length %d, expected %d (shape %v)", path, x.Len(), shape[depth], shape)
-		}
-		for i := 0; i < x.Len(); i++ {
-			walk(x.Index(i), depth+1, append(path, i))
-		}
+	return dt
+}
+
+// nestedElems gathers the elements of a nested value of the given shape,
+// whose first element has type ty, as dtype dt.
+type nestedElems struct {
+	shape []int
+	dt    DType
+	ty    reflect.Type
+	f     []float64 // Float64 and Float32
+	ints  []int64
+	b     []bool
+}
+
+// walk appends the elements of x, at the given depth and path, in
+// row-major order, and panics on ragged nesting or mixed element types.
+func (e *nestedElems) walk(x reflect.Value, depth int, path []int) {
+	for x.Kind() == reflect.Interface {
+		x = x.Elem()
 	}
-	walk(rv, 0, nil)
+	if depth == len(e.shape) {
+		e.scalar(x, path)
+		return
+	}
+	if x.Kind() != reflect.Slice && x.Kind() != reflect.Array {
+		Panicf("FromNested", ErrShape, "ragged nesting: element at %v is a scalar, expected a sequence of length %d (shape %v)", path, e.shape[depth], e.shape)
+	}
+	if x.Len() != e.shape[depth] {
+		Panicf("FromNested", ErrShape, "ragged nesting: sequence at %v has length %d, expected %d (shape %v)", path, x.Len(), e.shape[depth], e.shape)
+	}
+	for i := 0; i < x.Len(); i++ {
+		e.walk(x.Index(i), depth+1, append(path, i))
+	}
+}
+
+// scalar appends the element x found at path.
+func (e *nestedElems) scalar(x reflect.Value, path []int) {
+	if x.Kind() == reflect.Slice || x.Kind() == reflect.Array {
+		Panicf("FromNested", ErrShape, "ragged nesting: element at %v is a sequence, expected a %v scalar (shape %v)", path, e.dt, e.shape)
+	}
+	switch e.dt {
+	case Float64, Float32:
+		if x.Kind() != reflect.Float64 && x.Kind() != reflect.Float32 {
+			Panicf("FromNested", ErrDType, "mixed element types: %v at %v, expected %v", x.Type(), path, e.ty)
+		}
+		e.f = append(e.f, x.Float())
+	case Int64:
+		if !x.CanInt() {
+			Panicf("FromNested", ErrDType, "mixed element types: %v at %v, expected %v", x.Type(), path, e.ty)
+		}
+		e.ints = append(e.ints, x.Int())
+	case Bool:
+		if x.Kind() != reflect.Bool {
+			Panicf("FromNested", ErrDType, "mixed element types: %v at %v, expected %v", x.Type(), path, e.ty)
+		}
+		e.b = append(e.b, x.Bool())
+	}
+}
+
+// tensor returns the gathered elements as a flat tensor of dtype e.dt.
+func (e *nestedElems) tensor() *Tensor {
 	var t *Tensor
-	switch dt {
+	switch e.dt {
 	case Float64:
-		t = FromSlice(f)
+		t = FromSlice(e.f)
 	case Float32:
-		f32 := make([]float32, len(f))
-		for i, x := range f {
+		f32 := make([]float32, len(e.f))
+		for i, x := range e.f {
 			f32[i] = float32(x)
 		}
 		t = FromSlice(f32)
 	case Int64:
-		t = FromSlice(ints)
+		t = FromSlice(e.ints)
 	case Bool:
-		t = FromSlice(b)
+		t = FromSlice(e.b)
 	}
-	return t.Reshape(shape...)
+	return t
 }

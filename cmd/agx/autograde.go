@@ -43,67 +43,17 @@ Flags:
 
 // autogradeCommand implements `agx autograde`.
 func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var opt autograde.Options
-	var memMiB, fileMiB, outKiB, dockerMiB int
-	var assignment string
-	fs := flag.NewFlagSet("agx autograde", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&opt.Source, "source", "", "the instructor source `notebook` (required)")
-	fs.StringVar(&opt.Dir, "o", "", "the gradebook `DIR` (required)")
-	fs.StringVar(&opt.Kernel, "kernel", DefaultKernel, "Jupyter kernelspec `name` to run the notebooks with")
-	fs.StringVar(&opt.Python, "python", jupyter.DefaultPython, "Python `interpreter` that has nbclient (Debian's)")
-	fs.DurationVar(&opt.CellTimeout, "cell-timeout", 120*time.Second, "time limit per cell (a cold Go build takes ~30s)")
-	fs.DurationVar(&opt.Timeout, "timeout", 10*time.Minute, "time limit per notebook")
-	fs.IntVar(&opt.Jobs, "j", 2, "grade `N` submissions at once")
-	fs.BoolVar(&opt.Force, "force", false, "regrade submissions whose entry is up to date")
-	fs.StringVar(&assignment, "assignment", "", "in nbgrader's layout, read DIR/STUDENT/`ASSIGNMENT`/NAME.ipynb (default: the one assignment directory that holds NAME.ipynb)")
-	fs.IntVar(&memMiB, "memory", 4096, "address-space limit of each kernel process, in `MiB` (0: none)")
-	fs.IntVar(&opt.Limits.Procs, "procs", 2048, "process and thread limit of the kernel's user (as root, the kernel runs as a user of its own so that it binds; 0: none)")
-	fs.IntVar(&fileMiB, "file-size", 1024, "largest file a kernel process may write, in `MiB` (0: none)")
-	fs.IntVar(&outKiB, "max-output", 1024, "output kept per cell, in `KiB` (0: no cap)")
-	fs.StringVar(&opt.Limits.Network, "net", autograde.NetAuto, "network: auto or none (no network, or refuse to grade), host (the host's network)")
-	fs.StringVar(&opt.Docker, "docker", "", "grade each submission in a fresh container of the grader `IMAGE` (docker run: no network, read-only root, "+
-		"process and memory limits, no CAP_SYS_ADMIN needed; docs/grading.md)")
-	fs.IntVar(&dockerMiB, "docker-memory", autograde.DefaultContainerMemory>>20, "with --docker, the memory limit of each container, in `MiB`")
-	fs.StringVar(&opt.Isolation, "isolation", autograde.IsolationStrict, "strict: grade only with every measure in force, or nobody; "+
-		autograde.IsolationBestEffort+": grade with what this machine allows, and say in every entry what was missing")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, autogradeUsage)
-		fs.PrintDefaults()
-	}
+	fs, f := newAutogradeFlags(stderr)
 	paths, help, err := parseArgs(fs, args)
 	if help || err != nil {
 		return err
 	}
-	switch {
-	case opt.Source == "":
-		return usageError{"--source is required"}
-	case opt.Dir == "":
-		return usageError{"-o GRADEBOOK_DIR is required"}
-	case len(paths) == 0:
-		return usageError{"no submissions given"}
-	case opt.Jobs < 1:
-		return usageError{"-j must be at least 1"}
-	case opt.CellTimeout <= 0 || opt.Timeout <= 0:
-		return usageError{"the time limits must be positive"}
-	case memMiB < 0 || fileMiB < 0 || outKiB < 0 || opt.Limits.Procs < 0:
-		return usageError{"limits must not be negative"}
-	case opt.Limits.Network != autograde.NetAuto && opt.Limits.Network != autograde.NetNone && opt.Limits.Network != autograde.NetHost:
-		return usageError{"--net must be auto, none or host"}
-	case opt.Isolation != autograde.IsolationStrict && opt.Isolation != autograde.IsolationBestEffort:
-		return usageError{"--isolation must be " + autograde.IsolationStrict + " or " + autograde.IsolationBestEffort}
-	case opt.Docker != "" && opt.Isolation == autograde.IsolationBestEffort:
-		return usageError{"--docker isolates with the container or grades nobody: --isolation=" + autograde.IsolationBestEffort + " does not apply"}
-	case dockerMiB < 256:
-		return usageError{"--docker-memory must be at least 256 MiB"}
+	if err := f.check(paths); err != nil {
+		return err
 	}
-	opt.ContainerMemory = int64(dockerMiB) << 20
-	opt.Limits.MemoryBytes = int64(memMiB) << 20
-	opt.Limits.FileBytes = int64(fileMiB) << 20
-	opt.MaxOutputBytes = outKiB << 10
-	opt.Log = stderr
+	opt := f.options(stderr)
 
-	subs, warnings, err := autograde.FindSubmissionsOf(filepath.Base(opt.Source), assignment, paths)
+	subs, warnings, err := autograde.FindSubmissionsOf(filepath.Base(opt.Source), f.assignment, paths)
 	if err != nil {
 		return err
 	}
@@ -117,6 +67,94 @@ func autogradeCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	return reportGrading(stdout, stderr, sum)
+}
+
+// autogradeFlags holds the parsed flags of agx autograde: the options
+// taken as they are, and the sizes and assignment still to convert.
+type autogradeFlags struct {
+	opt                                autograde.Options
+	memMiB, fileMiB, outKiB, dockerMiB int
+	assignment                         string
+}
+
+// newAutogradeFlags defines the flags of agx autograde on a new flag set.
+func newAutogradeFlags(stderr io.Writer) (*flag.FlagSet, *autogradeFlags) {
+	f := &autogradeFlags{}
+	opt := &f.opt
+	fs := flag.NewFlagSet("agx autograde", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&opt.Source, "source", "", "the instructor source `notebook` (required)")
+	fs.StringVar(&opt.Dir, "o", "", "the gradebook `DIR` (required)")
+	fs.StringVar(&opt.Kernel, "kernel", DefaultKernel, "Jupyter kernelspec `name` to run the notebooks with")
+	fs.StringVar(&opt.Python, "python", jupyter.DefaultPython, "Python `interpreter` that has nbclient (Debian's)")
+	fs.DurationVar(&opt.CellTimeout, "cell-timeout", 120*time.Second, "time limit per cell (a cold Go build takes ~30s)")
+	fs.DurationVar(&opt.Timeout, "timeout", 10*time.Minute, "time limit per notebook")
+	fs.IntVar(&opt.Jobs, "j", 2, "grade `N` submissions at once")
+	fs.BoolVar(&opt.Force, "force", false, "regrade submissions whose entry is up to date")
+	fs.StringVar(&f.assignment, "assignment", "", "in nbgrader's layout, read DIR/STUDENT/`ASSIGNMENT`/NAME.ipynb (default: the one assignment directory that holds NAME.ipynb)")
+	fs.IntVar(&f.memMiB, "memory", 4096, "address-space limit of each kernel process, in `MiB` (0: none)")
+	fs.IntVar(&opt.Limits.Procs, "procs", 2048, "process and thread limit of the kernel's user (as root, the kernel runs as a user of its own so that it binds; 0: none)")
+	fs.IntVar(&f.fileMiB, "file-size", 1024, "largest file a kernel process may write, in `MiB` (0: none)")
+	fs.IntVar(&f.outKiB, "max-output", 1024, "output kept per cell, in `KiB` (0: no cap)")
+	fs.StringVar(&opt.Limits.Network, "net", autograde.NetAuto, "network: auto or none (no network, or refuse to grade), host (the host's network)")
+	fs.StringVar(&opt.Docker, "docker", "", "grade each submission in a fresh container of the grader `IMAGE` (docker run: no network, read-only root, "+
+		"process and memory limits, no CAP_SYS_ADMIN needed; docs/grading.md)")
+	fs.IntVar(&f.dockerMiB, "docker-memory", autograde.DefaultContainerMemory>>20, "with --docker, the memory limit of each container, in `MiB`")
+	fs.StringVar(&opt.Isolation, "isolation", autograde.IsolationStrict, "strict: grade only with every measure in force, or nobody; "+
+		autograde.IsolationBestEffort+": grade with what this machine allows, and say in every entry what was missing")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, autogradeUsage)
+		fs.PrintDefaults()
+	}
+	return fs, f
+}
+
+// check rejects missing required flags, no submission paths, and values
+// out of range.
+func (f *autogradeFlags) check(paths []string) error {
+	opt := &f.opt
+	switch {
+	case opt.Source == "":
+		return usageError{"--source is required"}
+	case opt.Dir == "":
+		return usageError{"-o GRADEBOOK_DIR is required"}
+	case len(paths) == 0:
+		return usageError{"no submissions given"}
+	case opt.Jobs < 1:
+		return usageError{"-j must be at least 1"}
+	case opt.CellTimeout <= 0 || opt.Timeout <= 0:
+		return usageError{"the time limits must be positive"}
+	case f.memMiB < 0 || f.fileMiB < 0 || f.outKiB < 0 || opt.Limits.Procs < 0:
+		return usageError{"limits must not be negative"}
+	case opt.Limits.Network != autograde.NetAuto && opt.Limits.Network != autograde.NetNone && opt.Limits.Network != autograde.NetHost:
+		return usageError{"--net must be auto, none or host"}
+	case opt.Isolation != autograde.IsolationStrict && opt.Isolation != autograde.IsolationBestEffort:
+		return usageError{"--isolation must be " + autograde.IsolationStrict + " or " + autograde.IsolationBestEffort}
+	case opt.Docker != "" && opt.Isolation == autograde.IsolationBestEffort:
+		return usageError{"--docker isolates with the container or grades nobody: --isolation=" + autograde.IsolationBestEffort + " does not apply"}
+	case f.dockerMiB < 256:
+		return usageError{"--docker-memory must be at least 256 MiB"}
+	}
+	return nil
+}
+
+// options returns the grading options with the sizes in bytes and the
+// log going to stderr.
+func (f *autogradeFlags) options(stderr io.Writer) autograde.Options {
+	opt := f.opt
+	opt.ContainerMemory = int64(f.dockerMiB) << 20
+	opt.Limits.MemoryBytes = int64(f.memMiB) << 20
+	opt.Limits.FileBytes = int64(f.fileMiB) << 20
+	opt.MaxOutputBytes = f.outKiB << 10
+	opt.Log = stderr
+	return opt
+}
+
+// reportGrading prints the grading's warnings and gradebook, and what
+// needs the students or the instructor; it fails when a submission was
+// ungradable.
+func reportGrading(stdout, stderr io.Writer, sum *autograde.Summary) error {
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(stderr, "agx autograde: warning: %s\n", w)
 	}

@@ -32,22 +32,7 @@ Flags:
 `
 
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("agx bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	filter := fs.String("run", "", "only workloads whose name matches this `regexp`")
-	rounds := fs.Int("rounds", 7, "alternating agx/PyTorch rounds per workload")
-	sample := fs.Duration("sample", 40*time.Millisecond, "target duration of one timed sample")
-	noTorch := fs.Bool("no-torch", false, "time agx only")
-	python := fs.String("python", "/usr/bin/python3", "Python `interpreter` with torch")
-	jsonOut := fs.String("json", "", "also write the results as JSON to `FILE`")
-	gap := fs.Duration("gap", 0, "with -no-torch, idle this long before each agx sample, as agx idles while PyTorch runs its sample")
-	repeat := fs.Int("repeat", 1, "run the whole comparison `N` times, each in a new agx and a new PyTorch process, and print the median and range of each workload's figures over the runs")
-	peakReport := fs.Bool("peak", false, "instead of the workloads, measure one core's FMA peak and the float32 and float64 GEMM (256 to 2048, one thread) as a fraction of it; AGX_GEMM_ISA=avx2 in the environment measures the AVX2 kernels on an AVX-512 CPU")
-	memSteps := fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap), then the peak memory and step time of a deep MLP with and without agx.Checkpoint (checkpoint_deep_mlp)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, benchUsage)
-		fs.PrintDefaults()
-	}
+	fs, f := newBenchFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -57,81 +42,132 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if fs.NArg() > 0 {
 		return usageError{"unexpected arguments"}
 	}
-	if *gap < 0 || (*gap > 0 && !*noTorch) {
-		return usageError{"-gap takes a positive duration and needs -no-torch (with PyTorch, agx already idles while PyTorch runs)"}
-	}
-	if *repeat < 1 {
-		return usageError{"-repeat takes a count of 1 or more"}
-	}
-	if *repeat > 1 && *memSteps > 0 {
-		return usageError{"-repeat times workloads; -mem measures memory in one process"}
-	}
-	if err := checkGEMMISA(os.Getenv("AGX_GEMM_ISA")); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
-	if *peakReport {
-		if *repeat > 1 || *memSteps > 0 {
-			return usageError{"-peak runs on its own, without -repeat or -mem"}
-		}
+	if *f.peakReport {
 		peaks, rows := bench.MeasureGEMMPeak(bench.PeakOptions{Progress: stderr})
 		return bench.WriteGEMMPeak(stdout, peaks, rows)
 	}
-	opts := bench.Options{Rounds: *rounds, Sample: *sample, Torch: !*noTorch, Python: *python, Progress: stderr, Gap: *gap}
-	if *filter != "" {
-		re, err := regexp.Compile(*filter)
+	opts := bench.Options{Rounds: *f.rounds, Sample: *f.sample, Torch: !*f.noTorch, Python: *f.python, Progress: stderr, Gap: *f.gap}
+	if *f.filter != "" {
+		re, err := regexp.Compile(*f.filter)
 		if err != nil {
 			return usageError{"bad -run: " + err.Error()}
 		}
 		opts.Filter = re
 	}
-	if *memSteps > 0 {
-		var ws []bench.Workload
-		for _, w := range bench.All() {
-			if opts.Filter == nil || opts.Filter.MatchString(w.Name) {
-				ws = append(ws, w)
-			}
-		}
-		ckpt := opts.Filter == nil || opts.Filter.MatchString(bench.CheckpointName)
-		if len(ws) == 0 && !ckpt {
-			return fmt.Errorf("no workload matches %q", *filter)
-		}
-		if len(ws) > 0 {
-			if err := bench.WriteMemTable(stdout, bench.Memory(ws, *memSteps)); err != nil {
-				return err
-			}
-		}
-		if ckpt {
-			// Peak memory and time of a deep MLP with and without agx.Checkpoint.
-			return bench.WriteCheckpointTable(stdout, bench.CheckpointMemory(checkpointModel, *memSteps))
-		}
-		return nil
+	if *f.memSteps > 0 {
+		return benchMemory(stdout, opts.Filter, *f.filter, *f.memSteps)
 	}
-	if *repeat > 1 {
+	if *f.repeat > 1 {
 		var child []string
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "repeat" && f.Name != "json" {
-				child = append(child, "-"+f.Name+"="+f.Value.String())
+		fs.Visit(func(fl *flag.Flag) {
+			if fl.Name != "repeat" && fl.Name != "json" {
+				child = append(child, "-"+fl.Name+"="+fl.Value.String())
 			}
 		})
-		return benchRepeat(ctx, *repeat, child, *jsonOut, stdout, stderr)
+		return benchRepeat(ctx, *f.repeat, child, *f.jsonOut, stdout, stderr)
 	}
+	return benchOnce(ctx, opts, *f.filter, *f.jsonOut, stdout)
+}
+
+// benchFlags holds the parsed flags of agx bench.
+type benchFlags struct {
+	filter, python, jsonOut  *string
+	rounds, repeat, memSteps *int
+	sample, gap              *time.Duration
+	noTorch, peakReport      *bool
+}
+
+// newBenchFlags defines the flags of agx bench on a new flag set.
+func newBenchFlags(stderr io.Writer) (*flag.FlagSet, *benchFlags) {
+	fs := flag.NewFlagSet("agx bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &benchFlags{}
+	f.filter = fs.String("run", "", "only workloads whose name matches this `regexp`")
+	f.rounds = fs.Int("rounds", 7, "alternating agx/PyTorch rounds per workload")
+	f.sample = fs.Duration("sample", 40*time.Millisecond, "target duration of one timed sample")
+	f.noTorch = fs.Bool("no-torch", false, "time agx only")
+	f.python = fs.String("python", "/usr/bin/python3", "Python `interpreter` with torch")
+	f.jsonOut = fs.String("json", "", "also write the results as JSON to `FILE`")
+	f.gap = fs.Duration("gap", 0, "with -no-torch, idle this long before each agx sample, as agx idles while PyTorch runs its sample")
+	f.repeat = fs.Int("repeat", 1, "run the whole comparison `N` times, each in a new agx and a new PyTorch process, and print the median and range of each workload's figures over the runs")
+	f.peakReport = fs.Bool("peak", false, "instead of the workloads, measure one core's FMA peak and the float32 and float64 GEMM (256 to 2048, one thread) as a fraction of it; AGX_GEMM_ISA=avx2 in the environment measures the AVX2 kernels on an AVX-512 CPU")
+	f.memSteps = fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap), then the peak memory and step time of a deep MLP with and without agx.Checkpoint (checkpoint_deep_mlp)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, benchUsage)
+		fs.PrintDefaults()
+	}
+	return fs, f
+}
+
+// check rejects flag combinations agx bench does not run, and an unknown
+// AGX_GEMM_ISA.
+func (f *benchFlags) check() error {
+	if *f.gap < 0 || (*f.gap > 0 && !*f.noTorch) {
+		return usageError{"-gap takes a positive duration and needs -no-torch (with PyTorch, agx already idles while PyTorch runs)"}
+	}
+	if *f.repeat < 1 {
+		return usageError{"-repeat takes a count of 1 or more"}
+	}
+	if *f.repeat > 1 && *f.memSteps > 0 {
+		return usageError{"-repeat times workloads; -mem measures memory in one process"}
+	}
+	if err := checkGEMMISA(os.Getenv("AGX_GEMM_ISA")); err != nil {
+		return err
+	}
+	if *f.peakReport && (*f.repeat > 1 || *f.memSteps > 0) {
+		return usageError{"-peak runs on its own, without -repeat or -mem"}
+	}
+	return nil
+}
+
+// benchMemory reports the memory of the workloads matching re (all when
+// re is nil) and of the checkpointed deep MLP, steps calls each.
+func benchMemory(stdout io.Writer, re *regexp.Regexp, filter string, steps int) error {
+	var ws []bench.Workload
+	for _, w := range bench.All() {
+		if re == nil || re.MatchString(w.Name) {
+			ws = append(ws, w)
+		}
+	}
+	ckpt := re == nil || re.MatchString(bench.CheckpointName)
+	if len(ws) == 0 && !ckpt {
+		return fmt.Errorf("no workload matches %q", filter)
+	}
+	if len(ws) > 0 {
+		if err := bench.WriteMemTable(stdout, bench.Memory(ws, steps)); err != nil {
+			return err
+		}
+	}
+	if ckpt {
+		// Peak memory and time of a deep MLP with and without agx.Checkpoint.
+		return bench.WriteCheckpointTable(stdout, bench.CheckpointMemory(checkpointModel, steps))
+	}
+	return nil
+}
+
+// benchOnce runs the timing comparison once, prints its table and, when
+// jsonOut is set, writes the results there as JSON.
+func benchOnce(ctx context.Context, opts bench.Options, filter, jsonOut string, stdout io.Writer) error {
 	res, err := bench.Run(ctx, opts)
 	if err != nil {
 		return err
 	}
 	if len(res) == 0 {
-		return fmt.Errorf("no workload matches %q", *filter)
+		return fmt.Errorf("no workload matches %q", filter)
 	}
 	fmt.Fprintln(stdout)
 	if err := bench.WriteTable(stdout, res); err != nil {
 		return err
 	}
-	if *jsonOut != "" {
+	if jsonOut != "" {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(jsonOut, append(b, '\n'), 0o644); err != nil {
 			return err
 		}
 	}

@@ -91,40 +91,67 @@ func Build(books []Gradebook, collects []string, policy Policy) (*Book, error) {
 	}
 	entries := map[string][]*gradebook.Entry{}
 	for _, g := range books {
-		if g.Assignment == "" || strings.ContainsAny(g.Assignment, "/,") {
-			return nil, fmt.Errorf("%q is not an assignment name", g.Assignment)
-		}
-		es, err := gradebook.ReadEntries(g.Dir)
-		if err != nil {
+		if err := addGradebook(b, entries, g, row); err != nil {
 			return nil, err
 		}
-		if len(es) == 0 {
-			return nil, fmt.Errorf("%s has no gradebook entries", g.Dir)
-		}
-		col := g.Assignment + "/" + es[0].Notebook
-		for _, e := range es {
-			if e.Notebook != es[0].Notebook {
-				return nil, fmt.Errorf("%s holds entries of two notebooks, %s and %s", g.Dir, es[0].Notebook, e.Notebook)
-			}
-		}
-		if _, dup := entries[col]; dup {
-			return nil, fmt.Errorf("two gradebooks for %s", col)
-		}
-		entries[col] = es
-		if _, seen := b.Notebooks[g.Assignment]; !seen {
-			b.Assignments = append(b.Assignments, g.Assignment)
-		}
-		b.Notebooks[g.Assignment] = append(b.Notebooks[g.Assignment], col)
-		// The maximum is the source's: any graded entry has it.
-		for _, e := range es {
-			if e.MaxScore > b.Max[col] {
-				b.Max[col] = e.MaxScore
-			}
-			row(e.Student)
-		}
-		b.Max[g.Assignment] += b.Max[col]
-		b.TotalMax += b.Max[col]
 	}
+	fillCells(entries, row)
+	for _, path := range collects {
+		if err := readCollect(path, b, row); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range rows {
+		scoreRow(b, r, policy)
+		b.Rows = append(b.Rows, r)
+	}
+	sort.Slice(b.Rows, func(i, j int) bool { return b.Rows[i].Student < b.Rows[j].Student })
+	return b, nil
+}
+
+// addGradebook reads g's entries into entries under their column
+// (ASSIGNMENT/NOTEBOOK), adds the column and its maximum to b, and gives
+// each student in it a row.
+func addGradebook(b *Book, entries map[string][]*gradebook.Entry, g Gradebook, row func(string) *Row) error {
+	if g.Assignment == "" || strings.ContainsAny(g.Assignment, "/,") {
+		return fmt.Errorf("%q is not an assignment name", g.Assignment)
+	}
+	es, err := gradebook.ReadEntries(g.Dir)
+	if err != nil {
+		return err
+	}
+	if len(es) == 0 {
+		return fmt.Errorf("%s has no gradebook entries", g.Dir)
+	}
+	col := g.Assignment + "/" + es[0].Notebook
+	for _, e := range es {
+		if e.Notebook != es[0].Notebook {
+			return fmt.Errorf("%s holds entries of two notebooks, %s and %s", g.Dir, es[0].Notebook, e.Notebook)
+		}
+	}
+	if _, dup := entries[col]; dup {
+		return fmt.Errorf("two gradebooks for %s", col)
+	}
+	entries[col] = es
+	if _, seen := b.Notebooks[g.Assignment]; !seen {
+		b.Assignments = append(b.Assignments, g.Assignment)
+	}
+	b.Notebooks[g.Assignment] = append(b.Notebooks[g.Assignment], col)
+	// The maximum is the source's: any graded entry has it.
+	for _, e := range es {
+		if e.MaxScore > b.Max[col] {
+			b.Max[col] = e.MaxScore
+		}
+		row(e.Student)
+	}
+	b.Max[g.Assignment] += b.Max[col]
+	b.TotalMax += b.Max[col]
+	return nil
+}
+
+// fillCells puts each entry's score, status and count of cells waiting
+// for a hand grade into its student's row.
+func fillCells(entries map[string][]*gradebook.Entry, row func(string) *Row) {
 	for col, es := range entries {
 		for _, e := range es {
 			c := Cell{Score: e.Score, Max: e.MaxScore, Status: e.Status}
@@ -136,45 +163,49 @@ func Build(books []Gradebook, collects []string, policy Policy) (*Book, error) {
 			row(e.Student).Notebooks[col] = c
 		}
 	}
-	for _, path := range collects {
-		if err := readCollect(path, b, row); err != nil {
-			return nil, err
+}
+
+// scoreRow scores each assignment of r, applying policy's late penalty,
+// totals them and notes what scored nothing, is late or waits for a grade.
+func scoreRow(b *Book, r *Row, policy Policy) {
+	for _, a := range b.Assignments {
+		sum := 0.0
+		for _, col := range b.Notebooks[a] {
+			sum += notebookPoints(b, r, col)
 		}
-	}
-	for _, r := range rows {
-		for _, a := range b.Assignments {
-			sum := 0.0
-			for _, col := range b.Notebooks[a] {
-				c, ok := r.Notebooks[col]
-				switch {
-				case !ok:
-					r.Notebooks[col] = Cell{Status: "missing", Max: b.Max[col]}
-					r.Notes = append(r.Notes, col+": no submission (0 points)")
-				case c.Status != gradebook.Graded:
-					r.Notes = append(r.Notes, fmt.Sprintf("%s: %s (0 points)", col, c.Status))
-				default:
-					sum += c.Score
-				}
-				if c.Waiting > 0 {
-					r.Notes = append(r.Notes, fmt.Sprintf("%s: %d %s graded by hand without a grade yet", col, c.Waiting, plural(c.Waiting, "cell", "cells")))
-				}
+		if late := r.Late[a]; late > 0 {
+			r.Penalty[a] = policy.Penalty(time.Duration(late * float64(time.Second)))
+			if r.Penalty[a] > 0 {
+				r.Notes = append(r.Notes, fmt.Sprintf("%s: late by %s, %g%% off", a, time.Duration(late)*time.Second, round(100*r.Penalty[a])))
+			} else {
+				r.Notes = append(r.Notes, fmt.Sprintf("%s: late by %s, no penalty", a, time.Duration(late)*time.Second))
 			}
-			if late := r.Late[a]; late > 0 {
-				r.Penalty[a] = policy.Penalty(time.Duration(late * float64(time.Second)))
-				if r.Penalty[a] > 0 {
-					r.Notes = append(r.Notes, fmt.Sprintf("%s: late by %s, %g%% off", a, time.Duration(late)*time.Second, round(100*r.Penalty[a])))
-				} else {
-					r.Notes = append(r.Notes, fmt.Sprintf("%s: late by %s, no penalty", a, time.Duration(late)*time.Second))
-				}
-			}
-			r.Score[a] = round(sum * (1 - r.Penalty[a]))
-			r.Total += r.Score[a]
 		}
-		r.Total = round(r.Total)
-		b.Rows = append(b.Rows, r)
+		r.Score[a] = round(sum * (1 - r.Penalty[a]))
+		r.Total += r.Score[a]
 	}
-	sort.Slice(b.Rows, func(i, j int) bool { return b.Rows[i].Student < b.Rows[j].Student })
-	return b, nil
+	r.Total = round(r.Total)
+}
+
+// notebookPoints returns the points r counts for column col, marking a
+// missing submission and noting one that scores nothing or waits for a
+// hand grade.
+func notebookPoints(b *Book, r *Row, col string) float64 {
+	c, ok := r.Notebooks[col]
+	points := 0.0
+	switch {
+	case !ok:
+		r.Notebooks[col] = Cell{Status: "missing", Max: b.Max[col]}
+		r.Notes = append(r.Notes, col+": no submission (0 points)")
+	case c.Status != gradebook.Graded:
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: %s (0 points)", col, c.Status))
+	default:
+		points = c.Score
+	}
+	if c.Waiting > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: %d %s graded by hand without a grade yet", col, c.Waiting, plural(c.Waiting, "cell", "cells")))
+	}
+	return points
 }
 
 // readCollect reads a collect-ASSIGNMENT.csv: the seconds each student's

@@ -70,17 +70,29 @@ const (
 // docker/instructor-only (which the student image must not hold).
 func CheckDockerfile(f *File, versions map[string]string, instructorOnly []string) []string {
 	var probs []string
-	bad := func(in Instruction, format string, a ...any) {
-		probs = append(probs, fmt.Sprintf("Dockerfile:%d: %s", in.Line, fmt.Sprintf(format, a...)))
-	}
+	probs = append(probs, checkBasePins(f, versions)...)
+	probs = append(probs, checkArgDefaults(f, versions)...)
+	probs = append(probs, checkNoCUDAStubs(f)...)
+	probs = append(probs, checkTargets(f, instructorOnly)...)
+	probs = append(probs, checkKernelName(f, versions)...)
+	return probs
+}
 
-	// Base images: a digest, unless the FROM names an earlier stage.
+// dockerfileProblem formats a problem found at instruction in.
+func dockerfileProblem(in Instruction, format string, a ...any) string {
+	return fmt.Sprintf("Dockerfile:%d: %s", in.Line, fmt.Sprintf(format, a...))
+}
+
+// checkBasePins reports base images not pinned by digest (unless the FROM
+// names an earlier stage) and *_IMAGE entries of versions.env without one.
+func checkBasePins(f *File, versions map[string]string) []string {
+	var probs []string
 	for _, s := range f.Stages {
 		if f.Stage(s.Base) != nil && f.Stage(s.Base).Index < s.Index {
 			continue
 		}
 		if !digestRef.MatchString(s.Base) {
-			bad(s.From, "FROM %s is not pinned by digest (want image:tag@sha256:<64 hex>)", s.Base)
+			probs = append(probs, dockerfileProblem(s.From, "FROM %s is not pinned by digest (want image:tag@sha256:<64 hex>)", s.Base))
 		}
 	}
 
@@ -95,14 +107,19 @@ func CheckDockerfile(f *File, versions map[string]string, instructorOnly []strin
 			probs = append(probs, fmt.Sprintf("versions.env: %s=%s is not pinned by digest", k, versions[k]))
 		}
 	}
+	return probs
+}
 
-	// ARG defaults repeat versions.env.
+// checkArgDefaults reports ARG defaults that differ from versions.env, a
+// GO_H1_AMD64 that is not an h1: hash, and missing ARGs of the pins.
+func checkArgDefaults(f *File, versions map[string]string) []string {
+	var probs []string
 	for _, in := range f.Args {
 		name, val, has := strings.Cut(in.Args, "=")
 		name = strings.TrimSpace(name)
 		want, pinned := versions[name]
 		if has && pinned && unquote(strings.TrimSpace(val)) != want {
-			bad(in, "ARG %s default %q differs from docker/versions.env (%q)", name, unquote(val), want)
+			probs = append(probs, dockerfileProblem(in, "ARG %s default %q differs from docker/versions.env (%q)", name, unquote(val), want))
 		}
 	}
 	// Go comes from the module proxy, checked against its go.sum hash.
@@ -119,22 +136,33 @@ func CheckDockerfile(f *File, versions map[string]string, instructorOnly []strin
 			probs = append(probs, fmt.Sprintf("Dockerfile: no ARG %s with a default from docker/versions.env", name))
 		}
 	}
+	return probs
+}
 
-	// CUDA stub libraries are for linking only, never for the loader.
+// checkNoCUDAStubs reports CUDA stub libraries given to the dynamic
+// loader: they are for linking only.
+func checkNoCUDAStubs(f *File) []string {
+	var probs []string
 	for _, s := range f.Stages {
 		for _, in := range s.Body {
 			if in.Cmd == "ENV" {
 				if v, ok := EnvPairs(in.Args)["LD_LIBRARY_PATH"]; ok && strings.Contains(v, "stubs") {
-					bad(in, "LD_LIBRARY_PATH contains a CUDA stubs directory")
+					probs = append(probs, dockerfileProblem(in, "LD_LIBRARY_PATH contains a CUDA stubs directory"))
 				}
 			}
 			if in.Cmd == "RUN" && strings.Contains(in.Args, "stubs") &&
 				(strings.Contains(in.Args, "ld.so.conf") || strings.Contains(in.Args, "ldconfig")) {
-				bad(in, "RUN registers a CUDA stubs directory with the dynamic loader")
+				probs = append(probs, dockerfileProblem(in, "RUN registers a CUDA stubs directory with the dynamic loader"))
 			}
 		}
 	}
+	return probs
+}
 
+// checkTargets checks the student and grader stages' runtimes, that the
+// student image is the last stage, and what the student image holds.
+func checkTargets(f *File, instructorOnly []string) []string {
+	var probs []string
 	for _, target := range []string{StudentTarget, GraderTarget} {
 		t := f.Stage(target)
 		if t == nil {
@@ -144,17 +172,26 @@ func CheckDockerfile(f *File, versions map[string]string, instructorOnly []strin
 		probs = append(probs, checkRuntime(f, t)...)
 	}
 	if last := f.Stages[len(f.Stages)-1]; last.Name != StudentTarget {
-		bad(last.From, "the last stage (the default target) is %q; it must be the student image %q", last.Name, StudentTarget)
+		probs = append(probs, dockerfileProblem(last.From, "the last stage (the default target) is %q; it must be the student image %q", last.Name, StudentTarget))
 	}
 	if t := f.Stage(StudentTarget); t != nil {
 		probs = append(probs, checkStudent(f, t, instructorOnly)...)
 	}
-	if k := versions["AGX_KERNEL_NAME"]; k != "" {
-		for _, s := range f.Stages {
-			for _, in := range s.Body {
-				if m := regexp.MustCompile(`kernel_name=(\S+)`).FindStringSubmatch(in.Args); m != nil && m[1] != k {
-					bad(in, "kernel_name=%s, but the kernelspec is %s (AGX_KERNEL_NAME)", m[1], k)
-				}
+	return probs
+}
+
+// checkKernelName reports a kernel_name= other than versions.env's
+// AGX_KERNEL_NAME, when that is set.
+func checkKernelName(f *File, versions map[string]string) []string {
+	k := versions["AGX_KERNEL_NAME"]
+	if k == "" {
+		return nil
+	}
+	var probs []string
+	for _, s := range f.Stages {
+		for _, in := range s.Body {
+			if m := regexp.MustCompile(`kernel_name=(\S+)`).FindStringSubmatch(in.Args); m != nil && m[1] != k {
+				probs = append(probs, dockerfileProblem(in, "kernel_name=%s, but the kernelspec is %s (AGX_KERNEL_NAME)", m[1], k))
 			}
 		}
 	}

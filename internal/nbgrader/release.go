@@ -36,89 +36,124 @@ var gradeNewPattern = regexp.MustCompile(`grade\.New\(\s*"([^"]*)"\s*\)`)
 // all problems found, joined (each a *CellError).
 func Validate(nb *notebook.Notebook) error {
 	var errs []error
-	bad := func(i int, id, format string, args ...any) {
-		errs = append(errs, &CellError{i, id, fmt.Sprintf(format, args...)})
-	}
 	seen := map[string]int{}
 	for i, c := range nb.Cells {
-		m, err := Get(c)
-		if err != nil {
-			bad(i, "", "%v", err)
-			continue
-		}
-		if m == nil {
-			if HasSolution(c.Source) || HasHiddenTests(c.Source) {
-				bad(i, "", "has solution or hidden-test markers but no nbgrader metadata")
-			}
-			continue
-		}
-		id := m.GradeID
-		var keys map[string]json.RawMessage
-		_ = json.Unmarshal(c.Metadata["nbgrader"], &keys) // Get parsed it
-		for _, k := range []string{"schema_version", "grade", "solution", "locked"} {
-			if _, ok := keys[k]; !ok {
-				bad(i, id, "metadata.nbgrader lacks %q", k)
-			}
-		}
-		if m.SchemaVersion != SchemaVersion {
-			bad(i, id, "nbgrader schema_version %d, want %d", m.SchemaVersion, SchemaVersion)
-		}
-		if m.Grade || m.Solution || m.Locked || m.Task {
-			switch {
-			case id == "":
-				bad(i, id, "no grade_id")
-			case !GradeIDPattern.MatchString(id):
-				bad(i, id, "grade_id %q may only hold letters, digits, '_' and '-'", id)
-			case seen[id] != 0:
-				bad(i, id, "grade_id %q is also used by cell %d", id, seen[id]-1)
-			default:
-				seen[id] = i + 1
-			}
-		}
-		if m.HasPoints() && !m.Grade && !m.Task {
-			bad(i, id, "points on a cell that is not graded (set grade: true, or remove points)")
-		}
-		if m.Points < 0 {
-			bad(i, id, "negative points %v", m.Points)
-		}
-		if (m.Grade || m.Task) && !m.HasPoints() {
-			bad(i, id, "a graded cell needs points")
-		}
-		kind := m.Kind()
-		if kind == KindTest && !m.Locked {
-			bad(i, id, "test cell is not locked (set locked: true)")
-		}
-		if HasSolution(c.Source) && kind != KindSolution && kind != KindManual {
-			bad(i, id, "solution markers in a cell that is not a solution cell")
-		}
-		if HasHiddenTests(c.Source) && kind != KindTest {
-			bad(i, id, "hidden-test markers in a cell that is not a test cell")
-		}
-		if _, err := ClearSolutions(c.Source, id); err != nil {
-			bad(i, id, "%v", err)
-		}
-		if _, err := RemoveHiddenTests(c.Source); err != nil {
-			bad(i, id, "%v", err)
-		}
-		if kind == KindTest && c.CellType == notebook.Code {
-			calls := gradeNewPattern.FindAllStringSubmatch(c.Source, -1)
-			own := 0
-			for _, call := range calls {
-				if call[1] == id {
-					own++
-				} else {
-					bad(i, id, "calls grade.New(%q): a test cell must use its own grade_id", call[1])
-				}
-			}
-			if own != 1 {
-				bad(i, id, "calls grade.New(%q) %d times, want exactly once (written as %s)", id, own, gradeNewCall(id))
-			}
-			if strings.Contains(c.Source, ".Nonce(") {
-				bad(i, id, "sets a nonce itself; agx autograde writes it")
-			}
-		}
+		errs = append(errs, validateCell(i, c, seen)...)
 	}
 	return errors.Join(errs...)
+}
+
+// cellProblems collects the problems of cell i, whose grade_id is id.
+type cellProblems struct {
+	i    int
+	id   string
+	errs []error
+}
+
+func (p *cellProblems) bad(format string, args ...any) {
+	p.errs = append(p.errs, &CellError{p.i, p.id, fmt.Sprintf(format, args...)})
+}
+
+// validateCell returns the problems of cell i; seen maps the grade_ids of
+// the cells before it to their index plus one, and gains c's.
+func validateCell(i int, c *notebook.Cell, seen map[string]int) []error {
+	p := &cellProblems{i: i}
+	m, err := Get(c)
+	if err != nil {
+		p.bad("%v", err)
+		return p.errs
+	}
+	if m == nil {
+		if HasSolution(c.Source) || HasHiddenTests(c.Source) {
+			p.bad("has solution or hidden-test markers but no nbgrader metadata")
+		}
+		return p.errs
+	}
+	p.id = m.GradeID
+	checkMetadata(p, c, m, seen)
+	checkMarkers(p, c, m)
+	if m.Kind() == KindTest && c.CellType == notebook.Code {
+		checkTestCalls(p, c.Source)
+	}
+	return p.errs
+}
+
+// checkMetadata checks c's nbgrader metadata m: its keys and schema
+// version, a unique well-formed grade_id, and points where graded.
+func checkMetadata(p *cellProblems, c *notebook.Cell, m *Meta, seen map[string]int) {
+	id := p.id
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(c.Metadata["nbgrader"], &keys) // Get parsed it
+	for _, k := range []string{"schema_version", "grade", "solution", "locked"} {
+		if _, ok := keys[k]; !ok {
+			p.bad("metadata.nbgrader lacks %q", k)
+		}
+	}
+	if m.SchemaVersion != SchemaVersion {
+		p.bad("nbgrader schema_version %d, want %d", m.SchemaVersion, SchemaVersion)
+	}
+	if m.Grade || m.Solution || m.Locked || m.Task {
+		switch {
+		case id == "":
+			p.bad("no grade_id")
+		case !GradeIDPattern.MatchString(id):
+			p.bad("grade_id %q may only hold letters, digits, '_' and '-'", id)
+		case seen[id] != 0:
+			p.bad("grade_id %q is also used by cell %d", id, seen[id]-1)
+		default:
+			seen[id] = p.i + 1
+		}
+	}
+	if m.HasPoints() && !m.Grade && !m.Task {
+		p.bad("points on a cell that is not graded (set grade: true, or remove points)")
+	}
+	if m.Points < 0 {
+		p.bad("negative points %v", m.Points)
+	}
+	if (m.Grade || m.Task) && !m.HasPoints() {
+		p.bad("a graded cell needs points")
+	}
+}
+
+// checkMarkers checks that test cells are locked and that c's solution
+// and hidden-test markers fit its kind and are well formed.
+func checkMarkers(p *cellProblems, c *notebook.Cell, m *Meta) {
+	kind := m.Kind()
+	if kind == KindTest && !m.Locked {
+		p.bad("test cell is not locked (set locked: true)")
+	}
+	if HasSolution(c.Source) && kind != KindSolution && kind != KindManual {
+		p.bad("solution markers in a cell that is not a solution cell")
+	}
+	if HasHiddenTests(c.Source) && kind != KindTest {
+		p.bad("hidden-test markers in a cell that is not a test cell")
+	}
+	if _, err := ClearSolutions(c.Source, p.id); err != nil {
+		p.bad("%v", err)
+	}
+	if _, err := RemoveHiddenTests(c.Source); err != nil {
+		p.bad("%v", err)
+	}
+}
+
+// checkTestCalls checks that a code test cell calls grade.New with its
+// own grade_id exactly once and sets no nonce.
+func checkTestCalls(p *cellProblems, src string) {
+	id := p.id
+	own := 0
+	for _, call := range gradeNewPattern.FindAllStringSubmatch(src, -1) {
+		if call[1] == id {
+			own++
+		} else {
+			p.bad("calls grade.New(%q): a test cell must use its own grade_id", call[1])
+		}
+	}
+	if own != 1 {
+		p.bad("calls grade.New(%q) %d times, want exactly once (written as %s)", id, own, gradeNewCall(id))
+	}
+	if strings.Contains(src, ".Nonce(") {
+		p.bad("sets a nonce itself; agx autograde writes it")
+	}
 }
 
 // Entry is what the assign manifest records for one nbgrader cell of a
