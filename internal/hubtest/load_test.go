@@ -193,6 +193,8 @@ func (h *hub) runClass(w *workload, class []string, ramp float64) levelResult {
 			defer wg.Done()
 			time.Sleep(time.Duration(float64(i) * ramp * float64(time.Second)))
 			h.student(w, h.users[name], runs[i])
+			r := runs[i]
+			h.t.Logf("N=%d: %s done: %d cells, %d errors, submitted %v", len(class), name, len(r.cells), len(r.errs), r.submitted)
 		}()
 	}
 	wg.Wait()
