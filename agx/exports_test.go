@@ -48,31 +48,22 @@ func TestExportsHaveReasons(t *testing.T) {
 			missing = append(missing, name)
 		}
 	}
-	for _, c := range d.Consts {
-		for _, n := range c.Names {
-			check(n)
+	values := func(vs []*doc.Value) {
+		for _, v := range vs {
+			for _, n := range v.Names {
+				check(n)
+			}
 		}
 	}
-	for _, v := range d.Vars {
-		for _, n := range v.Names {
-			check(n)
-		}
-	}
+	values(d.Consts)
+	values(d.Vars)
 	for _, f := range d.Funcs {
 		check(f.Name)
 	}
 	for _, ty := range d.Types {
 		check(ty.Name)
-		for _, c := range ty.Consts {
-			for _, n := range c.Names {
-				check(n)
-			}
-		}
-		for _, v := range ty.Vars {
-			for _, n := range v.Names {
-				check(n)
-			}
-		}
+		values(ty.Consts)
+		values(ty.Vars)
 		for _, f := range ty.Funcs {
 			check(f.Name)
 		}
