@@ -22,10 +22,11 @@ import (
 //     run); a node becomes ready when its count reaches zero. The ready queue
 //     (engine_queue.go) runs the newest ready node first, as PyTorch does.
 //   - the seed (micrograd's self.grad = 1): rootGradients.
-//   - calling each node's _backward: execute, in run's main loop.
-//   - accumulating into the inputs' grads (micrograd's +=): the loop deposits
-//     each result into the gradient slot of the node it flows to; a slot that
-//     receives several gradients holds their sum (accumulate).
+//   - calling each node's _backward: execute, called by step for each node
+//     drain takes off the ready queue.
+//   - accumulating into the inputs' grads (micrograd's +=): sendGrads
+//     deposits each result into the gradient slot of the node it flows to; a
+//     slot that receives several gradients holds their sum (accumulate).
 //   - leaf accumulation into Grad(): accumulateGrad, run by a leaf's
 //     AccumulateGrad node.
 //   - hooks: runOutHooks (tensor hooks, retained grads) and execute (node
@@ -108,102 +109,136 @@ func run(op string, outputs, inputs []*Tensor, c backwardConfig) []*Tensor {
 	// Made here rather than in rootGradients, so that they stay on the stack.
 	rootEdges, rootGrads := make([]Edge, len(outputs)), make([]*Tensor, len(outputs))
 	rootGradients(op, outputs, c, rootEdges, rootGrads)
-	var capEdges []Edge
-	if inputs != nil {
-		capEdges = make([]Edge, len(inputs))
-		for i, in := range inputs {
-			if in == nil || !in.RequiresGrad() {
-				tensor.Panicf(op, ErrGraph, "input %d of grad does not require grad", i)
-			}
-			capEdges[i] = gradEdge(in)
-		}
-	}
+	capEdges := captureEdges(op, inputs)
 
 	sc := getScratch()
 	defer putScratch(sc)
 	discover(sc, rootEdges)
-	index, states, edges, edgeAt := sc.index, sc.states, sc.edges, sc.edgeAt
-	var caps []*capture
-	for _, e := range capEdges {
-		cp := &capture{node: e.Node, slot: e.Input}
-		caps = append(caps, cp)
-		if j, ok := index[e.Node]; ok {
-			states[j].caps = append(states[j].caps, cp)
-		}
-	}
+	caps := attachCaptures(sc, capEdges)
 	if inputs != nil {
 		markNeeded(sc, rootEdges)
 	}
-
-	// Seed the outputs' slots and queue the outputs nothing depends on.
-	bufs := &sc.bufs
-	bufs.start(c.createGraph)
-	for i, e := range rootEdges {
-		if rootGrads[i] != nil {
-			bufs.arrive(rootGrads[i])
-			bufs.deposit(&states[index[e.Node]].in, e, rootGrads[i])
-		}
-	}
-	q := &sc.queue
-	for _, e := range rootEdges {
-		k := index[e.Node]
-		if st := &states[k]; st.deps == 0 && !st.pushed {
-			st.pushed = true
-			q.push(e.Node, k)
-		}
-	}
-
-	// Run every node once all the nodes that feed it gradients have run.
-	for len(*q) > 0 {
-		top := q.pop()
-		n, st := top.n, &states[top.k]
-		// Grad runs only the nodes above its inputs, and no leaf's
-		// AccumulateGrad: it returns the gradients instead.
-		skip := inputs != nil && (!st.needed || n.leaf != nil)
-		// The gradients of n's outputs, complete now; hooks may change them.
-		grads := bufs.take(n, &st.in, gradUse{
-			seenByUserCode:     hasUserCode(n),
-			consumedByBackward: !skip && len(st.caps) == 0,
-		})
-		bufs.expose(grads)
-		grads = runOutHooks(n, grads)
-		bufs.expose(grads)
-		for _, cp := range st.caps {
-			cp.grad = grads[cp.slot]
-		}
-		// micrograd's _backward: the gradients of n's inputs.
-		var inGrads []*Tensor // one per next edge
-		if !skip {
-			inGrads = execute(n, grads, c, sc, bufs.leafMayKeep())
-			if !c.retainGraph {
-				n.release()
-			}
-		}
-		// micrograd's +=: add each into the slot it flows to; a node whose
-		// last contributor this was is ready.
-		bufs.send(n, inGrads)
-		nextIdx := edges[edgeAt[top.k]:]
-		for i, e := range n.next {
-			if e.Node == nil {
-				continue
-			}
-			j := nextIdx[i]
-			ns := &states[j]
-			if inGrads != nil && inGrads[i] != nil {
-				bufs.deposit(&ns.in, e, inGrads[i])
-			}
-			ns.deps--
-			if ns.deps == 0 && !ns.pushed {
-				ns.pushed = true
-				q.push(e.Node, j)
-			}
-		}
-		bufs.finish(&st.in)
-	}
+	sc.bufs.start(c.createGraph)
+	seedOutputs(sc, rootEdges, rootGrads)
+	drain(sc, c, inputs != nil)
 	if inputs == nil {
 		return nil
 	}
 	return captured(op, caps, c)
+}
+
+// captureEdges returns the edge at which Grad takes the gradient of each of
+// its inputs; nil for Backward.
+func captureEdges(op string, inputs []*Tensor) []Edge {
+	if inputs == nil {
+		return nil
+	}
+	edges := make([]Edge, len(inputs))
+	for i, in := range inputs {
+		if in == nil || !in.RequiresGrad() {
+			tensor.Panicf(op, ErrGraph, "input %d of grad does not require grad", i)
+		}
+		edges[i] = gradEdge(in)
+	}
+	return edges
+}
+
+// attachCaptures makes a capture for each of Grad's edges, in order, and
+// hangs it on the state of the node it reads from, when the pass reaches
+// that node.
+func attachCaptures(sc *passScratch, capEdges []Edge) []*capture {
+	var caps []*capture
+	for _, e := range capEdges {
+		cp := &capture{node: e.Node, slot: e.Input}
+		caps = append(caps, cp)
+		if j, ok := sc.index[e.Node]; ok {
+			sc.states[j].caps = append(sc.states[j].caps, cp)
+		}
+	}
+	return caps
+}
+
+// seedOutputs deposits the root gradients into the outputs' slots and queues
+// the outputs that no other output depends on.
+func seedOutputs(sc *passScratch, rootEdges []Edge, rootGrads []*Tensor) {
+	for i, e := range rootEdges {
+		if rootGrads[i] != nil {
+			sc.bufs.arrive(rootGrads[i])
+			sc.bufs.deposit(&sc.states[sc.index[e.Node]].in, e, rootGrads[i])
+		}
+	}
+	for _, e := range rootEdges {
+		k := sc.index[e.Node]
+		if st := &sc.states[k]; st.deps == 0 && !st.pushed {
+			st.pushed = true
+			sc.queue.push(e.Node, k)
+		}
+	}
+}
+
+// drain runs every queued node once all the nodes that feed it gradients
+// have run (grad: the pass is Grad's, which runs only what lies above its
+// inputs).
+func drain(sc *passScratch, c backwardConfig, grad bool) {
+	for len(sc.queue) > 0 {
+		top := sc.queue.pop()
+		inGrads := step(sc, top.n, &sc.states[top.k], c, grad)
+		sendGrads(sc, top, inGrads)
+	}
+}
+
+// step takes the complete gradients of n's outputs, runs the hooks on them,
+// hands them to the captures that read them and, unless Grad skips the
+// node, runs n's backward (micrograd's _backward): one gradient per next
+// edge, or nil.
+func step(sc *passScratch, n *Node, st *nodeState, c backwardConfig, grad bool) []*Tensor {
+	bufs := &sc.bufs
+	// Grad runs only the nodes above its inputs, and no leaf's
+	// AccumulateGrad: it returns the gradients instead.
+	skip := grad && (!st.needed || n.leaf != nil)
+	grads := bufs.take(n, &st.in, gradUse{
+		seenByUserCode:     hasUserCode(n),
+		consumedByBackward: !skip && len(st.caps) == 0,
+	})
+	bufs.expose(grads)
+	grads = runOutHooks(n, grads)
+	bufs.expose(grads)
+	for _, cp := range st.caps {
+		cp.grad = grads[cp.slot]
+	}
+	if skip {
+		return nil
+	}
+	inGrads := execute(n, grads, c, sc, bufs.leafMayKeep())
+	if !c.retainGraph {
+		n.release()
+	}
+	return inGrads
+}
+
+// sendGrads is micrograd's +=: it adds each of a node's input gradients into the
+// slot it flows to, and queues every node whose last contributor this was.
+func sendGrads(sc *passScratch, top readyNode, inGrads []*Tensor) {
+	bufs := &sc.bufs
+	n := top.n
+	bufs.send(n, inGrads)
+	nextIdx := sc.edges[sc.edgeAt[top.k]:]
+	for i, e := range n.next {
+		if e.Node == nil {
+			continue
+		}
+		j := nextIdx[i]
+		ns := &sc.states[j]
+		if inGrads != nil && inGrads[i] != nil {
+			bufs.deposit(&ns.in, e, inGrads[i])
+		}
+		ns.deps--
+		if ns.deps == 0 && !ns.pushed {
+			ns.pushed = true
+			sc.queue.push(e.Node, j)
+		}
+	}
+	bufs.finish(&sc.states[top.k].in)
 }
 
 // hasUserCode reports whether code outside the engine sees n's gradients as
