@@ -84,13 +84,15 @@ func identity[T Num](op ReduceOp) T {
 	case OpMax:
 		switch any(z).(type) {
 		case int64:
-			return T(math.MinInt64)
+			m := int64(math.MinInt64) // a variable: T may be a 32-bit int
+			return T(m)
 		}
 		return T(math.Inf(-1))
 	case OpMin:
 		switch any(z).(type) {
 		case int64:
-			return T(math.MaxInt64)
+			m := int64(math.MaxInt64)
+			return T(m)
 		}
 		return T(math.Inf(1))
 	}
