@@ -149,6 +149,10 @@ func hasZeroBatchStride(v View) bool {
 	return false
 }
 
+// matmulT computes dst = a·b over the last two dims, batched over the
+// others, with one gemm per product: operands in a layout GEMM does not
+// take are copied first (blasOperand), as is a destination it cannot
+// write (then copied back), and a row-major B as Bᵀ for gonum's GEMM.
 func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 	rank := len(dst.Shape)
 	m, n, k := dst.Shape[rank-2], dst.Shape[rank-1], a.Shape[rank-1]
@@ -163,16 +167,8 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 		c.Fill(dst, 0)
 		return
 	}
-	tA, lda, okA := blasLayout(a)
-	if !okA {
-		a = contiguousView(c, a)
-		tA, lda, _ = blasLayout(a)
-	}
-	tB, ldb, okB := blasLayout(b)
-	if !okB {
-		b = contiguousView(c, b)
-		tB, ldb, _ = blasLayout(b)
-	}
+	a, tA, lda := blasOperand(c, a)
+	b, tB, ldb := blasOperand(c, b)
 	// The destination must be row-major, or transposed row-major, in which case
 	// C^T = B^T A^T is computed instead.
 	out := dst
@@ -181,19 +177,8 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 		out = View{Buf: cpuAllocUninit(dst.DType(), batch*m*n), Shape: dst.Shape, Strides: contiguousStrides(dst.Shape)}
 		tC, ldc, _ = blasLayout(out)
 	}
-	// gonum's pure-Go GEMM is markedly faster when it reads B along rows (the
-	// A·Bᵀ form): 1.3x at 512³ and 2x at 128×128×64 here. A row-major B is
-	// therefore copied once as Bᵀ, which costs O(k·n) against the product's
-	// O(m·k·n). Broadcast batches of B are not copied (that would multiply the
-	// memory); neither is a B that is tiny or already transposed. OpenBLAS and
-	// agx's own GEMM (UseFastGEMM) pack B whatever its layout and need no copy.
 	if tB == blas.NoTrans && tC == blas.NoTrans && m >= 16 && !hasZeroBatchStride(b) && gonumGEMM[T]() {
-		r := len(b.Shape)
-		sh, st := slices.Clone(b.Shape), slices.Clone(b.Strides)
-		sh[r-2], sh[r-1] = sh[r-1], sh[r-2]
-		st[r-2], st[r-1] = st[r-1], st[r-2]
-		b = contiguousView(c, View{Buf: b.Buf, Shape: sh, Strides: st, Offset: b.Offset})
-		tB, ldb = blas.Trans, k
+		b, tB, ldb = transposedCopy(c, b), blas.Trans, k
 	}
 	ah, bh, ch := host[T]("MatMul", a.Buf), host[T]("MatMul", b.Buf), host[T]("MatMul", out.Buf)
 	one := func(oa, ob, oc, worker int) {
@@ -206,14 +191,8 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 	if batch == 1 {
 		one(a.Offset, b.Offset, out.Offset, -1)
 	} else {
-		bshape := dst.Shape[:rank-2]
-		st := [][]int{a.Strides[:rank-2], b.Strides[:rank-2], out.Strides[:rank-2]}
-		offs := make([][3]int, 0, batch)
-		forEachIndex(bshape, st, []int{a.Offset, b.Offset, out.Offset}, func(o []int) {
-			offs = append(offs, [3]int{o[0], o[1], o[2]})
-		})
-		w := runtime.GOMAXPROCS(0)
-		if w > 1 && m*n <= batchParallelMax && m*n*k >= 1<<12 && batch*m*n*k*dst.DType().Size() >= batchParallelMin*4 {
+		offs := batchOffsets(dst.Shape[:rank-2], a, b, out, batch)
+		if w := runtime.GOMAXPROCS(0); w > 1 && batchInParallel(batch, m, n, k, dst.DType().Size()) {
 			// The products go to the resident team (package team) one at
 			// a time: the caller takes them itself when no helper is awake.
 			team.Do(batch, w, func(i, worker int) {
@@ -229,4 +208,55 @@ func matmulT[T Float](c CPU, dst, a, b View, gemm gemmFunc[T]) {
 	if !okC {
 		c.Copy(dst, out)
 	}
+}
+
+// blasOperand returns the operand v of a matrix product in a layout that
+// GEMM takes (v itself, or a row-major copy of it where blasLayout rejects
+// it), with its transpose flag and leading dimension.
+func blasOperand(c CPU, v View) (View, blas.Transpose, int) {
+	t, ld, ok := blasLayout(v)
+	if !ok {
+		v = contiguousView(c, v)
+		t, ld, _ = blasLayout(v)
+	}
+	return v, t, ld
+}
+
+// transposedCopy returns a row-major copy of the transpose (in its last two
+// dims) of the row-major operand b, for GEMM to read as Bᵀ (blas.Trans,
+// leading dimension k).
+//
+// gonum's pure-Go GEMM is markedly faster when it reads B along rows (the
+// A·Bᵀ form): 1.3x at 512³ and 2x at 128×128×64 here. matmulT therefore
+// copies a row-major B once as Bᵀ, which costs O(k·n) against the
+// product's O(m·k·n). Broadcast batches of B are not copied (that would
+// multiply the memory); neither is a B that is tiny or already transposed.
+// OpenBLAS and agx's own GEMM (UseFastGEMM) pack B whatever its layout and
+// need no copy.
+func transposedCopy(c CPU, b View) View {
+	r := len(b.Shape)
+	sh, st := slices.Clone(b.Shape), slices.Clone(b.Strides)
+	sh[r-2], sh[r-1] = sh[r-1], sh[r-2]
+	st[r-2], st[r-1] = st[r-1], st[r-2]
+	return contiguousView(c, View{Buf: b.Buf, Shape: sh, Strides: st, Offset: b.Offset})
+}
+
+// batchOffsets lists, for each of the batch products of a matrix product
+// over the batch dims bshape, the offsets of its matrices in a, b and out.
+func batchOffsets(bshape []int, a, b, out View, batch int) [][3]int {
+	r := len(bshape)
+	st := [][]int{a.Strides[:r], b.Strides[:r], out.Strides[:r]}
+	offs := make([][3]int, 0, batch)
+	forEachIndex(bshape, st, []int{a.Offset, b.Offset, out.Offset}, func(o []int) {
+		offs = append(offs, [3]int{o[0], o[1], o[2]})
+	})
+	return offs
+}
+
+// batchInParallel reports whether the batch products (m×k by k×n, of
+// elements size bytes) are spread over the cores: small enough that GEMM
+// would not split one itself (batchParallelMax), and worth the split
+// (batchParallelMin).
+func batchInParallel(batch, m, n, k, size int) bool {
+	return m*n <= batchParallelMax && m*n*k >= 1<<12 && batch*m*n*k*size >= batchParallelMin*4
 }

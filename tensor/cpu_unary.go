@@ -41,29 +41,12 @@ func sigmoid64(x float64) float64 {
 	return e / (1 + e)
 }
 
-// floatUnary returns the scalar function for op.
+// floatUnary returns the scalar function for op: vmath's kernel where the
+// element type has one (floatUnaryVMath), the closure over the arguments
+// for Pow and Clamp (floatUnaryArgs), else the plain math of float64.
 func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
-	if _, f32 := any(T(0)).(float32); f32 {
-		switch op {
-		case OpExp:
-			return func(x T) T { return T(vmath.Exp32(float32(x))) }
-		case OpSigmoid:
-			return func(x T) T { return T(vmath.Sigmoid32(float32(x))) }
-		case OpTanh:
-			return func(x T) T { return T(vmath.Tanh32(float32(x))) }
-		case OpErf:
-			return func(x T) T { return T(vmath.Erf32(float32(x))) }
-		}
-	}
-	if _, f64 := any(T(0)).(float64); f64 {
-		switch op {
-		case OpSin:
-			return func(x T) T { return T(vmath.Sin64(float64(x))) }
-		case OpCos:
-			return func(x T) T { return T(vmath.Cos64(float64(x))) }
-		case OpTanh:
-			return func(x T) T { return T(vmath.Tanh64(float64(x))) }
-		}
+	if f := floatUnaryVMath[T](op); f != nil {
+		return f
 	}
 	switch op {
 	case OpNeg:
@@ -107,53 +90,83 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 		return func(x T) T { return T(math.Sin(float64(x))) }
 	case OpCos:
 		return func(x T) T { return T(math.Cos(float64(x))) }
-	case OpPowScalar:
-		p := args[0]
-		if f := powForm[T](p); f != nil {
-			return f
-		}
-		return func(x T) T { return T(math.Pow(float64(x), p)) }
-	case OpClamp:
-		lo, hi := T(args[0]), T(args[1])
-		if lo != 0 && hi != 0 {
-			// Go's min and max: no branch to mispredict on data that falls
-			// on both sides of a bound (the branches below cost about 8 ns
-			// an element on random data), NaN propagates, and an open bound
-			// (±Inf) leaves x as it is. Not with a zero bound: max(-0, +0)
-			// is +0, where PyTorch's clamp keeps an x equal to a bound, -0
-			// included.
-			return func(x T) T { return min(max(x, lo), hi) }
-		}
-		return func(x T) T {
-			if x < lo {
-				x = lo
-			}
-			if x > hi {
-				x = hi
-			}
-			return x
-		}
+	case OpPowScalar, OpClamp:
+		return floatUnaryArgs[T](op, args)
 	}
 	Panicf("Unary", ErrDType, "op %d is not defined for float tensors", op)
 	return nil
 }
 
+// floatUnaryVMath returns the scalar function of package vmath for op in
+// the element type T (Exp, Sigmoid, Tanh and Erf in float32; Sin, Cos and
+// Tanh in float64), or nil where vmath has none.
+func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
+	if _, f32 := any(T(0)).(float32); f32 {
+		switch op {
+		case OpExp:
+			return func(x T) T { return T(vmath.Exp32(float32(x))) }
+		case OpSigmoid:
+			return func(x T) T { return T(vmath.Sigmoid32(float32(x))) }
+		case OpTanh:
+			return func(x T) T { return T(vmath.Tanh32(float32(x))) }
+		case OpErf:
+			return func(x T) T { return T(vmath.Erf32(float32(x))) }
+		}
+	}
+	if _, f64 := any(T(0)).(float64); f64 {
+		switch op {
+		case OpSin:
+			return func(x T) T { return T(vmath.Sin64(float64(x))) }
+		case OpCos:
+			return func(x T) T { return T(vmath.Cos64(float64(x))) }
+		case OpTanh:
+			return func(x T) T { return T(vmath.Tanh64(float64(x))) }
+		}
+	}
+	return nil
+}
+
+// floatUnaryArgs returns the scalar function of the ops that take scalar
+// arguments: OpPowScalar (args[0] the exponent, its cheap form where it has
+// one) and OpClamp (args[0] and args[1] the bounds).
+func floatUnaryArgs[T Float](op UnaryOp, args []float64) func(T) T {
+	if op == OpPowScalar {
+		p := args[0]
+		if f := powForm[T](p); f != nil {
+			return f
+		}
+		return func(x T) T { return T(math.Pow(float64(x), p)) }
+	}
+	lo, hi := T(args[0]), T(args[1])
+	if lo != 0 && hi != 0 {
+		// Go's min and max: no branch to mispredict on data that falls
+		// on both sides of a bound (the branches below cost about 8 ns
+		// an element on random data), NaN propagates, and an open bound
+		// (±Inf) leaves x as it is. Not with a zero bound: max(-0, +0)
+		// is +0, where PyTorch's clamp keeps an x equal to a bound, -0
+		// included.
+		return func(x T) T { return min(max(x, lo), hi) }
+	}
+	return func(x T) T {
+		if x < lo {
+			x = lo
+		}
+		if x > hi {
+			x = hi
+		}
+		return x
+	}
+}
+
+// unaryFloat computes dst = op(src) for a float element type: a contiguous
+// row goes to a vector routine where one applies (unaryRowVector), else to
+// its own loop below; a strided row applies floatUnary's function.
 func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 	f := floatUnary[T](op, args)
-	pmin := parallelMin
-	if op == OpPowScalar && powForm[T](args[0]) != nil {
-		pmin = parallelMinCheap() // a few vector passes, like Mul's (see cheapFactor)
-	}
-	forEachRowMin(pmin, dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+	forEachRowMin(unaryParallelMin[T](op, args), dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 1 && in[1] == 1 {
 			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
-			if d32, ok := any(dd).([]float32); ok && unaryFloat32Fast(op, d32, any(ss).([]float32)) {
-				return
-			}
-			if d64, ok := any(dd).([]float64); ok && unaryFloat64Fast(op, d64, any(ss).([]float64)) {
-				return
-			}
-			if vecUnary(op, dd, ss, args) {
+			if unaryRowVector(op, dd, ss, args) {
 				return
 			}
 			// Hot ops get their own loops so the compiler can inline the math.
@@ -167,9 +180,6 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 					dd[i] = T(math.Log(float64(x)))
 				}
 			case OpSqrt:
-				if vecSqrt(dd, ss) {
-					return
-				}
 				for i, x := range ss {
 					dd[i] = T(math.Sqrt(float64(x)))
 				}
@@ -200,18 +210,8 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 					}
 				}
 			case OpRelu:
-				if vecRelu(dd, ss) {
-					return
-				}
 				for i, x := range ss {
 					dd[i] = vec.ReluOf(x)
-				}
-			case OpPowScalar:
-				if vecPow(dd, ss, args[0]) {
-					return
-				}
-				for i, x := range ss {
-					dd[i] = f(x)
 				}
 			default:
 				for i, x := range ss {
@@ -224,6 +224,40 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 			d[p] = f(s[q])
 		}
 	})
+}
+
+// unaryParallelMin is the element count from which unaryFloat splits op
+// over the cores: parallelMin, or parallelMinCheap for a Pow with a cheap
+// form (a few vector passes, like Mul's; see cheapFactor).
+func unaryParallelMin[T Float](op UnaryOp, args []float64) int {
+	if op == OpPowScalar && powForm[T](args[0]) != nil {
+		return parallelMinCheap()
+	}
+	return parallelMin
+}
+
+// unaryRowVector computes the contiguous row dd = op(ss) with a vector
+// routine and reports whether one applied: the float32 or float64 fast
+// kernels, vecUnary, or the vector Sqrt, Relu and Pow.
+func unaryRowVector[T Float](op UnaryOp, dd, ss []T, args []float64) bool {
+	if d32, ok := any(dd).([]float32); ok && unaryFloat32Fast(op, d32, any(ss).([]float32)) {
+		return true
+	}
+	if d64, ok := any(dd).([]float64); ok && unaryFloat64Fast(op, d64, any(ss).([]float64)) {
+		return true
+	}
+	if vecUnary(op, dd, ss, args) {
+		return true
+	}
+	switch op {
+	case OpSqrt:
+		return vecSqrt(dd, ss)
+	case OpRelu:
+		return vecRelu(dd, ss)
+	case OpPowScalar:
+		return vecPow(dd, ss, args[0])
+	}
+	return false
 }
 
 func unaryInt(op UnaryOp, d, s []int64, dst, src View, args []float64) {

@@ -668,69 +668,83 @@ func binaryCases(dt tensor.DType) map[string]binaryCase {
 	return cs
 }
 
+// testBinary checks Binary on every numeric case of binaryCases and on
+// the logical ops.
 func testBinary(t *testing.T, be tensor.Backend) {
 	for _, dt := range numDTypes {
 		cases := binaryCases(dt)
 		for _, name := range sortedKeys(cases) {
-			c := cases[name]
-			ddt := dt
-			if c.op.IsCompare() {
-				ddt = tensor.Bool
-			}
-			a, b := asDType(dt, c.a), asDType(dt, c.b)
-			n := len(a)
-			want := make([]float64, n)
-			for i := range a {
-				want[i] = c.ref(a[i], b[i])
-			}
-			want = asDType(ddt, want)
-			run(t, fmt.Sprintf("%s/%v/contiguous", name, dt), func(t *testing.T) {
-				dst := zeros(be, ddt, n)
-				be.Binary(c.op, dst, contig(be, dt, a, n), contig(be, dt, b, n))
-				check(t, ddt, read(t, be, dst), want)
-			})
-			run(t, fmt.Sprintf("%s/%v/transposed", name, dt), func(t *testing.T) {
-				// a and b stored as (2, n/2) and viewed transposed: element (i, j) is
-				// at j*(n/2)+i, so row-major reading of the view interleaves halves.
-				h := n / 2
-				av := tensor.View{Buf: buf(be, dt, a), Shape: []int{h, 2}, Strides: []int{1, h}}
-				bv := tensor.View{Buf: buf(be, dt, b), Shape: []int{h, 2}, Strides: []int{1, h}}
-				dst := zeros(be, ddt, h, 2)
-				be.Binary(c.op, dst, av, bv)
-				exp := make([]float64, n)
-				for i := 0; i < h; i++ {
-					for j := 0; j < 2; j++ {
-						exp[i*2+j] = want[j*h+i]
-					}
-				}
-				check(t, ddt, read(t, be, dst), exp)
-			})
-			run(t, fmt.Sprintf("%s/%v/broadcast-b", name, dt), func(t *testing.T) {
-				// dst[i, j] = a[i, j] op b[j] with b's row broadcast (stride 0).
-				h := n / 2
-				av := contig(be, dt, a, 2, h)
-				bv := tensor.View{Buf: buf(be, dt, b), Shape: []int{2, h}, Strides: []int{0, 1}}
-				dst := zeros(be, ddt, 2, h)
-				be.Binary(c.op, dst, av, bv)
-				exp := asDType(ddt, seq(n, func(i int) float64 { return c.ref(a[i], b[i%h]) }))
-				check(t, ddt, read(t, be, dst), exp)
-			})
-			run(t, fmt.Sprintf("%s/%v/broadcast-a-scalar", name, dt), func(t *testing.T) {
-				av := tensor.View{Buf: buf(be, dt, a), Shape: []int{n}, Strides: []int{0}, Offset: 3}
-				dst := zeros(be, ddt, n)
-				be.Binary(c.op, dst, av, contig(be, dt, b, n))
-				exp := asDType(ddt, seq(n, func(i int) float64 { return c.ref(a[3], b[i]) }))
-				check(t, ddt, read(t, be, dst), exp)
-			})
-			if !c.op.IsCompare() {
-				run(t, fmt.Sprintf("%s/%v/in-place", name, dt), func(t *testing.T) {
-					av := contig(be, dt, a, n)
-					be.Binary(c.op, av, av, contig(be, dt, b, n))
-					check(t, ddt, read(t, be, av), want)
-				})
-			}
+			testBinaryCase(t, be, dt, name, cases[name])
 		}
 	}
+	testBinaryLogical(t, be)
+}
+
+// testBinaryCase checks the numeric case c in dtype dt on each operand
+// layout: contiguous, transposed, a broadcast row of b, a broadcast scalar
+// a, and (except comparisons) in place.
+func testBinaryCase(t *testing.T, be tensor.Backend, dt tensor.DType, name string, c binaryCase) {
+	ddt := dt
+	if c.op.IsCompare() {
+		ddt = tensor.Bool
+	}
+	a, b := asDType(dt, c.a), asDType(dt, c.b)
+	n := len(a)
+	want := make([]float64, n)
+	for i := range a {
+		want[i] = c.ref(a[i], b[i])
+	}
+	want = asDType(ddt, want)
+	run(t, fmt.Sprintf("%s/%v/contiguous", name, dt), func(t *testing.T) {
+		dst := zeros(be, ddt, n)
+		be.Binary(c.op, dst, contig(be, dt, a, n), contig(be, dt, b, n))
+		check(t, ddt, read(t, be, dst), want)
+	})
+	run(t, fmt.Sprintf("%s/%v/transposed", name, dt), func(t *testing.T) {
+		// a and b stored as (2, n/2) and viewed transposed: element (i, j) is
+		// at j*(n/2)+i, so row-major reading of the view interleaves halves.
+		h := n / 2
+		av := tensor.View{Buf: buf(be, dt, a), Shape: []int{h, 2}, Strides: []int{1, h}}
+		bv := tensor.View{Buf: buf(be, dt, b), Shape: []int{h, 2}, Strides: []int{1, h}}
+		dst := zeros(be, ddt, h, 2)
+		be.Binary(c.op, dst, av, bv)
+		exp := make([]float64, n)
+		for i := 0; i < h; i++ {
+			for j := 0; j < 2; j++ {
+				exp[i*2+j] = want[j*h+i]
+			}
+		}
+		check(t, ddt, read(t, be, dst), exp)
+	})
+	run(t, fmt.Sprintf("%s/%v/broadcast-b", name, dt), func(t *testing.T) {
+		// dst[i, j] = a[i, j] op b[j] with b's row broadcast (stride 0).
+		h := n / 2
+		av := contig(be, dt, a, 2, h)
+		bv := tensor.View{Buf: buf(be, dt, b), Shape: []int{2, h}, Strides: []int{0, 1}}
+		dst := zeros(be, ddt, 2, h)
+		be.Binary(c.op, dst, av, bv)
+		exp := asDType(ddt, seq(n, func(i int) float64 { return c.ref(a[i], b[i%h]) }))
+		check(t, ddt, read(t, be, dst), exp)
+	})
+	run(t, fmt.Sprintf("%s/%v/broadcast-a-scalar", name, dt), func(t *testing.T) {
+		av := tensor.View{Buf: buf(be, dt, a), Shape: []int{n}, Strides: []int{0}, Offset: 3}
+		dst := zeros(be, ddt, n)
+		be.Binary(c.op, dst, av, contig(be, dt, b, n))
+		exp := asDType(ddt, seq(n, func(i int) float64 { return c.ref(a[3], b[i]) }))
+		check(t, ddt, read(t, be, dst), exp)
+	})
+	if !c.op.IsCompare() {
+		run(t, fmt.Sprintf("%s/%v/in-place", name, dt), func(t *testing.T) {
+			av := contig(be, dt, a, n)
+			be.Binary(c.op, av, av, contig(be, dt, b, n))
+			check(t, ddt, read(t, be, av), want)
+		})
+	}
+}
+
+// testBinaryLogical checks And, Or and Xor on bools: the truth table, and
+// over a broadcast outer grid.
+func testBinaryLogical(t *testing.T, be tensor.Backend) {
 	logical := []struct {
 		name string
 		op   tensor.BinaryOp
@@ -904,52 +918,76 @@ func reduceLayout(be tensor.Backend, dt tensor.DType, vals []float64, layout str
 	return contig(be, dt, vals, 2, 3, 4)
 }
 
+// testReduce checks Reduce: every op over every set of dims on three
+// layouts, NaN handling, and the edge cases.
 func testReduce(t *testing.T, be tensor.Backend) {
-	shape := []int{2, 3, 4}
 	ops := []tensor.ReduceOp{tensor.OpSum, tensor.OpProd, tensor.OpMax, tensor.OpMin, tensor.OpArgMax, tensor.OpArgMin}
-	dimSets := [][]int{{0}, {1}, {2}, {0, 2}, {1, 2}, {0, 1}, {0, 1, 2}}
 	for _, op := range ops {
 		for _, dt := range numDTypes {
-			vals := seq(24, func(i int) float64 { return float64((i*7)%11-5) * 0.5 })
-			if op == tensor.OpProd {
-				pat := []float64{1, -1, 2, 0.5, -2, 1.5, 1, -0.5}
-				vals = seq(24, func(i int) float64 { return pat[(i*5)%8] })
-			}
-			if dt == tensor.Int64 {
-				vals = seq(24, func(i int) float64 { return math.Round(vals[i] * 2) })
-				if op == tensor.OpProd {
-					vals = seq(24, func(i int) float64 { return float64([]int{1, -1, 2, 1, -2, 1}[(i*5)%6]) })
-				}
-			}
-			for _, layout := range []string{"contiguous", "permuted", "broadcast"} {
-				lv := vals
-				if layout == "broadcast" {
-					lv = seq(24, func(i int) float64 { return vals[(i/12)*12+i%4] })
-				}
-				for _, dims := range dimSets {
-					arg := op == tensor.OpArgMax || op == tensor.OpArgMin
-					if arg && len(dims) != 1 {
-						continue
-					}
-					ddt := dt
-					if arg {
-						ddt = tensor.Int64
-					}
-					out := slices.Clone(shape)
-					for _, d := range dims {
-						out[d] = 1
-					}
-					run(t, fmt.Sprintf("%s/%v/%s/dims=%v", reduceNames[op], dt, layout, dims), func(t *testing.T) {
-						src := reduceLayout(be, dt, vals, layout)
-						dst := zeros(be, ddt, out...)
-						be.Reduce(op, dst, src, dims)
-						want := reduceRef(op, lv, shape, dims)
-						check(t, ddt, read(t, be, dst), asDType(ddt, want))
-					})
-				}
-			}
+			testReduceLayouts(t, be, op, dt)
 		}
 	}
+	testReduceNaN(t, be, ops)
+	testReduceEdges(t, be)
+}
+
+// reduceVals returns the 24 input values of a [2 3 4] reduction by op in
+// dt: halves in -2.5..2.5, or for Prod a pattern of small factors; whole
+// numbers in int64.
+func reduceVals(op tensor.ReduceOp, dt tensor.DType) []float64 {
+	vals := seq(24, func(i int) float64 { return float64((i*7)%11-5) * 0.5 })
+	if op == tensor.OpProd {
+		pat := []float64{1, -1, 2, 0.5, -2, 1.5, 1, -0.5}
+		vals = seq(24, func(i int) float64 { return pat[(i*5)%8] })
+	}
+	if dt == tensor.Int64 {
+		vals = seq(24, func(i int) float64 { return math.Round(vals[i] * 2) })
+		if op == tensor.OpProd {
+			vals = seq(24, func(i int) float64 { return float64([]int{1, -1, 2, 1, -2, 1}[(i*5)%6]) })
+		}
+	}
+	return vals
+}
+
+// testReduceLayouts checks op in dt over each set of dims of a [2 3 4]
+// source in the contiguous, permuted and broadcast layouts (reduceLayout);
+// the arg ops take one dim only.
+func testReduceLayouts(t *testing.T, be tensor.Backend, op tensor.ReduceOp, dt tensor.DType) {
+	shape := []int{2, 3, 4}
+	dimSets := [][]int{{0}, {1}, {2}, {0, 2}, {1, 2}, {0, 1}, {0, 1, 2}}
+	vals := reduceVals(op, dt)
+	for _, layout := range []string{"contiguous", "permuted", "broadcast"} {
+		lv := vals
+		if layout == "broadcast" {
+			lv = seq(24, func(i int) float64 { return vals[(i/12)*12+i%4] })
+		}
+		for _, dims := range dimSets {
+			arg := op == tensor.OpArgMax || op == tensor.OpArgMin
+			if arg && len(dims) != 1 {
+				continue
+			}
+			ddt := dt
+			if arg {
+				ddt = tensor.Int64
+			}
+			out := slices.Clone(shape)
+			for _, d := range dims {
+				out[d] = 1
+			}
+			run(t, fmt.Sprintf("%s/%v/%s/dims=%v", reduceNames[op], dt, layout, dims), func(t *testing.T) {
+				src := reduceLayout(be, dt, vals, layout)
+				dst := zeros(be, ddt, out...)
+				be.Reduce(op, dst, src, dims)
+				want := reduceRef(op, lv, shape, dims)
+				check(t, ddt, read(t, be, dst), asDType(ddt, want))
+			})
+		}
+	}
+}
+
+// testReduceNaN checks that each of ops propagates NaN in the float dtypes,
+// the arg ops counting it as the extreme value.
+func testReduceNaN(t *testing.T, be tensor.Backend, ops []tensor.ReduceOp) {
 	nan := math.NaN()
 	for _, dt := range floatDTypes {
 		// Rows: [1 NaN 3 NaN], [-2 5 5 0]: NaN propagates and counts as extreme.
@@ -966,6 +1004,11 @@ func testReduce(t *testing.T, be tensor.Backend) {
 			})
 		}
 	}
+}
+
+// testReduceEdges checks Sum and Prod over an empty dim, that Reduce
+// overwrites dst, and a long row.
+func testReduceEdges(t *testing.T, be tensor.Backend) {
 	for _, dt := range numDTypes {
 		for _, op := range []tensor.ReduceOp{tensor.OpSum, tensor.OpProd} {
 			run(t, fmt.Sprintf("%s/%v/empty/dims=[1]", reduceNames[op], dt), func(t *testing.T) {
@@ -1010,6 +1053,8 @@ func matmulRef(nb, m, k, n int, a, b func(bi, i, j int) float64) []float64 {
 	return out
 }
 
+// testMatMul checks MatMul against matmulRef on 2-D and batched products
+// with transposed and broadcast operands, then the edge cases.
 func testMatMul(t *testing.T, be tensor.Backend) {
 	av := func(bi, i, j int) float64 { return float64((bi*31+i*7+j*3)%9-4) * 0.5 }
 	bv := func(bi, i, j int) float64 { return float64((bi*17+i*5+j*11)%7-3) * 0.25 }
@@ -1017,7 +1062,8 @@ func testMatMul(t *testing.T, be tensor.Backend) {
 		name    string
 		nb      int // 0: plain 2-D
 		m, k, n int
-		// layouts of a and b: "rm" row-major, "t" stored transposed, "b0" batch stride 0
+		// layouts of a and b (matmulOperand): "rm" row-major, "t" stored
+		// transposed, "b0" batch stride 0, "b0t" both
 		al, bl string
 	}
 	cases := []mmCase{
@@ -1036,52 +1082,11 @@ func testMatMul(t *testing.T, be tensor.Backend) {
 		{"batched/a-transposed", 2, 3, 5, 2, "t", "rm"},
 		{"batched/b-transposed-broadcast", 4, 2, 3, 5, "rm", "b0t"},
 	}
-	// operand builds the view of a [nb, r, c] operand with values f.
-	operand := func(be tensor.Backend, dt tensor.DType, nb, r, c int, layout string, f func(bi, i, j int) float64) (tensor.View, func(bi, i, j int) float64) {
-		batches := max(nb, 1)
-		logical := f
-		if layout == "b0" || layout == "b0t" {
-			logical = func(_, i, j int) float64 { return f(0, i, j) }
-			batches = 1
-		}
-		var vals []float64
-		var strides []int
-		if layout == "t" || layout == "b0t" {
-			// each batch stored as [c, r]
-			vals = make([]float64, batches*r*c)
-			for bi := 0; bi < batches; bi++ {
-				for i := 0; i < r; i++ {
-					for j := 0; j < c; j++ {
-						vals[bi*r*c+j*r+i] = f(bi, i, j)
-					}
-				}
-			}
-			strides = []int{r * c, 1, r}
-		} else {
-			vals = make([]float64, batches*r*c)
-			for bi := 0; bi < batches; bi++ {
-				for i := 0; i < r; i++ {
-					for j := 0; j < c; j++ {
-						vals[bi*r*c+i*c+j] = f(bi, i, j)
-					}
-				}
-			}
-			strides = []int{r * c, c, 1}
-		}
-		if layout == "b0" || layout == "b0t" {
-			strides[0] = 0
-		}
-		v := tensor.View{Buf: buf(be, dt, vals), Shape: []int{max(nb, 1), r, c}, Strides: strides}
-		if nb == 0 {
-			v.Shape, v.Strides = v.Shape[1:], v.Strides[1:]
-		}
-		return v, logical
-	}
 	for _, c := range cases {
 		for _, dt := range floatDTypes {
 			run(t, fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
-				a, af := operand(be, dt, c.nb, c.m, c.k, c.al, av)
-				b, bf := operand(be, dt, c.nb, c.k, c.n, c.bl, bv)
+				a, af := matmulOperand(be, dt, c.nb, c.m, c.k, c.al, av)
+				b, bf := matmulOperand(be, dt, c.nb, c.k, c.n, c.bl, bv)
 				shape := []int{c.m, c.n}
 				if c.nb > 0 {
 					shape = []int{c.nb, c.m, c.n}
@@ -1094,6 +1099,58 @@ func testMatMul(t *testing.T, be tensor.Backend) {
 			})
 		}
 	}
+	testMatMulEdges(t, be)
+}
+
+// matmulOperand builds the view of a [nb, r, c] operand with values f (a
+// plain [r, c] matrix when nb is 0) in layout: "rm" row-major, "t" each
+// batch stored transposed, "b0" one batch broadcast (stride 0), "b0t" one
+// transposed batch broadcast. It also returns the values the view holds,
+// which for a broadcast operand are batch 0's in every batch.
+func matmulOperand(be tensor.Backend, dt tensor.DType, nb, r, c int, layout string, f func(bi, i, j int) float64) (tensor.View, func(bi, i, j int) float64) {
+	batches := max(nb, 1)
+	logical := f
+	if layout == "b0" || layout == "b0t" {
+		logical = func(_, i, j int) float64 { return f(0, i, j) }
+		batches = 1
+	}
+	var vals []float64
+	var strides []int
+	if layout == "t" || layout == "b0t" {
+		// each batch stored as [c, r]
+		vals = make([]float64, batches*r*c)
+		for bi := 0; bi < batches; bi++ {
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					vals[bi*r*c+j*r+i] = f(bi, i, j)
+				}
+			}
+		}
+		strides = []int{r * c, 1, r}
+	} else {
+		vals = make([]float64, batches*r*c)
+		for bi := 0; bi < batches; bi++ {
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					vals[bi*r*c+i*c+j] = f(bi, i, j)
+				}
+			}
+		}
+		strides = []int{r * c, c, 1}
+	}
+	if layout == "b0" || layout == "b0t" {
+		strides[0] = 0
+	}
+	v := tensor.View{Buf: buf(be, dt, vals), Shape: []int{max(nb, 1), r, c}, Strides: strides}
+	if nb == 0 {
+		v.Shape, v.Strides = v.Shape[1:], v.Strides[1:]
+	}
+	return v, logical
+}
+
+// testMatMulEdges checks a product over an empty inner dim (zeros) and a
+// destination that is a transposed view.
+func testMatMulEdges(t *testing.T, be tensor.Backend) {
 	for _, dt := range floatDTypes {
 		run(t, fmt.Sprintf("2d/k=0/%v", dt), func(t *testing.T) {
 			dst := zeros(be, dt, 2, 3)

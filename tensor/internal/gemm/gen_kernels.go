@@ -148,13 +148,32 @@ func step(w *bytes.Buffer, s spec, u int) {
 // emit writes the kernel of s. With set, the kernel stores the product into
 // C (name suffix "Set") instead of adding it, and does not read C.
 func emit(w *bytes.Buffer, s spec, set bool) {
-	const unroll = 4
 	if s.rows > 0 {
 		s.name += fmt.Sprintf("R%d", s.rows)
 	}
 	if set {
 		s.name += "Set"
 	}
+	emitEntry(w, s)
+	emitPrefetchC(w, s)
+	zero := "VXORPS"
+	if s.vec == 64 {
+		zero = "VPXORQ" // AVX-512F, unlike VXORPS on ZMM (AVX-512DQ)
+	}
+	for i := 0; i < 2*s.r(); i++ {
+		fmt.Fprintf(w, "\t%s %s, %s, %s\n", zero, s.reg(i), s.reg(i), s.reg(i))
+	}
+	emitKLoops(w, s)
+	emitStoreC(w, s, set)
+	fmt.Fprintln(w, "\tVZEROUPPER")
+	fmt.Fprintln(w, "\tRET")
+}
+
+// emitEntry writes the head of the kernel s: its Go signature, the TEXT
+// line, for an edge kernel the column masks K1 and K2, and the loads of
+// the arguments: k into CX, a, b and c into SI, DI and DX, and ldc, in
+// bytes, into R8.
+func emitEntry(w *bytes.Buffer, s spec) {
 	if s.rows > 0 {
 		fmt.Fprintf(w, "\n// func %s(k int, a, b, c *float%d, ldc, cols int)\n", s.name, s.elem*8)
 		fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-48\n", s.name)
@@ -181,8 +200,12 @@ func emit(w *bytes.Buffer, s spec, set bool) {
 	} else {
 		fmt.Fprintln(w, "\tSHLQ $3, R8")
 	}
-	// Fetch the C tile into cache while the k loop runs; it is read (or,
-	// by the Set kernels, only written) at the end.
+}
+
+// emitPrefetchC writes the prefetch of the C tile (R9 walks its rows), so
+// that it is in cache by the end of the k loop, where it is read (or, by
+// the Set kernels, only written).
+func emitPrefetchC(w *bytes.Buffer, s spec) {
 	fmt.Fprintln(w, "\tMOVQ DX, R9")
 	for i := 0; i < s.r(); i++ {
 		fmt.Fprintln(w, "\tPREFETCHT0 (R9)")
@@ -191,13 +214,13 @@ func emit(w *bytes.Buffer, s spec, set bool) {
 			fmt.Fprintln(w, "\tADDQ R8, R9")
 		}
 	}
-	zero := "VXORPS"
-	if s.vec == 64 {
-		zero = "VPXORQ" // AVX-512F, unlike VXORPS on ZMM (AVX-512DQ)
-	}
-	for i := 0; i < 2*s.r(); i++ {
-		fmt.Fprintf(w, "\t%s %s, %s, %s\n", zero, s.reg(i), s.reg(i), s.reg(i))
-	}
+}
+
+// emitKLoops writes the k loop: four steps per iteration while at least
+// four remain (label _loop4), then one at a time (_tail, _loop1), ending
+// at the label _store.
+func emitKLoops(w *bytes.Buffer, s spec) {
+	const unroll = 4
 	fmt.Fprintln(w, "\tCMPQ CX, $4")
 	fmt.Fprintf(w, "\tJLT %s_tail\n", s.name)
 	fmt.Fprintf(w, "%s_loop4:\n", s.name)
@@ -218,6 +241,12 @@ func emit(w *bytes.Buffer, s spec, set bool) {
 	fmt.Fprintf(w, "\tADDQ $%d, DI\n", s.nr()*s.elem)
 	fmt.Fprintln(w, "\tDECQ CX")
 	fmt.Fprintf(w, "\tJNE %s_loop1\n", s.name)
+}
+
+// emitStoreC writes the label _store and the accumulators' way into C, row
+// by row: added to C (unless set) and stored, under the column masks for an
+// edge kernel.
+func emitStoreC(w *bytes.Buffer, s spec, set bool) {
 	fmt.Fprintf(w, "%s_store:\n", s.name)
 	for i := 0; i < s.r(); i++ {
 		r0, r1 := s.reg(2*i), s.reg(2*i+1)
@@ -241,8 +270,6 @@ func emit(w *bytes.Buffer, s spec, set bool) {
 			fmt.Fprintln(w, "\tADDQ R8, DX")
 		}
 	}
-	fmt.Fprintln(w, "\tVZEROUPPER")
-	fmt.Fprintln(w, "\tRET")
 }
 
 // regs hands out the vector registers Z0..Z30 (Z31 holds alpha) to the
@@ -268,25 +295,68 @@ func (r *regs) put(xs ...int) { r.free = append(r.free, xs...) }
 // for the last block, zero for rows past rows), transposed in registers
 // with unpack and 128-bit lane shuffles, and stored one step at a time.
 func emitPackT(w *bytes.Buffer, elem int) {
-	L := 64 / elem
-	name, sfx, shuf := "packTF32AVX512", "PS", "VSHUFF32X4"
+	g := packT{w: w, elem: elem, L: 64 / elem, name: "packTF32AVX512", sfx: "PS", shuf: "VSHUFF32X4"}
 	if elem == 8 {
-		name, sfx, shuf = "packTF64AVX512", "PD", "VSHUFF64X2"
+		g.name, g.sfx, g.shuf = "packTF64AVX512", "PD", "VSHUFF64X2"
 	}
-	shift := 2
-	if elem == 8 {
+	g.entry()
+	g.loadBlock()
+	r := &regs{}
+	for i := g.L; i < 31; i++ {
+		r.free = append(r.free, i)
+	}
+	out := g.transposeLanes(r, g.unpack(r))
+	for p := 0; p < g.L; p++ {
+		fmt.Fprintf(w, "\tVMOVUP%c %s, K2, (DI)\n", g.sfx[1], z(out[p]))
+		fmt.Fprintln(w, "\tADDQ R9, DI")
+		if p < g.L-1 {
+			fmt.Fprintln(w, "\tDECQ CX")
+			fmt.Fprintf(w, "\tJEQ %s_next\n", g.name)
+		}
+	}
+	fmt.Fprintf(w, "%s_next:\n", g.name)
+	fmt.Fprintln(w, "\tADDQ $64, SI")
+	fmt.Fprintf(w, "\tSUBQ $%d, BX\n", g.L)
+	fmt.Fprintf(w, "\tJGT %s_block\n", g.name)
+	fmt.Fprintf(w, "%s_done:\n", g.name)
+	fmt.Fprintln(w, "\tVZEROUPPER")
+	fmt.Fprintln(w, "\tRET")
+}
+
+// packT holds what the stages of emitPackT share: the element size, the
+// lanes per vector, the routine's name, its PS or PD suffix and the
+// 128-bit lane shuffle of its element size.
+type packT struct {
+	w               *bytes.Buffer
+	elem, L         int
+	name, sfx, shuf string
+}
+
+// z is the name of vector register Z<i>.
+func z(i int) string { return fmt.Sprintf("Z%d", i) }
+
+// op writes ins with sources src1 and src2 and destination dst.
+func (g packT) op(ins string, dst, src1, src2 int) {
+	// Go assembler order: sources right to left, then the destination.
+	fmt.Fprintf(g.w, "\t%s %s, %s, %s\n", ins, z(src2), z(src1), z(dst))
+}
+
+// sh writes the 128-bit lane shuffle with selector imm.
+func (g packT) sh(imm, dst, src1, src2 int) {
+	fmt.Fprintf(g.w, "\t%s $0x%02x, %s, %s, %s\n", g.shuf, imm, z(src2), z(src1), z(dst))
+}
+
+// entry writes the head of the routine: its Go signature, the TEXT line,
+// the loads of the arguments (ld and w in bytes into R8 and R9, rows into
+// R10, steps into BX, mask into K2, alpha broadcast into Z31), and the jump
+// to _done when there are no steps.
+func (g packT) entry() {
+	w, shift := g.w, 2
+	if g.elem == 8 {
 		shift = 3
 	}
-	z := func(i int) string { return fmt.Sprintf("Z%d", i) }
-	op := func(ins string, dst, src1, src2 int) {
-		// Go assembler order: sources right to left, then the destination.
-		fmt.Fprintf(w, "\t%s %s, %s, %s\n", ins, z(src2), z(src1), z(dst))
-	}
-	sh := func(imm, dst, src1, src2 int) {
-		fmt.Fprintf(w, "\t%s $0x%02x, %s, %s, %s\n", shuf, imm, z(src2), z(src1), z(dst))
-	}
-	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, rows, steps int, mask uint64, alpha float%d)\n", name, elem*8, elem*8)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 56+elem)
+	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, rows, steps int, mask uint64, alpha float%d)\n", g.name, g.elem*8, g.elem*8)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", g.name, 56+g.elem)
 	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
 	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
 	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
@@ -297,10 +367,17 @@ func emitPackT(w *bytes.Buffer, elem int) {
 	fmt.Fprintln(w, "\tMOVQ steps+40(FP), BX")
 	fmt.Fprintln(w, "\tMOVQ mask+48(FP), AX")
 	fmt.Fprintln(w, "\tKMOVW AX, K2")
-	fmt.Fprintf(w, "\tVBROADCASTS%c alpha+56(FP), Z31\n", sfx[1])
+	fmt.Fprintf(w, "\tVBROADCASTS%c alpha+56(FP), Z31\n", g.sfx[1])
 	fmt.Fprintln(w, "\tTESTQ BX, BX")
-	fmt.Fprintf(w, "\tJLE %s_done\n", name)
-	fmt.Fprintf(w, "%s_block:\n", name)
+	fmt.Fprintf(w, "\tJLE %s_done\n", g.name)
+}
+
+// loadBlock writes the label _block and the loads of one block: the rows
+// of src into Z0..Z<L-1>, times alpha, at most L steps of each (CX of them,
+// under the mask K1), the registers of rows past rows left zero.
+func (g packT) loadBlock() {
+	w, L := g.w, g.L
+	fmt.Fprintf(w, "%s_block:\n", g.name)
 	// CX = min(L, steps left); K1 selects that many values of each row.
 	fmt.Fprintf(w, "\tMOVQ $%d, CX\n", L)
 	fmt.Fprintln(w, "\tCMPQ BX, CX")
@@ -316,84 +393,76 @@ func emitPackT(w *bytes.Buffer, elem int) {
 	fmt.Fprintln(w, "\tMOVQ R10, R12")
 	for i := 0; i < L; i++ {
 		fmt.Fprintln(w, "\tTESTQ R12, R12")
-		fmt.Fprintf(w, "\tJEQ %s_loaded\n", name)
-		fmt.Fprintf(w, "\tVMUL%s.Z (R11), Z31, K1, %s\n", sfx, z(i))
+		fmt.Fprintf(w, "\tJEQ %s_loaded\n", g.name)
+		fmt.Fprintf(w, "\tVMUL%s.Z (R11), Z31, K1, %s\n", g.sfx, z(i))
 		if i < L-1 {
 			fmt.Fprintln(w, "\tADDQ R8, R11")
 			fmt.Fprintln(w, "\tDECQ R12")
 		}
 	}
-	fmt.Fprintf(w, "%s_loaded:\n", name)
-	r := &regs{}
-	for i := L; i < 31; i++ {
-		r.free = append(r.free, i)
-	}
-	// x[q][c] holds, in 128-bit lane l, rows of group q (of 4 rows for
-	// float32, 2 for float64) at column c + l·(columns per lane).
+	fmt.Fprintf(w, "%s_loaded:\n", g.name)
+}
+
+// unpack writes the unpack stages of the transpose, from the loaded rows
+// to x: x[q][c] holds, in 128-bit lane l, rows of group q (of 4 rows for
+// float32, 2 for float64) at column c + l·(columns per lane).
+func (g packT) unpack(r *regs) [4][4]int {
 	var x [4][4]int
-	if elem == 4 {
-		var a, b [8]int
-		for j := 0; j < 8; j++ {
-			a[j], b[j] = r.get(), r.get()
-			op("VUNPCKLPS", a[j], 2*j, 2*j+1)
-			op("VUNPCKHPS", b[j], 2*j, 2*j+1)
-			r.put(2*j, 2*j+1)
-		}
-		for q := 0; q < 4; q++ {
-			for c, src := range [][2]int{{a[2*q], a[2*q+1]}, {a[2*q], a[2*q+1]}, {b[2*q], b[2*q+1]}, {b[2*q], b[2*q+1]}} {
-				x[q][c] = r.get()
-				ins := "VUNPCKLPD"
-				if c%2 == 1 {
-					ins = "VUNPCKHPD"
-				}
-				op(ins, x[q][c], src[0], src[1])
-				if c%2 == 1 {
-					r.put(src[0], src[1])
-				}
-			}
-		}
-	} else {
+	if g.elem == 8 {
 		for q := 0; q < 4; q++ {
 			x[q][0], x[q][1] = r.get(), r.get()
-			op("VUNPCKLPD", x[q][0], 2*q, 2*q+1)
-			op("VUNPCKHPD", x[q][1], 2*q, 2*q+1)
+			g.op("VUNPCKLPD", x[q][0], 2*q, 2*q+1)
+			g.op("VUNPCKHPD", x[q][1], 2*q, 2*q+1)
 			r.put(2*q, 2*q+1)
 		}
+		return x
 	}
-	// Per c, a 4×4 transpose of 128-bit lanes across x[0..3][c] gives the
-	// steps c, c+cpl, c+2·cpl, c+3·cpl (cpl columns per lane).
-	cpl := 16 / elem
-	out := make([]int, L)
+	var a, b [8]int
+	for j := 0; j < 8; j++ {
+		a[j], b[j] = r.get(), r.get()
+		g.op("VUNPCKLPS", a[j], 2*j, 2*j+1)
+		g.op("VUNPCKHPS", b[j], 2*j, 2*j+1)
+		r.put(2*j, 2*j+1)
+	}
+	for q := 0; q < 4; q++ {
+		for c, src := range [][2]int{{a[2*q], a[2*q+1]}, {a[2*q], a[2*q+1]}, {b[2*q], b[2*q+1]}, {b[2*q], b[2*q+1]}} {
+			x[q][c] = r.get()
+			ins := "VUNPCKLPD"
+			if c%2 == 1 {
+				ins = "VUNPCKHPD"
+			}
+			g.op(ins, x[q][c], src[0], src[1])
+			if c%2 == 1 {
+				r.put(src[0], src[1])
+			}
+		}
+	}
+	return x
+}
+
+// transposeLanes writes the last stage of the transpose: per column c of
+// a lane, a 4×4 transpose of 128-bit lanes across x[0..3][c] gives the
+// steps c, c+cpl, c+2·cpl, c+3·cpl (cpl columns per lane). It returns the
+// register of each step.
+func (g packT) transposeLanes(r *regs, x [4][4]int) []int {
+	cpl := 16 / g.elem
+	out := make([]int, g.L)
 	for c := 0; c < cpl; c++ {
 		y0, y1 := r.get(), r.get()
-		sh(0x44, y0, x[0][c], x[1][c])
-		sh(0xee, y1, x[0][c], x[1][c])
+		g.sh(0x44, y0, x[0][c], x[1][c])
+		g.sh(0xee, y1, x[0][c], x[1][c])
 		r.put(x[0][c], x[1][c])
 		y2, y3 := r.get(), r.get()
-		sh(0x44, y2, x[2][c], x[3][c])
-		sh(0xee, y3, x[2][c], x[3][c])
+		g.sh(0x44, y2, x[2][c], x[3][c])
+		g.sh(0xee, y3, x[2][c], x[3][c])
 		r.put(x[2][c], x[3][c])
 		for l, s := range [][3]int{{0x88, y0, y2}, {0xdd, y0, y2}, {0x88, y1, y3}, {0xdd, y1, y3}} {
 			out[c+l*cpl] = r.get()
-			sh(s[0], out[c+l*cpl], s[1], s[2])
+			g.sh(s[0], out[c+l*cpl], s[1], s[2])
 		}
 		r.put(y0, y1, y2, y3)
 	}
-	for p := 0; p < L; p++ {
-		fmt.Fprintf(w, "\tVMOVUP%c %s, K2, (DI)\n", sfx[1], z(out[p]))
-		fmt.Fprintln(w, "\tADDQ R9, DI")
-		if p < L-1 {
-			fmt.Fprintln(w, "\tDECQ CX")
-			fmt.Fprintf(w, "\tJEQ %s_next\n", name)
-		}
-	}
-	fmt.Fprintf(w, "%s_next:\n", name)
-	fmt.Fprintln(w, "\tADDQ $64, SI")
-	fmt.Fprintf(w, "\tSUBQ $%d, BX\n", L)
-	fmt.Fprintf(w, "\tJGT %s_block\n", name)
-	fmt.Fprintf(w, "%s_done:\n", name)
-	fmt.Fprintln(w, "\tVZEROUPPER")
-	fmt.Fprintln(w, "\tRET")
+	return out
 }
 
 // emitPackN writes packNF32AVX512 or packNF64AVX512:

@@ -109,75 +109,28 @@ func label(w *bytes.Buffer, name string) { fmt.Fprintf(w, "%s:\n", name) }
 // binary writes one element-wise routine. Registers: DI dst, SI a, DX b, CX
 // the elements left, Y/Z 0-3 the values, Y/Z 15 the broadcast scalar.
 func binary(w *bytes.Buffer, x isa, e elem, f form, op string) {
-	name := f.prefix + op + e.name + x.name
+	b := binaryRoutine{w: w, x: x, e: e, f: f, op: op, name: f.prefix + op + e.name + x.name}
+	b.ins = "V" + map[string]string{"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV"}[op]
 	lanes := x.bytes / e.size
-	fmt.Fprintln(w)
-	if f.prefix == "vv" {
-		fmt.Fprintf(w, "// func %s(dst, a, b *%s, n int)\n", name, e.goType)
-	} else {
-		fmt.Fprintf(w, "// func %s(dst, a *%s, s %s, n int)\n", name, e.goType, e.goType)
-	}
-	fmt.Fprintf(w, "// "+f.doc+" for i < n.\n", opSign[op])
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-32\n", name)
-	p(w, "MOVQ dst+0(FP), DI")
-	p(w, "MOVQ a+8(FP), SI")
-	if f.prefix == "vv" {
-		p(w, "MOVQ b+16(FP), DX")
-	} else {
-		p(w, "VBROADCAST%s s+16(FP), %s15", e.scalar, x.reg)
-	}
-	p(w, "MOVQ n+24(FP), CX")
-	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
-	ins := "V" + map[string]string{"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV"}[op]
-	// vector computes register i from the vector at byte offset off.
-	vector := func(i, off int, mask string) {
-		load := fmt.Sprintf("VMOVUP%c", e.suffix[1])
-		z := ""
-		if mask != "" {
-			load += ".Z"
-			z = ".Z"
-			mask += ", "
-		}
-		switch f.prefix {
-		case "vv":
-			// Two loads, so that a masked tail reads nothing outside the slices.
-			p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
-			p(w, "%s %d(DX), %s%s", load, off, mask, r(i+4))
-			p(w, "%s%s%s %s, %s, %s%s", ins, e.suffix, z, r(i+4), r(i), mask, r(i))
-		case "vs":
-			p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
-			p(w, "%s%s%s %s, %s, %s%s", ins, e.suffix, z, r(15), r(i), mask, r(i))
-		case "sv":
-			p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
-			p(w, "%s%s%s %s, %s, %s%s", ins, e.suffix, z, r(i), r(15), mask, r(i))
-		}
-	}
-	advance := func(k int) {
-		p(w, "ADDQ $%d, SI", k*e.size)
-		if f.prefix == "vv" {
-			p(w, "ADDQ $%d, DX", k*e.size)
-		}
-		p(w, "ADDQ $%d, DI", k*e.size)
-		p(w, "SUBQ $%d, CX", k)
-	}
-	l := func(s string) string { return name + "_" + s }
+	b.entry()
+	l := b.l
 	label(w, l("loop4"))
 	p(w, "CMPQ CX, $%d", 4*lanes)
 	p(w, "JL %s", l("loop1"))
 	for i := 0; i < 4; i++ {
-		vector(i, i*x.bytes, "")
+		b.vector(i, i*x.bytes, "")
 	}
 	for i := 0; i < 4; i++ {
-		p(w, "VMOVUP%c %s, %d(DI)", e.suffix[1], r(i), i*x.bytes)
+		p(w, "VMOVUP%c %s, %d(DI)", e.suffix[1], b.r(i), i*x.bytes)
 	}
-	advance(4 * lanes)
+	b.advance(4 * lanes)
 	p(w, "JMP %s", l("loop4"))
 	label(w, l("loop1"))
 	p(w, "CMPQ CX, $%d", lanes)
 	p(w, "JL %s", l("tail"))
-	vector(0, 0, "")
-	p(w, "VMOVUP%c %s, (DI)", e.suffix[1], r(0))
-	advance(lanes)
+	b.vector(0, 0, "")
+	p(w, "VMOVUP%c %s, (DI)", e.suffix[1], b.r(0))
+	b.advance(lanes)
 	p(w, "JMP %s", l("loop1"))
 	label(w, l("tail"))
 	p(w, "TESTQ CX, CX")
@@ -188,30 +141,115 @@ func binary(w *bytes.Buffer, x isa, e elem, f form, op string) {
 		p(w, "SHLQ CX, AX")
 		p(w, "DECQ AX")
 		p(w, "KMOVW AX, K1")
-		vector(0, 0, "K1")
-		p(w, "VMOVUP%c %s, K1, (DI)", e.suffix[1], r(0))
+		b.vector(0, 0, "K1")
+		p(w, "VMOVUP%c %s, K1, (DI)", e.suffix[1], b.r(0))
 	} else {
 		// One element at a time.
-		xr := func(i int) string { return fmt.Sprintf("X%d", i) }
-		mov := "VMOV" + e.scalar
-		switch f.prefix {
-		case "vv":
-			p(w, "%s (SI), %s", mov, xr(0))
-			p(w, "%s%s (DX), %s, %s", ins, e.scalar, xr(0), xr(0))
-		case "vs":
-			p(w, "%s (SI), %s", mov, xr(0))
-			p(w, "%s%s %s, %s, %s", ins, e.scalar, xr(15), xr(0), xr(0))
-		case "sv":
-			p(w, "%s (SI), %s", mov, xr(1))
-			p(w, "%s%s %s, %s, %s", ins, e.scalar, xr(1), xr(15), xr(0))
-		}
-		p(w, "%s %s, (DI)", mov, xr(0))
-		advance(1)
+		b.element()
+		b.advance(1)
 		p(w, "JMP %s", l("tail"))
 	}
 	label(w, l("done"))
 	p(w, "VZEROUPPER")
 	p(w, "RET")
+}
+
+// binaryRoutine holds what the stages of binary share: the routine's
+// instruction set, element type, form and operation (ins, its instruction
+// without the type suffix), and its name.
+type binaryRoutine struct {
+	w       *bytes.Buffer
+	x       isa
+	e       elem
+	f       form
+	op, ins string
+	name    string
+}
+
+// r is vector register i.
+func (b binaryRoutine) r(i int) string { return fmt.Sprintf("%s%d", b.x.reg, i) }
+
+// l is the routine's label s.
+func (b binaryRoutine) l(s string) string { return b.name + "_" + s }
+
+// entry writes the head of the routine: the comments giving its Go
+// signature and what it computes, the TEXT line, and the loads of the
+// arguments (the scalar broadcast into register 15).
+func (b binaryRoutine) entry() {
+	w, e, x := b.w, b.e, b.x
+	fmt.Fprintln(w)
+	if b.f.prefix == "vv" {
+		fmt.Fprintf(w, "// func %s(dst, a, b *%s, n int)\n", b.name, e.goType)
+	} else {
+		fmt.Fprintf(w, "// func %s(dst, a *%s, s %s, n int)\n", b.name, e.goType, e.goType)
+	}
+	fmt.Fprintf(w, "// "+b.f.doc+" for i < n.\n", opSign[b.op])
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-32\n", b.name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ a+8(FP), SI")
+	if b.f.prefix == "vv" {
+		p(w, "MOVQ b+16(FP), DX")
+	} else {
+		p(w, "VBROADCAST%s s+16(FP), %s15", e.scalar, x.reg)
+	}
+	p(w, "MOVQ n+24(FP), CX")
+}
+
+// vector computes register i from the vector at byte offset off, under
+// the zeroing mask given, if any.
+func (b binaryRoutine) vector(i, off int, mask string) {
+	w, e, r, ins := b.w, b.e, b.r, b.ins
+	load := fmt.Sprintf("VMOVUP%c", e.suffix[1])
+	z := ""
+	if mask != "" {
+		load += ".Z"
+		z = ".Z"
+		mask += ", "
+	}
+	switch b.f.prefix {
+	case "vv":
+		// Two loads, so that a masked tail reads nothing outside the slices.
+		p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
+		p(w, "%s %d(DX), %s%s", load, off, mask, r(i+4))
+		p(w, "%s%s%s %s, %s, %s%s", ins, e.suffix, z, r(i+4), r(i), mask, r(i))
+	case "vs":
+		p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
+		p(w, "%s%s%s %s, %s, %s%s", ins, e.suffix, z, r(15), r(i), mask, r(i))
+	case "sv":
+		p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
+		p(w, "%s%s%s %s, %s, %s%s", ins, e.suffix, z, r(i), r(15), mask, r(i))
+	}
+}
+
+// element computes and stores one element with scalar instructions (the
+// AVX2 tail).
+func (b binaryRoutine) element() {
+	w, e, ins := b.w, b.e, b.ins
+	xr := func(i int) string { return fmt.Sprintf("X%d", i) }
+	mov := "VMOV" + e.scalar
+	switch b.f.prefix {
+	case "vv":
+		p(w, "%s (SI), %s", mov, xr(0))
+		p(w, "%s%s (DX), %s, %s", ins, e.scalar, xr(0), xr(0))
+	case "vs":
+		p(w, "%s (SI), %s", mov, xr(0))
+		p(w, "%s%s %s, %s, %s", ins, e.scalar, xr(15), xr(0), xr(0))
+	case "sv":
+		p(w, "%s (SI), %s", mov, xr(1))
+		p(w, "%s%s %s, %s, %s", ins, e.scalar, xr(1), xr(15), xr(0))
+	}
+	p(w, "%s %s, (DI)", mov, xr(0))
+}
+
+// advance moves the pointers k elements on and counts them off CX.
+func (b binaryRoutine) advance(k int) {
+	w, size := b.w, b.e.size
+	p(w, "ADDQ $%d, SI", k*size)
+	if b.f.prefix == "vv" {
+		p(w, "ADDQ $%d, DX", k*size)
+	}
+	p(w, "ADDQ $%d, DI", k*size)
+	p(w, "SUBQ $%d, CX", k)
 }
 
 // sumLeaf writes the AVX2 leaf of the pairwise sum: four accumulators hold
@@ -605,91 +643,114 @@ func kernels(w, g *bytes.Buffer) {
 	d := &decls{w: g, fields: map[string][]string{}}
 	for _, x := range []isa{avx2, avx512} {
 		for _, e := range []elem{f32, f64} {
-			var vv, vs []string
-			for _, gr := range grads {
-				for _, f := range []string{"vv", "vs"} {
-					name := gradKernel(w, x, e, gr, f)
-					if f == "vv" {
-						d.fn(name, fmt.Sprintf("(dst, y, gr *%s, n int)", e.goType))
-						vv = append(vv, name)
-					} else {
-						d.fn(name, fmt.Sprintf("(dst, y *%s, s %s, n int)", e.goType, e.goType))
-						vs = append(vs, name)
-					}
-				}
-			}
-			d.field(x, e, fmt.Sprintf("grad: [2]func(dst, y, gr *%s, n int){%s},", e.goType, join(vv)))
-			d.field(x, e, fmt.Sprintf("gradS: [2]func(dst, y *%s, s %s, n int){%s},", e.goType, e.goType, join(vs)))
-			name := reluKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
-			d.field(x, e, fmt.Sprintf("relu: %s,", name))
-			name = reluGradKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(dst, y, gr *%s, n int)", e.goType))
-			d.field(x, e, fmt.Sprintf("reluGrad: %s,", name))
-			name = sqrtKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
-			d.field(x, e, fmt.Sprintf("sqrt: %s,", name))
-			name = axpbyKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(dst, a, b *%s, sa, sb %s, n int)", e.goType, e.goType))
-			d.field(x, e, fmt.Sprintf("axpby: %s,", name))
-			name = mulAddKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(dst, a, b, c *%s, n int)", e.goType))
-			d.field(x, e, fmt.Sprintf("mulAdd: %s,", name))
-			name = sumDiffSqKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(s, q, x, v *%s, n int)", e.goType))
-			d.field(x, e, fmt.Sprintf("sumDiffSq: %s,", name))
-			name = sumDiffProdKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(s, q, gr, x, v *%s, n int)", e.goType))
-			d.field(x, e, fmt.Sprintf("sumDiffProd: %s,", name))
-			name = mulMulAddKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(dst, a, b, c, d, e *%s, n int)", e.goType))
-			d.field(x, e, fmt.Sprintf("mulMulAdd: %s,", name))
-			name = softmaxGradKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(gr, y *%s, dot, s %s, n int)", e.goType, e.goType))
-			d.field(x, e, fmt.Sprintf("softmaxGrad: %s,", name))
-			vv, vs = nil, nil
-			for _, c := range cmpNames {
-				name := cmpKernel(w, x, e, c, "vv")
-				d.fn(name, fmt.Sprintf("(dst *bool, a, b *%s, n int)", e.goType))
-				vv = append(vv, name)
-				name = cmpKernel(w, x, e, c, "vs")
-				d.fn(name, fmt.Sprintf("(dst *bool, a *%s, s %s, n int)", e.goType, e.goType))
-				vs = append(vs, name)
-			}
-			d.field(x, e, fmt.Sprintf("cmp: [6]func(dst *bool, a, b *%s, n int){%s},", e.goType, join(vv)))
-			d.field(x, e, fmt.Sprintf("cmpS: [6]func(dst *bool, a *%s, s %s, n int){%s},", e.goType, e.goType, join(vs)))
-			var un []string
-			for _, op := range unaryNames {
-				name := unaryKernel(w, x, e, op)
-				d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
-				un = append(un, name)
-			}
-			d.field(x, e, fmt.Sprintf("unary: [%d]func(dst, a *%s, n int){%s},", len(un), e.goType, join(un)))
-			name = clampKernel(w, x, e)
-			d.fn(name, fmt.Sprintf("(dst, a *%s, lo, hi %s, n int)", e.goType, e.goType))
-			d.field(x, e, fmt.Sprintf("clamp: %s,", name))
-			for _, f := range []string{"vv", "vs", "sv"} {
-				name := selectKernel(w, x, e, f)
-				if f == "vv" {
-					d.fn(name, fmt.Sprintf("(dst, a, b *%s, c *bool, n int)", e.goType))
-					d.field(x, e, fmt.Sprintf("sel: %s,", name))
-				} else {
-					d.fn(name, fmt.Sprintf("(dst, a *%s, c *bool, s %s, n int)", e.goType, e.goType))
-					d.field(x, e, fmt.Sprintf("sel%s: %s,", map[string]string{"vs": "VS", "sv": "SV"}[f], name))
-				}
-			}
+			gradKernels(w, d, x, e)
+			arithKernels(w, d, x, e)
+			cmpKernels(w, d, x, e)
+			unaryKernels(w, d, x, e)
+			selectKernels(w, d, x, e)
 		}
 	}
+	d.tables()
+}
+
+// single declares the kernel name with signature sig and gives it to the
+// field of the kernels table of x and e.
+func (d *decls) single(x isa, e elem, field, name, sig string) {
+	d.fn(name, sig)
+	d.field(x, e, fmt.Sprintf("%s: %s,", field, name))
+}
+
+// tables writes, per implementation, the function that returns its kernels
+// table.
+func (d *decls) tables() {
 	for _, k := range d.order {
 		t := "float32"
 		if k[len(k)-2:] == "64" {
 			t = "float64"
 		}
-		fmt.Fprintf(g, "\nfunc kernels%s() kernels[%s] {\n\treturn kernels[%s]{\n", k, t, t)
+		fmt.Fprintf(d.w, "\nfunc kernels%s() kernels[%s] {\n\treturn kernels[%s]{\n", k, t, t)
 		for _, line := range d.fields[k] {
-			fmt.Fprintf(g, "\t\t%s\n", line)
+			fmt.Fprintf(d.w, "\t\t%s\n", line)
 		}
-		fmt.Fprintf(g, "\t}\n}\n")
+		fmt.Fprintf(d.w, "\t}\n}\n")
+	}
+}
+
+// gradKernels writes the Sigmoid and Tanh gradient routines of x and e,
+// with a slice (grad) and a scalar (gradS) upstream gradient.
+func gradKernels(w *bytes.Buffer, d *decls, x isa, e elem) {
+	var vv, vs []string
+	for _, gr := range grads {
+		for _, f := range []string{"vv", "vs"} {
+			name := gradKernel(w, x, e, gr, f)
+			if f == "vv" {
+				d.fn(name, fmt.Sprintf("(dst, y, gr *%s, n int)", e.goType))
+				vv = append(vv, name)
+			} else {
+				d.fn(name, fmt.Sprintf("(dst, y *%s, s %s, n int)", e.goType, e.goType))
+				vs = append(vs, name)
+			}
+		}
+	}
+	d.field(x, e, fmt.Sprintf("grad: [2]func(dst, y, gr *%s, n int){%s},", e.goType, join(vv)))
+	d.field(x, e, fmt.Sprintf("gradS: [2]func(dst, y *%s, s %s, n int){%s},", e.goType, e.goType, join(vs)))
+}
+
+// arithKernels writes the one-of-a-kind arithmetic routines of x and e:
+// relu and its gradient, sqrt, axpby, mulAdd, the sums of differences,
+// mulMulAdd and the softmax gradient.
+func arithKernels(w *bytes.Buffer, d *decls, x isa, e elem) {
+	t := e.goType
+	d.single(x, e, "relu", reluKernel(w, x, e), fmt.Sprintf("(dst, a *%s, n int)", t))
+	d.single(x, e, "reluGrad", reluGradKernel(w, x, e), fmt.Sprintf("(dst, y, gr *%s, n int)", t))
+	d.single(x, e, "sqrt", sqrtKernel(w, x, e), fmt.Sprintf("(dst, a *%s, n int)", t))
+	d.single(x, e, "axpby", axpbyKernel(w, x, e), fmt.Sprintf("(dst, a, b *%s, sa, sb %s, n int)", t, t))
+	d.single(x, e, "mulAdd", mulAddKernel(w, x, e), fmt.Sprintf("(dst, a, b, c *%s, n int)", t))
+	d.single(x, e, "sumDiffSq", sumDiffSqKernel(w, x, e), fmt.Sprintf("(s, q, x, v *%s, n int)", t))
+	d.single(x, e, "sumDiffProd", sumDiffProdKernel(w, x, e), fmt.Sprintf("(s, q, gr, x, v *%s, n int)", t))
+	d.single(x, e, "mulMulAdd", mulMulAddKernel(w, x, e), fmt.Sprintf("(dst, a, b, c, d, e *%s, n int)", t))
+	d.single(x, e, "softmaxGrad", softmaxGradKernel(w, x, e), fmt.Sprintf("(gr, y *%s, dot, s %s, n int)", t, t))
+}
+
+// cmpKernels writes the comparison routines of x and e, against a slice
+// (cmp) and a scalar (cmpS), in the order of cmpNames.
+func cmpKernels(w *bytes.Buffer, d *decls, x isa, e elem) {
+	var vv, vs []string
+	for _, c := range cmpNames {
+		name := cmpKernel(w, x, e, c, "vv")
+		d.fn(name, fmt.Sprintf("(dst *bool, a, b *%s, n int)", e.goType))
+		vv = append(vv, name)
+		name = cmpKernel(w, x, e, c, "vs")
+		d.fn(name, fmt.Sprintf("(dst *bool, a *%s, s %s, n int)", e.goType, e.goType))
+		vs = append(vs, name)
+	}
+	d.field(x, e, fmt.Sprintf("cmp: [6]func(dst *bool, a, b *%s, n int){%s},", e.goType, join(vv)))
+	d.field(x, e, fmt.Sprintf("cmpS: [6]func(dst *bool, a *%s, s %s, n int){%s},", e.goType, e.goType, join(vs)))
+}
+
+// unaryKernels writes the unary routines of x and e (unaryNames) and clamp.
+func unaryKernels(w *bytes.Buffer, d *decls, x isa, e elem) {
+	var un []string
+	for _, op := range unaryNames {
+		name := unaryKernel(w, x, e, op)
+		d.fn(name, fmt.Sprintf("(dst, a *%s, n int)", e.goType))
+		un = append(un, name)
+	}
+	d.field(x, e, fmt.Sprintf("unary: [%d]func(dst, a *%s, n int){%s},", len(un), e.goType, join(un)))
+	d.single(x, e, "clamp", clampKernel(w, x, e), fmt.Sprintf("(dst, a *%s, lo, hi %s, n int)", e.goType, e.goType))
+}
+
+// selectKernels writes the selection routines of x and e: between two
+// slices (sel), a slice and a scalar (selVS) and a scalar and a slice
+// (selSV).
+func selectKernels(w *bytes.Buffer, d *decls, x isa, e elem) {
+	for _, f := range []string{"vv", "vs", "sv"} {
+		name := selectKernel(w, x, e, f)
+		if f == "vv" {
+			d.single(x, e, "sel", name, fmt.Sprintf("(dst, a, b *%s, c *bool, n int)", e.goType))
+		} else {
+			d.single(x, e, "sel"+map[string]string{"vs": "VS", "sv": "SV"}[f], name, fmt.Sprintf("(dst, a *%s, c *bool, s %s, n int)", e.goType, e.goType))
+		}
 	}
 }
 
@@ -1190,7 +1251,6 @@ func cmpKernel(w *bytes.Buffer, x isa, e elem, c, f string) string {
 // R8 c, reg 15 s.
 func selectKernel(w *bytes.Buffer, x isa, e elem, f string) string {
 	name := f + "Select" + e.name + x.name
-	lanes := x.bytes / e.size
 	fmt.Fprintln(w)
 	if f == "vv" {
 		fmt.Fprintf(w, "// func %s(dst, a, b *%s, c *bool, n int)\n", name, e.goType)
@@ -1208,37 +1268,64 @@ func selectKernel(w *bytes.Buffer, x isa, e elem, f string) string {
 		p(w, "VBROADCAST%s s+24(FP), %s15", e.scalar, x.reg)
 	}
 	p(w, "MOVQ n+32(FP), CX")
-	dst, as, bs, cs := stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}, stream{"R8", 1}
-	streams := []stream{dst, as, cs}
-	if f == "vv" {
-		streams = append(streams, bs)
+	if x.bytes == 64 {
+		selectLoopsAVX512(w, name, x, e, f)
+	} else {
+		selectLoopsAVX2(w, name, x, e, f)
 	}
+	return name
+}
+
+// selectStreams are the streams of a select routine of e in form f: dst,
+// a, c and, for vv, b.
+func selectStreams(e elem, f string) (dst, as, bs, cs stream, all []stream) {
+	dst, as, bs, cs = stream{"DI", e.size}, stream{"SI", e.size}, stream{"DX", e.size}, stream{"R8", 1}
+	all = []stream{dst, as, cs}
+	if f == "vv" {
+		all = append(all, bs)
+	}
+	return dst, as, bs, cs, all
+}
+
+// selectLoopsAVX512 writes the loops of an AVX-512 select routine: the
+// bools widened to lanes and tested into a mask register, under which a
+// is merged over b or s (or s over a, for sv).
+func selectLoopsAVX512(w *bytes.Buffer, name string, x isa, e elem, f string) {
+	dst, as, bs, cs, streams := selectStreams(e, f)
+	lanes := x.bytes / e.size
 	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
 	widen := map[int]string{4: "VPMOVZXBD", 8: "VPMOVZXBQ"}[e.size]
-	if x.bytes == 64 {
-		dq := map[int]string{4: "32", 8: "64"}[e.size]
-		test := map[int]string{4: "VPTESTMD", 8: "VPTESTMQ"}[e.size]
-		loops(w, name, x, lanes, streams, func(i int, mask string) {
-			k := i * lanes
-			kr := fmt.Sprintf("K%d", 2+i)
-			// Lanes outside the tail widen to 0, so kr is within K1.
-			load(w, widen, mem(cs, k), mask, r(i+4))
-			p(w, "%s %s, %s, %s", test, r(i+4), r(i+4), kr)
-			switch f {
-			case "vv":
-				load(w, "VMOVDQU"+dq, mem(bs, k), mask, r(i))
-				p(w, "VMOVDQU%s %s, %s, %s", dq, mem(as, k), kr, r(i))
-			case "vs":
-				p(w, "VMOVDQA%s Z15, %s", dq, r(i))
-				p(w, "VMOVDQU%s %s, %s, %s", dq, mem(as, k), kr, r(i))
-			case "sv":
-				load(w, "VMOVDQU"+dq, mem(as, k), mask, r(i))
-				p(w, "VMOVDQA%s Z15, %s, %s", dq, kr, r(i))
-			}
-			store(w, "VMOVDQU"+dq, r(i), mask, mem(dst, k))
-		}, nil)
-		return name
-	}
+	dq := map[int]string{4: "32", 8: "64"}[e.size]
+	test := map[int]string{4: "VPTESTMD", 8: "VPTESTMQ"}[e.size]
+	loops(w, name, x, lanes, streams, func(i int, mask string) {
+		k := i * lanes
+		kr := fmt.Sprintf("K%d", 2+i)
+		// Lanes outside the tail widen to 0, so kr is within K1.
+		load(w, widen, mem(cs, k), mask, r(i+4))
+		p(w, "%s %s, %s, %s", test, r(i+4), r(i+4), kr)
+		switch f {
+		case "vv":
+			load(w, "VMOVDQU"+dq, mem(bs, k), mask, r(i))
+			p(w, "VMOVDQU%s %s, %s, %s", dq, mem(as, k), kr, r(i))
+		case "vs":
+			p(w, "VMOVDQA%s Z15, %s", dq, r(i))
+			p(w, "VMOVDQU%s %s, %s, %s", dq, mem(as, k), kr, r(i))
+		case "sv":
+			load(w, "VMOVDQU"+dq, mem(as, k), mask, r(i))
+			p(w, "VMOVDQA%s Z15, %s, %s", dq, kr, r(i))
+		}
+		store(w, "VMOVDQU"+dq, r(i), mask, mem(dst, k))
+	}, nil)
+}
+
+// selectLoopsAVX2 writes the loops of an AVX2 select routine: the bools
+// widened to lanes, their bit shifted into the sign, and a blend; the tail
+// selects one element at a time with a conditional move.
+func selectLoopsAVX2(w *bytes.Buffer, name string, x isa, e elem, f string) {
+	dst, as, bs, cs, streams := selectStreams(e, f)
+	lanes := x.bytes / e.size
+	r := func(i int) string { return fmt.Sprintf("%s%d", x.reg, i) }
+	widen := map[int]string{4: "VPMOVZXBD", 8: "VPMOVZXBQ"}[e.size]
 	shift := map[int]string{4: "VPSLLD $31", 8: "VPSLLQ $63"}[e.size]
 	blend := "VBLENDV" + e.suffix
 	mov := "VMOVUP" + e.suffix[1:]
@@ -1276,7 +1363,6 @@ func selectKernel(w *bytes.Buffer, x isa, e elem, f string) string {
 		p(w, "%s BX, AX", cmov)
 		p(w, "%s AX, (DI)", mv)
 	})
-	return name
 }
 
 // boolTable maps an 8-bit mask to 8 bools: byte j of entry m is bit j of m.

@@ -179,107 +179,147 @@ func used(op string) []string {
 // mask), b+4 r² then r⁴, b+5 a then the result, b+6 b, b+7 c; and mask
 // register nan for the NaN lanes (AVX-512).
 func (g *gen) body(off int, masked bool, base int, nan string) []string {
-	var out []string
-	i := func(ins string, args ...string) {
-		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
-	}
+	var a asm
 	f0, f8, f9 := g.f(base), g.f(base+1), g.f(base+3)
-	d1, d2, d3, d4, d5, d6, d7 := g.d(base+1), g.d(base+2), g.d(base+3), g.d(base+4), g.d(base+5), g.d(base+6), g.d(base+7)
-	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
-	if masked {
-		i("VMOVUPS.Z", src, "K1", f0)
+	g.loadWide(&a, off, masked, f0, g.d(base+1))
+	g.clampArg(&a, g.d(base+1))
+	g.expm1Reduced(&a, base)
+	g.scaleResult(&a, base)
+	if g.isa.inReg {
+		a.i("VCVTPD2PS", g.d(base+5), f8)
 	} else {
-		i("VMOVUPS", src, f0)
+		a.i("VCVTPD2PSY", g.d(base+5), f8)
 	}
-	i("VCVTPS2PD", f0, d1)
+	if g.op == "tanh" {
+		// the sign of x (a VEX memory operand: registers below 16)
+		a.i("VANDPS", "vmath_sign32<>(SB)", f0, f9)
+		a.i("VORPS", f9, f8, f8)
+	}
+	g.storeKeepingNaN(&a, off, masked, f0, f8, f9, nan)
+	return a
+}
+
+// asm collects the instructions of one step.
+type asm []string
+
+// i appends one instruction.
+func (a *asm) i(ins string, args ...string) {
+	*a = append(*a, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+}
+
+// loadWide loads the float32 values at off(SI) into f (under mask K1 when
+// masked) and widens them to float64 in d.
+func (g *gen) loadWide(a *asm, off int, masked bool, f, d string) {
+	src := fmt.Sprintf("%d(SI)", off)
+	if masked {
+		a.i("VMOVUPS.Z", src, "K1", f)
+	} else {
+		a.i("VMOVUPS", src, f)
+	}
+	a.i("VCVTPS2PD", f, d)
+}
+
+// clampArg turns the input v in register d into the argument of the
+// exponential: v clamped to [lo, hi] for exp, -v clamped for sigmoid, and
+// 2·min(|v|, tanhHi) for tanh.
+func (g *gen) clampArg(a *asm, d string) {
 	xor, and := "VXORPD", "VANDPD"
 	if g.isa.inReg {
 		xor, and = "VPXORQ", "VPANDQ"
 	}
 	switch g.op {
 	case "sigmoid":
-		i(xor, g.c("sign64"), d1, d1)
+		a.i(xor, g.c("sign64"), d, d)
 		fallthrough
 	case "exp":
-		i("VMAXPD", g.c("lo"), d1, d1)
-		i("VMINPD", g.c("hi"), d1, d1)
+		a.i("VMAXPD", g.c("lo"), d, d)
+		a.i("VMINPD", g.c("hi"), d, d)
 	case "tanh":
-		i(and, g.c("abs64"), d1, d1)
-		i("VMINPD", g.c("tanhHi"), d1, d1)
-		i("VADDPD", d1, d1, d1)
+		a.i(and, g.c("abs64"), d, d)
+		a.i("VMINPD", g.c("tanhHi"), d, d)
+		a.i("VADDPD", d, d, d)
 	}
+}
+
+// expm1Reduced splits the argument v (register b+1) into k·ln2 + r and
+// leaves t (from which 2^k comes) in b+2 and expm1Poly(r), evaluated by
+// Estrin's scheme, in b+5.
+func (g *gen) expm1Reduced(a *asm, base int) {
+	d1, d2, d3, d4, d5, d6, d7 := g.d(base+1), g.d(base+2), g.d(base+3), g.d(base+4), g.d(base+5), g.d(base+6), g.d(base+7)
 	// t = v·log2e + round; k = t - round; r = v - k·ln2
-	i("VMULPD", g.c("log2e"), d1, d2)
-	i("VADDPD", g.c("round"), d2, d2)
-	i("VSUBPD", g.c("round"), d2, d3)
-	i("VMULPD", g.c("ln2"), d3, d3)
-	i("VSUBPD", d3, d1, d3)
+	a.i("VMULPD", g.c("log2e"), d1, d2)
+	a.i("VADDPD", g.c("round"), d2, d2)
+	a.i("VSUBPD", g.c("round"), d2, d3)
+	a.i("VMULPD", g.c("ln2"), d3, d3)
+	a.i("VSUBPD", d3, d1, d3)
 	// expm1Poly(r), Estrin
-	i("VMULPD", d3, d3, d4)
-	i("VMULPD", g.c("c2"), d3, d5)
-	i("VADDPD", g.c("one"), d5, d5)
-	i("VMULPD", g.c("c24"), d3, d6)
-	i("VADDPD", g.c("c6"), d6, d6)
-	i("VMULPD", g.c("c720"), d3, d7)
-	i("VADDPD", g.c("c120"), d7, d7)
-	i("VMULPD", g.c("c40320"), d3, d1)
-	i("VADDPD", g.c("c5040"), d1, d1)
-	i("VMULPD", d4, d6, d6)
-	i("VADDPD", d6, d5, d5)
-	i("VMULPD", d4, d1, d1)
-	i("VADDPD", d1, d7, d7)
-	i("VMULPD", d4, d4, d4)
-	i("VMULPD", d4, d7, d7)
-	i("VADDPD", d7, d5, d5)
-	i("VMULPD", d5, d3, d5)
-	// 2^k from t's low bits
-	i("VPADDQ", g.c("bias"), d2, d2)
-	i("VPSLLQ", "$52", d2, d2)
+	a.i("VMULPD", d3, d3, d4)
+	a.i("VMULPD", g.c("c2"), d3, d5)
+	a.i("VADDPD", g.c("one"), d5, d5)
+	a.i("VMULPD", g.c("c24"), d3, d6)
+	a.i("VADDPD", g.c("c6"), d6, d6)
+	a.i("VMULPD", g.c("c720"), d3, d7)
+	a.i("VADDPD", g.c("c120"), d7, d7)
+	a.i("VMULPD", g.c("c40320"), d3, d1)
+	a.i("VADDPD", g.c("c5040"), d1, d1)
+	a.i("VMULPD", d4, d6, d6)
+	a.i("VADDPD", d6, d5, d5)
+	a.i("VMULPD", d4, d1, d1)
+	a.i("VADDPD", d1, d7, d7)
+	a.i("VMULPD", d4, d4, d4)
+	a.i("VMULPD", d4, d7, d7)
+	a.i("VADDPD", d7, d5, d5)
+	a.i("VMULPD", d5, d3, d5)
+}
+
+// scaleResult makes 2^k from t's low bits (register b+2) and combines it
+// with expm1Poly(r) (b+5) into the op's float64 result, left in b+5:
+// e^v, 1/(1+e^-x), or (e^2|x| - 1)/(e^2|x| + 1).
+func (g *gen) scaleResult(a *asm, base int) {
+	d2, d5, d6 := g.d(base+2), g.d(base+5), g.d(base+6)
+	a.i("VPADDQ", g.c("bias"), d2, d2)
+	a.i("VPSLLQ", "$52", d2, d2)
 	switch g.op {
 	case "exp":
-		i("VADDPD", g.c("one"), d5, d5)
-		i("VMULPD", d2, d5, d5)
+		a.i("VADDPD", g.c("one"), d5, d5)
+		a.i("VMULPD", d2, d5, d5)
 	case "sigmoid":
-		i("VADDPD", g.c("one"), d5, d5)
-		i("VMULPD", d2, d5, d5)
-		i("VADDPD", g.c("one"), d5, d5)
+		a.i("VADDPD", g.c("one"), d5, d5)
+		a.i("VMULPD", d2, d5, d5)
+		a.i("VADDPD", g.c("one"), d5, d5)
 		one := g.c("one")
 		if !g.isa.inReg {
-			i("VMOVUPD", one, d6)
+			a.i("VMOVUPD", one, d6)
 			one = d6
 		}
-		i("VDIVPD", d5, one, d5)
+		a.i("VDIVPD", d5, one, d5)
 	case "tanh":
-		i("VMULPD", d2, d5, d5)
-		i("VSUBPD", g.c("one"), d2, d2)
-		i("VADDPD", d2, d5, d5)
-		i("VADDPD", g.c("two"), d5, d6)
-		i("VDIVPD", d6, d5, d5)
+		a.i("VMULPD", d2, d5, d5)
+		a.i("VSUBPD", g.c("one"), d2, d2)
+		a.i("VADDPD", d2, d5, d5)
+		a.i("VADDPD", g.c("two"), d5, d6)
+		a.i("VDIVPD", d6, d5, d5)
 	}
-	if g.isa.inReg {
-		i("VCVTPD2PS", d5, f8)
-	} else {
-		i("VCVTPD2PSY", d5, f8)
-	}
-	if g.op == "tanh" {
-		// the sign of x (a VEX memory operand: registers below 16)
-		i("VANDPS", "vmath_sign32<>(SB)", f0, f9)
-		i("VORPS", f9, f8, f8)
-	}
+}
+
+// storeKeepingNaN puts the NaN lanes of the input f0 back into the float32
+// result res (through mask register nan on AVX-512, the register scratch
+// on AVX2) and stores res at off(DI), under mask K1 when masked.
+func (g *gen) storeKeepingNaN(a *asm, off int, masked bool, f0, res, scratch, nan string) {
+	dst := fmt.Sprintf("%d(DI)", off)
 	// NaN inputs come back unchanged
 	if g.isa.inReg {
-		i("VCMPPS", "$3", f0, f0, nan)
-		i("VMOVAPS", f0, nan, f8)
+		a.i("VCMPPS", "$3", f0, f0, nan)
+		a.i("VMOVAPS", f0, nan, res)
 	} else {
-		i("VCMPPS", "$3", f0, f0, f9)
-		i("VBLENDVPS", f9, f0, f8, f8)
+		a.i("VCMPPS", "$3", f0, f0, scratch)
+		a.i("VBLENDVPS", scratch, f0, res, res)
 	}
 	if masked {
-		i("VMOVUPS", f8, "K1", dst)
+		a.i("VMOVUPS", res, "K1", dst)
 	} else {
-		i("VMOVUPS", f8, dst)
+		a.i("VMOVUPS", res, dst)
 	}
-	return out
 }
 
 // emit writes instructions, alternating between the lists: independent
@@ -353,91 +393,80 @@ func (g *gen) function(is isa, o op) {
 // alone would fill the 16 spare registers), so two AVX-512 steps fit in the
 // 32 registers side by side.
 func (g *gen) erfBody(off int, masked bool, base int, nan string) []string {
-	var out []string
-	i := func(ins string, args ...string) {
-		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
-	}
-	// m applies ins with the constant name as its memory operand.
-	m := func(ins, name string, args ...string) {
-		if g.isa.inReg {
-			ins += ".BCST"
-		}
-		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
-	}
+	var a asm
 	d := func(k int) string { return g.d(base + k) }
 	f0, fr, fs := g.f(base), g.f(base+7), g.f(base+8)
-	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
-	if masked {
-		i("VMOVUPS.Z", src, "K1", f0)
-	} else {
-		i("VMOVUPS", src, f0)
-	}
-	i("VCVTPS2PD", f0, d(1))
+	g.loadWide(&a, off, masked, f0, d(1))
 	and := "VANDPD"
 	if g.isa.inReg {
 		and = "VPANDQ"
 	}
-	m(and, "abs64", d(1), d(1))
-	m("VMINPD", "erfHi", d(1), d(1))
-	i("VMULPD", d(1), d(1), d(2)) // t
-	i("VMULPD", d(2), d(2), d(3)) // t²
-	i("VMULPD", d(3), d(3), d(4)) // t⁴
-	i("VMULPD", d(4), d(4), d(5)) // t⁸
+	g.withConst(&a, and, "abs64", d(1), d(1))
+	g.withConst(&a, "VMINPD", "erfHi", d(1), d(1))
+	a.i("VMULPD", d(1), d(1), d(2)) // t
+	a.i("VMULPD", d(2), d(2), d(3)) // t²
+	a.i("VMULPD", d(3), d(3), d(4)) // t⁴
+	a.i("VMULPD", d(4), d(4), d(5)) // t⁸
+	g.erfPoly(&a, base)
+	// a·P(t), the sign of x
+	a.i("VMULPD", d(1), d(6), d(6))
+	if g.isa.inReg {
+		a.i("VCVTPD2PS", d(6), fr)
+		a.i("VPANDQ.BCST", "vmath_sign32<>(SB)", f0, fs)
+	} else {
+		a.i("VCVTPD2PSY", d(6), fr)
+		a.i("VANDPS", "vmath_sign32<>(SB)", f0, fs)
+	}
+	a.i("VORPS", fs, fr, fr)
+	g.storeKeepingNaN(&a, off, masked, f0, fr, fs, nan)
+	return a
+}
+
+// withConst appends ins with the constant name as its memory operand
+// (broadcast on AVX-512), then args.
+func (g *gen) withConst(a *asm, ins, name string, args ...string) {
+	if g.isa.inReg {
+		ins += ".BCST"
+	}
+	a.i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+}
+
+// erfPoly evaluates erf's polynomial P(t) = Σ erfC[j]·t^j by Estrin's
+// scheme from the powers t, t², t⁴ and t⁸ in registers b+2 to b+5, leaving
+// it in b+6 (b+7 to b+9 scratch).
+func (g *gen) erfPoly(a *asm, base int) {
+	d := func(k int) string { return g.d(base + k) }
 	// q sets register r to c[2j] + c[2j+1]·t
 	q := func(r, j int) {
-		m("VMULPD", fmt.Sprintf("erf%d", 2*j+1), d(2), d(r))
-		m("VADDPD", fmt.Sprintf("erf%d", 2*j), d(r), d(r))
+		g.withConst(a, "VMULPD", fmt.Sprintf("erf%d", 2*j+1), d(2), d(r))
+		g.withConst(a, "VADDPD", fmt.Sprintf("erf%d", 2*j), d(r), d(r))
 	}
 	// pair sets register r to q(j) + q(j+1)·t², using r+1
 	pair := func(r, j int) {
 		q(r, j)
 		q(r+1, j+1)
-		i("VMULPD", d(3), d(r+1), d(r+1))
-		i("VADDPD", d(r+1), d(r), d(r))
+		a.i("VMULPD", d(3), d(r+1), d(r+1))
+		a.i("VADDPD", d(r+1), d(r), d(r))
 	}
 	// r4 = q8 + c18·t²
 	q(6, 8)
-	m("VMULPD", "erf18", d(3), d(7))
-	i("VADDPD", d(7), d(6), d(6))
+	g.withConst(a, "VMULPD", "erf18", d(3), d(7))
+	a.i("VADDPD", d(7), d(6), d(6))
 	// s1 = r2 + r3·t⁴
 	pair(7, 4)
 	pair(8, 6)
-	i("VMULPD", d(4), d(8), d(8))
-	i("VADDPD", d(8), d(7), d(7))
+	a.i("VMULPD", d(4), d(8), d(8))
+	a.i("VADDPD", d(8), d(7), d(7))
 	// (s1 + t⁸·r4)·t⁸
-	i("VMULPD", d(5), d(6), d(6))
-	i("VADDPD", d(6), d(7), d(6))
-	i("VMULPD", d(5), d(6), d(6))
+	a.i("VMULPD", d(5), d(6), d(6))
+	a.i("VADDPD", d(6), d(7), d(6))
+	a.i("VMULPD", d(5), d(6), d(6))
 	// s0 = r0 + r1·t⁴
 	pair(7, 0)
 	pair(8, 2)
-	i("VMULPD", d(4), d(8), d(8))
-	i("VADDPD", d(8), d(7), d(7))
-	// a·P(t), the sign of x
-	i("VADDPD", d(6), d(7), d(6))
-	i("VMULPD", d(1), d(6), d(6))
-	if g.isa.inReg {
-		i("VCVTPD2PS", d(6), fr)
-		i("VPANDQ.BCST", "vmath_sign32<>(SB)", f0, fs)
-	} else {
-		i("VCVTPD2PSY", d(6), fr)
-		i("VANDPS", "vmath_sign32<>(SB)", f0, fs)
-	}
-	i("VORPS", fs, fr, fr)
-	// NaN inputs come back unchanged
-	if g.isa.inReg {
-		i("VCMPPS", "$3", f0, f0, nan)
-		i("VMOVAPS", f0, nan, fr)
-	} else {
-		i("VCMPPS", "$3", f0, f0, fs)
-		i("VBLENDVPS", fs, f0, fr, fr)
-	}
-	if masked {
-		i("VMOVUPS", fr, "K1", dst)
-	} else {
-		i("VMOVUPS", fr, dst)
-	}
-	return out
+	a.i("VMULPD", d(4), d(8), d(8))
+	a.i("VADDPD", d(8), d(7), d(7))
+	a.i("VADDPD", d(6), d(7), d(6))
 }
 
 // erfFunction writes erfAVX2 or erfAVX512: on AVX-512 two steps at a time
