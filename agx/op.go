@@ -31,6 +31,11 @@ import "github.com/goagx/agx/tensor"
 // allocates nothing.
 type ins = [2]*Tensor
 
+// manyInputs is the arity of an op of any number of inputs (Cat, Stack). Its
+// forward and forward rule take the inputs as a slice (forwardN, jvpN), and
+// it saves none.
+const manyInputs = -1
+
 // noArgs is the parameter type of an op without non-tensor arguments.
 type noArgs struct{}
 
@@ -44,13 +49,15 @@ type backwardFn = func(g *Tensor, s []*Tensor) []*Tensor
 type opDef[P any] struct {
 	// name is the node's name, PyTorch's ("ExpBackward0").
 	name string
-	// arity is the number of tensor inputs (1 or 2); the node has one
-	// gradient edge per input.
+	// arity is the number of tensor inputs (1, 2, or manyInputs); the
+	// node has one gradient edge per input.
 	arity int
 	// forward computes the result's data; fresh says that it is always new
 	// storage, never a view of an input (no view link to look for).
-	forward func(p P, x ins) *tensor.Tensor
-	fresh   bool
+	// forwardN is forward for arity manyInputs.
+	forward  func(p P, x ins) *tensor.Tensor
+	forwardN func(p P, xs []*Tensor) *tensor.Tensor
+	fresh    bool
 	// save picks what backward needs of the inputs (nil: nothing), in the
 	// order backward reads them; saveOut appends the result.
 	save    func(x ins) ins
@@ -66,8 +73,9 @@ type opDef[P any] struct {
 	dataBackward func(p P, g *Tensor, s []*Tensor) []*Tensor
 	// jvp is the forward-mode rule: the result's tangent from the inputs'
 	// (x[i].tangentOf(), nil for zeros), the inputs and the result out.
-	// nil means zeros.
-	jvp func(p P, x ins, out *Tensor) *Tensor
+	// nil means zeros. jvpN is jvp for arity manyInputs.
+	jvp  func(p P, x ins, out *Tensor) *Tensor
+	jvpN func(p P, xs []*Tensor, out *Tensor) *Tensor
 	// prepare, where set, completes the arguments when the op records: with
 	// what only backward needs (such as the operands' metadata), so that
 	// calls that record nothing do not pay for it.
@@ -107,37 +115,50 @@ func (d *opDef[P]) done() *opDef[P] {
 // when it shares an input's storage) and gives the result its tangent when
 // an input is dual.
 func (d *opDef[P]) run(p P, x ins) *Tensor {
-	return d.complete(&p, x, d.forward(p, x))
+	return d.complete(&p, x, nil, d.forward(p, x))
 }
 
 // finish is run for a result the caller computed itself (when the forward
 // shares work with the argument checks).
 func (d *opDef[P]) finish(p P, x ins, out *tensor.Tensor) *Tensor {
-	return d.complete(&p, x, out)
+	return d.complete(&p, x, nil, out)
 }
 
-// complete is run after the forward. p is a pointer (to the caller's copy)
-// only so that the arguments are not copied at every step.
-func (d *opDef[P]) complete(p *P, x ins, out *tensor.Tensor) *Tensor {
-	in := x[:d.arity]
+// runN and finishN are run and finish for an op of any number of inputs.
+func (d *opDef[P]) runN(p P, xs []*Tensor) *Tensor {
+	return d.complete(&p, ins{}, xs, d.forwardN(p, xs))
+}
+
+func (d *opDef[P]) finishN(p P, xs []*Tensor, out *tensor.Tensor) *Tensor {
+	return d.complete(&p, ins{}, xs, out)
+}
+
+// complete is run after the forward, on the inputs x (or xs, for arity
+// manyInputs). p is a pointer (to the caller's copy) only so that the
+// arguments are not copied at every step.
+func (d *opDef[P]) complete(p *P, x ins, xs []*Tensor, out *tensor.Tensor) *Tensor {
+	in := xs
+	if d.arity != manyInputs {
+		in = x[:d.arity]
+	}
 	var r *Tensor
 	switch {
 	case needsGrad(in...):
-		r = d.record(p, x, out)
+		r = d.record(p, x, in, out)
 	case d.fresh:
 		r = wrap(out)
 	default:
 		r = result(out, in)
 	}
 	if isDual(in...) {
-		d.tangent(*p, x, r)
+		d.tangent(*p, x, xs, r)
 	}
 	return r
 }
 
-// record records out's node. The shared backward, when it applies, needs no
-// arguments: then prepare is not called.
-func (d *opDef[P]) record(p *P, x ins, out *tensor.Tensor) *Tensor {
+// record records out's node on the inputs in (x, as a slice). The shared
+// backward, when it applies, needs no arguments: then prepare is not called.
+func (d *opDef[P]) record(p *P, x ins, in []*Tensor, out *tensor.Tensor) *Tensor {
 	var s ins
 	var save []*Tensor
 	if d.save != nil {
@@ -158,7 +179,7 @@ func (d *opDef[P]) record(p *P, x ins, out *tensor.Tensor) *Tensor {
 			bw = d.bind(*p)
 		}
 	}
-	r := record(d.name, out, x[:d.arity], save, bw)
+	r := record(d.name, out, in, save, bw)
 	if d.saveOut {
 		saveOutput(r)
 	}
@@ -170,12 +191,15 @@ func (d *opDef[P]) record(p *P, x ins, out *tensor.Tensor) *Tensor {
 
 // tangent gives r its tangent by the op's forward-mode rule (a function of
 // its own, so that only dual calls pay for the closure).
-func (d *opDef[P]) tangent(p P, x ins, r *Tensor) {
-	if d.jvp == nil {
+func (d *opDef[P]) tangent(p P, x ins, xs []*Tensor, r *Tensor) {
+	switch {
+	case d.jvpN != nil:
+		jvp(r, func() *Tensor { return d.jvpN(p, xs, r) })
+	case d.jvp != nil:
+		jvp(r, func() *Tensor { return d.jvp(p, x, r) })
+	default:
 		jvp(r, func() *Tensor { return nil })
-		return
 	}
-	jvp(r, func() *Tensor { return d.jvp(p, x, r) })
 }
 
 // bind returns the node backward for arguments p: the data-only backward

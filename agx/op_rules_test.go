@@ -4,17 +4,20 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/goagx/agx/tensor"
 )
 
 // ruleCase is one way to call an op for TestOpRules: its tensor inputs and
-// its arguments (the op's P; nil for the zero value).
+// its arguments (the op's P; nil for the zero value). An op of any number of
+// inputs (Cat) takes both from list instead.
 type ruleCase struct {
 	name   string
 	inputs func(r *rand.Rand, dt DType) ins
 	args   func(x ins) any
+	list   func(r *rand.Rand, dt DType) ([]*Tensor, any)
 }
 
 // ruleCases gives the cases of the ops that need more than the default (one
@@ -94,6 +97,13 @@ var ruleCases = map[string][]ruleCase{
 		return indexSelectArgs{gatherArgs{0, idx, x[0].Shape()}, index}
 	}}},
 	"MaskedFillBackward0": {{args: func(x ins) any { return maskArgs{x[0].data.Lt(0), 3} }}},
+
+	"CatBackward0": {catCase("dim0", 0, nil, []int{2, 4}, []int{3, 4}),
+		catCase("dim1", -1, nil, []int{3, 1}, []int{3, 4}, []int{3, 2}),
+		catCase("one", 1, nil, []int{2, 3, 4}),
+		catCase("mixed-dtypes", 0, []DType{Float64, Float32}, []int{2, 4}, []int{3, 4})},
+	"StackBackward0": {stackCase("dim0", 0, nil, 3, 4), stackCase("dim-1", -1, nil, 3, 4),
+		stackCase("mixed-dtypes", 1, []DType{Float32, Float64}, 3, 4)},
 }
 
 // whereCond is the condition of Where's cases (of their output's shape).
@@ -125,6 +135,43 @@ func extremeDimCase(isMax, keep bool, dim int) ruleCase {
 		p.idx = idx
 		return p
 	}}
+}
+
+// catCase is a Cat along dim of inputs of the given shapes, of the case's
+// dtype or, where given, of dts's.
+func catCase(name string, dim int, dts []DType, shapes ...[]int) ruleCase {
+	return ruleCase{name: name, list: func(r *rand.Rand, dt DType) ([]*Tensor, any) {
+		xs := listOf(r, dt, dts, shapes)
+		if dim < 0 {
+			dim += xs[0].Dim()
+		}
+		return xs, newCatArgs(dim, xs)
+	}}
+}
+
+// stackCase is a Stack along dim of 2 inputs of shape, of the case's dtype or,
+// where given, of dts's.
+func stackCase(name string, dim int, dts []DType, shape ...int) ruleCase {
+	return ruleCase{name: name, list: func(r *rand.Rand, dt DType) ([]*Tensor, any) {
+		xs := listOf(r, dt, dts, [][]int{shape, shape})
+		if dim < 0 {
+			dim += len(shape) + 1
+		}
+		return xs, catArgs{dim: dim, dts: dtypesOf(xs)}
+	}}
+}
+
+// listOf are inputs of the given shapes, of dtype dt or, where given, dts[i].
+func listOf(r *rand.Rand, dt DType, dts []DType, shapes [][]int) []*Tensor {
+	xs := make([]*Tensor, len(shapes))
+	for i, sh := range shapes {
+		d := dt
+		if dts != nil {
+			d = dts[i]
+		}
+		xs[i] = signedTensor(r, d, sh...)
+	}
+	return xs
 }
 
 // shapeCase is a case of one input of the given shape.
@@ -314,20 +361,34 @@ func TestOpRules(t *testing.T) {
 }
 
 func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) {
-	x := c.inputs(r, dt)
-	for i := range d.arity {
-		if x[i] != nil {
-			x[i].SetRequiresGrad(true) // as when the op records: save rules look
+	var x ins
+	var xs []*Tensor // x as a slice, or the inputs of an op of any number
+	var p P
+	if d.arity == manyInputs {
+		var a any
+		xs, a = c.list(r, dt)
+		p = a.(P)
+	} else {
+		x = c.inputs(r, dt)
+		xs = x[:d.arity]
+	}
+	for _, xi := range xs {
+		if xi != nil {
+			xi.SetRequiresGrad(true) // as when the op records: save rules look
 		}
 	}
-	var p P
 	if c.args != nil {
 		p = c.args(x).(P)
 	}
 	if d.prepare != nil {
 		p = d.prepare(p, x) // as when the op records
 	}
-	out := d.forward(p, x)
+	var out *tensor.Tensor
+	if d.forwardN != nil {
+		out = d.forwardN(p, xs)
+	} else {
+		out = d.forward(p, x)
+	}
 	// the saved tensors as the engine hands them to backward: detached
 	var s []*Tensor
 	if d.save != nil {
@@ -342,22 +403,16 @@ func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) 
 	if d.saveOut {
 		s = append(s, wrap(out))
 	}
-	plain := func(a *Tensor) *Tensor { // x without grad: rules see values only
-		if a == nil {
-			return nil
-		}
-		return wrap(a.data)
-	}
 	outDT := out.DType()
 	tol := 1e-10
-	if dt == Float32 || outDT == Float32 {
+	if outDT == Float32 || slices.ContainsFunc(xs, func(xi *Tensor) bool { return xi != nil && xi.DType() == Float32 }) {
 		tol = 2e-4
 	}
 
 	u := signedTensor(r, outDT, out.Shape()...)
 	vjp := d.backward(p, u, s)
-	if len(vjp) != d.arity {
-		t.Fatalf("backward returned %d gradients for %d inputs", len(vjp), d.arity)
+	if len(vjp) != len(xs) {
+		t.Fatalf("backward returned %d gradients for %d inputs", len(vjp), len(xs))
 	}
 
 	if d.shared != nil {
@@ -373,22 +428,28 @@ func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) 
 		agree(t, "data-only backward", vjp, fast, tol)
 	}
 
-	// <u, J v> from the forward-mode rule
+	// <u, J v> from the forward-mode rule, on the inputs without grad (rules
+	// see values only) and with random tangents v
 	var xd ins
-	v := make([]*Tensor, d.arity)
-	for i := range d.arity {
-		if x[i] == nil {
+	xds := make([]*Tensor, len(xs))
+	v := make([]*Tensor, len(xs))
+	for i, xi := range xs {
+		if xi == nil {
 			continue
 		}
-		xd[i] = plain(x[i])
-		if x[i].DType().IsFloat() {
-			v[i] = signedTensor(r, x[i].DType(), x[i].Shape()...)
-			xd[i].writeExtra().tangent = v[i]
+		xds[i] = wrap(xi.data)
+		if xi.DType().IsFloat() {
+			v[i] = signedTensor(r, xi.DType(), xi.Shape()...)
+			xds[i].writeExtra().tangent = v[i]
 		}
 	}
+	copy(xd[:], xds)
 	o := wrap(out)
 	var jv *Tensor
-	if d.jvp != nil {
+	switch {
+	case d.jvpN != nil:
+		withoutTangents(func() { jv = d.jvpN(p, xds, o) })
+	case d.jvp != nil:
 		withoutTangents(func() { jv = d.jvp(p, xd, o) })
 	}
 	jv = fitTangent("TestOpRules", o, jv)
@@ -396,7 +457,7 @@ func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) 
 
 	// <Jᵀ u, v> from the backward
 	var rhs float64
-	for i := range d.arity {
+	for i := range xs {
 		if v[i] == nil || vjp[i] == nil {
 			continue
 		}
