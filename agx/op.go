@@ -27,9 +27,10 @@ import "github.com/goagx/agx/tensor"
 // for values, GradCheck and the PyTorch oracle.
 
 // ins holds an op's tensor inputs, in order; nil for an operand that is a Go
-// number, or past the op's arity. An array, so that passing it to a rule
-// allocates nothing.
-type ins = [2]*Tensor
+// number (or an optional tensor left out, as BatchNorm's weight), or past
+// the op's arity. An array, so that passing it to a rule allocates nothing;
+// of three, for BatchNorm's input, weight and bias.
+type ins = [3]*Tensor
 
 // manyInputs is the arity of an op of any number of inputs (Cat, Stack). Its
 // forward and forward rule take the inputs as a slice (forwardN, jvpN), and
@@ -49,7 +50,7 @@ type backwardFn = func(g *Tensor, s []*Tensor) []*Tensor
 type opDef[P any] struct {
 	// name is the node's name, PyTorch's ("ExpBackward0").
 	name string
-	// arity is the number of tensor inputs (1, 2, or manyInputs); the
+	// arity is the number of tensor inputs (1 to 3, or manyInputs); the
 	// node has one gradient edge per input.
 	arity int
 	// forward computes the result's data; fresh says that it is always new
@@ -60,7 +61,10 @@ type opDef[P any] struct {
 	fresh    bool
 	// save picks what backward needs of the inputs (nil: nothing), in the
 	// order backward reads them; saveOut appends the result.
+	// saves, where set, is how many of them the node keeps (the first), when
+	// fewer than the inputs (BatchNorm's x and weight, not its bias).
 	save    func(x ins) ins
+	saves   int
 	saveOut bool
 	// backward is the graph backward, written with agx ops so that it can be
 	// differentiated again: from the output gradient g and the saved tensors
@@ -99,6 +103,14 @@ func (d *opDef[P]) opName() string { return d.name }
 func saveInputs(x ins) ins { return x }
 
 var saveNothing func(x ins) ins // nil: the node keeps no tensor
+
+// nSaved is the number of tensors save keeps.
+func (d *opDef[P]) nSaved() int {
+	if d.saves > 0 {
+		return d.saves
+	}
+	return d.arity
+}
 
 // done finishes the declaration: for an op without arguments, the node
 // backward is bound once, so that recording allocates no closure.
@@ -163,7 +175,7 @@ func (d *opDef[P]) record(p *P, x ins, in []*Tensor, out *tensor.Tensor) *Tensor
 	var save []*Tensor
 	if d.save != nil {
 		s = d.save(x)
-		save = s[:d.arity]
+		save = s[:d.nSaved()]
 	}
 	var bw backwardFn
 	var kind uint8

@@ -98,6 +98,8 @@ var ruleCases = map[string][]ruleCase{
 	}}},
 	"MaskedFillBackward0": {{args: func(x ins) any { return maskArgs{x[0].data.Lt(0), 3} }}},
 
+	"NativeBatchNormBackward0": {bnCase("", true, 4, 3), bnCase("no-affine", false, 4, 3), bnCase("3d", true, 2, 3, 4)},
+
 	"CatBackward0": {catCase("dim0", 0, nil, []int{2, 4}, []int{3, 4}),
 		catCase("dim1", -1, nil, []int{3, 1}, []int{3, 4}, []int{3, 2}),
 		catCase("one", 1, nil, []int{2, 3, 4}),
@@ -135,6 +137,23 @@ func extremeDimCase(isMax, keep bool, dim int) ruleCase {
 		p.idx = idx
 		return p
 	}}
+}
+
+// bnCase is BatchNorm of an input of shape, with a weight and bias or
+// without (affine false), eps 1e-5.
+func bnCase(name string, affine bool, shape ...int) ruleCase {
+	return ruleCase{name: name,
+		inputs: func(r *rand.Rand, dt DType) ins {
+			x := ins{signedTensor(r, dt, shape...)}
+			if affine {
+				x[1], x[2] = positiveTensor(r, dt, shape[1]), signedTensor(r, dt, shape[1])
+			}
+			return x
+		},
+		args: func(x ins) any {
+			_, mean, invstd := tensor.BatchNormForward(x[0].data, dataOrNil(x[1]), dataOrNil(x[2]), 1e-5)
+			return bnArgs{eps: 1e-5, mean: mean, invstd: invstd}
+		}}
 }
 
 // catCase is a Cat along dim of inputs of the given shapes, of the case's
@@ -306,7 +325,7 @@ func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...i
 
 // opTables are the tables TestOpRules goes through.
 func opTables() map[string][]rules {
-	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps, "reduce": reduceOps}
+	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps, "reduce": reduceOps, "batchnorm": batchNormOps}
 }
 
 // ruleChecker is what TestOpRules needs of an opDef of any P.
@@ -393,7 +412,7 @@ func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) 
 	var s []*Tensor
 	if d.save != nil {
 		sv := d.save(x)
-		for _, v := range sv[:d.arity] {
+		for _, v := range sv[:d.nSaved()] {
 			if v != nil {
 				v = wrap(v.data)
 			}
