@@ -530,3 +530,53 @@ func agree(t *testing.T, what string, want, got []*Tensor, tol float64) {
 		}
 	}
 }
+
+// TestInlineForwards checks that Add, Sub, Mul and Div, which compute their
+// forward inline (ops_arith.go), compute what their table's forward does:
+// the same values, bit for bit, dtype and shape, for tensors of one shape,
+// broadcast either way, and a Go number either side, in float32 and float64.
+func TestInlineForwards(t *testing.T) {
+	ops := []struct {
+		name string
+		f    func(a, b any) *Tensor
+		def  *opDef[binArgs]
+	}{{"Add", Add, &addOp}, {"Sub", Sub, &subOp}, {"Mul", Mul, &mulOp}, {"Div", Div, &divOp}}
+	operands := []struct {
+		name string
+		make func(r *rand.Rand, dt DType) (any, any)
+	}{
+		{"same", func(r *rand.Rand, dt DType) (any, any) { return signedTensor(r, dt, 3, 4), signedTensor(r, dt, 3, 4) }},
+		{"broadcast", func(r *rand.Rand, dt DType) (any, any) { return signedTensor(r, dt, 3, 4), signedTensor(r, dt, 4) }},
+		{"broadcast-first", func(r *rand.Rand, dt DType) (any, any) {
+			return signedTensor(r, dt, 3, 1), signedTensor(r, dt, 2, 3, 4)
+		}},
+		{"number", func(r *rand.Rand, dt DType) (any, any) { return signedTensor(r, dt, 3, 4), 1.7 }},
+		{"number-first", func(r *rand.Rand, dt DType) (any, any) { return -0.3, signedTensor(r, dt, 3, 4) }},
+	}
+	tensorOf := func(v any) *Tensor {
+		if x, ok := v.(*Tensor); ok {
+			return x
+		}
+		return nil
+	}
+	for _, op := range ops {
+		for _, o := range operands {
+			for _, dt := range []DType{Float32, Float64} {
+				t.Run(fmt.Sprintf("%s/%s/%v", op.name, o.name, dt), func(t *testing.T) {
+					a, b := o.make(rand.New(rand.NewPCG(2, 3)), dt)
+					got := op.f(a, b)
+					want := op.def.forward(newBinArgs(a, b), ins{tensorOf(a), tensorOf(b)})
+					if got.DType() != want.DType() || !shapeIs(want, got.Shape()) {
+						t.Fatalf("inline forward gives %v %v, the table's %v %v", got.DType(), got.Shape(), want.DType(), want.Shape())
+					}
+					g, w := got.Float64s(), wrap(want).Float64s()
+					for i := range w {
+						if math.Float64bits(g[i]) != math.Float64bits(w[i]) {
+							t.Fatalf("element %d: inline forward %v, the table's %v", i, g[i], w[i])
+						}
+					}
+				})
+			}
+		}
+	}
+}
