@@ -9,22 +9,41 @@ import "github.com/goagx/agx/tensor"
 //		save: saveNothing, saveOut: true, backward: expBackward, jvp: expJVP}
 //
 // The op's public function or method checks its arguments and calls run
-// (or finish, when it computed the forward itself). Both end in complete,
-// the one place that decides whether to record a node (some input requires
-// grad and grad mode is on) and whether to compute a tangent (some input is
-// dual). A node's backward shows in stack traces by its rule's name
-// (agx.mulBackward), under the opDef's bind. The tables are filled in init functions, because the rules
-// call ops that read them. TestOpRules goes through every table and checks
-// each op's rules against each other.
+// (or finish, when it computed the forward itself; runN and finishN for an
+// op of any number of inputs, Cat and Stack). All end in complete, the one
+// place that decides whether to record a node (some input requires grad and
+// grad mode is on) and whether to compute a tangent (some input is dual). A
+// node's backward shows in stack traces by its rule's name
+// (agx.mulBackward), under the opDef's bind. The tables are filled in init
+// functions, because the rules call ops that read them: unaryOps, arithOps,
+// reduceOps, shapeOps (the views and reshapes, Cat, Stack), indexOps,
+// matmulOps and batchNormOps. TestOpRules goes through every table and
+// checks each op's rules against each other.
 //
 // To add an op: write its forward, backward (with agx ops, so that it can be
 // differentiated again) and forward rule as named functions next to its
 // public method, declare its opDef in the file's init and list it in the
 // file's table, and call run from the method. TestOpRules then checks it:
-// an op with arguments or two inputs needs a case in ruleCases
+// an op with arguments or more than one input needs a case in ruleCases
 // (op_rules_test.go), whose inputs should avoid the points where the op is
 // not differentiable. The op still wants its table case (ops_cases_test.go)
 // for values, GradCheck and the PyTorch oracle.
+//
+// What records a node without an opDef, and why:
+//   - MakeDual and UnpackDual (forward.go), where forward mode starts and
+//     ends. MakeDual's result gets the tangent it is given, and UnpackDual's
+//     primal none though its input has one: neither is a forward rule
+//     computing J v from the inputs' tangents, which is what complete runs
+//     when an input is dual. Their node's backward is the identity
+//     (identityBackward); TestOpRules checks it and the tangents they give.
+//   - AsStridedBackward0 and CopySlices (views.go), which an in-place write
+//     through a view records to rebase the histories of the view and its
+//     base. They have no forward (the in-place op has written the data) and
+//     no forward rule (forward mode refuses in-place writes through views);
+//     pytorch_views_test.go checks their gradients against PyTorch.
+//   - Ops composed from others (Std, GELUTanh, the losses, BatchNorm off
+//     the CPU, ...) inherit their rules; custom Functions record through
+//     Apply (function.go).
 
 // ins holds an op's tensor inputs, in order; nil for an operand that is a Go
 // number (or an optional tensor left out, as BatchNorm's weight), or past

@@ -377,6 +377,51 @@ func TestOpRules(t *testing.T) {
 			}
 		}
 	}
+	for _, op := range dualBoundary {
+		for _, dt := range []DType{Float32, Float64} {
+			name := fmt.Sprintf("dual/%s/%v", op.name, dt)
+			t.Run(name, func(t *testing.T) {
+				checkDualBoundary(t, op.name, op.op, rand.New(rand.NewPCG(1, uint64(len(name)))), dt)
+			})
+		}
+	}
+}
+
+// dualBoundary are the ops that are not opDefs because forward mode starts
+// or ends at them (see op.go): their node's name, and the op on an input x
+// and a tangent v.
+var dualBoundary = []struct {
+	name string
+	op   func(x, v *Tensor) *Tensor
+}{
+	{"MakeDualBackward0", MakeDual},
+	{"AliasBackward0", func(x, v *Tensor) *Tensor {
+		p, _ := UnpackDual(MakeDual(x, v))
+		return p
+	}},
+}
+
+// checkDualBoundary checks MakeDual's and UnpackDual's rules: each records
+// its node, whose backward is the identity (exactly), and gives its result
+// its tangent: MakeDual the one given, UnpackDual's primal none. Their
+// tangent is no forward rule's J v, so there is no <u, J v> = <Jᵀ u, v> to
+// check: for MakeDual it holds trivially (J v = v, Jᵀ u = u), and
+// UnpackDual drops the tangent on purpose.
+func checkDualBoundary(t *testing.T, name string, op func(x, v *Tensor) *Tensor, r *rand.Rand, dt DType) {
+	x, v, u := signedTensor(r, dt, 3, 4), signedTensor(r, dt, 3, 4), signedTensor(r, dt, 3, 4)
+	x.SetRequiresGrad(true)
+	y := op(x, v)
+	if y.GradFn() == nil || y.GradFn().Name() != name {
+		t.Fatalf("result's node is %v, want %s", y.GradFn(), name)
+	}
+	vjp := Grad([]*Tensor{y}, []*Tensor{x}, GradOutputs(u))[0]
+	agree(t, "identity", []*Tensor{u}, []*Tensor{vjp}, 0)
+	switch jv := y.Tangent(); {
+	case name == "MakeDualBackward0" && jv != v:
+		t.Errorf("MakeDual's tangent is %v, want the tangent given", jv)
+	case name == "AliasBackward0" && jv != nil:
+		t.Errorf("UnpackDual's primal has a tangent: %v", jv)
+	}
 }
 
 func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) {
