@@ -415,7 +415,7 @@ func checkDualBoundary(t *testing.T, name string, op func(x, v *Tensor) *Tensor,
 		t.Fatalf("result's node is %v, want %s", y.GradFn(), name)
 	}
 	vjp := Grad([]*Tensor{y}, []*Tensor{x}, GradOutputs(u))[0]
-	agree(t, "identity", []*Tensor{u}, []*Tensor{vjp}, 0)
+	agree(t, "the identity", []*Tensor{vjp}, []*Tensor{u}, 0)
 	switch jv := y.Tangent(); {
 	case name == "MakeDualBackward0" && jv != v:
 		t.Errorf("MakeDual's tangent is %v, want the tangent given", jv)
