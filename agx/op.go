@@ -17,7 +17,8 @@ import "github.com/goagx/agx/tensor"
 // (agx.mulBackward), under the opDef's bind. The tables are filled in init
 // functions, because the rules call ops that read them: unaryOps, arithOps,
 // reduceOps, shapeOps (the views and reshapes, Cat, Stack), indexOps,
-// matmulOps and batchNormOps. TestOpRules goes through every table and
+// matmulOps, batchNormOps and inplaceViewOps (the nodes of an in-place
+// write through a view). TestOpRules goes through every table and
 // checks each op's rules against each other.
 //
 // To add an op: write its forward, backward (with agx ops, so that it can be
@@ -36,14 +37,9 @@ import "github.com/goagx/agx/tensor"
 //     computing J v from the inputs' tangents, which is what complete runs
 //     when an input is dual. Their node's backward is the identity
 //     (identityBackward); TestOpRules checks it and the tangents they give.
-//   - AsStridedBackward0 and CopySlices (views.go), which an in-place write
-//     through a view records to rebase the histories of the view and its
-//     base. They have no forward (the in-place op has written the data) and
-//     no forward rule (forward mode refuses in-place writes through views);
-//     pytorch_views_test.go checks their gradients against PyTorch.
 //   - Ops composed from others (Std, GELUTanh, the losses, BatchNorm off
-//     the CPU, ...) inherit their rules; custom Functions record through
-//     Apply (function.go).
+//     the CPU, ...) record the nodes of the ops they call, whose rules are
+//     theirs; custom Functions record through Apply (function.go).
 
 // ins holds an op's tensor inputs, in order; nil for an operand that is a Go
 // number (or an optional tensor left out, as BatchNorm's weight), or past

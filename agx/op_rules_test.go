@@ -100,6 +100,11 @@ var ruleCases = map[string][]ruleCase{
 
 	"NativeBatchNormBackward0": {bnCase("", true, 4, 3), bnCase("no-affine", false, 4, 3), bnCase("3d", true, 2, 3, 4)},
 
+	"AsStridedBackward0": {regionCase("narrow", false, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(1, 1, 2) }),
+		regionCase("transposed-select", false, func(x *tensor.Tensor) *tensor.Tensor { return x.T().Select(0, 2) })},
+	"CopySlices": {regionCase("narrow", true, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(1, 1, 2) }),
+		regionCase("transposed-slice", true, func(x *tensor.Tensor) *tensor.Tensor { return x.T().Slice(0, 0, 4, 2) })},
+
 	"CatBackward0": {catCase("dim0", 0, nil, []int{2, 4}, []int{3, 4}),
 		catCase("dim1", -1, nil, []int{3, 1}, []int{3, 4}, []int{3, 2}),
 		catCase("one", 1, nil, []int{2, 3, 4}),
@@ -154,6 +159,36 @@ func bnCase(name string, affine bool, shape ...int) ruleCase {
 			_, mean, invstd := tensor.BatchNormForward(x[0].data, dataOrNil(x[1]), dataOrNil(x[2]), 1e-5)
 			return bnArgs{eps: 1e-5, mean: mean, invstd: invstd}
 		}}
+}
+
+// regionCase is AsStridedBackward0 (a base of shape [3,4] and its view) or,
+// with written, CopySlices (the base and new values for the view).
+func regionCase(name string, written bool, view func(*tensor.Tensor) *tensor.Tensor) ruleCase {
+	region := func(x *Tensor) regionArgs {
+		v := view(x.data)
+		idx, ok := viewIndex(x.data, v)
+		if !ok {
+			panic("regionCase: a view that is not one to one")
+		}
+		m := make([]float64, x.Numel())
+		for i := range m {
+			m[i] = 1
+		}
+		for _, k := range idx {
+			m[k] = 0
+		}
+		mask := tensor.FromSlice(m, 3, 4).To(x.DType())
+		return regionArgs{idx: wrap(tensor.FromSlice(idx, len(idx))), vshape: v.Shape(), base: metaOf(x), mask: wrap(mask)}
+	}
+	return ruleCase{name: name,
+		inputs: func(r *rand.Rand, dt DType) ins {
+			x := signedTensor(r, dt, 3, 4)
+			if !written {
+				return ins{x}
+			}
+			return ins{x, signedTensor(r, dt, view(x.data).Shape()...)}
+		},
+		args: func(x ins) any { return region(x[0]) }}
 }
 
 // catCase is a Cat along dim of inputs of the given shapes, of the case's
@@ -325,7 +360,7 @@ func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...i
 
 // opTables are the tables TestOpRules goes through.
 func opTables() map[string][]rules {
-	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps, "reduce": reduceOps, "batchnorm": batchNormOps}
+	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps, "reduce": reduceOps, "batchnorm": batchNormOps, "views": inplaceViewOps}
 }
 
 // ruleChecker is what TestOpRules needs of an opDef of any P.
