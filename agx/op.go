@@ -9,8 +9,8 @@ import "github.com/goagx/agx/tensor"
 //		save: saveNothing, saveOut: true, backward: expBackward, jvp: expJVP}
 //
 // The op's public function or method checks its arguments and calls run
-// (or finish, when it computed the forward itself; runN and finishN for an
-// op of any number of inputs, Cat and Stack). All end in complete, the one
+// (or finish, when it computed the forward itself; finishN for an op of
+// any number of inputs, Cat and Stack). All end in complete, the one
 // place that decides whether to record a node (some input requires grad and
 // grad mode is on) and whether to compute a tangent (some input is dual). A
 // node's backward shows in stack traces by its rule's name
@@ -151,11 +151,7 @@ func (d *opDef[P]) finish(p P, x ins, out *tensor.Tensor) *Tensor {
 	return d.complete(&p, x, nil, out)
 }
 
-// runN and finishN are run and finish for an op of any number of inputs.
-func (d *opDef[P]) runN(p P, xs []*Tensor) *Tensor {
-	return d.complete(&p, ins{}, xs, d.forwardN(p, xs))
-}
-
+// finishN is finish for an op of any number of inputs.
 func (d *opDef[P]) finishN(p P, xs []*Tensor, out *tensor.Tensor) *Tensor {
 	return d.complete(&p, ins{}, xs, out)
 }
