@@ -44,41 +44,78 @@ func BatchNorm(x, weight, bias *Tensor, eps float64) *Tensor {
 		return bnOps(x, weight, bias, eps)
 	}
 	out, mean, invstd := tensor.BatchNormForward(x.data, dataOrNil(weight), dataOrNil(bias), eps)
-	req, dt := [3]bool{needsGrad(x), needsGrad(weight), needsGrad(bias)}, x.DType()
-	r := record("NativeBatchNormBackward0", out, []*Tensor{x, weight, bias}, []*Tensor{x, saveIf(req[0], weight)},
-		func(g *Tensor, s []*Tensor) []*Tensor {
-			if needsGrad(g, s[0], s[1]) || isDual(g, s[0], s[1]) {
-				return bnBackwardOps(g, s[0], s[1], eps, req)
-			}
-			dx, dw, db := tensor.BatchNormBackward(g.data.To(dt), s[0].data, dataOrNil(s[1]), mean, invstd, req[0])
-			grads := []*Tensor{nil, nil, nil}
-			for i, d := range []*tensor.Tensor{dx, dw, db} {
-				if req[i] {
-					grads[i] = wrap(d)
-				}
-			}
-			return grads
-		})
-	if isDual(x, weight, bias) {
-		// dy = w·r·(dxc - x̂·mean(x̂·dxc)) + dw·x̂ + db, dxc = dx - mean(dx)
-		jvp(r, func() *Tensor {
-			dims, cshape := bnDims(x)
-			xhat, invstd := bnNormalize(x, eps)
-			var t *Tensor
-			if tx := x.tangentOf(); tx != nil {
-				dxc := tx.Sub(tx.MeanKeep(dims...))
-				t = bnScale(dxc.Sub(xhat.Mul(xhat.Mul(dxc).MeanKeep(dims...))).Mul(invstd), weight, cshape)
-			}
-			if tw := weight.tangentOf(); tw != nil {
-				t = addTangents(t, xhat.Mul(tw.Reshape(cshape...)))
-			}
-			if tb := bias.tangentOf(); tb != nil {
-				t = addTangents(t, tb.Reshape(cshape...))
-			}
-			return t
-		})
+	// bnForward inline: the statistics are kept for the data-only backward
+	return bnOp.finish(bnArgs{eps: eps, mean: mean, invstd: invstd}, ins{x, weight, bias}, out)
+}
+
+// The native (CPU) BatchNorm op: its rules are declared in batchNormOps and
+// written below.
+
+var (
+	bnOp         opDef[bnArgs]
+	batchNormOps []rules
+)
+
+func init() {
+	bnOp = opDef[bnArgs]{name: "NativeBatchNormBackward0", arity: 3, prepare: bnPrepare, forward: bnForward, fresh: true,
+		save: bnSaves, saves: 2, backward: bnBackward, dataBackward: bnDataBackward, jvp: bnJVP}
+	batchNormOps = []rules{bnOp.done()}
+}
+
+// bnArgs are the arguments of the native BatchNorm: eps, the batch's mean and
+// 1/√(σ² + eps) per channel (from the forward, for the data-only backward)
+// and, when it records, which of x, weight and bias need a gradient.
+type bnArgs struct {
+	eps          float64
+	mean, invstd *tensor.Tensor
+	req          [3]bool
+}
+
+func bnForward(p bnArgs, x ins) *tensor.Tensor {
+	out, _, _ := tensor.BatchNormForward(x[0].data, dataOrNil(x[1]), dataOrNil(x[2]), p.eps)
+	return out
+}
+
+func bnPrepare(p bnArgs, x ins) bnArgs {
+	p.req = [3]bool{requires(x[0]), requires(x[1]), requires(x[2])}
+	return p
+}
+
+// bnSaves keeps x, and the weight for x's gradient.
+func bnSaves(x ins) ins { return ins{x[0], saveIf(requires(x[0]), x[1])} }
+
+func bnBackward(p bnArgs, g *Tensor, s []*Tensor) []*Tensor {
+	return bnBackwardOps(g, s[0], s[1], p.eps, p.req)
+}
+
+// bnDataBackward is the native kernel: two passes over g and x.
+func bnDataBackward(p bnArgs, g *Tensor, s []*Tensor) []*Tensor {
+	dx, dw, db := tensor.BatchNormBackward(g.data.To(s[0].DType()), s[0].data, dataOrNil(s[1]), p.mean, p.invstd, p.req[0])
+	grads := []*Tensor{nil, nil, nil}
+	for i, d := range []*tensor.Tensor{dx, dw, db} {
+		if p.req[i] {
+			grads[i] = wrap(d)
+		}
 	}
-	return r
+	return grads
+}
+
+// bnJVP is dy = w·r·(dxc - x̂·mean(x̂·dxc)) + dw·x̂ + db, dxc = dx - mean(dx).
+func bnJVP(p bnArgs, x ins, _ *Tensor) *Tensor {
+	dims, cshape := bnDims(x[0])
+	xhat, invstd := bnNormalize(x[0], p.eps)
+	var t *Tensor
+	if tx := x[0].tangentOf(); tx != nil {
+		dxc := tx.Sub(tx.MeanKeep(dims...))
+		t = bnScale(dxc.Sub(xhat.Mul(xhat.Mul(dxc).MeanKeep(dims...))).Mul(invstd), x[1], cshape)
+	}
+	if tw := x[1].tangentOf(); tw != nil {
+		t = addTangents(t, xhat.Mul(tw.Reshape(cshape...)))
+	}
+	if tb := x[2].tangentOf(); tb != nil {
+		t = addTangents(t, tb.Reshape(cshape...))
+	}
+	return t
 }
 
 func bnCheck(x, weight, bias *Tensor, eps float64) {

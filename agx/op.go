@@ -9,27 +9,48 @@ import "github.com/goagx/agx/tensor"
 //		save: saveNothing, saveOut: true, backward: expBackward, jvp: expJVP}
 //
 // The op's public function or method checks its arguments and calls run
-// (or finish, when it computed the forward itself). Both end in complete,
-// the one place that decides whether to record a node (some input requires
-// grad and grad mode is on) and whether to compute a tangent (some input is
-// dual). A node's backward shows in stack traces by its rule's name
-// (agx.mulBackward), under the opDef's bind. The tables are filled in init functions, because the rules
-// call ops that read them. TestOpRules goes through every table and checks
-// each op's rules against each other.
+// (or finish, when it computed the forward itself; finishN for an op of
+// any number of inputs, Cat and Stack). All end in complete, the one
+// place that decides whether to record a node (some input requires grad and
+// grad mode is on) and whether to compute a tangent (some input is dual). A
+// node's backward shows in stack traces by its rule's name
+// (agx.mulBackward), under the opDef's bind. The tables are filled in init
+// functions, because the rules call ops that read them: unaryOps, arithOps,
+// reduceOps, shapeOps (the views and reshapes, Cat, Stack), indexOps,
+// matmulOps, batchNormOps and inplaceViewOps (the nodes of an in-place
+// write through a view). TestOpRules goes through every table and
+// checks each op's rules against each other.
 //
 // To add an op: write its forward, backward (with agx ops, so that it can be
 // differentiated again) and forward rule as named functions next to its
 // public method, declare its opDef in the file's init and list it in the
 // file's table, and call run from the method. TestOpRules then checks it:
-// an op with arguments or two inputs needs a case in ruleCases
+// an op with arguments or more than one input needs a case in ruleCases
 // (op_rules_test.go), whose inputs should avoid the points where the op is
 // not differentiable. The op still wants its table case (ops_cases_test.go)
 // for values, GradCheck and the PyTorch oracle.
+//
+// What records a node without an opDef, and why:
+//   - MakeDual and UnpackDual (forward.go), where forward mode starts and
+//     ends. MakeDual's result gets the tangent it is given, and UnpackDual's
+//     primal none though its input has one: neither is a forward rule
+//     computing J v from the inputs' tangents, which is what complete runs
+//     when an input is dual. Their node's backward is the identity
+//     (identityBackward); TestOpRules checks it and the tangents they give.
+//   - Ops composed from others (Std, GELUTanh, the losses, BatchNorm off
+//     the CPU, ...) record the nodes of the ops they call, whose rules are
+//     theirs; custom Functions record through Apply (function.go).
 
 // ins holds an op's tensor inputs, in order; nil for an operand that is a Go
-// number, or past the op's arity. An array, so that passing it to a rule
-// allocates nothing.
-type ins = [2]*Tensor
+// number (or an optional tensor left out, as BatchNorm's weight), or past
+// the op's arity. An array, so that passing it to a rule allocates nothing;
+// of three, for BatchNorm's input, weight and bias.
+type ins = [3]*Tensor
+
+// manyInputs is the arity of an op of any number of inputs (Cat, Stack). Its
+// forward and forward rule take the inputs as a slice (forwardN, jvpN), and
+// it saves none.
+const manyInputs = -1
 
 // noArgs is the parameter type of an op without non-tensor arguments.
 type noArgs struct{}
@@ -44,16 +65,21 @@ type backwardFn = func(g *Tensor, s []*Tensor) []*Tensor
 type opDef[P any] struct {
 	// name is the node's name, PyTorch's ("ExpBackward0").
 	name string
-	// arity is the number of tensor inputs (1 or 2); the node has one
-	// gradient edge per input.
+	// arity is the number of tensor inputs (1 to 3, or manyInputs); the
+	// node has one gradient edge per input.
 	arity int
 	// forward computes the result's data; fresh says that it is always new
 	// storage, never a view of an input (no view link to look for).
-	forward func(p P, x ins) *tensor.Tensor
-	fresh   bool
+	// forwardN is forward for arity manyInputs.
+	forward  func(p P, x ins) *tensor.Tensor
+	forwardN func(p P, xs []*Tensor) *tensor.Tensor
+	fresh    bool
 	// save picks what backward needs of the inputs (nil: nothing), in the
 	// order backward reads them; saveOut appends the result.
+	// saves, where set, is how many of them the node keeps (the first), when
+	// fewer than the inputs (BatchNorm's x and weight, not its bias).
 	save    func(x ins) ins
+	saves   int
 	saveOut bool
 	// backward is the graph backward, written with agx ops so that it can be
 	// differentiated again: from the output gradient g and the saved tensors
@@ -66,8 +92,9 @@ type opDef[P any] struct {
 	dataBackward func(p P, g *Tensor, s []*Tensor) []*Tensor
 	// jvp is the forward-mode rule: the result's tangent from the inputs'
 	// (x[i].tangentOf(), nil for zeros), the inputs and the result out.
-	// nil means zeros.
-	jvp func(p P, x ins, out *Tensor) *Tensor
+	// nil means zeros. jvpN is jvp for arity manyInputs.
+	jvp  func(p P, x ins, out *Tensor) *Tensor
+	jvpN func(p P, xs []*Tensor, out *Tensor) *Tensor
 	// prepare, where set, completes the arguments when the op records: with
 	// what only backward needs (such as the operands' metadata), so that
 	// calls that record nothing do not pay for it.
@@ -92,6 +119,14 @@ func saveInputs(x ins) ins { return x }
 
 var saveNothing func(x ins) ins // nil: the node keeps no tensor
 
+// nSaved is the number of tensors save keeps.
+func (d *opDef[P]) nSaved() int {
+	if d.saves > 0 {
+		return d.saves
+	}
+	return d.arity
+}
+
 // done finishes the declaration: for an op without arguments, the node
 // backward is bound once, so that recording allocates no closure.
 func (d *opDef[P]) done() *opDef[P] {
@@ -107,42 +142,51 @@ func (d *opDef[P]) done() *opDef[P] {
 // when it shares an input's storage) and gives the result its tangent when
 // an input is dual.
 func (d *opDef[P]) run(p P, x ins) *Tensor {
-	return d.complete(&p, x, d.forward(p, x))
+	return d.complete(&p, x, nil, d.forward(p, x))
 }
 
 // finish is run for a result the caller computed itself (when the forward
 // shares work with the argument checks).
 func (d *opDef[P]) finish(p P, x ins, out *tensor.Tensor) *Tensor {
-	return d.complete(&p, x, out)
+	return d.complete(&p, x, nil, out)
 }
 
-// complete is run after the forward. p is a pointer (to the caller's copy)
-// only so that the arguments are not copied at every step.
-func (d *opDef[P]) complete(p *P, x ins, out *tensor.Tensor) *Tensor {
-	in := x[:d.arity]
+// finishN is finish for an op of any number of inputs.
+func (d *opDef[P]) finishN(p P, xs []*Tensor, out *tensor.Tensor) *Tensor {
+	return d.complete(&p, ins{}, xs, out)
+}
+
+// complete is run after the forward, on the inputs x (or xs, for arity
+// manyInputs). p is a pointer (to the caller's copy) only so that the
+// arguments are not copied at every step.
+func (d *opDef[P]) complete(p *P, x ins, xs []*Tensor, out *tensor.Tensor) *Tensor {
+	in := xs
+	if d.arity != manyInputs {
+		in = x[:d.arity]
+	}
 	var r *Tensor
 	switch {
 	case needsGrad(in...):
-		r = d.record(p, x, out)
+		r = d.record(p, x, in, out)
 	case d.fresh:
 		r = wrap(out)
 	default:
 		r = result(out, in)
 	}
 	if isDual(in...) {
-		d.tangent(*p, x, r)
+		d.tangent(*p, x, xs, r)
 	}
 	return r
 }
 
-// record records out's node. The shared backward, when it applies, needs no
-// arguments: then prepare is not called.
-func (d *opDef[P]) record(p *P, x ins, out *tensor.Tensor) *Tensor {
+// record records out's node on the inputs in (x, as a slice). The shared
+// backward, when it applies, needs no arguments: then prepare is not called.
+func (d *opDef[P]) record(p *P, x ins, in []*Tensor, out *tensor.Tensor) *Tensor {
 	var s ins
 	var save []*Tensor
 	if d.save != nil {
 		s = d.save(x)
-		save = s[:d.arity]
+		save = s[:d.nSaved()]
 	}
 	var bw backwardFn
 	var kind uint8
@@ -158,7 +202,7 @@ func (d *opDef[P]) record(p *P, x ins, out *tensor.Tensor) *Tensor {
 			bw = d.bind(*p)
 		}
 	}
-	r := record(d.name, out, x[:d.arity], save, bw)
+	r := record(d.name, out, in, save, bw)
 	if d.saveOut {
 		saveOutput(r)
 	}
@@ -170,12 +214,15 @@ func (d *opDef[P]) record(p *P, x ins, out *tensor.Tensor) *Tensor {
 
 // tangent gives r its tangent by the op's forward-mode rule (a function of
 // its own, so that only dual calls pay for the closure).
-func (d *opDef[P]) tangent(p P, x ins, r *Tensor) {
-	if d.jvp == nil {
+func (d *opDef[P]) tangent(p P, x ins, xs []*Tensor, r *Tensor) {
+	switch {
+	case d.jvpN != nil:
+		jvp(r, func() *Tensor { return d.jvpN(p, xs, r) })
+	case d.jvp != nil:
+		jvp(r, func() *Tensor { return d.jvp(p, x, r) })
+	default:
 		jvp(r, func() *Tensor { return nil })
-		return
 	}
-	jvp(r, func() *Tensor { return d.jvp(p, x, r) })
 }
 
 // bind returns the node backward for arguments p: the data-only backward

@@ -4,17 +4,20 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/goagx/agx/tensor"
 )
 
 // ruleCase is one way to call an op for TestOpRules: its tensor inputs and
-// its arguments (the op's P; nil for the zero value).
+// its arguments (the op's P; nil for the zero value). An op of any number of
+// inputs (Cat) takes both from list instead.
 type ruleCase struct {
 	name   string
 	inputs func(r *rand.Rand, dt DType) ins
 	args   func(x ins) any
+	list   func(r *rand.Rand, dt DType) ([]*Tensor, any)
 }
 
 // ruleCases gives the cases of the ops that need more than the default (one
@@ -94,6 +97,20 @@ var ruleCases = map[string][]ruleCase{
 		return indexSelectArgs{gatherArgs{0, idx, x[0].Shape()}, index}
 	}}},
 	"MaskedFillBackward0": {{args: func(x ins) any { return maskArgs{x[0].data.Lt(0), 3} }}},
+
+	"NativeBatchNormBackward0": {bnCase("", true, 4, 3), bnCase("no-affine", false, 4, 3), bnCase("3d", true, 2, 3, 4)},
+
+	"AsStridedBackward0": {regionCase("narrow", false, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(1, 1, 2) }),
+		regionCase("transposed-select", false, func(x *tensor.Tensor) *tensor.Tensor { return x.T().Select(0, 2) })},
+	"CopySlices": {regionCase("narrow", true, func(x *tensor.Tensor) *tensor.Tensor { return x.Narrow(1, 1, 2) }),
+		regionCase("transposed-slice", true, func(x *tensor.Tensor) *tensor.Tensor { return x.T().Slice(0, 0, 4, 2) })},
+
+	"CatBackward0": {catCase("dim0", 0, nil, []int{2, 4}, []int{3, 4}),
+		catCase("dim1", -1, nil, []int{3, 1}, []int{3, 4}, []int{3, 2}),
+		catCase("one", 1, nil, []int{2, 3, 4}),
+		catCase("mixed-dtypes", 0, []DType{Float64, Float32}, []int{2, 4}, []int{3, 4})},
+	"StackBackward0": {stackCase("dim0", 0, nil, 3, 4), stackCase("dim-1", -1, nil, 3, 4),
+		stackCase("mixed-dtypes", 1, []DType{Float32, Float64}, 3, 4)},
 }
 
 // whereCond is the condition of Where's cases (of their output's shape).
@@ -125,6 +142,90 @@ func extremeDimCase(isMax, keep bool, dim int) ruleCase {
 		p.idx = idx
 		return p
 	}}
+}
+
+// bnCase is BatchNorm of an input of shape, with a weight and bias or
+// without (affine false), eps 1e-5.
+func bnCase(name string, affine bool, shape ...int) ruleCase {
+	return ruleCase{name: name,
+		inputs: func(r *rand.Rand, dt DType) ins {
+			x := ins{signedTensor(r, dt, shape...)}
+			if affine {
+				x[1], x[2] = positiveTensor(r, dt, shape[1]), signedTensor(r, dt, shape[1])
+			}
+			return x
+		},
+		args: func(x ins) any {
+			_, mean, invstd := tensor.BatchNormForward(x[0].data, dataOrNil(x[1]), dataOrNil(x[2]), 1e-5)
+			return bnArgs{eps: 1e-5, mean: mean, invstd: invstd}
+		}}
+}
+
+// regionCase is AsStridedBackward0 (a base of shape [3,4] and its view) or,
+// with written, CopySlices (the base and new values for the view).
+func regionCase(name string, written bool, view func(*tensor.Tensor) *tensor.Tensor) ruleCase {
+	region := func(x *Tensor) regionArgs {
+		v := view(x.data)
+		idx, ok := viewIndex(x.data, v)
+		if !ok {
+			panic("regionCase: a view that is not one to one")
+		}
+		m := make([]float64, x.Numel())
+		for i := range m {
+			m[i] = 1
+		}
+		for _, k := range idx {
+			m[k] = 0
+		}
+		mask := tensor.FromSlice(m, 3, 4).To(x.DType())
+		return regionArgs{idx: wrap(tensor.FromSlice(idx, len(idx))), vshape: v.Shape(), base: metaOf(x), mask: wrap(mask)}
+	}
+	return ruleCase{name: name,
+		inputs: func(r *rand.Rand, dt DType) ins {
+			x := signedTensor(r, dt, 3, 4)
+			if !written {
+				return ins{x}
+			}
+			return ins{x, signedTensor(r, dt, view(x.data).Shape()...)}
+		},
+		args: func(x ins) any { return region(x[0]) }}
+}
+
+// catCase is a Cat along dim of inputs of the given shapes, of the case's
+// dtype or, where given, of dts's.
+func catCase(name string, dim int, dts []DType, shapes ...[]int) ruleCase {
+	return ruleCase{name: name, list: func(r *rand.Rand, dt DType) ([]*Tensor, any) {
+		xs := listOf(r, dt, dts, shapes)
+		if dim < 0 {
+			dim += xs[0].Dim()
+		}
+		return xs, newCatArgs(dim, xs)
+	}}
+}
+
+// stackCase is a Stack along dim of 2 inputs of shape, of the case's dtype or,
+// where given, of dts's.
+func stackCase(name string, dim int, dts []DType, shape ...int) ruleCase {
+	return ruleCase{name: name, list: func(r *rand.Rand, dt DType) ([]*Tensor, any) {
+		xs := listOf(r, dt, dts, [][]int{shape, shape})
+		if dim < 0 {
+			dim += len(shape) + 1
+		}
+		return xs, catArgs{dim: dim, dts: dtypesOf(xs)}
+	}}
+}
+
+// listOf are inputs of the given shapes, of dtype dt or, where given, dts[i].
+func listOf(r *rand.Rand, dt DType, dts []DType, shapes [][]int) []*Tensor {
+	xs := make([]*Tensor, len(shapes))
+	for i, sh := range shapes {
+		d := dt
+		if dts != nil {
+			d = dts[i]
+		}
+		xs[i] = signedTensor(r, d, sh...)
+	}
+	return xs
 }
 
 // shapeCase is a case of one input of the given shape.
@@ -259,7 +360,7 @@ func randTensor(r *rand.Rand, dt DType, gen func(*rand.Rand) float64, shape ...i
 
 // opTables are the tables TestOpRules goes through.
 func opTables() map[string][]rules {
-	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps, "reduce": reduceOps}
+	return map[string][]rules{"unary": unaryOps, "arith": arithOps, "matmul": matmulOps, "index": indexOps, "shape": shapeOps, "reduce": reduceOps, "batchnorm": batchNormOps, "views": inplaceViewOps}
 }
 
 // ruleChecker is what TestOpRules needs of an opDef of any P.
@@ -311,28 +412,87 @@ func TestOpRules(t *testing.T) {
 			}
 		}
 	}
+	for _, op := range dualBoundary {
+		for _, dt := range []DType{Float32, Float64} {
+			name := fmt.Sprintf("dual/%s/%v", op.name, dt)
+			t.Run(name, func(t *testing.T) {
+				checkDualBoundary(t, op.name, op.op, rand.New(rand.NewPCG(1, uint64(len(name)))), dt)
+			})
+		}
+	}
+}
+
+// dualBoundary are the ops that are not opDefs because forward mode starts
+// or ends at them (see op.go): their node's name, and the op on an input x
+// and a tangent v.
+var dualBoundary = []struct {
+	name string
+	op   func(x, v *Tensor) *Tensor
+}{
+	{"MakeDualBackward0", MakeDual},
+	{"AliasBackward0", func(x, v *Tensor) *Tensor {
+		p, _ := UnpackDual(MakeDual(x, v))
+		return p
+	}},
+}
+
+// checkDualBoundary checks MakeDual's and UnpackDual's rules: each records
+// its node, whose backward is the identity (exactly), and gives its result
+// its tangent: MakeDual the one given, UnpackDual's primal none. Their
+// tangent is no forward rule's J v, so there is no <u, J v> = <Jᵀ u, v> to
+// check: for MakeDual it holds trivially (J v = v, Jᵀ u = u), and
+// UnpackDual drops the tangent on purpose.
+func checkDualBoundary(t *testing.T, name string, op func(x, v *Tensor) *Tensor, r *rand.Rand, dt DType) {
+	x, v, u := signedTensor(r, dt, 3, 4), signedTensor(r, dt, 3, 4), signedTensor(r, dt, 3, 4)
+	x.SetRequiresGrad(true)
+	y := op(x, v)
+	if y.GradFn() == nil || y.GradFn().Name() != name {
+		t.Fatalf("result's node is %v, want %s", y.GradFn(), name)
+	}
+	vjp := Grad([]*Tensor{y}, []*Tensor{x}, GradOutputs(u))[0]
+	agree(t, "the identity", []*Tensor{vjp}, []*Tensor{u}, 0)
+	switch jv := y.Tangent(); {
+	case name == "MakeDualBackward0" && jv != v:
+		t.Errorf("MakeDual's tangent is %v, want the tangent given", jv)
+	case name == "AliasBackward0" && jv != nil:
+		t.Errorf("UnpackDual's primal has a tangent: %v", jv)
+	}
 }
 
 func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) {
-	x := c.inputs(r, dt)
-	for i := range d.arity {
-		if x[i] != nil {
-			x[i].SetRequiresGrad(true) // as when the op records: save rules look
+	var x ins
+	var xs []*Tensor // x as a slice, or the inputs of an op of any number
+	var p P
+	if d.arity == manyInputs {
+		var a any
+		xs, a = c.list(r, dt)
+		p = a.(P)
+	} else {
+		x = c.inputs(r, dt)
+		xs = x[:d.arity]
+	}
+	for _, xi := range xs {
+		if xi != nil {
+			xi.SetRequiresGrad(true) // as when the op records: save rules look
 		}
 	}
-	var p P
 	if c.args != nil {
 		p = c.args(x).(P)
 	}
 	if d.prepare != nil {
 		p = d.prepare(p, x) // as when the op records
 	}
-	out := d.forward(p, x)
+	var out *tensor.Tensor
+	if d.forwardN != nil {
+		out = d.forwardN(p, xs)
+	} else {
+		out = d.forward(p, x)
+	}
 	// the saved tensors as the engine hands them to backward: detached
 	var s []*Tensor
 	if d.save != nil {
 		sv := d.save(x)
-		for _, v := range sv[:d.arity] {
+		for _, v := range sv[:d.nSaved()] {
 			if v != nil {
 				v = wrap(v.data)
 			}
@@ -342,22 +502,16 @@ func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) 
 	if d.saveOut {
 		s = append(s, wrap(out))
 	}
-	plain := func(a *Tensor) *Tensor { // x without grad: rules see values only
-		if a == nil {
-			return nil
-		}
-		return wrap(a.data)
-	}
 	outDT := out.DType()
 	tol := 1e-10
-	if dt == Float32 || outDT == Float32 {
+	if outDT == Float32 || slices.ContainsFunc(xs, func(xi *Tensor) bool { return xi != nil && xi.DType() == Float32 }) {
 		tol = 2e-4
 	}
 
 	u := signedTensor(r, outDT, out.Shape()...)
 	vjp := d.backward(p, u, s)
-	if len(vjp) != d.arity {
-		t.Fatalf("backward returned %d gradients for %d inputs", len(vjp), d.arity)
+	if len(vjp) != len(xs) {
+		t.Fatalf("backward returned %d gradients for %d inputs", len(vjp), len(xs))
 	}
 
 	if d.shared != nil {
@@ -373,22 +527,28 @@ func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) 
 		agree(t, "data-only backward", vjp, fast, tol)
 	}
 
-	// <u, J v> from the forward-mode rule
+	// <u, J v> from the forward-mode rule, on the inputs without grad (rules
+	// see values only) and with random tangents v
 	var xd ins
-	v := make([]*Tensor, d.arity)
-	for i := range d.arity {
-		if x[i] == nil {
+	xds := make([]*Tensor, len(xs))
+	v := make([]*Tensor, len(xs))
+	for i, xi := range xs {
+		if xi == nil {
 			continue
 		}
-		xd[i] = plain(x[i])
-		if x[i].DType().IsFloat() {
-			v[i] = signedTensor(r, x[i].DType(), x[i].Shape()...)
-			xd[i].writeExtra().tangent = v[i]
+		xds[i] = wrap(xi.data)
+		if xi.DType().IsFloat() {
+			v[i] = signedTensor(r, xi.DType(), xi.Shape()...)
+			xds[i].writeExtra().tangent = v[i]
 		}
 	}
+	copy(xd[:], xds)
 	o := wrap(out)
 	var jv *Tensor
-	if d.jvp != nil {
+	switch {
+	case d.jvpN != nil:
+		withoutTangents(func() { jv = d.jvpN(p, xds, o) })
+	case d.jvp != nil:
 		withoutTangents(func() { jv = d.jvp(p, xd, o) })
 	}
 	jv = fitTangent("TestOpRules", o, jv)
@@ -396,7 +556,7 @@ func (d *opDef[P]) checkRules(t *testing.T, c ruleCase, r *rand.Rand, dt DType) 
 
 	// <Jᵀ u, v> from the backward
 	var rhs float64
-	for i := range d.arity {
+	for i := range xs {
 		if v[i] == nil || vjp[i] == nil {
 			continue
 		}
@@ -446,6 +606,56 @@ func agree(t *testing.T, what string, want, got []*Tensor, tol float64) {
 		for k := range a {
 			if math.Abs(a[k]-b[k]) > tol*(1+math.Abs(a[k])) {
 				t.Fatalf("input %d, element %d: backward %g, %s %g", i, k, a[k], what, b[k])
+			}
+		}
+	}
+}
+
+// TestInlineForwards checks that Add, Sub, Mul and Div, which compute their
+// forward inline (ops_arith.go), compute what their table's forward does:
+// the same values, bit for bit, dtype and shape, for tensors of one shape,
+// broadcast either way, and a Go number either side, in float32 and float64.
+func TestInlineForwards(t *testing.T) {
+	ops := []struct {
+		name string
+		f    func(a, b any) *Tensor
+		def  *opDef[binArgs]
+	}{{"Add", Add, &addOp}, {"Sub", Sub, &subOp}, {"Mul", Mul, &mulOp}, {"Div", Div, &divOp}}
+	operands := []struct {
+		name string
+		make func(r *rand.Rand, dt DType) (any, any)
+	}{
+		{"same", func(r *rand.Rand, dt DType) (any, any) { return signedTensor(r, dt, 3, 4), signedTensor(r, dt, 3, 4) }},
+		{"broadcast", func(r *rand.Rand, dt DType) (any, any) { return signedTensor(r, dt, 3, 4), signedTensor(r, dt, 4) }},
+		{"broadcast-first", func(r *rand.Rand, dt DType) (any, any) {
+			return signedTensor(r, dt, 3, 1), signedTensor(r, dt, 2, 3, 4)
+		}},
+		{"number", func(r *rand.Rand, dt DType) (any, any) { return signedTensor(r, dt, 3, 4), 1.7 }},
+		{"number-first", func(r *rand.Rand, dt DType) (any, any) { return -0.3, signedTensor(r, dt, 3, 4) }},
+	}
+	tensorOf := func(v any) *Tensor {
+		if x, ok := v.(*Tensor); ok {
+			return x
+		}
+		return nil
+	}
+	for _, op := range ops {
+		for _, o := range operands {
+			for _, dt := range []DType{Float32, Float64} {
+				t.Run(fmt.Sprintf("%s/%s/%v", op.name, o.name, dt), func(t *testing.T) {
+					a, b := o.make(rand.New(rand.NewPCG(2, 3)), dt)
+					got := op.f(a, b)
+					want := op.def.forward(newBinArgs(a, b), ins{tensorOf(a), tensorOf(b)})
+					if got.DType() != want.DType() || !shapeIs(want, got.Shape()) {
+						t.Fatalf("inline forward gives %v %v, the table's %v %v", got.DType(), got.Shape(), want.DType(), want.Shape())
+					}
+					g, w := got.Float64s(), wrap(want).Float64s()
+					for i := range w {
+						if math.Float64bits(g[i]) != math.Float64bits(w[i]) {
+							t.Fatalf("element %d: inline forward %v, the table's %v", i, g[i], w[i])
+						}
+					}
+				})
 			}
 		}
 	}

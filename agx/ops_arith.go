@@ -183,7 +183,8 @@ func sumTo(g *Tensor, shape []int) *Tensor {
 // below) and written after it, op by op. Add, Sub, Mul and Div, the ops
 // tiny graphs are made of, compute their forward inline and call finish,
 // which saves an indirect call per op (their forward in the table is the
-// same computation, which TestOpRules uses).
+// same computation, which TestOpRules uses; TestInlineForwards checks that
+// the two agree bit for bit).
 
 var (
 	addOp, subOp, mulOp, divOp, powOp opDef[binArgs]

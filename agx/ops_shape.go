@@ -6,9 +6,9 @@ import (
 	"github.com/goagx/agx/tensor"
 )
 
-// The view and reshape ops. Each one's rules are declared in shapeOps
-// (init, below) and written after its method. Cat and Stack (any number of
-// inputs) still record their nodes themselves.
+// The view and reshape ops, and Cat and Stack. Each one's rules are
+// declared in shapeOps (init, below) and written after its method or
+// function.
 
 var (
 	reshapeOp, viewOp, squeezeOp, unsqueezeOp opDef[reshapeArgs]
@@ -17,6 +17,7 @@ var (
 	expandOp                                  opDef[reshapeArgs]
 	viewOps                                   [4]opDef[viewArgs] // by kind: Narrow, Slice, Select, a gradient's view
 	embedOp                                   opDef[embedArgs]
+	catOp, stackOp                            opDef[catArgs]
 	shapeOps                                  []rules
 )
 
@@ -34,11 +35,13 @@ func init() {
 	viewOps[selectView] = opDef[viewArgs]{name: "SelectBackward0", arity: 1, forward: sliceLikeForward, backward: sliceLikeBackward, jvp: sliceLikeJVP}
 	viewOps[viewOfGrad] = opDef[viewArgs]{name: "ViewBackward", arity: 1, forward: sliceLikeForward, backward: sliceLikeBackward, jvp: sliceLikeJVP}
 	embedOp = opDef[embedArgs]{name: "EmbedBackward", arity: 1, forward: embedForward, backward: embedBackward, jvp: embedJVP}
+	catOp = opDef[catArgs]{name: "CatBackward0", arity: manyInputs, forwardN: catForward, fresh: true, backward: catBackward, jvpN: catJVP}
+	stackOp = opDef[catArgs]{name: "StackBackward0", arity: manyInputs, forwardN: stackForward, fresh: true, backward: stackBackward, jvpN: stackJVP}
 
 	shapeOps = []rules{reshapeOp.done(), viewOp.done(), squeezeOp.done(), unsqueezeOp.done(),
 		transposeOp.done(), permuteOp.done(), expandOp.done(),
 		viewOps[narrowView].done(), viewOps[sliceView].done(), viewOps[selectView].done(), viewOps[viewOfGrad].done(),
-		embedOp.done()}
+		embedOp.done(), catOp.done(), stackOp.done()}
 }
 
 // reshapeArgs are the arguments of the ops whose gradient is reshaped back
@@ -299,7 +302,8 @@ func wrapView(t *Tensor, view func(*tensor.Tensor) *tensor.Tensor) *Tensor {
 	return t.sliceLike(viewOfGrad, view(t.data), view)
 }
 
-// Cat concatenates tensors along dim. Backward: each input gets its slice.
+// Cat concatenates tensors along dim. Backward: each input gets its slice
+// of the gradient, in its own dtype.
 func Cat(dim int, ts ...*Tensor) *Tensor {
 	datas := make([]*tensor.Tensor, len(ts))
 	for i, t := range ts {
@@ -310,53 +314,107 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 	if dim < 0 {
 		dim += out.Dim()
 	}
-	sizes := make([]int, len(ts))
-	dts := make([]DType, len(ts))
-	for i, t := range ts {
-		sizes[i], dts[i] = t.data.Size(dim), t.DType()
-	}
-	r := record("CatBackward0", out, ts, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		gs := make([]*Tensor, len(ts))
-		off := 0
-		for i, n := range sizes {
-			gs[i] = g.Narrow(dim, off, n)
-			if gs[i].DType() != dts[i] {
-				gs[i] = gs[i].To(dts[i])
-			}
-			off += n
-		}
-		return gs
-	})
-	if isDual(ts...) {
-		jvp(r, func() *Tensor {
-			tans := make([]*Tensor, len(ts))
-			for i, t := range ts {
-				tans[i] = operandTangentOrZero(t).(*Tensor)
-				if tans[i].DType() != r.DType() {
-					tans[i] = tans[i].To(r.DType())
-				}
-			}
-			return Cat(dim, tans...)
-		})
-	}
-	return r
+	return catOp.finishN(newCatArgs(dim, ts), ts, out) // catForward inline: dim is known after
 }
 
-// Stack joins tensors of the same shape along a new dim.
+// catArgs are the arguments of Cat and Stack: the dim (non-negative), and
+// what backward needs of each input: its size in dim (Cat) and its dtype.
+type catArgs struct {
+	dim   int
+	sizes []int
+	dts   []DType
+}
+
+func newCatArgs(dim int, ts []*Tensor) catArgs {
+	p := catArgs{dim: dim, sizes: make([]int, len(ts)), dts: make([]DType, len(ts))}
+	for i, t := range ts {
+		p.sizes[i], p.dts[i] = t.data.Size(dim), t.DType()
+	}
+	return p
+}
+
+func catForward(p catArgs, xs []*Tensor) *tensor.Tensor { return tensor.Cat(p.dim, datasOf(xs)...) }
+
+func catBackward(p catArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	gs := make([]*Tensor, len(p.sizes))
+	off := 0
+	for i, n := range p.sizes {
+		gs[i] = castTo(g.Narrow(p.dim, off, n), p.dts[i])
+		off += n
+	}
+	return gs
+}
+
+// catJVP is the Cat of the inputs' tangents (zeros where none).
+func catJVP(p catArgs, xs []*Tensor, out *Tensor) *Tensor {
+	return Cat(p.dim, tangentsAs(xs, out.DType())...)
+}
+
+// Stack joins tensors of the same shape along a new dim. Backward: each
+// input gets its index of the gradient along dim, in its own dtype.
 func Stack(dim int, ts ...*Tensor) *Tensor {
 	for i, t := range ts {
 		needAt("Stack", i, t)
 	}
-	us := make([]*Tensor, len(ts))
 	for i, t := range ts {
 		if i > 0 && !slices.Equal(t.data.Shape(), ts[0].data.Shape()) {
 			tensor.Panicf("Stack", tensor.ErrShape, "stack expects each tensor to be equal size, but got %v at entry 0 and %v at entry %d", ts[0].data.Shape(), t.data.Shape(), i)
 		}
-		d := dim
-		if d < 0 {
-			d += t.Dim() + 1
-		}
-		us[i] = t.Unsqueeze(d)
 	}
-	return Cat(dim, us...)
+	out := tensor.Stack(dim, datasOf(ts)...)
+	if dim < 0 {
+		dim += out.Dim()
+	}
+	return stackOp.finishN(catArgs{dim: dim, dts: dtypesOf(ts)}, ts, out) // stackForward inline: dim is known after
+}
+
+func stackForward(p catArgs, xs []*Tensor) *tensor.Tensor {
+	return tensor.Stack(p.dim, datasOf(xs)...)
+}
+
+func stackBackward(p catArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	gs := make([]*Tensor, len(p.dts))
+	for i, dt := range p.dts {
+		gs[i] = castTo(g.Select(p.dim, i), dt)
+	}
+	return gs
+}
+
+// stackJVP is the Stack of the inputs' tangents (zeros where none).
+func stackJVP(p catArgs, xs []*Tensor, out *Tensor) *Tensor {
+	return Stack(p.dim, tangentsAs(xs, out.DType())...)
+}
+
+// datasOf returns the data of ts.
+func datasOf(ts []*Tensor) []*tensor.Tensor {
+	d := make([]*tensor.Tensor, len(ts))
+	for i, t := range ts {
+		d[i] = t.data
+	}
+	return d
+}
+
+func dtypesOf(ts []*Tensor) []DType {
+	d := make([]DType, len(ts))
+	for i, t := range ts {
+		d[i] = t.DType()
+	}
+	return d
+}
+
+// castTo returns t in dtype dt.
+func castTo(t *Tensor, dt DType) *Tensor {
+	if t.DType() != dt {
+		return t.To(dt)
+	}
+	return t
+}
+
+// tangentsAs returns the tangents of xs (zeros where none) in dtype dt.
+func tangentsAs(xs []*Tensor, dt DType) []*Tensor {
+	tans := make([]*Tensor, len(xs))
+	for i, t := range xs {
+		tans[i] = castTo(operandTangentOrZero(t).(*Tensor), dt)
+	}
+	return tans
 }

@@ -74,16 +74,80 @@ func viewIndex(base, view *tensor.Tensor) (idx []int64, ok bool) {
 	return idx, true
 }
 
-// viewNode records view = base[idx] (reshaped to the view's shape) on data:
-// its backward scatters the gradient into a zero tensor of the base's shape.
+// The two nodes an in-place write through a view records, AsStridedBackward0
+// and CopySlices (PyTorch's), are declared in inplaceViewOps and written
+// below. They are finished on data that exists (the view, the written
+// base): only their nodes are kept, as the new histories of the view and
+// its base, and the result complete makes is dropped (with the tangent it
+// gets when the base is dual: forward mode refuses in-place writes through
+// views, and a view's tangent does not follow its base's). Their forwards
+// compute the same values out of place, for TestOpRules.
+
+var (
+	asStridedOp, copySlicesOp opDef[regionArgs]
+	inplaceViewOps            []rules
+)
+
+func init() {
+	asStridedOp = opDef[regionArgs]{name: "AsStridedBackward0", arity: 1, forward: asStridedForward, backward: asStridedBackward, jvp: asStridedJVP}
+	copySlicesOp = opDef[regionArgs]{name: "CopySlices", arity: 2, forward: copySlicesForward, backward: copySlicesBackward, jvp: copySlicesJVP}
+	inplaceViewOps = []rules{asStridedOp.done(), copySlicesOp.done()}
+}
+
+// regionArgs are the arguments of both: the region of the base a view
+// covers, as the row-major position in the base (idx, Int64) of every
+// element of the view, of shape vshape; the base's metadata (AsStrided);
+// and a mask of the base's shape and dtype, 1 outside the region and 0 in it
+// (CopySlices).
+type regionArgs struct {
+	idx    *Tensor
+	vshape []int
+	base   inMeta
+	mask   *Tensor
+}
+
+// viewNode records view = base[idx] (reshaped to the view's shape) on data,
+// the view, and returns its node.
 func viewNode(base *Tensor, data *tensor.Tensor, idx *Tensor) *Node {
-	bshape := base.data.Shape()
-	n := base.Numel()
-	r := record("AsStridedBackward0", data, []*Tensor{base}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		z := wrap(tensor.Zeros(g.DType(), n))
-		return []*Tensor{z.ScatterAdd(0, idx, g.Reshape(-1)).Reshape(bshape...)}
-	})
-	return r.gradFn
+	p := regionArgs{idx: idx, vshape: data.Shape(), base: metaOf(base)}
+	return asStridedOp.finish(p, one(base), data).gradFn
+}
+
+// asStridedForward is the view's values, copied.
+func asStridedForward(p regionArgs, x ins) *tensor.Tensor {
+	return x[0].data.Reshape(-1).Gather(0, p.idx.data).Reshape(p.vshape...)
+}
+
+// asStridedBackward scatters the gradient into a zero tensor of the base's
+// shape.
+func asStridedBackward(p regionArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	bshape := p.base.shape()
+	z := wrap(tensor.Zeros(g.DType(), tensor.NumelOf(bshape)))
+	return []*Tensor{z.ScatterAdd(0, p.idx, g.Reshape(-1)).Reshape(bshape...)}
+}
+
+func asStridedJVP(p regionArgs, x ins, _ *Tensor) *Tensor {
+	return x[0].tangentOf().Reshape(-1).Gather(0, p.idx).Reshape(p.vshape...)
+}
+
+// copySlicesForward is the old base with the region replaced by the
+// written values r: old·mask + r placed in the region.
+func copySlicesForward(p regionArgs, x ins) *tensor.Tensor {
+	return copySlices(p, wrap(x[0].data), wrap(x[1].data)).data
+}
+
+func copySlicesBackward(p regionArgs, g *Tensor, _ []*Tensor) []*Tensor {
+	return []*Tensor{g.Mul(p.mask), g.Reshape(-1).Gather(0, p.idx).Reshape(p.vshape...)}
+}
+
+func copySlicesJVP(p regionArgs, x ins, _ *Tensor) *Tensor {
+	return copySlices(p, operandTangentOrZero(x[0]).(*Tensor), operandTangentOrZero(x[1]).(*Tensor))
+}
+
+// copySlices is old with the region replaced by r, with agx ops.
+func copySlices(p regionArgs, old, r *Tensor) *Tensor {
+	z := ZerosLike(old).Reshape(-1)
+	return old.Mul(p.mask).Add(z.ScatterAdd(0, p.idx, r.Reshape(-1)).Reshape(old.Shape()...))
 }
 
 // syncView re-derives a view's history from its base when the base's history
@@ -125,9 +189,7 @@ func (t *Tensor) inplaceView(name string, r *Tensor) {
 	mask := wrap(tensor.FromSlice(m, len(m)).To(base.DType()).Reshape(base.data.Shape()...))
 	old := &Tensor{data: base.data, gradFn: base.gradFn, outputNr: base.outputNr, requiresGrad: base.requiresGrad}
 	t.data.CopyFrom(r.data)
-	cs := record("CopySlices", base.data, []*Tensor{old, r}, nil, func(g *Tensor, _ []*Tensor) []*Tensor {
-		return []*Tensor{g.Mul(mask), g.Reshape(-1).Gather(0, idxT).Reshape(vshape...)}
-	})
+	cs := copySlicesOp.finish(regionArgs{idx: idxT, vshape: vshape, mask: mask}, ins{old, r}, base.data)
 	base.gradFn, base.outputNr, base.requiresGrad = cs.gradFn, 0, false
 	if base.retainsGrad {
 		base.gradFn.setRetain(base)
