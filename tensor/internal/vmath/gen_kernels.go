@@ -496,19 +496,32 @@ func (g *gen) erfFunction(is isa) {
 // trigBody returns the instructions of one float64 sin/cos step (sinCos in
 // trig.go) on the ten registers from base on: b+0 x, b+1 t (then the
 // quadrant), b+2 k, b+3 r, b+4 z = r², b+5 the sine, b+6 the cosine, b+7
-// to b+9 scratch. Z31 holds 1.0 and Z30 q0 (0 for sin, 1 for cos); K
-// register swap takes the lanes whose quadrant is odd, K register out the
-// lanes out of range (which store x itself, for the caller to replace), and
-// K6 gathers those over the loop.
+// to b+9 scratch. On AVX-512, Z31 holds 1.0 and Z30 q0 (0 for sin, 1 for
+// cos); K register swap takes the lanes whose quadrant is odd, K register
+// out the lanes out of range (which store x itself, for the caller to
+// replace), and K6 gathers those over the loop. On AVX2 the same roles are
+// Y15 (1.0), Y14 (q0), Y13 (the gathered lanes, all ones where out of
+// range), Y12 (0.0), and swap and out are YMM registers that hold lane
+// masks in their sign bits.
 func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []string {
 	var code []string
 	i := func(ins string, args ...string) {
 		code = append(code, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
 	}
+	avx512 := g.isa.inReg
 	m := func(ins, name string, args ...string) {
-		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+		if avx512 {
+			ins += ".BCST"
+		}
+		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
 	}
 	d := func(k int) string { return g.d(base + k) }
+	one, q0, acc := "Z31", "Z30", "K6"
+	and, xor := "VPANDQ", "VPXORQ"
+	if !avx512 {
+		one, q0, acc = "Y15", "Y14", "Y13"
+		and, xor = "VANDPD", "VXORPD"
+	}
 	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
 	if masked {
 		i("VMOVUPD.Z", src, "K1", d(0))
@@ -516,9 +529,14 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 		i("VMOVUPD", src, d(0))
 	}
 	// lanes with !(|x| < trigMax), NaN included (predicate 5: not less than, unordered)
-	m("VPANDQ", "abs64", d(0), d(7))
-	i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), out)
-	i("KORW", out, "K6", "K6")
+	m(and, "abs64", d(0), d(7))
+	if avx512 {
+		i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), out)
+		i("KORW", out, acc, acc)
+	} else {
+		i("VCMPPD", "$5", "vmath_trigMax<>(SB)", d(7), out)
+		i("VORPD", out, acc, acc)
+	}
 	// t = x·2/π + round, k = t - round, r = x - k·π/2 in four parts
 	m("VMULPD", "twoOverPi", d(0), d(1))
 	m("VADDPD", "round", d(1), d(1))
@@ -551,23 +569,37 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 	i("VMULPD", d(4), d(4), d(7))
 	i("VMULPD", d(7), d(6), d(6))
 	m("VMULPD", "half", d(4), d(7))
-	i("VSUBPD", d(7), "Z31", d(8))
-	i("VSUBPD", d(8), "Z31", d(9))
+	i("VSUBPD", d(7), one, d(8))
+	i("VSUBPD", d(8), one, d(9))
 	i("VSUBPD", d(7), d(9), d(9))
 	i("VADDPD", d(6), d(9), d(9))
 	i("VADDPD", d(9), d(8), d(6))
 	// quadrant q = k + q0: odd takes the cosine, q&2 flips the sign
-	i("VPADDQ", "Z30", d(1), d(1))
-	m("VPTESTMQ", "int1", d(1), swap)
-	i("VMOVAPD", d(6), swap, d(5))
-	m("VPANDQ", "int2", d(1), d(1))
+	i("VPADDQ", q0, d(1), d(1))
+	if avx512 {
+		m("VPTESTMQ", "int1", d(1), swap)
+		i("VMOVAPD", d(6), swap, d(5))
+	} else {
+		i("VPSLLQ", "$63", d(1), swap)
+		i("VBLENDVPD", swap, d(6), d(5), d(5))
+	}
+	m(and, "int2", d(1), d(1))
 	i("VPSLLQ", "$62", d(1), d(1))
-	i("VPXORQ", d(1), d(5), d(5))
+	i(xor, d(1), d(5), d(5))
 	// a zero result (sin ±0) takes x's sign
-	m("VPTESTNMQ", "abs64", d(5), swap)
-	i("VMOVAPD", d(0), swap, d(5))
+	if avx512 {
+		m("VPTESTNMQ", "abs64", d(5), swap)
+		i("VMOVAPD", d(0), swap, d(5))
+	} else {
+		i("VCMPPD", "$0", "Y12", d(5), swap)
+		i("VBLENDVPD", swap, d(0), d(5), d(5))
+	}
 	// out-of-range lanes store x, for the caller to replace
-	i("VMOVAPD", d(0), out, d(5))
+	if avx512 {
+		i("VMOVAPD", d(0), out, d(5))
+	} else {
+		i("VBLENDVPD", out, d(0), d(5), d(5))
+	}
 	if masked {
 		i("VMOVUPD", d(5), "K1", dst)
 	} else {
@@ -577,25 +609,33 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 }
 
 // tanh64Body returns the instructions of one float64 tanh step (Tanh64 in
-// tanh64.go) on the nine registers from base on: b+0 x, b+1 v, b+2 t then
-// 2^k, b+3 k, b+4 r, b+5 Q, b+6 to b+8 scratch; K register nan takes the NaN
-// lanes.
+// tanh64.go) on the eight registers from base on: b+0 x, b+1 v, b+2 t then
+// 2^k, b+3 k, b+4 r, b+5 Q, b+6 and b+7 scratch; on AVX-512 K register nan
+// takes the NaN lanes, on AVX2 register b+6 does (in its sign bits).
 func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	var out []string
 	i := func(ins string, args ...string) {
 		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
 	}
+	avx512 := g.isa.inReg
 	m := func(ins, name string, args ...string) {
-		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+		if avx512 {
+			ins += ".BCST"
+		}
+		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
 	}
 	d := func(k int) string { return g.d(base + k) }
+	and, or := "VPANDQ", "VPORQ"
+	if !avx512 {
+		and, or = "VANDPD", "VORPD"
+	}
 	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
 	if masked {
 		i("VMOVUPD.Z", src, "K1", d(0))
 	} else {
 		i("VMOVUPD", src, d(0))
 	}
-	m("VPANDQ", "abs64", d(0), d(1))
+	m(and, "abs64", d(0), d(1))
 	m("VMINPD", "tanh64Hi", d(1), d(1))
 	i("VADDPD", d(1), d(1), d(1))
 	m("VMULPD", "log2e", d(1), d(2))
@@ -621,10 +661,15 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	i("VADDPD", d(2), d(5), d(5)) // em1
 	m("VADDPD", "two", d(5), d(6))
 	i("VDIVPD", d(6), d(5), d(5))
-	m("VPANDQ", "sign64", d(0), d(7))
-	i("VPORQ", d(7), d(5), d(5))
-	i("VCMPPD", "$3", d(0), d(0), nan)
-	i("VMOVAPD", d(0), nan, d(5))
+	m(and, "sign64", d(0), d(7))
+	i(or, d(7), d(5), d(5))
+	if avx512 {
+		i("VCMPPD", "$3", d(0), d(0), nan)
+		i("VMOVAPD", d(0), nan, d(5))
+	} else {
+		i("VCMPPD", "$3", d(0), d(0), d(6))
+		i("VBLENDVPD", d(6), d(0), d(5), d(5))
+	}
 	if masked {
 		i("VMOVUPD", d(5), "K1", dst)
 	} else {
@@ -633,89 +678,116 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	return out
 }
 
-// tanh64Function writes tanh64AVX512, two steps at a time (registers 0-8
-// and 10-18), then one, then a masked tail.
-func (g *gen) tanh64Function() {
-	g.isa, g.op = isas[1], "tanh64"
-	name := "tanh64AVX512"
+// float64Loop writes the loop of a float64 kernel over n lanes of is: two
+// steps at a time (the second on the registers from base2 on, when base2 >
+// 0), then one, then on AVX-512 a masked tail; an AVX2 kernel takes a
+// multiple of 4 and leaves the rest to Go. step(off, masked, base, k) is one
+// step's code; k picks its mask registers (0 for the first step, 1 for the
+// second).
+func (g *gen) float64Loop(name string, base2 int, step func(off int, masked bool, base, k int) []string) {
+	lanes := g.isa.step / 4
+	bytes := 8 * lanes
 	l := func(s string) string { return name + "_" + s }
+	if base2 > 0 {
+		g.p("%s:", l("loop2"))
+		g.i("CMPQ", "CX", fmt.Sprintf("$%d", 2*lanes))
+		g.i("JLT", l("one"))
+		g.emit(step(0, false, 0, 0), step(bytes, false, base2, 1))
+		g.i("ADDQ", fmt.Sprintf("$%d", 2*bytes), "SI")
+		g.i("ADDQ", fmt.Sprintf("$%d", 2*bytes), "DI")
+		g.i("SUBQ", fmt.Sprintf("$%d", 2*lanes), "CX")
+		g.i("JMP", l("loop2"))
+	}
+	g.p("%s:", l("one"))
+	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
+	g.i("JLT", l("tail"))
+	g.emit(step(0, false, 0, 0))
+	g.i("ADDQ", fmt.Sprintf("$%d", bytes), "SI")
+	g.i("ADDQ", fmt.Sprintf("$%d", bytes), "DI")
+	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
+	if base2 == 0 {
+		g.i("JMP", l("one"))
+	}
+	g.p("%s:", l("tail"))
+	if g.isa.inReg {
+		g.i("TESTQ", "CX", "CX")
+		g.i("JZ", l("done"))
+		g.i("MOVQ", "$1", "AX")
+		g.i("SHLQ", "CX", "AX")
+		g.i("DECQ", "AX")
+		g.i("KMOVW", "AX", "K1")
+		g.emit(step(0, true, 0, 0))
+	}
+	g.p("%s:", l("done"))
+}
+
+// tanh64Function writes tanh64AVX512, two steps at a time (registers 0-7
+// and 10-17), then one, then a masked tail; or tanh64AVX2, two steps at a
+// time (registers 0-7 and 8-15), then one, for a multiple of 4 lanes.
+func (g *gen) tanh64Function(is isa) {
+	g.isa, g.op = is, "tanh64"
+	name := "tanh64" + is.name
 	g.p("")
-	g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n.", name)
+	if is.inReg {
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n; n is a multiple of 4.", name)
+	}
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
 	g.i("MOVQ", "dst+0(FP)", "DI")
 	g.i("MOVQ", "src+8(FP)", "SI")
 	g.i("MOVQ", "n+16(FP)", "CX")
-	g.p("%s:", l("loop2"))
-	g.i("CMPQ", "CX", "$16")
-	g.i("JLT", l("one"))
-	g.emit(g.tanh64Body(0, false, 0, "K2"), g.tanh64Body(64, false, 10, "K3"))
-	g.i("ADDQ", "$128", "SI")
-	g.i("ADDQ", "$128", "DI")
-	g.i("SUBQ", "$16", "CX")
-	g.i("JMP", l("loop2"))
-	g.p("%s:", l("one"))
-	g.i("CMPQ", "CX", "$8")
-	g.i("JLT", l("tail"))
-	g.emit(g.tanh64Body(0, false, 0, "K2"))
-	g.i("ADDQ", "$64", "SI")
-	g.i("ADDQ", "$64", "DI")
-	g.i("SUBQ", "$8", "CX")
-	g.p("%s:", l("tail"))
-	g.i("TESTQ", "CX", "CX")
-	g.i("JZ", l("done"))
-	g.i("MOVQ", "$1", "AX")
-	g.i("SHLQ", "CX", "AX")
-	g.i("DECQ", "AX")
-	g.i("KMOVW", "AX", "K1")
-	g.emit(g.tanh64Body(0, true, 0, "K2"))
-	g.p("%s:", l("done"))
+	base2 := 10
+	if !is.inReg {
+		base2 = 8
+	}
+	g.float64Loop(name, base2, func(off int, masked bool, base, k int) []string {
+		return g.tanh64Body(off, masked, base, []string{"K2", "K3"}[k])
+	})
 	g.i("VZEROUPPER")
 	g.i("RET")
 }
 
 // trigFunction writes sinCosAVX512, two steps at a time (registers 0-9 and
-// 10-19), then one, then a masked tail, as function does.
-func (g *gen) trigFunction() {
-	g.isa, g.op = isas[1], "sincos"
-	name := "sinCosAVX512"
-	l := func(s string) string { return name + "_" + s }
+// 10-19), then one, then a masked tail, as function does; or sinCosAVX2,
+// one step at a time (registers 0-11, the constants in 12-15), for a
+// multiple of 4 lanes.
+func (g *gen) trigFunction(is isa) {
+	g.isa, g.op = is, "sincos"
+	name := "sinCos" + is.name
 	g.p("")
 	g.p("// func %s(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x", name)
 	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
-	g.p("// not below trigMax (or NaN), and stores those x unchanged.")
+	if is.inReg {
+		g.p("// not below trigMax (or NaN), and stores those x unchanged.")
+	} else {
+		g.p("// not below trigMax (or NaN), and stores those x unchanged. n is a")
+		g.p("// multiple of 4.")
+	}
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
 	g.i("MOVQ", "dst+0(FP)", "DI")
 	g.i("MOVQ", "src+8(FP)", "SI")
 	g.i("MOVQ", "n+16(FP)", "CX")
-	g.i("VPBROADCASTQ", "q0+24(FP)", "Z30")
-	g.i("VBROADCASTSD", "vmath_one<>(SB)", "Z31")
-	g.i("KXORW", "K6", "K6", "K6")
-	g.p("%s:", l("loop2"))
-	g.i("CMPQ", "CX", "$16")
-	g.i("JLT", l("one"))
-	g.emit(g.trigBody(0, false, 0, "K2", "K4"), g.trigBody(64, false, 10, "K3", "K5"))
-	g.i("ADDQ", "$128", "SI")
-	g.i("ADDQ", "$128", "DI")
-	g.i("SUBQ", "$16", "CX")
-	g.i("JMP", l("loop2"))
-	g.p("%s:", l("one"))
-	g.i("CMPQ", "CX", "$8")
-	g.i("JLT", l("tail"))
-	g.emit(g.trigBody(0, false, 0, "K2", "K4"))
-	g.i("ADDQ", "$64", "SI")
-	g.i("ADDQ", "$64", "DI")
-	g.i("SUBQ", "$8", "CX")
-	g.p("%s:", l("tail"))
-	g.i("TESTQ", "CX", "CX")
-	g.i("JZ", l("done"))
-	g.i("MOVQ", "$1", "AX")
-	g.i("SHLQ", "CX", "AX")
-	g.i("DECQ", "AX")
-	g.i("KMOVW", "AX", "K1")
-	g.emit(g.trigBody(0, true, 0, "K2", "K4"))
-	g.p("%s:", l("done"))
-	g.i("KMOVW", "K6", "AX")
-	g.i("TESTW", "AX", "AX")
+	if is.inReg {
+		g.i("VPBROADCASTQ", "q0+24(FP)", "Z30")
+		g.i("VBROADCASTSD", "vmath_one<>(SB)", "Z31")
+		g.i("KXORW", "K6", "K6", "K6")
+		g.float64Loop(name, 10, func(off int, masked bool, base, k int) []string {
+			return g.trigBody(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
+		})
+		g.i("KMOVW", "K6", "AX")
+		g.i("TESTW", "AX", "AX")
+	} else {
+		g.i("VPBROADCASTQ", "q0+24(FP)", "Y14")
+		g.i("VMOVUPD", "vmath_one<>(SB)", "Y15")
+		g.i("VXORPD", "Y13", "Y13", "Y13")
+		g.i("VXORPD", "Y12", "Y12", "Y12")
+		g.float64Loop(name, 0, func(off int, masked bool, base, k int) []string {
+			return g.trigBody(off, masked, base, "Y10", "Y11")
+		})
+		g.i("VMOVMSKPD", "Y13", "AX")
+		g.i("TESTQ", "AX", "AX")
+	}
 	g.i("SETNE", "ret+32(FP)")
 	g.i("VZEROUPPER")
 	g.i("RET")
@@ -745,8 +817,10 @@ func main() {
 		}
 		g.erfFunction(is)
 	}
-	g.trigFunction()
-	g.tanh64Function()
+	for _, is := range isas {
+		g.trigFunction(is)
+		g.tanh64Function(is)
+	}
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

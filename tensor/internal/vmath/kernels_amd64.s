@@ -1661,6 +1661,257 @@ erfAVX512_done:
 	VZEROUPPER 
 	RET 
 
+// func sinCosAVX2(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
+// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
+// not below trigMax (or NaN), and stores those x unchanged. n is a
+// multiple of 4.
+TEXT ·sinCosAVX2(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VPBROADCASTQ q0+24(FP), Y14
+	VMOVUPD vmath_one<>(SB), Y15
+	VXORPD Y13, Y13, Y13
+	VXORPD Y12, Y12, Y12
+sinCosAVX2_one:
+	CMPQ CX, $4
+	JLT sinCosAVX2_tail
+	VMOVUPD 0(SI), Y0
+	VANDPD vmath_abs64<>(SB), Y0, Y7
+	VCMPPD $5, vmath_trigMax<>(SB), Y7, Y11
+	VORPD Y11, Y13, Y13
+	VMULPD vmath_twoOverPi<>(SB), Y0, Y1
+	VADDPD vmath_round<>(SB), Y1, Y1
+	VSUBPD vmath_round<>(SB), Y1, Y2
+	VMULPD vmath_pio2a<>(SB), Y2, Y7
+	VSUBPD Y7, Y0, Y3
+	VMULPD vmath_pio2b<>(SB), Y2, Y7
+	VSUBPD Y7, Y3, Y3
+	VMULPD vmath_pio2c<>(SB), Y2, Y7
+	VSUBPD Y7, Y3, Y3
+	VMULPD vmath_pio2d<>(SB), Y2, Y7
+	VSUBPD Y7, Y3, Y3
+	VMULPD Y3, Y3, Y4
+	VMULPD vmath_sin6<>(SB), Y4, Y5
+	VMULPD vmath_cos6<>(SB), Y4, Y6
+	VADDPD vmath_sin5<>(SB), Y5, Y5
+	VADDPD vmath_cos5<>(SB), Y6, Y6
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VADDPD vmath_sin4<>(SB), Y5, Y5
+	VADDPD vmath_cos4<>(SB), Y6, Y6
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VADDPD vmath_sin3<>(SB), Y5, Y5
+	VADDPD vmath_cos3<>(SB), Y6, Y6
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VADDPD vmath_sin2<>(SB), Y5, Y5
+	VADDPD vmath_cos2<>(SB), Y6, Y6
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VADDPD vmath_sin1<>(SB), Y5, Y5
+	VADDPD vmath_cos1<>(SB), Y6, Y6
+	VMULPD Y4, Y3, Y7
+	VMULPD Y7, Y5, Y5
+	VADDPD Y5, Y3, Y5
+	VMULPD Y4, Y4, Y7
+	VMULPD Y7, Y6, Y6
+	VMULPD vmath_half<>(SB), Y4, Y7
+	VSUBPD Y7, Y15, Y8
+	VSUBPD Y8, Y15, Y9
+	VSUBPD Y7, Y9, Y9
+	VADDPD Y6, Y9, Y9
+	VADDPD Y9, Y8, Y6
+	VPADDQ Y14, Y1, Y1
+	VPSLLQ $63, Y1, Y10
+	VBLENDVPD Y10, Y6, Y5, Y5
+	VANDPD vmath_int2<>(SB), Y1, Y1
+	VPSLLQ $62, Y1, Y1
+	VXORPD Y1, Y5, Y5
+	VCMPPD $0, Y12, Y5, Y10
+	VBLENDVPD Y10, Y0, Y5, Y5
+	VBLENDVPD Y11, Y0, Y5, Y5
+	VMOVUPD Y5, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP sinCosAVX2_one
+sinCosAVX2_tail:
+sinCosAVX2_done:
+	VMOVMSKPD Y13, AX
+	TESTQ AX, AX
+	SETNE ret+32(FP)
+	VZEROUPPER 
+	RET 
+
+// func tanh64AVX2(dst, src *float64, n int) sets dst[i] = tanh x for i < n; n is a multiple of 4.
+TEXT ·tanh64AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+tanh64AVX2_loop2:
+	CMPQ CX, $8
+	JLT tanh64AVX2_one
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y8
+	VANDPD vmath_abs64<>(SB), Y0, Y1
+	VANDPD vmath_abs64<>(SB), Y8, Y9
+	VMINPD vmath_tanh64Hi<>(SB), Y1, Y1
+	VMINPD vmath_tanh64Hi<>(SB), Y9, Y9
+	VADDPD Y1, Y1, Y1
+	VADDPD Y9, Y9, Y9
+	VMULPD vmath_log2e<>(SB), Y1, Y2
+	VMULPD vmath_log2e<>(SB), Y9, Y10
+	VADDPD vmath_round<>(SB), Y2, Y2
+	VADDPD vmath_round<>(SB), Y10, Y10
+	VSUBPD vmath_round<>(SB), Y2, Y3
+	VSUBPD vmath_round<>(SB), Y10, Y11
+	VMULPD vmath_ln2hi<>(SB), Y3, Y6
+	VMULPD vmath_ln2hi<>(SB), Y11, Y14
+	VSUBPD Y6, Y1, Y4
+	VSUBPD Y14, Y9, Y12
+	VMULPD vmath_ln2lo<>(SB), Y3, Y6
+	VMULPD vmath_ln2lo<>(SB), Y11, Y14
+	VSUBPD Y6, Y4, Y4
+	VSUBPD Y14, Y12, Y12
+	VMULPD vmath_em13<>(SB), Y4, Y5
+	VMULPD vmath_em13<>(SB), Y12, Y13
+	VADDPD vmath_em12<>(SB), Y5, Y5
+	VADDPD vmath_em12<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em11<>(SB), Y5, Y5
+	VADDPD vmath_em11<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em10<>(SB), Y5, Y5
+	VADDPD vmath_em10<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em9<>(SB), Y5, Y5
+	VADDPD vmath_em9<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em8<>(SB), Y5, Y5
+	VADDPD vmath_em8<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em7<>(SB), Y5, Y5
+	VADDPD vmath_em7<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em6<>(SB), Y5, Y5
+	VADDPD vmath_em6<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em5<>(SB), Y5, Y5
+	VADDPD vmath_em5<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em4<>(SB), Y5, Y5
+	VADDPD vmath_em4<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em3<>(SB), Y5, Y5
+	VADDPD vmath_em3<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em2<>(SB), Y5, Y5
+	VADDPD vmath_em2<>(SB), Y13, Y13
+	VMULPD Y4, Y4, Y6
+	VMULPD Y12, Y12, Y14
+	VMULPD Y6, Y5, Y5
+	VMULPD Y14, Y13, Y13
+	VADDPD Y5, Y4, Y5
+	VADDPD Y13, Y12, Y13
+	VPADDQ vmath_bias<>(SB), Y2, Y2
+	VPADDQ vmath_bias<>(SB), Y10, Y10
+	VPSLLQ $52, Y2, Y2
+	VPSLLQ $52, Y10, Y10
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VSUBPD vmath_one<>(SB), Y2, Y2
+	VSUBPD vmath_one<>(SB), Y10, Y10
+	VADDPD Y2, Y5, Y5
+	VADDPD Y10, Y13, Y13
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VADDPD vmath_two<>(SB), Y13, Y14
+	VDIVPD Y6, Y5, Y5
+	VDIVPD Y14, Y13, Y13
+	VANDPD vmath_sign64<>(SB), Y0, Y7
+	VANDPD vmath_sign64<>(SB), Y8, Y15
+	VORPD Y7, Y5, Y5
+	VORPD Y15, Y13, Y13
+	VCMPPD $3, Y0, Y0, Y6
+	VCMPPD $3, Y8, Y8, Y14
+	VBLENDVPD Y6, Y0, Y5, Y5
+	VBLENDVPD Y14, Y8, Y13, Y13
+	VMOVUPD Y5, 0(DI)
+	VMOVUPD Y13, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP tanh64AVX2_loop2
+tanh64AVX2_one:
+	CMPQ CX, $4
+	JLT tanh64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VANDPD vmath_abs64<>(SB), Y0, Y1
+	VMINPD vmath_tanh64Hi<>(SB), Y1, Y1
+	VADDPD Y1, Y1, Y1
+	VMULPD vmath_log2e<>(SB), Y1, Y2
+	VADDPD vmath_round<>(SB), Y2, Y2
+	VSUBPD vmath_round<>(SB), Y2, Y3
+	VMULPD vmath_ln2hi<>(SB), Y3, Y6
+	VSUBPD Y6, Y1, Y4
+	VMULPD vmath_ln2lo<>(SB), Y3, Y6
+	VSUBPD Y6, Y4, Y4
+	VMULPD vmath_em13<>(SB), Y4, Y5
+	VADDPD vmath_em12<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em11<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em10<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em9<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em8<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em7<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em6<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em5<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em4<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em3<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em2<>(SB), Y5, Y5
+	VMULPD Y4, Y4, Y6
+	VMULPD Y6, Y5, Y5
+	VADDPD Y5, Y4, Y5
+	VPADDQ vmath_bias<>(SB), Y2, Y2
+	VPSLLQ $52, Y2, Y2
+	VMULPD Y2, Y5, Y5
+	VSUBPD vmath_one<>(SB), Y2, Y2
+	VADDPD Y2, Y5, Y5
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VDIVPD Y6, Y5, Y5
+	VANDPD vmath_sign64<>(SB), Y0, Y7
+	VORPD Y7, Y5, Y5
+	VCMPPD $3, Y0, Y0, Y6
+	VBLENDVPD Y6, Y0, Y5, Y5
+	VMOVUPD Y5, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+tanh64AVX2_tail:
+tanh64AVX2_done:
+	VZEROUPPER 
+	RET 
+
 // func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
 // (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
 // not below trigMax (or NaN), and stores those x unchanged.
