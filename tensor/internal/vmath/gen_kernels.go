@@ -66,6 +66,10 @@ var constants = []constant{
 	{name: "ln2hi", val: 6.93147180369123816490e-01},
 	{name: "ln2lo", val: 1.90821492927058770002e-10},
 	{name: "tanh64Hi", val: 20},
+	{name: "erf64Hi", val: 6},
+	{name: "erf64Split", val: 1},
+	{name: "erf64K", val: 3},
+	{name: "erf64Mid", val: 0.5416666666666666},
 	{name: "int1", bits: 1, raw: true},
 	{name: "int2", bits: 2, raw: true},
 }
@@ -93,6 +97,44 @@ var erfC = [19]float64{
 	5.220164524238099e-21,
 }
 
+// erf64P and erf64G are the float64 erf's coefficients, as in erf64.go.
+var erf64P = [13]float64{
+	0.1283791670955126,
+	-0.3761263890318375,
+	0.11283791670954879,
+	-0.026866170645076792,
+	0.0052239776248180145,
+	-0.000854832698083379,
+	0.0001205533111164271,
+	-1.4925595266831182e-05,
+	1.6461000484121368e-06,
+	-1.6350312701054695e-07,
+	1.4659775274047436e-08,
+	-1.1372848856791674e-09,
+	5.957176147748911e-11,
+}
+
+var erf64G = [18]float64{
+	0.38396915323094555,
+	0.6590113539360488,
+	0.897306144292001,
+	0.9390762196983795,
+	0.6960870664597261,
+	0.27480080326827117,
+	-0.06558762056020799,
+	-0.14180156486543166,
+	-0.02648796495343717,
+	0.06020469854751997,
+	0.02477934019745727,
+	-0.030573347512215285,
+	-0.014843248061691426,
+	0.01949765939297212,
+	0.006980931290046916,
+	-0.014182728754183601,
+	-0.0016269800589725453,
+	0.009277179532659606,
+}
+
 func init() {
 	f := 1.0
 	for n := 1; n <= 13; n++ {
@@ -103,6 +145,12 @@ func init() {
 	}
 	for k, c := range erfC {
 		constants = append(constants, constant{name: fmt.Sprintf("erf%d", k), val: c})
+	}
+	for k, c := range erf64P {
+		constants = append(constants, constant{name: fmt.Sprintf("erf64P%d", k), val: c})
+	}
+	for k, c := range erf64G {
+		constants = append(constants, constant{name: fmt.Sprintf("erf64G%d", k), val: c})
 	}
 }
 
@@ -678,6 +726,145 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	return out
 }
 
+// erf64Body returns the instructions of one float64 erf step (Erf64 in
+// erf64.go), both branches, on the eight registers from base on: b+0 x, b+1
+// a, b+2 s = a² then the small branch (b+3), then w = -a², r and the large
+// branch; b+4 t then 2^k, b+5 u then k then the exp polynomial, b+6 G then
+// t·G, b+7 scratch. On AVX-512 K registers nan and small take the NaN lanes
+// and those with a < 1; on AVX2 register b+7 does, in its sign bits.
+func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []string {
+	var out []string
+	i := func(ins string, args ...string) {
+		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+	}
+	avx512 := g.isa.inReg
+	m := func(ins, name string, args ...string) {
+		if avx512 {
+			ins += ".BCST"
+		}
+		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+	}
+	d := func(k int) string { return g.d(base + k) }
+	and, or, xor := "VPANDQ", "VPORQ", "VPXORQ"
+	if !avx512 {
+		and, or, xor = "VANDPD", "VORPD", "VXORPD"
+	}
+	// broadcast loads constant name into register r
+	broadcast := func(name, r string) {
+		if avx512 {
+			i("VBROADCASTSD", "vmath_"+name+"<>(SB)", r)
+		} else {
+			i("VMOVUPD", "vmath_"+name+"<>(SB)", r)
+		}
+	}
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPD.Z", src, "K1", d(0))
+	} else {
+		i("VMOVUPD", src, d(0))
+	}
+	m(and, "abs64", d(0), d(1))
+	m("VMINPD", "erf64Hi", d(1), d(1))
+	// small: a + a·P(a²)
+	i("VMULPD", d(1), d(1), d(2))
+	m("VMULPD", "erf64P12", d(2), d(3))
+	m("VADDPD", "erf64P11", d(3), d(3))
+	for j := 10; j >= 0; j-- {
+		i("VMULPD", d(2), d(3), d(3))
+		m("VADDPD", fmt.Sprintf("erf64P%d", j), d(3), d(3))
+	}
+	i("VMULPD", d(1), d(3), d(3))
+	i("VADDPD", d(3), d(1), d(3))
+	// large: t = 3/(3 + a), u = t - mid, G(u), t·G
+	m("VADDPD", "erf64K", d(1), d(2))
+	broadcast("erf64K", d(4))
+	i("VDIVPD", d(2), d(4), d(4))
+	m("VSUBPD", "erf64Mid", d(4), d(5))
+	m("VMULPD", "erf64G17", d(5), d(6))
+	m("VADDPD", "erf64G16", d(6), d(6))
+	for j := 15; j >= 0; j-- {
+		i("VMULPD", d(5), d(6), d(6))
+		m("VADDPD", fmt.Sprintf("erf64G%d", j), d(6), d(6))
+	}
+	i("VMULPD", d(6), d(4), d(6))
+	// e^w, w = -a², as in tanh64Body
+	i("VMULPD", d(1), d(1), d(2))
+	m(xor, "sign64", d(2), d(2))
+	m("VMULPD", "log2e", d(2), d(4))
+	m("VADDPD", "round", d(4), d(4))
+	m("VSUBPD", "round", d(4), d(5))
+	m("VMULPD", "ln2hi", d(5), d(7))
+	i("VSUBPD", d(7), d(2), d(2))
+	m("VMULPD", "ln2lo", d(5), d(7))
+	i("VSUBPD", d(7), d(2), d(2)) // r
+	m("VMULPD", "em13", d(2), d(5))
+	m("VADDPD", "em12", d(5), d(5))
+	for n := 11; n >= 2; n-- {
+		i("VMULPD", d(2), d(5), d(5))
+		m("VADDPD", fmt.Sprintf("em%d", n), d(5), d(5))
+	}
+	i("VMULPD", d(2), d(2), d(7))
+	i("VMULPD", d(7), d(5), d(5))
+	i("VADDPD", d(5), d(2), d(5)) // p
+	m("VPADDQ", "bias", d(4), d(4))
+	i("VPSLLQ", "$52", d(4), d(4)) // s = 2^k
+	i("VMULPD", d(4), d(5), d(5))
+	i("VADDPD", d(4), d(5), d(5)) // e^w
+	i("VMULPD", d(6), d(5), d(5))
+	broadcast("one", d(2))
+	i("VSUBPD", d(5), d(2), d(2))
+	// a < 1 takes the small branch; the sign of x; NaN comes back
+	if avx512 {
+		i("VCMPPD.BCST", "$1", "vmath_erf64Split<>(SB)", d(1), small)
+		i("VMOVAPD", d(3), small, d(2))
+	} else {
+		i("VCMPPD", "$1", "vmath_erf64Split<>(SB)", d(1), d(7))
+		i("VBLENDVPD", d(7), d(3), d(2), d(2))
+	}
+	m(and, "sign64", d(0), d(7))
+	i(or, d(7), d(2), d(2))
+	if avx512 {
+		i("VCMPPD", "$3", d(0), d(0), nan)
+		i("VMOVAPD", d(0), nan, d(2))
+	} else {
+		i("VCMPPD", "$3", d(0), d(0), d(7))
+		i("VBLENDVPD", d(7), d(0), d(2), d(2))
+	}
+	if masked {
+		i("VMOVUPD", d(2), "K1", dst)
+	} else {
+		i("VMOVUPD", d(2), dst)
+	}
+	return out
+}
+
+// erf64Function writes erf64AVX512, two steps at a time (registers 0-7 and
+// 10-17), then one, then a masked tail; or erf64AVX2, two steps at a time
+// (registers 0-7 and 8-15), then one, for a multiple of 4 lanes.
+func (g *gen) erf64Function(is isa) {
+	g.isa, g.op = is, "erf64"
+	name := "erf64" + is.name
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = erf x for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = erf x for i < n; n is a multiple of 4.", name)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	base2 := 10
+	if !is.inReg {
+		base2 = 8
+	}
+	g.float64Loop(name, base2, func(off int, masked bool, base, k int) []string {
+		return g.erf64Body(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
+	})
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
 // float64Loop writes the loop of a float64 kernel over n lanes of is: two
 // steps at a time (the second on the registers from base2 on, when base2 >
 // 0), then one, then on AVX-512 a masked tail; an AVX2 kernel takes a
@@ -820,6 +1007,7 @@ func main() {
 	for _, is := range isas {
 		g.trigFunction(is)
 		g.tanh64Function(is)
+		g.erf64Function(is)
 	}
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)

@@ -46,6 +46,12 @@ func tanh64AVX512(dst, src *float64, n int)
 //go:noescape
 func tanh64AVX2(dst, src *float64, n int)
 
+//go:noescape
+func erf64AVX512(dst, src *float64, n int)
+
+//go:noescape
+func erf64AVX2(dst, src *float64, n int)
+
 func detect() int {
 	switch {
 	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512DQ:
@@ -116,3 +122,5 @@ func trigSIMD(dst, src []float64, q0 uint64) (int, bool) {
 }
 
 func tanh64SIMD(dst, src []float64) int { return simd64(tanh64AVX512, tanh64AVX2, dst, src) }
+
+func erf64SIMD(dst, src []float64) int { return simd64(erf64AVX512, erf64AVX2, dst, src) }

@@ -214,6 +214,26 @@ DATA vmath_tanh64Hi<>+8(SB)/8, $0x4034000000000000
 DATA vmath_tanh64Hi<>+16(SB)/8, $0x4034000000000000
 DATA vmath_tanh64Hi<>+24(SB)/8, $0x4034000000000000
 GLOBL vmath_tanh64Hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64Hi<>+0(SB)/8, $0x4018000000000000
+DATA vmath_erf64Hi<>+8(SB)/8, $0x4018000000000000
+DATA vmath_erf64Hi<>+16(SB)/8, $0x4018000000000000
+DATA vmath_erf64Hi<>+24(SB)/8, $0x4018000000000000
+GLOBL vmath_erf64Hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64Split<>+0(SB)/8, $0x3ff0000000000000
+DATA vmath_erf64Split<>+8(SB)/8, $0x3ff0000000000000
+DATA vmath_erf64Split<>+16(SB)/8, $0x3ff0000000000000
+DATA vmath_erf64Split<>+24(SB)/8, $0x3ff0000000000000
+GLOBL vmath_erf64Split<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64K<>+0(SB)/8, $0x4008000000000000
+DATA vmath_erf64K<>+8(SB)/8, $0x4008000000000000
+DATA vmath_erf64K<>+16(SB)/8, $0x4008000000000000
+DATA vmath_erf64K<>+24(SB)/8, $0x4008000000000000
+GLOBL vmath_erf64K<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64Mid<>+0(SB)/8, $0x3fe1555555555555
+DATA vmath_erf64Mid<>+8(SB)/8, $0x3fe1555555555555
+DATA vmath_erf64Mid<>+16(SB)/8, $0x3fe1555555555555
+DATA vmath_erf64Mid<>+24(SB)/8, $0x3fe1555555555555
+GLOBL vmath_erf64Mid<>(SB), RODATA|NOPTR, $32
 DATA vmath_int1<>+0(SB)/8, $0x0000000000000001
 DATA vmath_int1<>+8(SB)/8, $0x0000000000000001
 DATA vmath_int1<>+16(SB)/8, $0x0000000000000001
@@ -379,6 +399,161 @@ DATA vmath_erf18<>+8(SB)/8, $0x3bb8a6caab470c6f
 DATA vmath_erf18<>+16(SB)/8, $0x3bb8a6caab470c6f
 DATA vmath_erf18<>+24(SB)/8, $0x3bb8a6caab470c6f
 GLOBL vmath_erf18<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P0<>+0(SB)/8, $0x3fc06eba8214db69
+DATA vmath_erf64P0<>+8(SB)/8, $0x3fc06eba8214db69
+DATA vmath_erf64P0<>+16(SB)/8, $0x3fc06eba8214db69
+DATA vmath_erf64P0<>+24(SB)/8, $0x3fc06eba8214db69
+GLOBL vmath_erf64P0<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P1<>+0(SB)/8, $0xbfd812746b0379e6
+DATA vmath_erf64P1<>+8(SB)/8, $0xbfd812746b0379e6
+DATA vmath_erf64P1<>+16(SB)/8, $0xbfd812746b0379e6
+DATA vmath_erf64P1<>+24(SB)/8, $0xbfd812746b0379e6
+GLOBL vmath_erf64P1<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P2<>+0(SB)/8, $0x3fbce2f21a042b30
+DATA vmath_erf64P2<>+8(SB)/8, $0x3fbce2f21a042b30
+DATA vmath_erf64P2<>+16(SB)/8, $0x3fbce2f21a042b30
+DATA vmath_erf64P2<>+24(SB)/8, $0x3fbce2f21a042b30
+GLOBL vmath_erf64P2<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P3<>+0(SB)/8, $0xbf9b82ce31284e00
+DATA vmath_erf64P3<>+8(SB)/8, $0xbf9b82ce31284e00
+DATA vmath_erf64P3<>+16(SB)/8, $0xbf9b82ce31284e00
+DATA vmath_erf64P3<>+24(SB)/8, $0xbf9b82ce31284e00
+GLOBL vmath_erf64P3<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P4<>+0(SB)/8, $0x3f7565bcd0dbaa38
+DATA vmath_erf64P4<>+8(SB)/8, $0x3f7565bcd0dbaa38
+DATA vmath_erf64P4<>+16(SB)/8, $0x3f7565bcd0dbaa38
+DATA vmath_erf64P4<>+24(SB)/8, $0x3f7565bcd0dbaa38
+GLOBL vmath_erf64P4<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P5<>+0(SB)/8, $0xbf4c02db3dac435f
+DATA vmath_erf64P5<>+8(SB)/8, $0xbf4c02db3dac435f
+DATA vmath_erf64P5<>+16(SB)/8, $0xbf4c02db3dac435f
+DATA vmath_erf64P5<>+24(SB)/8, $0xbf4c02db3dac435f
+GLOBL vmath_erf64P5<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P6<>+0(SB)/8, $0x3f1f9a321d5b8e1e
+DATA vmath_erf64P6<>+8(SB)/8, $0x3f1f9a321d5b8e1e
+DATA vmath_erf64P6<>+16(SB)/8, $0x3f1f9a321d5b8e1e
+DATA vmath_erf64P6<>+24(SB)/8, $0x3f1f9a321d5b8e1e
+GLOBL vmath_erf64P6<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P7<>+0(SB)/8, $0xbeef4d1e3183f7ae
+DATA vmath_erf64P7<>+8(SB)/8, $0xbeef4d1e3183f7ae
+DATA vmath_erf64P7<>+16(SB)/8, $0xbeef4d1e3183f7ae
+DATA vmath_erf64P7<>+24(SB)/8, $0xbeef4d1e3183f7ae
+GLOBL vmath_erf64P7<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P8<>+0(SB)/8, $0x3ebb9df224ca4b97
+DATA vmath_erf64P8<>+8(SB)/8, $0x3ebb9df224ca4b97
+DATA vmath_erf64P8<>+16(SB)/8, $0x3ebb9df224ca4b97
+DATA vmath_erf64P8<>+24(SB)/8, $0x3ebb9df224ca4b97
+GLOBL vmath_erf64P8<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P9<>+0(SB)/8, $0xbe85f1ecb6f0764c
+DATA vmath_erf64P9<>+8(SB)/8, $0xbe85f1ecb6f0764c
+DATA vmath_erf64P9<>+16(SB)/8, $0xbe85f1ecb6f0764c
+DATA vmath_erf64P9<>+24(SB)/8, $0xbe85f1ecb6f0764c
+GLOBL vmath_erf64P9<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P10<>+0(SB)/8, $0x3e4f7b4bf3b13964
+DATA vmath_erf64P10<>+8(SB)/8, $0x3e4f7b4bf3b13964
+DATA vmath_erf64P10<>+16(SB)/8, $0x3e4f7b4bf3b13964
+DATA vmath_erf64P10<>+24(SB)/8, $0x3e4f7b4bf3b13964
+GLOBL vmath_erf64P10<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P11<>+0(SB)/8, $0xbe1389d4f2641625
+DATA vmath_erf64P11<>+8(SB)/8, $0xbe1389d4f2641625
+DATA vmath_erf64P11<>+16(SB)/8, $0xbe1389d4f2641625
+DATA vmath_erf64P11<>+24(SB)/8, $0xbe1389d4f2641625
+GLOBL vmath_erf64P11<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P12<>+0(SB)/8, $0x3dd05ffd737fb32e
+DATA vmath_erf64P12<>+8(SB)/8, $0x3dd05ffd737fb32e
+DATA vmath_erf64P12<>+16(SB)/8, $0x3dd05ffd737fb32e
+DATA vmath_erf64P12<>+24(SB)/8, $0x3dd05ffd737fb32e
+GLOBL vmath_erf64P12<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G0<>+0(SB)/8, $0x3fd892f35af32ead
+DATA vmath_erf64G0<>+8(SB)/8, $0x3fd892f35af32ead
+DATA vmath_erf64G0<>+16(SB)/8, $0x3fd892f35af32ead
+DATA vmath_erf64G0<>+24(SB)/8, $0x3fd892f35af32ead
+GLOBL vmath_erf64G0<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G1<>+0(SB)/8, $0x3fe5169efa9b22e7
+DATA vmath_erf64G1<>+8(SB)/8, $0x3fe5169efa9b22e7
+DATA vmath_erf64G1<>+16(SB)/8, $0x3fe5169efa9b22e7
+DATA vmath_erf64G1<>+24(SB)/8, $0x3fe5169efa9b22e7
+GLOBL vmath_erf64G1<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G2<>+0(SB)/8, $0x3fecb6bb60077cf0
+DATA vmath_erf64G2<>+8(SB)/8, $0x3fecb6bb60077cf0
+DATA vmath_erf64G2<>+16(SB)/8, $0x3fecb6bb60077cf0
+DATA vmath_erf64G2<>+24(SB)/8, $0x3fecb6bb60077cf0
+GLOBL vmath_erf64G2<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G3<>+0(SB)/8, $0x3fee0ce99281c988
+DATA vmath_erf64G3<>+8(SB)/8, $0x3fee0ce99281c988
+DATA vmath_erf64G3<>+16(SB)/8, $0x3fee0ce99281c988
+DATA vmath_erf64G3<>+24(SB)/8, $0x3fee0ce99281c988
+GLOBL vmath_erf64G3<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G4<>+0(SB)/8, $0x3fe6465862339e88
+DATA vmath_erf64G4<>+8(SB)/8, $0x3fe6465862339e88
+DATA vmath_erf64G4<>+16(SB)/8, $0x3fe6465862339e88
+DATA vmath_erf64G4<>+24(SB)/8, $0x3fe6465862339e88
+GLOBL vmath_erf64G4<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G5<>+0(SB)/8, $0x3fd196561bbce98c
+DATA vmath_erf64G5<>+8(SB)/8, $0x3fd196561bbce98c
+DATA vmath_erf64G5<>+16(SB)/8, $0x3fd196561bbce98c
+DATA vmath_erf64G5<>+24(SB)/8, $0x3fd196561bbce98c
+GLOBL vmath_erf64G5<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G6<>+0(SB)/8, $0xbfb0ca59ad541be3
+DATA vmath_erf64G6<>+8(SB)/8, $0xbfb0ca59ad541be3
+DATA vmath_erf64G6<>+16(SB)/8, $0xbfb0ca59ad541be3
+DATA vmath_erf64G6<>+24(SB)/8, $0xbfb0ca59ad541be3
+GLOBL vmath_erf64G6<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G7<>+0(SB)/8, $0xbfc2268dbdcf2ffa
+DATA vmath_erf64G7<>+8(SB)/8, $0xbfc2268dbdcf2ffa
+DATA vmath_erf64G7<>+16(SB)/8, $0xbfc2268dbdcf2ffa
+DATA vmath_erf64G7<>+24(SB)/8, $0xbfc2268dbdcf2ffa
+GLOBL vmath_erf64G7<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G8<>+0(SB)/8, $0xbf9b1fa93cd9b599
+DATA vmath_erf64G8<>+8(SB)/8, $0xbf9b1fa93cd9b599
+DATA vmath_erf64G8<>+16(SB)/8, $0xbf9b1fa93cd9b599
+DATA vmath_erf64G8<>+24(SB)/8, $0xbf9b1fa93cd9b599
+GLOBL vmath_erf64G8<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G9<>+0(SB)/8, $0x3faed32676a77e7f
+DATA vmath_erf64G9<>+8(SB)/8, $0x3faed32676a77e7f
+DATA vmath_erf64G9<>+16(SB)/8, $0x3faed32676a77e7f
+DATA vmath_erf64G9<>+24(SB)/8, $0x3faed32676a77e7f
+GLOBL vmath_erf64G9<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G10<>+0(SB)/8, $0x3f995fc15f0ee2d4
+DATA vmath_erf64G10<>+8(SB)/8, $0x3f995fc15f0ee2d4
+DATA vmath_erf64G10<>+16(SB)/8, $0x3f995fc15f0ee2d4
+DATA vmath_erf64G10<>+24(SB)/8, $0x3f995fc15f0ee2d4
+GLOBL vmath_erf64G10<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G11<>+0(SB)/8, $0xbf9f4e9e9ec6de5c
+DATA vmath_erf64G11<>+8(SB)/8, $0xbf9f4e9e9ec6de5c
+DATA vmath_erf64G11<>+16(SB)/8, $0xbf9f4e9e9ec6de5c
+DATA vmath_erf64G11<>+24(SB)/8, $0xbf9f4e9e9ec6de5c
+GLOBL vmath_erf64G11<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G12<>+0(SB)/8, $0xbf8e662307ee58ac
+DATA vmath_erf64G12<>+8(SB)/8, $0xbf8e662307ee58ac
+DATA vmath_erf64G12<>+16(SB)/8, $0xbf8e662307ee58ac
+DATA vmath_erf64G12<>+24(SB)/8, $0xbf8e662307ee58ac
+GLOBL vmath_erf64G12<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G13<>+0(SB)/8, $0x3f93f731c5c3f486
+DATA vmath_erf64G13<>+8(SB)/8, $0x3f93f731c5c3f486
+DATA vmath_erf64G13<>+16(SB)/8, $0x3f93f731c5c3f486
+DATA vmath_erf64G13<>+24(SB)/8, $0x3f93f731c5c3f486
+GLOBL vmath_erf64G13<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G14<>+0(SB)/8, $0x3f7c98097961ca54
+DATA vmath_erf64G14<>+8(SB)/8, $0x3f7c98097961ca54
+DATA vmath_erf64G14<>+16(SB)/8, $0x3f7c98097961ca54
+DATA vmath_erf64G14<>+24(SB)/8, $0x3f7c98097961ca54
+GLOBL vmath_erf64G14<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G15<>+0(SB)/8, $0xbf8d0bd5a1568b0b
+DATA vmath_erf64G15<>+8(SB)/8, $0xbf8d0bd5a1568b0b
+DATA vmath_erf64G15<>+16(SB)/8, $0xbf8d0bd5a1568b0b
+DATA vmath_erf64G15<>+24(SB)/8, $0xbf8d0bd5a1568b0b
+GLOBL vmath_erf64G15<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G16<>+0(SB)/8, $0xbf5aa80c893fffee
+DATA vmath_erf64G16<>+8(SB)/8, $0xbf5aa80c893fffee
+DATA vmath_erf64G16<>+16(SB)/8, $0xbf5aa80c893fffee
+DATA vmath_erf64G16<>+24(SB)/8, $0xbf5aa80c893fffee
+GLOBL vmath_erf64G16<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G17<>+0(SB)/8, $0x3f82ffe9f588ff7f
+DATA vmath_erf64G17<>+8(SB)/8, $0x3f82ffe9f588ff7f
+DATA vmath_erf64G17<>+16(SB)/8, $0x3f82ffe9f588ff7f
+DATA vmath_erf64G17<>+24(SB)/8, $0x3f82ffe9f588ff7f
+GLOBL vmath_erf64G17<>(SB), RODATA|NOPTR, $32
 
 // func expAVX2(dst, src *float32, n int) sets dst[i] = e^x for i < n; n is a multiple of 4.
 TEXT ·expAVX2(SB), NOSPLIT, $0-24
@@ -1912,6 +2087,380 @@ tanh64AVX2_done:
 	VZEROUPPER 
 	RET 
 
+// func erf64AVX2(dst, src *float64, n int) sets dst[i] = erf x for i < n; n is a multiple of 4.
+TEXT ·erf64AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+erf64AVX2_loop2:
+	CMPQ CX, $8
+	JLT erf64AVX2_one
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y8
+	VANDPD vmath_abs64<>(SB), Y0, Y1
+	VANDPD vmath_abs64<>(SB), Y8, Y9
+	VMINPD vmath_erf64Hi<>(SB), Y1, Y1
+	VMINPD vmath_erf64Hi<>(SB), Y9, Y9
+	VMULPD Y1, Y1, Y2
+	VMULPD Y9, Y9, Y10
+	VMULPD vmath_erf64P12<>(SB), Y2, Y3
+	VMULPD vmath_erf64P12<>(SB), Y10, Y11
+	VADDPD vmath_erf64P11<>(SB), Y3, Y3
+	VADDPD vmath_erf64P11<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P10<>(SB), Y3, Y3
+	VADDPD vmath_erf64P10<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P9<>(SB), Y3, Y3
+	VADDPD vmath_erf64P9<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P8<>(SB), Y3, Y3
+	VADDPD vmath_erf64P8<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P7<>(SB), Y3, Y3
+	VADDPD vmath_erf64P7<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P6<>(SB), Y3, Y3
+	VADDPD vmath_erf64P6<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P5<>(SB), Y3, Y3
+	VADDPD vmath_erf64P5<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P4<>(SB), Y3, Y3
+	VADDPD vmath_erf64P4<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P3<>(SB), Y3, Y3
+	VADDPD vmath_erf64P3<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P2<>(SB), Y3, Y3
+	VADDPD vmath_erf64P2<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P1<>(SB), Y3, Y3
+	VADDPD vmath_erf64P1<>(SB), Y11, Y11
+	VMULPD Y2, Y3, Y3
+	VMULPD Y10, Y11, Y11
+	VADDPD vmath_erf64P0<>(SB), Y3, Y3
+	VADDPD vmath_erf64P0<>(SB), Y11, Y11
+	VMULPD Y1, Y3, Y3
+	VMULPD Y9, Y11, Y11
+	VADDPD Y3, Y1, Y3
+	VADDPD Y11, Y9, Y11
+	VADDPD vmath_erf64K<>(SB), Y1, Y2
+	VADDPD vmath_erf64K<>(SB), Y9, Y10
+	VMOVUPD vmath_erf64K<>(SB), Y4
+	VMOVUPD vmath_erf64K<>(SB), Y12
+	VDIVPD Y2, Y4, Y4
+	VDIVPD Y10, Y12, Y12
+	VSUBPD vmath_erf64Mid<>(SB), Y4, Y5
+	VSUBPD vmath_erf64Mid<>(SB), Y12, Y13
+	VMULPD vmath_erf64G17<>(SB), Y5, Y6
+	VMULPD vmath_erf64G17<>(SB), Y13, Y14
+	VADDPD vmath_erf64G16<>(SB), Y6, Y6
+	VADDPD vmath_erf64G16<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G15<>(SB), Y6, Y6
+	VADDPD vmath_erf64G15<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G14<>(SB), Y6, Y6
+	VADDPD vmath_erf64G14<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G13<>(SB), Y6, Y6
+	VADDPD vmath_erf64G13<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G12<>(SB), Y6, Y6
+	VADDPD vmath_erf64G12<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G11<>(SB), Y6, Y6
+	VADDPD vmath_erf64G11<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G10<>(SB), Y6, Y6
+	VADDPD vmath_erf64G10<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G9<>(SB), Y6, Y6
+	VADDPD vmath_erf64G9<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G8<>(SB), Y6, Y6
+	VADDPD vmath_erf64G8<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G7<>(SB), Y6, Y6
+	VADDPD vmath_erf64G7<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G6<>(SB), Y6, Y6
+	VADDPD vmath_erf64G6<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G5<>(SB), Y6, Y6
+	VADDPD vmath_erf64G5<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G4<>(SB), Y6, Y6
+	VADDPD vmath_erf64G4<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G3<>(SB), Y6, Y6
+	VADDPD vmath_erf64G3<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G2<>(SB), Y6, Y6
+	VADDPD vmath_erf64G2<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G1<>(SB), Y6, Y6
+	VADDPD vmath_erf64G1<>(SB), Y14, Y14
+	VMULPD Y5, Y6, Y6
+	VMULPD Y13, Y14, Y14
+	VADDPD vmath_erf64G0<>(SB), Y6, Y6
+	VADDPD vmath_erf64G0<>(SB), Y14, Y14
+	VMULPD Y6, Y4, Y6
+	VMULPD Y14, Y12, Y14
+	VMULPD Y1, Y1, Y2
+	VMULPD Y9, Y9, Y10
+	VXORPD vmath_sign64<>(SB), Y2, Y2
+	VXORPD vmath_sign64<>(SB), Y10, Y10
+	VMULPD vmath_log2e<>(SB), Y2, Y4
+	VMULPD vmath_log2e<>(SB), Y10, Y12
+	VADDPD vmath_round<>(SB), Y4, Y4
+	VADDPD vmath_round<>(SB), Y12, Y12
+	VSUBPD vmath_round<>(SB), Y4, Y5
+	VSUBPD vmath_round<>(SB), Y12, Y13
+	VMULPD vmath_ln2hi<>(SB), Y5, Y7
+	VMULPD vmath_ln2hi<>(SB), Y13, Y15
+	VSUBPD Y7, Y2, Y2
+	VSUBPD Y15, Y10, Y10
+	VMULPD vmath_ln2lo<>(SB), Y5, Y7
+	VMULPD vmath_ln2lo<>(SB), Y13, Y15
+	VSUBPD Y7, Y2, Y2
+	VSUBPD Y15, Y10, Y10
+	VMULPD vmath_em13<>(SB), Y2, Y5
+	VMULPD vmath_em13<>(SB), Y10, Y13
+	VADDPD vmath_em12<>(SB), Y5, Y5
+	VADDPD vmath_em12<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em11<>(SB), Y5, Y5
+	VADDPD vmath_em11<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em10<>(SB), Y5, Y5
+	VADDPD vmath_em10<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em9<>(SB), Y5, Y5
+	VADDPD vmath_em9<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em8<>(SB), Y5, Y5
+	VADDPD vmath_em8<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em7<>(SB), Y5, Y5
+	VADDPD vmath_em7<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em6<>(SB), Y5, Y5
+	VADDPD vmath_em6<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em5<>(SB), Y5, Y5
+	VADDPD vmath_em5<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em4<>(SB), Y5, Y5
+	VADDPD vmath_em4<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em3<>(SB), Y5, Y5
+	VADDPD vmath_em3<>(SB), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD vmath_em2<>(SB), Y5, Y5
+	VADDPD vmath_em2<>(SB), Y13, Y13
+	VMULPD Y2, Y2, Y7
+	VMULPD Y10, Y10, Y15
+	VMULPD Y7, Y5, Y5
+	VMULPD Y15, Y13, Y13
+	VADDPD Y5, Y2, Y5
+	VADDPD Y13, Y10, Y13
+	VPADDQ vmath_bias<>(SB), Y4, Y4
+	VPADDQ vmath_bias<>(SB), Y12, Y12
+	VPSLLQ $52, Y4, Y4
+	VPSLLQ $52, Y12, Y12
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD Y4, Y5, Y5
+	VADDPD Y12, Y13, Y13
+	VMULPD Y6, Y5, Y5
+	VMULPD Y14, Y13, Y13
+	VMOVUPD vmath_one<>(SB), Y2
+	VMOVUPD vmath_one<>(SB), Y10
+	VSUBPD Y5, Y2, Y2
+	VSUBPD Y13, Y10, Y10
+	VCMPPD $1, vmath_erf64Split<>(SB), Y1, Y7
+	VCMPPD $1, vmath_erf64Split<>(SB), Y9, Y15
+	VBLENDVPD Y7, Y3, Y2, Y2
+	VBLENDVPD Y15, Y11, Y10, Y10
+	VANDPD vmath_sign64<>(SB), Y0, Y7
+	VANDPD vmath_sign64<>(SB), Y8, Y15
+	VORPD Y7, Y2, Y2
+	VORPD Y15, Y10, Y10
+	VCMPPD $3, Y0, Y0, Y7
+	VCMPPD $3, Y8, Y8, Y15
+	VBLENDVPD Y7, Y0, Y2, Y2
+	VBLENDVPD Y15, Y8, Y10, Y10
+	VMOVUPD Y2, 0(DI)
+	VMOVUPD Y10, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP erf64AVX2_loop2
+erf64AVX2_one:
+	CMPQ CX, $4
+	JLT erf64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VANDPD vmath_abs64<>(SB), Y0, Y1
+	VMINPD vmath_erf64Hi<>(SB), Y1, Y1
+	VMULPD Y1, Y1, Y2
+	VMULPD vmath_erf64P12<>(SB), Y2, Y3
+	VADDPD vmath_erf64P11<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P10<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P9<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P8<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P7<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P6<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P5<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P4<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P3<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P2<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P1<>(SB), Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_erf64P0<>(SB), Y3, Y3
+	VMULPD Y1, Y3, Y3
+	VADDPD Y3, Y1, Y3
+	VADDPD vmath_erf64K<>(SB), Y1, Y2
+	VMOVUPD vmath_erf64K<>(SB), Y4
+	VDIVPD Y2, Y4, Y4
+	VSUBPD vmath_erf64Mid<>(SB), Y4, Y5
+	VMULPD vmath_erf64G17<>(SB), Y5, Y6
+	VADDPD vmath_erf64G16<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G15<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G14<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G13<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G12<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G11<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G10<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G9<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G8<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G7<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G6<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G5<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G4<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G3<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G2<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G1<>(SB), Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64G0<>(SB), Y6, Y6
+	VMULPD Y6, Y4, Y6
+	VMULPD Y1, Y1, Y2
+	VXORPD vmath_sign64<>(SB), Y2, Y2
+	VMULPD vmath_log2e<>(SB), Y2, Y4
+	VADDPD vmath_round<>(SB), Y4, Y4
+	VSUBPD vmath_round<>(SB), Y4, Y5
+	VMULPD vmath_ln2hi<>(SB), Y5, Y7
+	VSUBPD Y7, Y2, Y2
+	VMULPD vmath_ln2lo<>(SB), Y5, Y7
+	VSUBPD Y7, Y2, Y2
+	VMULPD vmath_em13<>(SB), Y2, Y5
+	VADDPD vmath_em12<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em11<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em10<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em9<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em8<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em7<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em6<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em5<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em4<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em3<>(SB), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD vmath_em2<>(SB), Y5, Y5
+	VMULPD Y2, Y2, Y7
+	VMULPD Y7, Y5, Y5
+	VADDPD Y5, Y2, Y5
+	VPADDQ vmath_bias<>(SB), Y4, Y4
+	VPSLLQ $52, Y4, Y4
+	VMULPD Y4, Y5, Y5
+	VADDPD Y4, Y5, Y5
+	VMULPD Y6, Y5, Y5
+	VMOVUPD vmath_one<>(SB), Y2
+	VSUBPD Y5, Y2, Y2
+	VCMPPD $1, vmath_erf64Split<>(SB), Y1, Y7
+	VBLENDVPD Y7, Y3, Y2, Y2
+	VANDPD vmath_sign64<>(SB), Y0, Y7
+	VORPD Y7, Y2, Y2
+	VCMPPD $3, Y0, Y0, Y7
+	VBLENDVPD Y7, Y0, Y2, Y2
+	VMOVUPD Y2, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+erf64AVX2_tail:
+erf64AVX2_done:
+	VZEROUPPER 
+	RET 
+
 // func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
 // (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
 // not below trigMax (or NaN), and stores those x unchanged.
@@ -2395,5 +2944,502 @@ tanh64AVX512_tail:
 	VMOVAPD Z0, K2, Z5
 	VMOVUPD Z5, K1, 0(DI)
 tanh64AVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func erf64AVX512(dst, src *float64, n int) sets dst[i] = erf x for i < n.
+TEXT ·erf64AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+erf64AVX512_loop2:
+	CMPQ CX, $16
+	JLT erf64AVX512_one
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 64(SI), Z10
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z10, Z11
+	VMINPD.BCST vmath_erf64Hi<>(SB), Z1, Z1
+	VMINPD.BCST vmath_erf64Hi<>(SB), Z11, Z11
+	VMULPD Z1, Z1, Z2
+	VMULPD Z11, Z11, Z12
+	VMULPD.BCST vmath_erf64P12<>(SB), Z2, Z3
+	VMULPD.BCST vmath_erf64P12<>(SB), Z12, Z13
+	VADDPD.BCST vmath_erf64P11<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P11<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P10<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P10<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P9<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P9<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P8<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P8<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P7<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P7<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P6<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P6<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P5<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P5<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P4<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P4<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P3<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P3<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P2<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P2<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P1<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P1<>(SB), Z13, Z13
+	VMULPD Z2, Z3, Z3
+	VMULPD Z12, Z13, Z13
+	VADDPD.BCST vmath_erf64P0<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P0<>(SB), Z13, Z13
+	VMULPD Z1, Z3, Z3
+	VMULPD Z11, Z13, Z13
+	VADDPD Z3, Z1, Z3
+	VADDPD Z13, Z11, Z13
+	VADDPD.BCST vmath_erf64K<>(SB), Z1, Z2
+	VADDPD.BCST vmath_erf64K<>(SB), Z11, Z12
+	VBROADCASTSD vmath_erf64K<>(SB), Z4
+	VBROADCASTSD vmath_erf64K<>(SB), Z14
+	VDIVPD Z2, Z4, Z4
+	VDIVPD Z12, Z14, Z14
+	VSUBPD.BCST vmath_erf64Mid<>(SB), Z4, Z5
+	VSUBPD.BCST vmath_erf64Mid<>(SB), Z14, Z15
+	VMULPD.BCST vmath_erf64G17<>(SB), Z5, Z6
+	VMULPD.BCST vmath_erf64G17<>(SB), Z15, Z16
+	VADDPD.BCST vmath_erf64G16<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G16<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G15<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G15<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G14<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G14<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G13<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G13<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G12<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G12<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G11<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G11<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G10<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G10<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G9<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G9<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G8<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G8<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G7<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G7<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G6<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G6<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G5<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G5<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G4<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G4<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G3<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G3<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G2<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G2<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G1<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G1<>(SB), Z16, Z16
+	VMULPD Z5, Z6, Z6
+	VMULPD Z15, Z16, Z16
+	VADDPD.BCST vmath_erf64G0<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G0<>(SB), Z16, Z16
+	VMULPD Z6, Z4, Z6
+	VMULPD Z16, Z14, Z16
+	VMULPD Z1, Z1, Z2
+	VMULPD Z11, Z11, Z12
+	VPXORQ.BCST vmath_sign64<>(SB), Z2, Z2
+	VPXORQ.BCST vmath_sign64<>(SB), Z12, Z12
+	VMULPD.BCST vmath_log2e<>(SB), Z2, Z4
+	VMULPD.BCST vmath_log2e<>(SB), Z12, Z14
+	VADDPD.BCST vmath_round<>(SB), Z4, Z4
+	VADDPD.BCST vmath_round<>(SB), Z14, Z14
+	VSUBPD.BCST vmath_round<>(SB), Z4, Z5
+	VSUBPD.BCST vmath_round<>(SB), Z14, Z15
+	VMULPD.BCST vmath_ln2hi<>(SB), Z5, Z7
+	VMULPD.BCST vmath_ln2hi<>(SB), Z15, Z17
+	VSUBPD Z7, Z2, Z2
+	VSUBPD Z17, Z12, Z12
+	VMULPD.BCST vmath_ln2lo<>(SB), Z5, Z7
+	VMULPD.BCST vmath_ln2lo<>(SB), Z15, Z17
+	VSUBPD Z7, Z2, Z2
+	VSUBPD Z17, Z12, Z12
+	VMULPD.BCST vmath_em13<>(SB), Z2, Z5
+	VMULPD.BCST vmath_em13<>(SB), Z12, Z15
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z15, Z15
+	VMULPD Z2, Z5, Z5
+	VMULPD Z12, Z15, Z15
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z15, Z15
+	VMULPD Z2, Z2, Z7
+	VMULPD Z12, Z12, Z17
+	VMULPD Z7, Z5, Z5
+	VMULPD Z17, Z15, Z15
+	VADDPD Z5, Z2, Z5
+	VADDPD Z15, Z12, Z15
+	VPADDQ.BCST vmath_bias<>(SB), Z4, Z4
+	VPADDQ.BCST vmath_bias<>(SB), Z14, Z14
+	VPSLLQ $52, Z4, Z4
+	VPSLLQ $52, Z14, Z14
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD Z4, Z5, Z5
+	VADDPD Z14, Z15, Z15
+	VMULPD Z6, Z5, Z5
+	VMULPD Z16, Z15, Z15
+	VBROADCASTSD vmath_one<>(SB), Z2
+	VBROADCASTSD vmath_one<>(SB), Z12
+	VSUBPD Z5, Z2, Z2
+	VSUBPD Z15, Z12, Z12
+	VCMPPD.BCST $1, vmath_erf64Split<>(SB), Z1, K4
+	VCMPPD.BCST $1, vmath_erf64Split<>(SB), Z11, K5
+	VMOVAPD Z3, K4, Z2
+	VMOVAPD Z13, K5, Z12
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPANDQ.BCST vmath_sign64<>(SB), Z10, Z17
+	VPORQ Z7, Z2, Z2
+	VPORQ Z17, Z12, Z12
+	VCMPPD $3, Z0, Z0, K2
+	VCMPPD $3, Z10, Z10, K3
+	VMOVAPD Z0, K2, Z2
+	VMOVAPD Z10, K3, Z12
+	VMOVUPD Z2, 0(DI)
+	VMOVUPD Z12, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP erf64AVX512_loop2
+erf64AVX512_one:
+	CMPQ CX, $8
+	JLT erf64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VMINPD.BCST vmath_erf64Hi<>(SB), Z1, Z1
+	VMULPD Z1, Z1, Z2
+	VMULPD.BCST vmath_erf64P12<>(SB), Z2, Z3
+	VADDPD.BCST vmath_erf64P11<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P10<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P9<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P8<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P7<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P6<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P5<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P4<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P3<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P2<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P1<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P0<>(SB), Z3, Z3
+	VMULPD Z1, Z3, Z3
+	VADDPD Z3, Z1, Z3
+	VADDPD.BCST vmath_erf64K<>(SB), Z1, Z2
+	VBROADCASTSD vmath_erf64K<>(SB), Z4
+	VDIVPD Z2, Z4, Z4
+	VSUBPD.BCST vmath_erf64Mid<>(SB), Z4, Z5
+	VMULPD.BCST vmath_erf64G17<>(SB), Z5, Z6
+	VADDPD.BCST vmath_erf64G16<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G15<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G14<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G13<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G12<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G11<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G10<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G9<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G8<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G7<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G6<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G5<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G4<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G3<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G2<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G1<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G0<>(SB), Z6, Z6
+	VMULPD Z6, Z4, Z6
+	VMULPD Z1, Z1, Z2
+	VPXORQ.BCST vmath_sign64<>(SB), Z2, Z2
+	VMULPD.BCST vmath_log2e<>(SB), Z2, Z4
+	VADDPD.BCST vmath_round<>(SB), Z4, Z4
+	VSUBPD.BCST vmath_round<>(SB), Z4, Z5
+	VMULPD.BCST vmath_ln2hi<>(SB), Z5, Z7
+	VSUBPD Z7, Z2, Z2
+	VMULPD.BCST vmath_ln2lo<>(SB), Z5, Z7
+	VSUBPD Z7, Z2, Z2
+	VMULPD.BCST vmath_em13<>(SB), Z2, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VMULPD Z2, Z2, Z7
+	VMULPD Z7, Z5, Z5
+	VADDPD Z5, Z2, Z5
+	VPADDQ.BCST vmath_bias<>(SB), Z4, Z4
+	VPSLLQ $52, Z4, Z4
+	VMULPD Z4, Z5, Z5
+	VADDPD Z4, Z5, Z5
+	VMULPD Z6, Z5, Z5
+	VBROADCASTSD vmath_one<>(SB), Z2
+	VSUBPD Z5, Z2, Z2
+	VCMPPD.BCST $1, vmath_erf64Split<>(SB), Z1, K4
+	VMOVAPD Z3, K4, Z2
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPORQ Z7, Z2, Z2
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z2
+	VMOVUPD Z2, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+erf64AVX512_tail:
+	TESTQ CX, CX
+	JZ erf64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VMINPD.BCST vmath_erf64Hi<>(SB), Z1, Z1
+	VMULPD Z1, Z1, Z2
+	VMULPD.BCST vmath_erf64P12<>(SB), Z2, Z3
+	VADDPD.BCST vmath_erf64P11<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P10<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P9<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P8<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P7<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P6<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P5<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P4<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P3<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P2<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P1<>(SB), Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_erf64P0<>(SB), Z3, Z3
+	VMULPD Z1, Z3, Z3
+	VADDPD Z3, Z1, Z3
+	VADDPD.BCST vmath_erf64K<>(SB), Z1, Z2
+	VBROADCASTSD vmath_erf64K<>(SB), Z4
+	VDIVPD Z2, Z4, Z4
+	VSUBPD.BCST vmath_erf64Mid<>(SB), Z4, Z5
+	VMULPD.BCST vmath_erf64G17<>(SB), Z5, Z6
+	VADDPD.BCST vmath_erf64G16<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G15<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G14<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G13<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G12<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G11<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G10<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G9<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G8<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G7<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G6<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G5<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G4<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G3<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G2<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G1<>(SB), Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64G0<>(SB), Z6, Z6
+	VMULPD Z6, Z4, Z6
+	VMULPD Z1, Z1, Z2
+	VPXORQ.BCST vmath_sign64<>(SB), Z2, Z2
+	VMULPD.BCST vmath_log2e<>(SB), Z2, Z4
+	VADDPD.BCST vmath_round<>(SB), Z4, Z4
+	VSUBPD.BCST vmath_round<>(SB), Z4, Z5
+	VMULPD.BCST vmath_ln2hi<>(SB), Z5, Z7
+	VSUBPD Z7, Z2, Z2
+	VMULPD.BCST vmath_ln2lo<>(SB), Z5, Z7
+	VSUBPD Z7, Z2, Z2
+	VMULPD.BCST vmath_em13<>(SB), Z2, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VMULPD Z2, Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VMULPD Z2, Z2, Z7
+	VMULPD Z7, Z5, Z5
+	VADDPD Z5, Z2, Z5
+	VPADDQ.BCST vmath_bias<>(SB), Z4, Z4
+	VPSLLQ $52, Z4, Z4
+	VMULPD Z4, Z5, Z5
+	VADDPD Z4, Z5, Z5
+	VMULPD Z6, Z5, Z5
+	VBROADCASTSD vmath_one<>(SB), Z2
+	VSUBPD Z5, Z2, Z2
+	VCMPPD.BCST $1, vmath_erf64Split<>(SB), Z1, K4
+	VMOVAPD Z3, K4, Z2
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPORQ Z7, Z2, Z2
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z2
+	VMOVUPD Z2, K1, 0(DI)
+erf64AVX512_done:
 	VZEROUPPER 
 	RET 
