@@ -63,6 +63,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 			return func(x T) T { return T(vmath.Cos64(float64(x))) }
 		case OpTanh:
 			return func(x T) T { return T(vmath.Tanh64(float64(x))) }
+		case OpErf:
+			return func(x T) T { return T(vmath.Erf64(float64(x))) }
 		}
 	}
 	switch op {
