@@ -132,3 +132,5 @@ func FuzzErf64(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkErf64(b *testing.B) { benchFloat64(b, "erf", math.Erf, Erf64s) }
