@@ -727,22 +727,30 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 }
 
 // erf64Body returns the instructions of one float64 erf step (Erf64 in
-// erf64.go), both branches, on the eight registers from base on: b+0 x, b+1
-// a, b+2 s = a² then the small branch (b+3), then w = -a², r and the large
-// branch; b+4 t then 2^k, b+5 u then k then the exp polynomial, b+6 G then
-// t·G, b+7 scratch. On AVX-512 K registers nan and small take the NaN lanes
-// and those with a < 1; on AVX2 register b+7 does, in its sign bits.
+// erf64.go), both branches, on the twelve registers from base on: b+0 x,
+// b+1 a; the small branch in b+2 (a²) and b+3; the large branch's t·G in
+// b+4 (t), b+5 (u) and b+6; e^(-a²) in b+8 (w, then r, then 1 - the
+// product), b+9 (t then 2^k), b+10 (k, then the polynomial), b+7 scratch.
+// The three chains are independent; they are emitted interleaved, so that
+// each fills the others' latency. On AVX-512 K registers nan and small take
+// the NaN lanes and those with a < 1; on AVX2 register b+7 does, in its
+// sign bits.
 func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []string {
 	var out []string
-	i := func(ins string, args ...string) {
-		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
-	}
-	avx512 := g.isa.inReg
-	m := func(ins, name string, args ...string) {
-		if avx512 {
-			ins += ".BCST"
+	emit := func(list *[]string) func(ins string, args ...string) {
+		return func(ins string, args ...string) {
+			*list = append(*list, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
 		}
-		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+	}
+	var cs, cg, ce []string
+	avx512 := g.isa.inReg
+	mem := func(i func(string, ...string)) func(ins, name string, args ...string) {
+		return func(ins, name string, args ...string) {
+			if avx512 {
+				ins += ".BCST"
+			}
+			i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+		}
 	}
 	d := func(k int) string { return g.d(base + k) }
 	and, or, xor := "VPANDQ", "VPORQ", "VPXORQ"
@@ -750,13 +758,14 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 		and, or, xor = "VANDPD", "VORPD", "VXORPD"
 	}
 	// broadcast loads constant name into register r
-	broadcast := func(name, r string) {
+	broadcast := func(i func(string, ...string), name, r string) {
 		if avx512 {
 			i("VBROADCASTSD", "vmath_"+name+"<>(SB)", r)
 		} else {
 			i("VMOVUPD", "vmath_"+name+"<>(SB)", r)
 		}
 	}
+	i, m := emit(&out), mem(emit(&out))
 	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
 	if masked {
 		i("VMOVUPD.Z", src, "K1", d(0))
@@ -766,6 +775,7 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 	m(and, "abs64", d(0), d(1))
 	m("VMINPD", "erf64Hi", d(1), d(1))
 	// small: a + a·P(a²)
+	i, m = emit(&cs), mem(emit(&cs))
 	i("VMULPD", d(1), d(1), d(2))
 	m("VMULPD", "erf64P12", d(2), d(3))
 	m("VADDPD", "erf64P11", d(3), d(3))
@@ -776,9 +786,10 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 	i("VMULPD", d(1), d(3), d(3))
 	i("VADDPD", d(3), d(1), d(3))
 	// large: t = 3/(3 + a), u = t - mid, G(u), t·G
-	m("VADDPD", "erf64K", d(1), d(2))
-	broadcast("erf64K", d(4))
-	i("VDIVPD", d(2), d(4), d(4))
+	i, m = emit(&cg), mem(emit(&cg))
+	m("VADDPD", "erf64K", d(1), d(6))
+	broadcast(i, "erf64K", d(4))
+	i("VDIVPD", d(6), d(4), d(4))
 	m("VSUBPD", "erf64Mid", d(4), d(5))
 	m("VMULPD", "erf64G17", d(5), d(6))
 	m("VADDPD", "erf64G16", d(6), d(6))
@@ -788,59 +799,69 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 	}
 	i("VMULPD", d(6), d(4), d(6))
 	// e^w, w = -a², as in tanh64Body
-	i("VMULPD", d(1), d(1), d(2))
-	m(xor, "sign64", d(2), d(2))
-	m("VMULPD", "log2e", d(2), d(4))
-	m("VADDPD", "round", d(4), d(4))
-	m("VSUBPD", "round", d(4), d(5))
-	m("VMULPD", "ln2hi", d(5), d(7))
-	i("VSUBPD", d(7), d(2), d(2))
-	m("VMULPD", "ln2lo", d(5), d(7))
-	i("VSUBPD", d(7), d(2), d(2)) // r
-	m("VMULPD", "em13", d(2), d(5))
-	m("VADDPD", "em12", d(5), d(5))
+	i, m = emit(&ce), mem(emit(&ce))
+	i("VMULPD", d(1), d(1), d(8))
+	m(xor, "sign64", d(8), d(8))
+	m("VMULPD", "log2e", d(8), d(9))
+	m("VADDPD", "round", d(9), d(9))
+	m("VSUBPD", "round", d(9), d(10))
+	m("VMULPD", "ln2hi", d(10), d(7))
+	i("VSUBPD", d(7), d(8), d(8))
+	m("VMULPD", "ln2lo", d(10), d(7))
+	i("VSUBPD", d(7), d(8), d(8)) // r
+	m("VMULPD", "em13", d(8), d(10))
+	m("VADDPD", "em12", d(10), d(10))
 	for n := 11; n >= 2; n-- {
-		i("VMULPD", d(2), d(5), d(5))
-		m("VADDPD", fmt.Sprintf("em%d", n), d(5), d(5))
+		i("VMULPD", d(8), d(10), d(10))
+		m("VADDPD", fmt.Sprintf("em%d", n), d(10), d(10))
 	}
-	i("VMULPD", d(2), d(2), d(7))
-	i("VMULPD", d(7), d(5), d(5))
-	i("VADDPD", d(5), d(2), d(5)) // p
-	m("VPADDQ", "bias", d(4), d(4))
-	i("VPSLLQ", "$52", d(4), d(4)) // s = 2^k
-	i("VMULPD", d(4), d(5), d(5))
-	i("VADDPD", d(4), d(5), d(5)) // e^w
-	i("VMULPD", d(6), d(5), d(5))
-	broadcast("one", d(2))
-	i("VSUBPD", d(5), d(2), d(2))
+	i("VMULPD", d(8), d(8), d(7))
+	i("VMULPD", d(7), d(10), d(10))
+	i("VADDPD", d(10), d(8), d(10)) // p
+	m("VPADDQ", "bias", d(9), d(9))
+	i("VPSLLQ", "$52", d(9), d(9)) // s = 2^k
+	i("VMULPD", d(9), d(10), d(10))
+	i("VADDPD", d(9), d(10), d(10)) // e^w
+	// the chains, round robin (b+7 is the exp chain's scratch)
+	for k := 0; k < max(len(cs), len(cg), len(ce)); k++ {
+		for _, c := range [][]string{ce, cg, cs} {
+			if k < len(c) {
+				out = append(out, c[k])
+			}
+		}
+	}
+	i, m = emit(&out), mem(emit(&out))
+	i("VMULPD", d(6), d(10), d(10))
+	broadcast(i, "one", d(8))
+	i("VSUBPD", d(10), d(8), d(8))
 	// a < 1 takes the small branch; the sign of x; NaN comes back
 	if avx512 {
 		i("VCMPPD.BCST", "$1", "vmath_erf64Split<>(SB)", d(1), small)
-		i("VMOVAPD", d(3), small, d(2))
+		i("VMOVAPD", d(3), small, d(8))
 	} else {
 		i("VCMPPD", "$1", "vmath_erf64Split<>(SB)", d(1), d(7))
-		i("VBLENDVPD", d(7), d(3), d(2), d(2))
+		i("VBLENDVPD", d(7), d(3), d(8), d(8))
 	}
 	m(and, "sign64", d(0), d(7))
-	i(or, d(7), d(2), d(2))
+	i(or, d(7), d(8), d(8))
 	if avx512 {
 		i("VCMPPD", "$3", d(0), d(0), nan)
-		i("VMOVAPD", d(0), nan, d(2))
+		i("VMOVAPD", d(0), nan, d(8))
 	} else {
 		i("VCMPPD", "$3", d(0), d(0), d(7))
-		i("VBLENDVPD", d(7), d(0), d(2), d(2))
+		i("VBLENDVPD", d(7), d(0), d(8), d(8))
 	}
 	if masked {
-		i("VMOVUPD", d(2), "K1", dst)
+		i("VMOVUPD", d(8), "K1", dst)
 	} else {
-		i("VMOVUPD", d(2), dst)
+		i("VMOVUPD", d(8), dst)
 	}
 	return out
 }
 
-// erf64Function writes erf64AVX512, two steps at a time (registers 0-7 and
-// 10-17), then one, then a masked tail; or erf64AVX2, two steps at a time
-// (registers 0-7 and 8-15), then one, for a multiple of 4 lanes.
+// erf64Function writes erf64AVX512, two steps at a time (registers 0-11
+// and 12-23), then one, then a masked tail; or erf64AVX2, one step at a time
+// (registers 0-11), for a multiple of 4 lanes.
 func (g *gen) erf64Function(is isa) {
 	g.isa, g.op = is, "erf64"
 	name := "erf64" + is.name
@@ -854,9 +875,9 @@ func (g *gen) erf64Function(is isa) {
 	g.i("MOVQ", "dst+0(FP)", "DI")
 	g.i("MOVQ", "src+8(FP)", "SI")
 	g.i("MOVQ", "n+16(FP)", "CX")
-	base2 := 10
+	base2 := 12
 	if !is.inReg {
-		base2 = 8
+		base2 = 0
 	}
 	g.float64Loop(name, base2, func(off int, masked bool, base, k int) []string {
 		return g.erf64Body(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
