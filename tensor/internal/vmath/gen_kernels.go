@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
-// Go kernels in kernels_go.go, operation for operation. Run it with
-// go generate.
+// Go kernels in kernels_go.go, trig.go, tanh64.go and erf64.go, operation
+// for operation. Run it with go generate.
 package main
 
 import (
