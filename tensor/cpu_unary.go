@@ -98,8 +98,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 }
 
 // floatUnaryVMath returns the scalar function of package vmath for op in
-// the element type T (Exp, Sigmoid, Tanh and Erf in float32; Sin, Cos and
-// Tanh in float64), or nil where vmath has none.
+// the element type T (Exp, Sigmoid, Tanh and Erf in float32; Sin, Cos,
+// Tanh and Erf in float64), or nil where vmath has none.
 func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	if _, f32 := any(T(0)).(float32); f32 {
 		switch op {
@@ -121,6 +121,8 @@ func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 			return func(x T) T { return T(vmath.Cos64(float64(x))) }
 		case OpTanh:
 			return func(x T) T { return T(vmath.Tanh64(float64(x))) }
+		case OpErf:
+			return func(x T) T { return T(vmath.Erf64(float64(x))) }
 		}
 	}
 	return nil

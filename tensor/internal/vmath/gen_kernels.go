@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
-// Go kernels in kernels_go.go, operation for operation. Run it with
-// go generate.
+// Go kernels in kernels_go.go, trig.go, tanh64.go and erf64.go, operation
+// for operation. Run it with go generate.
 package main
 
 import (
@@ -66,6 +66,10 @@ var constants = []constant{
 	{name: "ln2hi", val: 6.93147180369123816490e-01},
 	{name: "ln2lo", val: 1.90821492927058770002e-10},
 	{name: "tanh64Hi", val: 20},
+	{name: "erf64Hi", val: 6},
+	{name: "erf64Split", val: 1},
+	{name: "erf64K", val: 3},
+	{name: "erf64Mid", val: 0.5416666666666666},
 	{name: "int1", bits: 1, raw: true},
 	{name: "int2", bits: 2, raw: true},
 }
@@ -93,6 +97,44 @@ var erfC = [19]float64{
 	5.220164524238099e-21,
 }
 
+// erf64P and erf64G are the float64 erf's coefficients, as in erf64.go.
+var erf64P = [13]float64{
+	0.1283791670955126,
+	-0.3761263890318375,
+	0.11283791670954879,
+	-0.026866170645076792,
+	0.0052239776248180145,
+	-0.000854832698083379,
+	0.0001205533111164271,
+	-1.4925595266831182e-05,
+	1.6461000484121368e-06,
+	-1.6350312701054695e-07,
+	1.4659775274047436e-08,
+	-1.1372848856791674e-09,
+	5.957176147748911e-11,
+}
+
+var erf64G = [18]float64{
+	0.38396915323094555,
+	0.6590113539360488,
+	0.897306144292001,
+	0.9390762196983795,
+	0.6960870664597261,
+	0.27480080326827117,
+	-0.06558762056020799,
+	-0.14180156486543166,
+	-0.02648796495343717,
+	0.06020469854751997,
+	0.02477934019745727,
+	-0.030573347512215285,
+	-0.014843248061691426,
+	0.01949765939297212,
+	0.006980931290046916,
+	-0.014182728754183601,
+	-0.0016269800589725453,
+	0.009277179532659606,
+}
+
 func init() {
 	f := 1.0
 	for n := 1; n <= 13; n++ {
@@ -103,6 +145,12 @@ func init() {
 	}
 	for k, c := range erfC {
 		constants = append(constants, constant{name: fmt.Sprintf("erf%d", k), val: c})
+	}
+	for k, c := range erf64P {
+		constants = append(constants, constant{name: fmt.Sprintf("erf64P%d", k), val: c})
+	}
+	for k, c := range erf64G {
+		constants = append(constants, constant{name: fmt.Sprintf("erf64G%d", k), val: c})
 	}
 }
 
@@ -525,19 +573,32 @@ func (g *gen) erfFunction(is isa) {
 // trigBody returns the instructions of one float64 sin/cos step (sinCos in
 // trig.go) on the ten registers from base on: b+0 x, b+1 t (then the
 // quadrant), b+2 k, b+3 r, b+4 z = r², b+5 the sine, b+6 the cosine, b+7
-// to b+9 scratch. Z31 holds 1.0 and Z30 q0 (0 for sin, 1 for cos); K
-// register swap takes the lanes whose quadrant is odd, K register out the
-// lanes out of range (which store x itself, for the caller to replace), and
-// K6 gathers those over the loop.
+// to b+9 scratch. On AVX-512, Z31 holds 1.0 and Z30 q0 (0 for sin, 1 for
+// cos); K register swap takes the lanes whose quadrant is odd, K register
+// out the lanes out of range (which store x itself, for the caller to
+// replace), and K6 gathers those over the loop. On AVX2 the same roles are
+// Y15 (1.0), Y14 (q0), Y13 (the gathered lanes, all ones where out of
+// range), Y12 (0.0), and swap and out are YMM registers that hold lane
+// masks in their sign bits.
 func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []string {
 	var code []string
 	i := func(ins string, args ...string) {
 		code = append(code, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
 	}
+	avx512 := g.isa.inReg
 	m := func(ins, name string, args ...string) {
-		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+		if avx512 {
+			ins += ".BCST"
+		}
+		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
 	}
 	d := func(k int) string { return g.d(base + k) }
+	one, q0, acc := "Z31", "Z30", "K6"
+	and, xor := "VPANDQ", "VPXORQ"
+	if !avx512 {
+		one, q0, acc = "Y15", "Y14", "Y13"
+		and, xor = "VANDPD", "VXORPD"
+	}
 	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
 	if masked {
 		i("VMOVUPD.Z", src, "K1", d(0))
@@ -545,9 +606,14 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 		i("VMOVUPD", src, d(0))
 	}
 	// lanes with !(|x| < trigMax), NaN included (predicate 5: not less than, unordered)
-	m("VPANDQ", "abs64", d(0), d(7))
-	i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), out)
-	i("KORW", out, "K6", "K6")
+	m(and, "abs64", d(0), d(7))
+	if avx512 {
+		i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), out)
+		i("KORW", out, acc, acc)
+	} else {
+		i("VCMPPD", "$5", "vmath_trigMax<>(SB)", d(7), out)
+		i("VORPD", out, acc, acc)
+	}
 	// t = x·2/π + round, k = t - round, r = x - k·π/2 in four parts
 	m("VMULPD", "twoOverPi", d(0), d(1))
 	m("VADDPD", "round", d(1), d(1))
@@ -580,23 +646,37 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 	i("VMULPD", d(4), d(4), d(7))
 	i("VMULPD", d(7), d(6), d(6))
 	m("VMULPD", "half", d(4), d(7))
-	i("VSUBPD", d(7), "Z31", d(8))
-	i("VSUBPD", d(8), "Z31", d(9))
+	i("VSUBPD", d(7), one, d(8))
+	i("VSUBPD", d(8), one, d(9))
 	i("VSUBPD", d(7), d(9), d(9))
 	i("VADDPD", d(6), d(9), d(9))
 	i("VADDPD", d(9), d(8), d(6))
 	// quadrant q = k + q0: odd takes the cosine, q&2 flips the sign
-	i("VPADDQ", "Z30", d(1), d(1))
-	m("VPTESTMQ", "int1", d(1), swap)
-	i("VMOVAPD", d(6), swap, d(5))
-	m("VPANDQ", "int2", d(1), d(1))
+	i("VPADDQ", q0, d(1), d(1))
+	if avx512 {
+		m("VPTESTMQ", "int1", d(1), swap)
+		i("VMOVAPD", d(6), swap, d(5))
+	} else {
+		i("VPSLLQ", "$63", d(1), swap)
+		i("VBLENDVPD", swap, d(6), d(5), d(5))
+	}
+	m(and, "int2", d(1), d(1))
 	i("VPSLLQ", "$62", d(1), d(1))
-	i("VPXORQ", d(1), d(5), d(5))
+	i(xor, d(1), d(5), d(5))
 	// a zero result (sin ±0) takes x's sign
-	m("VPTESTNMQ", "abs64", d(5), swap)
-	i("VMOVAPD", d(0), swap, d(5))
+	if avx512 {
+		m("VPTESTNMQ", "abs64", d(5), swap)
+		i("VMOVAPD", d(0), swap, d(5))
+	} else {
+		i("VCMPPD", "$0", "Y12", d(5), swap)
+		i("VBLENDVPD", swap, d(0), d(5), d(5))
+	}
 	// out-of-range lanes store x, for the caller to replace
-	i("VMOVAPD", d(0), out, d(5))
+	if avx512 {
+		i("VMOVAPD", d(0), out, d(5))
+	} else {
+		i("VBLENDVPD", out, d(0), d(5), d(5))
+	}
 	if masked {
 		i("VMOVUPD", d(5), "K1", dst)
 	} else {
@@ -606,25 +686,33 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 }
 
 // tanh64Body returns the instructions of one float64 tanh step (Tanh64 in
-// tanh64.go) on the nine registers from base on: b+0 x, b+1 v, b+2 t then
-// 2^k, b+3 k, b+4 r, b+5 Q, b+6 to b+8 scratch; K register nan takes the NaN
-// lanes.
+// tanh64.go) on the eight registers from base on: b+0 x, b+1 v, b+2 t then
+// 2^k, b+3 k, b+4 r, b+5 Q, b+6 and b+7 scratch; on AVX-512 K register nan
+// takes the NaN lanes, on AVX2 register b+6 does (in its sign bits).
 func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	var out []string
 	i := func(ins string, args ...string) {
 		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
 	}
+	avx512 := g.isa.inReg
 	m := func(ins, name string, args ...string) {
-		i(ins+".BCST", append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+		if avx512 {
+			ins += ".BCST"
+		}
+		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
 	}
 	d := func(k int) string { return g.d(base + k) }
+	and, or := "VPANDQ", "VPORQ"
+	if !avx512 {
+		and, or = "VANDPD", "VORPD"
+	}
 	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
 	if masked {
 		i("VMOVUPD.Z", src, "K1", d(0))
 	} else {
 		i("VMOVUPD", src, d(0))
 	}
-	m("VPANDQ", "abs64", d(0), d(1))
+	m(and, "abs64", d(0), d(1))
 	m("VMINPD", "tanh64Hi", d(1), d(1))
 	i("VADDPD", d(1), d(1), d(1))
 	m("VMULPD", "log2e", d(1), d(2))
@@ -650,10 +738,15 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	i("VADDPD", d(2), d(5), d(5)) // em1
 	m("VADDPD", "two", d(5), d(6))
 	i("VDIVPD", d(6), d(5), d(5))
-	m("VPANDQ", "sign64", d(0), d(7))
-	i("VPORQ", d(7), d(5), d(5))
-	i("VCMPPD", "$3", d(0), d(0), nan)
-	i("VMOVAPD", d(0), nan, d(5))
+	m(and, "sign64", d(0), d(7))
+	i(or, d(7), d(5), d(5))
+	if avx512 {
+		i("VCMPPD", "$3", d(0), d(0), nan)
+		i("VMOVAPD", d(0), nan, d(5))
+	} else {
+		i("VCMPPD", "$3", d(0), d(0), d(6))
+		i("VBLENDVPD", d(6), d(0), d(5), d(5))
+	}
 	if masked {
 		i("VMOVUPD", d(5), "K1", dst)
 	} else {
@@ -662,89 +755,276 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	return out
 }
 
-// tanh64Function writes tanh64AVX512, two steps at a time (registers 0-8
-// and 10-18), then one, then a masked tail.
-func (g *gen) tanh64Function() {
-	g.isa, g.op = isas[1], "tanh64"
-	name := "tanh64AVX512"
-	l := func(s string) string { return name + "_" + s }
+// erf64Body returns the instructions of one float64 erf step (Erf64 in
+// erf64.go), both branches, on the twelve registers from base on: b+0 x,
+// b+1 a; the small branch in b+2 (a²) and b+3; the large branch's t·G in
+// b+4 (t), b+5 (u) and b+6; e^(-a²) in b+8 (w, then r, then 1 - the
+// product), b+9 (t then 2^k), b+10 (k, then the polynomial), b+7 scratch.
+// The three chains are independent; they are emitted interleaved, so that
+// each fills the others' latency. On AVX-512 K registers nan and small take
+// the NaN lanes and those with a < 1; on AVX2 register b+7 does, in its
+// sign bits.
+func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []string {
+	var out []string
+	emit := func(list *[]string) func(ins string, args ...string) {
+		return func(ins string, args ...string) {
+			*list = append(*list, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+		}
+	}
+	var cs, cg, ce []string
+	avx512 := g.isa.inReg
+	mem := func(i func(string, ...string)) func(ins, name string, args ...string) {
+		return func(ins, name string, args ...string) {
+			if avx512 {
+				ins += ".BCST"
+			}
+			i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+		}
+	}
+	d := func(k int) string { return g.d(base + k) }
+	and, or, xor := "VPANDQ", "VPORQ", "VPXORQ"
+	if !avx512 {
+		and, or, xor = "VANDPD", "VORPD", "VXORPD"
+	}
+	// broadcast loads constant name into register r
+	broadcast := func(i func(string, ...string), name, r string) {
+		if avx512 {
+			i("VBROADCASTSD", "vmath_"+name+"<>(SB)", r)
+		} else {
+			i("VMOVUPD", "vmath_"+name+"<>(SB)", r)
+		}
+	}
+	i, m := emit(&out), mem(emit(&out))
+	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPD.Z", src, "K1", d(0))
+	} else {
+		i("VMOVUPD", src, d(0))
+	}
+	m(and, "abs64", d(0), d(1))
+	m("VMINPD", "erf64Hi", d(1), d(1))
+	// small: a + a·P(a²)
+	i, m = emit(&cs), mem(emit(&cs))
+	i("VMULPD", d(1), d(1), d(2))
+	m("VMULPD", "erf64P12", d(2), d(3))
+	m("VADDPD", "erf64P11", d(3), d(3))
+	for j := 10; j >= 0; j-- {
+		i("VMULPD", d(2), d(3), d(3))
+		m("VADDPD", fmt.Sprintf("erf64P%d", j), d(3), d(3))
+	}
+	i("VMULPD", d(1), d(3), d(3))
+	i("VADDPD", d(3), d(1), d(3))
+	// large: t = 3/(3 + a), u = t - mid, G(u), t·G
+	i, m = emit(&cg), mem(emit(&cg))
+	m("VADDPD", "erf64K", d(1), d(6))
+	broadcast(i, "erf64K", d(4))
+	i("VDIVPD", d(6), d(4), d(4))
+	m("VSUBPD", "erf64Mid", d(4), d(5))
+	m("VMULPD", "erf64G17", d(5), d(6))
+	m("VADDPD", "erf64G16", d(6), d(6))
+	for j := 15; j >= 0; j-- {
+		i("VMULPD", d(5), d(6), d(6))
+		m("VADDPD", fmt.Sprintf("erf64G%d", j), d(6), d(6))
+	}
+	i("VMULPD", d(6), d(4), d(6))
+	// e^w, w = -a², as in tanh64Body
+	i, m = emit(&ce), mem(emit(&ce))
+	i("VMULPD", d(1), d(1), d(8))
+	m(xor, "sign64", d(8), d(8))
+	m("VMULPD", "log2e", d(8), d(9))
+	m("VADDPD", "round", d(9), d(9))
+	m("VSUBPD", "round", d(9), d(10))
+	m("VMULPD", "ln2hi", d(10), d(7))
+	i("VSUBPD", d(7), d(8), d(8))
+	m("VMULPD", "ln2lo", d(10), d(7))
+	i("VSUBPD", d(7), d(8), d(8)) // r
+	m("VMULPD", "em13", d(8), d(10))
+	m("VADDPD", "em12", d(10), d(10))
+	for n := 11; n >= 2; n-- {
+		i("VMULPD", d(8), d(10), d(10))
+		m("VADDPD", fmt.Sprintf("em%d", n), d(10), d(10))
+	}
+	i("VMULPD", d(8), d(8), d(7))
+	i("VMULPD", d(7), d(10), d(10))
+	i("VADDPD", d(10), d(8), d(10)) // p
+	m("VPADDQ", "bias", d(9), d(9))
+	i("VPSLLQ", "$52", d(9), d(9)) // s = 2^k
+	i("VMULPD", d(9), d(10), d(10))
+	i("VADDPD", d(9), d(10), d(10)) // e^w
+	// the chains, round robin (b+7 is the exp chain's scratch)
+	for k := 0; k < max(len(cs), len(cg), len(ce)); k++ {
+		for _, c := range [][]string{ce, cg, cs} {
+			if k < len(c) {
+				out = append(out, c[k])
+			}
+		}
+	}
+	i, m = emit(&out), mem(emit(&out))
+	i("VMULPD", d(6), d(10), d(10))
+	broadcast(i, "one", d(8))
+	i("VSUBPD", d(10), d(8), d(8))
+	// a < 1 takes the small branch; the sign of x; NaN comes back
+	if avx512 {
+		i("VCMPPD.BCST", "$1", "vmath_erf64Split<>(SB)", d(1), small)
+		i("VMOVAPD", d(3), small, d(8))
+	} else {
+		i("VCMPPD", "$1", "vmath_erf64Split<>(SB)", d(1), d(7))
+		i("VBLENDVPD", d(7), d(3), d(8), d(8))
+	}
+	m(and, "sign64", d(0), d(7))
+	i(or, d(7), d(8), d(8))
+	if avx512 {
+		i("VCMPPD", "$3", d(0), d(0), nan)
+		i("VMOVAPD", d(0), nan, d(8))
+	} else {
+		i("VCMPPD", "$3", d(0), d(0), d(7))
+		i("VBLENDVPD", d(7), d(0), d(8), d(8))
+	}
+	if masked {
+		i("VMOVUPD", d(8), "K1", dst)
+	} else {
+		i("VMOVUPD", d(8), dst)
+	}
+	return out
+}
+
+// erf64Function writes erf64AVX512, two steps at a time (registers 0-11
+// and 12-23), then one, then a masked tail; or erf64AVX2, one step at a time
+// (registers 0-11), for a multiple of 4 lanes.
+func (g *gen) erf64Function(is isa) {
+	g.isa, g.op = is, "erf64"
+	name := "erf64" + is.name
 	g.p("")
-	g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n.", name)
+	if is.inReg {
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = erf x for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = erf x for i < n; n is a multiple of 4.", name)
+	}
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
 	g.i("MOVQ", "dst+0(FP)", "DI")
 	g.i("MOVQ", "src+8(FP)", "SI")
 	g.i("MOVQ", "n+16(FP)", "CX")
-	g.p("%s:", l("loop2"))
-	g.i("CMPQ", "CX", "$16")
-	g.i("JLT", l("one"))
-	g.emit(g.tanh64Body(0, false, 0, "K2"), g.tanh64Body(64, false, 10, "K3"))
-	g.i("ADDQ", "$128", "SI")
-	g.i("ADDQ", "$128", "DI")
-	g.i("SUBQ", "$16", "CX")
-	g.i("JMP", l("loop2"))
+	base2 := 12
+	if !is.inReg {
+		base2 = 0
+	}
+	g.float64Loop(name, base2, func(off int, masked bool, base, k int) []string {
+		return g.erf64Body(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
+	})
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// float64Loop writes the loop of a float64 kernel over n lanes of is: two
+// steps at a time (the second on the registers from base2 on, when base2 >
+// 0), then one, then on AVX-512 a masked tail; an AVX2 kernel takes a
+// multiple of 4 and leaves the rest to Go. step(off, masked, base, k) is one
+// step's code; k picks its mask registers (0 for the first step, 1 for the
+// second).
+func (g *gen) float64Loop(name string, base2 int, step func(off int, masked bool, base, k int) []string) {
+	lanes := g.isa.step / 4
+	bytes := 8 * lanes
+	l := func(s string) string { return name + "_" + s }
+	if base2 > 0 {
+		g.p("%s:", l("loop2"))
+		g.i("CMPQ", "CX", fmt.Sprintf("$%d", 2*lanes))
+		g.i("JLT", l("one"))
+		g.emit(step(0, false, 0, 0), step(bytes, false, base2, 1))
+		g.i("ADDQ", fmt.Sprintf("$%d", 2*bytes), "SI")
+		g.i("ADDQ", fmt.Sprintf("$%d", 2*bytes), "DI")
+		g.i("SUBQ", fmt.Sprintf("$%d", 2*lanes), "CX")
+		g.i("JMP", l("loop2"))
+	}
 	g.p("%s:", l("one"))
-	g.i("CMPQ", "CX", "$8")
+	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
 	g.i("JLT", l("tail"))
-	g.emit(g.tanh64Body(0, false, 0, "K2"))
-	g.i("ADDQ", "$64", "SI")
-	g.i("ADDQ", "$64", "DI")
-	g.i("SUBQ", "$8", "CX")
+	g.emit(step(0, false, 0, 0))
+	g.i("ADDQ", fmt.Sprintf("$%d", bytes), "SI")
+	g.i("ADDQ", fmt.Sprintf("$%d", bytes), "DI")
+	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
+	if base2 == 0 {
+		g.i("JMP", l("one"))
+	}
 	g.p("%s:", l("tail"))
-	g.i("TESTQ", "CX", "CX")
-	g.i("JZ", l("done"))
-	g.i("MOVQ", "$1", "AX")
-	g.i("SHLQ", "CX", "AX")
-	g.i("DECQ", "AX")
-	g.i("KMOVW", "AX", "K1")
-	g.emit(g.tanh64Body(0, true, 0, "K2"))
+	if g.isa.inReg {
+		g.i("TESTQ", "CX", "CX")
+		g.i("JZ", l("done"))
+		g.i("MOVQ", "$1", "AX")
+		g.i("SHLQ", "CX", "AX")
+		g.i("DECQ", "AX")
+		g.i("KMOVW", "AX", "K1")
+		g.emit(step(0, true, 0, 0))
+	}
 	g.p("%s:", l("done"))
+}
+
+// tanh64Function writes tanh64AVX512, two steps at a time (registers 0-7
+// and 10-17), then one, then a masked tail; or tanh64AVX2, two steps at a
+// time (registers 0-7 and 8-15), then one, for a multiple of 4 lanes.
+func (g *gen) tanh64Function(is isa) {
+	g.isa, g.op = is, "tanh64"
+	name := "tanh64" + is.name
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n; n is a multiple of 4.", name)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	base2 := 10
+	if !is.inReg {
+		base2 = 8
+	}
+	g.float64Loop(name, base2, func(off int, masked bool, base, k int) []string {
+		return g.tanh64Body(off, masked, base, []string{"K2", "K3"}[k])
+	})
 	g.i("VZEROUPPER")
 	g.i("RET")
 }
 
 // trigFunction writes sinCosAVX512, two steps at a time (registers 0-9 and
-// 10-19), then one, then a masked tail, as function does.
-func (g *gen) trigFunction() {
-	g.isa, g.op = isas[1], "sincos"
-	name := "sinCosAVX512"
-	l := func(s string) string { return name + "_" + s }
+// 10-19), then one, then a masked tail, as function does; or sinCosAVX2,
+// one step at a time (registers 0-11, the constants in 12-15), for a
+// multiple of 4 lanes.
+func (g *gen) trigFunction(is isa) {
+	g.isa, g.op = is, "sincos"
+	name := "sinCos" + is.name
 	g.p("")
 	g.p("// func %s(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x", name)
 	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
-	g.p("// not below trigMax (or NaN), and stores those x unchanged.")
+	if is.inReg {
+		g.p("// not below trigMax (or NaN), and stores those x unchanged.")
+	} else {
+		g.p("// not below trigMax (or NaN), and stores those x unchanged. n is a")
+		g.p("// multiple of 4.")
+	}
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
 	g.i("MOVQ", "dst+0(FP)", "DI")
 	g.i("MOVQ", "src+8(FP)", "SI")
 	g.i("MOVQ", "n+16(FP)", "CX")
-	g.i("VPBROADCASTQ", "q0+24(FP)", "Z30")
-	g.i("VBROADCASTSD", "vmath_one<>(SB)", "Z31")
-	g.i("KXORW", "K6", "K6", "K6")
-	g.p("%s:", l("loop2"))
-	g.i("CMPQ", "CX", "$16")
-	g.i("JLT", l("one"))
-	g.emit(g.trigBody(0, false, 0, "K2", "K4"), g.trigBody(64, false, 10, "K3", "K5"))
-	g.i("ADDQ", "$128", "SI")
-	g.i("ADDQ", "$128", "DI")
-	g.i("SUBQ", "$16", "CX")
-	g.i("JMP", l("loop2"))
-	g.p("%s:", l("one"))
-	g.i("CMPQ", "CX", "$8")
-	g.i("JLT", l("tail"))
-	g.emit(g.trigBody(0, false, 0, "K2", "K4"))
-	g.i("ADDQ", "$64", "SI")
-	g.i("ADDQ", "$64", "DI")
-	g.i("SUBQ", "$8", "CX")
-	g.p("%s:", l("tail"))
-	g.i("TESTQ", "CX", "CX")
-	g.i("JZ", l("done"))
-	g.i("MOVQ", "$1", "AX")
-	g.i("SHLQ", "CX", "AX")
-	g.i("DECQ", "AX")
-	g.i("KMOVW", "AX", "K1")
-	g.emit(g.trigBody(0, true, 0, "K2", "K4"))
-	g.p("%s:", l("done"))
-	g.i("KMOVW", "K6", "AX")
-	g.i("TESTW", "AX", "AX")
+	if is.inReg {
+		g.i("VPBROADCASTQ", "q0+24(FP)", "Z30")
+		g.i("VBROADCASTSD", "vmath_one<>(SB)", "Z31")
+		g.i("KXORW", "K6", "K6", "K6")
+		g.float64Loop(name, 10, func(off int, masked bool, base, k int) []string {
+			return g.trigBody(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
+		})
+		g.i("KMOVW", "K6", "AX")
+		g.i("TESTW", "AX", "AX")
+	} else {
+		g.i("VPBROADCASTQ", "q0+24(FP)", "Y14")
+		g.i("VMOVUPD", "vmath_one<>(SB)", "Y15")
+		g.i("VXORPD", "Y13", "Y13", "Y13")
+		g.i("VXORPD", "Y12", "Y12", "Y12")
+		g.float64Loop(name, 0, func(off int, masked bool, base, k int) []string {
+			return g.trigBody(off, masked, base, "Y10", "Y11")
+		})
+		g.i("VMOVMSKPD", "Y13", "AX")
+		g.i("TESTQ", "AX", "AX")
+	}
 	g.i("SETNE", "ret+32(FP)")
 	g.i("VZEROUPPER")
 	g.i("RET")
@@ -774,8 +1054,11 @@ func main() {
 		}
 		g.erfFunction(is)
 	}
-	g.trigFunction()
-	g.tanh64Function()
+	for _, is := range isas {
+		g.trigFunction(is)
+		g.tanh64Function(is)
+		g.erf64Function(is)
+	}
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

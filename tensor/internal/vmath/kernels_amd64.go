@@ -35,8 +35,22 @@ func erfAVX512(dst, src *float32, n int)
 //go:noescape
 func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool
 
+// sinCosAVX2 is sinCosAVX512 for n a multiple of 4.
+//
+//go:noescape
+func sinCosAVX2(dst, src *float64, n int, q0 uint64) bool
+
 //go:noescape
 func tanh64AVX512(dst, src *float64, n int)
+
+//go:noescape
+func tanh64AVX2(dst, src *float64, n int)
+
+//go:noescape
+func erf64AVX512(dst, src *float64, n int)
+
+//go:noescape
+func erf64AVX2(dst, src *float64, n int)
 
 func detect() int {
 	switch {
@@ -73,17 +87,40 @@ func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 4, dst, src) }
 func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 4, dst, src) }
 
-func trigSIMD(dst, src []float64, q0 uint64) (int, bool) {
-	if level != levelAVX512 || len(src) == 0 {
-		return 0, false
+// simd64 runs the float64 kernel of the current level over a prefix of src
+// and returns its length, as simd does; the AVX2 kernels take multiples of
+// 4.
+func simd64(avx512, avx2 func(dst, src *float64, n int), dst, src []float64) int {
+	switch level {
+	case levelAVX512:
+		if len(src) > 0 {
+			avx512(&dst[0], &src[0], len(src))
+		}
+		return len(src)
+	case levelAVX2:
+		n := len(src) / 4 * 4
+		if n > 0 {
+			avx2(&dst[0], &src[0], n)
+		}
+		return n
 	}
-	return len(src), sinCosAVX512(&dst[0], &src[0], len(src), q0)
+	return 0
 }
 
-func tanh64SIMD(dst, src []float64) int {
-	if level != levelAVX512 || len(src) == 0 {
-		return 0
+func trigSIMD(dst, src []float64, q0 uint64) (int, bool) {
+	switch level {
+	case levelAVX512:
+		if len(src) > 0 {
+			return len(src), sinCosAVX512(&dst[0], &src[0], len(src), q0)
+		}
+	case levelAVX2:
+		if n := len(src) / 4 * 4; n > 0 {
+			return n, sinCosAVX2(&dst[0], &src[0], n, q0)
+		}
 	}
-	tanh64AVX512(&dst[0], &src[0], len(src))
-	return len(src)
+	return 0, false
 }
+
+func tanh64SIMD(dst, src []float64) int { return simd64(tanh64AVX512, tanh64AVX2, dst, src) }
+
+func erf64SIMD(dst, src []float64) int { return simd64(erf64AVX512, erf64AVX2, dst, src) }

@@ -214,6 +214,26 @@ DATA vmath_tanh64Hi<>+8(SB)/8, $0x4034000000000000
 DATA vmath_tanh64Hi<>+16(SB)/8, $0x4034000000000000
 DATA vmath_tanh64Hi<>+24(SB)/8, $0x4034000000000000
 GLOBL vmath_tanh64Hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64Hi<>+0(SB)/8, $0x4018000000000000
+DATA vmath_erf64Hi<>+8(SB)/8, $0x4018000000000000
+DATA vmath_erf64Hi<>+16(SB)/8, $0x4018000000000000
+DATA vmath_erf64Hi<>+24(SB)/8, $0x4018000000000000
+GLOBL vmath_erf64Hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64Split<>+0(SB)/8, $0x3ff0000000000000
+DATA vmath_erf64Split<>+8(SB)/8, $0x3ff0000000000000
+DATA vmath_erf64Split<>+16(SB)/8, $0x3ff0000000000000
+DATA vmath_erf64Split<>+24(SB)/8, $0x3ff0000000000000
+GLOBL vmath_erf64Split<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64K<>+0(SB)/8, $0x4008000000000000
+DATA vmath_erf64K<>+8(SB)/8, $0x4008000000000000
+DATA vmath_erf64K<>+16(SB)/8, $0x4008000000000000
+DATA vmath_erf64K<>+24(SB)/8, $0x4008000000000000
+GLOBL vmath_erf64K<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64Mid<>+0(SB)/8, $0x3fe1555555555555
+DATA vmath_erf64Mid<>+8(SB)/8, $0x3fe1555555555555
+DATA vmath_erf64Mid<>+16(SB)/8, $0x3fe1555555555555
+DATA vmath_erf64Mid<>+24(SB)/8, $0x3fe1555555555555
+GLOBL vmath_erf64Mid<>(SB), RODATA|NOPTR, $32
 DATA vmath_int1<>+0(SB)/8, $0x0000000000000001
 DATA vmath_int1<>+8(SB)/8, $0x0000000000000001
 DATA vmath_int1<>+16(SB)/8, $0x0000000000000001
@@ -379,6 +399,161 @@ DATA vmath_erf18<>+8(SB)/8, $0x3bb8a6caab470c6f
 DATA vmath_erf18<>+16(SB)/8, $0x3bb8a6caab470c6f
 DATA vmath_erf18<>+24(SB)/8, $0x3bb8a6caab470c6f
 GLOBL vmath_erf18<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P0<>+0(SB)/8, $0x3fc06eba8214db69
+DATA vmath_erf64P0<>+8(SB)/8, $0x3fc06eba8214db69
+DATA vmath_erf64P0<>+16(SB)/8, $0x3fc06eba8214db69
+DATA vmath_erf64P0<>+24(SB)/8, $0x3fc06eba8214db69
+GLOBL vmath_erf64P0<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P1<>+0(SB)/8, $0xbfd812746b0379e6
+DATA vmath_erf64P1<>+8(SB)/8, $0xbfd812746b0379e6
+DATA vmath_erf64P1<>+16(SB)/8, $0xbfd812746b0379e6
+DATA vmath_erf64P1<>+24(SB)/8, $0xbfd812746b0379e6
+GLOBL vmath_erf64P1<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P2<>+0(SB)/8, $0x3fbce2f21a042b30
+DATA vmath_erf64P2<>+8(SB)/8, $0x3fbce2f21a042b30
+DATA vmath_erf64P2<>+16(SB)/8, $0x3fbce2f21a042b30
+DATA vmath_erf64P2<>+24(SB)/8, $0x3fbce2f21a042b30
+GLOBL vmath_erf64P2<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P3<>+0(SB)/8, $0xbf9b82ce31284e00
+DATA vmath_erf64P3<>+8(SB)/8, $0xbf9b82ce31284e00
+DATA vmath_erf64P3<>+16(SB)/8, $0xbf9b82ce31284e00
+DATA vmath_erf64P3<>+24(SB)/8, $0xbf9b82ce31284e00
+GLOBL vmath_erf64P3<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P4<>+0(SB)/8, $0x3f7565bcd0dbaa38
+DATA vmath_erf64P4<>+8(SB)/8, $0x3f7565bcd0dbaa38
+DATA vmath_erf64P4<>+16(SB)/8, $0x3f7565bcd0dbaa38
+DATA vmath_erf64P4<>+24(SB)/8, $0x3f7565bcd0dbaa38
+GLOBL vmath_erf64P4<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P5<>+0(SB)/8, $0xbf4c02db3dac435f
+DATA vmath_erf64P5<>+8(SB)/8, $0xbf4c02db3dac435f
+DATA vmath_erf64P5<>+16(SB)/8, $0xbf4c02db3dac435f
+DATA vmath_erf64P5<>+24(SB)/8, $0xbf4c02db3dac435f
+GLOBL vmath_erf64P5<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P6<>+0(SB)/8, $0x3f1f9a321d5b8e1e
+DATA vmath_erf64P6<>+8(SB)/8, $0x3f1f9a321d5b8e1e
+DATA vmath_erf64P6<>+16(SB)/8, $0x3f1f9a321d5b8e1e
+DATA vmath_erf64P6<>+24(SB)/8, $0x3f1f9a321d5b8e1e
+GLOBL vmath_erf64P6<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P7<>+0(SB)/8, $0xbeef4d1e3183f7ae
+DATA vmath_erf64P7<>+8(SB)/8, $0xbeef4d1e3183f7ae
+DATA vmath_erf64P7<>+16(SB)/8, $0xbeef4d1e3183f7ae
+DATA vmath_erf64P7<>+24(SB)/8, $0xbeef4d1e3183f7ae
+GLOBL vmath_erf64P7<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P8<>+0(SB)/8, $0x3ebb9df224ca4b97
+DATA vmath_erf64P8<>+8(SB)/8, $0x3ebb9df224ca4b97
+DATA vmath_erf64P8<>+16(SB)/8, $0x3ebb9df224ca4b97
+DATA vmath_erf64P8<>+24(SB)/8, $0x3ebb9df224ca4b97
+GLOBL vmath_erf64P8<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P9<>+0(SB)/8, $0xbe85f1ecb6f0764c
+DATA vmath_erf64P9<>+8(SB)/8, $0xbe85f1ecb6f0764c
+DATA vmath_erf64P9<>+16(SB)/8, $0xbe85f1ecb6f0764c
+DATA vmath_erf64P9<>+24(SB)/8, $0xbe85f1ecb6f0764c
+GLOBL vmath_erf64P9<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P10<>+0(SB)/8, $0x3e4f7b4bf3b13964
+DATA vmath_erf64P10<>+8(SB)/8, $0x3e4f7b4bf3b13964
+DATA vmath_erf64P10<>+16(SB)/8, $0x3e4f7b4bf3b13964
+DATA vmath_erf64P10<>+24(SB)/8, $0x3e4f7b4bf3b13964
+GLOBL vmath_erf64P10<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P11<>+0(SB)/8, $0xbe1389d4f2641625
+DATA vmath_erf64P11<>+8(SB)/8, $0xbe1389d4f2641625
+DATA vmath_erf64P11<>+16(SB)/8, $0xbe1389d4f2641625
+DATA vmath_erf64P11<>+24(SB)/8, $0xbe1389d4f2641625
+GLOBL vmath_erf64P11<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64P12<>+0(SB)/8, $0x3dd05ffd737fb32e
+DATA vmath_erf64P12<>+8(SB)/8, $0x3dd05ffd737fb32e
+DATA vmath_erf64P12<>+16(SB)/8, $0x3dd05ffd737fb32e
+DATA vmath_erf64P12<>+24(SB)/8, $0x3dd05ffd737fb32e
+GLOBL vmath_erf64P12<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G0<>+0(SB)/8, $0x3fd892f35af32ead
+DATA vmath_erf64G0<>+8(SB)/8, $0x3fd892f35af32ead
+DATA vmath_erf64G0<>+16(SB)/8, $0x3fd892f35af32ead
+DATA vmath_erf64G0<>+24(SB)/8, $0x3fd892f35af32ead
+GLOBL vmath_erf64G0<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G1<>+0(SB)/8, $0x3fe5169efa9b22e7
+DATA vmath_erf64G1<>+8(SB)/8, $0x3fe5169efa9b22e7
+DATA vmath_erf64G1<>+16(SB)/8, $0x3fe5169efa9b22e7
+DATA vmath_erf64G1<>+24(SB)/8, $0x3fe5169efa9b22e7
+GLOBL vmath_erf64G1<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G2<>+0(SB)/8, $0x3fecb6bb60077cf0
+DATA vmath_erf64G2<>+8(SB)/8, $0x3fecb6bb60077cf0
+DATA vmath_erf64G2<>+16(SB)/8, $0x3fecb6bb60077cf0
+DATA vmath_erf64G2<>+24(SB)/8, $0x3fecb6bb60077cf0
+GLOBL vmath_erf64G2<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G3<>+0(SB)/8, $0x3fee0ce99281c988
+DATA vmath_erf64G3<>+8(SB)/8, $0x3fee0ce99281c988
+DATA vmath_erf64G3<>+16(SB)/8, $0x3fee0ce99281c988
+DATA vmath_erf64G3<>+24(SB)/8, $0x3fee0ce99281c988
+GLOBL vmath_erf64G3<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G4<>+0(SB)/8, $0x3fe6465862339e88
+DATA vmath_erf64G4<>+8(SB)/8, $0x3fe6465862339e88
+DATA vmath_erf64G4<>+16(SB)/8, $0x3fe6465862339e88
+DATA vmath_erf64G4<>+24(SB)/8, $0x3fe6465862339e88
+GLOBL vmath_erf64G4<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G5<>+0(SB)/8, $0x3fd196561bbce98c
+DATA vmath_erf64G5<>+8(SB)/8, $0x3fd196561bbce98c
+DATA vmath_erf64G5<>+16(SB)/8, $0x3fd196561bbce98c
+DATA vmath_erf64G5<>+24(SB)/8, $0x3fd196561bbce98c
+GLOBL vmath_erf64G5<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G6<>+0(SB)/8, $0xbfb0ca59ad541be3
+DATA vmath_erf64G6<>+8(SB)/8, $0xbfb0ca59ad541be3
+DATA vmath_erf64G6<>+16(SB)/8, $0xbfb0ca59ad541be3
+DATA vmath_erf64G6<>+24(SB)/8, $0xbfb0ca59ad541be3
+GLOBL vmath_erf64G6<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G7<>+0(SB)/8, $0xbfc2268dbdcf2ffa
+DATA vmath_erf64G7<>+8(SB)/8, $0xbfc2268dbdcf2ffa
+DATA vmath_erf64G7<>+16(SB)/8, $0xbfc2268dbdcf2ffa
+DATA vmath_erf64G7<>+24(SB)/8, $0xbfc2268dbdcf2ffa
+GLOBL vmath_erf64G7<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G8<>+0(SB)/8, $0xbf9b1fa93cd9b599
+DATA vmath_erf64G8<>+8(SB)/8, $0xbf9b1fa93cd9b599
+DATA vmath_erf64G8<>+16(SB)/8, $0xbf9b1fa93cd9b599
+DATA vmath_erf64G8<>+24(SB)/8, $0xbf9b1fa93cd9b599
+GLOBL vmath_erf64G8<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G9<>+0(SB)/8, $0x3faed32676a77e7f
+DATA vmath_erf64G9<>+8(SB)/8, $0x3faed32676a77e7f
+DATA vmath_erf64G9<>+16(SB)/8, $0x3faed32676a77e7f
+DATA vmath_erf64G9<>+24(SB)/8, $0x3faed32676a77e7f
+GLOBL vmath_erf64G9<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G10<>+0(SB)/8, $0x3f995fc15f0ee2d4
+DATA vmath_erf64G10<>+8(SB)/8, $0x3f995fc15f0ee2d4
+DATA vmath_erf64G10<>+16(SB)/8, $0x3f995fc15f0ee2d4
+DATA vmath_erf64G10<>+24(SB)/8, $0x3f995fc15f0ee2d4
+GLOBL vmath_erf64G10<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G11<>+0(SB)/8, $0xbf9f4e9e9ec6de5c
+DATA vmath_erf64G11<>+8(SB)/8, $0xbf9f4e9e9ec6de5c
+DATA vmath_erf64G11<>+16(SB)/8, $0xbf9f4e9e9ec6de5c
+DATA vmath_erf64G11<>+24(SB)/8, $0xbf9f4e9e9ec6de5c
+GLOBL vmath_erf64G11<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G12<>+0(SB)/8, $0xbf8e662307ee58ac
+DATA vmath_erf64G12<>+8(SB)/8, $0xbf8e662307ee58ac
+DATA vmath_erf64G12<>+16(SB)/8, $0xbf8e662307ee58ac
+DATA vmath_erf64G12<>+24(SB)/8, $0xbf8e662307ee58ac
+GLOBL vmath_erf64G12<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G13<>+0(SB)/8, $0x3f93f731c5c3f486
+DATA vmath_erf64G13<>+8(SB)/8, $0x3f93f731c5c3f486
+DATA vmath_erf64G13<>+16(SB)/8, $0x3f93f731c5c3f486
+DATA vmath_erf64G13<>+24(SB)/8, $0x3f93f731c5c3f486
+GLOBL vmath_erf64G13<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G14<>+0(SB)/8, $0x3f7c98097961ca54
+DATA vmath_erf64G14<>+8(SB)/8, $0x3f7c98097961ca54
+DATA vmath_erf64G14<>+16(SB)/8, $0x3f7c98097961ca54
+DATA vmath_erf64G14<>+24(SB)/8, $0x3f7c98097961ca54
+GLOBL vmath_erf64G14<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G15<>+0(SB)/8, $0xbf8d0bd5a1568b0b
+DATA vmath_erf64G15<>+8(SB)/8, $0xbf8d0bd5a1568b0b
+DATA vmath_erf64G15<>+16(SB)/8, $0xbf8d0bd5a1568b0b
+DATA vmath_erf64G15<>+24(SB)/8, $0xbf8d0bd5a1568b0b
+GLOBL vmath_erf64G15<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G16<>+0(SB)/8, $0xbf5aa80c893fffee
+DATA vmath_erf64G16<>+8(SB)/8, $0xbf5aa80c893fffee
+DATA vmath_erf64G16<>+16(SB)/8, $0xbf5aa80c893fffee
+DATA vmath_erf64G16<>+24(SB)/8, $0xbf5aa80c893fffee
+GLOBL vmath_erf64G16<>(SB), RODATA|NOPTR, $32
+DATA vmath_erf64G17<>+0(SB)/8, $0x3f82ffe9f588ff7f
+DATA vmath_erf64G17<>+8(SB)/8, $0x3f82ffe9f588ff7f
+DATA vmath_erf64G17<>+16(SB)/8, $0x3f82ffe9f588ff7f
+DATA vmath_erf64G17<>+24(SB)/8, $0x3f82ffe9f588ff7f
+GLOBL vmath_erf64G17<>(SB), RODATA|NOPTR, $32
 
 // func expAVX2(dst, src *float32, n int) sets dst[i] = e^x for i < n; n is a multiple of 4.
 TEXT ·expAVX2(SB), NOSPLIT, $0-24
@@ -1661,6 +1836,391 @@ erfAVX512_done:
 	VZEROUPPER 
 	RET 
 
+// func sinCosAVX2(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
+// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
+// not below trigMax (or NaN), and stores those x unchanged. n is a
+// multiple of 4.
+TEXT ·sinCosAVX2(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VPBROADCASTQ q0+24(FP), Y14
+	VMOVUPD vmath_one<>(SB), Y15
+	VXORPD Y13, Y13, Y13
+	VXORPD Y12, Y12, Y12
+sinCosAVX2_one:
+	CMPQ CX, $4
+	JLT sinCosAVX2_tail
+	VMOVUPD 0(SI), Y0
+	VANDPD vmath_abs64<>(SB), Y0, Y7
+	VCMPPD $5, vmath_trigMax<>(SB), Y7, Y11
+	VORPD Y11, Y13, Y13
+	VMULPD vmath_twoOverPi<>(SB), Y0, Y1
+	VADDPD vmath_round<>(SB), Y1, Y1
+	VSUBPD vmath_round<>(SB), Y1, Y2
+	VMULPD vmath_pio2a<>(SB), Y2, Y7
+	VSUBPD Y7, Y0, Y3
+	VMULPD vmath_pio2b<>(SB), Y2, Y7
+	VSUBPD Y7, Y3, Y3
+	VMULPD vmath_pio2c<>(SB), Y2, Y7
+	VSUBPD Y7, Y3, Y3
+	VMULPD vmath_pio2d<>(SB), Y2, Y7
+	VSUBPD Y7, Y3, Y3
+	VMULPD Y3, Y3, Y4
+	VMULPD vmath_sin6<>(SB), Y4, Y5
+	VMULPD vmath_cos6<>(SB), Y4, Y6
+	VADDPD vmath_sin5<>(SB), Y5, Y5
+	VADDPD vmath_cos5<>(SB), Y6, Y6
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VADDPD vmath_sin4<>(SB), Y5, Y5
+	VADDPD vmath_cos4<>(SB), Y6, Y6
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VADDPD vmath_sin3<>(SB), Y5, Y5
+	VADDPD vmath_cos3<>(SB), Y6, Y6
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VADDPD vmath_sin2<>(SB), Y5, Y5
+	VADDPD vmath_cos2<>(SB), Y6, Y6
+	VMULPD Y4, Y5, Y5
+	VMULPD Y4, Y6, Y6
+	VADDPD vmath_sin1<>(SB), Y5, Y5
+	VADDPD vmath_cos1<>(SB), Y6, Y6
+	VMULPD Y4, Y3, Y7
+	VMULPD Y7, Y5, Y5
+	VADDPD Y5, Y3, Y5
+	VMULPD Y4, Y4, Y7
+	VMULPD Y7, Y6, Y6
+	VMULPD vmath_half<>(SB), Y4, Y7
+	VSUBPD Y7, Y15, Y8
+	VSUBPD Y8, Y15, Y9
+	VSUBPD Y7, Y9, Y9
+	VADDPD Y6, Y9, Y9
+	VADDPD Y9, Y8, Y6
+	VPADDQ Y14, Y1, Y1
+	VPSLLQ $63, Y1, Y10
+	VBLENDVPD Y10, Y6, Y5, Y5
+	VANDPD vmath_int2<>(SB), Y1, Y1
+	VPSLLQ $62, Y1, Y1
+	VXORPD Y1, Y5, Y5
+	VCMPPD $0, Y12, Y5, Y10
+	VBLENDVPD Y10, Y0, Y5, Y5
+	VBLENDVPD Y11, Y0, Y5, Y5
+	VMOVUPD Y5, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP sinCosAVX2_one
+sinCosAVX2_tail:
+sinCosAVX2_done:
+	VMOVMSKPD Y13, AX
+	TESTQ AX, AX
+	SETNE ret+32(FP)
+	VZEROUPPER 
+	RET 
+
+// func tanh64AVX2(dst, src *float64, n int) sets dst[i] = tanh x for i < n; n is a multiple of 4.
+TEXT ·tanh64AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+tanh64AVX2_loop2:
+	CMPQ CX, $8
+	JLT tanh64AVX2_one
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y8
+	VANDPD vmath_abs64<>(SB), Y0, Y1
+	VANDPD vmath_abs64<>(SB), Y8, Y9
+	VMINPD vmath_tanh64Hi<>(SB), Y1, Y1
+	VMINPD vmath_tanh64Hi<>(SB), Y9, Y9
+	VADDPD Y1, Y1, Y1
+	VADDPD Y9, Y9, Y9
+	VMULPD vmath_log2e<>(SB), Y1, Y2
+	VMULPD vmath_log2e<>(SB), Y9, Y10
+	VADDPD vmath_round<>(SB), Y2, Y2
+	VADDPD vmath_round<>(SB), Y10, Y10
+	VSUBPD vmath_round<>(SB), Y2, Y3
+	VSUBPD vmath_round<>(SB), Y10, Y11
+	VMULPD vmath_ln2hi<>(SB), Y3, Y6
+	VMULPD vmath_ln2hi<>(SB), Y11, Y14
+	VSUBPD Y6, Y1, Y4
+	VSUBPD Y14, Y9, Y12
+	VMULPD vmath_ln2lo<>(SB), Y3, Y6
+	VMULPD vmath_ln2lo<>(SB), Y11, Y14
+	VSUBPD Y6, Y4, Y4
+	VSUBPD Y14, Y12, Y12
+	VMULPD vmath_em13<>(SB), Y4, Y5
+	VMULPD vmath_em13<>(SB), Y12, Y13
+	VADDPD vmath_em12<>(SB), Y5, Y5
+	VADDPD vmath_em12<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em11<>(SB), Y5, Y5
+	VADDPD vmath_em11<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em10<>(SB), Y5, Y5
+	VADDPD vmath_em10<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em9<>(SB), Y5, Y5
+	VADDPD vmath_em9<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em8<>(SB), Y5, Y5
+	VADDPD vmath_em8<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em7<>(SB), Y5, Y5
+	VADDPD vmath_em7<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em6<>(SB), Y5, Y5
+	VADDPD vmath_em6<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em5<>(SB), Y5, Y5
+	VADDPD vmath_em5<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em4<>(SB), Y5, Y5
+	VADDPD vmath_em4<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em3<>(SB), Y5, Y5
+	VADDPD vmath_em3<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em2<>(SB), Y5, Y5
+	VADDPD vmath_em2<>(SB), Y13, Y13
+	VMULPD Y4, Y4, Y6
+	VMULPD Y12, Y12, Y14
+	VMULPD Y6, Y5, Y5
+	VMULPD Y14, Y13, Y13
+	VADDPD Y5, Y4, Y5
+	VADDPD Y13, Y12, Y13
+	VPADDQ vmath_bias<>(SB), Y2, Y2
+	VPADDQ vmath_bias<>(SB), Y10, Y10
+	VPSLLQ $52, Y2, Y2
+	VPSLLQ $52, Y10, Y10
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VSUBPD vmath_one<>(SB), Y2, Y2
+	VSUBPD vmath_one<>(SB), Y10, Y10
+	VADDPD Y2, Y5, Y5
+	VADDPD Y10, Y13, Y13
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VADDPD vmath_two<>(SB), Y13, Y14
+	VDIVPD Y6, Y5, Y5
+	VDIVPD Y14, Y13, Y13
+	VANDPD vmath_sign64<>(SB), Y0, Y7
+	VANDPD vmath_sign64<>(SB), Y8, Y15
+	VORPD Y7, Y5, Y5
+	VORPD Y15, Y13, Y13
+	VCMPPD $3, Y0, Y0, Y6
+	VCMPPD $3, Y8, Y8, Y14
+	VBLENDVPD Y6, Y0, Y5, Y5
+	VBLENDVPD Y14, Y8, Y13, Y13
+	VMOVUPD Y5, 0(DI)
+	VMOVUPD Y13, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP tanh64AVX2_loop2
+tanh64AVX2_one:
+	CMPQ CX, $4
+	JLT tanh64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VANDPD vmath_abs64<>(SB), Y0, Y1
+	VMINPD vmath_tanh64Hi<>(SB), Y1, Y1
+	VADDPD Y1, Y1, Y1
+	VMULPD vmath_log2e<>(SB), Y1, Y2
+	VADDPD vmath_round<>(SB), Y2, Y2
+	VSUBPD vmath_round<>(SB), Y2, Y3
+	VMULPD vmath_ln2hi<>(SB), Y3, Y6
+	VSUBPD Y6, Y1, Y4
+	VMULPD vmath_ln2lo<>(SB), Y3, Y6
+	VSUBPD Y6, Y4, Y4
+	VMULPD vmath_em13<>(SB), Y4, Y5
+	VADDPD vmath_em12<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em11<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em10<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em9<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em8<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em7<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em6<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em5<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em4<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em3<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em2<>(SB), Y5, Y5
+	VMULPD Y4, Y4, Y6
+	VMULPD Y6, Y5, Y5
+	VADDPD Y5, Y4, Y5
+	VPADDQ vmath_bias<>(SB), Y2, Y2
+	VPSLLQ $52, Y2, Y2
+	VMULPD Y2, Y5, Y5
+	VSUBPD vmath_one<>(SB), Y2, Y2
+	VADDPD Y2, Y5, Y5
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VDIVPD Y6, Y5, Y5
+	VANDPD vmath_sign64<>(SB), Y0, Y7
+	VORPD Y7, Y5, Y5
+	VCMPPD $3, Y0, Y0, Y6
+	VBLENDVPD Y6, Y0, Y5, Y5
+	VMOVUPD Y5, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+tanh64AVX2_tail:
+tanh64AVX2_done:
+	VZEROUPPER 
+	RET 
+
+// func erf64AVX2(dst, src *float64, n int) sets dst[i] = erf x for i < n; n is a multiple of 4.
+TEXT ·erf64AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+erf64AVX2_one:
+	CMPQ CX, $4
+	JLT erf64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VANDPD vmath_abs64<>(SB), Y0, Y1
+	VMINPD vmath_erf64Hi<>(SB), Y1, Y1
+	VMULPD Y1, Y1, Y8
+	VADDPD vmath_erf64K<>(SB), Y1, Y6
+	VMULPD Y1, Y1, Y2
+	VXORPD vmath_sign64<>(SB), Y8, Y8
+	VMOVUPD vmath_erf64K<>(SB), Y4
+	VMULPD vmath_erf64P12<>(SB), Y2, Y3
+	VMULPD vmath_log2e<>(SB), Y8, Y9
+	VDIVPD Y6, Y4, Y4
+	VADDPD vmath_erf64P11<>(SB), Y3, Y3
+	VADDPD vmath_round<>(SB), Y9, Y9
+	VSUBPD vmath_erf64Mid<>(SB), Y4, Y5
+	VMULPD Y2, Y3, Y3
+	VSUBPD vmath_round<>(SB), Y9, Y10
+	VMULPD vmath_erf64G17<>(SB), Y5, Y6
+	VADDPD vmath_erf64P10<>(SB), Y3, Y3
+	VMULPD vmath_ln2hi<>(SB), Y10, Y7
+	VADDPD vmath_erf64G16<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VSUBPD Y7, Y8, Y8
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P9<>(SB), Y3, Y3
+	VMULPD vmath_ln2lo<>(SB), Y10, Y7
+	VADDPD vmath_erf64G15<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VSUBPD Y7, Y8, Y8
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P8<>(SB), Y3, Y3
+	VMULPD vmath_em13<>(SB), Y8, Y10
+	VADDPD vmath_erf64G14<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_em12<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P7<>(SB), Y3, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G13<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_em11<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P6<>(SB), Y3, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G12<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_em10<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P5<>(SB), Y3, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G11<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_em9<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P4<>(SB), Y3, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G10<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_em8<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P3<>(SB), Y3, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G9<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_em7<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P2<>(SB), Y3, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G8<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_em6<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P1<>(SB), Y3, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G7<>(SB), Y6, Y6
+	VMULPD Y2, Y3, Y3
+	VADDPD vmath_em5<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD vmath_erf64P0<>(SB), Y3, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G6<>(SB), Y6, Y6
+	VMULPD Y1, Y3, Y3
+	VADDPD vmath_em4<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD Y3, Y1, Y3
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G5<>(SB), Y6, Y6
+	VADDPD vmath_em3<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VMULPD Y8, Y10, Y10
+	VADDPD vmath_erf64G4<>(SB), Y6, Y6
+	VADDPD vmath_em2<>(SB), Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VMULPD Y8, Y8, Y7
+	VADDPD vmath_erf64G3<>(SB), Y6, Y6
+	VMULPD Y7, Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD Y10, Y8, Y10
+	VADDPD vmath_erf64G2<>(SB), Y6, Y6
+	VPADDQ vmath_bias<>(SB), Y9, Y9
+	VMULPD Y5, Y6, Y6
+	VPSLLQ $52, Y9, Y9
+	VADDPD vmath_erf64G1<>(SB), Y6, Y6
+	VMULPD Y9, Y10, Y10
+	VMULPD Y5, Y6, Y6
+	VADDPD Y9, Y10, Y10
+	VADDPD vmath_erf64G0<>(SB), Y6, Y6
+	VMULPD Y6, Y4, Y6
+	VMULPD Y6, Y10, Y10
+	VMOVUPD vmath_one<>(SB), Y8
+	VSUBPD Y10, Y8, Y8
+	VCMPPD $1, vmath_erf64Split<>(SB), Y1, Y7
+	VBLENDVPD Y7, Y3, Y8, Y8
+	VANDPD vmath_sign64<>(SB), Y0, Y7
+	VORPD Y7, Y8, Y8
+	VCMPPD $3, Y0, Y0, Y7
+	VBLENDVPD Y7, Y0, Y8, Y8
+	VMOVUPD Y8, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP erf64AVX2_one
+erf64AVX2_tail:
+erf64AVX2_done:
+	VZEROUPPER 
+	RET 
+
 // func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
 // (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
 // not below trigMax (or NaN), and stores those x unchanged.
@@ -2144,5 +2704,502 @@ tanh64AVX512_tail:
 	VMOVAPD Z0, K2, Z5
 	VMOVUPD Z5, K1, 0(DI)
 tanh64AVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func erf64AVX512(dst, src *float64, n int) sets dst[i] = erf x for i < n.
+TEXT ·erf64AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+erf64AVX512_loop2:
+	CMPQ CX, $16
+	JLT erf64AVX512_one
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 64(SI), Z12
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VPANDQ.BCST vmath_abs64<>(SB), Z12, Z13
+	VMINPD.BCST vmath_erf64Hi<>(SB), Z1, Z1
+	VMINPD.BCST vmath_erf64Hi<>(SB), Z13, Z13
+	VMULPD Z1, Z1, Z8
+	VMULPD Z13, Z13, Z20
+	VADDPD.BCST vmath_erf64K<>(SB), Z1, Z6
+	VADDPD.BCST vmath_erf64K<>(SB), Z13, Z18
+	VMULPD Z1, Z1, Z2
+	VMULPD Z13, Z13, Z14
+	VPXORQ.BCST vmath_sign64<>(SB), Z8, Z8
+	VPXORQ.BCST vmath_sign64<>(SB), Z20, Z20
+	VBROADCASTSD vmath_erf64K<>(SB), Z4
+	VBROADCASTSD vmath_erf64K<>(SB), Z16
+	VMULPD.BCST vmath_erf64P12<>(SB), Z2, Z3
+	VMULPD.BCST vmath_erf64P12<>(SB), Z14, Z15
+	VMULPD.BCST vmath_log2e<>(SB), Z8, Z9
+	VMULPD.BCST vmath_log2e<>(SB), Z20, Z21
+	VDIVPD Z6, Z4, Z4
+	VDIVPD Z18, Z16, Z16
+	VADDPD.BCST vmath_erf64P11<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P11<>(SB), Z15, Z15
+	VADDPD.BCST vmath_round<>(SB), Z9, Z9
+	VADDPD.BCST vmath_round<>(SB), Z21, Z21
+	VSUBPD.BCST vmath_erf64Mid<>(SB), Z4, Z5
+	VSUBPD.BCST vmath_erf64Mid<>(SB), Z16, Z17
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VSUBPD.BCST vmath_round<>(SB), Z9, Z10
+	VSUBPD.BCST vmath_round<>(SB), Z21, Z22
+	VMULPD.BCST vmath_erf64G17<>(SB), Z5, Z6
+	VMULPD.BCST vmath_erf64G17<>(SB), Z17, Z18
+	VADDPD.BCST vmath_erf64P10<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P10<>(SB), Z15, Z15
+	VMULPD.BCST vmath_ln2hi<>(SB), Z10, Z7
+	VMULPD.BCST vmath_ln2hi<>(SB), Z22, Z19
+	VADDPD.BCST vmath_erf64G16<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G16<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VSUBPD Z7, Z8, Z8
+	VSUBPD Z19, Z20, Z20
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P9<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P9<>(SB), Z15, Z15
+	VMULPD.BCST vmath_ln2lo<>(SB), Z10, Z7
+	VMULPD.BCST vmath_ln2lo<>(SB), Z22, Z19
+	VADDPD.BCST vmath_erf64G15<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G15<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VSUBPD Z7, Z8, Z8
+	VSUBPD Z19, Z20, Z20
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P8<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P8<>(SB), Z15, Z15
+	VMULPD.BCST vmath_em13<>(SB), Z8, Z10
+	VMULPD.BCST vmath_em13<>(SB), Z20, Z22
+	VADDPD.BCST vmath_erf64G14<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G14<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em12<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em12<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P7<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P7<>(SB), Z15, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G13<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G13<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em11<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em11<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P6<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P6<>(SB), Z15, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G12<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G12<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em10<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em10<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P5<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P5<>(SB), Z15, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G11<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G11<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em9<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em9<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P4<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P4<>(SB), Z15, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G10<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G10<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em8<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em8<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P3<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P3<>(SB), Z15, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G9<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G9<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em7<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em7<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P2<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P2<>(SB), Z15, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G8<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G8<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em6<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em6<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P1<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P1<>(SB), Z15, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G7<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G7<>(SB), Z18, Z18
+	VMULPD Z2, Z3, Z3
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em5<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em5<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD.BCST vmath_erf64P0<>(SB), Z3, Z3
+	VADDPD.BCST vmath_erf64P0<>(SB), Z15, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G6<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G6<>(SB), Z18, Z18
+	VMULPD Z1, Z3, Z3
+	VMULPD Z13, Z15, Z15
+	VADDPD.BCST vmath_em4<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em4<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD Z3, Z1, Z3
+	VADDPD Z15, Z13, Z15
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G5<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G5<>(SB), Z18, Z18
+	VADDPD.BCST vmath_em3<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em3<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VMULPD Z8, Z10, Z10
+	VMULPD Z20, Z22, Z22
+	VADDPD.BCST vmath_erf64G4<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G4<>(SB), Z18, Z18
+	VADDPD.BCST vmath_em2<>(SB), Z10, Z10
+	VADDPD.BCST vmath_em2<>(SB), Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VMULPD Z8, Z8, Z7
+	VMULPD Z20, Z20, Z19
+	VADDPD.BCST vmath_erf64G3<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G3<>(SB), Z18, Z18
+	VMULPD Z7, Z10, Z10
+	VMULPD Z19, Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD Z10, Z8, Z10
+	VADDPD Z22, Z20, Z22
+	VADDPD.BCST vmath_erf64G2<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G2<>(SB), Z18, Z18
+	VPADDQ.BCST vmath_bias<>(SB), Z9, Z9
+	VPADDQ.BCST vmath_bias<>(SB), Z21, Z21
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VPSLLQ $52, Z9, Z9
+	VPSLLQ $52, Z21, Z21
+	VADDPD.BCST vmath_erf64G1<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G1<>(SB), Z18, Z18
+	VMULPD Z9, Z10, Z10
+	VMULPD Z21, Z22, Z22
+	VMULPD Z5, Z6, Z6
+	VMULPD Z17, Z18, Z18
+	VADDPD Z9, Z10, Z10
+	VADDPD Z21, Z22, Z22
+	VADDPD.BCST vmath_erf64G0<>(SB), Z6, Z6
+	VADDPD.BCST vmath_erf64G0<>(SB), Z18, Z18
+	VMULPD Z6, Z4, Z6
+	VMULPD Z18, Z16, Z18
+	VMULPD Z6, Z10, Z10
+	VMULPD Z18, Z22, Z22
+	VBROADCASTSD vmath_one<>(SB), Z8
+	VBROADCASTSD vmath_one<>(SB), Z20
+	VSUBPD Z10, Z8, Z8
+	VSUBPD Z22, Z20, Z20
+	VCMPPD.BCST $1, vmath_erf64Split<>(SB), Z1, K4
+	VCMPPD.BCST $1, vmath_erf64Split<>(SB), Z13, K5
+	VMOVAPD Z3, K4, Z8
+	VMOVAPD Z15, K5, Z20
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPANDQ.BCST vmath_sign64<>(SB), Z12, Z19
+	VPORQ Z7, Z8, Z8
+	VPORQ Z19, Z20, Z20
+	VCMPPD $3, Z0, Z0, K2
+	VCMPPD $3, Z12, Z12, K3
+	VMOVAPD Z0, K2, Z8
+	VMOVAPD Z12, K3, Z20
+	VMOVUPD Z8, 0(DI)
+	VMOVUPD Z20, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP erf64AVX512_loop2
+erf64AVX512_one:
+	CMPQ CX, $8
+	JLT erf64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VMINPD.BCST vmath_erf64Hi<>(SB), Z1, Z1
+	VMULPD Z1, Z1, Z8
+	VADDPD.BCST vmath_erf64K<>(SB), Z1, Z6
+	VMULPD Z1, Z1, Z2
+	VPXORQ.BCST vmath_sign64<>(SB), Z8, Z8
+	VBROADCASTSD vmath_erf64K<>(SB), Z4
+	VMULPD.BCST vmath_erf64P12<>(SB), Z2, Z3
+	VMULPD.BCST vmath_log2e<>(SB), Z8, Z9
+	VDIVPD Z6, Z4, Z4
+	VADDPD.BCST vmath_erf64P11<>(SB), Z3, Z3
+	VADDPD.BCST vmath_round<>(SB), Z9, Z9
+	VSUBPD.BCST vmath_erf64Mid<>(SB), Z4, Z5
+	VMULPD Z2, Z3, Z3
+	VSUBPD.BCST vmath_round<>(SB), Z9, Z10
+	VMULPD.BCST vmath_erf64G17<>(SB), Z5, Z6
+	VADDPD.BCST vmath_erf64P10<>(SB), Z3, Z3
+	VMULPD.BCST vmath_ln2hi<>(SB), Z10, Z7
+	VADDPD.BCST vmath_erf64G16<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VSUBPD Z7, Z8, Z8
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P9<>(SB), Z3, Z3
+	VMULPD.BCST vmath_ln2lo<>(SB), Z10, Z7
+	VADDPD.BCST vmath_erf64G15<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VSUBPD Z7, Z8, Z8
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P8<>(SB), Z3, Z3
+	VMULPD.BCST vmath_em13<>(SB), Z8, Z10
+	VADDPD.BCST vmath_erf64G14<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em12<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P7<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G13<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em11<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P6<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G12<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em10<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P5<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G11<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em9<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P4<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G10<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em8<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P3<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G9<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em7<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P2<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G8<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em6<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P1<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G7<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em5<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P0<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G6<>(SB), Z6, Z6
+	VMULPD Z1, Z3, Z3
+	VADDPD.BCST vmath_em4<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD Z3, Z1, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G5<>(SB), Z6, Z6
+	VADDPD.BCST vmath_em3<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G4<>(SB), Z6, Z6
+	VADDPD.BCST vmath_em2<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VMULPD Z8, Z8, Z7
+	VADDPD.BCST vmath_erf64G3<>(SB), Z6, Z6
+	VMULPD Z7, Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD Z10, Z8, Z10
+	VADDPD.BCST vmath_erf64G2<>(SB), Z6, Z6
+	VPADDQ.BCST vmath_bias<>(SB), Z9, Z9
+	VMULPD Z5, Z6, Z6
+	VPSLLQ $52, Z9, Z9
+	VADDPD.BCST vmath_erf64G1<>(SB), Z6, Z6
+	VMULPD Z9, Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD Z9, Z10, Z10
+	VADDPD.BCST vmath_erf64G0<>(SB), Z6, Z6
+	VMULPD Z6, Z4, Z6
+	VMULPD Z6, Z10, Z10
+	VBROADCASTSD vmath_one<>(SB), Z8
+	VSUBPD Z10, Z8, Z8
+	VCMPPD.BCST $1, vmath_erf64Split<>(SB), Z1, K4
+	VMOVAPD Z3, K4, Z8
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPORQ Z7, Z8, Z8
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z8
+	VMOVUPD Z8, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+erf64AVX512_tail:
+	TESTQ CX, CX
+	JZ erf64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VPANDQ.BCST vmath_abs64<>(SB), Z0, Z1
+	VMINPD.BCST vmath_erf64Hi<>(SB), Z1, Z1
+	VMULPD Z1, Z1, Z8
+	VADDPD.BCST vmath_erf64K<>(SB), Z1, Z6
+	VMULPD Z1, Z1, Z2
+	VPXORQ.BCST vmath_sign64<>(SB), Z8, Z8
+	VBROADCASTSD vmath_erf64K<>(SB), Z4
+	VMULPD.BCST vmath_erf64P12<>(SB), Z2, Z3
+	VMULPD.BCST vmath_log2e<>(SB), Z8, Z9
+	VDIVPD Z6, Z4, Z4
+	VADDPD.BCST vmath_erf64P11<>(SB), Z3, Z3
+	VADDPD.BCST vmath_round<>(SB), Z9, Z9
+	VSUBPD.BCST vmath_erf64Mid<>(SB), Z4, Z5
+	VMULPD Z2, Z3, Z3
+	VSUBPD.BCST vmath_round<>(SB), Z9, Z10
+	VMULPD.BCST vmath_erf64G17<>(SB), Z5, Z6
+	VADDPD.BCST vmath_erf64P10<>(SB), Z3, Z3
+	VMULPD.BCST vmath_ln2hi<>(SB), Z10, Z7
+	VADDPD.BCST vmath_erf64G16<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VSUBPD Z7, Z8, Z8
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P9<>(SB), Z3, Z3
+	VMULPD.BCST vmath_ln2lo<>(SB), Z10, Z7
+	VADDPD.BCST vmath_erf64G15<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VSUBPD Z7, Z8, Z8
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P8<>(SB), Z3, Z3
+	VMULPD.BCST vmath_em13<>(SB), Z8, Z10
+	VADDPD.BCST vmath_erf64G14<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em12<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P7<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G13<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em11<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P6<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G12<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em10<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P5<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G11<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em9<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P4<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G10<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em8<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P3<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G9<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em7<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P2<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G8<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em6<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P1<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G7<>(SB), Z6, Z6
+	VMULPD Z2, Z3, Z3
+	VADDPD.BCST vmath_em5<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD.BCST vmath_erf64P0<>(SB), Z3, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G6<>(SB), Z6, Z6
+	VMULPD Z1, Z3, Z3
+	VADDPD.BCST vmath_em4<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD Z3, Z1, Z3
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G5<>(SB), Z6, Z6
+	VADDPD.BCST vmath_em3<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VMULPD Z8, Z10, Z10
+	VADDPD.BCST vmath_erf64G4<>(SB), Z6, Z6
+	VADDPD.BCST vmath_em2<>(SB), Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VMULPD Z8, Z8, Z7
+	VADDPD.BCST vmath_erf64G3<>(SB), Z6, Z6
+	VMULPD Z7, Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD Z10, Z8, Z10
+	VADDPD.BCST vmath_erf64G2<>(SB), Z6, Z6
+	VPADDQ.BCST vmath_bias<>(SB), Z9, Z9
+	VMULPD Z5, Z6, Z6
+	VPSLLQ $52, Z9, Z9
+	VADDPD.BCST vmath_erf64G1<>(SB), Z6, Z6
+	VMULPD Z9, Z10, Z10
+	VMULPD Z5, Z6, Z6
+	VADDPD Z9, Z10, Z10
+	VADDPD.BCST vmath_erf64G0<>(SB), Z6, Z6
+	VMULPD Z6, Z4, Z6
+	VMULPD Z6, Z10, Z10
+	VBROADCASTSD vmath_one<>(SB), Z8
+	VSUBPD Z10, Z8, Z8
+	VCMPPD.BCST $1, vmath_erf64Split<>(SB), Z1, K4
+	VMOVAPD Z3, K4, Z8
+	VPANDQ.BCST vmath_sign64<>(SB), Z0, Z7
+	VPORQ Z7, Z8, Z8
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z8
+	VMOVUPD Z8, K1, 0(DI)
+erf64AVX512_done:
 	VZEROUPPER 
 	RET 

@@ -10,8 +10,8 @@ import "math"
 // two parts (the first of 33 bits, so that k·ln2hi is exact), e^r - 1 =
 // r + r²·Q(r) with Q the Taylor polynomial to degree 13 of e^r - 1 less its
 // first term, over r² (truncation below 1e-17 relative for |r| ≤ ln2/2),
-// and e^v - 1 = 2^k·(e^r - 1) + (2^k - 1). The AVX-512 kernel runs the same
-// operations in the same order and returns Tanh64's bits.
+// and e^v - 1 = 2^k·(e^r - 1) + (2^k - 1). The AVX2 and AVX-512 kernels run
+// the same operations in the same order and return Tanh64's bits.
 
 const (
 	ln2hi = 6.93147180369123816490e-01 // 0x3FE62E42FEE00000

@@ -122,28 +122,4 @@ func FuzzTanh64(f *testing.F) {
 	})
 }
 
-func BenchmarkTanh64(b *testing.B) {
-	best := level
-	defer func() { level = best }()
-	src := make([]float64, 1<<14)
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range src {
-		src[i] = rng.NormFloat64() * 3
-	}
-	dst := make([]float64, len(src))
-	b.Run("math", func(b *testing.B) {
-		for b.Loop() {
-			for i, x := range src {
-				dst[i] = math.Tanh(x)
-			}
-		}
-	})
-	for l := levelGo; l <= best; l++ {
-		level = l
-		b.Run(levelNames[l], func(b *testing.B) {
-			for b.Loop() {
-				Tanh64s(dst, src)
-			}
-		})
-	}
-}
+func BenchmarkTanh64(b *testing.B) { benchFloat64(b, "tanh", math.Tanh, Tanh64s) }

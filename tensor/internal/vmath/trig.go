@@ -16,9 +16,9 @@ import "math"
 // picks ±sin r or ±cos r (cos x = sin(x + π/2), k + 1).
 //
 // As in the float32 kernels, each product is rounded on its own (explicit
-// float64 conversions forbid fused multiply-adds), and the AVX-512 kernels
-// run the same operations in the same order, so they return the bits of
-// Sin64 and Cos64. Measured against math.Sin and math.Cos: see the tests.
+// float64 conversions forbid fused multiply-adds), and the AVX2 and AVX-512
+// kernels run the same operations in the same order, so they return the
+// bits of Sin64 and Cos64. Measured against math.Sin and math.Cos: see the tests.
 
 const (
 	twoOverPi = 6.36619772367581382433e-01
