@@ -34,6 +34,7 @@ func TestFloat32KernelsAgreeWithOps(t *testing.T) {
 		{"exp", (*Tensor).Exp, vmath.Exp32},
 		{"sigmoid", (*Tensor).Sigmoid, vmath.Sigmoid32},
 		{"tanh", (*Tensor).Tanh, vmath.Tanh32},
+		{"erf", (*Tensor).Erf, vmath.Erf32},
 	} {
 		for _, in := range []struct {
 			name string

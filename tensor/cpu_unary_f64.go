@@ -8,8 +8,10 @@ import "github.com/goagx/agx/tensor/internal/vmath"
 // has kernels in Go and in AVX2 and AVX-512 assembly (bit-identical to the
 // Go kernels), 4 or 8 float64 per step. Sin and cos, for |x| < 2^20, reduce by π/2 in four
 // parts and evaluate both polynomials; larger |x|, ±Inf and NaN go to
-// math.Sin and math.Cos. Their outputs are within 2 ulp of sin and cos (near
-// multiples of π closer than math.Sin's). Tanh is (e^2|x| - 1)/(e^2|x| + 1)
+// math.Sin and math.Cos. Below 2^20 their outputs are within 2 ulp of sin
+// and cos (near multiples of π closer than math.Sin's); above, they are
+// math.Sin's and math.Cos's, which near multiples of π can be thousands of
+// ulp off. Tanh is (e^2|x| - 1)/(e^2|x| + 1)
 // with e^r - 1 to degree 13, within 2 ulp of math.Tanh. Erf is a + a·P(a²)
 // below 1 and 1 - e^(-a²)·t·G(t) with t = 3/(3 + a) above, within 1 ulp of
 // math.Erf. See the vmath tests.

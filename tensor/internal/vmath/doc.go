@@ -27,8 +27,10 @@
 // erf(±Inf) = ±1.
 //
 // The float64 kernels are described next to their Go versions: Sin64 and
-// Cos64 (trig.go) are within 2 ulp of sin and cos (closer than math.Sin
-// and math.Cos near multiples of π), Tanh64 (tanh64.go) within 2 ulp of
+// Cos64 (trig.go) are within 2 ulp of sin and cos for |x| < 2^20 (closer
+// than math.Sin and math.Cos near multiples of π); from 2^20 they return
+// math.Sin's and math.Cos's values, which near multiples of π can be
+// thousands of ulp off, as they always were. Tanh64 (tanh64.go) within 2 ulp of
 // math.Tanh, and Erf64 (erf64.go; a + a·P(a²) below 1, 1 - e^(-a²)·t·G(t)
 // with t = 3/(3 + a) above, polynomials fitted by fit_erf64.go) within
 // 1 ulp of math.Erf.
@@ -67,9 +69,11 @@
 // 1024 elements, 1.5 over 2^20 with AVX-512; its 19 coefficients are memory
 // operands (broadcast on AVX-512), about 50 vector operations per 8
 // elements.
-// The assembly loops run two independent steps interleaved, each on its own
-// registers, so that one step's dependency chain fills the other's wait;
-// what remains is mostly arithmetic: about 35 vector operations on float64
+// Most assembly loops run two independent steps interleaved, each on its
+// own registers (at AVX2 the float32 erf's and the float64 sin's, cos's and
+// erf's run one step at a time: sixteen YMM registers are too few for
+// two), so that one step's dependency chain fills the other's wait; what
+// remains is mostly arithmetic: about 35 vector operations on float64
 // lanes per 8 elements, and a float64 divide for sigmoid and tanh. (A
 // variant of the AVX-512 exp with fused multiply-adds was 12-16 % faster;
 // it would no longer match the Go kernels bit for bit.)
