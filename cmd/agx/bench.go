@@ -26,7 +26,9 @@ one invocation, alternating between the two. Prints the median time per call
 (per op for tiny_ops_overhead), the agx/PyTorch ratio, GFLOP/s and allocations.
 With -repeat N it runs all of that N times in new processes and prints the
 median and range of each workload's figures over the runs (one run draws
-each side's memory once, which moves memory-bound workloads).
+each side's memory once, which moves memory-bound workloads). The agx side
+runs as notebook cells do, with GODEBUG=madvdontneed=0, unless GODEBUG
+already sets madvdontneed (madvdontneed=1: as a plain Go program).
 
 Flags:
 `

@@ -132,3 +132,21 @@ func TestBenchGEMMISAUnknown(t *testing.T) {
 		})
 	}
 }
+
+func TestNotebookGODEBUG(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		changed  bool
+	}{
+		{"", "madvdontneed=0", true},
+		{"gctrace=1", "gctrace=1,madvdontneed=0", true},
+		{"madvdontneed=1", "madvdontneed=1", false},
+		{"gctrace=1,madvdontneed=1", "gctrace=1,madvdontneed=1", false},
+		{"xmadvdontneed=1", "xmadvdontneed=1,madvdontneed=0", true},
+	} {
+		got, changed := notebookGODEBUG(c.in)
+		if got != c.want || changed != c.changed {
+			t.Errorf("notebookGODEBUG(%q) = %q, %v; want %q, %v", c.in, got, changed, c.want, c.changed)
+		}
+	}
+}

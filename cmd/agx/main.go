@@ -68,6 +68,7 @@ func (e usageError) Error() string { return e.msg }
 var errFailed = errors.New("failed")
 
 func main() {
+	benchAsNotebook(os.Args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := agxMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
