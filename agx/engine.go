@@ -13,10 +13,12 @@ import (
 //     and its _backward): each built-in op is an opDef (op.go) listed in its
 //     file's table (unaryOps in ops_unary.go, arithOps in ops_arith.go,
 //     matmulOps in ops_matmul.go, indexOps in ops_index.go, shapeOps in
-//     ops_shape.go, reduceOps in ops_reduce.go);
-//     opDef.run computes the forward and calls record (graph.go), which makes
-//     the Node with the op's named backward, or no node when no input
-//     requires grad. Ops not yet declared as opDefs call record directly.
+//     ops_shape.go, reduceOps in ops_reduce.go, batchNormOps in
+//     batchnorm.go, inplaceViewOps in views.go); opDef.run computes the
+//     forward and complete calls record (graph.go), which makes the Node
+//     with the op's named backward, or no node when no input requires grad.
+//     op.go's header lists what records without an opDef (MakeDual and
+//     UnpackDual, ops composed of others, custom Functions).
 //   - topological order: discover walks the graph from the outputs and counts
 //     each node's dependencies (the edges into it from nodes that have yet to
 //     run); a node becomes ready when its count reaches zero. The ready queue
