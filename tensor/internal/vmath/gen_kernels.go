@@ -892,27 +892,9 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 // and 12-23), then one, then a masked tail; or erf64AVX2, one step at a time
 // (registers 0-11), for a multiple of 4 lanes.
 func (g *gen) erf64Function(is isa) {
-	g.isa, g.op = is, "erf64"
-	name := "erf64" + is.name
-	g.p("")
-	if is.inReg {
-		g.p("// func %s(dst, src *float64, n int) sets dst[i] = erf x for i < n.", name)
-	} else {
-		g.p("// func %s(dst, src *float64, n int) sets dst[i] = erf x for i < n; n is a multiple of 4.", name)
-	}
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	g.i("MOVQ", "dst+0(FP)", "DI")
-	g.i("MOVQ", "src+8(FP)", "SI")
-	g.i("MOVQ", "n+16(FP)", "CX")
-	base2 := 12
-	if !is.inReg {
-		base2 = 0
-	}
-	g.float64Loop(name, base2, func(off int, masked bool, base, k int) []string {
+	g.float64Function(is, "erf64", "erf", [2]int{12, 0}, func(off int, masked bool, base, k int) []string {
 		return g.erf64Body(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
 	})
-	g.i("VZEROUPPER")
-	g.i("RET")
 }
 
 // float64Loop writes the loop of a float64 kernel over n lanes of is: two
@@ -962,25 +944,32 @@ func (g *gen) float64Loop(name string, base2 int, step func(off int, masked bool
 // and 10-17), then one, then a masked tail; or tanh64AVX2, two steps at a
 // time (registers 0-7 and 8-15), then one, for a multiple of 4 lanes.
 func (g *gen) tanh64Function(is isa) {
-	g.isa, g.op = is, "tanh64"
-	name := "tanh64" + is.name
+	g.float64Function(is, "tanh64", "tanh", [2]int{10, 8}, func(off int, masked bool, base, k int) []string {
+		return g.tanh64Body(off, masked, base, []string{"K2", "K3"}[k])
+	})
+}
+
+// float64Function writes the kernel op+is.name, dst[i] = what x, for the
+// float64 functions of one argument: float64Loop over step, whose second
+// step starts at register base2[0] on AVX-512 and base2[1] on AVX2.
+func (g *gen) float64Function(is isa, op, what string, base2 [2]int, step func(off int, masked bool, base, k int) []string) {
+	g.isa, g.op = is, op
+	name := op + is.name
 	g.p("")
 	if is.inReg {
-		g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n.", name)
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = %s x for i < n.", name, what)
 	} else {
-		g.p("// func %s(dst, src *float64, n int) sets dst[i] = tanh x for i < n; n is a multiple of 4.", name)
+		g.p("// func %s(dst, src *float64, n int) sets dst[i] = %s x for i < n; n is a multiple of 4.", name, what)
 	}
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
 	g.i("MOVQ", "dst+0(FP)", "DI")
 	g.i("MOVQ", "src+8(FP)", "SI")
 	g.i("MOVQ", "n+16(FP)", "CX")
-	base2 := 10
-	if !is.inReg {
-		base2 = 8
+	b := base2[1]
+	if is.inReg {
+		b = base2[0]
 	}
-	g.float64Loop(name, base2, func(off int, masked bool, base, k int) []string {
-		return g.tanh64Body(off, masked, base, []string{"K2", "K3"}[k])
-	})
+	g.float64Loop(name, b, step)
 	g.i("VZEROUPPER")
 	g.i("RET")
 }
