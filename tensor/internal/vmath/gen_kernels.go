@@ -570,6 +570,61 @@ func (g *gen) erfFunction(is isa) {
 	g.i("RET")
 }
 
+// f64asm collects the instructions of one float64 step: its registers are
+// numbered from base, and a constant operand is broadcast from memory on
+// AVX-512 and read whole (a 4-lane copy) on AVX2.
+type f64asm struct {
+	g    *gen
+	base int
+	code []string
+}
+
+// i appends one instruction.
+func (a *f64asm) i(ins string, args ...string) {
+	a.code = append(a.code, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
+}
+
+// m appends an instruction whose first operand is the constant vmath_name.
+func (a *f64asm) m(ins, name string, args ...string) {
+	if a.g.isa.inReg {
+		ins += ".BCST"
+	}
+	a.i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+}
+
+// d names the step's k-th register.
+func (a *f64asm) d(k int) string { return a.g.d(a.base + k) }
+
+// bitOps returns the ISA's bitwise and, or and xor on float64 lanes.
+func (a *f64asm) bitOps() (and, or, xor string) {
+	if a.g.isa.inReg {
+		return "VPANDQ", "VPORQ", "VPXORQ"
+	}
+	return "VANDPD", "VORPD", "VXORPD"
+}
+
+// load reads the step's lanes at off(SI) into d(0); masked: the tail's
+// lanes under K1, the others zero.
+func (a *f64asm) load(off int, masked bool) {
+	src := fmt.Sprintf("%d(SI)", off)
+	if masked {
+		a.i("VMOVUPD.Z", src, "K1", a.d(0))
+	} else {
+		a.i("VMOVUPD", src, a.d(0))
+	}
+}
+
+// store writes register r to the step's lanes at off(DI), under K1 when
+// masked.
+func (a *f64asm) store(off int, masked bool, r string) {
+	dst := fmt.Sprintf("%d(DI)", off)
+	if masked {
+		a.i("VMOVUPD", r, "K1", dst)
+	} else {
+		a.i("VMOVUPD", r, dst)
+	}
+}
+
 // trigBody returns the instructions of one float64 sin/cos step (sinCos in
 // trig.go) on the ten registers from base on: b+0 x, b+1 t (then the
 // quadrant), b+2 k, b+3 r, b+4 z = r², b+5 the sine, b+6 the cosine, b+7
@@ -581,40 +636,31 @@ func (g *gen) erfFunction(is isa) {
 // range), Y12 (0.0), and swap and out are YMM registers that hold lane
 // masks in their sign bits.
 func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []string {
-	var code []string
-	i := func(ins string, args ...string) {
-		code = append(code, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
-	}
-	avx512 := g.isa.inReg
-	m := func(ins, name string, args ...string) {
-		if avx512 {
-			ins += ".BCST"
-		}
-		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
-	}
-	d := func(k int) string { return g.d(base + k) }
-	one, q0, acc := "Z31", "Z30", "K6"
-	and, xor := "VPANDQ", "VPXORQ"
-	if !avx512 {
-		one, q0, acc = "Y15", "Y14", "Y13"
-		and, xor = "VANDPD", "VXORPD"
-	}
-	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
-	if masked {
-		i("VMOVUPD.Z", src, "K1", d(0))
-	} else {
-		i("VMOVUPD", src, d(0))
-	}
-	// lanes with !(|x| < trigMax), NaN included (predicate 5: not less than, unordered)
+	a := &f64asm{g: g, base: base}
+	a.load(off, masked)
+	g.trigReduce(a, out)
+	g.trigPolynomials(a)
+	g.trigSelect(a, swap, out)
+	a.store(off, masked, a.d(5))
+	return a.code
+}
+
+// trigReduce marks in out (and the accumulator of such lanes) the lanes
+// with !(|x| < trigMax), NaN included, and reduces x: k = round(x·2/π) in
+// d(1) (as t = x·2/π + round, whose low bits are k) and d(2), r = x - k·π/2
+// in four parts in d(3), z = r² in d(4).
+func (g *gen) trigReduce(a *f64asm, out string) {
+	i, m, d := a.i, a.m, a.d
+	and, _, _ := a.bitOps()
+	// predicate 5: not less than, unordered
 	m(and, "abs64", d(0), d(7))
-	if avx512 {
+	if g.isa.inReg {
 		i("VCMPPD.BCST", "$5", "vmath_trigMax<>(SB)", d(7), out)
-		i("KORW", out, acc, acc)
+		i("KORW", out, "K6", "K6")
 	} else {
 		i("VCMPPD", "$5", "vmath_trigMax<>(SB)", d(7), out)
-		i("VORPD", out, acc, acc)
+		i("VORPD", out, "Y13", "Y13")
 	}
-	// t = x·2/π + round, k = t - round, r = x - k·π/2 in four parts
 	m("VMULPD", "twoOverPi", d(0), d(1))
 	m("VADDPD", "round", d(1), d(1))
 	m("VSUBPD", "round", d(1), d(2))
@@ -627,7 +673,16 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 	m("VMULPD", "pio2d", d(2), d(7))
 	i("VSUBPD", d(7), d(3), d(3))
 	i("VMULPD", d(3), d(3), d(4))
-	// the two polynomials, in Horner's form, side by side
+}
+
+// trigPolynomials evaluates sin r into d(5) and cos r into d(6), the two
+// polynomials in Horner's form side by side.
+func (g *gen) trigPolynomials(a *f64asm) {
+	i, m, d := a.i, a.m, a.d
+	one := "Z31"
+	if !g.isa.inReg {
+		one = "Y15"
+	}
 	m("VMULPD", "sin6", d(4), d(5))
 	m("VMULPD", "cos6", d(4), d(6))
 	for k := 5; k >= 1; k-- {
@@ -651,7 +706,19 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 	i("VSUBPD", d(7), d(9), d(9))
 	i("VADDPD", d(6), d(9), d(9))
 	i("VADDPD", d(9), d(8), d(6))
-	// quadrant q = k + q0: odd takes the cosine, q&2 flips the sign
+}
+
+// trigSelect leaves the result in d(5): the quadrant q = k + q0 picks the
+// cosine when odd and flips the sign when q&2; a zero result (sin ±0) takes
+// x's sign; out-of-range lanes keep x, for the caller to replace.
+func (g *gen) trigSelect(a *f64asm, swap, out string) {
+	i, m, d := a.i, a.m, a.d
+	and, _, xor := a.bitOps()
+	avx512 := g.isa.inReg
+	q0 := "Z30"
+	if !avx512 {
+		q0 = "Y14"
+	}
 	i("VPADDQ", q0, d(1), d(1))
 	if avx512 {
 		m("VPTESTMQ", "int1", d(1), swap)
@@ -663,26 +730,15 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 	m(and, "int2", d(1), d(1))
 	i("VPSLLQ", "$62", d(1), d(1))
 	i(xor, d(1), d(5), d(5))
-	// a zero result (sin ±0) takes x's sign
 	if avx512 {
 		m("VPTESTNMQ", "abs64", d(5), swap)
 		i("VMOVAPD", d(0), swap, d(5))
+		i("VMOVAPD", d(0), out, d(5))
 	} else {
 		i("VCMPPD", "$0", "Y12", d(5), swap)
 		i("VBLENDVPD", swap, d(0), d(5), d(5))
-	}
-	// out-of-range lanes store x, for the caller to replace
-	if avx512 {
-		i("VMOVAPD", d(0), out, d(5))
-	} else {
 		i("VBLENDVPD", out, d(0), d(5), d(5))
 	}
-	if masked {
-		i("VMOVUPD", d(5), "K1", dst)
-	} else {
-		i("VMOVUPD", d(5), dst)
-	}
-	return code
 }
 
 // tanh64Body returns the instructions of one float64 tanh step (Tanh64 in
@@ -690,28 +746,11 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 // 2^k, b+3 k, b+4 r, b+5 Q, b+6 and b+7 scratch; on AVX-512 K register nan
 // takes the NaN lanes, on AVX2 register b+6 does (in its sign bits).
 func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
-	var out []string
-	i := func(ins string, args ...string) {
-		out = append(out, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
-	}
+	a := &f64asm{g: g, base: base}
+	i, m, d := a.i, a.m, a.d
+	and, or, _ := a.bitOps()
 	avx512 := g.isa.inReg
-	m := func(ins, name string, args ...string) {
-		if avx512 {
-			ins += ".BCST"
-		}
-		i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
-	}
-	d := func(k int) string { return g.d(base + k) }
-	and, or := "VPANDQ", "VPORQ"
-	if !avx512 {
-		and, or = "VANDPD", "VORPD"
-	}
-	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
-	if masked {
-		i("VMOVUPD.Z", src, "K1", d(0))
-	} else {
-		i("VMOVUPD", src, d(0))
-	}
+	a.load(off, masked)
 	m(and, "abs64", d(0), d(1))
 	m("VMINPD", "tanh64Hi", d(1), d(1))
 	i("VADDPD", d(1), d(1), d(1))
@@ -747,12 +786,8 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 		i("VCMPPD", "$3", d(0), d(0), d(6))
 		i("VBLENDVPD", d(6), d(0), d(5), d(5))
 	}
-	if masked {
-		i("VMOVUPD", d(5), "K1", dst)
-	} else {
-		i("VMOVUPD", d(5), dst)
-	}
-	return out
+	a.store(off, masked, d(5))
+	return a.code
 }
 
 // erf64Body returns the instructions of one float64 erf step (Erf64 in
@@ -765,46 +800,31 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 // the NaN lanes and those with a < 1; on AVX2 register b+7 does, in its
 // sign bits.
 func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []string {
-	var out []string
-	emit := func(list *[]string) func(ins string, args ...string) {
-		return func(ins string, args ...string) {
-			*list = append(*list, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
-		}
-	}
-	var cs, cg, ce []string
-	avx512 := g.isa.inReg
-	mem := func(i func(string, ...string)) func(ins, name string, args ...string) {
-		return func(ins, name string, args ...string) {
-			if avx512 {
-				ins += ".BCST"
+	a := &f64asm{g: g, base: base}
+	and, _, _ := a.bitOps()
+	a.load(off, masked)
+	a.m(and, "abs64", a.d(0), a.d(1))
+	a.m("VMINPD", "erf64Hi", a.d(1), a.d(1))
+	cs, cg, ce := &f64asm{g: g, base: base}, &f64asm{g: g, base: base}, &f64asm{g: g, base: base}
+	g.erf64Small(cs)
+	g.erf64Large(cg)
+	g.expNegSquare(ce)
+	// the chains, round robin (d(7) is the exp chain's scratch)
+	for k := 0; k < max(len(cs.code), len(cg.code), len(ce.code)); k++ {
+		for _, c := range [][]string{ce.code, cg.code, cs.code} {
+			if k < len(c) {
+				a.code = append(a.code, c[k])
 			}
-			i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
 		}
 	}
-	d := func(k int) string { return g.d(base + k) }
-	and, or, xor := "VPANDQ", "VPORQ", "VPXORQ"
-	if !avx512 {
-		and, or, xor = "VANDPD", "VORPD", "VXORPD"
-	}
-	// broadcast loads constant name into register r
-	broadcast := func(i func(string, ...string), name, r string) {
-		if avx512 {
-			i("VBROADCASTSD", "vmath_"+name+"<>(SB)", r)
-		} else {
-			i("VMOVUPD", "vmath_"+name+"<>(SB)", r)
-		}
-	}
-	i, m := emit(&out), mem(emit(&out))
-	src, dst := fmt.Sprintf("%d(SI)", off), fmt.Sprintf("%d(DI)", off)
-	if masked {
-		i("VMOVUPD.Z", src, "K1", d(0))
-	} else {
-		i("VMOVUPD", src, d(0))
-	}
-	m(and, "abs64", d(0), d(1))
-	m("VMINPD", "erf64Hi", d(1), d(1))
-	// small: a + a·P(a²)
-	i, m = emit(&cs), mem(emit(&cs))
+	g.erf64Select(a, nan, small)
+	a.store(off, masked, a.d(8))
+	return a.code
+}
+
+// erf64Small computes the small branch a + a·P(a²) into d(3), a = d(1).
+func (g *gen) erf64Small(a *f64asm) {
+	i, m, d := a.i, a.m, a.d
 	i("VMULPD", d(1), d(1), d(2))
 	m("VMULPD", "erf64P12", d(2), d(3))
 	m("VADDPD", "erf64P11", d(3), d(3))
@@ -814,10 +834,18 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 	}
 	i("VMULPD", d(1), d(3), d(3))
 	i("VADDPD", d(3), d(1), d(3))
-	// large: t = 3/(3 + a), u = t - mid, G(u), t·G
-	i, m = emit(&cg), mem(emit(&cg))
+}
+
+// erf64Large computes the large branch's t·G(t - mid), t = 3/(3 + a), into
+// d(6), a = d(1).
+func (g *gen) erf64Large(a *f64asm) {
+	i, m, d := a.i, a.m, a.d
 	m("VADDPD", "erf64K", d(1), d(6))
-	broadcast(i, "erf64K", d(4))
+	if g.isa.inReg {
+		i("VBROADCASTSD", "vmath_erf64K<>(SB)", d(4))
+	} else {
+		i("VMOVUPD", "vmath_erf64K<>(SB)", d(4))
+	}
 	i("VDIVPD", d(6), d(4), d(4))
 	m("VSUBPD", "erf64Mid", d(4), d(5))
 	m("VMULPD", "erf64G17", d(5), d(6))
@@ -827,8 +855,13 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 		m("VADDPD", fmt.Sprintf("erf64G%d", j), d(6), d(6))
 	}
 	i("VMULPD", d(6), d(4), d(6))
-	// e^w, w = -a², as in tanh64Body
-	i, m = emit(&ce), mem(emit(&ce))
+}
+
+// expNegSquare computes e^w, w = -a², into d(10), a = d(1), as
+// tanh64Body computes its exponential; d(7) is its scratch.
+func (g *gen) expNegSquare(a *f64asm) {
+	i, m, d := a.i, a.m, a.d
+	_, _, xor := a.bitOps()
 	i("VMULPD", d(1), d(1), d(8))
 	m(xor, "sign64", d(8), d(8))
 	m("VMULPD", "log2e", d(8), d(9))
@@ -851,19 +884,21 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 	i("VPSLLQ", "$52", d(9), d(9)) // s = 2^k
 	i("VMULPD", d(9), d(10), d(10))
 	i("VADDPD", d(9), d(10), d(10)) // e^w
-	// the chains, round robin (b+7 is the exp chain's scratch)
-	for k := 0; k < max(len(cs), len(cg), len(ce)); k++ {
-		for _, c := range [][]string{ce, cg, cs} {
-			if k < len(c) {
-				out = append(out, c[k])
-			}
-		}
-	}
-	i, m = emit(&out), mem(emit(&out))
+}
+
+// erf64Select leaves erf x in d(8): 1 - e^w·t·G for the large branch, the
+// small branch where a < 1, x's sign, and NaN back unchanged.
+func (g *gen) erf64Select(a *f64asm, nan, small string) {
+	i, m, d := a.i, a.m, a.d
+	and, or, _ := a.bitOps()
+	avx512 := g.isa.inReg
 	i("VMULPD", d(6), d(10), d(10))
-	broadcast(i, "one", d(8))
+	if avx512 {
+		i("VBROADCASTSD", "vmath_one<>(SB)", d(8))
+	} else {
+		i("VMOVUPD", "vmath_one<>(SB)", d(8))
+	}
 	i("VSUBPD", d(10), d(8), d(8))
-	// a < 1 takes the small branch; the sign of x; NaN comes back
 	if avx512 {
 		i("VCMPPD.BCST", "$1", "vmath_erf64Split<>(SB)", d(1), small)
 		i("VMOVAPD", d(3), small, d(8))
@@ -880,12 +915,6 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 		i("VCMPPD", "$3", d(0), d(0), d(7))
 		i("VBLENDVPD", d(7), d(0), d(8), d(8))
 	}
-	if masked {
-		i("VMOVUPD", d(8), "K1", dst)
-	} else {
-		i("VMOVUPD", d(8), dst)
-	}
-	return out
 }
 
 // erf64Function writes erf64AVX512, two steps at a time (registers 0-11
