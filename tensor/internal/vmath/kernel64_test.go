@@ -51,8 +51,8 @@ func checkMatchesMath(t *testing.T, k kernel64) {
 }
 
 // checkSliceMatchesScalar checks that k's slice loop, on every instruction
-// set, every length to 40, in place or not, returns the scalar function's
-// bits and writes nothing past len(src).
+// set and every length to 40 at unaligned starts, in place or not, returns
+// the scalar function's bits and writes nothing past len(src).
 func checkSliceMatchesScalar(t *testing.T, k kernel64) {
 	in := k.inputs(20000)
 	withLevels(t, func(t *testing.T) {
@@ -65,29 +65,45 @@ func checkSliceMatchesScalar(t *testing.T, k kernel64) {
 			}
 		}
 		if dst[len(in)] != 42 {
-			t.Fatal("wrote past the end")
+			t.Fatalf("%s wrote past the end", k.name)
+		}
+		// in place, the specials (out of range among them) included
+		inPlace := append([]float64{}, in...)
+		k.slice(inPlace, inPlace)
+		for i, x := range in {
+			if math.Float64bits(inPlace[i]) != math.Float64bits(dst[i]) {
+				t.Fatalf("%s(%v) in place = %v, want %v", k.name, x, inPlace[i], dst[i])
+			}
 		}
 		for n := 0; n <= 40; n++ {
-			src := in[len(in)-n-3 : len(in)-3]
-			buf := make([]float64, n+4)
-			for i := range buf {
-				buf[i] = 42
-			}
-			k.slice(buf, src)
-			inPlace := append([]float64{}, src...)
-			k.slice(inPlace, inPlace)
-			for i, x := range src {
-				if want := k.scalar(x); math.Float64bits(buf[i]) != math.Float64bits(want) || math.Float64bits(inPlace[i]) != math.Float64bits(want) {
-					t.Fatalf("n=%d: %s(%v) = %v (in place %v), scalar %v", n, k.name, x, buf[i], inPlace[i], want)
-				}
-			}
-			for i := n; i < len(buf); i++ {
-				if buf[i] != 42 {
-					t.Fatalf("n=%d: wrote past the end", n)
-				}
+			for off := 0; off < 3; off++ {
+				checkShortSlice(t, k, in[len(in)-n-off-7:len(in)-off-7])
 			}
 		}
 	})
+}
+
+// checkShortSlice checks k's slice loop on src, into a buffer with room
+// past its end and in place, against the scalar function.
+func checkShortSlice(t *testing.T, k kernel64, src []float64) {
+	n := len(src)
+	buf := make([]float64, n+4)
+	for i := range buf {
+		buf[i] = 42
+	}
+	k.slice(buf, src)
+	inPlace := append([]float64{}, src...)
+	k.slice(inPlace, inPlace)
+	for i, x := range src {
+		if want := k.scalar(x); math.Float64bits(buf[i]) != math.Float64bits(want) || math.Float64bits(inPlace[i]) != math.Float64bits(want) {
+			t.Fatalf("n=%d: %s(%v) = %v (in place %v), scalar %v", n, k.name, x, buf[i], inPlace[i], want)
+		}
+	}
+	for i := n; i < len(buf); i++ {
+		if buf[i] != 42 {
+			t.Fatalf("n=%d: %s wrote past the end", n, k.name)
+		}
+	}
 }
 
 // fuzzKernel64 fuzzes k from its specials: the scalar function within

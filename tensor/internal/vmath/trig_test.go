@@ -146,63 +146,14 @@ func TestTrigMatchesMath(t *testing.T) {
 	}
 }
 
-// TestTrigSliceMatchesScalar checks that the slice kernels, on every
-// instruction set and every length to 40 at unaligned starts, return the
-// bits of the scalar ones, and write nothing past len(src).
+// TestTrigSliceMatchesScalar checks Sin and Cos against Sin64 and Cos64
+// (checkSliceMatchesScalar).
 func TestTrigSliceMatchesScalar(t *testing.T) {
-	in := trigInputs(20000)
-	withLevels(t, func(t *testing.T) {
-		for _, k := range trigKernels {
-			t.Run(k.name, func(t *testing.T) {
-				dst := make([]float64, len(in)+1)
-				dst[len(in)] = 42
-				k.slice(dst, in)
-				for i, x := range in {
-					if want := k.scalar(x); math.Float64bits(dst[i]) != math.Float64bits(want) {
-						t.Fatalf("%s(%v) = %v, scalar %v", k.name, x, dst[i], want)
-					}
-				}
-				if dst[len(in)] != 42 {
-					t.Fatalf("%s wrote past the end", k.name)
-				}
-				// in place, the specials (out of range among them) included
-				inPlace := append([]float64{}, in...)
-				k.slice(inPlace, inPlace)
-				for i, x := range in {
-					if math.Float64bits(inPlace[i]) != math.Float64bits(dst[i]) {
-						t.Fatalf("%s(%v) in place = %v, want %v", k.name, x, inPlace[i], dst[i])
-					}
-				}
-				for n := 0; n <= 40; n++ {
-					for off := 0; off < 3; off++ {
-						src := in[len(in)-n-off-7 : len(in)-off-7]
-						buf := make([]float64, n+4)
-						for i := range buf {
-							buf[i] = 42
-						}
-						k.slice(buf, src)
-						for i, x := range src {
-							if want := k.scalar(x); math.Float64bits(buf[i]) != math.Float64bits(want) {
-								t.Fatalf("n=%d: %s(%v) = %v, scalar %v", n, k.name, x, buf[i], want)
-							}
-						}
-						for i := n; i < len(buf); i++ {
-							if buf[i] != 42 {
-								t.Fatalf("n=%d: %s wrote past the end", n, k.name)
-							}
-						}
-						inPlace := append([]float64{}, src...)
-						k.slice(inPlace, inPlace)
-						for i := range inPlace {
-							if math.Float64bits(inPlace[i]) != math.Float64bits(buf[i]) {
-								t.Fatalf("n=%d: %s in place differs at %d", n, k.name, i)
-							}
-						}
-					}
-				}
-			})
-		}
-	})
+	for _, k := range trigKernels {
+		t.Run(k.name, func(t *testing.T) {
+			checkSliceMatchesScalar(t, kernel64{name: k.name, scalar: k.scalar, slice: k.slice, inputs: trigInputs})
+		})
+	}
 }
 
 func FuzzSinCos(f *testing.F) {
