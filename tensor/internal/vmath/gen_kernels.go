@@ -754,24 +754,7 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	m(and, "abs64", d(0), d(1))
 	m("VMINPD", "tanh64Hi", d(1), d(1))
 	i("VADDPD", d(1), d(1), d(1))
-	m("VMULPD", "log2e", d(1), d(2))
-	m("VADDPD", "round", d(2), d(2))
-	m("VSUBPD", "round", d(2), d(3))
-	m("VMULPD", "ln2hi", d(3), d(6))
-	i("VSUBPD", d(6), d(1), d(4))
-	m("VMULPD", "ln2lo", d(3), d(6))
-	i("VSUBPD", d(6), d(4), d(4))
-	m("VMULPD", "em13", d(4), d(5))
-	m("VADDPD", "em12", d(5), d(5))
-	for n := 11; n >= 2; n-- {
-		i("VMULPD", d(4), d(5), d(5))
-		m("VADDPD", fmt.Sprintf("em%d", n), d(5), d(5))
-	}
-	i("VMULPD", d(4), d(4), d(6))
-	i("VMULPD", d(6), d(5), d(5))
-	i("VADDPD", d(5), d(4), d(5)) // p
-	m("VPADDQ", "bias", d(2), d(2))
-	i("VPSLLQ", "$52", d(2), d(2)) // s = 2^k
+	expParts(a, 1, 2, 3, 6, 4, 5)
 	i("VMULPD", d(2), d(5), d(5))
 	m("VSUBPD", "one", d(2), d(2))
 	i("VADDPD", d(2), d(5), d(5)) // em1
@@ -864,26 +847,36 @@ func (g *gen) expNegSquare(a *f64asm) {
 	_, _, xor := a.bitOps()
 	i("VMULPD", d(1), d(1), d(8))
 	m(xor, "sign64", d(8), d(8))
-	m("VMULPD", "log2e", d(8), d(9))
-	m("VADDPD", "round", d(9), d(9))
-	m("VSUBPD", "round", d(9), d(10))
-	m("VMULPD", "ln2hi", d(10), d(7))
-	i("VSUBPD", d(7), d(8), d(8))
-	m("VMULPD", "ln2lo", d(10), d(7))
-	i("VSUBPD", d(7), d(8), d(8)) // r
-	m("VMULPD", "em13", d(8), d(10))
-	m("VADDPD", "em12", d(10), d(10))
-	for n := 11; n >= 2; n-- {
-		i("VMULPD", d(8), d(10), d(10))
-		m("VADDPD", fmt.Sprintf("em%d", n), d(10), d(10))
-	}
-	i("VMULPD", d(8), d(8), d(7))
-	i("VMULPD", d(7), d(10), d(10))
-	i("VADDPD", d(10), d(8), d(10)) // p
-	m("VPADDQ", "bias", d(9), d(9))
-	i("VPSLLQ", "$52", d(9), d(9)) // s = 2^k
+	expParts(a, 8, 9, 10, 7, 8, 10)
 	i("VMULPD", d(9), d(10), d(10))
 	i("VADDPD", d(9), d(10), d(10)) // e^w
+}
+
+// expParts splits e^w, w in register d(w), into s = 2^k, left in d(t),
+// and e^r - 1, left in d(p), so that e^w = s·(e^r - 1) + s: k =
+// round(w·log2 e) (t = w·log2 e + round, whose low bits are k, and k in
+// d(k)), r = w - k·ln2 in two parts, in d(r), and e^r - 1 = r + r²·Q(r) to
+// degree 13. d(tmp) is scratch; r may be w, p may be k.
+func expParts(a *f64asm, w, t, k, tmp, r, p int) {
+	i, m, d := a.i, a.m, a.d
+	m("VMULPD", "log2e", d(w), d(t))
+	m("VADDPD", "round", d(t), d(t))
+	m("VSUBPD", "round", d(t), d(k))
+	m("VMULPD", "ln2hi", d(k), d(tmp))
+	i("VSUBPD", d(tmp), d(w), d(r))
+	m("VMULPD", "ln2lo", d(k), d(tmp))
+	i("VSUBPD", d(tmp), d(r), d(r))
+	m("VMULPD", "em13", d(r), d(p))
+	m("VADDPD", "em12", d(p), d(p))
+	for n := 11; n >= 2; n-- {
+		i("VMULPD", d(r), d(p), d(p))
+		m("VADDPD", fmt.Sprintf("em%d", n), d(p), d(p))
+	}
+	i("VMULPD", d(r), d(r), d(tmp))
+	i("VMULPD", d(tmp), d(p), d(p))
+	i("VADDPD", d(p), d(r), d(p))
+	m("VPADDQ", "bias", d(t), d(t))
+	i("VPSLLQ", "$52", d(t), d(t))
 }
 
 // erf64Select leaves erf x in d(8): 1 - e^w·t·G for the large branch, the
