@@ -748,8 +748,7 @@ func (g *gen) trigSelect(a *f64asm, swap, out string) {
 func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	a := &f64asm{g: g, base: base}
 	i, m, d := a.i, a.m, a.d
-	and, or, _ := a.bitOps()
-	avx512 := g.isa.inReg
+	and, _, _ := a.bitOps()
 	a.load(off, masked)
 	m(and, "abs64", d(0), d(1))
 	m("VMINPD", "tanh64Hi", d(1), d(1))
@@ -760,15 +759,7 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	i("VADDPD", d(2), d(5), d(5)) // em1
 	m("VADDPD", "two", d(5), d(6))
 	i("VDIVPD", d(6), d(5), d(5))
-	m(and, "sign64", d(0), d(7))
-	i(or, d(7), d(5), d(5))
-	if avx512 {
-		i("VCMPPD", "$3", d(0), d(0), nan)
-		i("VMOVAPD", d(0), nan, d(5))
-	} else {
-		i("VCMPPD", "$3", d(0), d(0), d(6))
-		i("VBLENDVPD", d(6), d(0), d(5), d(5))
-	}
+	signAndNaN(a, 5, 6, nan)
 	a.store(off, masked, d(5))
 	return a.code
 }
@@ -879,11 +870,27 @@ func expParts(a *f64asm, w, t, k, tmp, r, p int) {
 	i("VPSLLQ", "$52", d(t), d(t))
 }
 
+// signAndNaN gives the result in d(res) the sign of x (d(0)) and puts a
+// NaN x back unchanged; d(7) and, on AVX2, d(tmp) are scratch, nan is
+// AVX-512's mask register for it.
+func signAndNaN(a *f64asm, res, tmp int, nan string) {
+	i, m, d := a.i, a.m, a.d
+	and, or, _ := a.bitOps()
+	m(and, "sign64", d(0), d(7))
+	i(or, d(7), d(res), d(res))
+	if a.g.isa.inReg {
+		i("VCMPPD", "$3", d(0), d(0), nan)
+		i("VMOVAPD", d(0), nan, d(res))
+	} else {
+		i("VCMPPD", "$3", d(0), d(0), d(tmp))
+		i("VBLENDVPD", d(tmp), d(0), d(res), d(res))
+	}
+}
+
 // erf64Select leaves erf x in d(8): 1 - e^w·t·G for the large branch, the
 // small branch where a < 1, x's sign, and NaN back unchanged.
 func (g *gen) erf64Select(a *f64asm, nan, small string) {
-	i, m, d := a.i, a.m, a.d
-	and, or, _ := a.bitOps()
+	i, d := a.i, a.d
 	avx512 := g.isa.inReg
 	i("VMULPD", d(6), d(10), d(10))
 	if avx512 {
@@ -899,15 +906,7 @@ func (g *gen) erf64Select(a *f64asm, nan, small string) {
 		i("VCMPPD", "$1", "vmath_erf64Split<>(SB)", d(1), d(7))
 		i("VBLENDVPD", d(7), d(3), d(8), d(8))
 	}
-	m(and, "sign64", d(0), d(7))
-	i(or, d(7), d(8), d(8))
-	if avx512 {
-		i("VCMPPD", "$3", d(0), d(0), nan)
-		i("VMOVAPD", d(0), nan, d(8))
-	} else {
-		i("VCMPPD", "$3", d(0), d(0), d(7))
-		i("VBLENDVPD", d(7), d(0), d(8), d(8))
-	}
+	signAndNaN(a, 8, 7, nan)
 }
 
 // erf64Function writes erf64AVX512, two steps at a time (registers 0-11
