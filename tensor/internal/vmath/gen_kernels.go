@@ -570,18 +570,13 @@ func (g *gen) erfFunction(is isa) {
 	g.i("RET")
 }
 
-// f64asm collects the instructions of one float64 step: its registers are
-// numbered from base, and a constant operand is broadcast from memory on
-// AVX-512 and read whole (a 4-lane copy) on AVX2.
+// f64asm collects the instructions of one float64 step (asm): its
+// registers are numbered from base, and a constant operand is broadcast from
+// memory on AVX-512 and read whole (a 4-lane copy) on AVX2.
 type f64asm struct {
+	asm
 	g    *gen
 	base int
-	code []string
-}
-
-// i appends one instruction.
-func (a *f64asm) i(ins string, args ...string) {
-	a.code = append(a.code, fmt.Sprintf("\t%s %s", ins, strings.Join(args, ", ")))
 }
 
 // m appends an instruction whose first operand is the constant vmath_name.
@@ -642,7 +637,7 @@ func (g *gen) trigBody(off int, masked bool, base int, swap, out string) []strin
 	g.trigPolynomials(a)
 	g.trigSelect(a, swap, out)
 	a.store(off, masked, a.d(5))
-	return a.code
+	return a.asm
 }
 
 // trigReduce marks in out (and the accumulator of such lanes) the lanes
@@ -761,7 +756,7 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	i("VDIVPD", d(6), d(5), d(5))
 	signAndNaN(a, 5, 6, nan)
 	a.store(off, masked, d(5))
-	return a.code
+	return a.asm
 }
 
 // erf64Body returns the instructions of one float64 erf step (Erf64 in
@@ -784,16 +779,16 @@ func (g *gen) erf64Body(off int, masked bool, base int, nan, small string) []str
 	g.erf64Large(cg)
 	g.expNegSquare(ce)
 	// the chains, round robin (d(7) is the exp chain's scratch)
-	for k := 0; k < max(len(cs.code), len(cg.code), len(ce.code)); k++ {
-		for _, c := range [][]string{ce.code, cg.code, cs.code} {
+	for k := 0; k < max(len(cs.asm), len(cg.asm), len(ce.asm)); k++ {
+		for _, c := range [][]string{ce.asm, cg.asm, cs.asm} {
 			if k < len(c) {
-				a.code = append(a.code, c[k])
+				a.asm = append(a.asm, c[k])
 			}
 		}
 	}
 	g.erf64Select(a, nan, small)
 	a.store(off, masked, a.d(8))
-	return a.code
+	return a.asm
 }
 
 // erf64Small computes the small branch a + a·P(a²) into d(3), a = d(1).
