@@ -323,3 +323,41 @@ func BenchmarkTranscendental(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFreshResult measures what a fresh result costs a cheap op: x·x on
+// a [256,512] float32 x (512 KiB each way), written into one reused
+// destination ("into"), into destinations taken in turn from a set of the
+// given total size ("rotate-N-MiB": where a fresh result lands when the
+// collector reuses memory only after a cycle, without the allocator's own
+// costs), and into a result Mul allocates ("fresh"). The kernel is the
+// same in all; the differences are the cache and the runtime. Run it with
+// -cpu 1,2: the kernel stays on one goroutine (too small to split), so a
+// difference between the two is the runtime's (see docs/performance.md,
+// "What is still slower, and why").
+func BenchmarkFreshResult(b *testing.B) {
+	const rows, cols = 256, 512
+	x := FromSlice(benchF32(rows*cols)).Reshape(rows, cols)
+	into := func(dsts []*Tensor) func(b *testing.B) {
+		return func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				BinaryTo(dsts[i], OpMul, x, x)
+				i = (i + 1) % len(dsts)
+			}
+		}
+	}
+	b.Run("into", into([]*Tensor{Zeros(Float32, rows, cols)}))
+	for _, mib := range []int{2, 8, 32, 64} {
+		dsts := make([]*Tensor, mib<<20/(4*rows*cols))
+		for i := range dsts {
+			dsts[i] = Zeros(Float32, rows, cols)
+			BinaryTo(dsts[i], OpMul, x, x) // fault its pages in
+		}
+		b.Run(fmt.Sprintf("rotate-%d-MiB", mib), into(dsts))
+	}
+	b.Run("fresh", func(b *testing.B) {
+		for b.Loop() {
+			Mul(x, x)
+		}
+	})
+}

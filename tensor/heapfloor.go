@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 )
@@ -28,15 +29,28 @@ import (
 // between cycles. Programs with large live heaps are hardly affected (the
 // floor is then a small fraction of the target).
 //
-// The environment variable AGX_HEAP_FLOOR_MB overrides the default of 16
-// (0 turns the floor off; GOGC and GOMEMLIMIT keep their usual meaning on
-// top of it). 16 MiB was the best of 0, 16, 32, 64 and 128 on the project's
-// workloads: larger floors spread allocations over more memory and lose a
-// little to cache misses. Measured again against 32 and 64 on a machine
-// with a far larger cache (the ninth round in the git history of
-// docs/performance.md), larger
-// floors were sometimes better and sometimes worse, never consistently.
-const defaultHeapFloorMiB = 16
+// The environment variable AGX_HEAP_FLOOR_MB overrides the default (0 turns
+// the floor off; GOGC and GOMEMLIMIT keep their usual meaning on top of
+// it), which depends on GOMAXPROCS at start-up (defaultHeapFloorMiB).
+//
+// On one P, 16 MiB was the best of 0, 16, 32, 64 and 128 on the project's
+// workloads (larger floors spread allocations over more memory and lose to
+// cache misses); 4, 8 and 32 measured again were never consistently
+// better. On more than one P a cycle costs more: the collector sweeps and
+// returns freed pages to the OS on the idle core, and the two
+// stop-the-world phases took 40-130 µs of wall time a cycle on the
+// project's 2-vCPU VMs against under 10 µs on one P (GODEBUG=gctrace=1).
+// There 64 MiB beat 16 on most element-wise workloads by 10-35 % and lost
+// on none beyond the noise (docs/performance.md, "The heap floor").
+
+// defaultHeapFloorMiB is the heap floor without AGX_HEAP_FLOOR_MB: 16 MiB
+// on one P, 64 MiB on more (see above).
+func defaultHeapFloorMiB() int {
+	if runtime.GOMAXPROCS(0) > 1 {
+		return 64
+	}
+	return 16
+}
 
 var (
 	heapFloorMu  sync.Mutex
@@ -58,15 +72,16 @@ func init() {
 // parseHeapFloor reads the value of AGX_HEAP_FLOOR_MB; without one, or
 // with an invalid one (reported), it returns the default.
 func parseHeapFloor(s string, set bool) (int, error) {
+	def := defaultHeapFloorMiB()
 	if !set || s == "" {
-		return defaultHeapFloorMiB, nil
+		return def, nil
 	}
 	n, err := strconv.Atoi(s)
 	switch {
 	case err != nil:
-		return defaultHeapFloorMiB, fmt.Errorf("%q is not a whole number of MiB", s)
+		return def, fmt.Errorf("%q is not a whole number of MiB", s)
 	case n < 0 || n > 1<<16:
-		return defaultHeapFloorMiB, fmt.Errorf("%d MiB is outside 0..65536", n)
+		return def, fmt.Errorf("%d MiB is outside 0..65536", n)
 	}
 	return n, nil
 }
