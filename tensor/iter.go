@@ -16,15 +16,16 @@ var parallelMin = 1 << 16
 // takes ~17 µs, the same order as handing half of it to a second goroutine
 // and waiting for it (waking an idle thread costs several µs on a VM, and on a
 // shared machine the second core is often busy, so the split waits for the
-// slower half). Measured on the 2-core build VM under the usual load of other
-// jobs: an add of 2^18 elements took 66-90 µs on one goroutine and 81-100 µs
-// split in two, a sum over dim 0 16-17 µs against 34-47 µs; at 2^20 elements
-// the split add was sometimes faster (260 against 320 µs) and sometimes
-// slower, and at 2^22 it won by 1.3-1.4x. On the same machine when quiet,
-// splitting from 2^19 (factor 8) instead of 2^20 took elementwise_chain
-// (1e6 float32 elements) from 6.6-6.8 to 5.8-6.0 ms. Costlier kernels (exp,
-// tanh, pow by math.Pow, comparisons, strided gathers) keep parallelMin.
-const cheapFactor = 8
+// slower half). With factor 2 they split from 2^17 elements, so a [256,512]
+// float32 result is written by both cores of a 2-core machine, as PyTorch's
+// does. On the project's 2-vCPU VM with GOMAXPROCS=2 (three alternating runs
+// of `agx bench -no-torch`, against factor 8): course_gelu 1.14 ms to 760 µs,
+// course_my_sigmoid 476 to 340 µs, mul_self 111 to 80 µs, batchnorm_backward
+// 523 to 425 µs, rows that do not split within the noise. (Factor 8 had been
+// the better one while a collection on two Ps cost more; see heapfloor.go.)
+// Costlier kernels (exp, tanh, pow by math.Pow, comparisons, strided
+// gathers) keep parallelMin.
+const cheapFactor = 2
 
 // parallelMinCheap is parallelMin for the cheap kernels (see cheapFactor). It
 // follows parallelMin, so tests that lower parallelMin to exercise the
