@@ -1,6 +1,11 @@
 package agx
 
-import "testing"
+import (
+	"math"
+	"testing"
+
+	"github.com/goagx/agx/tensor"
+)
 
 // TestFastBackwardHookKeepsSlice checks that a post hook on an Add or Mul node,
 // whose backward otherwise writes into the pass's reused slice, gets a slice
@@ -35,5 +40,94 @@ func TestFastBackwardHookKeepsSlice(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSquareBackward checks x.Mul(x)'s fused backward (squareBackward)
+// against what Mul's two gradients give when the engine adds them: the
+// same bits, g·x + g·x, with and without a gradient already in x.Grad,
+// with an upstream gradient of another dtype, through a hook on the node
+// (which sees g·x twice, as in PyTorch), and with CreateGraph, whose
+// gradient must record so that a second derivative (2g) exists.
+func TestSquareBackward(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		gen := tensor.NewGenerator(4)
+		xv := New(gen.Randn(dt, 5, 7))
+		gv := New(gen.Randn(dt, 5, 7))
+		ref := func(g *Tensor) *tensor.Tensor {
+			gx := tensor.Mul(g.Data(), xv.Data())
+			if gx.DType() != dt {
+				gx = gx.To(dt)
+			}
+			return tensor.Add(gx, gx)
+		}
+		same := func(t *testing.T, what string, got *Tensor, want *tensor.Tensor) {
+			t.Helper()
+			a, b := got.Float64s(), want.Float64s()
+			for i := range a {
+				if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+					t.Fatalf("%s[%d] = %v, want %v", what, i, a[i], b[i])
+				}
+			}
+		}
+		t.Run(dt.String()+"/fresh", func(t *testing.T) {
+			x := xv.Detach().SetRequiresGrad(true)
+			y := x.Mul(x)
+			if y.GradFn().Name() != "MulBackward0" {
+				t.Fatalf("grad_fn %s", y.GradFn().Name())
+			}
+			y.Backward(Gradient(gv))
+			same(t, "grad", x.Grad(), ref(gv))
+		})
+		t.Run(dt.String()+"/accumulate", func(t *testing.T) {
+			x := xv.Detach().SetRequiresGrad(true)
+			x.Mul(x).Backward(Gradient(gv))
+			x.Mul(x).Backward(Gradient(gv))
+			once := ref(gv)
+			same(t, "grad", x.Grad(), tensor.Add(once, once))
+		})
+		t.Run(dt.String()+"/other-dtype-gradient", func(t *testing.T) {
+			other := Float64
+			if dt == Float64 {
+				other = Float32
+			}
+			g := gv.To(other)
+			x := xv.Detach().SetRequiresGrad(true)
+			x.Mul(x).Backward(Gradient(g))
+			same(t, "grad", x.Grad(), ref(g))
+		})
+		t.Run(dt.String()+"/hook", func(t *testing.T) {
+			x := xv.Detach().SetRequiresGrad(true)
+			y := x.Mul(x)
+			var seen []*Tensor
+			y.GradFn().RegisterHook(func(in, _ []*Tensor) []*Tensor {
+				seen = in
+				return nil
+			})
+			y.Backward(Gradient(gv))
+			gx := tensor.Mul(gv.Data(), xv.Data())
+			if len(seen) != 2 || seen[0] == nil || seen[1] == nil {
+				t.Fatalf("hook saw %v", seen)
+			}
+			same(t, "hook[0]", seen[0], gx)
+			same(t, "hook[1]", seen[1], gx)
+			same(t, "grad", x.Grad(), ref(gv))
+		})
+		t.Run(dt.String()+"/create-graph", func(t *testing.T) {
+			x := xv.Detach().SetRequiresGrad(true)
+			g := Grad([]*Tensor{x.Mul(x)}, []*Tensor{x}, GradOutputs(gv), CreateGraph(true))[0]
+			if !g.RequiresGrad() {
+				t.Fatal("the gradient with CreateGraph does not require grad")
+			}
+			same(t, "grad", g, ref(gv))
+			gg := Grad([]*Tensor{g}, []*Tensor{x}, GradOutputs(OnesLike(g)))[0]
+			same(t, "second derivative", gg, tensor.Add(gv.Data(), gv.Data()))
+		})
+		t.Run(dt.String()+"/gradgradcheck", func(t *testing.T) {
+			x := xv.Detach().To(Float64).SetRequiresGrad(true)
+			if err := GradGradCheck(func(x *Tensor) *Tensor { return x.Mul(x) }, []*Tensor{x}); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -338,6 +338,9 @@ func mulSaves(x ins) ins {
 
 func mulShared(x ins, out *tensor.Tensor) (backwardFn, uint8) {
 	if x[0] != nil && x[1] != nil && sameAsOut(x[0], out) && sameAsOut(x[1], out) {
+		if x[0] == x[1] {
+			return mulSameBackward, fastSquare
+		}
 		return mulSameBackward, fastMul
 	}
 	return nil, 0

@@ -16,19 +16,24 @@ func sameAsOut(t *Tensor, out *tensor.Tensor) bool {
 	return shapeIs(t.data, out.Raw().Shape)
 }
 
-// Kinds of Node.fast: Mul's backward, or Add's with the dtype and which
-// operands are tensors packed in (fastAdd | k<<fastShift | fastF64).
+// Kinds of Node.fast: Mul's backward (fastMul, or fastSquare when both
+// operands are one tensor), or Add's with the dtype and which operands are
+// tensors packed in (fastAdd | k<<fastShift | fastF64; always even).
 const (
-	fastMul   uint8 = 1
-	fastAdd   uint8 = 2
-	fastF64   uint8 = 4
-	fastShift       = 3
+	fastMul    uint8 = 1
+	fastAdd    uint8 = 2
+	fastSquare uint8 = 3
+	fastF64    uint8 = 4
+	fastShift        = 3
 )
 
 // fastBackward computes the backward of a node of fast kind into out (two
 // slots) and returns out. It is what the node's bw computes, without
 // allocating the result slice.
 func fastBackward(kind uint8, g *Tensor, s, out []*Tensor) []*Tensor {
+	if kind == fastSquare {
+		return squareBackward(g, s[0], out)
+	}
 	if kind == fastMul {
 		out[0], out[1] = nil, nil
 		if s[0] != nil {
@@ -117,6 +122,25 @@ func addSameBackward(x, y *Tensor, out *tensor.Tensor) (func(g *Tensor, _ []*Ten
 // output's shape and dtype. s[0] is b (saved when a requires grad), s[1] is a.
 func mulSameBackward(g *Tensor, s []*Tensor) []*Tensor {
 	return fastBackward(fastMul, g, s, make([]*Tensor, 2))
+}
+
+// squareBackward is the fast backward of x.Mul(x) into out (two slots).
+// Mul's backward gives g·x to each operand, and the engine adds the two
+// where they meet at x; here that sum is made at once, g·x + g·x in the
+// product's own buffer: the same bits, in two passes and one buffer
+// instead of three passes and two. The node's own backward (what a hook
+// sees) still returns g·x twice, as PyTorch's MulBackward0 does. With
+// CreateGraph, or a tangent on g, the sum is an Add that records.
+func squareBackward(g, x *Tensor, out []*Tensor) []*Tensor {
+	gx := likeInput(Mul(g, x), x)
+	if gx.RequiresGrad() || gx.tangentOf() != nil {
+		out[0] = Add(gx, gx)
+	} else {
+		tensor.BinaryTo(gx.data, tensor.OpAdd, gx.data, gx.data)
+		out[0] = gx
+	}
+	out[1] = nil
+	return out
 }
 
 // likeInput casts a gradient to the dtype of like, which has the input's shape
