@@ -96,6 +96,13 @@ func (b *gradBuffers) deposit(in *inbox, e Edge, g *Tensor) {
 		a.data.AddInPlace(g.data)
 		rc.drop(g)
 		in.owned |= 1 << slot
+	case slot < 64 && a == g && rc.pair(a) && a.data.IsContiguous() && canAddInPlace(a, g):
+		// The gradient this slot holds arrives again (x.Mul(x)'s backward
+		// sends one g·x to both edges), and nothing else refers to it: it
+		// takes the sum, g·x + g·x.
+		a.data.AddInPlace(a.data)
+		rc.drop(g)
+		in.owned |= 1 << slot
 	default:
 		sum := accumulate(a, g)
 		in.buf[slot] = sum
@@ -251,6 +258,14 @@ func (r *recycler) hold(g *Tensor) {
 func (r *recycler) sole(g *Tensor) bool {
 	id := r.id(g)
 	return id != 0 && r.refs[id] == 1
+}
+
+// pair reports whether g's buffer is from this pass and referred to by
+// exactly two references, not pinned: a slot that holds g and g arriving
+// at that slot again.
+func (r *recycler) pair(g *Tensor) bool {
+	id := r.id(g)
+	return id != 0 && r.refs[id] == 2
 }
 
 func (r *recycler) pin(g *Tensor) {

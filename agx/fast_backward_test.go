@@ -123,6 +123,42 @@ func TestSquareBackward(t *testing.T) {
 			gg := Grad([]*Tensor{g}, []*Tensor{x}, GradOutputs(OnesLike(g)))[0]
 			same(t, "second derivative", gg, tensor.Add(gv.Data(), gv.Data()))
 		})
+		t.Run(dt.String()+"/another-gradient-first", func(t *testing.T) {
+			// x's slot already holds another gradient o when x·x's arrive:
+			// (o + g·x) + g·x, as with two products, and as the slow path
+			// (a hook on the node) gives. At x = 2^-53 (float64) o + 2g·x
+			// would round differently.
+			v := 0x1p-53
+			if dt == Float32 {
+				v = 0x1p-24
+			}
+			grads := make([]float64, 2)
+			for i, hooked := range []bool{false, true} {
+				x := Full(dt, v).SetRequiresGrad(true)
+				sq := x.Mul(x)
+				if hooked {
+					sq.GradFn().RegisterHook(func(_, _ []*Tensor) []*Tensor { return nil })
+				}
+				sq.Add(x.Mul(1.0)).Sum().Backward()
+				grads[i] = x.Grad().Item()
+			}
+			if math.Float64bits(grads[0]) != math.Float64bits(grads[1]) {
+				t.Fatalf("grad %v, with a hook on the node %v", grads[0], grads[1])
+			}
+		})
+		t.Run(dt.String()+"/anomaly", func(t *testing.T) {
+			// g·x finite, 2g·x not: the node's results are finite, as
+			// PyTorch's MulBackward0's are, so anomaly mode lets them pass.
+			xv, gv := 1e300, 1.5e8 // g·x = 1.5e308, 2g·x overflows
+			if dt == Float32 {
+				xv, gv = 1e19, 2e19 // g·x = 2e38
+			}
+			x := Full(dt, xv).SetRequiresGrad(true)
+			DetectAnomaly(func() { x.Mul(x).Backward(Gradient(Full(dt, gv))) })
+			if g := x.Grad().Item(); !math.IsInf(g, 1) {
+				t.Fatalf("grad %v, want +Inf", g)
+			}
+		})
 		t.Run(dt.String()+"/gradgradcheck", func(t *testing.T) {
 			x := xv.Detach().To(Float64).SetRequiresGrad(true)
 			if err := GradGradCheck(func(x *Tensor) *Tensor { return x.Mul(x) }, []*Tensor{x}); err != nil {

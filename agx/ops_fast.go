@@ -124,22 +124,16 @@ func mulSameBackward(g *Tensor, s []*Tensor) []*Tensor {
 	return fastBackward(fastMul, g, s, make([]*Tensor, 2))
 }
 
-// squareBackward is the fast backward of x.Mul(x) into out (two slots).
-// Mul's backward gives g·x to each operand, and the engine adds the two
-// where they meet at x; here that sum is made at once, g·x + g·x in the
-// product's own buffer: the same bits, in two passes and one buffer
-// instead of three passes and two. The node's own backward (what a hook
-// sees) still returns g·x twice, as PyTorch's MulBackward0 does. With
-// CreateGraph, or a tangent on g, the sum is an Add that records.
+// squareBackward is the fast backward of x.Mul(x) into out (two slots):
+// Mul's backward gives g·x to each operand, and here both get one tensor,
+// computed once. The engine adds them where they meet at x as it adds any
+// two gradients, in the same order, so the bits are those of two products;
+// when nothing else refers to that tensor, it adds it into itself in place
+// (gradBuffers.deposit), so x·x's backward takes two passes and one buffer
+// instead of three and two.
 func squareBackward(g, x *Tensor, out []*Tensor) []*Tensor {
 	gx := likeInput(Mul(g, x), x)
-	if gx.RequiresGrad() || gx.tangentOf() != nil {
-		out[0] = Add(gx, gx)
-	} else {
-		tensor.BinaryTo(gx.data, tensor.OpAdd, gx.data, gx.data)
-		out[0] = gx
-	}
-	out[1] = nil
+	out[0], out[1] = gx, gx
 	return out
 }
 

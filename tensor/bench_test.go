@@ -330,10 +330,11 @@ func BenchmarkTranscendental(b *testing.B) {
 // given total size ("rotate-N-MiB": where a fresh result lands when the
 // collector reuses memory only after a cycle, without the allocator's own
 // costs), and into a result Mul allocates ("fresh"). The kernel is the
-// same in all; the differences are the cache and the runtime. Run it with
-// -cpu 1,2: the kernel stays on one goroutine (too small to split), so a
-// difference between the two is the runtime's (see docs/performance.md,
-// "What is still slower, and why").
+// same in all; the differences are the cache and the runtime. Run it
+// under GOMAXPROCS=1 and GOMAXPROCS=2 (the environment variable, not -cpu:
+// the heap floor is chosen at start-up from GOMAXPROCS): on two the
+// kernel splits over both cores (see docs/performance.md, "Fresh
+// results").
 func BenchmarkFreshResult(b *testing.B) {
 	const rows, cols = 256, 512
 	x := FromSlice(benchF32(rows*cols)).Reshape(rows, cols)

@@ -25,8 +25,8 @@ import (
 // mebibytes that it never reads or writes. It counts as live heap, so the
 // collector's target becomes about twice the floor plus the real live
 // heap; its pages are never touched, so it costs address space, not
-// memory. The price is that up to about that much garbage may accumulate
-// between cycles. Programs with large live heaps are hardly affected (the
+// memory. The price is that about that much garbage (plus the live heap)
+// may accumulate between cycles. Programs with large live heaps are hardly affected (the
 // floor is then a small fraction of the target).
 //
 // The environment variable AGX_HEAP_FLOOR_MB overrides the default (0 turns
