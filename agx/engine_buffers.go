@@ -90,17 +90,12 @@ func (b *gradBuffers) deposit(in *inbox, e Edge, g *Tensor) {
 	case slot < 64 && in.owned&(1<<slot) != 0 && canAddInPlace(a, g):
 		a.data.AddInPlace(g.data)
 		rc.drop(g)
-	case slot < 64 && rc.sole(a) && a.data.IsContiguous() && canAddInPlace(a, g):
-		// a is a gradient of this pass that only this slot refers to: the
-		// sum can take its buffer, which saves a fresh result (see recycler).
+	case slot < 64 && rc.soleIn(a, g) && a.data.IsContiguous() && canAddInPlace(a, g):
+		// a is a gradient of this pass that only this slot refers to (g
+		// may be a itself arriving again: x.Mul(x)'s backward sends one g·x
+		// to both edges): the sum can take its buffer, which saves a fresh
+		// result (see recycler).
 		a.data.AddInPlace(g.data)
-		rc.drop(g)
-		in.owned |= 1 << slot
-	case slot < 64 && a == g && rc.pair(a) && a.data.IsContiguous() && canAddInPlace(a, g):
-		// The gradient this slot holds arrives again (x.Mul(x)'s backward
-		// sends one g·x to both edges), and nothing else refers to it: it
-		// takes the sum, g·x + g·x.
-		a.data.AddInPlace(a.data)
 		rc.drop(g)
 		in.owned |= 1 << slot
 	default:
@@ -260,11 +255,13 @@ func (r *recycler) sole(g *Tensor) bool {
 	return id != 0 && r.refs[id] == 1
 }
 
-// pair reports whether g's buffer is from this pass and referred to by
-// exactly two references, not pinned: a slot that holds g and g arriving
-// at that slot again.
-func (r *recycler) pair(g *Tensor) bool {
-	id := r.id(g)
+// soleIn is sole for a, the gradient a slot holds, as g is added into it:
+// when g is a itself, arriving again, g's reference counts as the slot's.
+func (r *recycler) soleIn(a, g *Tensor) bool {
+	if a != g {
+		return r.sole(a)
+	}
+	id := r.id(a)
 	return id != 0 && r.refs[id] == 2
 }
 

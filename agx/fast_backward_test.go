@@ -43,8 +43,8 @@ func TestFastBackwardHookKeepsSlice(t *testing.T) {
 	}
 }
 
-// TestSquareBackward checks x.Mul(x)'s fused backward (squareBackward)
-// against what Mul's two gradients give when the engine adds them: the
+// TestSquareBackward checks x.Mul(x)'s fast backward (squareBackward, and
+// the engine's in-place sum of its one g·x sent to both edges) against what Mul's two gradients give when the engine adds them: the
 // same bits, g·x + g·x, with and without a gradient already in x.Grad,
 // with an upstream gradient of another dtype, through a hook on the node
 // (which sees g·x twice, as in PyTorch), and with CreateGraph, whose
@@ -126,8 +126,8 @@ func TestSquareBackward(t *testing.T) {
 		t.Run(dt.String()+"/another-gradient-first", func(t *testing.T) {
 			// x's slot already holds another gradient o when x·x's arrive:
 			// (o + g·x) + g·x, as with two products, and as the slow path
-			// (a hook on the node) gives. At x = 2^-53 (float64) o + 2g·x
-			// would round differently.
+			// (a hook on the node) gives. In float32, at x = 2^-24, o + 2g·x
+			// would round differently (1.0000001 against 1).
 			v := 0x1p-53
 			if dt == Float32 {
 				v = 0x1p-24
