@@ -21,33 +21,39 @@ NB_OUT ?= $(shell mktemp -d -t agx-notebooks-XXXXXX)
 TESTSUM = go run ./internal/testsum
 GOTEST = $(TESTSUM) $(if $(TEST_TALLY),-tally $(TEST_TALLY))
 
+# $(call step,COMMAND) prints COMMAND with the minutes and seconds since make
+# started, then runs it: `make test` shows where its time goes.
+MAKE_START := $(shell date +%s)
+step = @t=$$(( $$(date +%s) - $(MAKE_START) )); printf '\n== %d:%02d %s\n' $$((t / 60)) $$((t % 60)) '$(1)'; $(1)
+
 # AGX_TEST_REQUIRE_ALL=1: a test fails, rather than skips, when a tool it needs is
 # missing (internal/testenv); deps-test has installed them all.
 test: export AGX_TEST_REQUIRE_ALL = 1
 test: export TEST_TALLY = $(CURDIR)/build/test-tally.jsonl
 test: deps-test
 	@mkdir -p build && rm -f $(TEST_TALLY)
-	$(MAKE) fmt-check
-	$(MAKE) generate-check
-	go vet ./...
-	GOARCH=arm64 go vet ./tensor/...
-	GOARCH=386 go build ./...
-	$(GOTEST) -timeout 30m ./...
-	$(MAKE) race
-	$(MAKE) uninit-check
-	$(MAKE) openblas
-	$(MAKE) fuzz
-	shellcheck $(SHELL_SCRIPTS)
-	$(SCRIPTS)/test-install.sh
-	$(SCRIPTS)/test-docker-install.sh
-	$(MAKE) docker-lint
-	$(MAKE) k8s-check
-	$(MAKE) image-test
-	$(MAKE) gpu-test
-	$(MAKE) class-test
-	$(MAKE) hub-test
-	$(MAKE) notebooks
-	$(MAKE) lab-view-test
+	$(call step,$(MAKE) fmt-check)
+	$(call step,$(MAKE) generate-check)
+	$(call step,go vet ./...)
+	$(call step,GOARCH=arm64 go vet ./tensor/...)
+	$(call step,GOARCH=386 go build ./...)
+	$(call step,$(GOTEST) -timeout 30m ./...)
+	$(call step,$(MAKE) race)
+	$(call step,$(MAKE) uninit-check)
+	$(call step,$(MAKE) openblas)
+	$(call step,$(MAKE) fuzz)
+	$(call step,shellcheck $(SHELL_SCRIPTS))
+	$(call step,$(SCRIPTS)/test-install.sh)
+	$(call step,$(SCRIPTS)/test-docker-install.sh)
+	$(call step,$(MAKE) docker-lint)
+	$(call step,$(MAKE) k8s-check)
+	$(call step,$(MAKE) image-test)
+	$(call step,$(MAKE) gpu-test)
+	$(call step,$(MAKE) class-test)
+	$(call step,$(MAKE) hub-test)
+	$(call step,$(MAKE) notebooks)
+	$(call step,$(MAKE) lab-view-test)
+	@t=$$(( $$(date +%s) - $(MAKE_START) )); printf '\n== %d:%02d make test is done\n' $$((t / 60)) $$((t % 60))
 	@$(TESTSUM) -total $(TEST_TALLY)
 
 fmt-check:

@@ -53,10 +53,9 @@ func otherFS(t *testing.T) string {
 
 var layouts = []layout{
 	{name: "tmp-0700", home: func(t *testing.T) string { return filepath.Join(closedDir(t, "/tmp"), "home") }},
-	{name: "home-0700", home: func(t *testing.T) string { return closedDir(t, "/home") }},
 	{name: "root", home: func(t *testing.T) string { return closedDir(t, "/root") }},
 	{name: "other-fs", home: func(t *testing.T) string { return filepath.Join(otherFS(t), "home") }},
-	{name: "tmpdir-elsewhere", home: func(t *testing.T) string { return closedDir(t, "/home") },
+	{name: "home-0700-tmpdir-elsewhere", home: func(t *testing.T) string { return closedDir(t, "/home") },
 		tmpdir: func(t *testing.T) string {
 			d := closedDir(t, "/var/tmp")
 			os.Chmod(d, 0o1777)
@@ -174,8 +173,9 @@ func moveKernel(t *testing.T, home string) (name string, warm bool) {
 
 // TestIsolationLayouts grades, as root in strict mode, a small class with
 // attacks in each layout of the instructor's HOME: in a directory closed to
-// other users under /tmp (as mktemp -d makes it), under /home and /root at
-// mode 0700, on another file system, and with TMPDIR elsewhere. In each:
+// other users under /tmp (as mktemp -d makes it), under /root at mode 0700,
+// on another file system, and under /home at mode 0700 with TMPDIR elsewhere
+// (the default TMPDIR is the other layouts'). In each:
 // the honest submission gets full marks, the wrong one none; the attacker
 // cannot read the instructor's files; what it writes to /tmp, /var/tmp,
 // /dev/shm, HOME and TMPDIR is gone afterwards; and no process it started
