@@ -1,6 +1,9 @@
 package nb
 
 import (
+	"bytes"
+	"os"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -36,4 +39,22 @@ func drainStdout(limit time.Duration) bool {
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
+}
+
+// bytesWritten returns how many bytes the program has written so far, to any
+// file, pipe or socket (wchar in /proc/self/io, all threads): when it has not
+// changed since the last display, no text can be waiting to go before the
+// next one. ok is false when the count cannot be read.
+func bytesWritten() (n int64, ok bool) {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, false
+	}
+	for line := range bytes.Lines(b) {
+		if v, found := bytes.CutPrefix(line, []byte("wchar:")); found {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }

@@ -81,3 +81,33 @@ func TestDrainStdout(t *testing.T) {
 		})
 	}
 }
+
+// TestBytesWritten: the count grows by what the program writes, from any
+// goroutine, and stays put when it writes nothing.
+func TestBytesWritten(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	before, ok := bytesWritten()
+	if !ok {
+		t.Fatal("bytesWritten: /proc/self/io has no wchar")
+	}
+	done := make(chan error)
+	go func() {
+		_, err := w.Write([]byte("0123456789"))
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	after, _ := bytesWritten()
+	if after-before < 10 {
+		t.Errorf("wrote 10 bytes: the count went from %d to %d", before, after)
+	}
+	if again, _ := bytesWritten(); again != after {
+		t.Errorf("nothing written: the count went from %d to %d", after, again)
+	}
+}

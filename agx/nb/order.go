@@ -1,6 +1,7 @@
 package nb
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
@@ -18,8 +19,16 @@ import (
 //     until the kernel's copying goroutine has read every byte; that goroutine
 //     hands what it read to Jupyter in the same call, before it reads again;
 //  2. it then makes a round trip on the display channel (gonbui.Sync), which
-//     gives that goroutine time to finish the hand-over before the display is
-//     even written.
+//     gives that goroutine time to finish the hand-over;
+//  3. on a busy machine the goroutine can be held between its read and its
+//     hand-over for longer than a round trip (a lesson's text came out below
+//     the display printed after it, once in a full test run), so it waits four
+//     round trips' time more, at least settleMin, and makes one more round
+//     trip before the display is written.
+//
+// All this is needed only when the program has written something since the
+// last display: the kernel's count of bytes written (bytesWritten) tells, so
+// displays with no text between them (a loop of nb.Println) pay none of it.
 //
 // The other order (a display, then text) needs nothing: each display already
 // waits for GoNB's acknowledgement before returning. Text written to standard
@@ -28,9 +37,15 @@ func beforeDisplay() {
 	if !gonbui.IsNotebook {
 		return
 	}
+	if n, ok := bytesWritten(); ok && n == writtenAtDisplay.Load() {
+		return
+	}
 	drainStdout(drainLimit)
 	// Even when the pipe was empty already, its last bytes may have been read
-	// only just now: the round trip covers their hand-over too.
+	// only just now: the round trips cover their hand-over too.
+	start := time.Now()
+	syncWithin(syncTimeout)
+	time.Sleep(max(settleMin, 4*time.Since(start)))
 	syncWithin(syncTimeout)
 }
 
@@ -39,7 +54,19 @@ func beforeDisplay() {
 // output sent just before exit could otherwise be lost. The wait is bounded
 // (syncTimeout) in case the acknowledgement never comes; it reports whether
 // GoNB answered.
-func afterDisplay() bool { return syncWithin(syncTimeout) }
+func afterDisplay() bool {
+	ok := syncWithin(syncTimeout)
+	if n, known := bytesWritten(); known {
+		writtenAtDisplay.Store(n)
+	}
+	return ok
+}
+
+// writtenAtDisplay is bytesWritten at the end of the last display.
+var writtenAtDisplay atomic.Int64
+
+// settleMin is the shortest wait of beforeDisplay's third step.
+const settleMin = time.Millisecond
 
 // syncTimeout bounds each wait for GoNB's acknowledgement of a display.
 const syncTimeout = 10 * time.Second
