@@ -96,8 +96,8 @@ RUN_NOTEBOOKS = $(filter-out $(STORED_NOTEBOOKS),$(shell ls notebooks/*.ipynb no
 # Both runs happen even when the first fails, so one run reports every failure.
 notebooks:
 	@rc=0; \
-	go run ./cmd/agx run --check-stored -o $(NB_OUT) $(STORED_NOTEBOOKS) || rc=1; \
-	go run ./cmd/agx run -o $(NB_OUT) $(RUN_NOTEBOOKS) || rc=1; \
+	go run ./cmd/agx run -j 2 --check-stored -o $(NB_OUT) $(STORED_NOTEBOOKS) || rc=1; \
+	go run ./cmd/agx run -j 2 -o $(NB_OUT) $(RUN_NOTEBOOKS) || rc=1; \
 	exit $$rc
 
 # Runs STORED_NOTEBOOKS and stores their outputs in them (only where every check passes).

@@ -50,12 +50,19 @@ func summaryRows(stdout string) map[string][]string {
 	return rows
 }
 
-// TestRunEndToEnd runs the notebooks in testdata through the real kernel.
+// TestRunEndToEnd runs the notebooks in testdata through the real kernel,
+// one at a time and three at once.
 func TestRunEndToEnd(t *testing.T) {
 	needJupyter(t)
+	for _, jobs := range []string{"1", "3"} {
+		t.Run("j="+jobs, func(t *testing.T) { testRunEndToEnd(t, jobs) })
+	}
+}
+
+func testRunEndToEnd(t *testing.T, jobs string) {
 	out := t.TempDir()
 	names := []string{"pass", "panic", "raises", "raises_missing"}
-	args := []string{"run", "--kernel", testKernel(), "-o", out}
+	args := []string{"run", "--kernel", testKernel(), "-o", out, "-j", jobs}
 	for _, n := range names {
 		args = append(args, filepath.Join("testdata", n+".ipynb"))
 	}
@@ -66,6 +73,24 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("exit status %d, want 1 (two notebooks fail)", code)
 	}
 	rows := summaryRows(stdout.String())
+	if got := strings.Count(stdout.String(), "testdata/"); got != len(names) {
+		t.Errorf("the summary has %d notebook rows, want %d", got, len(names))
+	}
+	// Each notebook's report is one block: from its "== " line to the next
+	// notebook's, only its own lines.
+	var current string
+	for line := range strings.Lines(stderr.String()) {
+		if name, ok := strings.CutPrefix(line, "== "); ok {
+			current = strings.Fields(name)[0]
+			continue
+		}
+		if path, ok := strings.CutPrefix(line, "FAIL "); ok && strings.TrimSpace(path) != current {
+			t.Errorf("FAIL %s inside the report of %s", strings.TrimSpace(path), current)
+		}
+		if path, ok := strings.CutPrefix(line, "  wrote "); ok && filepath.Base(strings.TrimSpace(path)) != filepath.Base(current) {
+			t.Errorf("wrote %s inside the report of %s", strings.TrimSpace(path), current)
+		}
+	}
 
 	for _, tc := range []struct {
 		name     string

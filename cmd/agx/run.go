@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -46,6 +48,7 @@ type runOptions struct {
 	outDir      string
 	store       bool // write the run's outputs into the notebook itself
 	checkStored bool // compare the run's outputs with the stored ones
+	jobs        int  // notebooks run at once, each in a kernel of its own
 }
 
 // runCommand implements `agx run`.
@@ -60,6 +63,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&opt.python, "python", jupyter.DefaultPython, "Python `interpreter` that has nbclient (Debian's)")
 	fs.BoolVar(&opt.store, "store", false, "store the outputs of the run in each notebook whose checks pass")
 	fs.BoolVar(&opt.checkStored, "check-stored", false, "fail when a cell's stored outputs differ from the run's (cells marked volatile excepted)")
+	fs.IntVar(&opt.jobs, "j", 1, "run `N` notebooks at once, each in its own kernel; their reports are printed whole, as each ends")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
@@ -70,6 +74,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if opt.cellTimeout < 0 || opt.timeout < 0 {
 		return usageError{"time limits must not be negative"}
+	}
+	if opt.jobs < 1 {
+		return usageError{fmt.Sprintf("-j %d: run at least one notebook at a time", opt.jobs)}
 	}
 	if opt.store && opt.checkStored {
 		return usageError{"--store and --check-stored exclude each other: store, or check what is stored"}
@@ -84,16 +91,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w\nInstall Jupyter and the Go (agx) kernel with docker/scripts/install-all.sh (make deps), or pick a kernel with --kernel", err)
 	}
 
-	prog := newProgress(stderr)
-	defer prog.close()
-	var summaries []runSummary
+	summaries := runAll(ctx, jobs, opt, stderr)
 	failed := false
-	for _, job := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		s := runNotebook(ctx, job, opt, prog)
-		summaries = append(summaries, s)
+	for _, s := range summaries {
 		failed = failed || s.failures > 0
 	}
 	printSummary(stdout, summaries)
@@ -195,6 +195,57 @@ func planRun(paths []string, outDir string, stderr io.Writer) ([]runJob, error) 
 		}
 	}
 	return jobs, nil
+}
+
+// runAll runs the jobs, opt.jobs at a time, and returns their summaries in
+// the jobs' order (those that started before an interrupt). One at a time,
+// each notebook reports to stderr as it runs; with more, each one's report
+// is kept and printed whole when it ends, so reports do not interleave.
+func runAll(ctx context.Context, jobs []runJob, opt runOptions, stderr io.Writer) []runSummary {
+	if opt.jobs == 1 {
+		prog := newProgress(stderr)
+		defer prog.close()
+		var summaries []runSummary
+		for _, job := range jobs {
+			if ctx.Err() != nil {
+				break
+			}
+			summaries = append(summaries, runNotebook(ctx, job, opt, prog))
+		}
+		return summaries
+	}
+	summaries := make([]runSummary, len(jobs))
+	started := make([]bool, len(jobs))
+	var mu sync.Mutex // stderr
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(opt.jobs, len(jobs)) {
+		wg.Go(func() {
+			for i := range next {
+				var report bytes.Buffer
+				summaries[i] = runNotebook(ctx, jobs[i], opt, newProgress(&report))
+				mu.Lock()
+				stderr.Write(report.Bytes())
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		started[i] = true
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []runSummary
+	for i, s := range summaries {
+		if started[i] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // runSummary is one row of the final table.

@@ -35,6 +35,7 @@ func TestAgxMainUsage(t *testing.T) {
 		{"run without notebooks", []string{"run"}, 2, "no notebooks to run"},
 		{"run unknown flag", []string{"run", "--nope", nb}, 2, "flag provided but not defined: -nope"},
 		{"run negative timeout", []string{"run", "--timeout", "-1s", nb}, 2, "must not be negative"},
+		{"run no jobs", []string{"run", "-j", "0", nb}, 2, "run at least one notebook at a time"},
 		{"run not a notebook", []string{"run", filepath.Join(dir, "x.go")}, 2, "is not a notebook"},
 		{"run only executed copies", []string{"run", executed}, 2, "skipping " + executed},
 		{"run missing file", []string{"run", filepath.Join(dir, "missing.ipynb")}, 1, "no such file"},

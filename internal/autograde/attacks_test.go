@@ -506,6 +506,9 @@ func gradeAttacks(t *testing.T, docker string) {
 	opt.Log = testWriter{t}
 	if docker != "" {
 		opt.Docker, opt.Kernel, opt.Isolation = docker, "agx-go", IsolationStrict
+		// Each container starts by copying the image's home into its own
+		// volume (about 10 s of disk work), which other containers' builds overlap.
+		opt.Jobs = 4
 	}
 	reapOrphans(t)
 	sum, err := Grade(context.Background(), opt, subs)
