@@ -24,7 +24,7 @@ GOTEST = $(TESTSUM) $(if $(TEST_TALLY),-tally $(TEST_TALLY))
 # $(call step,COMMAND) prints COMMAND with the minutes and seconds since make
 # started, then runs it: `make test` shows where its time goes.
 MAKE_START := $(shell date +%s)
-step = @t=$$(( $$(date +%s) - $(MAKE_START) )); printf '\n== %d:%02d %s\n' $$((t / 60)) $$((t % 60)) '$(1)'; $(1)
+step = @t=$$(( $$(date +%s) - $(MAKE_START) )); printf '\n== %d:%02d %.100s\n' $$((t / 60)) $$((t % 60)) '$(1)'; $(1)
 
 # AGX_TEST_REQUIRE_ALL=1: a test fails, rather than skips, when a tool it needs is
 # missing (internal/testenv); deps-test has installed them all.
