@@ -22,9 +22,11 @@ TESTSUM = go run ./internal/testsum
 GOTEST = $(TESTSUM) $(if $(TEST_TALLY),-tally $(TEST_TALLY))
 
 # $(call step,COMMAND) prints COMMAND with the minutes and seconds since make
-# started, then runs it: `make test` shows where its time goes.
+# started, then runs it: `make test` shows where its time goes. (A comma in
+# COMMAND would end it: write $(comma).)
 MAKE_START := $(shell date +%s)
-step = @t=$$(( $$(date +%s) - $(MAKE_START) )); printf '\n== %d:%02d %.100s\n' $$((t / 60)) $$((t % 60)) '$(1)'; $(1)
+comma := ,
+step = @t=$$(( $$(date +%s) - $(MAKE_START) )); printf '\n== %d:%02d %.100s\n' $$((t / 60)) $$((t % 60)) '$(subst ','\'',$(1))'; $(1)
 
 # AGX_TEST_REQUIRE_ALL=1: a test fails, rather than skips, when a tool it needs is
 # missing (internal/testenv); deps-test has installed them all.

@@ -36,9 +36,12 @@
 //
 // GoNB carries printed text and displays on different channels, so a display
 // could overtake the text printed just before it. Every display of this
-// package first waits until GoNB has taken in that text (order.go), so a
-// cell's outputs come in the order the program made them, and stored outputs
-// do not drift. Text on standard error is not ordered.
+// package first waits until GoNB has taken in that text and, when text was
+// printed since the last display, a little longer for GoNB to pass it on
+// (order.go), so a cell's outputs come in the order the program made them, on
+// a busy machine too, and stored outputs do not drift. Nothing tells the
+// program when GoNB has passed text on, so this is very likely, not certain.
+// Text on standard error is not ordered.
 //
 // # Errors
 //

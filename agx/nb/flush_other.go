@@ -11,3 +11,6 @@ func drainStdout(time.Duration) bool { return true }
 // bytesWritten is not known on this system: every display waits as though
 // text had been printed before it.
 func bytesWritten() (int64, bool) { return 0, false }
+
+// stdoutUnread cannot see into the standard output pipe on this system.
+func stdoutUnread() (int, bool) { return 0, false }

@@ -23,12 +23,18 @@ import (
 //  3. on a busy machine the goroutine can be held between its read and its
 //     hand-over for longer than a round trip (a lesson's text came out below
 //     the display printed after it, once in a full test run), so it waits four
-//     round trips' time more, at least settleMin, and makes one more round
-//     trip before the display is written.
+//     round trips' time more (from settleMin to settleMax) and makes one more
+//     round trip before the display is written.
 //
-// All this is needed only when the program has written something since the
-// last display: the kernel's count of bytes written (bytesWritten) tells, so
-// displays with no text between them (a loop of nb.Println) pay none of it.
+// This makes a display overtaking text unlikely, not impossible: nothing tells
+// the program when the kernel has handed the text over.
+//
+// All this is needed only when text may be on its way: when the program has
+// written something since the last display (the kernel's count of bytes
+// written, bytesWritten) or the pipe holds text (a child process that shares
+// standard output wrote it). Displays with neither between them (a loop of
+// nb.Println that prints nothing else) pay none of it; any write counts, to a
+// file or by a child process the program waited for too.
 //
 // The other order (a display, then text) needs nothing: each display already
 // waits for GoNB's acknowledgement before returning. Text written to standard
@@ -38,14 +44,18 @@ func beforeDisplay() {
 		return
 	}
 	if n, ok := bytesWritten(); ok && n == writtenAtDisplay.Load() {
-		return
+		if unread, _ := stdoutUnread(); unread == 0 {
+			return
+		}
 	}
 	drainStdout(drainLimit)
 	// Even when the pipe was empty already, its last bytes may have been read
 	// only just now: the round trips cover their hand-over too.
 	start := time.Now()
-	syncWithin(syncTimeout)
-	time.Sleep(max(settleMin, 4*time.Since(start)))
+	if !syncWithin(syncTimeout) {
+		return // GoNB does not answer: waiting longer would not help
+	}
+	time.Sleep(min(max(settleMin, 4*time.Since(start)), settleMax))
 	syncWithin(syncTimeout)
 }
 
@@ -65,8 +75,11 @@ func afterDisplay() bool {
 // writtenAtDisplay is bytesWritten at the end of the last display.
 var writtenAtDisplay atomic.Int64
 
-// settleMin is the shortest wait of beforeDisplay's third step.
-const settleMin = time.Millisecond
+// settleMin and settleMax bound the wait of beforeDisplay's third step.
+const (
+	settleMin = time.Millisecond
+	settleMax = 50 * time.Millisecond
+)
 
 // syncTimeout bounds each wait for GoNB's acknowledgement of a display.
 const syncTimeout = 10 * time.Second

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,8 +74,14 @@ func testRunEndToEnd(t *testing.T, jobs string) {
 		t.Errorf("exit status %d, want 1 (two notebooks fail)", code)
 	}
 	rows := summaryRows(stdout.String())
-	if got := strings.Count(stdout.String(), "testdata/"); got != len(names) {
-		t.Errorf("the summary has %d notebook rows, want %d", got, len(names))
+	var order []string
+	for line := range strings.Lines(stdout.String()) {
+		if f := strings.Fields(line); len(f) == 5 && strings.HasPrefix(f[0], "testdata/") {
+			order = append(order, strings.TrimSuffix(filepath.Base(f[0]), ".ipynb"))
+		}
+	}
+	if !slices.Equal(order, names) {
+		t.Errorf("summary rows %q, want the command line's order %q", order, names)
 	}
 	// Each notebook's report is one block: from its "== " line to the next
 	// notebook's, only its own lines.

@@ -230,12 +230,14 @@ func runAll(ctx context.Context, jobs []runJob, opt runOptions, stderr io.Writer
 			}
 		})
 	}
+dispatch:
 	for i := range jobs {
-		if ctx.Err() != nil {
-			break
+		select {
+		case next <- i:
+			started[i] = true
+		case <-ctx.Done():
+			break dispatch
 		}
-		started[i] = true
-		next <- i
 	}
 	close(next)
 	wg.Wait()

@@ -93,13 +93,14 @@ func copyCache(t *testing.T, src, dst string) (copied bool) {
 		return true
 	}
 	os.RemoveAll(dst)
-	out, err := exec.Command("du", "-sb", src).Output()
+	// Disk usage, not apparent size: on the tmpfs each small file takes a page.
+	out, err := exec.Command("du", "-s", "--block-size=1", src).Output()
 	if err != nil {
-		t.Fatalf("du -sb %s: %v", src, err)
+		t.Fatalf("du -s %s: %v", src, err)
 	}
 	var size int64
 	if _, err := fmt.Sscan(string(out), &size); err != nil {
-		t.Fatalf("du -sb %s: %q: %v", src, out, err)
+		t.Fatalf("du -s %s: %q: %v", src, out, err)
 	}
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(filepath.Dir(dst), &fs); err != nil {
