@@ -169,3 +169,40 @@ func benchNarrow[T float32 | float64](b *testing.B, kn *kernel[T], tA, tB bool, 
 		})
 	}
 }
+
+// BenchmarkPack times the packing of an A block (240×256, 6-row panels) and
+// a B block (256×256, panels two AVX2 vectors wide), strided and
+// contiguous, with each packing this CPU runs, and reports ns per element.
+func BenchmarkPack(b *testing.B) {
+	for _, mode := range packings() {
+		b.Run(mode.String(), func(b *testing.B) {
+			old := asmPack
+			asmPack = mode
+			defer func() { asmPack = old }()
+			b.Run("float32", func(b *testing.B) { benchPack[float32](b, 16) })
+			b.Run("float64", func(b *testing.B) { benchPack[float64](b, 8) })
+		})
+	}
+}
+
+func benchPack[T float32 | float64](b *testing.B, nr int) {
+	const mr, rows, k, cols = 6, 240, 256, 256
+	a, pa := make([]T, rows*k), make([]T, rows*k)
+	bm, pb := make([]T, k*cols), make([]T, k*cols)
+	b.Run("A-strided", func(b *testing.B) {
+		for b.Loop() {
+			for q := 0; q < rows; q += mr {
+				packStrided(pa[q*k:], a[q*k:], k, mr, mr, k, 1)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows*k), "ns/elem")
+	})
+	b.Run("B-contig", func(b *testing.B) {
+		for b.Loop() {
+			for r := 0; r < cols; r += nr {
+				packContig(pb[r*k:], bm[r:], cols, nr, nr, k, 1)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k*cols), "ns/elem")
+	})
+}

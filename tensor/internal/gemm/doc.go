@@ -18,11 +18,17 @@
 // kernels see only full tiles. A tile that overhangs C goes, with AVX-512,
 // to an edge kernel that computes only its rows (one generated kernel per
 // row count) and stores only its columns (masked stores); the AVX2 kernels
-// compute it into a scratch tile whose valid part is then added. On CPUs with AVX-512 the packing is
-// assembly too (generated with the kernels): an operand read across its
-// rows is transposed in registers a 16×16 (float64 8×8) block at a time,
-// and one read along its rows is copied with masked vector loads and stores,
-// which also write the zero padding. Packing buffers are 64-byte aligned
+// compute it into a scratch tile whose valid part is then added. The
+// packing is assembly too (generated with the kernels), with either set of
+// kernels: an operand read across its rows is transposed in registers a
+// 16×16 (float64 8×8) block at a time with AVX-512, 8×8 (float64 4×4) with
+// AVX2, and one read along its rows is copied a step at a time in vector
+// registers (AVX-512: masked loads and stores, which also write the zero
+// padding; AVX2: whole steps of the kernels' panel widths, with plain
+// stores, since AVX2's masked stores are slow on AMD's cores). What the AVX2
+// routines do not take (ragged edges, other widths, the steps past the last
+// whole block) is packed by Go code, which is two to four times slower
+// (BenchmarkPack). Packing buffers are 64-byte aligned
 // and reused through a small stash that the collector does not empty. With
 // beta == 0 the first k block stores its product without reading C. A
 // product with few columns (a third or more of its last tiles' nr columns
@@ -56,14 +62,15 @@
 // GEMM). On the project's 2-core VM of November 2026, an AMD EPYC Zen 4
 // whose cores split a 512-bit FMA into two 256-bit halves, both widths
 // peak at 117 GFLOP/s float32 and 58.6 float64 per core, and the products
-// reach, in the thread's CPU time (ranges over 4-5 runs on the shared VM at
-// a load of 1.5-3; a few per cent less under heavier load):
+// reach, in the thread's CPU time (medians of 5 runs on the shared VM at a
+// load of about 1; single runs a few per cent lower when another process
+// shares the core):
 //
 //	                 256..512    1024..2048
-//	AVX-512 float32  92-96 %     90-94 %
-//	AVX-512 float64  89-93 %     89-92 %
-//	AVX2 float32     81-87 %     86-90 %
-//	AVX2 float64     79-84 %     84-90 %
+//	AVX-512 float32  91-93 %     90-91 %
+//	AVX-512 float64  90-92 %     87-89 %
+//	AVX2 float32     89-92 %     91-93 %
+//	AVX2 float64     88-91 %     88-89 %
 //
 // The kernels alone, with their panels in L1, run at 96-99 % of peak;
 // packing and the caches take the rest. PyTorch's OpenBLAS 0.3.21 (its

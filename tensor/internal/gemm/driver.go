@@ -304,6 +304,17 @@ func packB[T float32 | float64](kn *kernel[T], pr problem[T], dst []T, pc, kcb, 
 	}
 }
 
+// packing names the packing routines in use (asmPack).
+type packing int
+
+const (
+	packGo packing = iota
+	packAVX2
+	packAVX512
+)
+
+func (p packing) String() string { return [...]string{"gopack", "avx2pack", "avx512pack"}[p] }
+
 // packContig fills the micro-panel dst (kcb steps of w values) from src,
 // where the n ≤ w values of step p are contiguous at src[p*ld:]; the other
 // w-n values of each step are zero.

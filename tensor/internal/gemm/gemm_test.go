@@ -164,21 +164,22 @@ func testShapes[T float32 | float64](t *testing.T, ks []*kernel[T]) {
 	}
 }
 
-// packModes runs f with the packing assembly (where the CPU has it) and
-// with the Go packing code.
+// packModes runs f with each packing this CPU runs: the Go code, and the
+// AVX2 and AVX-512 assembly where the CPU has them (with either set of
+// kernels: the AVX2 packing with the AVX-512 kernels' wider panels falls
+// back to Go for the widths it does not take). Under the race detector it
+// runs f with the Go packing only: the detector sees the memory accesses of
+// Go code, not of assembly, so that is the mode in which it checks how the
+// workers share packing buffers; the plain test run covers the others.
 func packModes(t *testing.T, f func(t *testing.T)) {
-	modes := []bool{false}
-	if asmPack {
-		modes = []bool{true, false}
+	modes := packings()
+	if raceEnabled {
+		modes = []packing{packGo}
 	}
-	for _, on := range modes {
-		name := "gopack"
-		if on {
-			name = "asmpack"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.String(), func(t *testing.T) {
 			old := asmPack
-			asmPack = on
+			asmPack = mode
 			defer func() { asmPack = old }()
 			f(t)
 		})

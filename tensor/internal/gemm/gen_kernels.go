@@ -19,8 +19,9 @@
 // (name suffix Rr), which compute the first r rows of a tile and store its
 // first cols columns with masked stores; edge_amd64.go declares them.
 //
-// It also writes the AVX-512 packing routines (packT, packN), described at
-// emitPackT and emitPackN.
+// It also writes the packing routines: AVX-512 ones (packT, packN),
+// described at emitPackT and emitPackN, and AVX2 ones, at emitPackT2 and
+// emitPackN2.
 package main
 
 import (
@@ -116,6 +117,10 @@ func main() {
 	emitPackT(&w, 8)
 	emitPackN(&w, 4)
 	emitPackN(&w, 8)
+	emitPackT2(&w, 4)
+	emitPackT2(&w, 8)
+	emitPackN2(&w, 4)
+	emitPackN2(&w, 8)
 	if err := os.WriteFile("kernel_amd64.s", w.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -509,6 +514,225 @@ func emitPackN(w *bytes.Buffer, elem int) {
 	fmt.Fprintln(w, "\tADDQ R9, DI")
 	fmt.Fprintln(w, "\tDECQ BX")
 	fmt.Fprintf(w, "\tJNE %s_loop\n", name)
+	fmt.Fprintf(w, "%s_done:\n", name)
+	fmt.Fprintln(w, "\tVZEROUPPER")
+	fmt.Fprintln(w, "\tRET")
+}
+
+// y is the name of vector register Y<i>, x of X<i>.
+func y(i int) string { return fmt.Sprintf("Y%d", i) }
+func x(i int) string { return fmt.Sprintf("X%d", i) }
+
+// emitStores2 writes the stores of one step's vector v (YMM) to (DI): its
+// first n bytes, 16, 24, 32, 48 or 64 (then v2 holds bytes 32..63), with
+// plain stores only (AVX2's masked stores are slow on AMD's cores), and
+// X14 as a scratch register.
+func emitStores2(w *bytes.Buffer, n, v, v2 int) {
+	switch n {
+	case 16:
+		fmt.Fprintf(w, "\tVMOVUPS %s, (DI)\n", x(v))
+	case 24:
+		fmt.Fprintf(w, "\tVMOVUPS %s, (DI)\n", x(v))
+		fmt.Fprintf(w, "\tVEXTRACTF128 $1, %s, X14\n", y(v))
+		fmt.Fprintln(w, "\tVMOVSD X14, 16(DI)")
+	case 32:
+		fmt.Fprintf(w, "\tVMOVUPS %s, (DI)\n", y(v))
+	case 48:
+		fmt.Fprintf(w, "\tVMOVUPS %s, (DI)\n", y(v))
+		fmt.Fprintf(w, "\tVMOVUPS %s, 32(DI)\n", x(v2))
+	case 64:
+		fmt.Fprintf(w, "\tVMOVUPS %s, (DI)\n", y(v))
+		fmt.Fprintf(w, "\tVMOVUPS %s, 32(DI)\n", y(v2))
+	default:
+		panic(fmt.Sprint("no store of ", n, " bytes"))
+	}
+}
+
+// packWidths are the byte counts per step that the AVX2 packing routines
+// store: the switch at their entry picks one loop per count.
+var packWidths = []int{16, 24, 32}
+
+// emitPackT2 writes packTF32AVX2 or packTF64AVX2 (elem 4 or 8 bytes):
+//
+//	func packT(dst, src *T, ld, w, rows, blocks, store int, alpha T)
+//
+// the AVX2 counterpart of emitPackT's routine: it transposes rows ≤ L rows
+// of src (row stride ld elements; L = 32/elem lanes) into dst,
+// dst[p*w+i] = alpha·src[i*ld+p], for blocks·L steps, storing store bytes
+// (16, 24 or 32) of each step; lanes rows..L-1 are zeros. Each block of L
+// steps is loaded (rows past rows left zero), transposed in registers
+// (unpack, shuffle and 128-bit lane permutes) and stored one step at a
+// time. The caller packs steps past the last whole block.
+func emitPackT2(w *bytes.Buffer, elem int) {
+	L := 32 / elem
+	name, sfx, shift := "packTF32AVX2", "PS", 2
+	if elem == 8 {
+		name, sfx, shift = "packTF64AVX2", "PD", 3
+	}
+	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, rows, blocks, store int, alpha float%d)\n", name, elem*8, elem*8)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 56+elem)
+	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
+	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
+	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
+	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
+	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
+	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+	fmt.Fprintln(w, "\tMOVQ rows+32(FP), R10")
+	fmt.Fprintln(w, "\tMOVQ blocks+40(FP), BX")
+	fmt.Fprintln(w, "\tMOVQ store+48(FP), DX")
+	fmt.Fprintf(w, "\tVBROADCASTS%c alpha+56(FP), Y15\n", sfx[1])
+	fmt.Fprintln(w, "\tTESTQ BX, BX")
+	fmt.Fprintf(w, "\tJLE %s_done\n", name)
+	fmt.Fprintf(w, "%s_block:\n", name)
+	for i := 0; i < L; i++ {
+		fmt.Fprintf(w, "\tVXORPS %s, %s, %s\n", y(i), y(i), y(i))
+	}
+	fmt.Fprintln(w, "\tMOVQ SI, R11")
+	fmt.Fprintln(w, "\tMOVQ R10, R12")
+	for i := 0; i < L; i++ {
+		fmt.Fprintln(w, "\tTESTQ R12, R12")
+		fmt.Fprintf(w, "\tJEQ %s_loaded\n", name)
+		fmt.Fprintf(w, "\tVMUL%s (R11), Y15, %s\n", sfx, y(i))
+		if i < L-1 {
+			fmt.Fprintln(w, "\tADDQ R8, R11")
+			fmt.Fprintln(w, "\tDECQ R12")
+		}
+	}
+	fmt.Fprintf(w, "%s_loaded:\n", name)
+	r := &regs{}
+	for i := L; i < 14; i++ {
+		r.free = append(r.free, i)
+	}
+	// op writes ins src1, src2 → a fresh register, in Go's operand order.
+	op := func(ins string, a, b int) int {
+		d := r.get()
+		fmt.Fprintf(w, "\t%s %s, %s, %s\n", ins, y(b), y(a), y(d))
+		return d
+	}
+	opi := func(ins string, imm, a, b int) int {
+		d := r.get()
+		fmt.Fprintf(w, "\t%s $0x%02x, %s, %s, %s\n", ins, imm, y(b), y(a), y(d))
+		return d
+	}
+	out := make([]int, L)
+	if elem == 8 {
+		// 4×4: unpack pairs of rows, then swap 128-bit halves.
+		t0, t1 := op("VUNPCKLPD", 0, 1), op("VUNPCKHPD", 0, 1)
+		t2, t3 := op("VUNPCKLPD", 2, 3), op("VUNPCKHPD", 2, 3)
+		r.put(0, 1, 2, 3)
+		out[0], out[2] = opi("VPERM2F128", 0x20, t0, t2), opi("VPERM2F128", 0x31, t0, t2)
+		r.put(t0, t2)
+		out[1], out[3] = opi("VPERM2F128", 0x20, t1, t3), opi("VPERM2F128", 0x31, t1, t3)
+		r.put(t1, t3)
+	} else {
+		// 8×8: unpack pairs of rows, shuffle pairs of pairs, then swap
+		// 128-bit halves between the rows 0..3 and 4..7 of each step.
+		var lo, hi [4]int
+		for j := 0; j < 4; j++ {
+			lo[j], hi[j] = op("VUNPCKLPS", 2*j, 2*j+1), op("VUNPCKHPS", 2*j, 2*j+1)
+			r.put(2*j, 2*j+1)
+		}
+		// u[h][c] holds rows 4h..4h+3 of steps c and c+4.
+		var u [2][4]int
+		for h := 0; h < 2; h++ {
+			a, b := lo[2*h], lo[2*h+1]
+			u[h][0], u[h][1] = opi("VSHUFPS", 0x44, a, b), opi("VSHUFPS", 0xee, a, b)
+			r.put(a, b)
+			a, b = hi[2*h], hi[2*h+1]
+			u[h][2], u[h][3] = opi("VSHUFPS", 0x44, a, b), opi("VSHUFPS", 0xee, a, b)
+			r.put(a, b)
+		}
+		for c := 0; c < 4; c++ {
+			out[c], out[c+4] = opi("VPERM2F128", 0x20, u[0][c], u[1][c]), opi("VPERM2F128", 0x31, u[0][c], u[1][c])
+			r.put(u[0][c], u[1][c])
+		}
+	}
+	for _, n := range packWidths {
+		fmt.Fprintf(w, "\tCMPQ DX, $%d\n", n)
+		fmt.Fprintf(w, "\tJEQ %s_store%d\n", name, n)
+	}
+	fmt.Fprintf(w, "\tJMP %s_done\n", name)
+	for _, n := range packWidths {
+		fmt.Fprintf(w, "%s_store%d:\n", name, n)
+		for p := 0; p < L; p++ {
+			emitStores2(w, n, out[p], 0)
+			fmt.Fprintln(w, "\tADDQ R9, DI")
+		}
+		if n != packWidths[len(packWidths)-1] {
+			fmt.Fprintf(w, "\tJMP %s_next\n", name)
+		}
+	}
+	fmt.Fprintf(w, "%s_next:\n", name)
+	fmt.Fprintln(w, "\tADDQ $32, SI")
+	fmt.Fprintln(w, "\tDECQ BX")
+	fmt.Fprintf(w, "\tJNE %s_block\n", name)
+	fmt.Fprintf(w, "%s_done:\n", name)
+	fmt.Fprintln(w, "\tVZEROUPPER")
+	fmt.Fprintln(w, "\tRET")
+}
+
+// emitPackN2 writes packNF32AVX2 or packNF64AVX2:
+//
+//	func packN(dst, src *T, ld, w, steps int, alpha T)
+//
+// the AVX2 counterpart of emitPackN's routine for whole steps: for each of
+// steps steps it copies alpha times the w values at src into dst, src and
+// dst advancing by ld and w elements per step. w·elem must be 16, 24, 32,
+// 48 or 64 bytes (one loop each); other widths, and steps with fewer than
+// w values, are the caller's.
+func emitPackN2(w *bytes.Buffer, elem int) {
+	name, sfx, shift := "packNF32AVX2", "PS", 2
+	if elem == 8 {
+		name, sfx, shift = "packNF64AVX2", "PD", 3
+	}
+	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, steps int, alpha float%d)\n", name, elem*8, elem*8)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 40+elem)
+	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
+	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
+	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
+	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
+	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
+	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+	fmt.Fprintln(w, "\tMOVQ steps+32(FP), BX")
+	fmt.Fprintf(w, "\tVBROADCASTS%c alpha+40(FP), Y15\n", sfx[1])
+	fmt.Fprintln(w, "\tTESTQ BX, BX")
+	fmt.Fprintf(w, "\tJLE %s_done\n", name)
+	widths := []int{16, 24, 32, 48, 64}
+	for _, n := range widths {
+		fmt.Fprintf(w, "\tCMPQ R9, $%d\n", n)
+		fmt.Fprintf(w, "\tJEQ %s_loop%d\n", name, n)
+	}
+	fmt.Fprintf(w, "\tJMP %s_done\n", name)
+	for _, n := range widths {
+		fmt.Fprintf(w, "%s_loop%d:\n", name, n)
+		switch n {
+		case 16:
+			fmt.Fprintf(w, "\tVMUL%s (SI), X15, X0\n", sfx)
+		case 24:
+			fmt.Fprintf(w, "\tVMUL%s (SI), X15, X0\n", sfx)
+			fmt.Fprintln(w, "\tVMOVSD 16(SI), X1")
+			fmt.Fprintf(w, "\tVMUL%s X1, X15, X1\n", sfx)
+		case 32:
+			fmt.Fprintf(w, "\tVMUL%s (SI), Y15, Y0\n", sfx)
+		case 48:
+			fmt.Fprintf(w, "\tVMUL%s (SI), Y15, Y0\n", sfx)
+			fmt.Fprintf(w, "\tVMUL%s 32(SI), X15, X1\n", sfx)
+		case 64:
+			fmt.Fprintf(w, "\tVMUL%s (SI), Y15, Y0\n", sfx)
+			fmt.Fprintf(w, "\tVMUL%s 32(SI), Y15, Y1\n", sfx)
+		}
+		if n == 24 {
+			fmt.Fprintln(w, "\tVMOVUPS X0, (DI)")
+			fmt.Fprintln(w, "\tVMOVSD X1, 16(DI)")
+		} else {
+			emitStores2(w, n, 0, 1)
+		}
+		fmt.Fprintln(w, "\tADDQ R8, SI")
+		fmt.Fprintln(w, "\tADDQ R9, DI")
+		fmt.Fprintln(w, "\tDECQ BX")
+		fmt.Fprintf(w, "\tJNE %s_loop%d\n", name, n)
+		fmt.Fprintf(w, "\tJMP %s_done\n", name)
+	}
 	fmt.Fprintf(w, "%s_done:\n", name)
 	fmt.Fprintln(w, "\tVZEROUPPER")
 	fmt.Fprintln(w, "\tRET")

@@ -45,6 +45,18 @@ func packNF32AVX512(dst, src *float32, ld, w, steps int, load, store uint64, alp
 //go:noescape
 func packNF64AVX512(dst, src *float64, ld, w, steps int, load, store uint64, alpha float64)
 
+//go:noescape
+func packTF32AVX2(dst, src *float32, ld, w, rows, blocks, store int, alpha float32)
+
+//go:noescape
+func packTF64AVX2(dst, src *float64, ld, w, rows, blocks, store int, alpha float64)
+
+//go:noescape
+func packNF32AVX2(dst, src *float32, ld, w, steps int, alpha float32)
+
+//go:noescape
+func packNF64AVX2(dst, src *float64, ld, w, steps int, alpha float64)
+
 // The AVX-512 kernels take kc = 512: each call then loads and stores its C
 // tile once per 512 steps instead of 256, and the packed A block (238×512
 // float32, 168×512 float64: 476 and 672 KiB) still fits a 1 MiB L2 beside
@@ -54,7 +66,10 @@ func packNF64AVX512(dst, src *float64, ld, w, steps int, load, store uint64, alp
 // core (agx bench -peak, square 1024 and 2048, runs alternating with kc =
 // 256) this took float32 from 84-90 % to 88-91 % of peak and float64 from
 // 82-86 % to 87-91 %. The AVX2 kernels gained nothing from a deeper kc
-// there and keep 256.
+// there and keep 256. Their float64 blocks take the bytes of the float32
+// ones (a 120×256 A block of 240 KiB, nc = 1536): against mc = 240 and
+// nc = 3072, that took float64 at 512 from 85-86 % to 86-89 % on the same
+// core.
 var (
 	kernelsF32 = []*kernel[float32]{
 		{name: "avx512-14x32", mr: 14, nr: 32, mc: 238, kc: 512, nc: 1536, fn: kernF32x14x32AVX512, set: kernF32x14x32AVX512Set, edge: edgeF32x14x32AVX512},
@@ -63,7 +78,7 @@ var (
 	}
 	kernelsF64 = []*kernel[float64]{
 		{name: "avx512-14x16", mr: 14, nr: 16, mc: 168, kc: 512, nc: 768, fn: kernF64x14x16AVX512, set: kernF64x14x16AVX512Set, edge: edgeF64x14x16AVX512},
-		{name: "avx2-6x8", mr: 6, nr: 8, mc: 240, kc: 256, nc: 3072, fn: kernF64x6x8AVX2, set: kernF64x6x8AVX2Set},
+		{name: "avx2-6x8", mr: 6, nr: 8, mc: 120, kc: 256, nc: 1536, fn: kernF64x6x8AVX2, set: kernF64x6x8AVX2Set},
 		genericF64,
 	}
 )
@@ -72,7 +87,7 @@ var (
 // runs. The environment variable AGX_GEMM_ISA, read once at start-up, can
 // rule out the wider ones, so that a machine with AVX-512 measures what a
 // machine with AVX2 only would run: "avx2" leaves the AVX2 kernels (and the
-// Go packing), "go" leaves gonum's GEMM; other values change nothing here
+// AVX2 packing), "go" leaves gonum's GEMM; other values change nothing here
 // (agx bench refuses to run with them).
 func available() []bool {
 	avx2 := cpu.X86.HasAVX2 && cpu.X86.HasFMA
@@ -88,16 +103,42 @@ func available() []bool {
 
 var isaLimit = os.Getenv("AGX_GEMM_ISA")
 
-// asmPack says whether packStrided and packContig use the AVX-512 packing
-// routines; the tests turn it off to compare them with the Go code.
-var asmPack = available()[0]
+// asmPack says which packing routines packStrided and packContig use: the
+// AVX-512 ones with the AVX-512 kernels, the AVX2 ones with the AVX2
+// kernels (also when AGX_GEMM_ISA=avx2 rules out AVX-512), Go's code
+// without either; the tests switch it to compare them.
+var asmPack = func() packing {
+	switch a := available(); {
+	case a[0]:
+		return packAVX512
+	case a[1]:
+		return packAVX2
+	}
+	return packGo
+}()
 
-// packStridedAsm is packStrided in AVX-512 assembly: each group of 64 bytes
-// of lanes (16 float32 or 8 float64) is transposed a block of as many steps
-// at a time. It reports false, doing nothing, when asmPack is off.
+// packings lists the packing routines this CPU runs, for the tests.
+func packings() []packing {
+	p := []packing{packGo}
+	if cpu.X86.HasAVX2 {
+		p = append(p, packAVX2)
+	}
+	if cpu.X86.HasAVX2 && cpu.X86.HasAVX512F {
+		p = append(p, packAVX512)
+	}
+	return p
+}
+
+// packStridedAsm is packStrided in assembly. With AVX-512, each group of 64
+// bytes of lanes (16 float32 or 8 float64) is transposed a block of as many
+// steps at a time; with AVX2, see packStridedAVX2. It reports false, doing
+// nothing, when asmPack is packGo or the AVX2 routine does not take w.
 func packStridedAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) bool {
-	if !asmPack {
+	switch asmPack {
+	case packGo:
 		return false
+	case packAVX2:
+		return packStridedAVX2(dst, src, ld, n, w, kcb, alpha)
 	}
 	if kcb == 0 {
 		return true
@@ -125,12 +166,19 @@ func packStridedAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha 
 	return true
 }
 
-// packContigAsm is packContig in AVX-512 assembly, for micro-panels at most
-// two vectors wide. It reports false, doing nothing, when asmPack is off or
-// the panel is wider.
+// packContigAsm is packContig in assembly: with AVX-512 for micro-panels at
+// most two vectors wide, with AVX2 see packContigAVX2. It reports false,
+// doing nothing, when asmPack is packGo or the routine does not take the
+// panel.
 func packContigAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) bool {
+	switch asmPack {
+	case packGo:
+		return false
+	case packAVX2:
+		return packContigAVX2(dst, src, ld, n, w, kcb, alpha)
+	}
 	lanes := 64 / int(unsafe.Sizeof(alpha))
-	if !asmPack || w > 2*lanes {
+	if w > 2*lanes {
 		return false
 	}
 	if kcb == 0 {
@@ -148,6 +196,73 @@ func packContigAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T
 		packNF32AVX512((*float32)(dp), (*float32)(sp), ld, w, kcb, load, store, float32(alpha))
 	} else {
 		packNF64AVX512((*float64)(dp), (*float64)(sp), ld, w, kcb, load, store, float64(alpha))
+	}
+	return true
+}
+
+// packStridedAVX2 is packStrided with the AVX2 routines (packTF32AVX2,
+// packTF64AVX2) for the micro-panels of the AVX2 kernels (A: 6 rows; B: 16
+// float32 or 8 float64 columns) and other widths whose last group of lanes
+// is 16 or 24 bytes: each group of 32 bytes of lanes is transposed 8
+// (float64: 4) steps at a time, and the steps past the last whole block go
+// to the Go code. It reports false, doing nothing, for other widths.
+func packStridedAVX2[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) bool {
+	size := int(unsafe.Sizeof(alpha))
+	lanes := 32 / size
+	if r := w % lanes * size; r != 0 && r != 16 && r != 24 {
+		return false
+	}
+	if kcb == 0 {
+		return true
+	}
+	_ = dst[kcb*w-1]
+	if n > 0 {
+		_ = src[(n-1)*ld+kcb-1]
+	}
+	blocks := kcb / lanes
+	for i0 := 0; i0 < w && blocks > 0; i0 += lanes {
+		l := min(lanes, w-i0)
+		rows := min(max(n-i0, 0), l)
+		sp := unsafe.Pointer(unsafe.SliceData(src))
+		if rows > 0 {
+			sp = unsafe.Pointer(&src[i0*ld])
+		}
+		dp := unsafe.Pointer(&dst[i0])
+		if size == 4 {
+			packTF32AVX2((*float32)(dp), (*float32)(sp), ld, w, rows, blocks, l*size, float32(alpha))
+		} else {
+			packTF64AVX2((*float64)(dp), (*float64)(sp), ld, w, rows, blocks, l*size, float64(alpha))
+		}
+	}
+	if done := blocks * lanes; done < kcb {
+		packStridedBlock(dst[done*w:], src[done:], ld, n, w, kcb-done, alpha)
+	}
+	return true
+}
+
+// packContigAVX2 is packContig with the AVX2 routines (packNF32AVX2,
+// packNF64AVX2) for panels whose steps are whole (n = w) and 16, 24, 32, 48
+// or 64 bytes wide: the AVX2 kernels' B panels (64 bytes) and A panels (6
+// values). It reports false, doing nothing, for other panels.
+func packContigAVX2[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) bool {
+	if n != w {
+		return false
+	}
+	switch w * int(unsafe.Sizeof(alpha)) {
+	case 16, 24, 32, 48, 64:
+	default:
+		return false
+	}
+	if kcb == 0 {
+		return true
+	}
+	_ = dst[kcb*w-1]
+	_ = src[(kcb-1)*ld+n-1]
+	dp, sp := unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0])
+	if unsafe.Sizeof(alpha) == 4 {
+		packNF32AVX2((*float32)(dp), (*float32)(sp), ld, w, kcb, float32(alpha))
+	} else {
+		packNF64AVX2((*float64)(dp), (*float64)(sp), ld, w, kcb, float64(alpha))
 	}
 	return true
 }

@@ -9,8 +9,10 @@ var (
 
 func available() []bool { return []bool{true} }
 
-// asmPack is false: there is no packing assembly on this architecture.
-var asmPack = false
+// asmPack is packGo: there is no packing assembly on this architecture.
+var asmPack = packGo
+
+func packings() []packing { return []packing{packGo} }
 
 func packStridedAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) bool {
 	return false

@@ -38,9 +38,10 @@ func sameBits[T float32 | float64](got, want []T) int {
 }
 
 // packCase runs one packing call (strided or contiguous) with the
-// assembly and with the Go code, each on its own copy of a destination full
-// of a sentinel with guard cells around the panel, and compares them.
-func packCase[T float32 | float64](t *testing.T, r *rand.Rand, strided bool, n, w, kcb, off int, alpha T) {
+// assembly of mode and with the Go code, each on its own copy of a
+// destination full of a sentinel with guard cells around the panel, and
+// compares them.
+func packCase[T float32 | float64](t *testing.T, r *rand.Rand, mode packing, strided bool, n, w, kcb, off int, alpha T) {
 	t.Helper()
 	var ld int
 	var src []T
@@ -52,9 +53,9 @@ func packCase[T float32 | float64](t *testing.T, r *rand.Rand, strided bool, n, 
 		src = specialSlice[T](r, off+max(0, (kcb-1)*ld+n))
 	}
 	src = src[off:] // unaligned starts
-	run := func(asm bool) []T {
+	run := func(mode packing) []T {
 		old := asmPack
-		asmPack = asm
+		asmPack = mode
 		defer func() { asmPack = old }()
 		const guard = 19
 		d := make([]T, kcb*w+2*guard+off)
@@ -69,19 +70,16 @@ func packCase[T float32 | float64](t *testing.T, r *rand.Rand, strided bool, n, 
 		}
 		return d
 	}
-	want, got := run(false), run(true)
+	want, got := run(packGo), run(mode)
 	if i := sameBits(got, want); i >= 0 {
-		t.Fatalf("strided=%v n=%d w=%d kcb=%d off=%d alpha=%v: element %d (of %d with guards) = %v, want %v",
-			strided, n, w, kcb, off, alpha, i, len(got), got[i], want[i])
+		t.Fatalf("%v strided=%v n=%d w=%d kcb=%d off=%d alpha=%v: element %d (of %d with guards) = %v, want %v",
+			mode, strided, n, w, kcb, off, alpha, i, len(got), got[i], want[i])
 	}
 }
 
-func testPack[T float32 | float64](t *testing.T) {
-	if !asmPack {
-		t.Skip("no packing assembly on this CPU")
-	}
+func testPack[T float32 | float64](t *testing.T, mode packing) {
 	lanes := 64 / (int(sizeOf[T]()))
-	widths := []int{1, 3, 4, 6, 8, 14, 16, 17, 32, 33, 48}
+	widths := []int{1, 2, 3, 4, 6, 8, 12, 14, 16, 17, 32, 33, 48}
 	alphas := []T{1, -0.5, 3}
 	for _, strided := range []bool{true, false} {
 		t.Run(fmt.Sprintf("strided=%v", strided), func(t *testing.T) {
@@ -92,10 +90,10 @@ func testPack[T float32 | float64](t *testing.T) {
 				}
 				for n := 0; n <= w; n++ {
 					for kcb := 0; kcb <= 100; kcb += 1 + n%3 {
-						packCase(t, r, strided, n, w, kcb, (n+kcb)%5, alphas[(n+kcb)%len(alphas)])
+						packCase(t, r, mode, strided, n, w, kcb, (n+kcb)%5, alphas[(n+kcb)%len(alphas)])
 					}
 					for _, kcb := range []int{255, 256, 257, 1023} {
-						packCase(t, r, strided, n, w, kcb, n%4, alphas[n%len(alphas)])
+						packCase(t, r, mode, strided, n, w, kcb, n%4, alphas[n%len(alphas)])
 					}
 				}
 			}
@@ -103,12 +101,23 @@ func testPack[T float32 | float64](t *testing.T) {
 	}
 }
 
-// TestPack compares the packing assembly with the Go code on every width
-// the kernels use and more, every row count, depths 0..100 and a few large
-// ones, unaligned sources and special values.
+// TestPack compares each packing assembly this CPU runs with the Go code on
+// every width the kernels use and more, every row count, depths 0..100 and
+// a few large ones, unaligned sources and special values.
 func TestPack(t *testing.T) {
-	t.Run("float32", testPack[float32])
-	t.Run("float64", testPack[float64])
+	if raceEnabled {
+		t.Skip("serial comparison of assembly with Go code: run without -race")
+	}
+	modes := packings()[1:]
+	if len(modes) == 0 {
+		t.Skip("no packing assembly on this CPU")
+	}
+	for _, mode := range modes {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Run("float32", func(t *testing.T) { testPack[float32](t, mode) })
+			t.Run("float64", func(t *testing.T) { testPack[float64](t, mode) })
+		})
+	}
 }
 
 func sizeOf[T float32 | float64]() uintptr {
