@@ -26,8 +26,6 @@ func BenchmarkGemm(b *testing.B) {
 
 func benchOne[T float32 | float64](b *testing.B, procs, n int, ks []*kernel[T],
 	ref func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)) {
-	old := runtime.GOMAXPROCS(procs)
-	defer runtime.GOMAXPROCS(old)
 	x, y, z := make([]T, n*n), make([]T, n*n), make([]T, n*n)
 	for i := range x {
 		x[i], y[i] = T(i%7)-3, T(i%5)-2
@@ -35,6 +33,10 @@ func benchOne[T float32 | float64](b *testing.B, procs, n int, ks []*kernel[T],
 	flops := 2 * float64(n) * float64(n) * float64(n)
 	run := func(name string, f func()) {
 		b.Run(name, func(b *testing.B) {
+			// Set in each leaf: the testing package sets GOMAXPROCS
+			// back between sub-benchmarks.
+			old := runtime.GOMAXPROCS(procs)
+			defer runtime.GOMAXPROCS(old)
 			for b.Loop() {
 				f()
 			}
