@@ -209,10 +209,12 @@ func packContigAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T
 func packStridedAVX2[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha T) bool {
 	size := int(unsafe.Sizeof(alpha))
 	lanes := 32 / size
+	// The widths of packWidths in gen_kernels.go: the routine stores
+	// nothing for others.
 	if r := w % lanes * size; r != 0 && r != 16 && r != 24 {
 		return false
 	}
-	if kcb == 0 {
+	if kcb == 0 || w == 0 {
 		return true
 	}
 	_ = dst[kcb*w-1]
@@ -249,7 +251,7 @@ func packContigAVX2[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha 
 		return false
 	}
 	switch w * int(unsafe.Sizeof(alpha)) {
-	case 16, 24, 32, 48, 64:
+	case 16, 24, 32, 48, 64: // the loops of emitPackN2 in gen_kernels.go
 	default:
 		return false
 	}
