@@ -289,6 +289,31 @@ func (r *regs) get() int {
 
 func (r *regs) put(xs ...int) { r.free = append(r.free, xs...) }
 
+// variant returns the name of routine op for elements of elem bytes and
+// instruction set isa (packN, AVX2, 4: packNF32AVX2), the suffix of its
+// vector instructions (PS or PD) and log2 elem.
+func variant(op, isa string, elem int) (name, sfx string, shift int) {
+	if elem == 8 {
+		return op + "F64" + isa, "PD", 3
+	}
+	return op + "F32" + isa, "PS", 2
+}
+
+// emitHead writes the head of a packing routine: its Go signature as a
+// comment, the TEXT line with an argument frame of frame bytes, and the
+// loads of the arguments they all share: dst into DI, src into SI, and ld
+// and w, in bytes (elements << shift), into R8 and R9.
+func emitHead(w *bytes.Buffer, name, params string, frame, shift int) {
+	fmt.Fprintf(w, "\n// func %s(%s)\n", name, params)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, frame)
+	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
+	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
+	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
+	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
+	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
+	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+}
+
 // emitPackT writes packTF32AVX512 or packTF64AVX512 (elem 4 or 8 bytes):
 //
 //	func packT(dst, src *T, ld, w, rows, steps int, mask uint64, alpha T)
@@ -360,14 +385,7 @@ func (g packT) entry() {
 	if g.elem == 8 {
 		shift = 3
 	}
-	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, rows, steps int, mask uint64, alpha float%d)\n", g.name, g.elem*8, g.elem*8)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", g.name, 56+g.elem)
-	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
-	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
-	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
-	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
-	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
-	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+	emitHead(w, g.name, fmt.Sprintf("dst, src *float%d, ld, w, rows, steps int, mask uint64, alpha float%d", g.elem*8, g.elem*8), 56+g.elem, shift)
 	fmt.Fprintln(w, "\tMOVQ rows+32(FP), R10")
 	fmt.Fprintln(w, "\tMOVQ steps+40(FP), BX")
 	fmt.Fprintln(w, "\tMOVQ mask+48(FP), AX")
@@ -480,19 +498,8 @@ func (g packT) transposeLanes(r *regs, x [4][4]int) []int {
 // leaves out; src and dst advance by ld and w elements per step.
 func emitPackN(w *bytes.Buffer, elem int) {
 	L := 64 / elem
-	name, sfx := "packNF32AVX512", "PS"
-	shift := 2
-	if elem == 8 {
-		name, sfx, shift = "packNF64AVX512", "PD", 3
-	}
-	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, steps int, load, store uint64, alpha float%d)\n", name, elem*8, elem*8)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 56+elem)
-	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
-	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
-	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
-	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
-	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
-	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+	name, sfx, shift := variant("packN", "AVX512", elem)
+	emitHead(w, name, fmt.Sprintf("dst, src *float%d, ld, w, steps int, load, store uint64, alpha float%d", elem*8, elem*8), 56+elem, shift)
 	fmt.Fprintln(w, "\tMOVQ steps+32(FP), BX")
 	fmt.Fprintln(w, "\tMOVQ load+40(FP), AX")
 	fmt.Fprintln(w, "\tKMOVW AX, K1")
@@ -565,18 +572,8 @@ var packWidths = []int{16, 24, 32}
 // time. The caller packs steps past the last whole block.
 func emitPackT2(w *bytes.Buffer, elem int) {
 	L := 32 / elem
-	name, sfx, shift := "packTF32AVX2", "PS", 2
-	if elem == 8 {
-		name, sfx, shift = "packTF64AVX2", "PD", 3
-	}
-	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, rows, blocks, store int, alpha float%d)\n", name, elem*8, elem*8)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 56+elem)
-	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
-	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
-	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
-	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
-	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
-	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+	name, sfx, shift := variant("packT", "AVX2", elem)
+	emitHead(w, name, fmt.Sprintf("dst, src *float%d, ld, w, rows, blocks, store int, alpha float%d", elem*8, elem*8), 56+elem, shift)
 	fmt.Fprintln(w, "\tMOVQ rows+32(FP), R10")
 	fmt.Fprintln(w, "\tMOVQ blocks+40(FP), BX")
 	fmt.Fprintln(w, "\tMOVQ store+48(FP), DX")
@@ -681,18 +678,8 @@ func emitPackT2(w *bytes.Buffer, elem int) {
 // 48 or 64 bytes (one loop each); other widths, and steps with fewer than
 // w values, are the caller's.
 func emitPackN2(w *bytes.Buffer, elem int) {
-	name, sfx, shift := "packNF32AVX2", "PS", 2
-	if elem == 8 {
-		name, sfx, shift = "packNF64AVX2", "PD", 3
-	}
-	fmt.Fprintf(w, "\n// func %s(dst, src *float%d, ld, w, steps int, alpha float%d)\n", name, elem*8, elem*8)
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 40+elem)
-	fmt.Fprintln(w, "\tMOVQ dst+0(FP), DI")
-	fmt.Fprintln(w, "\tMOVQ src+8(FP), SI")
-	fmt.Fprintln(w, "\tMOVQ ld+16(FP), R8")
-	fmt.Fprintf(w, "\tSHLQ $%d, R8\n", shift)
-	fmt.Fprintln(w, "\tMOVQ w+24(FP), R9")
-	fmt.Fprintf(w, "\tSHLQ $%d, R9\n", shift)
+	name, sfx, shift := variant("packN", "AVX2", elem)
+	emitHead(w, name, fmt.Sprintf("dst, src *float%d, ld, w, steps int, alpha float%d", elem*8, elem*8), 40+elem, shift)
 	fmt.Fprintln(w, "\tMOVQ steps+32(FP), BX")
 	fmt.Fprintf(w, "\tVBROADCASTS%c alpha+40(FP), Y15\n", sfx[1])
 	fmt.Fprintln(w, "\tTESTQ BX, BX")

@@ -150,11 +150,7 @@ func packStridedAsm[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha 
 	lanes := 64 / int(unsafe.Sizeof(alpha))
 	for i0 := 0; i0 < w; i0 += lanes {
 		l := min(lanes, w-i0)
-		rows := min(max(n-i0, 0), l)
-		sp := unsafe.Pointer(unsafe.SliceData(src))
-		if rows > 0 {
-			sp = unsafe.Pointer(&src[i0*ld])
-		}
+		sp, rows := laneGroup(src, ld, n, i0, l)
 		dp := unsafe.Pointer(&dst[i0])
 		mask := uint64(1)<<l - 1
 		if lanes == 16 {
@@ -224,11 +220,7 @@ func packStridedAVX2[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha
 	blocks := kcb / lanes
 	for i0 := 0; i0 < w && blocks > 0; i0 += lanes {
 		l := min(lanes, w-i0)
-		rows := min(max(n-i0, 0), l)
-		sp := unsafe.Pointer(unsafe.SliceData(src))
-		if rows > 0 {
-			sp = unsafe.Pointer(&src[i0*ld])
-		}
+		sp, rows := laneGroup(src, ld, n, i0, l)
 		dp := unsafe.Pointer(&dst[i0])
 		if size == 4 {
 			packTF32AVX2((*float32)(dp), (*float32)(sp), ld, w, rows, blocks, l*size, float32(alpha))
@@ -267,4 +259,14 @@ func packContigAVX2[T float32 | float64](dst, src []T, ld, n, w, kcb int, alpha 
 		packNF64AVX2((*float64)(dp), (*float64)(sp), ld, w, kcb, float64(alpha))
 	}
 	return true
+}
+
+// laneGroup returns where the rows i0.. of a group of l lanes start in src
+// (rows ld apart), and how many of the n rows the group holds.
+func laneGroup[T float32 | float64](src []T, ld, n, i0, l int) (unsafe.Pointer, int) {
+	rows := min(max(n-i0, 0), l)
+	if rows == 0 {
+		return unsafe.Pointer(unsafe.SliceData(src)), 0
+	}
+	return unsafe.Pointer(&src[i0*ld]), rows
 }
