@@ -5,26 +5,26 @@
 //
 // # Numerics
 //
-// Every input is converted to float64 and clamped to a range where the
-// float64 intermediates can neither overflow nor underflow; e^v is reduced
-// to 2^k·e^r with k = round(v·log2 e) and |r| ≤ ln2/2, e^r - 1 is the Taylor
-// polynomial to degree 8 evaluated in Estrin's scheme, 2^k is built in the
-// exponent field, and the float64 result is rounded once to float32.
-// Sigmoid is 1/(1 + e^-x); tanh is (e^2|x| - 1)/(e^2|x| + 1) with the sign of
-// x, where e^v - 1 = 2^k·(e^r - 1) + (2^k - 1) keeps the relative accuracy of
-// small x. The truncation error is below 2.5e-10 relative and the float64
-// rounding errors below 1e-15, so the float64 value before the final
-// rounding is within 0.01 ulp of float32 of the exact result: outputs are
-// the correctly rounded value or, rarely, its neighbour, at most 1 ulp from
-// float32(math.Exp(float64(x))) etc. NaN inputs are returned unchanged (same
-// bits), ±Inf and out-of-range inputs saturate, tanh(-0) = -0.
+// Exp, Sigmoid and Tanh compute in float32 lanes (exp32.go): the argument
+// is reduced to k·ln2 + r with |r| ≤ ln2/2, e^r - 1 is r + r²·P(r) with P
+// of degree 5 (Cephes's minimax coefficients for expf) in Estrin's scheme,
+// and 2^k is built in the exponent field, in two halves so that results
+// round once into the subnormals or to +Inf. Over every 7th float32, exp is
+// at most 1 ulp from float32(math.Exp(float64(x))), sigmoid 2 from the
+// float64 sigmoid and tanh 3 (2 away from one point near 0.125). Sigmoid
+// is 1/(1 + e^-|x|) for x ≥ 0 and e^-|x|/(1 + e^-|x|) below, so that the
+// tiny values of large negative x keep their relative accuracy; tanh is
+// (e^2|x| - 1)/(e^2|x| + 1) with the sign of x, where e^v - 1 =
+// 2^k·(e^r - 1) + (2^k - 1) keeps the relative accuracy of small x. NaN
+// inputs are returned unchanged (same bits), ±Inf and out-of-range inputs
+// saturate, tanh(-0) = -0.
 //
-// Erf needs no range reduction: erf x = a·P(a²) with the sign of x, for
-// a = min(|x|, 4) (erf 4 rounds to 1 in float32) and P a degree-18
-// polynomial, the Chebyshev interpolant of erf(√t)/√t on [0, 16], evaluated
-// in Estrin's scheme. Its error is below 8e-10 relative, so erf too is at
-// most 1 ulp from float32(math.Erf(float64(x))), erf(±0) = ±0 and
-// erf(±Inf) = ±1.
+// Erf computes in float64 lanes, each float32 input converted: erf x =
+// a·P(a²) with the sign of x, for a = min(|x|, 4) (erf 4 rounds to 1 in
+// float32) and P a degree-18 polynomial, the Chebyshev interpolant of
+// erf(√t)/√t on [0, 16], evaluated in Estrin's scheme, rounded once to
+// float32. Its error is below 8e-10 relative, so erf is at most 1 ulp from
+// float32(math.Erf(float64(x))), erf(±0) = ±0 and erf(±Inf) = ±1.
 //
 // The float64 kernels are described next to their Go versions: Sin64 and
 // Cos64 (trig.go) are within 2 ulp of sin and cos for |x| < 2^20 (closer
@@ -39,15 +39,17 @@
 //
 // The Go kernels (Exp32, Sigmoid32, Tanh32, Erf32 and their loops) are the
 // reference. They spell out every rounding: no multiply-add is left for the
-// compiler to fuse (an explicit float64 conversion forbids it), so they give
+// compiler to fuse (an explicit conversion forbids it), so they give
 // the same bits on every architecture. The assembly kernels run the same
 // operations in the same order, one vector lane per element, without fused
 // multiply-adds, and therefore return exactly the bits of the Go kernels;
 // the tests check this on every float32 of a sweep of the whole range. They
 // are chosen at run time with golang.org/x/sys/cpu:
 //
-//	AVX-512 (F, VL, DQ)  8 float32 per step as one ZMM of float64, masked tail
-//	AVX2                 4 float32 per step as one YMM of float64, Go tail
+//	AVX-512 (F, VL, DQ)  exp, sigmoid, tanh: 16 float32 per step (one ZMM);
+//	                     erf: 8 float32 as one ZMM of float64; masked tail
+//	AVX2                 exp, sigmoid, tanh: 8 float32 per step (one YMM);
+//	                     erf: 4 float32 as one YMM of float64; Go tail
 //	portable Go          elsewhere
 //
 // The float64 kernels (Sin64, Cos64, Tanh64, Erf64) follow the same rule at
@@ -60,23 +62,23 @@
 //
 // # Speed
 //
-// Per float32, on the project's 2-core AVX-512 VM (AMD EPYC) shared with
-// other jobs, the best of 10 interleaved runs (their medians were up to
-// 45 % higher): over a 1024-element slice, exp 4.7 ns in Go, 1.1 AVX2, 0.77
-// AVX-512; sigmoid 5.7, 1.3, 0.93; tanh 8.6, 1.4, 0.98. Over 2^20 elements
-// (4 MiB read, 4 MiB written) with AVX-512: exp 1.0, sigmoid 1.2, tanh 1.2.
-// Erf (one run, same machine): 7.9 ns in Go, 1.6 AVX2, 1.1 AVX-512 over
-// 1024 elements, 1.5 over 2^20 with AVX-512; its 19 coefficients are memory
-// operands (broadcast on AVX-512), about 50 vector operations per 8
-// elements.
+// Per float32, with go test ./tensor/internal/vmath -run '^$' -bench
+// Kernels -cpu 1, on the project's 2-core AVX-512 VM (AMD EPYC Zen 4), the
+// median of 3 runs, over a 1024-element slice: exp 4.9 ns in Go, 0.49
+// AVX2, 0.38 AVX-512; sigmoid 7.0, 0.57, 0.47; tanh 6.5, 0.56, 0.44. Over
+// 2^20 elements (4 MiB read, 4 MiB written) with AVX-512: exp 0.40,
+// sigmoid 0.48, tanh 0.46. Erf (one run, same machine): 7.9 ns in Go, 1.6
+// AVX2, 1.1 AVX-512 over 1024 elements, 1.5 over 2^20 with AVX-512; its 19
+// coefficients are memory operands (broadcast on AVX-512), about 50 vector
+// operations per 8 elements.
 // Most assembly loops run two independent steps interleaved, each on its
 // own registers (at AVX2 the float32 erf's and the float64 sin's, cos's and
 // erf's run one step at a time: sixteen YMM registers are too few for
 // two), so that one step's dependency chain fills the other's wait; what
-// remains is mostly arithmetic: about 35 vector operations on float64
-// lanes per 8 elements, and a float64 divide for sigmoid and tanh. (A
-// variant of the AVX-512 exp with fused multiply-adds was 12-16 % faster;
-// it would no longer match the Go kernels bit for bit.)
+// remains is mostly arithmetic: about 35 vector operations a step, and a
+// divide for sigmoid and tanh. Fused multiply-adds would save about a
+// third of them, but the Go kernels could not match their bits on CPUs
+// without them.
 //
 // Per float64, over 1024 normal values of standard deviation 3, with go
 // test ./tensor/internal/vmath -run '^$' -bench 'Trig|Tanh64|Erf64' -cpu 1

@@ -921,7 +921,12 @@ func (g *gen) erf64Function(is isa) {
 // second).
 func (g *gen) float64Loop(name string, base2 int, step func(off int, masked bool, base, k int) []string) {
 	lanes := g.isa.step / 4
-	bytes := 8 * lanes
+	g.loop(name, lanes, 8*lanes, base2, step)
+}
+
+// loop is float64Loop for any lane width: a step covers lanes elements,
+// bytes bytes.
+func (g *gen) loop(name string, lanes, bytes, base2 int, step func(off int, masked bool, base, k int) []string) {
 	l := func(s string) string { return name + "_" + s }
 	if base2 > 0 {
 		g.p("%s:", l("loop2"))
@@ -1053,9 +1058,21 @@ func main() {
 		}
 		g.p("GLOBL vmath_%s<>(SB), RODATA|NOPTR, $32", c.name)
 	}
+	g.p("")
+	g.p("// The float32 constants, eight copies each (32 bytes).")
+	for _, c := range constants32 {
+		bits := c.bits
+		if !c.raw {
+			bits = math.Float32bits(c.val)
+		}
+		for k := 0; k < 8; k++ {
+			g.p("DATA vmath_%s<>+%d(SB)/4, $%#08x", c.name, 4*k, bits)
+		}
+		g.p("GLOBL vmath_%s<>(SB), RODATA|NOPTR, $32", c.name)
+	}
 	for _, is := range isas {
-		for _, o := range ops {
-			g.function(is, o)
+		for _, o := range ops32 {
+			g.function32(is, o.name, o.doc)
 		}
 		g.erfFunction(is)
 	}
@@ -1067,4 +1084,239 @@ func main() {
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// Float32 lanes: e^x, sigmoid and tanh as exp32.go computes them, 8 float32
+// per YMM register (AVX2) or 16 per ZMM (AVX-512).
+
+// constant32 is a float32 (or, with raw set, a 32-bit pattern) that the
+// float32-lane kernels broadcast to every lane.
+type constant32 struct {
+	name string
+	val  float32
+	bits uint32
+	raw  bool
+}
+
+var constants32 = []constant32{
+	{name: "f32lo", val: -104},
+	{name: "f32hi", val: 89},
+	{name: "f32tanhHi", val: 10},
+	{name: "f32log2e", val: 1.44269504088896341},
+	{name: "f32round", val: 0x1.8p23},
+	{name: "f32ln2hi", val: 0.693359375},
+	{name: "f32ln2lo", val: -2.12194440e-4},
+	{name: "f32one", val: 1},
+	{name: "f32two", val: 2},
+	{name: "f32p0", val: 5.0000001201e-1},
+	{name: "f32p1", val: 1.6666665459e-1},
+	{name: "f32p2", val: 4.1665795894e-2},
+	{name: "f32p3", val: 8.3334519073e-3},
+	{name: "f32p4", val: 1.3981999507e-3},
+	{name: "f32p5", val: 1.9875691500e-4},
+	{name: "f32roundBits", bits: 0x4b400000, raw: true},
+	{name: "f32bias", bits: 127, raw: true},
+	{name: "f32sign", bits: 1 << 31, raw: true},
+	{name: "f32abs", bits: 1<<31 - 1, raw: true},
+}
+
+// ops32 are the float32-lane kernels: Go name prefix and what they compute.
+var ops32 = []struct{ name, doc string }{
+	{"exp", "e^x"},
+	{"sigmoid", "1/(1+e^-x)"},
+	{"tanh", "tanh x"},
+}
+
+// used32 lists the constants op32 needs, those it uses most first: on
+// AVX-512 the first 16 sit in registers Z16-Z31, the rest are broadcast
+// memory operands.
+func used32(op string) []string {
+	common := []string{"f32log2e", "f32round", "f32ln2hi", "f32ln2lo", "f32p0", "f32p1", "f32p2", "f32p3", "f32p4", "f32p5", "f32roundBits", "f32bias", "f32one"}
+	switch op {
+	case "exp":
+		return append(common, "f32lo", "f32hi")
+	case "sigmoid":
+		return append(common, "f32lo", "f32sign")
+	}
+	return append(common, "f32abs", "f32tanhHi", "f32two", "f32sign")
+}
+
+// f32asm collects the instructions of one float32-lane step on the eight
+// registers from base on.
+type f32asm struct {
+	asm
+	g    *gen
+	base int
+}
+
+// r names the step's k-th register.
+func (a *f32asm) r(k int) string { return a.g.d(a.base + k) }
+
+// m appends ins with the constant name as its first operand: a register on
+// AVX-512 when it has one, else memory (broadcast on AVX-512).
+func (a *f32asm) m(ins, name string, args ...string) {
+	if r, ok := a.g.regOf[name]; ok {
+		a.i(ins, append([]string{r}, args...)...)
+		return
+	}
+	if a.g.isa.inReg {
+		ins += ".BCST"
+	}
+	a.i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
+}
+
+// bitOps returns the ISA's bitwise and and or on float32 lanes.
+func (a *f32asm) bitOps() (and, or string) {
+	if a.g.isa.inReg {
+		return "VPANDD", "VPORD"
+	}
+	return "VANDPS", "VORPS"
+}
+
+// body32 returns the instructions of one float32-lane step of g.op: load x
+// at off(SI) (under mask K1 when masked) into r0, compute, store at off(DI).
+// Registers: r1 v, r2 t (then k, k2, 2^k2 or 2^k), r3 k as a float (then
+// r), r4 r² (then scratch), r5 the result, r6 and r7 scratch; mask
+// registers nan for the NaN lanes and sel for sigmoid's negative x
+// (AVX-512).
+func (g *gen) body32(off int, masked bool, base int, nan, sel string) []string {
+	a := &f32asm{g: g, base: base}
+	i, m, r := a.i, a.m, a.r
+	and, or := a.bitOps()
+	if masked {
+		i("VMOVUPS.Z", fmt.Sprintf("%d(SI)", off), "K1", r(0))
+	} else {
+		i("VMOVUPS", fmt.Sprintf("%d(SI)", off), r(0))
+	}
+	// v
+	switch g.op {
+	case "exp":
+		m("VMAXPS", "f32lo", r(0), r(1))
+		m("VMINPS", "f32hi", r(1), r(1))
+	case "sigmoid":
+		m(or, "f32sign", r(0), r(1))
+		m("VMAXPS", "f32lo", r(1), r(1))
+	case "tanh":
+		m(and, "f32abs", r(0), r(1))
+		m("VMINPS", "f32tanhHi", r(1), r(1))
+		i("VADDPS", r(1), r(1), r(1))
+	}
+	// t = v·log2e + round; k = t - round; r = (v - k·ln2hi) - k·ln2lo
+	m("VMULPS", "f32log2e", r(1), r(2))
+	m("VADDPS", "f32round", r(2), r(2))
+	m("VSUBPS", "f32round", r(2), r(3))
+	m("VMULPS", "f32ln2hi", r(3), r(4))
+	i("VSUBPS", r(4), r(1), r(4))
+	m("VMULPS", "f32ln2lo", r(3), r(3))
+	i("VSUBPS", r(3), r(4), r(3))
+	// e^r - 1 = r + r²·((p0 + p1·r) + (p2 + p3·r)·r² + (p4 + p5·r)·r⁴)
+	i("VMULPS", r(3), r(3), r(4))
+	m("VMULPS", "f32p1", r(3), r(5))
+	m("VADDPS", "f32p0", r(5), r(5))
+	m("VMULPS", "f32p3", r(3), r(6))
+	m("VADDPS", "f32p2", r(6), r(6))
+	m("VMULPS", "f32p5", r(3), r(7))
+	m("VADDPS", "f32p4", r(7), r(7))
+	i("VMULPS", r(4), r(6), r(6))
+	i("VADDPS", r(6), r(5), r(5))
+	i("VMULPS", r(4), r(4), r(6))
+	i("VMULPS", r(6), r(7), r(7))
+	i("VADDPS", r(7), r(5), r(5))
+	i("VMULPS", r(4), r(5), r(5))
+	i("VADDPS", r(3), r(5), r(5))
+	// k from t's bits
+	m("VPSUBD", "f32roundBits", r(2), r(2))
+	switch g.op {
+	case "exp", "sigmoid":
+		// e^v = (1 + (e^r - 1))·2^k1·2^k2, k1 = k>>1, k2 = k - k1
+		i("VPSRAD", "$1", r(2), r(6))
+		i("VPSUBD", r(6), r(2), r(2))
+		m("VPADDD", "f32bias", r(6), r(6))
+		i("VPSLLD", "$23", r(6), r(6))
+		m("VPADDD", "f32bias", r(2), r(2))
+		i("VPSLLD", "$23", r(2), r(2))
+		m("VADDPS", "f32one", r(5), r(5))
+		i("VMULPS", r(6), r(5), r(5))
+		i("VMULPS", r(2), r(5), r(5))
+	case "tanh":
+		// e^v - 1 = (e^r - 1)·2^k + (2^k - 1)
+		m("VPADDD", "f32bias", r(2), r(2))
+		i("VPSLLD", "$23", r(2), r(2))
+		i("VMULPS", r(2), r(5), r(5))
+		m("VSUBPS", "f32one", r(2), r(2))
+		i("VADDPS", r(2), r(5), r(5))
+	}
+	switch g.op {
+	case "sigmoid":
+		// s = e^-|x|: 1/(1 + s) for x ≥ 0, s/(1 + s) for x < 0
+		m("VADDPS", "f32one", r(5), r(4))
+		if g.isa.inReg {
+			m("VMOVAPS", "f32one", r(6))
+			i("VPMOVD2M", r(0), sel)
+			i("VMOVAPS", r(5), sel, r(6))
+		} else {
+			i("VMOVUPS", "vmath_f32one<>(SB)", r(6))
+			i("VBLENDVPS", r(0), r(5), r(6), r(6))
+		}
+		i("VDIVPS", r(4), r(6), r(5))
+	case "tanh":
+		// (e^v - 1)/(e^v - 1 + 2) with the sign of x
+		m("VADDPS", "f32two", r(5), r(6))
+		i("VDIVPS", r(6), r(5), r(5))
+		m(and, "f32sign", r(0), r(6))
+		i(or, r(6), r(5), r(5))
+	}
+	// NaN inputs come back unchanged
+	if g.isa.inReg {
+		i("VCMPPS", "$3", r(0), r(0), nan)
+		i("VMOVAPS", r(0), nan, r(5))
+	} else {
+		i("VCMPPS", "$3", r(0), r(0), r(6))
+		i("VBLENDVPS", r(6), r(0), r(5), r(5))
+	}
+	dst := fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPS", r(5), "K1", dst)
+	} else {
+		i("VMOVUPS", r(5), dst)
+	}
+	return a.asm
+}
+
+// function32 writes op+is.name over float32 lanes: two steps at a time
+// (registers 0-7 and 8-15), then one, then on AVX-512 a masked tail; the
+// AVX2 kernels take a multiple of 8. On AVX-512 the constants sit in
+// Z16-Z31.
+func (g *gen) function32(is isa, op, doc string) {
+	g.isa, g.op = is, op
+	name := op + is.name
+	lanes := is.step / 2
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n.", name, doc)
+	} else {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n; n is a multiple of %d.", name, doc, lanes)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	g.regOf = nil
+	if is.inReg {
+		g.regOf = map[string]string{}
+		for k, c := range used32(op) {
+			if k == 16 {
+				break
+			}
+			r := fmt.Sprintf("Z%d", 16+k)
+			g.regOf[c] = r
+			g.i("VBROADCASTSS", "vmath_"+c+"<>(SB)", r)
+		}
+	}
+	g.loop(name, lanes, 4*lanes, 8, func(off int, masked bool, base, k int) []string {
+		return g.body32(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
+	})
+	g.regOf = nil
+	g.i("VZEROUPPER")
+	g.i("RET")
 }

@@ -82,9 +82,9 @@ func simd(avx512, avx2 func(dst, src *float32, n int), avx2Lanes int, dst, src [
 	return 0
 }
 
-func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 4, dst, src) }
-func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 4, dst, src) }
-func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 4, dst, src) }
+func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 8, dst, src) }
+func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 8, dst, src) }
+func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 8, dst, src) }
 func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 4, dst, src) }
 
 // simd64 runs the float64 kernel of the current level over a prefix of src

@@ -555,406 +555,591 @@ DATA vmath_erf64G17<>+16(SB)/8, $0x3f82ffe9f588ff7f
 DATA vmath_erf64G17<>+24(SB)/8, $0x3f82ffe9f588ff7f
 GLOBL vmath_erf64G17<>(SB), RODATA|NOPTR, $32
 
-// func expAVX2(dst, src *float32, n int) sets dst[i] = e^x for i < n; n is a multiple of 4.
+// The float32 constants, eight copies each (32 bytes).
+DATA vmath_f32lo<>+0(SB)/4, $0xc2d00000
+DATA vmath_f32lo<>+4(SB)/4, $0xc2d00000
+DATA vmath_f32lo<>+8(SB)/4, $0xc2d00000
+DATA vmath_f32lo<>+12(SB)/4, $0xc2d00000
+DATA vmath_f32lo<>+16(SB)/4, $0xc2d00000
+DATA vmath_f32lo<>+20(SB)/4, $0xc2d00000
+DATA vmath_f32lo<>+24(SB)/4, $0xc2d00000
+DATA vmath_f32lo<>+28(SB)/4, $0xc2d00000
+GLOBL vmath_f32lo<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32hi<>+0(SB)/4, $0x42b20000
+DATA vmath_f32hi<>+4(SB)/4, $0x42b20000
+DATA vmath_f32hi<>+8(SB)/4, $0x42b20000
+DATA vmath_f32hi<>+12(SB)/4, $0x42b20000
+DATA vmath_f32hi<>+16(SB)/4, $0x42b20000
+DATA vmath_f32hi<>+20(SB)/4, $0x42b20000
+DATA vmath_f32hi<>+24(SB)/4, $0x42b20000
+DATA vmath_f32hi<>+28(SB)/4, $0x42b20000
+GLOBL vmath_f32hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32tanhHi<>+0(SB)/4, $0x41200000
+DATA vmath_f32tanhHi<>+4(SB)/4, $0x41200000
+DATA vmath_f32tanhHi<>+8(SB)/4, $0x41200000
+DATA vmath_f32tanhHi<>+12(SB)/4, $0x41200000
+DATA vmath_f32tanhHi<>+16(SB)/4, $0x41200000
+DATA vmath_f32tanhHi<>+20(SB)/4, $0x41200000
+DATA vmath_f32tanhHi<>+24(SB)/4, $0x41200000
+DATA vmath_f32tanhHi<>+28(SB)/4, $0x41200000
+GLOBL vmath_f32tanhHi<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32log2e<>+0(SB)/4, $0x3fb8aa3b
+DATA vmath_f32log2e<>+4(SB)/4, $0x3fb8aa3b
+DATA vmath_f32log2e<>+8(SB)/4, $0x3fb8aa3b
+DATA vmath_f32log2e<>+12(SB)/4, $0x3fb8aa3b
+DATA vmath_f32log2e<>+16(SB)/4, $0x3fb8aa3b
+DATA vmath_f32log2e<>+20(SB)/4, $0x3fb8aa3b
+DATA vmath_f32log2e<>+24(SB)/4, $0x3fb8aa3b
+DATA vmath_f32log2e<>+28(SB)/4, $0x3fb8aa3b
+GLOBL vmath_f32log2e<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32round<>+0(SB)/4, $0x4b400000
+DATA vmath_f32round<>+4(SB)/4, $0x4b400000
+DATA vmath_f32round<>+8(SB)/4, $0x4b400000
+DATA vmath_f32round<>+12(SB)/4, $0x4b400000
+DATA vmath_f32round<>+16(SB)/4, $0x4b400000
+DATA vmath_f32round<>+20(SB)/4, $0x4b400000
+DATA vmath_f32round<>+24(SB)/4, $0x4b400000
+DATA vmath_f32round<>+28(SB)/4, $0x4b400000
+GLOBL vmath_f32round<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32ln2hi<>+0(SB)/4, $0x3f318000
+DATA vmath_f32ln2hi<>+4(SB)/4, $0x3f318000
+DATA vmath_f32ln2hi<>+8(SB)/4, $0x3f318000
+DATA vmath_f32ln2hi<>+12(SB)/4, $0x3f318000
+DATA vmath_f32ln2hi<>+16(SB)/4, $0x3f318000
+DATA vmath_f32ln2hi<>+20(SB)/4, $0x3f318000
+DATA vmath_f32ln2hi<>+24(SB)/4, $0x3f318000
+DATA vmath_f32ln2hi<>+28(SB)/4, $0x3f318000
+GLOBL vmath_f32ln2hi<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32ln2lo<>+0(SB)/4, $0xb95e8083
+DATA vmath_f32ln2lo<>+4(SB)/4, $0xb95e8083
+DATA vmath_f32ln2lo<>+8(SB)/4, $0xb95e8083
+DATA vmath_f32ln2lo<>+12(SB)/4, $0xb95e8083
+DATA vmath_f32ln2lo<>+16(SB)/4, $0xb95e8083
+DATA vmath_f32ln2lo<>+20(SB)/4, $0xb95e8083
+DATA vmath_f32ln2lo<>+24(SB)/4, $0xb95e8083
+DATA vmath_f32ln2lo<>+28(SB)/4, $0xb95e8083
+GLOBL vmath_f32ln2lo<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32one<>+0(SB)/4, $0x3f800000
+DATA vmath_f32one<>+4(SB)/4, $0x3f800000
+DATA vmath_f32one<>+8(SB)/4, $0x3f800000
+DATA vmath_f32one<>+12(SB)/4, $0x3f800000
+DATA vmath_f32one<>+16(SB)/4, $0x3f800000
+DATA vmath_f32one<>+20(SB)/4, $0x3f800000
+DATA vmath_f32one<>+24(SB)/4, $0x3f800000
+DATA vmath_f32one<>+28(SB)/4, $0x3f800000
+GLOBL vmath_f32one<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32two<>+0(SB)/4, $0x40000000
+DATA vmath_f32two<>+4(SB)/4, $0x40000000
+DATA vmath_f32two<>+8(SB)/4, $0x40000000
+DATA vmath_f32two<>+12(SB)/4, $0x40000000
+DATA vmath_f32two<>+16(SB)/4, $0x40000000
+DATA vmath_f32two<>+20(SB)/4, $0x40000000
+DATA vmath_f32two<>+24(SB)/4, $0x40000000
+DATA vmath_f32two<>+28(SB)/4, $0x40000000
+GLOBL vmath_f32two<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32p0<>+0(SB)/4, $0x3f000000
+DATA vmath_f32p0<>+4(SB)/4, $0x3f000000
+DATA vmath_f32p0<>+8(SB)/4, $0x3f000000
+DATA vmath_f32p0<>+12(SB)/4, $0x3f000000
+DATA vmath_f32p0<>+16(SB)/4, $0x3f000000
+DATA vmath_f32p0<>+20(SB)/4, $0x3f000000
+DATA vmath_f32p0<>+24(SB)/4, $0x3f000000
+DATA vmath_f32p0<>+28(SB)/4, $0x3f000000
+GLOBL vmath_f32p0<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32p1<>+0(SB)/4, $0x3e2aaaaa
+DATA vmath_f32p1<>+4(SB)/4, $0x3e2aaaaa
+DATA vmath_f32p1<>+8(SB)/4, $0x3e2aaaaa
+DATA vmath_f32p1<>+12(SB)/4, $0x3e2aaaaa
+DATA vmath_f32p1<>+16(SB)/4, $0x3e2aaaaa
+DATA vmath_f32p1<>+20(SB)/4, $0x3e2aaaaa
+DATA vmath_f32p1<>+24(SB)/4, $0x3e2aaaaa
+DATA vmath_f32p1<>+28(SB)/4, $0x3e2aaaaa
+GLOBL vmath_f32p1<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32p2<>+0(SB)/4, $0x3d2aa9c1
+DATA vmath_f32p2<>+4(SB)/4, $0x3d2aa9c1
+DATA vmath_f32p2<>+8(SB)/4, $0x3d2aa9c1
+DATA vmath_f32p2<>+12(SB)/4, $0x3d2aa9c1
+DATA vmath_f32p2<>+16(SB)/4, $0x3d2aa9c1
+DATA vmath_f32p2<>+20(SB)/4, $0x3d2aa9c1
+DATA vmath_f32p2<>+24(SB)/4, $0x3d2aa9c1
+DATA vmath_f32p2<>+28(SB)/4, $0x3d2aa9c1
+GLOBL vmath_f32p2<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32p3<>+0(SB)/4, $0x3c088908
+DATA vmath_f32p3<>+4(SB)/4, $0x3c088908
+DATA vmath_f32p3<>+8(SB)/4, $0x3c088908
+DATA vmath_f32p3<>+12(SB)/4, $0x3c088908
+DATA vmath_f32p3<>+16(SB)/4, $0x3c088908
+DATA vmath_f32p3<>+20(SB)/4, $0x3c088908
+DATA vmath_f32p3<>+24(SB)/4, $0x3c088908
+DATA vmath_f32p3<>+28(SB)/4, $0x3c088908
+GLOBL vmath_f32p3<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32p4<>+0(SB)/4, $0x3ab743ce
+DATA vmath_f32p4<>+4(SB)/4, $0x3ab743ce
+DATA vmath_f32p4<>+8(SB)/4, $0x3ab743ce
+DATA vmath_f32p4<>+12(SB)/4, $0x3ab743ce
+DATA vmath_f32p4<>+16(SB)/4, $0x3ab743ce
+DATA vmath_f32p4<>+20(SB)/4, $0x3ab743ce
+DATA vmath_f32p4<>+24(SB)/4, $0x3ab743ce
+DATA vmath_f32p4<>+28(SB)/4, $0x3ab743ce
+GLOBL vmath_f32p4<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32p5<>+0(SB)/4, $0x39506967
+DATA vmath_f32p5<>+4(SB)/4, $0x39506967
+DATA vmath_f32p5<>+8(SB)/4, $0x39506967
+DATA vmath_f32p5<>+12(SB)/4, $0x39506967
+DATA vmath_f32p5<>+16(SB)/4, $0x39506967
+DATA vmath_f32p5<>+20(SB)/4, $0x39506967
+DATA vmath_f32p5<>+24(SB)/4, $0x39506967
+DATA vmath_f32p5<>+28(SB)/4, $0x39506967
+GLOBL vmath_f32p5<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32roundBits<>+0(SB)/4, $0x4b400000
+DATA vmath_f32roundBits<>+4(SB)/4, $0x4b400000
+DATA vmath_f32roundBits<>+8(SB)/4, $0x4b400000
+DATA vmath_f32roundBits<>+12(SB)/4, $0x4b400000
+DATA vmath_f32roundBits<>+16(SB)/4, $0x4b400000
+DATA vmath_f32roundBits<>+20(SB)/4, $0x4b400000
+DATA vmath_f32roundBits<>+24(SB)/4, $0x4b400000
+DATA vmath_f32roundBits<>+28(SB)/4, $0x4b400000
+GLOBL vmath_f32roundBits<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32bias<>+0(SB)/4, $0x0000007f
+DATA vmath_f32bias<>+4(SB)/4, $0x0000007f
+DATA vmath_f32bias<>+8(SB)/4, $0x0000007f
+DATA vmath_f32bias<>+12(SB)/4, $0x0000007f
+DATA vmath_f32bias<>+16(SB)/4, $0x0000007f
+DATA vmath_f32bias<>+20(SB)/4, $0x0000007f
+DATA vmath_f32bias<>+24(SB)/4, $0x0000007f
+DATA vmath_f32bias<>+28(SB)/4, $0x0000007f
+GLOBL vmath_f32bias<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32sign<>+0(SB)/4, $0x80000000
+DATA vmath_f32sign<>+4(SB)/4, $0x80000000
+DATA vmath_f32sign<>+8(SB)/4, $0x80000000
+DATA vmath_f32sign<>+12(SB)/4, $0x80000000
+DATA vmath_f32sign<>+16(SB)/4, $0x80000000
+DATA vmath_f32sign<>+20(SB)/4, $0x80000000
+DATA vmath_f32sign<>+24(SB)/4, $0x80000000
+DATA vmath_f32sign<>+28(SB)/4, $0x80000000
+GLOBL vmath_f32sign<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32abs<>+0(SB)/4, $0x7fffffff
+DATA vmath_f32abs<>+4(SB)/4, $0x7fffffff
+DATA vmath_f32abs<>+8(SB)/4, $0x7fffffff
+DATA vmath_f32abs<>+12(SB)/4, $0x7fffffff
+DATA vmath_f32abs<>+16(SB)/4, $0x7fffffff
+DATA vmath_f32abs<>+20(SB)/4, $0x7fffffff
+DATA vmath_f32abs<>+24(SB)/4, $0x7fffffff
+DATA vmath_f32abs<>+28(SB)/4, $0x7fffffff
+GLOBL vmath_f32abs<>(SB), RODATA|NOPTR, $32
+
+// func expAVX2(dst, src *float32, n int) sets dst[i] = e^x for i < n; n is a multiple of 8.
 TEXT ·expAVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 expAVX2_loop2:
-	CMPQ CX, $8
+	CMPQ CX, $16
 	JLT expAVX2_one
-	VMOVUPS 0(SI), X0
-	VMOVUPS 16(SI), X8
-	VCVTPS2PD X0, Y1
-	VCVTPS2PD X8, Y9
-	VMAXPD vmath_lo<>(SB), Y1, Y1
-	VMAXPD vmath_lo<>(SB), Y9, Y9
-	VMINPD vmath_hi<>(SB), Y1, Y1
-	VMINPD vmath_hi<>(SB), Y9, Y9
-	VMULPD vmath_log2e<>(SB), Y1, Y2
-	VMULPD vmath_log2e<>(SB), Y9, Y10
-	VADDPD vmath_round<>(SB), Y2, Y2
-	VADDPD vmath_round<>(SB), Y10, Y10
-	VSUBPD vmath_round<>(SB), Y2, Y3
-	VSUBPD vmath_round<>(SB), Y10, Y11
-	VMULPD vmath_ln2<>(SB), Y3, Y3
-	VMULPD vmath_ln2<>(SB), Y11, Y11
-	VSUBPD Y3, Y1, Y3
-	VSUBPD Y11, Y9, Y11
-	VMULPD Y3, Y3, Y4
-	VMULPD Y11, Y11, Y12
-	VMULPD vmath_c2<>(SB), Y3, Y5
-	VMULPD vmath_c2<>(SB), Y11, Y13
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VADDPD vmath_one<>(SB), Y13, Y13
-	VMULPD vmath_c24<>(SB), Y3, Y6
-	VMULPD vmath_c24<>(SB), Y11, Y14
-	VADDPD vmath_c6<>(SB), Y6, Y6
-	VADDPD vmath_c6<>(SB), Y14, Y14
-	VMULPD vmath_c720<>(SB), Y3, Y7
-	VMULPD vmath_c720<>(SB), Y11, Y15
-	VADDPD vmath_c120<>(SB), Y7, Y7
-	VADDPD vmath_c120<>(SB), Y15, Y15
-	VMULPD vmath_c40320<>(SB), Y3, Y1
-	VMULPD vmath_c40320<>(SB), Y11, Y9
-	VADDPD vmath_c5040<>(SB), Y1, Y1
-	VADDPD vmath_c5040<>(SB), Y9, Y9
-	VMULPD Y4, Y6, Y6
-	VMULPD Y12, Y14, Y14
-	VADDPD Y6, Y5, Y5
-	VADDPD Y14, Y13, Y13
-	VMULPD Y4, Y1, Y1
-	VMULPD Y12, Y9, Y9
-	VADDPD Y1, Y7, Y7
-	VADDPD Y9, Y15, Y15
-	VMULPD Y4, Y4, Y4
-	VMULPD Y12, Y12, Y12
-	VMULPD Y4, Y7, Y7
-	VMULPD Y12, Y15, Y15
-	VADDPD Y7, Y5, Y5
-	VADDPD Y15, Y13, Y13
-	VMULPD Y5, Y3, Y5
-	VMULPD Y13, Y11, Y13
-	VPADDQ vmath_bias<>(SB), Y2, Y2
-	VPADDQ vmath_bias<>(SB), Y10, Y10
-	VPSLLQ $52, Y2, Y2
-	VPSLLQ $52, Y10, Y10
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VADDPD vmath_one<>(SB), Y13, Y13
-	VMULPD Y2, Y5, Y5
-	VMULPD Y10, Y13, Y13
-	VCVTPD2PSY Y5, X1
-	VCVTPD2PSY Y13, X9
-	VCMPPS $3, X0, X0, X3
-	VCMPPS $3, X8, X8, X11
-	VBLENDVPS X3, X0, X1, X1
-	VBLENDVPS X11, X8, X9, X9
-	VMOVUPS X1, 0(DI)
-	VMOVUPS X9, 16(DI)
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y8
+	VMAXPS vmath_f32lo<>(SB), Y0, Y1
+	VMAXPS vmath_f32lo<>(SB), Y8, Y9
+	VMINPS vmath_f32hi<>(SB), Y1, Y1
+	VMINPS vmath_f32hi<>(SB), Y9, Y9
+	VMULPS vmath_f32log2e<>(SB), Y1, Y2
+	VMULPS vmath_f32log2e<>(SB), Y9, Y10
+	VADDPS vmath_f32round<>(SB), Y2, Y2
+	VADDPS vmath_f32round<>(SB), Y10, Y10
+	VSUBPS vmath_f32round<>(SB), Y2, Y3
+	VSUBPS vmath_f32round<>(SB), Y10, Y11
+	VMULPS vmath_f32ln2hi<>(SB), Y3, Y4
+	VMULPS vmath_f32ln2hi<>(SB), Y11, Y12
+	VSUBPS Y4, Y1, Y4
+	VSUBPS Y12, Y9, Y12
+	VMULPS vmath_f32ln2lo<>(SB), Y3, Y3
+	VMULPS vmath_f32ln2lo<>(SB), Y11, Y11
+	VSUBPS Y3, Y4, Y3
+	VSUBPS Y11, Y12, Y11
+	VMULPS Y3, Y3, Y4
+	VMULPS Y11, Y11, Y12
+	VMULPS vmath_f32p1<>(SB), Y3, Y5
+	VMULPS vmath_f32p1<>(SB), Y11, Y13
+	VADDPS vmath_f32p0<>(SB), Y5, Y5
+	VADDPS vmath_f32p0<>(SB), Y13, Y13
+	VMULPS vmath_f32p3<>(SB), Y3, Y6
+	VMULPS vmath_f32p3<>(SB), Y11, Y14
+	VADDPS vmath_f32p2<>(SB), Y6, Y6
+	VADDPS vmath_f32p2<>(SB), Y14, Y14
+	VMULPS vmath_f32p5<>(SB), Y3, Y7
+	VMULPS vmath_f32p5<>(SB), Y11, Y15
+	VADDPS vmath_f32p4<>(SB), Y7, Y7
+	VADDPS vmath_f32p4<>(SB), Y15, Y15
+	VMULPS Y4, Y6, Y6
+	VMULPS Y12, Y14, Y14
+	VADDPS Y6, Y5, Y5
+	VADDPS Y14, Y13, Y13
+	VMULPS Y4, Y4, Y6
+	VMULPS Y12, Y12, Y14
+	VMULPS Y6, Y7, Y7
+	VMULPS Y14, Y15, Y15
+	VADDPS Y7, Y5, Y5
+	VADDPS Y15, Y13, Y13
+	VMULPS Y4, Y5, Y5
+	VMULPS Y12, Y13, Y13
+	VADDPS Y3, Y5, Y5
+	VADDPS Y11, Y13, Y13
+	VPSUBD vmath_f32roundBits<>(SB), Y2, Y2
+	VPSUBD vmath_f32roundBits<>(SB), Y10, Y10
+	VPSRAD $1, Y2, Y6
+	VPSRAD $1, Y10, Y14
+	VPSUBD Y6, Y2, Y2
+	VPSUBD Y14, Y10, Y10
+	VPADDD vmath_f32bias<>(SB), Y6, Y6
+	VPADDD vmath_f32bias<>(SB), Y14, Y14
+	VPSLLD $23, Y6, Y6
+	VPSLLD $23, Y14, Y14
+	VPADDD vmath_f32bias<>(SB), Y2, Y2
+	VPADDD vmath_f32bias<>(SB), Y10, Y10
+	VPSLLD $23, Y2, Y2
+	VPSLLD $23, Y10, Y10
+	VADDPS vmath_f32one<>(SB), Y5, Y5
+	VADDPS vmath_f32one<>(SB), Y13, Y13
+	VMULPS Y6, Y5, Y5
+	VMULPS Y14, Y13, Y13
+	VMULPS Y2, Y5, Y5
+	VMULPS Y10, Y13, Y13
+	VCMPPS $3, Y0, Y0, Y6
+	VCMPPS $3, Y8, Y8, Y14
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VBLENDVPS Y14, Y8, Y13, Y13
+	VMOVUPS Y5, 0(DI)
+	VMOVUPS Y13, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP expAVX2_loop2
+expAVX2_one:
+	CMPQ CX, $8
+	JLT expAVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMAXPS vmath_f32lo<>(SB), Y0, Y1
+	VMINPS vmath_f32hi<>(SB), Y1, Y1
+	VMULPS vmath_f32log2e<>(SB), Y1, Y2
+	VADDPS vmath_f32round<>(SB), Y2, Y2
+	VSUBPS vmath_f32round<>(SB), Y2, Y3
+	VMULPS vmath_f32ln2hi<>(SB), Y3, Y4
+	VSUBPS Y4, Y1, Y4
+	VMULPS vmath_f32ln2lo<>(SB), Y3, Y3
+	VSUBPS Y3, Y4, Y3
+	VMULPS Y3, Y3, Y4
+	VMULPS vmath_f32p1<>(SB), Y3, Y5
+	VADDPS vmath_f32p0<>(SB), Y5, Y5
+	VMULPS vmath_f32p3<>(SB), Y3, Y6
+	VADDPS vmath_f32p2<>(SB), Y6, Y6
+	VMULPS vmath_f32p5<>(SB), Y3, Y7
+	VADDPS vmath_f32p4<>(SB), Y7, Y7
+	VMULPS Y4, Y6, Y6
+	VADDPS Y6, Y5, Y5
+	VMULPS Y4, Y4, Y6
+	VMULPS Y6, Y7, Y7
+	VADDPS Y7, Y5, Y5
+	VMULPS Y4, Y5, Y5
+	VADDPS Y3, Y5, Y5
+	VPSUBD vmath_f32roundBits<>(SB), Y2, Y2
+	VPSRAD $1, Y2, Y6
+	VPSUBD Y6, Y2, Y2
+	VPADDD vmath_f32bias<>(SB), Y6, Y6
+	VPSLLD $23, Y6, Y6
+	VPADDD vmath_f32bias<>(SB), Y2, Y2
+	VPSLLD $23, Y2, Y2
+	VADDPS vmath_f32one<>(SB), Y5, Y5
+	VMULPS Y6, Y5, Y5
+	VMULPS Y2, Y5, Y5
+	VCMPPS $3, Y0, Y0, Y6
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VMOVUPS Y5, 0(DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
 	SUBQ $8, CX
-	JMP expAVX2_loop2
-expAVX2_one:
-	CMPQ CX, $4
-	JLT expAVX2_tail
-	VMOVUPS 0(SI), X0
-	VCVTPS2PD X0, Y1
-	VMAXPD vmath_lo<>(SB), Y1, Y1
-	VMINPD vmath_hi<>(SB), Y1, Y1
-	VMULPD vmath_log2e<>(SB), Y1, Y2
-	VADDPD vmath_round<>(SB), Y2, Y2
-	VSUBPD vmath_round<>(SB), Y2, Y3
-	VMULPD vmath_ln2<>(SB), Y3, Y3
-	VSUBPD Y3, Y1, Y3
-	VMULPD Y3, Y3, Y4
-	VMULPD vmath_c2<>(SB), Y3, Y5
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VMULPD vmath_c24<>(SB), Y3, Y6
-	VADDPD vmath_c6<>(SB), Y6, Y6
-	VMULPD vmath_c720<>(SB), Y3, Y7
-	VADDPD vmath_c120<>(SB), Y7, Y7
-	VMULPD vmath_c40320<>(SB), Y3, Y1
-	VADDPD vmath_c5040<>(SB), Y1, Y1
-	VMULPD Y4, Y6, Y6
-	VADDPD Y6, Y5, Y5
-	VMULPD Y4, Y1, Y1
-	VADDPD Y1, Y7, Y7
-	VMULPD Y4, Y4, Y4
-	VMULPD Y4, Y7, Y7
-	VADDPD Y7, Y5, Y5
-	VMULPD Y5, Y3, Y5
-	VPADDQ vmath_bias<>(SB), Y2, Y2
-	VPSLLQ $52, Y2, Y2
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VMULPD Y2, Y5, Y5
-	VCVTPD2PSY Y5, X1
-	VCMPPS $3, X0, X0, X3
-	VBLENDVPS X3, X0, X1, X1
-	VMOVUPS X1, 0(DI)
-	ADDQ $16, SI
-	ADDQ $16, DI
-	SUBQ $4, CX
 expAVX2_tail:
 expAVX2_done:
 	VZEROUPPER 
 	RET 
 
-// func sigmoidAVX2(dst, src *float32, n int) sets dst[i] = 1/(1+e^-x) for i < n; n is a multiple of 4.
+// func sigmoidAVX2(dst, src *float32, n int) sets dst[i] = 1/(1+e^-x) for i < n; n is a multiple of 8.
 TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 sigmoidAVX2_loop2:
-	CMPQ CX, $8
+	CMPQ CX, $16
 	JLT sigmoidAVX2_one
-	VMOVUPS 0(SI), X0
-	VMOVUPS 16(SI), X8
-	VCVTPS2PD X0, Y1
-	VCVTPS2PD X8, Y9
-	VXORPD vmath_sign64<>(SB), Y1, Y1
-	VXORPD vmath_sign64<>(SB), Y9, Y9
-	VMAXPD vmath_lo<>(SB), Y1, Y1
-	VMAXPD vmath_lo<>(SB), Y9, Y9
-	VMINPD vmath_hi<>(SB), Y1, Y1
-	VMINPD vmath_hi<>(SB), Y9, Y9
-	VMULPD vmath_log2e<>(SB), Y1, Y2
-	VMULPD vmath_log2e<>(SB), Y9, Y10
-	VADDPD vmath_round<>(SB), Y2, Y2
-	VADDPD vmath_round<>(SB), Y10, Y10
-	VSUBPD vmath_round<>(SB), Y2, Y3
-	VSUBPD vmath_round<>(SB), Y10, Y11
-	VMULPD vmath_ln2<>(SB), Y3, Y3
-	VMULPD vmath_ln2<>(SB), Y11, Y11
-	VSUBPD Y3, Y1, Y3
-	VSUBPD Y11, Y9, Y11
-	VMULPD Y3, Y3, Y4
-	VMULPD Y11, Y11, Y12
-	VMULPD vmath_c2<>(SB), Y3, Y5
-	VMULPD vmath_c2<>(SB), Y11, Y13
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VADDPD vmath_one<>(SB), Y13, Y13
-	VMULPD vmath_c24<>(SB), Y3, Y6
-	VMULPD vmath_c24<>(SB), Y11, Y14
-	VADDPD vmath_c6<>(SB), Y6, Y6
-	VADDPD vmath_c6<>(SB), Y14, Y14
-	VMULPD vmath_c720<>(SB), Y3, Y7
-	VMULPD vmath_c720<>(SB), Y11, Y15
-	VADDPD vmath_c120<>(SB), Y7, Y7
-	VADDPD vmath_c120<>(SB), Y15, Y15
-	VMULPD vmath_c40320<>(SB), Y3, Y1
-	VMULPD vmath_c40320<>(SB), Y11, Y9
-	VADDPD vmath_c5040<>(SB), Y1, Y1
-	VADDPD vmath_c5040<>(SB), Y9, Y9
-	VMULPD Y4, Y6, Y6
-	VMULPD Y12, Y14, Y14
-	VADDPD Y6, Y5, Y5
-	VADDPD Y14, Y13, Y13
-	VMULPD Y4, Y1, Y1
-	VMULPD Y12, Y9, Y9
-	VADDPD Y1, Y7, Y7
-	VADDPD Y9, Y15, Y15
-	VMULPD Y4, Y4, Y4
-	VMULPD Y12, Y12, Y12
-	VMULPD Y4, Y7, Y7
-	VMULPD Y12, Y15, Y15
-	VADDPD Y7, Y5, Y5
-	VADDPD Y15, Y13, Y13
-	VMULPD Y5, Y3, Y5
-	VMULPD Y13, Y11, Y13
-	VPADDQ vmath_bias<>(SB), Y2, Y2
-	VPADDQ vmath_bias<>(SB), Y10, Y10
-	VPSLLQ $52, Y2, Y2
-	VPSLLQ $52, Y10, Y10
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VADDPD vmath_one<>(SB), Y13, Y13
-	VMULPD Y2, Y5, Y5
-	VMULPD Y10, Y13, Y13
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VADDPD vmath_one<>(SB), Y13, Y13
-	VMOVUPD vmath_one<>(SB), Y6
-	VMOVUPD vmath_one<>(SB), Y14
-	VDIVPD Y5, Y6, Y5
-	VDIVPD Y13, Y14, Y13
-	VCVTPD2PSY Y5, X1
-	VCVTPD2PSY Y13, X9
-	VCMPPS $3, X0, X0, X3
-	VCMPPS $3, X8, X8, X11
-	VBLENDVPS X3, X0, X1, X1
-	VBLENDVPS X11, X8, X9, X9
-	VMOVUPS X1, 0(DI)
-	VMOVUPS X9, 16(DI)
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y8
+	VORPS vmath_f32sign<>(SB), Y0, Y1
+	VORPS vmath_f32sign<>(SB), Y8, Y9
+	VMAXPS vmath_f32lo<>(SB), Y1, Y1
+	VMAXPS vmath_f32lo<>(SB), Y9, Y9
+	VMULPS vmath_f32log2e<>(SB), Y1, Y2
+	VMULPS vmath_f32log2e<>(SB), Y9, Y10
+	VADDPS vmath_f32round<>(SB), Y2, Y2
+	VADDPS vmath_f32round<>(SB), Y10, Y10
+	VSUBPS vmath_f32round<>(SB), Y2, Y3
+	VSUBPS vmath_f32round<>(SB), Y10, Y11
+	VMULPS vmath_f32ln2hi<>(SB), Y3, Y4
+	VMULPS vmath_f32ln2hi<>(SB), Y11, Y12
+	VSUBPS Y4, Y1, Y4
+	VSUBPS Y12, Y9, Y12
+	VMULPS vmath_f32ln2lo<>(SB), Y3, Y3
+	VMULPS vmath_f32ln2lo<>(SB), Y11, Y11
+	VSUBPS Y3, Y4, Y3
+	VSUBPS Y11, Y12, Y11
+	VMULPS Y3, Y3, Y4
+	VMULPS Y11, Y11, Y12
+	VMULPS vmath_f32p1<>(SB), Y3, Y5
+	VMULPS vmath_f32p1<>(SB), Y11, Y13
+	VADDPS vmath_f32p0<>(SB), Y5, Y5
+	VADDPS vmath_f32p0<>(SB), Y13, Y13
+	VMULPS vmath_f32p3<>(SB), Y3, Y6
+	VMULPS vmath_f32p3<>(SB), Y11, Y14
+	VADDPS vmath_f32p2<>(SB), Y6, Y6
+	VADDPS vmath_f32p2<>(SB), Y14, Y14
+	VMULPS vmath_f32p5<>(SB), Y3, Y7
+	VMULPS vmath_f32p5<>(SB), Y11, Y15
+	VADDPS vmath_f32p4<>(SB), Y7, Y7
+	VADDPS vmath_f32p4<>(SB), Y15, Y15
+	VMULPS Y4, Y6, Y6
+	VMULPS Y12, Y14, Y14
+	VADDPS Y6, Y5, Y5
+	VADDPS Y14, Y13, Y13
+	VMULPS Y4, Y4, Y6
+	VMULPS Y12, Y12, Y14
+	VMULPS Y6, Y7, Y7
+	VMULPS Y14, Y15, Y15
+	VADDPS Y7, Y5, Y5
+	VADDPS Y15, Y13, Y13
+	VMULPS Y4, Y5, Y5
+	VMULPS Y12, Y13, Y13
+	VADDPS Y3, Y5, Y5
+	VADDPS Y11, Y13, Y13
+	VPSUBD vmath_f32roundBits<>(SB), Y2, Y2
+	VPSUBD vmath_f32roundBits<>(SB), Y10, Y10
+	VPSRAD $1, Y2, Y6
+	VPSRAD $1, Y10, Y14
+	VPSUBD Y6, Y2, Y2
+	VPSUBD Y14, Y10, Y10
+	VPADDD vmath_f32bias<>(SB), Y6, Y6
+	VPADDD vmath_f32bias<>(SB), Y14, Y14
+	VPSLLD $23, Y6, Y6
+	VPSLLD $23, Y14, Y14
+	VPADDD vmath_f32bias<>(SB), Y2, Y2
+	VPADDD vmath_f32bias<>(SB), Y10, Y10
+	VPSLLD $23, Y2, Y2
+	VPSLLD $23, Y10, Y10
+	VADDPS vmath_f32one<>(SB), Y5, Y5
+	VADDPS vmath_f32one<>(SB), Y13, Y13
+	VMULPS Y6, Y5, Y5
+	VMULPS Y14, Y13, Y13
+	VMULPS Y2, Y5, Y5
+	VMULPS Y10, Y13, Y13
+	VADDPS vmath_f32one<>(SB), Y5, Y4
+	VADDPS vmath_f32one<>(SB), Y13, Y12
+	VMOVUPS vmath_f32one<>(SB), Y6
+	VMOVUPS vmath_f32one<>(SB), Y14
+	VBLENDVPS Y0, Y5, Y6, Y6
+	VBLENDVPS Y8, Y13, Y14, Y14
+	VDIVPS Y4, Y6, Y5
+	VDIVPS Y12, Y14, Y13
+	VCMPPS $3, Y0, Y0, Y6
+	VCMPPS $3, Y8, Y8, Y14
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VBLENDVPS Y14, Y8, Y13, Y13
+	VMOVUPS Y5, 0(DI)
+	VMOVUPS Y13, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP sigmoidAVX2_loop2
+sigmoidAVX2_one:
+	CMPQ CX, $8
+	JLT sigmoidAVX2_tail
+	VMOVUPS 0(SI), Y0
+	VORPS vmath_f32sign<>(SB), Y0, Y1
+	VMAXPS vmath_f32lo<>(SB), Y1, Y1
+	VMULPS vmath_f32log2e<>(SB), Y1, Y2
+	VADDPS vmath_f32round<>(SB), Y2, Y2
+	VSUBPS vmath_f32round<>(SB), Y2, Y3
+	VMULPS vmath_f32ln2hi<>(SB), Y3, Y4
+	VSUBPS Y4, Y1, Y4
+	VMULPS vmath_f32ln2lo<>(SB), Y3, Y3
+	VSUBPS Y3, Y4, Y3
+	VMULPS Y3, Y3, Y4
+	VMULPS vmath_f32p1<>(SB), Y3, Y5
+	VADDPS vmath_f32p0<>(SB), Y5, Y5
+	VMULPS vmath_f32p3<>(SB), Y3, Y6
+	VADDPS vmath_f32p2<>(SB), Y6, Y6
+	VMULPS vmath_f32p5<>(SB), Y3, Y7
+	VADDPS vmath_f32p4<>(SB), Y7, Y7
+	VMULPS Y4, Y6, Y6
+	VADDPS Y6, Y5, Y5
+	VMULPS Y4, Y4, Y6
+	VMULPS Y6, Y7, Y7
+	VADDPS Y7, Y5, Y5
+	VMULPS Y4, Y5, Y5
+	VADDPS Y3, Y5, Y5
+	VPSUBD vmath_f32roundBits<>(SB), Y2, Y2
+	VPSRAD $1, Y2, Y6
+	VPSUBD Y6, Y2, Y2
+	VPADDD vmath_f32bias<>(SB), Y6, Y6
+	VPSLLD $23, Y6, Y6
+	VPADDD vmath_f32bias<>(SB), Y2, Y2
+	VPSLLD $23, Y2, Y2
+	VADDPS vmath_f32one<>(SB), Y5, Y5
+	VMULPS Y6, Y5, Y5
+	VMULPS Y2, Y5, Y5
+	VADDPS vmath_f32one<>(SB), Y5, Y4
+	VMOVUPS vmath_f32one<>(SB), Y6
+	VBLENDVPS Y0, Y5, Y6, Y6
+	VDIVPS Y4, Y6, Y5
+	VCMPPS $3, Y0, Y0, Y6
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VMOVUPS Y5, 0(DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
 	SUBQ $8, CX
-	JMP sigmoidAVX2_loop2
-sigmoidAVX2_one:
-	CMPQ CX, $4
-	JLT sigmoidAVX2_tail
-	VMOVUPS 0(SI), X0
-	VCVTPS2PD X0, Y1
-	VXORPD vmath_sign64<>(SB), Y1, Y1
-	VMAXPD vmath_lo<>(SB), Y1, Y1
-	VMINPD vmath_hi<>(SB), Y1, Y1
-	VMULPD vmath_log2e<>(SB), Y1, Y2
-	VADDPD vmath_round<>(SB), Y2, Y2
-	VSUBPD vmath_round<>(SB), Y2, Y3
-	VMULPD vmath_ln2<>(SB), Y3, Y3
-	VSUBPD Y3, Y1, Y3
-	VMULPD Y3, Y3, Y4
-	VMULPD vmath_c2<>(SB), Y3, Y5
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VMULPD vmath_c24<>(SB), Y3, Y6
-	VADDPD vmath_c6<>(SB), Y6, Y6
-	VMULPD vmath_c720<>(SB), Y3, Y7
-	VADDPD vmath_c120<>(SB), Y7, Y7
-	VMULPD vmath_c40320<>(SB), Y3, Y1
-	VADDPD vmath_c5040<>(SB), Y1, Y1
-	VMULPD Y4, Y6, Y6
-	VADDPD Y6, Y5, Y5
-	VMULPD Y4, Y1, Y1
-	VADDPD Y1, Y7, Y7
-	VMULPD Y4, Y4, Y4
-	VMULPD Y4, Y7, Y7
-	VADDPD Y7, Y5, Y5
-	VMULPD Y5, Y3, Y5
-	VPADDQ vmath_bias<>(SB), Y2, Y2
-	VPSLLQ $52, Y2, Y2
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VMULPD Y2, Y5, Y5
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VMOVUPD vmath_one<>(SB), Y6
-	VDIVPD Y5, Y6, Y5
-	VCVTPD2PSY Y5, X1
-	VCMPPS $3, X0, X0, X3
-	VBLENDVPS X3, X0, X1, X1
-	VMOVUPS X1, 0(DI)
-	ADDQ $16, SI
-	ADDQ $16, DI
-	SUBQ $4, CX
 sigmoidAVX2_tail:
 sigmoidAVX2_done:
 	VZEROUPPER 
 	RET 
 
-// func tanhAVX2(dst, src *float32, n int) sets dst[i] = tanh x for i < n; n is a multiple of 4.
+// func tanhAVX2(dst, src *float32, n int) sets dst[i] = tanh x for i < n; n is a multiple of 8.
 TEXT ·tanhAVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 tanhAVX2_loop2:
-	CMPQ CX, $8
+	CMPQ CX, $16
 	JLT tanhAVX2_one
-	VMOVUPS 0(SI), X0
-	VMOVUPS 16(SI), X8
-	VCVTPS2PD X0, Y1
-	VCVTPS2PD X8, Y9
-	VANDPD vmath_abs64<>(SB), Y1, Y1
-	VANDPD vmath_abs64<>(SB), Y9, Y9
-	VMINPD vmath_tanhHi<>(SB), Y1, Y1
-	VMINPD vmath_tanhHi<>(SB), Y9, Y9
-	VADDPD Y1, Y1, Y1
-	VADDPD Y9, Y9, Y9
-	VMULPD vmath_log2e<>(SB), Y1, Y2
-	VMULPD vmath_log2e<>(SB), Y9, Y10
-	VADDPD vmath_round<>(SB), Y2, Y2
-	VADDPD vmath_round<>(SB), Y10, Y10
-	VSUBPD vmath_round<>(SB), Y2, Y3
-	VSUBPD vmath_round<>(SB), Y10, Y11
-	VMULPD vmath_ln2<>(SB), Y3, Y3
-	VMULPD vmath_ln2<>(SB), Y11, Y11
-	VSUBPD Y3, Y1, Y3
-	VSUBPD Y11, Y9, Y11
-	VMULPD Y3, Y3, Y4
-	VMULPD Y11, Y11, Y12
-	VMULPD vmath_c2<>(SB), Y3, Y5
-	VMULPD vmath_c2<>(SB), Y11, Y13
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VADDPD vmath_one<>(SB), Y13, Y13
-	VMULPD vmath_c24<>(SB), Y3, Y6
-	VMULPD vmath_c24<>(SB), Y11, Y14
-	VADDPD vmath_c6<>(SB), Y6, Y6
-	VADDPD vmath_c6<>(SB), Y14, Y14
-	VMULPD vmath_c720<>(SB), Y3, Y7
-	VMULPD vmath_c720<>(SB), Y11, Y15
-	VADDPD vmath_c120<>(SB), Y7, Y7
-	VADDPD vmath_c120<>(SB), Y15, Y15
-	VMULPD vmath_c40320<>(SB), Y3, Y1
-	VMULPD vmath_c40320<>(SB), Y11, Y9
-	VADDPD vmath_c5040<>(SB), Y1, Y1
-	VADDPD vmath_c5040<>(SB), Y9, Y9
-	VMULPD Y4, Y6, Y6
-	VMULPD Y12, Y14, Y14
-	VADDPD Y6, Y5, Y5
-	VADDPD Y14, Y13, Y13
-	VMULPD Y4, Y1, Y1
-	VMULPD Y12, Y9, Y9
-	VADDPD Y1, Y7, Y7
-	VADDPD Y9, Y15, Y15
-	VMULPD Y4, Y4, Y4
-	VMULPD Y12, Y12, Y12
-	VMULPD Y4, Y7, Y7
-	VMULPD Y12, Y15, Y15
-	VADDPD Y7, Y5, Y5
-	VADDPD Y15, Y13, Y13
-	VMULPD Y5, Y3, Y5
-	VMULPD Y13, Y11, Y13
-	VPADDQ vmath_bias<>(SB), Y2, Y2
-	VPADDQ vmath_bias<>(SB), Y10, Y10
-	VPSLLQ $52, Y2, Y2
-	VPSLLQ $52, Y10, Y10
-	VMULPD Y2, Y5, Y5
-	VMULPD Y10, Y13, Y13
-	VSUBPD vmath_one<>(SB), Y2, Y2
-	VSUBPD vmath_one<>(SB), Y10, Y10
-	VADDPD Y2, Y5, Y5
-	VADDPD Y10, Y13, Y13
-	VADDPD vmath_two<>(SB), Y5, Y6
-	VADDPD vmath_two<>(SB), Y13, Y14
-	VDIVPD Y6, Y5, Y5
-	VDIVPD Y14, Y13, Y13
-	VCVTPD2PSY Y5, X1
-	VCVTPD2PSY Y13, X9
-	VANDPS vmath_sign32<>(SB), X0, X3
-	VANDPS vmath_sign32<>(SB), X8, X11
-	VORPS X3, X1, X1
-	VORPS X11, X9, X9
-	VCMPPS $3, X0, X0, X3
-	VCMPPS $3, X8, X8, X11
-	VBLENDVPS X3, X0, X1, X1
-	VBLENDVPS X11, X8, X9, X9
-	VMOVUPS X1, 0(DI)
-	VMOVUPS X9, 16(DI)
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y8
+	VANDPS vmath_f32abs<>(SB), Y0, Y1
+	VANDPS vmath_f32abs<>(SB), Y8, Y9
+	VMINPS vmath_f32tanhHi<>(SB), Y1, Y1
+	VMINPS vmath_f32tanhHi<>(SB), Y9, Y9
+	VADDPS Y1, Y1, Y1
+	VADDPS Y9, Y9, Y9
+	VMULPS vmath_f32log2e<>(SB), Y1, Y2
+	VMULPS vmath_f32log2e<>(SB), Y9, Y10
+	VADDPS vmath_f32round<>(SB), Y2, Y2
+	VADDPS vmath_f32round<>(SB), Y10, Y10
+	VSUBPS vmath_f32round<>(SB), Y2, Y3
+	VSUBPS vmath_f32round<>(SB), Y10, Y11
+	VMULPS vmath_f32ln2hi<>(SB), Y3, Y4
+	VMULPS vmath_f32ln2hi<>(SB), Y11, Y12
+	VSUBPS Y4, Y1, Y4
+	VSUBPS Y12, Y9, Y12
+	VMULPS vmath_f32ln2lo<>(SB), Y3, Y3
+	VMULPS vmath_f32ln2lo<>(SB), Y11, Y11
+	VSUBPS Y3, Y4, Y3
+	VSUBPS Y11, Y12, Y11
+	VMULPS Y3, Y3, Y4
+	VMULPS Y11, Y11, Y12
+	VMULPS vmath_f32p1<>(SB), Y3, Y5
+	VMULPS vmath_f32p1<>(SB), Y11, Y13
+	VADDPS vmath_f32p0<>(SB), Y5, Y5
+	VADDPS vmath_f32p0<>(SB), Y13, Y13
+	VMULPS vmath_f32p3<>(SB), Y3, Y6
+	VMULPS vmath_f32p3<>(SB), Y11, Y14
+	VADDPS vmath_f32p2<>(SB), Y6, Y6
+	VADDPS vmath_f32p2<>(SB), Y14, Y14
+	VMULPS vmath_f32p5<>(SB), Y3, Y7
+	VMULPS vmath_f32p5<>(SB), Y11, Y15
+	VADDPS vmath_f32p4<>(SB), Y7, Y7
+	VADDPS vmath_f32p4<>(SB), Y15, Y15
+	VMULPS Y4, Y6, Y6
+	VMULPS Y12, Y14, Y14
+	VADDPS Y6, Y5, Y5
+	VADDPS Y14, Y13, Y13
+	VMULPS Y4, Y4, Y6
+	VMULPS Y12, Y12, Y14
+	VMULPS Y6, Y7, Y7
+	VMULPS Y14, Y15, Y15
+	VADDPS Y7, Y5, Y5
+	VADDPS Y15, Y13, Y13
+	VMULPS Y4, Y5, Y5
+	VMULPS Y12, Y13, Y13
+	VADDPS Y3, Y5, Y5
+	VADDPS Y11, Y13, Y13
+	VPSUBD vmath_f32roundBits<>(SB), Y2, Y2
+	VPSUBD vmath_f32roundBits<>(SB), Y10, Y10
+	VPADDD vmath_f32bias<>(SB), Y2, Y2
+	VPADDD vmath_f32bias<>(SB), Y10, Y10
+	VPSLLD $23, Y2, Y2
+	VPSLLD $23, Y10, Y10
+	VMULPS Y2, Y5, Y5
+	VMULPS Y10, Y13, Y13
+	VSUBPS vmath_f32one<>(SB), Y2, Y2
+	VSUBPS vmath_f32one<>(SB), Y10, Y10
+	VADDPS Y2, Y5, Y5
+	VADDPS Y10, Y13, Y13
+	VADDPS vmath_f32two<>(SB), Y5, Y6
+	VADDPS vmath_f32two<>(SB), Y13, Y14
+	VDIVPS Y6, Y5, Y5
+	VDIVPS Y14, Y13, Y13
+	VANDPS vmath_f32sign<>(SB), Y0, Y6
+	VANDPS vmath_f32sign<>(SB), Y8, Y14
+	VORPS Y6, Y5, Y5
+	VORPS Y14, Y13, Y13
+	VCMPPS $3, Y0, Y0, Y6
+	VCMPPS $3, Y8, Y8, Y14
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VBLENDVPS Y14, Y8, Y13, Y13
+	VMOVUPS Y5, 0(DI)
+	VMOVUPS Y13, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP tanhAVX2_loop2
+tanhAVX2_one:
+	CMPQ CX, $8
+	JLT tanhAVX2_tail
+	VMOVUPS 0(SI), Y0
+	VANDPS vmath_f32abs<>(SB), Y0, Y1
+	VMINPS vmath_f32tanhHi<>(SB), Y1, Y1
+	VADDPS Y1, Y1, Y1
+	VMULPS vmath_f32log2e<>(SB), Y1, Y2
+	VADDPS vmath_f32round<>(SB), Y2, Y2
+	VSUBPS vmath_f32round<>(SB), Y2, Y3
+	VMULPS vmath_f32ln2hi<>(SB), Y3, Y4
+	VSUBPS Y4, Y1, Y4
+	VMULPS vmath_f32ln2lo<>(SB), Y3, Y3
+	VSUBPS Y3, Y4, Y3
+	VMULPS Y3, Y3, Y4
+	VMULPS vmath_f32p1<>(SB), Y3, Y5
+	VADDPS vmath_f32p0<>(SB), Y5, Y5
+	VMULPS vmath_f32p3<>(SB), Y3, Y6
+	VADDPS vmath_f32p2<>(SB), Y6, Y6
+	VMULPS vmath_f32p5<>(SB), Y3, Y7
+	VADDPS vmath_f32p4<>(SB), Y7, Y7
+	VMULPS Y4, Y6, Y6
+	VADDPS Y6, Y5, Y5
+	VMULPS Y4, Y4, Y6
+	VMULPS Y6, Y7, Y7
+	VADDPS Y7, Y5, Y5
+	VMULPS Y4, Y5, Y5
+	VADDPS Y3, Y5, Y5
+	VPSUBD vmath_f32roundBits<>(SB), Y2, Y2
+	VPADDD vmath_f32bias<>(SB), Y2, Y2
+	VPSLLD $23, Y2, Y2
+	VMULPS Y2, Y5, Y5
+	VSUBPS vmath_f32one<>(SB), Y2, Y2
+	VADDPS Y2, Y5, Y5
+	VADDPS vmath_f32two<>(SB), Y5, Y6
+	VDIVPS Y6, Y5, Y5
+	VANDPS vmath_f32sign<>(SB), Y0, Y6
+	VORPS Y6, Y5, Y5
+	VCMPPS $3, Y0, Y0, Y6
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VMOVUPS Y5, 0(DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
 	SUBQ $8, CX
-	JMP tanhAVX2_loop2
-tanhAVX2_one:
-	CMPQ CX, $4
-	JLT tanhAVX2_tail
-	VMOVUPS 0(SI), X0
-	VCVTPS2PD X0, Y1
-	VANDPD vmath_abs64<>(SB), Y1, Y1
-	VMINPD vmath_tanhHi<>(SB), Y1, Y1
-	VADDPD Y1, Y1, Y1
-	VMULPD vmath_log2e<>(SB), Y1, Y2
-	VADDPD vmath_round<>(SB), Y2, Y2
-	VSUBPD vmath_round<>(SB), Y2, Y3
-	VMULPD vmath_ln2<>(SB), Y3, Y3
-	VSUBPD Y3, Y1, Y3
-	VMULPD Y3, Y3, Y4
-	VMULPD vmath_c2<>(SB), Y3, Y5
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VMULPD vmath_c24<>(SB), Y3, Y6
-	VADDPD vmath_c6<>(SB), Y6, Y6
-	VMULPD vmath_c720<>(SB), Y3, Y7
-	VADDPD vmath_c120<>(SB), Y7, Y7
-	VMULPD vmath_c40320<>(SB), Y3, Y1
-	VADDPD vmath_c5040<>(SB), Y1, Y1
-	VMULPD Y4, Y6, Y6
-	VADDPD Y6, Y5, Y5
-	VMULPD Y4, Y1, Y1
-	VADDPD Y1, Y7, Y7
-	VMULPD Y4, Y4, Y4
-	VMULPD Y4, Y7, Y7
-	VADDPD Y7, Y5, Y5
-	VMULPD Y5, Y3, Y5
-	VPADDQ vmath_bias<>(SB), Y2, Y2
-	VPSLLQ $52, Y2, Y2
-	VMULPD Y2, Y5, Y5
-	VSUBPD vmath_one<>(SB), Y2, Y2
-	VADDPD Y2, Y5, Y5
-	VADDPD vmath_two<>(SB), Y5, Y6
-	VDIVPD Y6, Y5, Y5
-	VCVTPD2PSY Y5, X1
-	VANDPS vmath_sign32<>(SB), X0, X3
-	VORPS X3, X1, X1
-	VCMPPS $3, X0, X0, X3
-	VBLENDVPS X3, X0, X1, X1
-	VMOVUPS X1, 0(DI)
-	ADDQ $16, SI
-	ADDQ $16, DI
-	SUBQ $4, CX
 tanhAVX2_tail:
 tanhAVX2_done:
 	VZEROUPPER 
@@ -1033,135 +1218,145 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	VBROADCASTSD vmath_log2e<>(SB), Z16
-	VBROADCASTSD vmath_round<>(SB), Z17
-	VBROADCASTSD vmath_ln2<>(SB), Z18
-	VBROADCASTSD vmath_one<>(SB), Z19
-	VBROADCASTSD vmath_c2<>(SB), Z20
-	VBROADCASTSD vmath_c6<>(SB), Z21
-	VBROADCASTSD vmath_c24<>(SB), Z22
-	VBROADCASTSD vmath_c120<>(SB), Z23
-	VBROADCASTSD vmath_c720<>(SB), Z24
-	VBROADCASTSD vmath_c5040<>(SB), Z25
-	VBROADCASTSD vmath_c40320<>(SB), Z26
-	VBROADCASTSD vmath_bias<>(SB), Z27
-	VBROADCASTSD vmath_lo<>(SB), Z28
-	VBROADCASTSD vmath_hi<>(SB), Z29
+	VBROADCASTSS vmath_f32log2e<>(SB), Z16
+	VBROADCASTSS vmath_f32round<>(SB), Z17
+	VBROADCASTSS vmath_f32ln2hi<>(SB), Z18
+	VBROADCASTSS vmath_f32ln2lo<>(SB), Z19
+	VBROADCASTSS vmath_f32p0<>(SB), Z20
+	VBROADCASTSS vmath_f32p1<>(SB), Z21
+	VBROADCASTSS vmath_f32p2<>(SB), Z22
+	VBROADCASTSS vmath_f32p3<>(SB), Z23
+	VBROADCASTSS vmath_f32p4<>(SB), Z24
+	VBROADCASTSS vmath_f32p5<>(SB), Z25
+	VBROADCASTSS vmath_f32roundBits<>(SB), Z26
+	VBROADCASTSS vmath_f32bias<>(SB), Z27
+	VBROADCASTSS vmath_f32one<>(SB), Z28
+	VBROADCASTSS vmath_f32lo<>(SB), Z29
+	VBROADCASTSS vmath_f32hi<>(SB), Z30
 expAVX512_loop2:
-	CMPQ CX, $16
+	CMPQ CX, $32
 	JLT expAVX512_one
-	VMOVUPS 0(SI), Y0
-	VMOVUPS 32(SI), Y8
-	VCVTPS2PD Y0, Z1
-	VCVTPS2PD Y8, Z9
-	VMAXPD Z28, Z1, Z1
-	VMAXPD Z28, Z9, Z9
-	VMINPD Z29, Z1, Z1
-	VMINPD Z29, Z9, Z9
-	VMULPD Z16, Z1, Z2
-	VMULPD Z16, Z9, Z10
-	VADDPD Z17, Z2, Z2
-	VADDPD Z17, Z10, Z10
-	VSUBPD Z17, Z2, Z3
-	VSUBPD Z17, Z10, Z11
-	VMULPD Z18, Z3, Z3
-	VMULPD Z18, Z11, Z11
-	VSUBPD Z3, Z1, Z3
-	VSUBPD Z11, Z9, Z11
-	VMULPD Z3, Z3, Z4
-	VMULPD Z11, Z11, Z12
-	VMULPD Z20, Z3, Z5
-	VMULPD Z20, Z11, Z13
-	VADDPD Z19, Z5, Z5
-	VADDPD Z19, Z13, Z13
-	VMULPD Z22, Z3, Z6
-	VMULPD Z22, Z11, Z14
-	VADDPD Z21, Z6, Z6
-	VADDPD Z21, Z14, Z14
-	VMULPD Z24, Z3, Z7
-	VMULPD Z24, Z11, Z15
-	VADDPD Z23, Z7, Z7
-	VADDPD Z23, Z15, Z15
-	VMULPD Z26, Z3, Z1
-	VMULPD Z26, Z11, Z9
-	VADDPD Z25, Z1, Z1
-	VADDPD Z25, Z9, Z9
-	VMULPD Z4, Z6, Z6
-	VMULPD Z12, Z14, Z14
-	VADDPD Z6, Z5, Z5
-	VADDPD Z14, Z13, Z13
-	VMULPD Z4, Z1, Z1
-	VMULPD Z12, Z9, Z9
-	VADDPD Z1, Z7, Z7
-	VADDPD Z9, Z15, Z15
-	VMULPD Z4, Z4, Z4
-	VMULPD Z12, Z12, Z12
-	VMULPD Z4, Z7, Z7
-	VMULPD Z12, Z15, Z15
-	VADDPD Z7, Z5, Z5
-	VADDPD Z15, Z13, Z13
-	VMULPD Z5, Z3, Z5
-	VMULPD Z13, Z11, Z13
-	VPADDQ Z27, Z2, Z2
-	VPADDQ Z27, Z10, Z10
-	VPSLLQ $52, Z2, Z2
-	VPSLLQ $52, Z10, Z10
-	VADDPD Z19, Z5, Z5
-	VADDPD Z19, Z13, Z13
-	VMULPD Z2, Z5, Z5
-	VMULPD Z10, Z13, Z13
-	VCVTPD2PS Z5, Y1
-	VCVTPD2PS Z13, Y9
-	VCMPPS $3, Y0, Y0, K2
-	VCMPPS $3, Y8, Y8, K3
-	VMOVAPS Y0, K2, Y1
-	VMOVAPS Y8, K3, Y9
-	VMOVUPS Y1, 0(DI)
-	VMOVUPS Y9, 32(DI)
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 64(SI), Z8
+	VMAXPS Z29, Z0, Z1
+	VMAXPS Z29, Z8, Z9
+	VMINPS Z30, Z1, Z1
+	VMINPS Z30, Z9, Z9
+	VMULPS Z16, Z1, Z2
+	VMULPS Z16, Z9, Z10
+	VADDPS Z17, Z2, Z2
+	VADDPS Z17, Z10, Z10
+	VSUBPS Z17, Z2, Z3
+	VSUBPS Z17, Z10, Z11
+	VMULPS Z18, Z3, Z4
+	VMULPS Z18, Z11, Z12
+	VSUBPS Z4, Z1, Z4
+	VSUBPS Z12, Z9, Z12
+	VMULPS Z19, Z3, Z3
+	VMULPS Z19, Z11, Z11
+	VSUBPS Z3, Z4, Z3
+	VSUBPS Z11, Z12, Z11
+	VMULPS Z3, Z3, Z4
+	VMULPS Z11, Z11, Z12
+	VMULPS Z21, Z3, Z5
+	VMULPS Z21, Z11, Z13
+	VADDPS Z20, Z5, Z5
+	VADDPS Z20, Z13, Z13
+	VMULPS Z23, Z3, Z6
+	VMULPS Z23, Z11, Z14
+	VADDPS Z22, Z6, Z6
+	VADDPS Z22, Z14, Z14
+	VMULPS Z25, Z3, Z7
+	VMULPS Z25, Z11, Z15
+	VADDPS Z24, Z7, Z7
+	VADDPS Z24, Z15, Z15
+	VMULPS Z4, Z6, Z6
+	VMULPS Z12, Z14, Z14
+	VADDPS Z6, Z5, Z5
+	VADDPS Z14, Z13, Z13
+	VMULPS Z4, Z4, Z6
+	VMULPS Z12, Z12, Z14
+	VMULPS Z6, Z7, Z7
+	VMULPS Z14, Z15, Z15
+	VADDPS Z7, Z5, Z5
+	VADDPS Z15, Z13, Z13
+	VMULPS Z4, Z5, Z5
+	VMULPS Z12, Z13, Z13
+	VADDPS Z3, Z5, Z5
+	VADDPS Z11, Z13, Z13
+	VPSUBD Z26, Z2, Z2
+	VPSUBD Z26, Z10, Z10
+	VPSRAD $1, Z2, Z6
+	VPSRAD $1, Z10, Z14
+	VPSUBD Z6, Z2, Z2
+	VPSUBD Z14, Z10, Z10
+	VPADDD Z27, Z6, Z6
+	VPADDD Z27, Z14, Z14
+	VPSLLD $23, Z6, Z6
+	VPSLLD $23, Z14, Z14
+	VPADDD Z27, Z2, Z2
+	VPADDD Z27, Z10, Z10
+	VPSLLD $23, Z2, Z2
+	VPSLLD $23, Z10, Z10
+	VADDPS Z28, Z5, Z5
+	VADDPS Z28, Z13, Z13
+	VMULPS Z6, Z5, Z5
+	VMULPS Z14, Z13, Z13
+	VMULPS Z2, Z5, Z5
+	VMULPS Z10, Z13, Z13
+	VCMPPS $3, Z0, Z0, K2
+	VCMPPS $3, Z8, Z8, K3
+	VMOVAPS Z0, K2, Z5
+	VMOVAPS Z8, K3, Z13
+	VMOVUPS Z5, 0(DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP expAVX512_loop2
+expAVX512_one:
+	CMPQ CX, $16
+	JLT expAVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMAXPS Z29, Z0, Z1
+	VMINPS Z30, Z1, Z1
+	VMULPS Z16, Z1, Z2
+	VADDPS Z17, Z2, Z2
+	VSUBPS Z17, Z2, Z3
+	VMULPS Z18, Z3, Z4
+	VSUBPS Z4, Z1, Z4
+	VMULPS Z19, Z3, Z3
+	VSUBPS Z3, Z4, Z3
+	VMULPS Z3, Z3, Z4
+	VMULPS Z21, Z3, Z5
+	VADDPS Z20, Z5, Z5
+	VMULPS Z23, Z3, Z6
+	VADDPS Z22, Z6, Z6
+	VMULPS Z25, Z3, Z7
+	VADDPS Z24, Z7, Z7
+	VMULPS Z4, Z6, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS Z4, Z4, Z6
+	VMULPS Z6, Z7, Z7
+	VADDPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VADDPS Z3, Z5, Z5
+	VPSUBD Z26, Z2, Z2
+	VPSRAD $1, Z2, Z6
+	VPSUBD Z6, Z2, Z2
+	VPADDD Z27, Z6, Z6
+	VPSLLD $23, Z6, Z6
+	VPADDD Z27, Z2, Z2
+	VPSLLD $23, Z2, Z2
+	VADDPS Z28, Z5, Z5
+	VMULPS Z6, Z5, Z5
+	VMULPS Z2, Z5, Z5
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z5
+	VMOVUPS Z5, 0(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $16, CX
-	JMP expAVX512_loop2
-expAVX512_one:
-	CMPQ CX, $8
-	JLT expAVX512_tail
-	VMOVUPS 0(SI), Y0
-	VCVTPS2PD Y0, Z1
-	VMAXPD Z28, Z1, Z1
-	VMINPD Z29, Z1, Z1
-	VMULPD Z16, Z1, Z2
-	VADDPD Z17, Z2, Z2
-	VSUBPD Z17, Z2, Z3
-	VMULPD Z18, Z3, Z3
-	VSUBPD Z3, Z1, Z3
-	VMULPD Z3, Z3, Z4
-	VMULPD Z20, Z3, Z5
-	VADDPD Z19, Z5, Z5
-	VMULPD Z22, Z3, Z6
-	VADDPD Z21, Z6, Z6
-	VMULPD Z24, Z3, Z7
-	VADDPD Z23, Z7, Z7
-	VMULPD Z26, Z3, Z1
-	VADDPD Z25, Z1, Z1
-	VMULPD Z4, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD Z4, Z1, Z1
-	VADDPD Z1, Z7, Z7
-	VMULPD Z4, Z4, Z4
-	VMULPD Z4, Z7, Z7
-	VADDPD Z7, Z5, Z5
-	VMULPD Z5, Z3, Z5
-	VPADDQ Z27, Z2, Z2
-	VPSLLQ $52, Z2, Z2
-	VADDPD Z19, Z5, Z5
-	VMULPD Z2, Z5, Z5
-	VCVTPD2PS Z5, Y1
-	VCMPPS $3, Y0, Y0, K2
-	VMOVAPS Y0, K2, Y1
-	VMOVUPS Y1, 0(DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
 expAVX512_tail:
 	TESTQ CX, CX
 	JZ expAVX512_done
@@ -1169,40 +1364,43 @@ expAVX512_tail:
 	SHLQ CX, AX
 	DECQ AX
 	KMOVW AX, K1
-	VMOVUPS.Z 0(SI), K1, Y0
-	VCVTPS2PD Y0, Z1
-	VMAXPD Z28, Z1, Z1
-	VMINPD Z29, Z1, Z1
-	VMULPD Z16, Z1, Z2
-	VADDPD Z17, Z2, Z2
-	VSUBPD Z17, Z2, Z3
-	VMULPD Z18, Z3, Z3
-	VSUBPD Z3, Z1, Z3
-	VMULPD Z3, Z3, Z4
-	VMULPD Z20, Z3, Z5
-	VADDPD Z19, Z5, Z5
-	VMULPD Z22, Z3, Z6
-	VADDPD Z21, Z6, Z6
-	VMULPD Z24, Z3, Z7
-	VADDPD Z23, Z7, Z7
-	VMULPD Z26, Z3, Z1
-	VADDPD Z25, Z1, Z1
-	VMULPD Z4, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD Z4, Z1, Z1
-	VADDPD Z1, Z7, Z7
-	VMULPD Z4, Z4, Z4
-	VMULPD Z4, Z7, Z7
-	VADDPD Z7, Z5, Z5
-	VMULPD Z5, Z3, Z5
-	VPADDQ Z27, Z2, Z2
-	VPSLLQ $52, Z2, Z2
-	VADDPD Z19, Z5, Z5
-	VMULPD Z2, Z5, Z5
-	VCVTPD2PS Z5, Y1
-	VCMPPS $3, Y0, Y0, K2
-	VMOVAPS Y0, K2, Y1
-	VMOVUPS Y1, K1, 0(DI)
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMAXPS Z29, Z0, Z1
+	VMINPS Z30, Z1, Z1
+	VMULPS Z16, Z1, Z2
+	VADDPS Z17, Z2, Z2
+	VSUBPS Z17, Z2, Z3
+	VMULPS Z18, Z3, Z4
+	VSUBPS Z4, Z1, Z4
+	VMULPS Z19, Z3, Z3
+	VSUBPS Z3, Z4, Z3
+	VMULPS Z3, Z3, Z4
+	VMULPS Z21, Z3, Z5
+	VADDPS Z20, Z5, Z5
+	VMULPS Z23, Z3, Z6
+	VADDPS Z22, Z6, Z6
+	VMULPS Z25, Z3, Z7
+	VADDPS Z24, Z7, Z7
+	VMULPS Z4, Z6, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS Z4, Z4, Z6
+	VMULPS Z6, Z7, Z7
+	VADDPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VADDPS Z3, Z5, Z5
+	VPSUBD Z26, Z2, Z2
+	VPSRAD $1, Z2, Z6
+	VPSUBD Z6, Z2, Z2
+	VPADDD Z27, Z6, Z6
+	VPSLLD $23, Z6, Z6
+	VPADDD Z27, Z2, Z2
+	VPSLLD $23, Z2, Z2
+	VADDPS Z28, Z5, Z5
+	VMULPS Z6, Z5, Z5
+	VMULPS Z2, Z5, Z5
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z5
+	VMOVUPS Z5, K1, 0(DI)
 expAVX512_done:
 	VZEROUPPER 
 	RET 
@@ -1212,145 +1410,160 @@ TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	VBROADCASTSD vmath_log2e<>(SB), Z16
-	VBROADCASTSD vmath_round<>(SB), Z17
-	VBROADCASTSD vmath_ln2<>(SB), Z18
-	VBROADCASTSD vmath_one<>(SB), Z19
-	VBROADCASTSD vmath_c2<>(SB), Z20
-	VBROADCASTSD vmath_c6<>(SB), Z21
-	VBROADCASTSD vmath_c24<>(SB), Z22
-	VBROADCASTSD vmath_c120<>(SB), Z23
-	VBROADCASTSD vmath_c720<>(SB), Z24
-	VBROADCASTSD vmath_c5040<>(SB), Z25
-	VBROADCASTSD vmath_c40320<>(SB), Z26
-	VBROADCASTSD vmath_bias<>(SB), Z27
-	VBROADCASTSD vmath_lo<>(SB), Z28
-	VBROADCASTSD vmath_hi<>(SB), Z29
-	VBROADCASTSD vmath_sign64<>(SB), Z30
+	VBROADCASTSS vmath_f32log2e<>(SB), Z16
+	VBROADCASTSS vmath_f32round<>(SB), Z17
+	VBROADCASTSS vmath_f32ln2hi<>(SB), Z18
+	VBROADCASTSS vmath_f32ln2lo<>(SB), Z19
+	VBROADCASTSS vmath_f32p0<>(SB), Z20
+	VBROADCASTSS vmath_f32p1<>(SB), Z21
+	VBROADCASTSS vmath_f32p2<>(SB), Z22
+	VBROADCASTSS vmath_f32p3<>(SB), Z23
+	VBROADCASTSS vmath_f32p4<>(SB), Z24
+	VBROADCASTSS vmath_f32p5<>(SB), Z25
+	VBROADCASTSS vmath_f32roundBits<>(SB), Z26
+	VBROADCASTSS vmath_f32bias<>(SB), Z27
+	VBROADCASTSS vmath_f32one<>(SB), Z28
+	VBROADCASTSS vmath_f32lo<>(SB), Z29
+	VBROADCASTSS vmath_f32sign<>(SB), Z30
 sigmoidAVX512_loop2:
-	CMPQ CX, $16
+	CMPQ CX, $32
 	JLT sigmoidAVX512_one
-	VMOVUPS 0(SI), Y0
-	VMOVUPS 32(SI), Y8
-	VCVTPS2PD Y0, Z1
-	VCVTPS2PD Y8, Z9
-	VPXORQ Z30, Z1, Z1
-	VPXORQ Z30, Z9, Z9
-	VMAXPD Z28, Z1, Z1
-	VMAXPD Z28, Z9, Z9
-	VMINPD Z29, Z1, Z1
-	VMINPD Z29, Z9, Z9
-	VMULPD Z16, Z1, Z2
-	VMULPD Z16, Z9, Z10
-	VADDPD Z17, Z2, Z2
-	VADDPD Z17, Z10, Z10
-	VSUBPD Z17, Z2, Z3
-	VSUBPD Z17, Z10, Z11
-	VMULPD Z18, Z3, Z3
-	VMULPD Z18, Z11, Z11
-	VSUBPD Z3, Z1, Z3
-	VSUBPD Z11, Z9, Z11
-	VMULPD Z3, Z3, Z4
-	VMULPD Z11, Z11, Z12
-	VMULPD Z20, Z3, Z5
-	VMULPD Z20, Z11, Z13
-	VADDPD Z19, Z5, Z5
-	VADDPD Z19, Z13, Z13
-	VMULPD Z22, Z3, Z6
-	VMULPD Z22, Z11, Z14
-	VADDPD Z21, Z6, Z6
-	VADDPD Z21, Z14, Z14
-	VMULPD Z24, Z3, Z7
-	VMULPD Z24, Z11, Z15
-	VADDPD Z23, Z7, Z7
-	VADDPD Z23, Z15, Z15
-	VMULPD Z26, Z3, Z1
-	VMULPD Z26, Z11, Z9
-	VADDPD Z25, Z1, Z1
-	VADDPD Z25, Z9, Z9
-	VMULPD Z4, Z6, Z6
-	VMULPD Z12, Z14, Z14
-	VADDPD Z6, Z5, Z5
-	VADDPD Z14, Z13, Z13
-	VMULPD Z4, Z1, Z1
-	VMULPD Z12, Z9, Z9
-	VADDPD Z1, Z7, Z7
-	VADDPD Z9, Z15, Z15
-	VMULPD Z4, Z4, Z4
-	VMULPD Z12, Z12, Z12
-	VMULPD Z4, Z7, Z7
-	VMULPD Z12, Z15, Z15
-	VADDPD Z7, Z5, Z5
-	VADDPD Z15, Z13, Z13
-	VMULPD Z5, Z3, Z5
-	VMULPD Z13, Z11, Z13
-	VPADDQ Z27, Z2, Z2
-	VPADDQ Z27, Z10, Z10
-	VPSLLQ $52, Z2, Z2
-	VPSLLQ $52, Z10, Z10
-	VADDPD Z19, Z5, Z5
-	VADDPD Z19, Z13, Z13
-	VMULPD Z2, Z5, Z5
-	VMULPD Z10, Z13, Z13
-	VADDPD Z19, Z5, Z5
-	VADDPD Z19, Z13, Z13
-	VDIVPD Z5, Z19, Z5
-	VDIVPD Z13, Z19, Z13
-	VCVTPD2PS Z5, Y1
-	VCVTPD2PS Z13, Y9
-	VCMPPS $3, Y0, Y0, K2
-	VCMPPS $3, Y8, Y8, K3
-	VMOVAPS Y0, K2, Y1
-	VMOVAPS Y8, K3, Y9
-	VMOVUPS Y1, 0(DI)
-	VMOVUPS Y9, 32(DI)
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 64(SI), Z8
+	VPORD Z30, Z0, Z1
+	VPORD Z30, Z8, Z9
+	VMAXPS Z29, Z1, Z1
+	VMAXPS Z29, Z9, Z9
+	VMULPS Z16, Z1, Z2
+	VMULPS Z16, Z9, Z10
+	VADDPS Z17, Z2, Z2
+	VADDPS Z17, Z10, Z10
+	VSUBPS Z17, Z2, Z3
+	VSUBPS Z17, Z10, Z11
+	VMULPS Z18, Z3, Z4
+	VMULPS Z18, Z11, Z12
+	VSUBPS Z4, Z1, Z4
+	VSUBPS Z12, Z9, Z12
+	VMULPS Z19, Z3, Z3
+	VMULPS Z19, Z11, Z11
+	VSUBPS Z3, Z4, Z3
+	VSUBPS Z11, Z12, Z11
+	VMULPS Z3, Z3, Z4
+	VMULPS Z11, Z11, Z12
+	VMULPS Z21, Z3, Z5
+	VMULPS Z21, Z11, Z13
+	VADDPS Z20, Z5, Z5
+	VADDPS Z20, Z13, Z13
+	VMULPS Z23, Z3, Z6
+	VMULPS Z23, Z11, Z14
+	VADDPS Z22, Z6, Z6
+	VADDPS Z22, Z14, Z14
+	VMULPS Z25, Z3, Z7
+	VMULPS Z25, Z11, Z15
+	VADDPS Z24, Z7, Z7
+	VADDPS Z24, Z15, Z15
+	VMULPS Z4, Z6, Z6
+	VMULPS Z12, Z14, Z14
+	VADDPS Z6, Z5, Z5
+	VADDPS Z14, Z13, Z13
+	VMULPS Z4, Z4, Z6
+	VMULPS Z12, Z12, Z14
+	VMULPS Z6, Z7, Z7
+	VMULPS Z14, Z15, Z15
+	VADDPS Z7, Z5, Z5
+	VADDPS Z15, Z13, Z13
+	VMULPS Z4, Z5, Z5
+	VMULPS Z12, Z13, Z13
+	VADDPS Z3, Z5, Z5
+	VADDPS Z11, Z13, Z13
+	VPSUBD Z26, Z2, Z2
+	VPSUBD Z26, Z10, Z10
+	VPSRAD $1, Z2, Z6
+	VPSRAD $1, Z10, Z14
+	VPSUBD Z6, Z2, Z2
+	VPSUBD Z14, Z10, Z10
+	VPADDD Z27, Z6, Z6
+	VPADDD Z27, Z14, Z14
+	VPSLLD $23, Z6, Z6
+	VPSLLD $23, Z14, Z14
+	VPADDD Z27, Z2, Z2
+	VPADDD Z27, Z10, Z10
+	VPSLLD $23, Z2, Z2
+	VPSLLD $23, Z10, Z10
+	VADDPS Z28, Z5, Z5
+	VADDPS Z28, Z13, Z13
+	VMULPS Z6, Z5, Z5
+	VMULPS Z14, Z13, Z13
+	VMULPS Z2, Z5, Z5
+	VMULPS Z10, Z13, Z13
+	VADDPS Z28, Z5, Z4
+	VADDPS Z28, Z13, Z12
+	VMOVAPS Z28, Z6
+	VMOVAPS Z28, Z14
+	VPMOVD2M Z0, K4
+	VPMOVD2M Z8, K5
+	VMOVAPS Z5, K4, Z6
+	VMOVAPS Z13, K5, Z14
+	VDIVPS Z4, Z6, Z5
+	VDIVPS Z12, Z14, Z13
+	VCMPPS $3, Z0, Z0, K2
+	VCMPPS $3, Z8, Z8, K3
+	VMOVAPS Z0, K2, Z5
+	VMOVAPS Z8, K3, Z13
+	VMOVUPS Z5, 0(DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP sigmoidAVX512_loop2
+sigmoidAVX512_one:
+	CMPQ CX, $16
+	JLT sigmoidAVX512_tail
+	VMOVUPS 0(SI), Z0
+	VPORD Z30, Z0, Z1
+	VMAXPS Z29, Z1, Z1
+	VMULPS Z16, Z1, Z2
+	VADDPS Z17, Z2, Z2
+	VSUBPS Z17, Z2, Z3
+	VMULPS Z18, Z3, Z4
+	VSUBPS Z4, Z1, Z4
+	VMULPS Z19, Z3, Z3
+	VSUBPS Z3, Z4, Z3
+	VMULPS Z3, Z3, Z4
+	VMULPS Z21, Z3, Z5
+	VADDPS Z20, Z5, Z5
+	VMULPS Z23, Z3, Z6
+	VADDPS Z22, Z6, Z6
+	VMULPS Z25, Z3, Z7
+	VADDPS Z24, Z7, Z7
+	VMULPS Z4, Z6, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS Z4, Z4, Z6
+	VMULPS Z6, Z7, Z7
+	VADDPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VADDPS Z3, Z5, Z5
+	VPSUBD Z26, Z2, Z2
+	VPSRAD $1, Z2, Z6
+	VPSUBD Z6, Z2, Z2
+	VPADDD Z27, Z6, Z6
+	VPSLLD $23, Z6, Z6
+	VPADDD Z27, Z2, Z2
+	VPSLLD $23, Z2, Z2
+	VADDPS Z28, Z5, Z5
+	VMULPS Z6, Z5, Z5
+	VMULPS Z2, Z5, Z5
+	VADDPS Z28, Z5, Z4
+	VMOVAPS Z28, Z6
+	VPMOVD2M Z0, K4
+	VMOVAPS Z5, K4, Z6
+	VDIVPS Z4, Z6, Z5
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z5
+	VMOVUPS Z5, 0(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $16, CX
-	JMP sigmoidAVX512_loop2
-sigmoidAVX512_one:
-	CMPQ CX, $8
-	JLT sigmoidAVX512_tail
-	VMOVUPS 0(SI), Y0
-	VCVTPS2PD Y0, Z1
-	VPXORQ Z30, Z1, Z1
-	VMAXPD Z28, Z1, Z1
-	VMINPD Z29, Z1, Z1
-	VMULPD Z16, Z1, Z2
-	VADDPD Z17, Z2, Z2
-	VSUBPD Z17, Z2, Z3
-	VMULPD Z18, Z3, Z3
-	VSUBPD Z3, Z1, Z3
-	VMULPD Z3, Z3, Z4
-	VMULPD Z20, Z3, Z5
-	VADDPD Z19, Z5, Z5
-	VMULPD Z22, Z3, Z6
-	VADDPD Z21, Z6, Z6
-	VMULPD Z24, Z3, Z7
-	VADDPD Z23, Z7, Z7
-	VMULPD Z26, Z3, Z1
-	VADDPD Z25, Z1, Z1
-	VMULPD Z4, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD Z4, Z1, Z1
-	VADDPD Z1, Z7, Z7
-	VMULPD Z4, Z4, Z4
-	VMULPD Z4, Z7, Z7
-	VADDPD Z7, Z5, Z5
-	VMULPD Z5, Z3, Z5
-	VPADDQ Z27, Z2, Z2
-	VPSLLQ $52, Z2, Z2
-	VADDPD Z19, Z5, Z5
-	VMULPD Z2, Z5, Z5
-	VADDPD Z19, Z5, Z5
-	VDIVPD Z5, Z19, Z5
-	VCVTPD2PS Z5, Y1
-	VCMPPS $3, Y0, Y0, K2
-	VMOVAPS Y0, K2, Y1
-	VMOVUPS Y1, 0(DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
 sigmoidAVX512_tail:
 	TESTQ CX, CX
 	JZ sigmoidAVX512_done
@@ -1358,43 +1571,48 @@ sigmoidAVX512_tail:
 	SHLQ CX, AX
 	DECQ AX
 	KMOVW AX, K1
-	VMOVUPS.Z 0(SI), K1, Y0
-	VCVTPS2PD Y0, Z1
-	VPXORQ Z30, Z1, Z1
-	VMAXPD Z28, Z1, Z1
-	VMINPD Z29, Z1, Z1
-	VMULPD Z16, Z1, Z2
-	VADDPD Z17, Z2, Z2
-	VSUBPD Z17, Z2, Z3
-	VMULPD Z18, Z3, Z3
-	VSUBPD Z3, Z1, Z3
-	VMULPD Z3, Z3, Z4
-	VMULPD Z20, Z3, Z5
-	VADDPD Z19, Z5, Z5
-	VMULPD Z22, Z3, Z6
-	VADDPD Z21, Z6, Z6
-	VMULPD Z24, Z3, Z7
-	VADDPD Z23, Z7, Z7
-	VMULPD Z26, Z3, Z1
-	VADDPD Z25, Z1, Z1
-	VMULPD Z4, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD Z4, Z1, Z1
-	VADDPD Z1, Z7, Z7
-	VMULPD Z4, Z4, Z4
-	VMULPD Z4, Z7, Z7
-	VADDPD Z7, Z5, Z5
-	VMULPD Z5, Z3, Z5
-	VPADDQ Z27, Z2, Z2
-	VPSLLQ $52, Z2, Z2
-	VADDPD Z19, Z5, Z5
-	VMULPD Z2, Z5, Z5
-	VADDPD Z19, Z5, Z5
-	VDIVPD Z5, Z19, Z5
-	VCVTPD2PS Z5, Y1
-	VCMPPS $3, Y0, Y0, K2
-	VMOVAPS Y0, K2, Y1
-	VMOVUPS Y1, K1, 0(DI)
+	VMOVUPS.Z 0(SI), K1, Z0
+	VPORD Z30, Z0, Z1
+	VMAXPS Z29, Z1, Z1
+	VMULPS Z16, Z1, Z2
+	VADDPS Z17, Z2, Z2
+	VSUBPS Z17, Z2, Z3
+	VMULPS Z18, Z3, Z4
+	VSUBPS Z4, Z1, Z4
+	VMULPS Z19, Z3, Z3
+	VSUBPS Z3, Z4, Z3
+	VMULPS Z3, Z3, Z4
+	VMULPS Z21, Z3, Z5
+	VADDPS Z20, Z5, Z5
+	VMULPS Z23, Z3, Z6
+	VADDPS Z22, Z6, Z6
+	VMULPS Z25, Z3, Z7
+	VADDPS Z24, Z7, Z7
+	VMULPS Z4, Z6, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS Z4, Z4, Z6
+	VMULPS Z6, Z7, Z7
+	VADDPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VADDPS Z3, Z5, Z5
+	VPSUBD Z26, Z2, Z2
+	VPSRAD $1, Z2, Z6
+	VPSUBD Z6, Z2, Z2
+	VPADDD Z27, Z6, Z6
+	VPSLLD $23, Z6, Z6
+	VPADDD Z27, Z2, Z2
+	VPSLLD $23, Z2, Z2
+	VADDPS Z28, Z5, Z5
+	VMULPS Z6, Z5, Z5
+	VMULPS Z2, Z5, Z5
+	VADDPS Z28, Z5, Z4
+	VMOVAPS Z28, Z6
+	VPMOVD2M Z0, K4
+	VMOVAPS Z5, K4, Z6
+	VDIVPS Z4, Z6, Z5
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z5
+	VMOVUPS Z5, K1, 0(DI)
 sigmoidAVX512_done:
 	VZEROUPPER 
 	RET 
@@ -1404,154 +1622,149 @@ TEXT ·tanhAVX512(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	VBROADCASTSD vmath_log2e<>(SB), Z16
-	VBROADCASTSD vmath_round<>(SB), Z17
-	VBROADCASTSD vmath_ln2<>(SB), Z18
-	VBROADCASTSD vmath_one<>(SB), Z19
-	VBROADCASTSD vmath_c2<>(SB), Z20
-	VBROADCASTSD vmath_c6<>(SB), Z21
-	VBROADCASTSD vmath_c24<>(SB), Z22
-	VBROADCASTSD vmath_c120<>(SB), Z23
-	VBROADCASTSD vmath_c720<>(SB), Z24
-	VBROADCASTSD vmath_c5040<>(SB), Z25
-	VBROADCASTSD vmath_c40320<>(SB), Z26
-	VBROADCASTSD vmath_bias<>(SB), Z27
-	VBROADCASTSD vmath_abs64<>(SB), Z28
-	VBROADCASTSD vmath_tanhHi<>(SB), Z29
-	VBROADCASTSD vmath_two<>(SB), Z30
+	VBROADCASTSS vmath_f32log2e<>(SB), Z16
+	VBROADCASTSS vmath_f32round<>(SB), Z17
+	VBROADCASTSS vmath_f32ln2hi<>(SB), Z18
+	VBROADCASTSS vmath_f32ln2lo<>(SB), Z19
+	VBROADCASTSS vmath_f32p0<>(SB), Z20
+	VBROADCASTSS vmath_f32p1<>(SB), Z21
+	VBROADCASTSS vmath_f32p2<>(SB), Z22
+	VBROADCASTSS vmath_f32p3<>(SB), Z23
+	VBROADCASTSS vmath_f32p4<>(SB), Z24
+	VBROADCASTSS vmath_f32p5<>(SB), Z25
+	VBROADCASTSS vmath_f32roundBits<>(SB), Z26
+	VBROADCASTSS vmath_f32bias<>(SB), Z27
+	VBROADCASTSS vmath_f32one<>(SB), Z28
+	VBROADCASTSS vmath_f32abs<>(SB), Z29
+	VBROADCASTSS vmath_f32tanhHi<>(SB), Z30
+	VBROADCASTSS vmath_f32two<>(SB), Z31
 tanhAVX512_loop2:
-	CMPQ CX, $16
+	CMPQ CX, $32
 	JLT tanhAVX512_one
-	VMOVUPS 0(SI), Y0
-	VMOVUPS 32(SI), Y8
-	VCVTPS2PD Y0, Z1
-	VCVTPS2PD Y8, Z9
-	VPANDQ Z28, Z1, Z1
-	VPANDQ Z28, Z9, Z9
-	VMINPD Z29, Z1, Z1
-	VMINPD Z29, Z9, Z9
-	VADDPD Z1, Z1, Z1
-	VADDPD Z9, Z9, Z9
-	VMULPD Z16, Z1, Z2
-	VMULPD Z16, Z9, Z10
-	VADDPD Z17, Z2, Z2
-	VADDPD Z17, Z10, Z10
-	VSUBPD Z17, Z2, Z3
-	VSUBPD Z17, Z10, Z11
-	VMULPD Z18, Z3, Z3
-	VMULPD Z18, Z11, Z11
-	VSUBPD Z3, Z1, Z3
-	VSUBPD Z11, Z9, Z11
-	VMULPD Z3, Z3, Z4
-	VMULPD Z11, Z11, Z12
-	VMULPD Z20, Z3, Z5
-	VMULPD Z20, Z11, Z13
-	VADDPD Z19, Z5, Z5
-	VADDPD Z19, Z13, Z13
-	VMULPD Z22, Z3, Z6
-	VMULPD Z22, Z11, Z14
-	VADDPD Z21, Z6, Z6
-	VADDPD Z21, Z14, Z14
-	VMULPD Z24, Z3, Z7
-	VMULPD Z24, Z11, Z15
-	VADDPD Z23, Z7, Z7
-	VADDPD Z23, Z15, Z15
-	VMULPD Z26, Z3, Z1
-	VMULPD Z26, Z11, Z9
-	VADDPD Z25, Z1, Z1
-	VADDPD Z25, Z9, Z9
-	VMULPD Z4, Z6, Z6
-	VMULPD Z12, Z14, Z14
-	VADDPD Z6, Z5, Z5
-	VADDPD Z14, Z13, Z13
-	VMULPD Z4, Z1, Z1
-	VMULPD Z12, Z9, Z9
-	VADDPD Z1, Z7, Z7
-	VADDPD Z9, Z15, Z15
-	VMULPD Z4, Z4, Z4
-	VMULPD Z12, Z12, Z12
-	VMULPD Z4, Z7, Z7
-	VMULPD Z12, Z15, Z15
-	VADDPD Z7, Z5, Z5
-	VADDPD Z15, Z13, Z13
-	VMULPD Z5, Z3, Z5
-	VMULPD Z13, Z11, Z13
-	VPADDQ Z27, Z2, Z2
-	VPADDQ Z27, Z10, Z10
-	VPSLLQ $52, Z2, Z2
-	VPSLLQ $52, Z10, Z10
-	VMULPD Z2, Z5, Z5
-	VMULPD Z10, Z13, Z13
-	VSUBPD Z19, Z2, Z2
-	VSUBPD Z19, Z10, Z10
-	VADDPD Z2, Z5, Z5
-	VADDPD Z10, Z13, Z13
-	VADDPD Z30, Z5, Z6
-	VADDPD Z30, Z13, Z14
-	VDIVPD Z6, Z5, Z5
-	VDIVPD Z14, Z13, Z13
-	VCVTPD2PS Z5, Y1
-	VCVTPD2PS Z13, Y9
-	VANDPS vmath_sign32<>(SB), Y0, Y3
-	VANDPS vmath_sign32<>(SB), Y8, Y11
-	VORPS Y3, Y1, Y1
-	VORPS Y11, Y9, Y9
-	VCMPPS $3, Y0, Y0, K2
-	VCMPPS $3, Y8, Y8, K3
-	VMOVAPS Y0, K2, Y1
-	VMOVAPS Y8, K3, Y9
-	VMOVUPS Y1, 0(DI)
-	VMOVUPS Y9, 32(DI)
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 64(SI), Z8
+	VPANDD Z29, Z0, Z1
+	VPANDD Z29, Z8, Z9
+	VMINPS Z30, Z1, Z1
+	VMINPS Z30, Z9, Z9
+	VADDPS Z1, Z1, Z1
+	VADDPS Z9, Z9, Z9
+	VMULPS Z16, Z1, Z2
+	VMULPS Z16, Z9, Z10
+	VADDPS Z17, Z2, Z2
+	VADDPS Z17, Z10, Z10
+	VSUBPS Z17, Z2, Z3
+	VSUBPS Z17, Z10, Z11
+	VMULPS Z18, Z3, Z4
+	VMULPS Z18, Z11, Z12
+	VSUBPS Z4, Z1, Z4
+	VSUBPS Z12, Z9, Z12
+	VMULPS Z19, Z3, Z3
+	VMULPS Z19, Z11, Z11
+	VSUBPS Z3, Z4, Z3
+	VSUBPS Z11, Z12, Z11
+	VMULPS Z3, Z3, Z4
+	VMULPS Z11, Z11, Z12
+	VMULPS Z21, Z3, Z5
+	VMULPS Z21, Z11, Z13
+	VADDPS Z20, Z5, Z5
+	VADDPS Z20, Z13, Z13
+	VMULPS Z23, Z3, Z6
+	VMULPS Z23, Z11, Z14
+	VADDPS Z22, Z6, Z6
+	VADDPS Z22, Z14, Z14
+	VMULPS Z25, Z3, Z7
+	VMULPS Z25, Z11, Z15
+	VADDPS Z24, Z7, Z7
+	VADDPS Z24, Z15, Z15
+	VMULPS Z4, Z6, Z6
+	VMULPS Z12, Z14, Z14
+	VADDPS Z6, Z5, Z5
+	VADDPS Z14, Z13, Z13
+	VMULPS Z4, Z4, Z6
+	VMULPS Z12, Z12, Z14
+	VMULPS Z6, Z7, Z7
+	VMULPS Z14, Z15, Z15
+	VADDPS Z7, Z5, Z5
+	VADDPS Z15, Z13, Z13
+	VMULPS Z4, Z5, Z5
+	VMULPS Z12, Z13, Z13
+	VADDPS Z3, Z5, Z5
+	VADDPS Z11, Z13, Z13
+	VPSUBD Z26, Z2, Z2
+	VPSUBD Z26, Z10, Z10
+	VPADDD Z27, Z2, Z2
+	VPADDD Z27, Z10, Z10
+	VPSLLD $23, Z2, Z2
+	VPSLLD $23, Z10, Z10
+	VMULPS Z2, Z5, Z5
+	VMULPS Z10, Z13, Z13
+	VSUBPS Z28, Z2, Z2
+	VSUBPS Z28, Z10, Z10
+	VADDPS Z2, Z5, Z5
+	VADDPS Z10, Z13, Z13
+	VADDPS Z31, Z5, Z6
+	VADDPS Z31, Z13, Z14
+	VDIVPS Z6, Z5, Z5
+	VDIVPS Z14, Z13, Z13
+	VPANDD.BCST vmath_f32sign<>(SB), Z0, Z6
+	VPANDD.BCST vmath_f32sign<>(SB), Z8, Z14
+	VPORD Z6, Z5, Z5
+	VPORD Z14, Z13, Z13
+	VCMPPS $3, Z0, Z0, K2
+	VCMPPS $3, Z8, Z8, K3
+	VMOVAPS Z0, K2, Z5
+	VMOVAPS Z8, K3, Z13
+	VMOVUPS Z5, 0(DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP tanhAVX512_loop2
+tanhAVX512_one:
+	CMPQ CX, $16
+	JLT tanhAVX512_tail
+	VMOVUPS 0(SI), Z0
+	VPANDD Z29, Z0, Z1
+	VMINPS Z30, Z1, Z1
+	VADDPS Z1, Z1, Z1
+	VMULPS Z16, Z1, Z2
+	VADDPS Z17, Z2, Z2
+	VSUBPS Z17, Z2, Z3
+	VMULPS Z18, Z3, Z4
+	VSUBPS Z4, Z1, Z4
+	VMULPS Z19, Z3, Z3
+	VSUBPS Z3, Z4, Z3
+	VMULPS Z3, Z3, Z4
+	VMULPS Z21, Z3, Z5
+	VADDPS Z20, Z5, Z5
+	VMULPS Z23, Z3, Z6
+	VADDPS Z22, Z6, Z6
+	VMULPS Z25, Z3, Z7
+	VADDPS Z24, Z7, Z7
+	VMULPS Z4, Z6, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS Z4, Z4, Z6
+	VMULPS Z6, Z7, Z7
+	VADDPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VADDPS Z3, Z5, Z5
+	VPSUBD Z26, Z2, Z2
+	VPADDD Z27, Z2, Z2
+	VPSLLD $23, Z2, Z2
+	VMULPS Z2, Z5, Z5
+	VSUBPS Z28, Z2, Z2
+	VADDPS Z2, Z5, Z5
+	VADDPS Z31, Z5, Z6
+	VDIVPS Z6, Z5, Z5
+	VPANDD.BCST vmath_f32sign<>(SB), Z0, Z6
+	VPORD Z6, Z5, Z5
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z5
+	VMOVUPS Z5, 0(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $16, CX
-	JMP tanhAVX512_loop2
-tanhAVX512_one:
-	CMPQ CX, $8
-	JLT tanhAVX512_tail
-	VMOVUPS 0(SI), Y0
-	VCVTPS2PD Y0, Z1
-	VPANDQ Z28, Z1, Z1
-	VMINPD Z29, Z1, Z1
-	VADDPD Z1, Z1, Z1
-	VMULPD Z16, Z1, Z2
-	VADDPD Z17, Z2, Z2
-	VSUBPD Z17, Z2, Z3
-	VMULPD Z18, Z3, Z3
-	VSUBPD Z3, Z1, Z3
-	VMULPD Z3, Z3, Z4
-	VMULPD Z20, Z3, Z5
-	VADDPD Z19, Z5, Z5
-	VMULPD Z22, Z3, Z6
-	VADDPD Z21, Z6, Z6
-	VMULPD Z24, Z3, Z7
-	VADDPD Z23, Z7, Z7
-	VMULPD Z26, Z3, Z1
-	VADDPD Z25, Z1, Z1
-	VMULPD Z4, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD Z4, Z1, Z1
-	VADDPD Z1, Z7, Z7
-	VMULPD Z4, Z4, Z4
-	VMULPD Z4, Z7, Z7
-	VADDPD Z7, Z5, Z5
-	VMULPD Z5, Z3, Z5
-	VPADDQ Z27, Z2, Z2
-	VPSLLQ $52, Z2, Z2
-	VMULPD Z2, Z5, Z5
-	VSUBPD Z19, Z2, Z2
-	VADDPD Z2, Z5, Z5
-	VADDPD Z30, Z5, Z6
-	VDIVPD Z6, Z5, Z5
-	VCVTPD2PS Z5, Y1
-	VANDPS vmath_sign32<>(SB), Y0, Y3
-	VORPS Y3, Y1, Y1
-	VCMPPS $3, Y0, Y0, K2
-	VMOVAPS Y0, K2, Y1
-	VMOVUPS Y1, 0(DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
 tanhAVX512_tail:
 	TESTQ CX, CX
 	JZ tanhAVX512_done
@@ -1559,46 +1772,44 @@ tanhAVX512_tail:
 	SHLQ CX, AX
 	DECQ AX
 	KMOVW AX, K1
-	VMOVUPS.Z 0(SI), K1, Y0
-	VCVTPS2PD Y0, Z1
-	VPANDQ Z28, Z1, Z1
-	VMINPD Z29, Z1, Z1
-	VADDPD Z1, Z1, Z1
-	VMULPD Z16, Z1, Z2
-	VADDPD Z17, Z2, Z2
-	VSUBPD Z17, Z2, Z3
-	VMULPD Z18, Z3, Z3
-	VSUBPD Z3, Z1, Z3
-	VMULPD Z3, Z3, Z4
-	VMULPD Z20, Z3, Z5
-	VADDPD Z19, Z5, Z5
-	VMULPD Z22, Z3, Z6
-	VADDPD Z21, Z6, Z6
-	VMULPD Z24, Z3, Z7
-	VADDPD Z23, Z7, Z7
-	VMULPD Z26, Z3, Z1
-	VADDPD Z25, Z1, Z1
-	VMULPD Z4, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD Z4, Z1, Z1
-	VADDPD Z1, Z7, Z7
-	VMULPD Z4, Z4, Z4
-	VMULPD Z4, Z7, Z7
-	VADDPD Z7, Z5, Z5
-	VMULPD Z5, Z3, Z5
-	VPADDQ Z27, Z2, Z2
-	VPSLLQ $52, Z2, Z2
-	VMULPD Z2, Z5, Z5
-	VSUBPD Z19, Z2, Z2
-	VADDPD Z2, Z5, Z5
-	VADDPD Z30, Z5, Z6
-	VDIVPD Z6, Z5, Z5
-	VCVTPD2PS Z5, Y1
-	VANDPS vmath_sign32<>(SB), Y0, Y3
-	VORPS Y3, Y1, Y1
-	VCMPPS $3, Y0, Y0, K2
-	VMOVAPS Y0, K2, Y1
-	VMOVUPS Y1, K1, 0(DI)
+	VMOVUPS.Z 0(SI), K1, Z0
+	VPANDD Z29, Z0, Z1
+	VMINPS Z30, Z1, Z1
+	VADDPS Z1, Z1, Z1
+	VMULPS Z16, Z1, Z2
+	VADDPS Z17, Z2, Z2
+	VSUBPS Z17, Z2, Z3
+	VMULPS Z18, Z3, Z4
+	VSUBPS Z4, Z1, Z4
+	VMULPS Z19, Z3, Z3
+	VSUBPS Z3, Z4, Z3
+	VMULPS Z3, Z3, Z4
+	VMULPS Z21, Z3, Z5
+	VADDPS Z20, Z5, Z5
+	VMULPS Z23, Z3, Z6
+	VADDPS Z22, Z6, Z6
+	VMULPS Z25, Z3, Z7
+	VADDPS Z24, Z7, Z7
+	VMULPS Z4, Z6, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS Z4, Z4, Z6
+	VMULPS Z6, Z7, Z7
+	VADDPS Z7, Z5, Z5
+	VMULPS Z4, Z5, Z5
+	VADDPS Z3, Z5, Z5
+	VPSUBD Z26, Z2, Z2
+	VPADDD Z27, Z2, Z2
+	VPSLLD $23, Z2, Z2
+	VMULPS Z2, Z5, Z5
+	VSUBPS Z28, Z2, Z2
+	VADDPS Z2, Z5, Z5
+	VADDPS Z31, Z5, Z6
+	VDIVPS Z6, Z5, Z5
+	VPANDD.BCST vmath_f32sign<>(SB), Z0, Z6
+	VPORD Z6, Z5, Z5
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z5
+	VMOVUPS Z5, K1, 0(DI)
 tanhAVX512_done:
 	VZEROUPPER 
 	RET 

@@ -4,11 +4,8 @@ import "math"
 
 const (
 	log2e  = 1.4426950408889634
-	ln2    = 0.6931471805599453
 	round  = 0x1.8p52 // adding it rounds a float64 of magnitude < 2^51 to an integer
-	expMin = -150.0   // e^-150 < half the smallest float32 subnormal
-	expMax = 150.0    // e^150 > the largest float32, e^-150 rounds 1/(1+e^150) to 0
-	tanhHi = 20.0     // tanh(20) rounds to 1 in float32
+	tanhHi = 20.0     // tanh(20) rounds to 1 in float64
 	erfHi  = 4.0      // erf(4) = 1 - 1.5e-8 rounds to 1 in float32
 )
 
@@ -44,34 +41,8 @@ var erfC = [19]float64{
 // The float64(...) conversions around products below keep the compiler from
 // fusing them with the following addition (it does on arm64, and on amd64
 // with GOAMD64=v3): each product is rounded, as in the assembly kernels.
-// expm1Poly rounds its result for the same reason, because its callers add
-// to it after inlining. (Check: building with -gcflags=-S for GOAMD64=v3
-// or GOARCH=arm64 shows no fused multiply-add in this file.)
-
-// expm1Poly returns e^r - 1 for |r| ≤ ln2/2: the Taylor polynomial to
-// degree 8, without its constant term so that small r keep their relative
-// accuracy, evaluated in Estrin's scheme (a short dependency chain, so that
-// the iterations of a loop overlap).
-func expm1Poly(r float64) float64 {
-	r2 := r * r
-	a := 1 + float64(r*(1.0/2))
-	b := 1.0/6 + float64(r*(1.0/24))
-	c := 1.0/120 + float64(r*(1.0/720))
-	d := 1.0/5040 + float64(r*(1.0/40320))
-	return float64(r * ((a + float64(b*r2)) + float64((c+float64(d*r2))*(r2*r2))))
-}
-
-// clampExp limits a non-NaN v to [expMin, expMax]. (Comparisons are cheaper
-// than the builtin min and max, which order NaNs and signed zeros.)
-func clampExp(v float64) float64 {
-	if v < expMin {
-		v = expMin
-	}
-	if v > expMax {
-		v = expMax
-	}
-	return v
-}
+// (Check: building with -gcflags=-S for GOAMD64=v3 or GOARCH=arm64 shows no
+// fused multiply-add in this file or in exp32.go.)
 
 // clampTanh returns min(|v|, tanhHi) for a non-NaN v.
 func clampTanh(v float64) float64 {
@@ -82,55 +53,11 @@ func clampTanh(v float64) float64 {
 	return a
 }
 
-// roundLog2e returns v·log2 e rounded to an integer, plus round: the
-// integer k is then the low bits of the result's bit pattern, and
-// result - round is k as a float64.
-func roundLog2e(v float64) float64 { return float64(v*log2e) + round }
-
-// pow2 returns 2^k for k = t - round, t from roundLog2e with k in
+// pow2 returns 2^k for k = t - round, t = float64(v*log2e) + round, k in
 // [-1022, 1023]. The low 12 bits of t's bit pattern are those of k (round's
 // are 0), so adding the exponent bias and shifting leaves only 2^k's
 // exponent field.
 func pow2(t float64) float64 { return math.Float64frombits((math.Float64bits(t) + 1023) << 52) }
-
-// Exp32 is e^x for a float32 x. The loop in expGo repeats its body so that
-// it is inlined there.
-func Exp32(x float32) float32 {
-	if x != x {
-		return x
-	}
-	v := clampExp(float64(x))
-	t := roundLog2e(v)
-	k := t - round
-	return float32((1 + expm1Poly(v-float64(k*ln2))) * pow2(t))
-}
-
-// Sigmoid32 is 1/(1+e^-x) for a float32 x.
-func Sigmoid32(x float32) float32 {
-	if x != x {
-		return x
-	}
-	v := clampExp(-float64(x))
-	t := roundLog2e(v)
-	k := t - round
-	return float32(1 / (1 + float64((1+expm1Poly(v-float64(k*ln2)))*pow2(t))))
-}
-
-// Tanh32 is tanh(x) for a float32 x, as (e^2|x| - 1)/(e^2|x| + 1) with the
-// sign of x (so Tanh32(-0) = -0). e^v - 1 = 2^k·(e^r - 1) + (2^k - 1), where
-// both products are exact and the second term is 0 for k = 0, so small x keep
-// their relative accuracy without a branch.
-func Tanh32(x float32) float32 {
-	if x != x {
-		return x
-	}
-	v := 2 * clampTanh(float64(x))
-	t := roundLog2e(v)
-	k := t - round
-	s := pow2(t)
-	em1 := float64(expm1Poly(v-float64(k*ln2))*s) + (s - 1)
-	return float32(math.Copysign(em1/(em1+2), float64(x)))
-}
 
 // erfPoly returns P(t) for the erf polynomial (see erfC), in Estrin's
 // scheme: pairs c[2j] + c[2j+1]·t, combined with t², then t⁴, and the three
@@ -188,52 +115,5 @@ func erfGo(dst, src []float32) {
 		}
 		a := clampErf(float64(x))
 		dst[i] = float32(math.Copysign(a*erfPoly(a*a), float64(x)))
-	}
-}
-
-// expGo is Exp32 over src, into dst[:len(src)].
-func expGo(dst, src []float32) {
-	dst = dst[:len(src)]
-	for i, x := range src {
-		if x != x {
-			dst[i] = x
-			continue
-		}
-		v := clampExp(float64(x))
-		t := roundLog2e(v)
-		k := t - round
-		dst[i] = float32((1 + expm1Poly(v-float64(k*ln2))) * pow2(t))
-	}
-}
-
-// sigmoidGo is Sigmoid32 over src, into dst[:len(src)].
-func sigmoidGo(dst, src []float32) {
-	dst = dst[:len(src)]
-	for i, x := range src {
-		if x != x {
-			dst[i] = x
-			continue
-		}
-		v := clampExp(-float64(x))
-		t := roundLog2e(v)
-		k := t - round
-		dst[i] = float32(1 / (1 + float64((1+expm1Poly(v-float64(k*ln2)))*pow2(t))))
-	}
-}
-
-// tanhGo is Tanh32 over src, into dst[:len(src)].
-func tanhGo(dst, src []float32) {
-	dst = dst[:len(src)]
-	for i, x := range src {
-		if x != x {
-			dst[i] = x
-			continue
-		}
-		v := 2 * clampTanh(float64(x))
-		t := roundLog2e(v)
-		k := t - round
-		s := pow2(t)
-		em1 := float64(expm1Poly(v-float64(k*ln2))*s) + (s - 1)
-		dst[i] = float32(math.Copysign(em1/(em1+2), float64(x)))
 	}
 }

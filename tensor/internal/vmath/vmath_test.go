@@ -54,13 +54,14 @@ type kernel struct {
 	scalar func(float32) float32
 	slice  func(dst, src []float32)
 	ref    func(float64) float64
+	ulps   int64 // the most ulp from float32(ref) (exp32.go, doc.go)
 }
 
 var kernels = []kernel{
-	{"exp", Exp32, Exp, math.Exp},
-	{"sigmoid", Sigmoid32, Sigmoid, sigmoid64},
-	{"tanh", Tanh32, Tanh, math.Tanh},
-	{"erf", Erf32, Erf, math.Erf},
+	{"exp", Exp32, Exp, math.Exp, 1},
+	{"sigmoid", Sigmoid32, Sigmoid, sigmoid64, 2},
+	{"tanh", Tanh32, Tanh, math.Tanh, 3},
+	{"erf", Erf32, Erf, math.Erf, 1},
 }
 
 // sweepStep is the stride through the float32 bit patterns of the
@@ -85,7 +86,7 @@ func withLevels(t *testing.T, f func(t *testing.T)) {
 }
 
 // TestScalarMatchesMath checks the Go reference kernels against float64
-// math, rounded to float32: at most 1 ulp apart, the same sign of zero.
+// math, rounded to float32: at most k.ulps apart, the same sign of zero.
 func TestScalarMatchesMath(t *testing.T) {
 	step := sweepStep()
 	for _, k := range kernels {
@@ -111,7 +112,7 @@ func TestScalarMatchesMath(t *testing.T) {
 			for u := uint64(0); u < 1<<32; u += step {
 				check(math.Float32frombits(uint32(u)))
 			}
-			if worst > 1 {
+			if worst > k.ulps {
 				t.Errorf("%s: %d ulp from float32(math) at x = %g (%#08x)", k.name, worst, worstX, math.Float32bits(worstX))
 			}
 			t.Logf("%s: at most %d ulp", k.name, worst)
