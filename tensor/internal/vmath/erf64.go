@@ -93,7 +93,7 @@ func Erf64(x float64) float64 {
 		}
 		tg := t * g
 		// e^w for w = -a², as in Tanh64
-		w := -(a * a)
+		w := -float64(a * a)
 		tt := float64(w*log2e) + round
 		k := tt - round
 		r := float64(w-float64(k*ln2hi)) - float64(k*ln2lo)

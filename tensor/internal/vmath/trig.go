@@ -63,7 +63,7 @@ func sinCos(x float64, q0 uint64) float64 {
 	cp = float64(cp*z) + cos3
 	cp = float64(cp*z) + cos2
 	cp = float64(cp*z) + cos1
-	cp = float64(z*z) * cp
+	cp = float64(float64(z*z) * cp)
 	hz := float64(z * 0.5)
 	w := 1 - hz
 	c := w + float64(float64(float64(1-w)-hz)+cp)
