@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
-// Go kernels in kernels_go.go, trig.go, tanh64.go and erf64.go, operation
-// for operation. Run it with go generate.
+// Go kernels in exp32.go, kernels_go.go, trig.go, tanh64.go and erf64.go,
+// operation for operation. Run it with go generate.
 package main
 
 import (
@@ -24,21 +24,10 @@ type constant struct {
 }
 
 var constants = []constant{
-	{name: "lo", val: -150},
-	{name: "hi", val: 150},
-	{name: "tanhHi", val: 20},
 	{name: "log2e", val: 1.4426950408889634},
 	{name: "round", val: 0x1.8p52},
-	{name: "ln2", val: 0.6931471805599453},
 	{name: "one", val: 1},
 	{name: "two", val: 2},
-	{name: "c2", val: 1.0 / 2},
-	{name: "c6", val: 1.0 / 6},
-	{name: "c24", val: 1.0 / 24},
-	{name: "c120", val: 1.0 / 120},
-	{name: "c720", val: 1.0 / 720},
-	{name: "c5040", val: 1.0 / 5040},
-	{name: "c40320", val: 1.0 / 40320},
 	{name: "bias", bits: 1023, raw: true},
 	{name: "sign64", bits: 1 << 63, raw: true},
 	{name: "abs64", bits: 1<<63 - 1, raw: true},
@@ -154,9 +143,10 @@ func init() {
 	}
 }
 
-// isa describes one instruction set: the register prefixes for 4 or 8
-// float64 lanes (d) and for the float32 values they come from (f), the
-// float32 bytes per step, and whether constants sit in registers (AVX-512,
+// isa describes one instruction set: the register prefix of a whole vector
+// (d: 4 or 8 float64 lanes, 8 or 16 float32 lanes) and of its lower half
+// (f: the float32 values that widen into d), the bytes of float32 a
+// float64-lane step reads, and whether constants sit in registers (AVX-512,
 // 32 registers) or are memory operands (AVX2, 16 registers).
 type isa struct {
 	name  string
@@ -168,17 +158,6 @@ type isa struct {
 var isas = []isa{
 	{name: "AVX2", d: "Y", f: "X", step: 16},
 	{name: "AVX512", d: "Z", f: "Y", step: 32, inReg: true},
-}
-
-type op struct {
-	name string // Go name prefix: exp, sigmoid, tanh
-	doc  string
-}
-
-var ops = []op{
-	{"exp", "e^x"},
-	{"sigmoid", "1/(1+e^-x)"},
-	{"tanh", "tanh x"},
 }
 
 type gen struct {
@@ -208,45 +187,6 @@ func (g *gen) c(name string) string {
 func (g *gen) d(n int) string { return fmt.Sprintf("%s%d", g.isa.d, n) }
 func (g *gen) f(n int) string { return fmt.Sprintf("%s%d", g.isa.f, n) }
 
-// used lists the constants that op needs in registers.
-func used(op string) []string {
-	common := []string{"log2e", "round", "ln2", "one", "c2", "c6", "c24", "c120", "c720", "c5040", "c40320", "bias"}
-	switch op {
-	case "exp":
-		return append(common, "lo", "hi")
-	case "sigmoid":
-		return append(common, "lo", "hi", "sign64")
-	}
-	return append(common, "abs64", "tanhHi", "two")
-}
-
-// body returns the instructions of one step: load the float32 values at
-// off(SI) (under mask K1 when masked), compute, store them at off(DI). It
-// uses the eight registers from base on: b+0 the input, b+1 v (later d,
-// then the float32 result), b+2 t then 2^k, b+3 r (later, AVX2 and tanh, a
-// mask), b+4 r² then r⁴, b+5 a then the result, b+6 b, b+7 c; and mask
-// register nan for the NaN lanes (AVX-512).
-func (g *gen) body(off int, masked bool, base int, nan string) []string {
-	var a asm
-	f0, f8, f9 := g.f(base), g.f(base+1), g.f(base+3)
-	g.loadWide(&a, off, masked, f0, g.d(base+1))
-	g.clampArg(&a, g.d(base+1))
-	g.expm1Reduced(&a, base)
-	g.scaleResult(&a, base)
-	if g.isa.inReg {
-		a.i("VCVTPD2PS", g.d(base+5), f8)
-	} else {
-		a.i("VCVTPD2PSY", g.d(base+5), f8)
-	}
-	if g.op == "tanh" {
-		// the sign of x (a VEX memory operand: registers below 16)
-		a.i("VANDPS", "vmath_sign32<>(SB)", f0, f9)
-		a.i("VORPS", f9, f8, f8)
-	}
-	g.storeKeepingNaN(&a, off, masked, f0, f8, f9, nan)
-	return a
-}
-
 // asm collects the instructions of one step.
 type asm []string
 
@@ -265,89 +205,6 @@ func (g *gen) loadWide(a *asm, off int, masked bool, f, d string) {
 		a.i("VMOVUPS", src, f)
 	}
 	a.i("VCVTPS2PD", f, d)
-}
-
-// clampArg turns the input v in register d into the argument of the
-// exponential: v clamped to [lo, hi] for exp, -v clamped for sigmoid, and
-// 2·min(|v|, tanhHi) for tanh.
-func (g *gen) clampArg(a *asm, d string) {
-	xor, and := "VXORPD", "VANDPD"
-	if g.isa.inReg {
-		xor, and = "VPXORQ", "VPANDQ"
-	}
-	switch g.op {
-	case "sigmoid":
-		a.i(xor, g.c("sign64"), d, d)
-		fallthrough
-	case "exp":
-		a.i("VMAXPD", g.c("lo"), d, d)
-		a.i("VMINPD", g.c("hi"), d, d)
-	case "tanh":
-		a.i(and, g.c("abs64"), d, d)
-		a.i("VMINPD", g.c("tanhHi"), d, d)
-		a.i("VADDPD", d, d, d)
-	}
-}
-
-// expm1Reduced splits the argument v (register b+1) into k·ln2 + r and
-// leaves t (from which 2^k comes) in b+2 and expm1Poly(r), evaluated by
-// Estrin's scheme, in b+5.
-func (g *gen) expm1Reduced(a *asm, base int) {
-	d1, d2, d3, d4, d5, d6, d7 := g.d(base+1), g.d(base+2), g.d(base+3), g.d(base+4), g.d(base+5), g.d(base+6), g.d(base+7)
-	// t = v·log2e + round; k = t - round; r = v - k·ln2
-	a.i("VMULPD", g.c("log2e"), d1, d2)
-	a.i("VADDPD", g.c("round"), d2, d2)
-	a.i("VSUBPD", g.c("round"), d2, d3)
-	a.i("VMULPD", g.c("ln2"), d3, d3)
-	a.i("VSUBPD", d3, d1, d3)
-	// expm1Poly(r), Estrin
-	a.i("VMULPD", d3, d3, d4)
-	a.i("VMULPD", g.c("c2"), d3, d5)
-	a.i("VADDPD", g.c("one"), d5, d5)
-	a.i("VMULPD", g.c("c24"), d3, d6)
-	a.i("VADDPD", g.c("c6"), d6, d6)
-	a.i("VMULPD", g.c("c720"), d3, d7)
-	a.i("VADDPD", g.c("c120"), d7, d7)
-	a.i("VMULPD", g.c("c40320"), d3, d1)
-	a.i("VADDPD", g.c("c5040"), d1, d1)
-	a.i("VMULPD", d4, d6, d6)
-	a.i("VADDPD", d6, d5, d5)
-	a.i("VMULPD", d4, d1, d1)
-	a.i("VADDPD", d1, d7, d7)
-	a.i("VMULPD", d4, d4, d4)
-	a.i("VMULPD", d4, d7, d7)
-	a.i("VADDPD", d7, d5, d5)
-	a.i("VMULPD", d5, d3, d5)
-}
-
-// scaleResult makes 2^k from t's low bits (register b+2) and combines it
-// with expm1Poly(r) (b+5) into the op's float64 result, left in b+5:
-// e^v, 1/(1+e^-x), or (e^2|x| - 1)/(e^2|x| + 1).
-func (g *gen) scaleResult(a *asm, base int) {
-	d2, d5, d6 := g.d(base+2), g.d(base+5), g.d(base+6)
-	a.i("VPADDQ", g.c("bias"), d2, d2)
-	a.i("VPSLLQ", "$52", d2, d2)
-	switch g.op {
-	case "exp":
-		a.i("VADDPD", g.c("one"), d5, d5)
-		a.i("VMULPD", d2, d5, d5)
-	case "sigmoid":
-		a.i("VADDPD", g.c("one"), d5, d5)
-		a.i("VMULPD", d2, d5, d5)
-		a.i("VADDPD", g.c("one"), d5, d5)
-		one := g.c("one")
-		if !g.isa.inReg {
-			a.i("VMOVUPD", one, d6)
-			one = d6
-		}
-		a.i("VDIVPD", d5, one, d5)
-	case "tanh":
-		a.i("VMULPD", d2, d5, d5)
-		a.i("VSUBPD", g.c("one"), d2, d2)
-		a.i("VADDPD", d2, d5, d5)
-		a.i("VADDPD", g.c("two"), d5, d6)
-		a.i("VDIVPD", d6, d5, d5)
-	}
 }
 
 // storeKeepingNaN puts the NaN lanes of the input f0 back into the float32
@@ -378,59 +235,6 @@ func (g *gen) emit(steps ...[]string) {
 			g.p("%s", s[k])
 		}
 	}
-}
-
-func (g *gen) function(is isa, o op) {
-	g.isa, g.op = is, o.name
-	name := o.name + is.name
-	lanes := is.step / 4
-	g.p("")
-	if is.inReg {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n.", name, o.doc)
-	} else {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n; n is a multiple of %d.", name, o.doc, lanes)
-	}
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	g.i("MOVQ", "dst+0(FP)", "DI")
-	g.i("MOVQ", "src+8(FP)", "SI")
-	g.i("MOVQ", "n+16(FP)", "CX")
-	if is.inReg {
-		g.regOf = map[string]string{}
-		for k, c := range used(o.name) {
-			r := fmt.Sprintf("Z%d", 16+k)
-			g.regOf[c] = r
-			g.i("VBROADCASTSD", "vmath_"+c+"<>(SB)", r)
-		}
-	}
-	l := func(s string) string { return name + "_" + s }
-	g.p("%s:", l("loop2"))
-	g.i("CMPQ", "CX", fmt.Sprintf("$%d", 2*lanes))
-	g.i("JLT", l("one"))
-	g.emit(g.body(0, false, 0, "K2"), g.body(is.step, false, 8, "K3"))
-	g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "SI")
-	g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "DI")
-	g.i("SUBQ", fmt.Sprintf("$%d", 2*lanes), "CX")
-	g.i("JMP", l("loop2"))
-	g.p("%s:", l("one"))
-	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
-	g.i("JLT", l("tail"))
-	g.emit(g.body(0, false, 0, "K2"))
-	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "SI")
-	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "DI")
-	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
-	g.p("%s:", l("tail"))
-	if is.inReg {
-		g.i("TESTQ", "CX", "CX")
-		g.i("JZ", l("done"))
-		g.i("MOVQ", "$1", "AX")
-		g.i("SHLQ", "CX", "AX")
-		g.i("DECQ", "AX")
-		g.i("KMOVW", "AX", "K1")
-		g.emit(g.body(0, true, 0, "K2"))
-	}
-	g.p("%s:", l("done"))
-	g.i("VZEROUPPER")
-	g.i("RET")
 }
 
 // erfBody returns the instructions of one erf step, like body, on the ten

@@ -4,21 +4,6 @@
 
 // Each constant is stored four times (32 bytes): AVX2 uses it as a YMM
 // memory operand, AVX-512 broadcasts the first copy.
-DATA vmath_lo<>+0(SB)/8, $0xc062c00000000000
-DATA vmath_lo<>+8(SB)/8, $0xc062c00000000000
-DATA vmath_lo<>+16(SB)/8, $0xc062c00000000000
-DATA vmath_lo<>+24(SB)/8, $0xc062c00000000000
-GLOBL vmath_lo<>(SB), RODATA|NOPTR, $32
-DATA vmath_hi<>+0(SB)/8, $0x4062c00000000000
-DATA vmath_hi<>+8(SB)/8, $0x4062c00000000000
-DATA vmath_hi<>+16(SB)/8, $0x4062c00000000000
-DATA vmath_hi<>+24(SB)/8, $0x4062c00000000000
-GLOBL vmath_hi<>(SB), RODATA|NOPTR, $32
-DATA vmath_tanhHi<>+0(SB)/8, $0x4034000000000000
-DATA vmath_tanhHi<>+8(SB)/8, $0x4034000000000000
-DATA vmath_tanhHi<>+16(SB)/8, $0x4034000000000000
-DATA vmath_tanhHi<>+24(SB)/8, $0x4034000000000000
-GLOBL vmath_tanhHi<>(SB), RODATA|NOPTR, $32
 DATA vmath_log2e<>+0(SB)/8, $0x3ff71547652b82fe
 DATA vmath_log2e<>+8(SB)/8, $0x3ff71547652b82fe
 DATA vmath_log2e<>+16(SB)/8, $0x3ff71547652b82fe
@@ -29,11 +14,6 @@ DATA vmath_round<>+8(SB)/8, $0x4338000000000000
 DATA vmath_round<>+16(SB)/8, $0x4338000000000000
 DATA vmath_round<>+24(SB)/8, $0x4338000000000000
 GLOBL vmath_round<>(SB), RODATA|NOPTR, $32
-DATA vmath_ln2<>+0(SB)/8, $0x3fe62e42fefa39ef
-DATA vmath_ln2<>+8(SB)/8, $0x3fe62e42fefa39ef
-DATA vmath_ln2<>+16(SB)/8, $0x3fe62e42fefa39ef
-DATA vmath_ln2<>+24(SB)/8, $0x3fe62e42fefa39ef
-GLOBL vmath_ln2<>(SB), RODATA|NOPTR, $32
 DATA vmath_one<>+0(SB)/8, $0x3ff0000000000000
 DATA vmath_one<>+8(SB)/8, $0x3ff0000000000000
 DATA vmath_one<>+16(SB)/8, $0x3ff0000000000000
@@ -44,41 +24,6 @@ DATA vmath_two<>+8(SB)/8, $0x4000000000000000
 DATA vmath_two<>+16(SB)/8, $0x4000000000000000
 DATA vmath_two<>+24(SB)/8, $0x4000000000000000
 GLOBL vmath_two<>(SB), RODATA|NOPTR, $32
-DATA vmath_c2<>+0(SB)/8, $0x3fe0000000000000
-DATA vmath_c2<>+8(SB)/8, $0x3fe0000000000000
-DATA vmath_c2<>+16(SB)/8, $0x3fe0000000000000
-DATA vmath_c2<>+24(SB)/8, $0x3fe0000000000000
-GLOBL vmath_c2<>(SB), RODATA|NOPTR, $32
-DATA vmath_c6<>+0(SB)/8, $0x3fc5555555555555
-DATA vmath_c6<>+8(SB)/8, $0x3fc5555555555555
-DATA vmath_c6<>+16(SB)/8, $0x3fc5555555555555
-DATA vmath_c6<>+24(SB)/8, $0x3fc5555555555555
-GLOBL vmath_c6<>(SB), RODATA|NOPTR, $32
-DATA vmath_c24<>+0(SB)/8, $0x3fa5555555555555
-DATA vmath_c24<>+8(SB)/8, $0x3fa5555555555555
-DATA vmath_c24<>+16(SB)/8, $0x3fa5555555555555
-DATA vmath_c24<>+24(SB)/8, $0x3fa5555555555555
-GLOBL vmath_c24<>(SB), RODATA|NOPTR, $32
-DATA vmath_c120<>+0(SB)/8, $0x3f81111111111111
-DATA vmath_c120<>+8(SB)/8, $0x3f81111111111111
-DATA vmath_c120<>+16(SB)/8, $0x3f81111111111111
-DATA vmath_c120<>+24(SB)/8, $0x3f81111111111111
-GLOBL vmath_c120<>(SB), RODATA|NOPTR, $32
-DATA vmath_c720<>+0(SB)/8, $0x3f56c16c16c16c17
-DATA vmath_c720<>+8(SB)/8, $0x3f56c16c16c16c17
-DATA vmath_c720<>+16(SB)/8, $0x3f56c16c16c16c17
-DATA vmath_c720<>+24(SB)/8, $0x3f56c16c16c16c17
-GLOBL vmath_c720<>(SB), RODATA|NOPTR, $32
-DATA vmath_c5040<>+0(SB)/8, $0x3f2a01a01a01a01a
-DATA vmath_c5040<>+8(SB)/8, $0x3f2a01a01a01a01a
-DATA vmath_c5040<>+16(SB)/8, $0x3f2a01a01a01a01a
-DATA vmath_c5040<>+24(SB)/8, $0x3f2a01a01a01a01a
-GLOBL vmath_c5040<>(SB), RODATA|NOPTR, $32
-DATA vmath_c40320<>+0(SB)/8, $0x3efa01a01a01a01a
-DATA vmath_c40320<>+8(SB)/8, $0x3efa01a01a01a01a
-DATA vmath_c40320<>+16(SB)/8, $0x3efa01a01a01a01a
-DATA vmath_c40320<>+24(SB)/8, $0x3efa01a01a01a01a
-GLOBL vmath_c40320<>(SB), RODATA|NOPTR, $32
 DATA vmath_bias<>+0(SB)/8, $0x00000000000003ff
 DATA vmath_bias<>+8(SB)/8, $0x00000000000003ff
 DATA vmath_bias<>+16(SB)/8, $0x00000000000003ff
