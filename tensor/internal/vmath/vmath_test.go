@@ -268,23 +268,32 @@ func TestErfDense(t *testing.T) {
 	}
 }
 
-// FuzzErf checks, on inputs the fuzzer picks, that Erf32 is within 1 ulp
-// of math.Erf and that the slice kernel gives its bits.
-func FuzzErf(f *testing.F) {
+// FuzzKernels checks, on inputs the fuzzer picks, that every float32 kernel
+// is within its ulps of the float64 function and that the slice kernels of
+// every instruction set the CPU has give the scalar kernel's bits (17
+// copies: whole vectors and a tail at each level).
+func FuzzKernels(f *testing.F) {
 	for _, x := range specials {
 		f.Add(x)
 	}
 	f.Fuzz(func(t *testing.T, x float32) {
-		got := Erf32(x)
-		if d := ulpDiff(got, float32(math.Erf(float64(x)))); d > 1 {
-			t.Fatalf("Erf32(%g) is %d ulp from math.Erf", x, d)
-		}
-		src := []float32{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}
-		dst := make([]float32, len(src))
-		Erf(dst, src)
-		for _, y := range dst {
-			if math.Float32bits(y) != math.Float32bits(got) {
-				t.Fatalf("Erf(%g) = %g, Erf32 gives %g", x, y, got)
+		best := level
+		defer func() { level = best }()
+		for _, k := range kernels {
+			got := k.scalar(x)
+			if d := ulpDiff(got, float32(k.ref(float64(x)))); d > k.ulps {
+				t.Fatalf("%s(%g) is %d ulp from the float64 function", k.name, x, d)
+			}
+			src := []float32{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}
+			dst := make([]float32, len(src))
+			for l := levelGo; l <= best; l++ {
+				level = l
+				k.slice(dst, src)
+				for _, y := range dst {
+					if math.Float32bits(y) != math.Float32bits(got) {
+						t.Fatalf("%s %s(%g) = %g, the scalar kernel gives %g", levelNames[l], k.name, x, y, got)
+					}
+				}
 			}
 		}
 	})
