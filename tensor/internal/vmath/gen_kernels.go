@@ -972,6 +972,19 @@ func (a *f32asm) m(ins, name string, args ...string) {
 	a.i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
 }
 
+// load copies the constant name into register dst: from its register on
+// AVX-512 when it has one, else from memory (broadcast on AVX-512).
+func (a *f32asm) load(name, dst string) {
+	switch r, ok := a.g.regOf[name]; {
+	case ok:
+		a.i("VMOVAPS", r, dst)
+	case a.g.isa.inReg:
+		a.i("VBROADCASTSS", "vmath_"+name+"<>(SB)", dst)
+	default:
+		a.i("VMOVUPS", "vmath_"+name+"<>(SB)", dst)
+	}
+}
+
 // bitOps returns the ISA's bitwise and and or on float32 lanes.
 func (a *f32asm) bitOps() (and, or string) {
 	if a.g.isa.inReg {
@@ -1057,12 +1070,11 @@ func (g *gen) body32(off int, masked bool, base int, nan, sel string) []string {
 	case "sigmoid":
 		// s = e^-|x|: 1/(1 + s) for x ≥ 0, s/(1 + s) for x < 0
 		m("VADDPS", "f32one", r(5), r(4))
+		a.load("f32one", r(6))
 		if g.isa.inReg {
-			m("VMOVAPS", "f32one", r(6))
 			i("VPMOVD2M", r(0), sel)
 			i("VMOVAPS", r(5), sel, r(6))
 		} else {
-			i("VMOVUPS", "vmath_f32one<>(SB)", r(6))
 			i("VBLENDVPS", r(0), r(5), r(6), r(6))
 		}
 		i("VDIVPS", r(4), r(6), r(5))
