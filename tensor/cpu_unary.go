@@ -62,7 +62,7 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 	case OpSqrt:
 		return func(x T) T { return T(math.Sqrt(float64(x))) }
 	case OpRsqrt:
-		return func(x T) T { return T(1 / math.Sqrt(float64(x))) }
+		return powForm[T](-0.5)
 	case OpAbs:
 		return vec.AbsOf[T]
 	case OpSign:
@@ -98,8 +98,9 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 }
 
 // floatUnaryVMath returns the scalar function of package vmath for op in
-// the element type T (Exp, Sigmoid, Tanh and Erf in float32; Sin, Cos,
-// Tanh and Erf in float64), or nil where vmath has none.
+// the element type T (Exp, Sigmoid, Tanh and Erf in float32, and Sin and
+// Cos through float64; Sin, Cos, Tanh and Erf in float64), or nil where
+// vmath has none.
 func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	if _, f32 := any(T(0)).(float32); f32 {
 		switch op {
@@ -111,6 +112,10 @@ func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 			return func(x T) T { return T(vmath.Tanh32(float32(x))) }
 		case OpErf:
 			return func(x T) T { return T(vmath.Erf32(float32(x))) }
+		case OpSin:
+			return func(x T) T { return T(vmath.Sin64(float64(x))) }
+		case OpCos:
+			return func(x T) T { return T(vmath.Cos64(float64(x))) }
 		}
 	}
 	if _, f64 := any(T(0)).(float64); f64 {
@@ -254,6 +259,8 @@ func unaryRowVector[T Float](op UnaryOp, dd, ss []T, args []float64) bool {
 	switch op {
 	case OpSqrt:
 		return vecSqrt(dd, ss)
+	case OpRsqrt:
+		return vecPow(dd, ss, -0.5)
 	case OpRelu:
 		return vecRelu(dd, ss)
 	case OpPowScalar:

@@ -2,7 +2,8 @@ package tensor
 
 import "github.com/goagx/agx/tensor/internal/vmath"
 
-// Float32 kernels for exp, sigmoid, tanh and erf.
+// Float32 kernels for exp, sigmoid, tanh and erf (and sin and cos through
+// the float64 ones).
 //
 // The generic path converts each float32 to float64 and calls math.Exp,
 // math.Tanh or math.Erf, which handle the whole float64 range and are not
@@ -14,8 +15,8 @@ import "github.com/goagx/agx/tensor/internal/vmath"
 // float32(math.Erf(float64(x))). See the vmath package comment and its
 // tests.
 
-// unaryFloat32Fast runs the float32 kernels of exp, sigmoid, tanh and erf
-// over contiguous slices; it reports false for other ops.
+// unaryFloat32Fast runs the float32 kernels of exp, sigmoid, tanh and erf,
+// and sin and cos, over contiguous slices; it reports false for other ops.
 func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 	switch op {
 	case OpExp:
@@ -26,8 +27,33 @@ func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 		vmath.Tanh(dd, ss)
 	case OpErf:
 		vmath.Erf(dd, ss)
+	case OpSin, OpCos:
+		trig32(op, dd, ss)
 	default:
 		return false
 	}
 	return true
+}
+
+// trig32 computes float32 sin or cos with vmath's float64 kernels (within 2
+// ulp of math.Sin and math.Cos), a block at a time: each float32 widened
+// exactly, the float64 result rounded once to float32, as the scalar
+// functions of floatUnaryVMath do for strided rows.
+func trig32(op UnaryOp, dd, ss []float32) {
+	var buf [256]float64
+	for len(ss) > 0 {
+		b := buf[:min(len(ss), len(buf))]
+		for i := range b {
+			b[i] = float64(ss[i])
+		}
+		if op == OpSin {
+			vmath.Sin(b, b)
+		} else {
+			vmath.Cos(b, b)
+		}
+		for i, v := range b {
+			dd[i] = float32(v)
+		}
+		dd, ss = dd[len(b):], ss[len(b):]
+	}
 }

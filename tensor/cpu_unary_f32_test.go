@@ -35,6 +35,8 @@ func TestFloat32KernelsAgreeWithOps(t *testing.T) {
 		{"sigmoid", (*Tensor).Sigmoid, vmath.Sigmoid32},
 		{"tanh", (*Tensor).Tanh, vmath.Tanh32},
 		{"erf", (*Tensor).Erf, vmath.Erf32},
+		{"sin", (*Tensor).Sin, func(x float32) float32 { return float32(vmath.Sin64(float64(x))) }},
+		{"cos", (*Tensor).Cos, func(x float32) float32 { return float32(vmath.Cos64(float64(x))) }},
 	} {
 		for _, in := range []struct {
 			name string
@@ -45,6 +47,48 @@ func TestFloat32KernelsAgreeWithOps(t *testing.T) {
 				for i, v := range xs {
 					if math.Float32bits(got[i]) != math.Float32bits(c.k(v)) {
 						t.Fatalf("%s(%g) = %g, kernel gives %g", c.name, v, got[i], c.k(v))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRsqrtForm checks that Rsqrt gives the bits of its definition, √x
+// rounded to the element type and then its reciprocal (Pow(x, -0.5)'s
+// form), on contiguous rows (package vec's passes) and strided ones, per
+// dtype, and that it stays within 1 ulp of the correctly rounded float32.
+func TestRsqrtForm(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), -1,
+		math.SmallestNonzeroFloat32, 1e-30, 0.25, 1, 2, 3, 1e30, math.MaxFloat32}
+	for i := 1; i < 300; i++ {
+		xs = append(xs, float64(i)*0.731)
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		x := FromSlice(xs).To(dt)
+		for _, in := range []struct {
+			name string
+			t    *Tensor
+		}{{"contiguous", x}, {"strided", Stack(1, x, x).Select(1, 0)}} {
+			t.Run(dt.String()+"/"+in.name, func(t *testing.T) {
+				got := ToSlice[float64](in.t.Rsqrt().To(Float64))
+				pow := ToSlice[float64](in.t.Pow(-0.5).To(Float64))
+				for i, v := range xs {
+					var want float64
+					if dt == Float32 {
+						want = float64(1 / float32(math.Sqrt(float64(float32(v)))))
+						exact := float32(1 / math.Sqrt(float64(float32(v))))
+						if d := int64(math.Float32bits(float32(got[i]))) - int64(math.Float32bits(exact)); exact == exact && (d > 1 || d < -1) {
+							t.Errorf("Rsqrt(%g) = %g, %d ulp from %g", v, got[i], d, exact)
+						}
+					} else {
+						want = 1 / math.Sqrt(v)
+					}
+					same := func(a float64) bool {
+						return math.Float64bits(a) == math.Float64bits(want) || a != a && want != want
+					}
+					if !same(got[i]) || !same(pow[i]) {
+						t.Fatalf("Rsqrt(%g) = %g, Pow(-0.5) = %g, want %g", v, got[i], pow[i], want)
 					}
 				}
 			})

@@ -478,7 +478,6 @@ func (t *Tensor) Expm1() *Tensor   { return Unary(OpExpm1, t) }
 func (t *Tensor) Log() *Tensor     { return Unary(OpLog, t) }
 func (t *Tensor) Log1p() *Tensor   { return Unary(OpLog1p, t) }
 func (t *Tensor) Sqrt() *Tensor    { return Unary(OpSqrt, t) }
-func (t *Tensor) Rsqrt() *Tensor   { return Unary(OpRsqrt, t) }
 func (t *Tensor) Abs() *Tensor     { return Unary(OpAbs, t) }
 func (t *Tensor) Sign() *Tensor    { return Unary(OpSign, t) }
 func (t *Tensor) Round() *Tensor   { return Unary(OpRound, t) }
@@ -490,6 +489,11 @@ func (t *Tensor) Relu() *Tensor    { return Unary(OpRelu, t) }
 func (t *Tensor) Erf() *Tensor     { return Unary(OpErf, t) }
 func (t *Tensor) Sin() *Tensor     { return Unary(OpSin, t) }
 func (t *Tensor) Cos() *Tensor     { return Unary(OpCos, t) }
+
+// Rsqrt returns 1/√x element-wise, computed as PyTorch's CPU kernel computes
+// it: √x rounded to the element type, then its reciprocal (for Float32 at
+// most 1 ulp from the correctly rounded value; the bits of Pow(x, -0.5)).
+func (t *Tensor) Rsqrt() *Tensor { return Unary(OpRsqrt, t) }
 
 // Clamp limits every element to [lo, hi]; pass math.Inf(-1) or math.Inf(1) (or
 // use ClampMin / ClampMax) to leave a side unbounded. NaN stays NaN.
