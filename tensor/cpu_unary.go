@@ -70,9 +70,9 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 	case OpRound:
 		return vec.RoundOf[T]
 	case OpFloor:
-		return func(x T) T { return T(math.Floor(float64(x))) }
+		return vec.FloorOf[T]
 	case OpCeil:
-		return func(x T) T { return T(math.Ceil(float64(x))) }
+		return vec.CeilOf[T]
 	case OpSigmoid:
 		return func(x T) T { return T(sigmoid64(float64(x))) }
 	case OpTanh:

@@ -265,15 +265,20 @@ func vecFn(op UnaryOp) (vec.Fn, bool) {
 		return vec.Round, true
 	case OpSign:
 		return vec.Sign, true
+	case OpFloor:
+		return vec.Floor, true
+	case OpCeil:
+		return vec.Ceil, true
 	}
 	return 0, false
 }
 
-// vecUnary sets d[i] = op(s[i]) for Neg, Abs, Round, Sign and Clamp
-// (args: its bounds, neither a NaN) and reports whether op is one of
-// them: with package vec's vectorised loops for a long enough run, with its
-// portable loops (no call per element) otherwise. They give the bits of
-// floatUnary's functions (Round: a NaN for a NaN). d may be s.
+// vecUnary sets d[i] = op(s[i]) for Neg, Abs, Round, Sign, Floor, Ceil
+// and Clamp (args: its bounds, neither a NaN) and reports whether op is
+// one of them: with package vec's vectorised loops for a long enough run,
+// with its portable loops (no call per element) otherwise. They give the
+// bits of floatUnary's functions (Round, Floor, Ceil: a NaN for a NaN). d
+// may be s.
 func vecUnary[T Float](op UnaryOp, d, s []T, args []float64) bool {
 	long := len(d) >= vecMin
 	if op == OpClamp {

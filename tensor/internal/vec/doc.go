@@ -5,8 +5,8 @@
 // tanh (GradMul), Relu, Sqrt, Axpby, MulAdd (a·b + c over three slices),
 // MulMulAdd (a·b + c·d + e), the batch-norm sums SumDiffSq and SumDiffProd, the
 // six comparisons into bools (Compare), the selection by a bool mask
-// (Select, on raw 4- and 8-byte values), Neg, Abs, Round and Sign (Unary)
-// and Clamp. Package
+// (Select, on raw 4- and 8-byte values), Neg, Abs, Round, Sign, Floor and
+// Ceil (Unary) and Clamp. Package
 // tensor calls them from its element-wise and reduction kernels for dense
 // runs of elements.
 //
@@ -29,7 +29,7 @@
 // positive x or a NaN, else +0), Go's comparison operators and a bitwise
 // select; Unary and Clamp the bits of NegOf, AbsOf, SignOf and ClampOf
 // (-0 and NaNs kept where those keep them) and, but for a NaN's payload,
-// RoundOf (ties to even).
+// RoundOf (ties to even), FloorOf and CeilOf.
 // Sum's (and Dot's) order of additions is fixed by the package, not by the CPU: every
 // implementation returns the same bits (see Sum). dst may be the same slice as
 // an operand (dst = a op dst is an in-place update); partial overlaps are not

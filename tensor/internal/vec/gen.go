@@ -1379,7 +1379,7 @@ func boolTable(w *bytes.Buffer) {
 }
 
 // unaryNames is the order of the unary routines (package vec's Fn).
-var unaryNames = []string{"Neg", "Abs", "Round", "Sign"}
+var unaryNames = []string{"Neg", "Abs", "Round", "Sign", "Floor", "Ceil"}
 
 // broadcastBits loads the constant with bits v into all lanes of register
 // r (X15's low lane included). It uses AX.
@@ -1423,11 +1423,14 @@ func blendIf(w *bytes.Buffer, e elem, avx512 bool, pred int, ref, k, r, t, kr st
 }
 
 // unaryKernel writes dst[i] = f(a[i]) for one of unaryNames, giving the
-// bits of the scalar Go functions (see NegOf, AbsOf, RoundOf, SignOf):
+// bits of the scalar Go functions (see NegOf, AbsOf, RoundOf, SignOf,
+// FloorOf, CeilOf):
 //   - Neg flips the sign bit (xor), Abs clears it (and): NaNs keep their
 //     payload;
 //   - Round rounds to the nearest integer, ties to even (VROUNDPS with
 //     mode 0, VRNDSCALEPS on AVX-512), -0 for -0.5 < x < 0 as in Go;
+//     Floor and Ceil the same with modes 1 (toward -Inf) and 2 (toward
+//     +Inf), -0 for -1 < x < 0 from Ceil as in Go;
 //   - Sign sets 1 where a[i] > 0 and -1 where a[i] < 0 by two compares and
 //     blends, keeping ±0 and NaNs as they are.
 //
@@ -1471,11 +1474,12 @@ func unaryKernel(w *bytes.Buffer, x isa, e elem, op string) string {
 			} else {
 				p(w, "V%sP%s %s, %s, %s", ins, e.suffix[1:], reg(15), reg(r), reg(r))
 			}
-		case "Round":
+		case "Round", "Floor", "Ceil":
+			mode := map[string]int{"Round": 0, "Floor": 1, "Ceil": 2}[op]
 			if is512 {
-				p(w, "VRNDSCALE%s $0, %s, %s", e.suffix, reg(r), reg(r))
+				p(w, "VRNDSCALE%s $%d, %s, %s", e.suffix, mode, reg(r), reg(r))
 			} else {
-				p(w, "VROUND%s $0, %s, %s", e.suffix, reg(r), reg(r))
+				p(w, "VROUND%s $%d, %s, %s", e.suffix, mode, reg(r), reg(r))
 			}
 		case "Sign":
 			blendIf(w, e, is512, 0x1e, reg(14), reg(13), reg(r), reg(t), kr) // > 0: 1

@@ -39,7 +39,7 @@ type kernels[T Float] struct {
 	sel          func(dst, a, b *T, c *bool, n int)
 	selVS, selSV func(dst, a *T, c *bool, s T, n int)
 	// unary[f] computes dst[i] = f(a[i]) (see Fn).
-	unary [4]func(dst, a *T, n int)
+	unary [6]func(dst, a *T, n int)
 	// clamp computes dst[i] = ClampOf(a[i], lo, hi).
 	clamp func(dst, a *T, lo, hi T, n int)
 }
@@ -350,7 +350,7 @@ func goKernels[T Float]() kernels[T] {
 		},
 		cmp:   [6]func(dst *bool, a, b *T, n int){goCmp[T](Eq), goCmp[T](Ne), goCmp[T](Lt), goCmp[T](Le), goCmp[T](Gt), goCmp[T](Ge)},
 		cmpS:  [6]func(dst *bool, a *T, s T, n int){goCmpS[T](Eq), goCmpS[T](Ne), goCmpS[T](Lt), goCmpS[T](Le), goCmpS[T](Gt), goCmpS[T](Ge)},
-		unary: [4]func(dst, a *T, n int){goUnary[T](Neg), goUnary[T](Abs), goUnary[T](Round), goUnary[T](Sign)},
+		unary: [6]func(dst, a *T, n int){goUnary[T](Neg), goUnary[T](Abs), goUnary[T](Round), goUnary[T](Sign), goUnary[T](Floor), goUnary[T](Ceil)},
 		clamp: func(dp, ap *T, lo, hi T, n int) { ClampGo(unsafe.Slice(dp, n), unsafe.Slice(ap, n), lo, hi) },
 		sel:   goSel[T],
 		selVS: func(d, a *T, c *bool, s T, n int) { goSelS(d, a, c, s, n, false) },

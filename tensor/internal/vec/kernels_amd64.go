@@ -90,6 +90,12 @@ func roundF32AVX2(dst, a *float32, n int)
 func signF32AVX2(dst, a *float32, n int)
 
 //go:noescape
+func floorF32AVX2(dst, a *float32, n int)
+
+//go:noescape
+func ceilF32AVX2(dst, a *float32, n int)
+
+//go:noescape
 func clampF32AVX2(dst, a *float32, lo, hi float32, n int)
 
 //go:noescape
@@ -187,6 +193,12 @@ func roundF64AVX2(dst, a *float64, n int)
 
 //go:noescape
 func signF64AVX2(dst, a *float64, n int)
+
+//go:noescape
+func floorF64AVX2(dst, a *float64, n int)
+
+//go:noescape
+func ceilF64AVX2(dst, a *float64, n int)
 
 //go:noescape
 func clampF64AVX2(dst, a *float64, lo, hi float64, n int)
@@ -288,6 +300,12 @@ func roundF32AVX512(dst, a *float32, n int)
 func signF32AVX512(dst, a *float32, n int)
 
 //go:noescape
+func floorF32AVX512(dst, a *float32, n int)
+
+//go:noescape
+func ceilF32AVX512(dst, a *float32, n int)
+
+//go:noescape
 func clampF32AVX512(dst, a *float32, lo, hi float32, n int)
 
 //go:noescape
@@ -387,6 +405,12 @@ func roundF64AVX512(dst, a *float64, n int)
 func signF64AVX512(dst, a *float64, n int)
 
 //go:noescape
+func floorF64AVX512(dst, a *float64, n int)
+
+//go:noescape
+func ceilF64AVX512(dst, a *float64, n int)
+
+//go:noescape
 func clampF64AVX512(dst, a *float64, lo, hi float64, n int)
 
 //go:noescape
@@ -413,7 +437,7 @@ func kernelsAVX2F32() kernels[float32] {
 		softmaxGrad: softmaxGradF32AVX2,
 		cmp:         [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX2, vvCmpNeF32AVX2, vvCmpLtF32AVX2, vvCmpLeF32AVX2, vvCmpGtF32AVX2, vvCmpGeF32AVX2},
 		cmpS:        [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX2, vsCmpNeF32AVX2, vsCmpLtF32AVX2, vsCmpLeF32AVX2, vsCmpGtF32AVX2, vsCmpGeF32AVX2},
-		unary:       [4]func(dst, a *float32, n int){negF32AVX2, absF32AVX2, roundF32AVX2, signF32AVX2},
+		unary:       [6]func(dst, a *float32, n int){negF32AVX2, absF32AVX2, roundF32AVX2, signF32AVX2, floorF32AVX2, ceilF32AVX2},
 		clamp:       clampF32AVX2,
 		sel:         vvSelectF32AVX2,
 		selVS:       vsSelectF32AVX2,
@@ -436,7 +460,7 @@ func kernelsAVX2F64() kernels[float64] {
 		softmaxGrad: softmaxGradF64AVX2,
 		cmp:         [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX2, vvCmpNeF64AVX2, vvCmpLtF64AVX2, vvCmpLeF64AVX2, vvCmpGtF64AVX2, vvCmpGeF64AVX2},
 		cmpS:        [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX2, vsCmpNeF64AVX2, vsCmpLtF64AVX2, vsCmpLeF64AVX2, vsCmpGtF64AVX2, vsCmpGeF64AVX2},
-		unary:       [4]func(dst, a *float64, n int){negF64AVX2, absF64AVX2, roundF64AVX2, signF64AVX2},
+		unary:       [6]func(dst, a *float64, n int){negF64AVX2, absF64AVX2, roundF64AVX2, signF64AVX2, floorF64AVX2, ceilF64AVX2},
 		clamp:       clampF64AVX2,
 		sel:         vvSelectF64AVX2,
 		selVS:       vsSelectF64AVX2,
@@ -459,7 +483,7 @@ func kernelsAVX512F32() kernels[float32] {
 		softmaxGrad: softmaxGradF32AVX512,
 		cmp:         [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX512, vvCmpNeF32AVX512, vvCmpLtF32AVX512, vvCmpLeF32AVX512, vvCmpGtF32AVX512, vvCmpGeF32AVX512},
 		cmpS:        [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX512, vsCmpNeF32AVX512, vsCmpLtF32AVX512, vsCmpLeF32AVX512, vsCmpGtF32AVX512, vsCmpGeF32AVX512},
-		unary:       [4]func(dst, a *float32, n int){negF32AVX512, absF32AVX512, roundF32AVX512, signF32AVX512},
+		unary:       [6]func(dst, a *float32, n int){negF32AVX512, absF32AVX512, roundF32AVX512, signF32AVX512, floorF32AVX512, ceilF32AVX512},
 		clamp:       clampF32AVX512,
 		sel:         vvSelectF32AVX512,
 		selVS:       vsSelectF32AVX512,
@@ -482,7 +506,7 @@ func kernelsAVX512F64() kernels[float64] {
 		softmaxGrad: softmaxGradF64AVX512,
 		cmp:         [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX512, vvCmpNeF64AVX512, vvCmpLtF64AVX512, vvCmpLeF64AVX512, vvCmpGtF64AVX512, vvCmpGeF64AVX512},
 		cmpS:        [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX512, vsCmpNeF64AVX512, vsCmpLtF64AVX512, vsCmpLeF64AVX512, vsCmpGtF64AVX512, vsCmpGeF64AVX512},
-		unary:       [4]func(dst, a *float64, n int){negF64AVX512, absF64AVX512, roundF64AVX512, signF64AVX512},
+		unary:       [6]func(dst, a *float64, n int){negF64AVX512, absF64AVX512, roundF64AVX512, signF64AVX512, floorF64AVX512, ceilF64AVX512},
 		clamp:       clampF64AVX512,
 		sel:         vvSelectF64AVX512,
 		selVS:       vsSelectF64AVX512,

@@ -18,11 +18,15 @@ const (
 	Round
 	// Sign is SignOf: 1 for x > 0, -1 for x < 0, else x (±0, NaN).
 	Sign
+	// Floor is FloorOf: the largest integer not above x.
+	Floor
+	// Ceil is CeilOf: the smallest integer not below x.
+	Ceil
 )
 
 // Unary sets dst[i] = f(a[i]) with the bits of NegOf, AbsOf, SignOf (NaNs
-// keep their payload and sign where the function keeps them) and RoundOf
-// (a NaN gives a NaN, its payload possibly quieted). The slices must have
+// keep their payload and sign where the function keeps them), RoundOf,
+// FloorOf and CeilOf (a NaN gives a NaN, its payload possibly quieted). The slices must have
 // the same length; dst may be a.
 func Unary[T Float](f Fn, dst, a []T) {
 	checkLen("Unary", len(dst), len(a))
@@ -51,6 +55,14 @@ func AbsOf[T ~float32 | ~float64](x T) T {
 // RoundOf is x rounded to the nearest integer, halves to even, as
 // math.RoundToEven (exact in float64 for a float32 x).
 func RoundOf[T ~float32 | ~float64](x T) T { return T(math.RoundToEven(float64(x))) }
+
+// FloorOf is the largest integer not above x, as math.Floor (exact in
+// float64 for a float32 x).
+func FloorOf[T ~float32 | ~float64](x T) T { return T(math.Floor(float64(x))) }
+
+// CeilOf is the smallest integer not below x, as math.Ceil (-0 for
+// -1 < x < 0).
+func CeilOf[T ~float32 | ~float64](x T) T { return T(math.Ceil(float64(x))) }
 
 // SignOf is 1 for x > 0, -1 for x < 0, and x itself for ±0 and NaN.
 func SignOf[T ~float32 | ~float64](x T) T {
@@ -96,6 +108,14 @@ func UnaryGo[T ~float32 | ~float64](f Fn, dst, a []T) {
 	case Sign:
 		for i, x := range a {
 			dst[i] = SignOf(x)
+		}
+	case Floor:
+		for i, x := range a {
+			dst[i] = FloorOf(x)
+		}
+	case Ceil:
+		for i, x := range a {
+			dst[i] = CeilOf(x)
 		}
 	}
 }

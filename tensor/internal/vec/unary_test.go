@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-var fnNames = [4]string{"Neg", "Abs", "Round", "Sign"}
+var fnNames = [6]string{"Neg", "Abs", "Round", "Sign", "Floor", "Ceil"}
 
 // fnOf is the scalar reference of f.
 func fnOf[T Float](f Fn, x T) T {
@@ -17,6 +17,10 @@ func fnOf[T Float](f Fn, x T) T {
 		return AbsOf(x)
 	case Round:
 		return RoundOf(x)
+	case Floor:
+		return FloorOf(x)
+	case Ceil:
+		return CeilOf(x)
 	}
 	return SignOf(x)
 }
@@ -49,15 +53,15 @@ func TestUnary(t *testing.T) {
 // testUnary holds every implementation to the scalar functions bit for
 // bit, out of place and in place, over lengths that are and are not
 // multiples of the vector widths (0 included), with every special value;
-// Round only has to give a NaN for a NaN (the instructions quiet a
-// signalling one).
+// Round, Floor and Ceil only have to give a NaN for a NaN (the
+// instructions quiet a signalling one).
 func testUnary[T Float](t *testing.T, impls []*impl[T]) {
 	r := rand.New(rand.NewPCG(21, 22))
 	check := func(t *testing.T, f Fn, what string, n, i int, x, got T) {
 		want := fnOf(f, x)
-		if f == Round && x != x {
+		if (f == Round || f == Floor || f == Ceil) && x != x {
 			if got == got {
-				t.Fatalf("%s n=%d: element %d: Round(%#x) = %#x, want a NaN", what, n, i, bitsOf(x), bitsOf(got))
+				t.Fatalf("%s n=%d: element %d: %s(%#x) = %#x, want a NaN", what, n, i, fnNames[f], bitsOf(x), bitsOf(got))
 			}
 			return
 		}
@@ -102,6 +106,10 @@ func TestUnaryValues(t *testing.T) {
 		{"round half to even", Round, []float64{0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49, -0.2}, []float64{0, 2, 2, negZero, -2, -2, 0, negZero}},
 		{"round specials", Round, []float64{inf, -inf, negZero, nan}, []float64{inf, -inf, negZero, nan}},
 		{"sign", Sign, []float64{3, -0.1, 0, negZero, nan, inf, -inf, 1e-40, -1e-40}, []float64{1, -1, 0, negZero, nan, 1, -1, 1, -1}},
+		{"floor", Floor, []float64{0.5, -0.5, 1.5, -1.5, 2, -2, -0.2, 1e-40, -1e-40}, []float64{0, -1, 1, -2, 2, -2, -1, 0, -1}},
+		{"floor specials", Floor, []float64{inf, -inf, 0, negZero, nan}, []float64{inf, -inf, 0, negZero, nan}},
+		{"ceil", Ceil, []float64{0.5, -0.5, 1.5, -1.5, 2, -2, -0.2, 1e-40, -1e-40}, []float64{1, negZero, 2, -1, 2, -2, negZero, 1, negZero}},
+		{"ceil specials", Ceil, []float64{inf, -inf, 0, negZero, nan}, []float64{inf, -inf, 0, negZero, nan}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"/f64", func(t *testing.T) { testUnaryValues(t, tc.f, tc.in, tc.want) })
