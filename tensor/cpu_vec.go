@@ -1,6 +1,10 @@
 package tensor
 
-import "github.com/goagx/agx/tensor/internal/vec"
+import (
+	"math"
+
+	"github.com/goagx/agx/tensor/internal/vec"
+)
 
 // The bridge from the generic kernels to package vec's vectorised loops
 // (AVX2/AVX-512 assembly on amd64, plain Go elsewhere), for dense runs of
@@ -62,11 +66,18 @@ func vecBinary[T Num](op BinaryOp, d, a, b []T) bool {
 	return true
 }
 
-// vecBinaryScalar is vecBinary for d[i] = a[i] op s.
+// vecBinaryScalar is vecBinary for d[i] = a[i] op s. A division by a
+// power of two whose reciprocal the element type holds exactly is a
+// product with that reciprocal (see exactReciprocal).
 func vecBinaryScalar[T Num](op BinaryOp, d, a []T, s T) bool {
 	o, ok := vecOp(op)
 	if !ok {
 		return false
+	}
+	if op == OpDiv {
+		if r, ok := exactReciprocal(s); ok {
+			o, s = vec.Mul, r
+		}
 	}
 	if len(d) >= vecMin {
 		switch dd := any(d).(type) {
@@ -80,6 +91,31 @@ func vecBinaryScalar[T Num](op BinaryOp, d, a []T, s T) bool {
 	}
 	vec.ArithScalarGo(o, d, a, s)
 	return true
+}
+
+// exactReciprocal returns 1/s and true when s is a float ±2^k whose
+// reciprocal ±2^-k the type holds exactly (s normal: 2^-126 to 2^127 in
+// float32, 2^-1022 to 2^1023 in float64, the largest giving a subnormal
+// reciprocal). Then a·(1/s) is a/s bit for bit for every a: both are the
+// one rounding of the same exact value a·2^-k (±0, ±Inf and NaNs alike),
+// and a product is several times cheaper than a division (dividing by
+// 0.5, 2 or 256 is common: a temperature, a mean's count).
+func exactReciprocal[T Num](s T) (T, bool) {
+	switch v := any(s).(type) {
+	case float32:
+		b := math.Float32bits(v)
+		if e := b >> 23 & 0xff; b&(1<<23-1) != 0 || e == 0 || e == 0xff {
+			return s, false
+		}
+		return T(1 / v), true
+	case float64:
+		b := math.Float64bits(v)
+		if e := b >> 52 & 0x7ff; b&(1<<52-1) != 0 || e == 0 || e == 0x7ff {
+			return s, false
+		}
+		return T(1 / v), true
+	}
+	return s, false
 }
 
 // vecScalarBinary is vecBinary for d[i] = s op b[i].

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/goagx/agx/tensor/internal/vec"
@@ -216,6 +217,48 @@ func BenchmarkCheapSplit(b *testing.B) {
 					}
 				})
 			})
+		}
+	}
+}
+
+// TestDivByPowerOfTwo checks that a division by a scalar power of two, which
+// runs as a product with its reciprocal, gives the bits of the division for
+// every dividend (specials, subnormal results, results that round into the
+// subnormals), per dtype, and that other divisors stay divisions.
+func TestDivByPowerOfTwo(t *testing.T) {
+	t.Run("float32", func(t *testing.T) {
+		testDivByPowerOfTwo(t, []float32{0.5, 2, -4, 1, -1, 256, 0x1p-126, 0x1p127, -0x1p127},
+			[]float32{3, 0.1, -6, 0x1p-149, 0x1p-127, float32(math.Inf(1)), 0, float32(math.NaN())})
+	})
+	t.Run("float64", func(t *testing.T) {
+		testDivByPowerOfTwo(t, []float64{0.5, 2, -4, 1, -1, 256, 0x1p-1022, 0x1p1023, -0x1p1023},
+			[]float64{3, 0.1, -6, 0x1p-1074, 0x1p-1023, math.Inf(-1), math.Copysign(0, -1), math.NaN()})
+	})
+}
+
+func testDivByPowerOfTwo[T Float](t *testing.T, pow2, others []T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	x := vecTestValues[T](r, 1000)
+	minExp := -1021 // float64's smallest normal exponent, plus one
+	if _, ok := any(T(0)).(float32); ok {
+		minExp = -125
+	}
+	for i := range 200 {
+		// Dividends whose quotients land in and near the subnormals.
+		x[i] = T(math.Ldexp((r.Float64()+1)*float64(1-2*(i%2)), minExp+i%12-4))
+	}
+	for _, n := range []int{5, len(x)} {
+		for _, d := range append(append([]T{}, pow2...), others...) {
+			_, fast := exactReciprocal(d)
+			if want := slices.Contains(pow2, d); fast != want {
+				t.Fatalf("exactReciprocal(%v) reports %v, want %v", d, fast, want)
+			}
+			got := Data[T](Binary(OpDiv, FromSlice(x[:n]), d))
+			for i, v := range x[:n] {
+				if !sameBits(got[i], v/d) {
+					t.Fatalf("n=%d: %v / %v = %v, want %v", n, v, d, got[i], v/d)
+				}
+			}
 		}
 	}
 }
