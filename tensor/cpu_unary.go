@@ -61,8 +61,6 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 		return func(x T) T { return T(math.Log1p(float64(x))) }
 	case OpSqrt:
 		return func(x T) T { return T(math.Sqrt(float64(x))) }
-	case OpRsqrt:
-		return powForm[T](-0.5)
 	case OpAbs:
 		return vec.AbsOf[T]
 	case OpSign:
@@ -169,6 +167,10 @@ func floatUnaryArgs[T Float](op UnaryOp, args []float64) func(T) T {
 // row goes to a vector routine where one applies (unaryRowVector), else to
 // its own loop below; a strided row applies floatUnary's function.
 func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
+	if op == OpRsqrt {
+		// Rsqrt is Pow(x, -0.5) in every path: its cheap form, split like it.
+		op, args = OpPowScalar, rsqrtArgs
+	}
 	f := floatUnary[T](op, args)
 	forEachRowMin(unaryParallelMin[T](op, args), dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 1 && in[1] == 1 {
@@ -233,6 +235,9 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 	})
 }
 
+// rsqrtArgs are the arguments of the Pow that Rsqrt is (see unaryFloat).
+var rsqrtArgs = []float64{-0.5}
+
 // unaryParallelMin is the element count from which unaryFloat splits op
 // over the cores: parallelMin, or parallelMinCheap for a Pow with a cheap
 // form (a few vector passes, like Mul's; see cheapFactor).
@@ -259,8 +264,6 @@ func unaryRowVector[T Float](op UnaryOp, dd, ss []T, args []float64) bool {
 	switch op {
 	case OpSqrt:
 		return vecSqrt(dd, ss)
-	case OpRsqrt:
-		return vecPow(dd, ss, -0.5)
 	case OpRelu:
 		return vecRelu(dd, ss)
 	case OpPowScalar:
