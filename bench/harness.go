@@ -281,7 +281,7 @@ func withDefaults(opts Options) Options {
 func reportAgxSetup(progress io.Writer) {
 	godebug := os.Getenv("GODEBUG")
 	if godebug == "" {
-		godebug = "(unset; the lab's kernel and agx bench set madvdontneed=0)"
+		godebug = "(unset; the lab's kernel and agx bench set madvdontneed=0,memprofilerate=0)"
 	}
 	fmt.Fprintf(progress, "agx BLAS: %s; heap floor: %d MiB (AGX_HEAP_FLOOR_MB); GODEBUG: %s\n", tensor.BLAS(), tensor.HeapFloorMiB(), godebug)
 }

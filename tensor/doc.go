@@ -130,9 +130,14 @@
 // off); HeapFloorMiB reports the size in use. Programs that idle between
 // steps (a notebook between cells, a server between requests) also gain
 // from GODEBUG=madvdontneed=0 in their environment: freed memory is then
-// returned to the OS with MADV_FREE and reused without page faults. The
-// notebook kernel sets it; a library cannot, as the runtime reads this
-// setting only at start-up.
+// returned to the OS with MADV_FREE and reused without page faults. Heap
+// profiling samples about one allocation per runtime.MemProfileRate bytes
+// (512 KiB by default), so most results of 512 KiB or more pay for a stack
+// walk and a profile record; runtime.MemProfileRate = 0 at the start of
+// main, or GODEBUG=memprofilerate=0, turns that off (2-6 % on the
+// project's course workloads, more on some; docs/performance.md). The notebook kernel sets both in GODEBUG; the
+// package does neither, as the runtime reads madvdontneed only at start-up
+// and the profile rate belongs to the program.
 //
 // Results that their kernel overwrites entirely (element-wise ops, Where,
 // MatMul, Clone, Contiguous and To) are allocated without zeroing when they

@@ -34,9 +34,11 @@ import (
 // it), which depends on GOMAXPROCS at start-up (defaultHeapFloorMiB).
 //
 // On one P, 16 MiB was the best of 0, 16, 32, 64 and 128 on the project's
-// workloads (larger floors spread allocations over more memory and lose to
-// cache misses); 4, 8 and 32 measured again were never consistently
-// better. On more than one P a cycle costs more: the collector sweeps and
+// workloads on a Zen 4 (larger floors spread allocations over more memory
+// and lose to cache misses); 4, 8 and 32 measured again were never
+// consistently better. On a Zen 3 with half the L2, 8 MiB was about 4 %
+// faster over the whole set; the default keeps 16 and docs/performance.md
+// gives both. On more than one P a cycle costs more: the collector sweeps and
 // returns freed pages to the OS on the idle core, and the two
 // stop-the-world phases took 40-130 µs of wall time a cycle on the
 // project's 2-vCPU VMs against under 10 µs on one P (GODEBUG=gctrace=1).

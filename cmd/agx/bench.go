@@ -27,8 +27,9 @@ one invocation, alternating between the two. Prints the median time per call
 With -repeat N it runs all of that N times in new processes and prints the
 median and range of each workload's figures over the runs (one run draws
 each side's memory once, which moves memory-bound workloads). The agx side
-runs as notebook cells do, with GODEBUG=madvdontneed=0, unless GODEBUG
-already sets madvdontneed (madvdontneed=1: as a plain Go program).
+runs as notebook cells do, with GODEBUG=madvdontneed=0,memprofilerate=0,
+each unless GODEBUG already sets it (madvdontneed=1,memprofilerate=524288:
+as a plain Go program).
 
 Flags:
 `

@@ -138,11 +138,14 @@ func TestNotebookGODEBUG(t *testing.T) {
 		in, want string
 		changed  bool
 	}{
-		{"", "madvdontneed=0", true},
-		{"gctrace=1", "gctrace=1,madvdontneed=0", true},
-		{"madvdontneed=1", "madvdontneed=1", false},
-		{"gctrace=1,madvdontneed=1", "gctrace=1,madvdontneed=1", false},
-		{"xmadvdontneed=1", "xmadvdontneed=1,madvdontneed=0", true},
+		{"", "madvdontneed=0,memprofilerate=0", true},
+		{"gctrace=1", "gctrace=1,madvdontneed=0,memprofilerate=0", true},
+		{"madvdontneed=1", "madvdontneed=1,memprofilerate=0", true},
+		{"memprofilerate=1", "memprofilerate=1,madvdontneed=0", true},
+		{"madvdontneed=1,memprofilerate=524288", "madvdontneed=1,memprofilerate=524288", false},
+		{"gctrace=1,memprofilerate=0,madvdontneed=0", "gctrace=1,memprofilerate=0,madvdontneed=0", false},
+		{"xmadvdontneed=1", "xmadvdontneed=1,madvdontneed=0,memprofilerate=0", true},
+		{"madvdontneed=1,xmemprofilerate=1", "madvdontneed=1,xmemprofilerate=1,memprofilerate=0", true},
 	} {
 		got, changed := notebookGODEBUG(c.in)
 		if got != c.want || changed != c.changed {

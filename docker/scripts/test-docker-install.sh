@@ -10,7 +10,8 @@
 #  3. docker/smoke.ipynb executes headless through the kernel installed in 1 (the
 #     image's build-time warm-up does the same);
 #  4. agx-kernel turns AGX_CUDA=1 into GOFLAGS=-tags=cuda, and nothing otherwise
-#     (AGX_OPENBLAS likewise), and adds GODEBUG=madvdontneed=0 unless set;
+#     (AGX_OPENBLAS likewise), and adds GODEBUG madvdontneed=0 and
+#     memprofilerate=0, each unless set;
 #  5. start-lab.sh (the image's command) with the image's settings: it serves
 #     /api with the token from JUPYTER_TOKEN_FILE, fills an empty work directory
 #     from the notebook seed without overwriting a file, finds no GPU here
@@ -166,10 +167,12 @@ chmod +x "$work/fakebin-debug/gonb"
 dflt="$(env -u GODEBUG AGX_BIN="$work/fakebin-debug" "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
 added="$(AGX_BIN="$work/fakebin-debug" GODEBUG=gctrace=0 "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
 kept="$(AGX_BIN="$work/fakebin-debug" GODEBUG=madvdontneed=1 "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
-if [[ "$dflt" == "GODEBUG=madvdontneed=0" && "$added" == "GODEBUG=gctrace=0,madvdontneed=0" && "$kept" == "GODEBUG=madvdontneed=1" ]]; then
-  ok "agx-kernel: cells get GODEBUG=madvdontneed=0 unless GODEBUG already sets madvdontneed"
+both="$(AGX_BIN="$work/fakebin-debug" GODEBUG=memprofilerate=524288,madvdontneed=1 "$AGX_SCRIPTS_DIR/agx-kernel" conn.json 2>&1)"
+if [[ "$dflt" == "GODEBUG=madvdontneed=0,memprofilerate=0" && "$added" == "GODEBUG=gctrace=0,madvdontneed=0,memprofilerate=0" &&
+  "$kept" == "GODEBUG=madvdontneed=1,memprofilerate=0" && "$both" == "GODEBUG=memprofilerate=524288,madvdontneed=1" ]]; then
+  ok "agx-kernel: cells get GODEBUG madvdontneed=0 and memprofilerate=0, each unless GODEBUG already sets it"
 else
-  bad "agx-kernel GODEBUG: unset '$dflt', with gctrace '$added', with madvdontneed=1 '$kept'"
+  bad "agx-kernel GODEBUG: unset '$dflt', with gctrace '$added', with madvdontneed=1 '$kept', with both '$both'"
 fi
 
 # 5. start-lab.sh as the image runs it (here as this user, on a free port).
