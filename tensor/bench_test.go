@@ -362,3 +362,30 @@ func BenchmarkFreshResult(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBroadcastRows compares broadcasts whose result rows are short
+// with their dense twin, all into a reused [32,64,64] float32 destination:
+// the outer difference x[:,:,None] - x[:,None,:] of soft ranks, a scalar
+// per row times a tensor (g[:,:,None]·d in soft ranks' backward), and d·d.
+// The three write 2048 rows of 64 elements (see forEachRow3).
+func BenchmarkBroadcastRows(b *testing.B) {
+	x := FromSlice(benchF32(32*64), 32, 64)
+	d := FromSlice(benchF32(32*64*64), 32, 64, 64)
+	col, row := x.Reshape(32, 64, 1), x.Reshape(32, 1, 64)
+	out := Zeros(Float32, 32, 64, 64)
+	for _, c := range []struct {
+		name string
+		op   BinaryOp
+		a, b *Tensor
+	}{
+		{"outer-sub", OpSub, col, row},
+		{"row-scalar-mul", OpMul, col, d},
+		{"dense-mul", OpMul, d, d},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				BinaryTo(out, c.op, c.a, c.b)
+			}
+		})
+	}
+}

@@ -1,6 +1,10 @@
 package tensor
 
-import "math"
+import (
+	"math"
+
+	"github.com/goagx/agx/tensor/internal/vec"
+)
 
 // Binary implements Backend.
 func (CPU) Binary(op BinaryOp, dst, a, b View) {
@@ -83,41 +87,100 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 	if vecArith[T](op) {
 		pmin = parallelMinCheap()
 	}
-	forEachRowMin(pmin, sh, st, off, func(o []int, n int, in []int) {
-		switch {
-		case in[0] == 1 && in[1] == 1 && in[2] == 1:
-			dd, aa, bb := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]:o[2]+n]
-			if vecBinary(op, dd, aa, bb) {
-				return
+	forEachRow3(pmin, sh, st, off, func(p, q, r, n int, in []int, m int, step []int) {
+		if m > 1 && arithRows(op, d, a, b, p, q, r, n, in, m, step) {
+			return
+		}
+		for k := range m {
+			if k > 0 {
+				p, q, r = p+step[0], q+step[1], r+step[2]
 			}
-			aa, bb = aa[:len(dd)], bb[:len(dd)] // lets the compiler drop bounds checks
-			for i := range dd {
-				dd[i] = f(aa[i], bb[i])
-			}
-		case in[0] == 1 && in[1] == 1 && in[2] == 0:
-			dd, aa, y := d[o[0]:o[0]+n], a[o[1]:o[1]+n], b[o[2]]
-			if vecBinaryScalar(op, dd, aa, y) {
-				return
-			}
-			dd = dd[:len(aa)]
-			for i, x := range aa {
-				dd[i] = f(x, y)
-			}
-		case in[0] == 1 && in[1] == 0 && in[2] == 1:
-			dd, x, bb := d[o[0]:o[0]+n], a[o[1]], b[o[2]:o[2]+n]
-			if vecScalarBinary(op, dd, x, bb) {
-				return
-			}
-			dd = dd[:len(bb)]
-			for i, y := range bb {
-				dd[i] = f(x, y)
-			}
-		default:
-			for i, p, q, r := 0, o[0], o[1], o[2]; i < n; i, p, q, r = i+1, p+in[0], q+in[1], r+in[2] {
-				d[p] = f(a[q], b[r])
-			}
+			arithRow(op, f, d, a, b, p, q, r, n, in)
 		}
 	})
+}
+
+// arithRow computes one row of n elements of an arithmetic op.
+func arithRow[T Num](op BinaryOp, f func(x, y T) T, d, a, b []T, p, q, r, n int, in []int) {
+	switch {
+	case in[0] == 1 && in[1] == 1 && in[2] == 1:
+		dd, aa, bb := d[p:p+n], a[q:q+n], b[r:r+n]
+		if vecBinary(op, dd, aa, bb) {
+			return
+		}
+		aa, bb = aa[:len(dd)], bb[:len(dd)] // lets the compiler drop bounds checks
+		for i := range dd {
+			dd[i] = f(aa[i], bb[i])
+		}
+	case in[0] == 1 && in[1] == 1 && in[2] == 0:
+		dd, aa, y := d[p:p+n], a[q:q+n], b[r]
+		if vecBinaryScalar(op, dd, aa, y) {
+			return
+		}
+		dd = dd[:len(aa)]
+		for i, x := range aa {
+			dd[i] = f(x, y)
+		}
+	case in[0] == 1 && in[1] == 0 && in[2] == 1:
+		dd, x, bb := d[p:p+n], a[q], b[r:r+n]
+		if vecScalarBinary(op, dd, x, bb) {
+			return
+		}
+		dd = dd[:len(bb)]
+		for i, y := range bb {
+			dd[i] = f(x, y)
+		}
+	default:
+		for range n {
+			d[p] = f(a[q], b[r])
+			p, q, r = p+in[0], q+in[1], r+in[2]
+		}
+	}
+}
+
+// arithRows runs m rows of a float add, sub, mul or div whose rows are
+// dense in the destination and have a vector kernel, calling the kernel
+// chosen once for all of them (see forEachRow3), and reports whether it
+// did; otherwise the caller runs the rows one by one.
+func arithRows[T Num](op BinaryOp, d, a, b []T, p, q, r, n int, in []int, m int, step []int) bool {
+	o, ok := vecOp(op)
+	if !ok || n < vecMin || in[0] != 1 {
+		return false
+	}
+	switch dd := any(d).(type) {
+	case []float32:
+		return vecRows(o, op, dd, any(a).([]float32), any(b).([]float32), p, q, r, n, in, m, step)
+	case []float64:
+		return vecRows(o, op, dd, any(a).([]float64), any(b).([]float64), p, q, r, n, in, m, step)
+	}
+	return false
+}
+
+// vecRows is arithRows for a float type.
+func vecRows[T vec.Float](o vec.Op, op BinaryOp, d, a, b []T, p, q, r, n int, in []int, m int, step []int) bool {
+	switch {
+	case in[1] == 1 && in[2] == 1:
+		k := vec.BinaryFunc[T](o)
+		for range m {
+			k(d[p:p+n], a[q:q+n], b[r:r+n])
+			p, q, r = p+step[0], q+step[1], r+step[2]
+		}
+	case in[1] == 1 && in[2] == 0 && op != OpDiv: // a division keeps vecBinaryScalar's exact reciprocals
+		k := vec.BinaryScalarFunc[T](o)
+		for range m {
+			k(d[p:p+n], a[q:q+n], b[r])
+			p, q, r = p+step[0], q+step[1], r+step[2]
+		}
+	case in[1] == 0 && in[2] == 1:
+		k := vec.ScalarBinaryFunc[T](o)
+		for range m {
+			k(d[p:p+n], a[q], b[r:r+n])
+			p, q, r = p+step[0], q+step[1], r+step[2]
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 func compareKernel[T Num](op BinaryOp, d []bool, a, b []T, sh []int, st [][]int, off []int) {

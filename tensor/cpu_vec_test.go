@@ -118,6 +118,112 @@ func testVecArith[T Float](t *testing.T) {
 	}
 }
 
+// TestArithShortRows checks the runs of short rows that forEachRow3 hands
+// the arithmetic ops whole (see arithRows): three-dim broadcasts whose rows
+// are shorter than shortRow, in every layout that reaches a row kernel (an
+// outer difference, a scalar per row on either side, a broadcast row) and
+// one that does not (a transposed operand), on rows shorter and longer
+// than vecMin, per dtype, serially and split across goroutines, against
+// the scalar op element by element.
+func TestArithShortRows(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { testArithShortRows[float32](t) })
+	t.Run("float64", func(t *testing.T) { testArithShortRows[float64](t) })
+	t.Run("int64", func(t *testing.T) { testArithShortRows[int64](t) })
+}
+
+func testArithShortRows[T Num](t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	values := func(n int) []T {
+		v := make([]T, n)
+		for i := range v {
+			v[i] = T(r.IntN(19) - 9) // exact in every dtype; 0 gives Div its infinities
+			if _, ok := any(v[i]).(int64); ok && v[i] == 0 {
+				v[i] = 1 // no integer division by zero
+			}
+		}
+		return v
+	}
+	ops := []struct {
+		op BinaryOp
+		f  func(x, y T) T
+	}{
+		{OpAdd, func(x, y T) T { return x + y }},
+		{OpSub, func(x, y T) T { return x - y }},
+		{OpMul, func(x, y T) T { return x * y }},
+		{OpDiv, func(x, y T) T { return x / y }},
+		{OpMaximum, func(x, y T) T { return max(x, y) }},
+	}
+	// Each layout gives the operands of a [bt, m, n] result, as tensors
+	// whose element (i, j, k) of the broadcast is at(i, j, k).
+	type operand struct {
+		t  *Tensor
+		at func(i, j, k int) T
+	}
+	make3 := func(bt, m, n int, layout string) (operand, operand) {
+		col := func() operand { // [bt, m, 1]
+			v := values(bt * m)
+			return operand{FromSlice(v, bt, m, 1), func(i, j, _ int) T { return v[i*m+j] }}
+		}
+		row := func() operand { // [bt, 1, n]
+			v := values(bt * n)
+			return operand{FromSlice(v, bt, 1, n), func(i, _, k int) T { return v[i*n+k] }}
+		}
+		full := func() operand { // [bt, m, n]
+			v := values(bt * m * n)
+			return operand{FromSlice(v, bt, m, n), func(i, j, k int) T { return v[(i*m+j)*n+k] }}
+		}
+		switch layout {
+		case "outer":
+			return col(), row()
+		case "column-left":
+			return col(), full()
+		case "column-right":
+			return full(), col()
+		case "row":
+			return full(), row()
+		}
+		// transposed: b is a [bt, n, m] tensor read as [bt, m, n]
+		v := values(bt * m * n)
+		tr := FromSlice(v, bt, n, m).Transpose(1, 2)
+		return full(), operand{tr, func(i, j, k int) T { return v[(i*n+k)*m+j] }}
+	}
+	// Runs of rows from shortRowsMin rows of fewer than shortRow elements;
+	// fewer rows, and longer ones, go row by row.
+	sizes := [][3]int{{1, 2, 15}, {3, 5, 64}, {3, 16, 15}, {2, 8, 16}, {5, 7, 33}, {2, 70, 100}, {16, 3, 511}, {1, 3, 511}, {2, 8, 512}}
+	for _, o := range ops {
+		if _, isInt := any(T(0)).(int64); isInt && o.op == OpDiv {
+			continue // an integer division returns floats (TestBroadcastingOps)
+		}
+		for _, layout := range []string{"outer", "column-left", "column-right", "row", "transposed"} {
+			for _, par := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%v/%s/parallel=%v", o.op, layout, par), func(t *testing.T) {
+					for _, sz := range sizes {
+						a, b := make3(sz[0], sz[1], sz[2], layout)
+						pm := 1 << 40
+						if par {
+							pm = 2
+						}
+						var got *Tensor
+						withParallelMin(pm, func() { got = Binary(o.op, a.t, b.t) })
+						gd := Data[T](got.Contiguous())
+						for i := range sz[0] {
+							for j := range sz[1] {
+								for k := range sz[2] {
+									x, y := a.at(i, j, k), b.at(i, j, k)
+									g := gd[(i*sz[1]+j)*sz[2]+k]
+									if want := o.f(x, y); !(g == want || g != g && want != want) || math.Signbit(float64(g)) != math.Signbit(float64(want)) {
+										t.Fatalf("%v: (%d,%d,%d): %v op %v = %v, want %v", sz, i, j, k, x, y, g, want)
+									}
+								}
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
 // TestVecSums checks the float sums that run on package vec against their
 // documented order exactly: a sum over the outer dim adds the rows in turn
 // (dst_row += src_row from +0), a sum over the last dim is vec.Sum of each

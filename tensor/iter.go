@@ -107,6 +107,50 @@ func forEachRowMin(pmin int, shape []int, strides [][]int, offsets []int, fn row
 	forEachRowIn(pmin, cs, cst, offsets, fn)
 }
 
+// shortRow is the row length below which forEachRow3 walks the rows of a
+// run in a loop of its own instead of the odometer's, when there are at
+// least shortRowsMin rows (below that, the loop's setup costs more than it
+// saves).
+const (
+	shortRow     = 512
+	shortRowsMin = 16
+)
+
+// rows3Func runs a kernel over m rows of n elements of three operands
+// (destination and two sources): row k starts at offsets p, q and r plus k
+// times step[0], step[1] and step[2] (step is nil when m is 1), and steps by
+// inner within the row.
+type rows3Func func(p, q, r, n int, inner []int, m int, step []int)
+
+// forEachRow3 is forEachRowMin for three operands. When the collapsed
+// space's rows are shorter than shortRow, it treats each row as one element
+// of the space without the last dim and hands fn whole runs of rows along
+// the next dim, which fn walks with a plain loop: a broadcast such as
+// [32,64,1] - [32,1,64] has 2048 rows of 64 elements, and advancing the
+// odometer and dispatching the kernel cost more per row than the row's
+// vector kernel (47 against 17 µs for the whole op on the Zen 3, against 14
+// for PyTorch). The split over the cores is then by rows, from pmin
+// elements as before. Otherwise fn gets one row at a time.
+func forEachRow3(pmin int, shape []int, strides [][]int, offsets []int, fn rows3Func) {
+	if len(shape) >= 2 {
+		if _, dense := denseRow(shape, strides); !dense {
+			cs, cst := collapse(shape, strides)
+			if last := len(cs) - 1; last >= 1 && cs[last] < shortRow && NumelOf(cs[:last]) >= shortRowsMin {
+				n := cs[last]
+				inner := []int{cst[0][last], cst[1][last], cst[2][last]}
+				outer := [][]int{cst[0][:last], cst[1][:last], cst[2][:last]}
+				forEachRowMin((pmin+n-1)/n, cs[:last], outer, offsets, func(o []int, m int, step []int) {
+					fn(o[0], o[1], o[2], n, inner, m, step)
+				})
+				return
+			}
+		}
+	}
+	forEachRowMin(pmin, shape, strides, offsets, func(o []int, n int, in []int) {
+		fn(o[0], o[1], o[2], n, in, 1, nil)
+	})
+}
+
 // forEachRowIn is forEachRow over a collapsed space. It is a function of its
 // own so that forEachRow's arguments stay on its callers' stacks (only the
 // collapsed copies are captured by the worker goroutines).

@@ -85,6 +85,35 @@ func ScalarBinary[T Float](op Op, dst []T, s T, b []T) {
 	active[T]().sv[op](unsafe.SliceData(dst), unsafe.SliceData(b), s, len(dst))
 }
 
+// BinaryFunc returns Binary for op with T's implementation chosen once, for
+// callers that run it over many short rows.
+func BinaryFunc[T Float](op Op) func(dst, a, b []T) {
+	k := active[T]().vv[op]
+	return func(dst, a, b []T) {
+		checkLen("Binary", len(dst), len(a))
+		checkLen("Binary", len(dst), len(b))
+		k(unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), len(dst))
+	}
+}
+
+// BinaryScalarFunc returns BinaryScalar for op as BinaryFunc does Binary.
+func BinaryScalarFunc[T Float](op Op) func(dst, a []T, s T) {
+	k := active[T]().vs[op]
+	return func(dst, a []T, s T) {
+		checkLen("BinaryScalar", len(dst), len(a))
+		k(unsafe.SliceData(dst), unsafe.SliceData(a), s, len(dst))
+	}
+}
+
+// ScalarBinaryFunc returns ScalarBinary for op as BinaryFunc does Binary.
+func ScalarBinaryFunc[T Float](op Op) func(dst []T, s T, b []T) {
+	k := active[T]().sv[op]
+	return func(dst []T, s T, b []T) {
+		checkLen("ScalarBinary", len(dst), len(b))
+		k(unsafe.SliceData(dst), unsafe.SliceData(b), s, len(dst))
+	}
+}
+
 // lanes is the number of interleaved partial sums of Sum's leaf: as many as
 // four AVX2 vectors hold (32 float32, 16 float64).
 func lanes[T Float]() int { return 128 / int(unsafe.Sizeof(T(0))) }
