@@ -52,17 +52,25 @@ func TestVecArith(t *testing.T) {
 	t.Run("float64", func(t *testing.T) { testVecArith[float64](t) })
 }
 
-func testVecArith[T Float](t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	ops := []struct {
-		op BinaryOp
-		f  func(x, y T) T
-	}{
+// arithCase is an arithmetic op and its scalar definition.
+type arithCase[T Num] struct {
+	op BinaryOp
+	f  func(x, y T) T
+}
+
+// vecArithCases are the ops that run on package vec's kernels.
+func vecArithCases[T Num]() []arithCase[T] {
+	return []arithCase[T]{
 		{OpAdd, func(x, y T) T { return x + y }},
 		{OpSub, func(x, y T) T { return x - y }},
 		{OpMul, func(x, y T) T { return x * y }},
 		{OpDiv, func(x, y T) T { return x / y }},
 	}
+}
+
+func testVecArith[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	ops := vecArithCases[T]()
 	// Each layout gives the operand shapes for an r×c result.
 	layouts := []struct {
 		name   string
@@ -143,16 +151,7 @@ func testArithShortRows[T Num](t *testing.T) {
 		}
 		return v
 	}
-	ops := []struct {
-		op BinaryOp
-		f  func(x, y T) T
-	}{
-		{OpAdd, func(x, y T) T { return x + y }},
-		{OpSub, func(x, y T) T { return x - y }},
-		{OpMul, func(x, y T) T { return x * y }},
-		{OpDiv, func(x, y T) T { return x / y }},
-		{OpMaximum, func(x, y T) T { return max(x, y) }},
-	}
+	ops := append(vecArithCases[T](), arithCase[T]{OpMaximum, func(x, y T) T { return max(x, y) }})
 	// Each layout gives the operands of a [bt, m, n] result, as tensors
 	// whose element (i, j, k) of the broadcast is at(i, j, k).
 	type operand struct {
