@@ -132,23 +132,26 @@ type rows3Func func(p, q, r, n int, inner []int, m int, step []int)
 // for PyTorch). The split over the cores is then by rows, from pmin
 // elements as before. Otherwise fn gets one row at a time.
 func forEachRow3(pmin int, shape []int, strides [][]int, offsets []int, fn rows3Func) {
-	if len(shape) >= 2 {
-		if _, dense := denseRow(shape, strides); !dense {
-			cs, cst := collapse(shape, strides)
-			if last := len(cs) - 1; last >= 1 && cs[last] < shortRow && NumelOf(cs[:last]) >= shortRowsMin {
-				n := cs[last]
-				inner := []int{cst[0][last], cst[1][last], cst[2][last]}
-				outer := [][]int{cst[0][:last], cst[1][:last], cst[2][:last]}
-				forEachRowMin((pmin+n-1)/n, cs[:last], outer, offsets, func(o []int, m int, step []int) {
-					fn(o[0], o[1], o[2], n, inner, m, step)
-				})
-				return
-			}
-		}
+	if _, dense := denseRow(shape, strides); dense {
+		forEachRowMin(pmin, shape, strides, offsets, fn.oneRow())
+		return
 	}
-	forEachRowMin(pmin, shape, strides, offsets, func(o []int, n int, in []int) {
-		fn(o[0], o[1], o[2], n, in, 1, nil)
-	})
+	cs, cst := collapse(shape, strides)
+	if last := len(cs) - 1; last >= 1 && cs[last] < shortRow && NumelOf(cs[:last]) >= shortRowsMin {
+		n := cs[last]
+		inner := []int{cst[0][last], cst[1][last], cst[2][last]}
+		outer := [][]int{cst[0][:last], cst[1][:last], cst[2][:last]}
+		forEachRowMin((pmin+n-1)/n, cs[:last], outer, offsets, func(o []int, m int, step []int) {
+			fn(o[0], o[1], o[2], n, inner, m, step)
+		})
+		return
+	}
+	forEachRowIn(pmin, cs, cst, offsets, fn.oneRow())
+}
+
+// oneRow adapts fn to a rowFunc, which hands it one row at a time.
+func (fn rows3Func) oneRow() rowFunc {
+	return func(o []int, n int, in []int) { fn(o[0], o[1], o[2], n, in, 1, nil) }
 }
 
 // forEachRowIn is forEachRow over a collapsed space. It is a function of its
