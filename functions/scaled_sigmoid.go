@@ -32,15 +32,18 @@ func (ScaledSigmoidFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Ten
 	return agx.Outputs(scale.Mul(x.Sigmoid()))
 }
 
-// Backward returns (g·scale·σ(1-σ), Σ g·σ).
+// Backward returns (g·scale·σ(1-σ), Σ g·σ). Both start from g·σ, computed
+// once: five element-wise passes, as many as the seed's backward, which
+// reads σ(x) saved by its forward.
 func (ScaledSigmoidFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	s := ctx.SavedTensors()
 	x, scale := s[0], s[1]
 	shape := agx.CtxValue[[]int](ctx, "inputShape")
 	sig := x.Sigmoid()
+	gsig := g[0].Mul(sig)
 	var gx, gs *agx.Tensor
 	if ctx.NeedsInputGrad(0) {
-		gx = g[0].Mul(scale).Mul(sig.Mul(sig.RSub(1)))
+		gx = gsig.Mul(sig.RSub(1)).Mul(scale)
 		if !slices.Equal(gx.Shape(), shape) {
 			// scale broadcast x to a larger shape: sum the gradient back
 			// over the dims that broadcasting added or stretched.
@@ -56,7 +59,7 @@ func (ScaledSigmoidFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Ten
 		}
 	}
 	if ctx.NeedsInputGrad(1) {
-		gs = g[0].Mul(sig)
+		gs = gsig
 		if scale.Numel() == 1 {
 			gs = gs.Sum().Reshape(scale.Shape()...)
 		}
