@@ -122,9 +122,10 @@
 // when no tensor refers to it. Because training steps allocate many large,
 // short-lived results while their live heap is often small, the package
 // holds an untouched allocation, the heap floor, that keeps the collector
-// from running on every step: 16 MiB when GOMAXPROCS is 1 at start-up,
-// 64 MiB when it is more, where each collection costs more (it costs
-// address space, not resident memory; see heapfloor.go for the
+// from running on every step: 2 MiB when GOMAXPROCS is 1 at start-up
+// (a larger floor spreads fresh results over more memory than the cache
+// holds), 64 MiB when it is more, where each collection costs more (it
+// costs address space, not resident memory; see heapfloor.go for the
 // measurements). Set
 // AGX_HEAP_FLOOR_MB before the program starts to change it (0 turns it
 // off); HeapFloorMiB reports the size in use. Programs that idle between
@@ -163,7 +164,7 @@
 //     puts gonum's own implementation back; a program that calls blas32.Use
 //     or blas64.Use itself (in main or its own init, which run after this
 //     package's) wins.
-//   - It allocates the heap floor described above (16 or 64 MiB) and holds it for
+//   - It allocates the heap floor described above (2 or 64 MiB) and holds it for
 //     the life of the process. SetHeapFloorMiB(0) releases it,
 //     SetHeapFloorMiB(n) sets another size, and AGX_HEAP_FLOOR_MB does the
 //     same from the environment.

@@ -15,12 +15,13 @@ import (
 // about 4 MiB. A tensor program's live heap is often small (a few MiB of
 // parameters and inputs) while each step allocates several MiB of results
 // that die at once: a [256,512] float32 batch-norm forward and backward
-// allocates 4 MiB, so the collector would run on every step, and each
-// cycle's sweeping, preemption signals and returning of pages to the OS
-// (which the next step faults back in and zeroes) cost more than the
-// arithmetic. On the project's machines that made batchnorm_backward about
-// 3x slower and matmul, mlp_step and attention_backward 10-20 % slower.
-//
+// allocates 4 MiB. Each cycle costs sweeping, preemption signals and, under
+// Go's default GODEBUG=madvdontneed=1, returning pages to the OS that the
+// next step faults back in and zeroes. Without a floor that made
+// batchnorm_backward about 3x slower on the project's first machines and
+// matmul, mlp_step and attention_backward 10-20 % slower; too large a floor
+// costs cache instead (below).
+
 // At start-up the package therefore makes one allocation of HeapFloorMiB
 // mebibytes that it never reads or writes. It counts as live heap, so the
 // collector's target becomes about twice the floor plus the real live
@@ -33,25 +34,31 @@ import (
 // the floor off; GOGC and GOMEMLIMIT keep their usual meaning on top of
 // it), which depends on GOMAXPROCS at start-up (defaultHeapFloorMiB).
 //
-// On one P, 16 MiB was the best of 0, 16, 32, 64 and 128 on the project's
-// workloads on a Zen 4 (larger floors spread allocations over more memory
-// and lose to cache misses); 4, 8 and 32 measured again were never
-// consistently better. On a Zen 3 with half the L2, 8 MiB was about 4 %
-// faster over the whole set; the default keeps 16 and docs/performance.md
-// gives both. On more than one P a cycle costs more: the collector sweeps and
+// On one P the floor's price is the cache: every fresh result lands in the
+// memory that about the floor plus the live heap of garbage spans between
+// two cycles, so the smaller that span, the likelier a result's memory is
+// still in cache. On a Zen 3 VM (512 KiB of L2 a core) 2 MiB was the
+// fastest of 0, 1, 2, 4, 8 and 16 (three alternating runs of the whole
+// workload set per floor, three times, GODEBUG as in the lab and as Go's
+// defaults): 0.89-0.93 of 16's times over all rows (geometric means) and
+// 0.82-0.87 over the course rows, and slower only where a step allocates
+// many small objects (tiny_ops_overhead 1.2-1.3x; 0 was slower still). On
+// a Zen 4 earlier, 4 and 8 measured about 3 % slower than 16 and 2 was not
+// measured. On more than one P a cycle costs more: the collector sweeps and
 // returns freed pages to the OS on the idle core, and the two
 // stop-the-world phases took 40-130 µs of wall time a cycle on the
 // project's 2-vCPU VMs against under 10 µs on one P (GODEBUG=gctrace=1).
-// There 64 MiB beat 16 on most element-wise workloads by 10-35 % and lost
-// on none beyond the noise (docs/performance.md, "The heap floor").
+// There 64 MiB beat 16 on most element-wise workloads by 10-35 % on the
+// Zen 4; on the Zen 3, 2, 4 and 16 were within 3 % of 64 over the whole
+// set (docs/performance.md, "The heap floor").
 
-// defaultHeapFloorMiB is the heap floor without AGX_HEAP_FLOOR_MB: 16 MiB
+// defaultHeapFloorMiB is the heap floor without AGX_HEAP_FLOOR_MB: 2 MiB
 // on one P, 64 MiB on more (see above).
 func defaultHeapFloorMiB() int {
 	if runtime.GOMAXPROCS(0) > 1 {
 		return 64
 	}
-	return 16
+	return 2
 }
 
 var (
