@@ -53,6 +53,19 @@ func benchAsNotebook(args []string) {
 	if err != nil {
 		return
 	}
-	env := append(os.Environ(), "GODEBUG="+godebug) // the last value wins
-	_ = syscall.Exec(exe, args, env)
+	_ = syscall.Exec(exe, args, withEnv(os.Environ(), "GODEBUG", godebug))
+}
+
+// withEnv returns environ with every entry for key replaced by one
+// key=value. Replacing, not appending, matters: Go programs read the first
+// entry of a name, so an appended GODEBUG would go unseen and the exec'd
+// agx would exec itself again without end.
+func withEnv(environ []string, key, value string) []string {
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, key+"="+value)
 }

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain lets the test binary stand in for agx in child processes
@@ -16,6 +18,7 @@ import (
 // agx would.
 func TestMain(m *testing.M) {
 	if os.Getenv("AGX_TEST_AS_AGX") == "1" {
+		benchAsNotebook(os.Args) // as main does
 		os.Exit(agxMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -151,5 +154,49 @@ func TestNotebookGODEBUG(t *testing.T) {
 		if got != c.want || changed != c.changed {
 			t.Errorf("notebookGODEBUG(%q) = %q, %v; want %q, %v", c.in, got, changed, c.want, c.changed)
 		}
+	}
+}
+
+func TestWithEnv(t *testing.T) {
+	for _, c := range []struct {
+		in, want []string
+	}{
+		{nil, []string{"GODEBUG=x=1"}},
+		{[]string{"A=1", "B=2"}, []string{"A=1", "B=2", "GODEBUG=x=1"}},
+		{[]string{"GODEBUG=gctrace=1", "A=1", "GODEBUG=y=2"}, []string{"A=1", "GODEBUG=x=1"}},
+		{[]string{"GODEBUGX=1", "XGODEBUG=2"}, []string{"GODEBUGX=1", "XGODEBUG=2", "GODEBUG=x=1"}},
+	} {
+		if got := withEnv(c.in, "GODEBUG", "x=1"); !slices.Equal(got, c.want) {
+			t.Errorf("withEnv(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestBenchGODEBUGExec runs agx bench (this test binary as agx, through
+// benchAsNotebook as main calls it) under GODEBUG values that lack one or
+// both notebook settings: it must exec itself once with them added and run,
+// not exec itself again and again.
+func TestBenchGODEBUGExec(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"madvdontneed=1", "madvdontneed=1,memprofilerate=0"},
+		{"gctrace=0", "gctrace=0,madvdontneed=0,memprofilerate=0"},
+		{"madvdontneed=1,memprofilerate=524288", "madvdontneed=1,memprofilerate=524288"},
+	} {
+		t.Run(c.in, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, os.Args[0], "bench", "-no-torch", "-run", "^custom_function_overhead$", "-rounds", "1", "-sample", "5ms")
+			cmd.Env = append(withEnv(os.Environ(), "GODEBUG", c.in), "AGX_TEST_AS_AGX=1")
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("agx bench under GODEBUG=%s did not finish in 2 minutes (an exec loop?)\n%s", c.in, out)
+			}
+			if err != nil {
+				t.Fatalf("agx bench under GODEBUG=%s: %v\n%s", c.in, err, out)
+			}
+			if want := "GODEBUG: " + c.want + "\n"; !strings.Contains(string(out), want) {
+				t.Errorf("agx bench under GODEBUG=%s: no %q in its output:\n%s", c.in, want, out)
+			}
+		})
 	}
 }
