@@ -21,7 +21,7 @@ import (
 // batchnorm_backward about 3x slower on the project's first machines and
 // matmul, mlp_step and attention_backward 10-20 % slower; too large a floor
 // costs cache instead (below).
-
+//
 // At start-up the package therefore makes one allocation of HeapFloorMiB
 // mebibytes that it never reads or writes. It counts as live heap, so the
 // collector's target becomes about twice the floor plus the real live
