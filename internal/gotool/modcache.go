@@ -10,10 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/goagx/agx/internal/lazyre"
 	"github.com/goagx/agx/internal/sandbox"
 )
 
@@ -286,21 +286,21 @@ func (p *moduleProbe) ensure(ctx context.Context, logf func(string, ...any)) err
 }
 
 var (
-	lookupDisabled = regexp.MustCompile(`(?m)^\s*(\S+): module lookup disabled`)
-	anyModule      = regexp.MustCompile(`(\S+@v[^\s:]+)`)
+	lookupDisabled = lazyre.New(`(?m)^\s*(\S+): module lookup disabled`)
+	anyModule      = lazyre.New(`(\S+@v[^\s:]+)`)
 )
 
 // missingModule picks the module that an offline resolution lacked out of
 // the go command's output: go names a module (path@version) or a package
 // whose module it could not look up.
 func missingModule(out string) string {
-	if m := lookupDisabled.FindStringSubmatch(out); m != nil {
+	if m := lookupDisabled().FindStringSubmatch(out); m != nil {
 		if strings.Contains(m[1], "@") {
 			return m[1]
 		}
 		return "the module providing package " + m[1]
 	}
-	if m := anyModule.FindStringSubmatch(out); m != nil {
+	if m := anyModule().FindStringSubmatch(out); m != nil {
 		return m[1]
 	}
 	return "a module (" + firstLine(out) + ")"

@@ -3,20 +3,20 @@ package gotool
 import (
 	"html"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/goagx/agx/internal/lazyre"
 	"github.com/goagx/agx/internal/notebook"
 )
 
 // GoNB reports a failed step of a cell as an error output whose value is
 // `failed to run "COMMAND": exit status N`.
-var failedToRun = regexp.MustCompile(`failed to run "([^"]*)"`)
+var failedToRun = lazyre.New(`failed to run "([^"]*)"`)
 
 // goCommandError matches the go command's own errors (module resolution,
 // go.sum), as opposed to the compiler's: lines that start with "go: ", and
 // the module errors that the go command reports at an import's position.
-var goCommandError = regexp.MustCompile(`(?m)^\s*go: |no required module provides package|missing go\.sum entry|module lookup disabled|cannot find module providing package`)
+var goCommandError = lazyre.New(`(?m)^\s*go: |no required module provides package|missing go\.sum entry|module lookup disabled|cannot find module providing package`)
 
 // CellFailure returns why the kernel's Go tooling failed in one executed
 // cell (goimports, `go get`, or a build that failed in the go command
@@ -27,7 +27,7 @@ func CellFailure(c *notebook.Cell) string {
 	for _, o := range c.Outputs {
 		switch o.OutputType {
 		case notebook.ErrorOutput:
-			for _, m := range failedToRun.FindAllStringSubmatch(o.Evalue, -1) {
+			for _, m := range failedToRun().FindAllStringSubmatch(o.Evalue, -1) {
 				failed = append(failed, m[1])
 			}
 			text.WriteString(o.Evalue + "\n")
@@ -42,7 +42,7 @@ func CellFailure(c *notebook.Cell) string {
 			if t, ok := o.DataText("text/plain"); ok {
 				text.WriteString(t + "\n")
 			} else if t, ok := o.DataText("text/html"); ok {
-				text.WriteString(html.UnescapeString(htmlTag.ReplaceAllString(t, "")) + "\n")
+				text.WriteString(html.UnescapeString(htmlTag().ReplaceAllString(t, "")) + "\n")
 			}
 		}
 	}
@@ -58,7 +58,7 @@ func CellFailure(c *notebook.Cell) string {
 		case tool == "go" && len(f) > 1 && f[1] == "get":
 			return "`go get` failed: " + notebook.Clip(goErrors(text.String()), 300)
 		case tool == "go" && len(f) > 1 && (f[1] == "build" || f[1] == "test"):
-			if goCommandError.MatchString(text.String()) {
+			if goCommandError().MatchString(text.String()) {
 				return "the build failed in the go command: " + notebook.Clip(goErrors(text.String()), 300)
 			}
 		}
@@ -75,7 +75,7 @@ func goErrors(out string) string {
 		if strings.HasPrefix(t, "go: downloading ") || strings.HasPrefix(t, "go: finding ") {
 			continue // progress, not errors
 		}
-		if strings.HasPrefix(t, "go: ") || goCommandError.MatchString(t) || strings.HasPrefix(l, "\t") && len(lines) > 0 {
+		if strings.HasPrefix(t, "go: ") || goCommandError().MatchString(t) || strings.HasPrefix(l, "\t") && len(lines) > 0 {
 			lines = append(lines, strings.TrimSpace(l))
 		}
 	}
@@ -83,13 +83,13 @@ func goErrors(out string) string {
 		return firstLine(out)
 	}
 	// The scratch module's name changes from run to run; the entry should not.
-	return scratchModule.ReplaceAllString(strings.Join(lines, " "), "gonb_…")
+	return scratchModule().ReplaceAllString(strings.Join(lines, " "), "gonb_…")
 }
 
-var scratchModule = regexp.MustCompile(`\bgonb_[0-9a-f]+\b`)
+var scratchModule = lazyre.New(`\bgonb_[0-9a-f]+\b`)
 
 // htmlTag matches an HTML tag of GoNB's output.
-var htmlTag = regexp.MustCompile(`(?s)<[^>]*>`)
+var htmlTag = lazyre.New(`(?s)<[^>]*>`)
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")

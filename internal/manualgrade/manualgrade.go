@@ -243,11 +243,12 @@ func (s *Server) page(w io.Writer, problem string) {
 			graded++
 		}
 	}
-	pageTmpl.Execute(w, map[string]any{"Dir": s.Dir, "Answers": answers, "Token": s.Token, "Problem": problem, "Graded": graded,
+	pageTmpl().Execute(w, map[string]any{"Dir": s.Dir, "Answers": answers, "Token": s.Token, "Problem": problem, "Graded": graded,
 		"Anchor": anchor})
 }
 
-var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Grading by hand: {{.Dir}}</title>
 <style>
 body { font-family: sans-serif; max-width: 60rem; margin: 1rem auto; padding: 0 1rem; }
@@ -281,3 +282,4 @@ pre { white-space: pre-wrap; background: #f6f6f6; padding: .5rem; }
 {{end}}
 </body></html>
 `))
+})

@@ -9,10 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/goagx/agx/internal/lazyre"
 	"github.com/goagx/agx/internal/notebook"
 )
 
@@ -79,7 +79,7 @@ func (m *Meta) EffectiveLocked() bool {
 }
 
 // GradeIDPattern is what nbgrader accepts as a grade_id.
-var GradeIDPattern = regexp.MustCompile(`^[a-zA-Z0-9_\-]*$`)
+var GradeIDPattern = lazyre.New(`^[a-zA-Z0-9_\-]*$`)
 
 // Get returns the cell's nbgrader metadata, or nil when it has none.
 func Get(c *notebook.Cell) (*Meta, error) {

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/goagx/agx/internal/lazyre"
 	"github.com/goagx/agx/internal/notebook"
 )
 
@@ -25,7 +25,7 @@ func (e *CellError) Error() string {
 }
 
 // gradeNewPattern finds the grade IDs that a cell passes to grade.New.
-var gradeNewPattern = regexp.MustCompile(`grade\.New\(\s*"([^"]*)"\s*\)`)
+var gradeNewPattern = lazyre.New(`grade\.New\(\s*"([^"]*)"\s*\)`)
 
 // Validate checks an instructor source: nbgrader metadata that parses and has
 // the required keys, unique grade_ids matching GradeIDPattern on every graded,
@@ -96,7 +96,7 @@ func checkMetadata(p *cellProblems, c *notebook.Cell, m *Meta, seen map[string]i
 		switch {
 		case id == "":
 			p.bad("no grade_id")
-		case !GradeIDPattern.MatchString(id):
+		case !GradeIDPattern().MatchString(id):
 			p.bad("grade_id %q may only hold letters, digits, '_' and '-'", id)
 		case seen[id] != 0:
 			p.bad("grade_id %q is also used by cell %d", id, seen[id]-1)
@@ -141,7 +141,7 @@ func checkMarkers(p *cellProblems, c *notebook.Cell, m *Meta) {
 func checkTestCalls(p *cellProblems, src string) {
 	id := p.id
 	own := 0
-	for _, call := range gradeNewPattern.FindAllStringSubmatch(src, -1) {
+	for _, call := range gradeNewPattern().FindAllStringSubmatch(src, -1) {
 		if call[1] == id {
 			own++
 		} else {

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/goagx/agx/internal/lazyre"
 )
 
 // RaisesTag marks a cell that must end with an error output (the tag nbclient
@@ -123,14 +124,14 @@ func (c *Cell) ErrorOutputs() []*Output {
 }
 
 var (
-	ansiRE = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
-	tagRE  = regexp.MustCompile(`<[^>]*>`)
+	ansiRE = lazyre.New(`\x1b\[[0-9;]*[A-Za-z]`)
+	tagRE  = lazyre.New(`<[^>]*>`)
 	// styleRE drops <style> blocks, which GoNB sends with every error.
-	styleRE = regexp.MustCompile(`(?s)<style>.*?</style>`)
+	styleRE = lazyre.New(`(?s)<style>.*?</style>`)
 	// goFailureRE finds a Go run-time panic, a fatal error or a compile error
 	// (with GoNB's plain -raw_error output) in stderr.
-	goFailureRE = regexp.MustCompile(`(?m)^(panic: |fatal error: |\S*\.go:\d+:\d+: )`)
-	goPosRE     = regexp.MustCompile(`\S*\.go:\d+:\d+: `)
+	goFailureRE = lazyre.New(`(?m)^(panic: |fatal error: |\S*\.go:\d+:\d+: )`)
+	goPosRE     = lazyre.New(`\S*\.go:\d+:\d+: `)
 )
 
 // ErrorText is everything a cell reported about an error: its error outputs
@@ -152,32 +153,32 @@ func (c *Cell) ErrorText() string {
 			}
 		case DisplayData, ExecuteResult:
 			if s, ok := o.DataText("text/html"); ok {
-				s = tagRE.ReplaceAllString(styleRE.ReplaceAllString(s, ""), "")
+				s = tagRE().ReplaceAllString(styleRE().ReplaceAllString(s, ""), "")
 				b.WriteString(html.UnescapeString(s))
 				b.WriteByte('\n')
 			}
 		}
 	}
-	return ansiRE.ReplaceAllString(b.String(), "")
+	return ansiRE().ReplaceAllString(b.String(), "")
 }
 
 // errorSummary is a one-line description of the cell's error for messages: the
 // first line of a Go panic or compile error when there is one, else the evalue.
 func (c *Cell) errorSummary() string {
-	text := ansiRE.ReplaceAllString(c.Stderr(), "")
-	if loc := goFailureRE.FindStringIndex(text); loc != nil {
+	text := ansiRE().ReplaceAllString(c.Stderr(), "")
+	if loc := goFailureRE().FindStringIndex(text); loc != nil {
 		line, _, _ := strings.Cut(text[loc[0]:], "\n")
 		if strings.TrimSpace(line) == "panic:" { // GoNB splits "panic: " from the message
 			line = strings.Join(strings.Fields(text[loc[0]:min(len(text), loc[0]+200)]), " ")
 		}
 		return line
 	}
-	plain := ansiRE.ReplaceAllString(c.ErrorText(), "")
+	plain := ansiRE().ReplaceAllString(c.ErrorText(), "")
 	for l := range strings.Lines(plain) {
 		// Compile errors: GoNB's HTML holds "./main.go:10:6: undefined: x".
 		// Drop the generated file's position; "Cell[N]: Line M" stays.
-		if goPosRE.MatchString(l) {
-			return strings.Join(strings.Fields(goPosRE.ReplaceAllString(l, "")), " ")
+		if goPosRE().MatchString(l) {
+			return strings.Join(strings.Fields(goPosRE().ReplaceAllString(l, "")), " ")
 		}
 	}
 	for _, o := range c.ErrorOutputs() {
@@ -201,7 +202,7 @@ func (c *Cell) Check() []string {
 		problems = append(problems, "expected an error (the cell is tagged "+RaisesTag+") but it ran without one")
 	case !raises && len(errs) > 0:
 		problems = append(problems, "unexpected error: "+c.errorSummary())
-	case !raises && goFailureRE.MatchString(ansiRE.ReplaceAllString(c.Stderr(), "")):
+	case !raises && goFailureRE().MatchString(ansiRE().ReplaceAllString(c.Stderr(), "")):
 		problems = append(problems, "unexpected Go failure on stderr: "+c.errorSummary())
 	}
 

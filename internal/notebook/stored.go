@@ -3,9 +3,10 @@ package notebook
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/goagx/agx/internal/lazyre"
 )
 
 // Stored outputs: the lesson notebooks keep the outputs of a fresh run (`agx
@@ -41,7 +42,7 @@ func (nb *Notebook) HasStoredOutputs() bool {
 
 // gonbDir matches GoNB's per-kernel temporary directory (where the cell's
 // main.go is built), which changes with every kernel.
-var gonbDir = regexp.MustCompile(`(?:/[^\s"'<>()\[\]]+)?/gonb_[0-9a-f]{4,}`)
+var gonbDir = lazyre.New(`(?:/[^\s"'<>()\[\]]+)?/gonb_[0-9a-f]{4,}`)
 
 // PathNormalizer rewrites the machine-specific paths in outputs: the module
 // root (as Go prints it in a stack trace) becomes the module path, as with
@@ -56,7 +57,7 @@ func (n PathNormalizer) Text(s string) string {
 	if n.Root != "" && n.Module != "" {
 		s = strings.ReplaceAll(s, strings.TrimSuffix(n.Root, "/")+"/", n.Module+"/")
 	}
-	return gonbDir.ReplaceAllString(s, "gonb")
+	return gonbDir().ReplaceAllString(s, "gonb")
 }
 
 // StoredOutputs returns the outputs to store for a cell: paths normalized
@@ -98,12 +99,12 @@ func StoredOutputs(outs []*Output, n PathNormalizer) []*Output {
 }
 
 var (
-	frameOffset  = regexp.MustCompile(`\s?\+0x[0-9a-f]+`)
-	hexAddress   = regexp.MustCompile(`0x[0-9a-f]{6,}`)
-	goroutineID  = regexp.MustCompile(`goroutine \d+`)
-	goLine       = regexp.MustCompile(`\.go:\d+`)
-	ansiEscape   = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
-	frameFuncRow = regexp.MustCompile(`^[\w./*()\[\]-]+\(.*\)$`)
+	frameOffset  = lazyre.New(`\s?\+0x[0-9a-f]+`)
+	hexAddress   = lazyre.New(`0x[0-9a-f]{6,}`)
+	goroutineID  = lazyre.New(`goroutine \d+`)
+	goLine       = lazyre.New(`\.go:\d+`)
+	ansiEscape   = lazyre.New("\x1b\\[[0-9;]*[A-Za-z]")
+	frameFuncRow = lazyre.New(`^[\w./*()\[\]-]+\(.*\)$`)
 )
 
 // comparable renders outputs as the lines that --check-stored compares:
@@ -159,18 +160,18 @@ func comparable(outs []*Output) []string {
 }
 
 func traceText(s string) string {
-	s = ansiEscape.ReplaceAllString(s, "")
-	s = frameOffset.ReplaceAllString(s, "")
-	s = hexAddress.ReplaceAllString(s, "0x…")
-	s = goroutineID.ReplaceAllString(s, "goroutine N")
-	return goLine.ReplaceAllString(s, ".go:N")
+	s = ansiEscape().ReplaceAllString(s, "")
+	s = frameOffset().ReplaceAllString(s, "")
+	s = hexAddress().ReplaceAllString(s, "0x…")
+	s = goroutineID().ReplaceAllString(s, "goroutine N")
+	return goLine().ReplaceAllString(s, ".go:N")
 }
 
 // traceLines are the lines of stderr text without the frames of a stack trace.
 func traceLines(s string) []string {
 	var out []string
 	for _, l := range textLines(traceText(s)) {
-		if strings.HasPrefix(l, "\t") || frameFuncRow.MatchString(l) {
+		if strings.HasPrefix(l, "\t") || frameFuncRow().MatchString(l) {
 			continue
 		}
 		out = append(out, l)

@@ -69,7 +69,7 @@ func sourceForbid(src *notebook.Notebook) ([]string, error) {
 		return nil, fmt.Errorf("the instructor source's metadata.agx: %w", err)
 	}
 	for _, f := range m.Forbid {
-		if !forbidEntry.MatchString(f) {
+		if !forbidEntry().MatchString(f) {
 			return nil, fmt.Errorf("the instructor source's metadata.agx.forbid: %q is neither a Go identifier nor an import path", f)
 		}
 	}

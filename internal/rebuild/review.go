@@ -11,13 +11,14 @@ import (
 	"strings"
 
 	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/lazyre"
 	"github.com/goagx/agx/internal/notebook"
 )
 
 // forbidEntry is the form of a metadata.agx.forbid entry: a Go identifier
 // (a function, method or type: GELU) or an import path (functions,
 // github.com/goagx/agx/functions).
-var forbidEntry = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$|^[A-Za-z0-9_.~-]+(/[A-Za-z0-9_.~-]+)*$`)
+var forbidEntry = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$|^[A-Za-z0-9_.~-]+(/[A-Za-z0-9_.~-]+)*$`)
 
 // forbiddenUses returns, for each entry of forbid that src uses, where
 // (1-based line) and how. An entry is used when an import path is it or
@@ -65,30 +66,30 @@ const (
 // the same what are one rule (flagged once per cell).
 var codePatterns = []struct {
 	kind, what string
-	re         *regexp.Regexp
+	re         func() *regexp.Regexp
 	where      int
 }{
-	{gradebook.FlagExit, "calls os.Exit", regexp.MustCompile(`\bos\.Exit\b`), inCode},
-	{gradebook.FlagExit, "calls log.Fatal or log.Panic (which end the program)", regexp.MustCompile(`\blog\.(Fatal|Panic)\w*|\.Fatal(f|ln)?\(`), inCode},
-	{gradebook.FlagExit, "exits through package syscall", regexp.MustCompile(`\b(syscall|unix)\.(Exit|Kill|Tgkill)\b`), inCode},
-	{gradebook.FlagExit, "finds its own process (to kill or signal it)", regexp.MustCompile(`\bos\.(FindProcess|Getpid|Getppid)\b|\.Process\.(Kill|Signal)\b`), inCode},
-	{gradebook.FlagUnsafe, "uses cgo (import \"C\"), whose C code runs before Go's initialisation", regexp.MustCompile(`^C$`), inImports},
-	{gradebook.FlagExec, "starts a process", regexp.MustCompile(`\bos\.(StartProcess|ProcAttr)\b|\b(syscall|unix)\.(ForkExec|Exec|StartProcess)\b`), inCode},
-	{gradebook.FlagNetwork, "uses the network or RPC", regexp.MustCompile(`^(net|net/.*|crypto/tls)$`), inImports},
-	{gradebook.FlagNetwork, "uses the network or RPC", regexp.MustCompile(`\b(net|http|rpc|jsonrpc|smtp|tls|httputil|websocket|grpc)\.\w+`), inCode},
-	{gradebook.FlagSelfRead, "reads or writes files or directories", regexp.MustCompile(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat|WriteFile|Create|CreateTemp|Mkdir|MkdirAll|MkdirTemp|Remove|RemoveAll|Rename|Symlink|Link|Chmod|Chdir)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`), inCode},
-	{gradebook.FlagSelfRead, "reads the environment (where GoNB and the grader keep their paths)", regexp.MustCompile(`\bos\.(Getenv|LookupEnv|Environ|ExpandEnv)\b`), inCode},
-	{gradebook.FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`\bos\.(Args|Executable)\b|\bruntime\.(Caller|Callers|CallersFrames|FuncForPC|Stack)\b|\bdebug\.(ReadBuildInfo|Stack|PrintStack)\b`), inCode},
-	{gradebook.FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", regexp.MustCompile(`^debug/(elf|gosym|dwarf|buildinfo)$`), inImports},
-	{gradebook.FlagSelfRead, "names /proc or a Go source file", regexp.MustCompile(`/proc\b|\.go"|GONB_`), inStrings},
-	{gradebook.FlagUnsafe, "uses package unsafe", regexp.MustCompile(`^unsafe$`), inImports},
-	{gradebook.FlagUnsafe, "uses package unsafe", regexp.MustCompile(`\bunsafe\.`), inCode},
-	{gradebook.FlagUnsafe, "uses go:linkname", regexp.MustCompile(`^//go:linkname\b`), inDirectives},
-	{gradebook.FlagSyscall, "uses package syscall", regexp.MustCompile(`^(syscall|golang\.org/x/sys/.*)$`), inImports},
-	{gradebook.FlagSyscall, "uses package syscall", regexp.MustCompile(`\bsyscall\.`), inCode},
-	{gradebook.FlagExec, "uses package os/exec", regexp.MustCompile(`^os/exec$`), inImports},
-	{gradebook.FlagExec, "uses package os/exec", regexp.MustCompile(`\bexec\.(Command|CommandContext|LookPath)\b`), inCode},
-	{gradebook.FlagExit, "calls runtime.Goexit", regexp.MustCompile(`\bruntime\.Goexit\b`), inCode},
+	{gradebook.FlagExit, "calls os.Exit", lazyre.New(`\bos\.Exit\b`), inCode},
+	{gradebook.FlagExit, "calls log.Fatal or log.Panic (which end the program)", lazyre.New(`\blog\.(Fatal|Panic)\w*|\.Fatal(f|ln)?\(`), inCode},
+	{gradebook.FlagExit, "exits through package syscall", lazyre.New(`\b(syscall|unix)\.(Exit|Kill|Tgkill)\b`), inCode},
+	{gradebook.FlagExit, "finds its own process (to kill or signal it)", lazyre.New(`\bos\.(FindProcess|Getpid|Getppid)\b|\.Process\.(Kill|Signal)\b`), inCode},
+	{gradebook.FlagUnsafe, "uses cgo (import \"C\"), whose C code runs before Go's initialisation", lazyre.New(`^C$`), inImports},
+	{gradebook.FlagExec, "starts a process", lazyre.New(`\bos\.(StartProcess|ProcAttr)\b|\b(syscall|unix)\.(ForkExec|Exec|StartProcess)\b`), inCode},
+	{gradebook.FlagNetwork, "uses the network or RPC", lazyre.New(`^(net|net/.*|crypto/tls)$`), inImports},
+	{gradebook.FlagNetwork, "uses the network or RPC", lazyre.New(`\b(net|http|rpc|jsonrpc|smtp|tls|httputil|websocket|grpc)\.\w+`), inCode},
+	{gradebook.FlagSelfRead, "reads or writes files or directories", lazyre.New(`\b(os|ioutil)\.(ReadFile|ReadDir|Open|OpenFile|DirFS|Getwd|Readlink|Stat|Lstat|WriteFile|Create|CreateTemp|Mkdir|MkdirAll|MkdirTemp|Remove|RemoveAll|Rename|Symlink|Link|Chmod|Chdir)\b|\bfilepath\.(Walk|WalkDir|Glob)\b|\bfs\.(ReadFile|ReadDir|WalkDir|Glob)\b`), inCode},
+	{gradebook.FlagSelfRead, "reads the environment (where GoNB and the grader keep their paths)", lazyre.New(`\bos\.(Getenv|LookupEnv|Environ|ExpandEnv)\b`), inCode},
+	{gradebook.FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", lazyre.New(`\bos\.(Args|Executable)\b|\bruntime\.(Caller|Callers|CallersFrames|FuncForPC|Stack)\b|\bdebug\.(ReadBuildInfo|Stack|PrintStack)\b`), inCode},
+	{gradebook.FlagSelfRead, "looks at its own program (os.Args, os.Executable, runtime.Caller, debug info)", lazyre.New(`^debug/(elf|gosym|dwarf|buildinfo)$`), inImports},
+	{gradebook.FlagSelfRead, "names /proc or a Go source file", lazyre.New(`/proc\b|\.go"|GONB_`), inStrings},
+	{gradebook.FlagUnsafe, "uses package unsafe", lazyre.New(`^unsafe$`), inImports},
+	{gradebook.FlagUnsafe, "uses package unsafe", lazyre.New(`\bunsafe\.`), inCode},
+	{gradebook.FlagUnsafe, "uses go:linkname", lazyre.New(`^//go:linkname\b`), inDirectives},
+	{gradebook.FlagSyscall, "uses package syscall", lazyre.New(`^(syscall|golang\.org/x/sys/.*)$`), inImports},
+	{gradebook.FlagSyscall, "uses package syscall", lazyre.New(`\bsyscall\.`), inCode},
+	{gradebook.FlagExec, "uses package os/exec", lazyre.New(`^os/exec$`), inImports},
+	{gradebook.FlagExec, "uses package os/exec", lazyre.New(`\bexec\.(Command|CommandContext|LookPath)\b`), inCode},
+	{gradebook.FlagExit, "calls runtime.Goexit", lazyre.New(`\bruntime\.Goexit\b`), inCode},
 }
 
 // blankMagic empties the lines of a GoNB cell that start with `!` or `%`
@@ -238,7 +239,7 @@ func scanCell(rb *Rebuilt, name, src string, locked map[string]string) []gradebo
 		if found[p.what] {
 			continue
 		}
-		if line := patternLine(p.re, p.where, code, withStrings, imports, directives); line > 0 {
+		if line := patternLine(p.re(), p.where, code, withStrings, imports, directives); line > 0 {
 			found[p.what] = true
 			add(p.kind, line, "%s", p.what)
 		}
@@ -279,10 +280,10 @@ type declName struct {
 }
 
 var (
-	funcDecl  = regexp.MustCompile(`^func\s*(\(\s*(?:\w+\s+)?\*?\s*(\w+)[^)]*\)\s*)?(\w+)`)
-	specDecl  = regexp.MustCompile(`^(var|const|type)\s+(\w+(?:\s*,\s*\w+)*)`)
-	groupDecl = regexp.MustCompile(`^(var|const|type)\s*\(`)
-	groupName = regexp.MustCompile(`^\s+(\w+(?:\s*,\s*\w+)*)`)
+	funcDecl  = lazyre.New(`^func\s*(\(\s*(?:\w+\s+)?\*?\s*(\w+)[^)]*\)\s*)?(\w+)`)
+	specDecl  = lazyre.New(`^(var|const|type)\s+(\w+(?:\s*,\s*\w+)*)`)
+	groupDecl = lazyre.New(`^(var|const|type)\s*\(`)
+	groupName = lazyre.New(`^\s+(\w+(?:\s*,\s*\w+)*)`)
 )
 
 // topLevelNames returns the names a GoNB cell declares at top level (the
@@ -297,7 +298,7 @@ func topLevelNames(src string) []declName {
 		if strings.TrimSpace(l) == "%%" {
 			break
 		}
-		if m := funcDecl.FindStringSubmatch(l); m != nil {
+		if m := funcDecl().FindStringSubmatch(l); m != nil {
 			name := m[3]
 			if m[2] != "" {
 				name = m[2] + "." + name
@@ -305,11 +306,11 @@ func topLevelNames(src string) []declName {
 			out = append(out, declName{name, i + 1})
 			continue
 		}
-		if groupDecl.MatchString(l) {
+		if groupDecl().MatchString(l) {
 			depth := 0
 			for i++; i < len(lines) && !strings.HasPrefix(lines[i], ")"); i++ {
 				if depth == 0 {
-					if m := groupName.FindStringSubmatch(lines[i]); m != nil {
+					if m := groupName().FindStringSubmatch(lines[i]); m != nil {
 						for _, n := range strings.Split(m[1], ",") {
 							out = append(out, declName{strings.TrimSpace(n), i + 1})
 						}
@@ -319,7 +320,7 @@ func topLevelNames(src string) []declName {
 			}
 			continue
 		}
-		if m := specDecl.FindStringSubmatch(l); m != nil {
+		if m := specDecl().FindStringSubmatch(l); m != nil {
 			for _, n := range strings.Split(m[2], ",") {
 				out = append(out, declName{strings.TrimSpace(n), i + 1})
 			}
@@ -386,7 +387,7 @@ var (
 	purePackages = map[string]bool{"math": true, "strings": true, "strconv": true, "fmt": true, "errors": true, "time": true}
 	// constructors of agx and tensor values (agx.Apply, by contrast, runs a
 	// Function's Forward: the notebook's code)
-	pureConstructor = regexp.MustCompile(`^(agx|tensor)\.(From\w*|Zeros\w*|Ones\w*|Full\w*|Rand\w*|Arange|Eye|Linspace|Scalar|Empty\w*|ManualSeed)$`)
+	pureConstructor = lazyre.New(`^(agx|tensor)\.(From\w*|Zeros\w*|Ones\w*|Full\w*|Rand\w*|Arange|Eye|Linspace|Scalar|Empty\w*|ManualSeed)$`)
 )
 
 type initCall struct {
@@ -461,7 +462,7 @@ func impureCall(e ast.Expr) string {
 					found = fn.Name + "(…)"
 				}
 			case *ast.SelectorExpr:
-				if x, ok := fn.X.(*ast.Ident); !ok || !(purePackages[x.Name] || pureConstructor.MatchString(exprText(fn))) {
+				if x, ok := fn.X.(*ast.Ident); !ok || !(purePackages[x.Name] || pureConstructor().MatchString(exprText(fn))) {
 					found = exprText(fn) + "(…)"
 				}
 			case *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.FuncType, *ast.InterfaceType, *ast.StarExpr:

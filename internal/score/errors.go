@@ -2,27 +2,27 @@ package score
 
 import (
 	"html"
-	"regexp"
 	"strings"
 
 	"github.com/goagx/agx/internal/gradebook"
+	"github.com/goagx/agx/internal/lazyre"
 	"github.com/goagx/agx/internal/notebook"
 )
 
 var (
-	ansiEscape = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
-	htmlStyle  = regexp.MustCompile(`(?is)<style[^>]*>.*?</style>`)
+	ansiEscape = lazyre.New(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
+	htmlStyle  = lazyre.New(`(?is)<style[^>]*>.*?</style>`)
 	// GoNB's error block repeats the lines around the error in a hover
 	// box; for a test cell they are the test's source (hidden tests too).
-	gonbContext = regexp.MustCompile(`(?s)<div class="gonb-err-context">.*?</div>\s*</div>`)
-	htmlTag     = regexp.MustCompile(`(?s)<[^>]*>`)
-	gonbModule  = regexp.MustCompile(`(?m)^\s*# gonb_\w+\s*$`)
-	blankLines  = regexp.MustCompile(`\n\s*\n+`)
+	gonbContext = lazyre.New(`(?s)<div class="gonb-err-context">.*?</div>\s*</div>`)
+	htmlTag     = lazyre.New(`(?s)<[^>]*>`)
+	gonbModule  = lazyre.New(`(?m)^\s*# gonb_\w+\s*$`)
+	blankLines  = lazyre.New(`\n\s*\n+`)
 )
 
 // stripANSI removes terminal escape sequences (colours, GoNB's reverse
 // video around cell line numbers).
-func stripANSI(s string) string { return ansiEscape.ReplaceAllString(s, "") }
+func stripANSI(s string) string { return ansiEscape().ReplaceAllString(s, "") }
 
 // gonbErrorText returns the plain text of an output that is GoNB's HTML
 // error block (a compile error's only carrier of the compiler's message),
@@ -33,12 +33,12 @@ func gonbErrorText(o *notebook.Output) (text string, ok bool) {
 	if !found || !strings.Contains(h, "gonb-err") && !strings.Contains(h, "application/vnd.jupyter.stderr") {
 		return "", false
 	}
-	h = htmlStyle.ReplaceAllString(h, "")
-	h = gonbContext.ReplaceAllString(h, "")
+	h = htmlStyle().ReplaceAllString(h, "")
+	h = gonbContext().ReplaceAllString(h, "")
 	h = strings.NewReplacer("<br>", "\n", "<br/>", "\n", "</div>", "\n").Replace(h)
-	t := html.UnescapeString(htmlTag.ReplaceAllString(h, ""))
-	t = gonbModule.ReplaceAllString(t, "")
-	t = blankLines.ReplaceAllString(strings.TrimSpace(t), "\n")
+	t := html.UnescapeString(htmlTag().ReplaceAllString(h, ""))
+	t = gonbModule().ReplaceAllString(t, "")
+	t = blankLines().ReplaceAllString(strings.TrimSpace(t), "\n")
 	return t, t != ""
 }
 
@@ -75,8 +75,8 @@ func cellErrors(c *notebook.Cell) (msgs []string, failed bool) {
 
 // tempPath matches the per-run directories (GoNB's, the grader's) that
 // appear in messages, so that the gradebook does not change from run to run.
-var tempPath = regexp.MustCompile(`/[^\s:'"]*/(gonb_|agx-grade-|agx-autograde-)[^/\s:'"]*`)
+var tempPath = lazyre.New(`/[^\s:'"]*/(gonb_|agx-grade-|agx-autograde-)[^/\s:'"]*`)
 
 // Sanitize removes what would make a message differ from run to run or
 // garble it: temporary paths and terminal escape sequences.
-func Sanitize(s string) string { return tempPath.ReplaceAllString(stripANSI(s), "…") }
+func Sanitize(s string) string { return tempPath().ReplaceAllString(stripANSI(s), "…") }

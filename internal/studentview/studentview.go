@@ -27,10 +27,10 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/goagx/agx/internal/lazyre"
 	"github.com/goagx/agx/internal/nbgrader"
 	"github.com/goagx/agx/internal/notebook"
 )
@@ -159,12 +159,12 @@ func Collect(root string, list []string) (*Solutions, error) {
 
 // decl matches a Go method or function declaration: group 1 the receiver's
 // type (empty for a function), group 2 the name.
-var decl = regexp.MustCompile(`(?m)^[ \t]*func[ \t]*(?:\([ \t]*(?:\w+[ \t]+)?\*?(\w+)[ \t]*\)[ \t]*)?(\w+)[ \t]*[\[(]`)
+var decl = lazyre.New(`(?m)^[ \t]*func[ \t]*(?:\([ \t]*(?:\w+[ \t]+)?\*?(\w+)[ \t]*\)[ \t]*)?(\w+)[ \t]*[\[(]`)
 
 // addCell records the declarations of an answer cell whose bodies hold a
 // solution, and the solution lines.
 func (s *Solutions) addCell(src, where string) {
-	locs := decl.FindAllStringSubmatchIndex(src, -1)
+	locs := decl().FindAllStringSubmatchIndex(src, -1)
 	for i, m := range locs {
 		end := len(src)
 		if i+1 < len(locs) {
@@ -229,12 +229,12 @@ func collapse(l string) string { return strings.Join(strings.Fields(l), " ") }
 // compute: a line that calls nothing else (softmax := ctx.SavedTensors()[0])
 // is no formula.
 var (
-	plumbing = regexp.MustCompile(`\bctx\.(SavedTensors|SaveForBackward)\(|\bagx\.Outputs\(`)
-	call     = regexp.MustCompile(`\.\w+\(`)
+	plumbing = lazyre.New(`\bctx\.(SavedTensors|SaveForBackward)\(|\bagx\.Outputs\(`)
+	call     = lazyre.New(`\.\w+\(`)
 )
 
 // formula reports whether a solution line computes something.
-func formula(l string) bool { return call.MatchString(plumbing.ReplaceAllString(l, "")) }
+func formula(l string) bool { return call().MatchString(plumbing().ReplaceAllString(l, "")) }
 
 // Find reports, one line each, every file of files (relative to root) that
 // declares a solution's method or function or holds a solution line. Files
@@ -256,7 +256,7 @@ func (s *Solutions) Find(root string, files []string) ([]string, error) {
 		if strings.HasSuffix(rel, ".ipynb") {
 			text = notebookText(b, text)
 		}
-		for _, m := range decl.FindAllStringSubmatch(text, -1) {
+		for _, m := range decl().FindAllStringSubmatch(text, -1) {
 			name := m[2]
 			if m[1] != "" {
 				name = m[1] + "." + m[2]
