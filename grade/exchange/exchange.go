@@ -47,6 +47,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/goagx/agx/grade"
-	"github.com/goagx/agx/internal/lazyre"
 )
 
 // Defaults and the environment variables that override them.
@@ -150,15 +150,15 @@ func FromEnv() Exchange {
 
 // namePattern is what a course or assignment may be called: one path
 // element, not hidden.
-var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 
 // userPattern is what a student's user name may be (it names directories and
 // gradebook entries, as agx autograde's student ids).
-var userPattern = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9._@+-]*$`)
+var userPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._@+-]*$`)
 
 // CheckName returns an error unless s is a valid course or assignment name.
 func CheckName(what, s string) error {
-	if len(s) > 128 || !namePattern().MatchString(s) {
+	if len(s) > 128 || !namePattern.MatchString(s) {
 		return fail(ErrBadName, "%s %q may hold letters, digits and . _ + - (not first), one path element", what, s)
 	}
 	return nil
@@ -293,7 +293,7 @@ func CurrentUser() (Me, error) {
 	if err != nil {
 		return Me{}, fmt.Errorf("who are you? user id %d has no name: %v", uid, err)
 	}
-	if !userPattern().MatchString(u.Username) {
+	if !userPattern.MatchString(u.Username) {
 		return Me{}, fail(ErrBadName, "user name %q cannot name a submission (letters, digits and . _ @ + -)", u.Username)
 	}
 	return Me{u.Username, uid, u.HomeDir}, nil
@@ -317,7 +317,7 @@ func (x Exchange) Released() ([]string, error) {
 	}
 	var names []string
 	for _, e := range ents {
-		if e.IsDir() && namePattern().MatchString(e.Name()) {
+		if e.IsDir() && namePattern.MatchString(e.Name()) {
 			if _, err := os.Stat(x.outbound(e.Name(), ReleaseFile)); err == nil {
 				names = append(names, e.Name())
 			}

@@ -71,7 +71,7 @@ func (x Exchange) Init(group string, students []string) ([]string, error) {
 		if err != nil {
 			return report, fmt.Errorf("student %q: %v", s, err)
 		}
-		if !userPattern().MatchString(s) {
+		if !userPattern.MatchString(s) {
 			return report, fail(ErrBadName, "student %q", s)
 		}
 		suid, _ := strconv.Atoi(u.Uid)
