@@ -126,6 +126,13 @@ func (c *Ctx) SaveForBackward(ts ...*Tensor) {
 // SavedTensors returns the tensors saved by SaveForBackward, in order. It
 // panics with PyTorch's messages if one was modified in place since it was saved,
 // or if the graph was already freed by an earlier backward pass.
+//
+// In Backward, a pass without CreateGraph gets them detached (RequiresGrad
+// is false), so nothing Backward computes from them is recorded; a pass with
+// CreateGraph gets them with their place in the graph, so a saved input that
+// requires grad still does. A Backward can use that to do cheaper work when
+// it will not be differentiated (functions.ScaledSigmoid reads a saved σ(x)
+// then, and recomputes it from x otherwise).
 func (c *Ctx) SavedTensors() []*Tensor {
 	if c.inForward || c.inJvp {
 		return slices.Clone(c.savedRaw)

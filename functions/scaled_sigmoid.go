@@ -15,11 +15,15 @@ import (
 // scale's shape; for a broadcast scale the engine sums it down to the scale's
 // shape.
 //
-// It saves x and scale (not σ(x)) and keeps x's shape on ctx as a non-tensor
-// value, which Backward uses to sum the x gradient back to x's shape when
-// scale broadcast x to a larger one. Backward recomputes σ(x) with agx ops so that second derivatives
-// (GradGradCheck, example A6) are right. Saving the σ(x) computed in Forward
-// would hand Backward a constant and make double backward silently wrong.
+// It saves x, scale and the σ(x) its Forward computed, and keeps x's shape
+// on ctx as a non-tensor value, which Backward uses to sum the x gradient
+// back to x's shape when scale broadcast x to a larger one. A first-order
+// backward reads the saved σ(x), as the seed does. The σ(x) computed in
+// Forward is a constant for autograd, though, so a backward that is itself
+// recorded (CreateGraph: GradGradCheck, example A6) recomputes σ(x) from x
+// with agx ops, and second derivatives stay right. Backward tells the two
+// apart by the saved x: SavedTensors returns it detached unless the pass
+// records, so it requires grad only then.
 //
 // example A2
 type ScaledSigmoidFunction struct{}
@@ -27,19 +31,23 @@ type ScaledSigmoidFunction struct{}
 // Forward returns scale·σ(x).
 func (ScaledSigmoidFunction) Forward(ctx *agx.Ctx, in ...*agx.Tensor) []*agx.Tensor {
 	x, scale := in[0], in[1]
-	ctx.SaveForBackward(x, scale)
+	sig := x.Sigmoid()
+	ctx.SaveForBackward(x, scale, sig)
 	ctx.Set("inputShape", x.Shape())
-	return agx.Outputs(scale.Mul(x.Sigmoid()))
+	return agx.Outputs(scale.Mul(sig))
 }
 
 // Backward returns (g·scale·σ(1-σ), Σ g·σ). Both start from g·σ, computed
-// once: five element-wise passes, as many as the seed's backward, which
-// reads σ(x) saved by its forward.
+// once: five passes over x's size (four element-wise, one sum), one fewer
+// than the seed's backward.
 func (ScaledSigmoidFunction) Backward(ctx *agx.Ctx, g ...*agx.Tensor) []*agx.Tensor {
 	s := ctx.SavedTensors()
-	x, scale := s[0], s[1]
+	x, scale, sig := s[0], s[1], s[2]
 	shape := agx.CtxValue[[]int](ctx, "inputShape")
-	sig := x.Sigmoid()
+	if x.RequiresGrad() {
+		// This backward is recorded: σ(x) must depend on x.
+		sig = x.Sigmoid()
+	}
 	gsig := g[0].Mul(sig)
 	var gx, gs *agx.Tensor
 	if ctx.NeedsInputGrad(0) {
