@@ -158,6 +158,17 @@ func BenchmarkReduce(b *testing.B) {
 			x.Amax(1)
 		}
 	})
+	// The soft-rank exercise's reductions: rows of 64 over [32,64,64],
+	// along the last dim and along the middle one.
+	r := FromSlice(benchF32(32*64*64), 32, 64, 64)
+	for _, d := range []int{2, 1} {
+		b.Run(fmt.Sprintf("SumDim%d/f32/32x64x64", d), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Sum(d)
+			}
+		})
+	}
 	s := FromSlice(benchF32(256*1024), 256, 1024)
 	b.Run("Softmax/f32/256x1024", func(b *testing.B) {
 		b.ReportAllocs()

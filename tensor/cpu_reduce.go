@@ -276,6 +276,21 @@ func (rs *reduceState[T]) innerReduce(dst, src View, order []int) {
 	last := len(rShape2) - 1
 	rowLen, rowStr := rShape2[last], rs1[last]
 	outer := rShape2[:last]
+	if len(kShape) != 0 && len(outer) == 0 && rowStr == 1 && rs.op == OpSum {
+		if sum := vecSumFunc[T](); sum != nil {
+			// Float sums of contiguous rows (a softmax's or a soft rank's
+			// sum over the last dim): package vec's Sum of each row, its
+			// kernel looked up once rather than per row. d holds +0, so
+			// d + Σ is what combine(d, 0 + Σ) below gives, to the bit.
+			d, s := rs.d, rs.s
+			runRowsSerial(kShape, kStr, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
+				for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
+					d[p] += sum(s[q : q+rowLen])
+				}
+			})
+			return
+		}
+	}
 	idx := make([]int, len(outer))
 	one := func(so int) T {
 		acc := identity[T](rs.op)
@@ -424,6 +439,9 @@ func vecExtreme[T Num](v []T, isMax bool) (m T, ok bool) {
 // outerReduce accumulates the source slice by slice into dst: the innermost
 // (fastest) dim is kept, so every step is a vector update of a destination row.
 func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
+	if rs.op == OpSum && rs.sumBlocks(dst, src) {
+		return
+	}
 	shape := make([]int, len(order))
 	st := [][]int{make([]int, len(order)), make([]int, len(order))}
 	for j, i := range order {
@@ -434,6 +452,10 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 		st[1][j] = src.Strides[i]
 	}
 	d, s, op := rs.d, rs.s, rs.op
+	var add func(d, a, b []T) // float sums: vec's add, looked up once
+	if op == OpSum {
+		add = vecAddFunc[T]()
+	}
 	runRowsSerial(shape, st, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 0 {
 			// The collapsed row is a reduction after all (can only happen when
@@ -445,6 +467,10 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
 			switch op {
 			case OpSum:
+				if add != nil && n >= vecMin {
+					add(dd, dd, ss)
+					return
+				}
 				if vecBinary(OpAdd, dd, dd, ss) {
 					return
 				}
@@ -477,6 +503,67 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 			d[p] = combine(op, d[p], s[q])
 		}
 	})
+}
+
+// sumBlocks is outerReduce for a float sum over one dim, not the last, of a
+// dense source: src is then [A, R, B] in row-major order and dst [A, B], and
+// each row of B in dst adds the R source rows under it, in order, as the
+// general loop does, with vec's add looked up once instead of once a row
+// (the soft-rank exercise's sum over the middle dim of [32,64,64] took 43 µs
+// the general way, 2048 rows of 64). It reports whether it applied.
+func (rs *reduceState[T]) sumBlocks(dst, src View) bool {
+	add := vecAddFunc[T]()
+	if add == nil {
+		return false
+	}
+	r := -1
+	for i, red := range rs.reduced {
+		if red && src.Shape[i] != 1 {
+			if r >= 0 {
+				return false
+			}
+			r = i
+		}
+	}
+	if r < 0 || !denseView(src) || !denseView(dst) {
+		return false
+	}
+	a, b := 1, 1
+	for _, n := range src.Shape[:r] {
+		a *= n
+	}
+	for _, n := range src.Shape[r+1:] {
+		b *= n
+	}
+	if b < vecMin {
+		return false
+	}
+	rows := src.Shape[r]
+	d, s := rs.d[dst.Offset:], rs.s[src.Offset:]
+	for i := range a {
+		dd := d[i*b : (i+1)*b]
+		for j := range rows {
+			o := (i*rows + j) * b
+			add(dd, dd, s[o:o+b])
+		}
+	}
+	return true
+}
+
+// denseView reports whether v's elements lie in row-major order without
+// gaps (dims of size 1 may have any stride).
+func denseView(v View) bool {
+	want := 1
+	for i := len(v.Shape) - 1; i >= 0; i-- {
+		if v.Shape[i] == 1 {
+			continue
+		}
+		if v.Strides[i] != want {
+			return false
+		}
+		want *= v.Shape[i]
+	}
+	return true
 }
 
 // argReduce writes the index of the extreme value along dim for every position

@@ -43,6 +43,37 @@ func vecArith[T Num](op BinaryOp) bool {
 	return false
 }
 
+// vecSumFunc returns package vec's Sum for float T, its kernel chosen once,
+// and nil for integer T: for reductions over many short rows, where
+// looking the kernel up for every row cost more than summing it.
+func vecSumFunc[T Num]() func([]T) T {
+	var f any
+	switch any(T(0)).(type) {
+	case float32:
+		f = vec.SumFunc[float32]()
+	case float64:
+		f = vec.SumFunc[float64]()
+	default:
+		return nil
+	}
+	return f.(func([]T) T)
+}
+
+// vecAddFunc returns package vec's d[i] = a[i] + b[i] for float T, its
+// kernel chosen once, and nil for integer T (see vecSumFunc).
+func vecAddFunc[T Num]() func(d, a, b []T) {
+	var f any
+	switch any(T(0)).(type) {
+	case float32:
+		f = vec.BinaryFunc[float32](vec.Add)
+	case float64:
+		f = vec.BinaryFunc[float64](vec.Add)
+	default:
+		return nil
+	}
+	return f.(func(d, a, b []T))
+}
+
 // vecBinary sets d[i] = a[i] op b[i] for the four arithmetic ops and
 // reports whether op is one: with package vec's vectorised loops for a long
 // enough run of floats, with its portable loops otherwise. The slices have

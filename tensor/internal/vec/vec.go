@@ -136,6 +136,13 @@ func Sum[T Float](v []T) T {
 	return pairwise(active[T]().sumLeaf, v, SumBlock[T]())
 }
 
+// SumFunc returns Sum with T's implementation chosen once, for callers that
+// sum many short rows (the same bits as Sum).
+func SumFunc[T Float]() func(v []T) T {
+	leaf, block := active[T]().sumLeaf, SumBlock[T]()
+	return func(v []T) T { return pairwise(leaf, v, block) }
+}
+
 // Dot returns Σ a[i]·b[i], each product rounded to T (no fused
 // multiply-add) and the products summed in Sum's order: pairwise over runs
 // of SumBlock elements, a run in lanes interleaved partial sums folded in
