@@ -163,7 +163,8 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 			best = i
 		}
 	}
-	if src.Shape[best] < w {
+	if best < 0 || src.Shape[best] < w {
+		// Nothing reduced (a copy), or too little of it to share out.
 		rs.serial(dst, src)
 		return
 	}
