@@ -453,10 +453,6 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 		st[1][j] = src.Strides[i]
 	}
 	d, s, op := rs.d, rs.s, rs.op
-	var add func(d, a, b []T) // float sums: vec's add, looked up once
-	if op == OpSum {
-		add = vecAddFunc[T]()
-	}
 	runRowsSerial(shape, st, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 0 {
 			// The collapsed row is a reduction after all (can only happen when
@@ -468,10 +464,6 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
 			switch op {
 			case OpSum:
-				if add != nil && n >= vecMin {
-					add(dd, dd, ss)
-					return
-				}
 				if vecBinary(OpAdd, dd, dd, ss) {
 					return
 				}
@@ -526,7 +518,13 @@ func (rs *reduceState[T]) sumBlocks(dst, src View) bool {
 			r = i
 		}
 	}
-	if r < 0 || !denseView(src) || !denseView(dst) {
+	if r < 0 {
+		return false
+	}
+	if _, ok := flatLayout(src); !ok {
+		return false
+	}
+	if _, ok := flatLayout(dst); !ok {
 		return false
 	}
 	a, b := 1, 1
@@ -547,22 +545,6 @@ func (rs *reduceState[T]) sumBlocks(dst, src View) bool {
 			o := (i*rows + j) * b
 			add(dd, dd, s[o:o+b])
 		}
-	}
-	return true
-}
-
-// denseView reports whether v's elements lie in row-major order without
-// gaps (dims of size 1 may have any stride).
-func denseView(v View) bool {
-	want := 1
-	for i := len(v.Shape) - 1; i >= 0; i-- {
-		if v.Shape[i] == 1 {
-			continue
-		}
-		if v.Strides[i] != want {
-			return false
-		}
-		want *= v.Shape[i]
 	}
 	return true
 }
