@@ -85,7 +85,7 @@ func arithKernel[T Num](op BinaryOp, d, a, b []T, sh []int, st [][]int, off []in
 	f := arithScalar[T](op)
 	pmin := parallelMin
 	if vecArith[T](op) {
-		pmin = parallelMinCheap()
+		pmin = parallelMinCheap(DTypeOf[T]().Size())
 	}
 	forEachRow3(pmin, sh, st, off, func(p, q, r, n int, in []int, m int, step []int) {
 		if m > 1 && arithRows(op, d, a, b, p, q, r, n, in, m, step) {
@@ -297,7 +297,7 @@ func flatArith(op BinaryOp, dst, a, b View) bool {
 	n, ok := flatLayout(dst)
 	pmin := parallelMin
 	if _, cheap := vecOp(op); cheap {
-		pmin = parallelMinCheap() // flatArith only takes float dtypes
+		pmin = parallelMinCheap(dst.DType().Size()) // flatArith only takes float dtypes
 	}
 	if !ok || n >= pmin {
 		return false
@@ -423,7 +423,7 @@ func rowArith(op BinaryOp, dst, a, b View) bool {
 	}
 	pmin := parallelMin
 	if _, cheap := vecOp(op); cheap {
-		pmin = parallelMinCheap()
+		pmin = parallelMinCheap(dst.DType().Size())
 	}
 	if n >= pmin {
 		return false

@@ -208,7 +208,7 @@ func reduceParallelMin[T Num](op ReduceOp) int {
 	switch any(z).(type) {
 	case float32, float64:
 		if op == OpSum {
-			return parallelMinCheap()
+			return parallelMinCheap(DTypeOf[T]().Size())
 		}
 	}
 	return parallelMin
@@ -590,7 +590,7 @@ func reduceTrailing(op ReduceOp, dst, src View, dims []int) bool {
 	n, ok := flatLayout(src)
 	pmin := parallelMin
 	if op == OpSum && src.DType().IsFloat() {
-		pmin = parallelMinCheap()
+		pmin = parallelMinCheap(src.DType().Size())
 	}
 	if !ok || n == 0 || n >= pmin {
 		return false

@@ -243,7 +243,7 @@ var rsqrtArgs = []float64{-0.5}
 // form (a few vector passes, like Mul's; see cheapFactor).
 func unaryParallelMin[T Float](op UnaryOp, args []float64) int {
 	if op == OpPowScalar && powForm[T](args[0]) != nil {
-		return parallelMinCheap()
+		return parallelMinCheap(DTypeOf[T]().Size())
 	}
 	return parallelMin
 }

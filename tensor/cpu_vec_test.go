@@ -289,39 +289,37 @@ func vecSumOf[T Float](v []T) T {
 }
 
 // BenchmarkCheapSplit times the cheap (vectorised) kernels on one goroutine
-// ("serial") and split across GOMAXPROCS ("split", as if parallelMinCheap were
-// 1), for choosing cheapFactor: compare the two at each size.
+// ("serial") and split across GOMAXPROCS ("split", as if parallelMinCheap
+// returned 1), per float dtype, on operands of 256 KiB to 16 MiB, for
+// choosing cheapFactor: compare the two at each size.
 func BenchmarkCheapSplit(b *testing.B) {
-	for _, n := range []int{1 << 17, 1 << 18, 1 << 20, 1 << 22} {
-		x := FromSlice(benchF32(n), n/512, 512)
-		y := FromSlice(benchF32(n), n/512, 512)
-		dst := Empty(Float32, n/512, 512)
-		for _, mode := range []string{"serial", "split"} {
-			pm := 1 << 40
-			if mode == "split" {
-				pm = 1
+	for _, dt := range []DType{Float32, Float64} {
+		for _, kib := range []int{256, 512, 800, 1024, 4096, 16384} {
+			n := kib << 10 / dt.Size()
+			x := FromSlice(benchF32(n), n).To(dt)
+			y := FromSlice(benchF32(n), n).To(dt)
+			dst := Empty(dt, n)
+			for _, mode := range []string{"serial", "split"} {
+				pm := 1 << 40
+				if mode == "split" {
+					pm = 1
+				}
+				name := fmt.Sprintf("%v/%dKiB/%s", dt, kib, mode)
+				b.Run("Add/"+name, func(b *testing.B) {
+					withParallelMin(pm, func() {
+						for b.Loop() {
+							BinaryTo(dst, OpAdd, x, y)
+						}
+					})
+				})
+				b.Run("Sum/"+name, func(b *testing.B) {
+					withParallelMin(pm, func() {
+						for b.Loop() {
+							x.Sum()
+						}
+					})
+				})
 			}
-			b.Run(fmt.Sprintf("Add/f32/n=%d/%s", n, mode), func(b *testing.B) {
-				withParallelMin(pm, func() {
-					for b.Loop() {
-						BinaryTo(dst, OpAdd, x, y)
-					}
-				})
-			})
-			b.Run(fmt.Sprintf("SumDim0/f32/n=%d/%s", n, mode), func(b *testing.B) {
-				withParallelMin(pm, func() {
-					for b.Loop() {
-						x.Sum(0)
-					}
-				})
-			})
-			b.Run(fmt.Sprintf("SumAll/f32/n=%d/%s", n, mode), func(b *testing.B) {
-				withParallelMin(pm, func() {
-					for b.Loop() {
-						x.Sum()
-					}
-				})
-			})
 		}
 	}
 }

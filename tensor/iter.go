@@ -16,7 +16,8 @@ var parallelMin = 1 << 16
 // takes ~17 µs, the same order as handing half of it to a second goroutine
 // and waiting for it (waking an idle thread costs several µs on a VM, and on a
 // shared machine the second core is often busy, so the split waits for the
-// slower half). With factor 2 they split from 2^17 elements, so a [256,512]
+// slower half). With factor 2 they split from 2^17 float32 elements (512
+// KiB, the same in every dtype: parallelMinCheap), so a [256,512]
 // float32 result is written by both cores of a 2-core machine, as PyTorch's
 // does. On the project's 2-vCPU VM with GOMAXPROCS=2 (three alternating runs
 // of `agx bench -no-torch`, against factor 8): course_gelu 1.14 ms to 760 µs,
@@ -27,10 +28,16 @@ var parallelMin = 1 << 16
 // gathers) keep parallelMin.
 const cheapFactor = 2
 
-// parallelMinCheap is parallelMin for the cheap kernels (see cheapFactor). It
-// follows parallelMin, so tests that lower parallelMin to exercise the
-// parallel paths reach these kernels' too.
-func parallelMinCheap() int { return parallelMin * cheapFactor }
+// parallelMinCheap is parallelMin for the cheap kernels over elements of
+// size bytes (see cheapFactor). Their cost is memory traffic, so they split
+// from the same number of bytes in every dtype: 512 KiB, 2^17 float32 or
+// 2^16 float64 elements. Counted in elements, lesson 10's 1e5 float64 ops
+// (800 KiB) ran on one core at GOMAXPROCS=2 while PyTorch split them; on
+// the Zen 3 a float64 add of 512 or 800 KiB takes 24 and 37 µs on one core
+// and 12 and 19 split over two (BenchmarkCheapSplit). It follows
+// parallelMin, so tests that lower parallelMin to exercise the parallel
+// paths reach these kernels' too.
+func parallelMinCheap(size int) int { return max(1, parallelMin*cheapFactor*4/size) }
 
 // workers is the number of goroutines large element-wise kernels use.
 func workers() int { return runtime.GOMAXPROCS(0) }

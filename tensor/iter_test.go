@@ -108,3 +108,29 @@ func TestParallelPath(t *testing.T) {
 		}
 	})
 }
+
+// TestParallelMinCheapBytes holds the cheap kernels' split threshold to the
+// same number of bytes in every float dtype (512 KiB by default), following
+// parallelMin when tests lower it.
+func TestParallelMinCheapBytes(t *testing.T) {
+	for _, tc := range []struct {
+		pmin     int
+		dt       DType
+		want     int
+		wantByte int
+	}{
+		{1 << 16, Float32, 1 << 17, 512 << 10},
+		{1 << 16, Float64, 1 << 16, 512 << 10},
+		{64, Float32, 128, 512},
+		{64, Float64, 64, 512},
+		{1, Float64, 1, 8},
+	} {
+		withParallelMin(tc.pmin, func() {
+			got := parallelMinCheap(tc.dt.Size())
+			if got != tc.want || got*tc.dt.Size() != tc.wantByte {
+				t.Errorf("parallelMin %d, %v: parallelMinCheap = %d elements (%d bytes), want %d (%d bytes)",
+					tc.pmin, tc.dt, got, got*tc.dt.Size(), tc.want, tc.wantByte)
+			}
+		})
+	}
+}
