@@ -143,11 +143,23 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 		rs.serial(dst, src)
 		return
 	}
-	// Split along the largest kept dim, if it can feed every worker.
+	// Split along a kept dim that can feed every worker: the outermost one
+	// with at least 4·w entries (the parts within a quarter of one another),
+	// so that the parts of a dense source are dense blocks, which the fast
+	// paths take (an inner dim's parts are strided rows: a [32,64,64] sum
+	// over dim 1 split along dim 2 took the general loop), else the largest.
 	best := -1
 	for i, sz := range src.Shape {
-		if !reduced[i] && sz >= w && (best < 0 || sz > src.Shape[best]) {
+		if !reduced[i] && sz >= 4*w {
 			best = i
+			break
+		}
+	}
+	if best < 0 {
+		for i, sz := range src.Shape {
+			if !reduced[i] && sz >= w && (best < 0 || sz > src.Shape[best]) {
+				best = i
+			}
 		}
 	}
 	if best >= 0 {

@@ -1,0 +1,74 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestReduceSplitBits: a reduction split across workers along a kept dim,
+// whichever reduceT picks, gives the bits of the serial one, per dtype, for
+// dense sources and views. A max gives them also when no kept dim can feed
+// every worker and the reduced dim is split instead; a sum then adds the
+// workers' partial sums, in a fixed order but not the serial one.
+func TestReduceSplitBits(t *testing.T) {
+	cases := []struct {
+		shape []int
+		dims  []int
+		view  func(*Tensor) *Tensor
+	}{
+		{[]int{32, 64, 64}, []int{1}, nil},
+		{[]int{32, 64, 64}, []int{2}, nil},
+		{[]int{32, 64, 64}, []int{0}, nil},
+		{[]int{32, 64, 64}, []int{0, 2}, nil},
+		{[]int{3, 1000}, []int{1}, nil},
+		{[]int{1000, 3}, []int{0}, nil},
+		{[]int{5, 9, 70}, []int{1}, nil},
+		{[]int{2, 3, 500}, []int{1}, nil},
+		{[]int{64, 32, 48}, []int{1}, func(x *Tensor) *Tensor { return x.Permute(2, 0, 1) }},
+		{[]int{40, 50, 30}, []int{0}, func(x *Tensor) *Tensor { return x.Slice(2, 1, 29, 2) }},
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		for _, c := range cases {
+			n := refNumel(c.shape)
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = math.Sin(float64(i)*0.37) * math.Exp(float64(i%13))
+			}
+			x := FromSlice(v, c.shape...).To(dt)
+			if c.view != nil {
+				x = c.view(x)
+			}
+			for _, op := range []ReduceOp{OpSum, OpMax} {
+				var want []float64
+				withProcs(1, func() { want = x.reduce("Reduce", op, c.dims, false).Float64s() })
+				for _, procs := range []int{2, 3, 8} {
+					if op == OpSum && !keptDimFeeds(x.Shape(), c.dims, procs) {
+						continue
+					}
+					t.Run(fmt.Sprintf("%v/%v/%v/%v/procs%d", dt, c.shape, c.dims, op, procs), func(t *testing.T) {
+						var got []float64
+						withParallelMin(64, func() {
+							withProcs(procs, func() { got = x.reduce("Reduce", op, c.dims, false).Float64s() })
+						})
+						if !slices.EqualFunc(got, want, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+							t.Fatalf("split result differs from the serial one")
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// keptDimFeeds reports whether a dim of shape not in dims has at least w
+// entries, so that reduceT splits along a kept dim.
+func keptDimFeeds(shape, dims []int, w int) bool {
+	for i, n := range shape {
+		if !slices.Contains(dims, i) && n >= w {
+			return true
+		}
+	}
+	return false
+}
