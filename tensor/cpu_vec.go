@@ -43,35 +43,35 @@ func vecArith[T Num](op BinaryOp) bool {
 	return false
 }
 
-// vecSumFunc returns package vec's Sum for float T, its kernel chosen once,
-// and nil for integer T: for reductions over many short rows, where
-// looking the kernel up for every row cost more than summing it.
-func vecSumFunc[T Num]() func([]T) T {
+// vecSumRows is package vec's SumRows for float T, and nil for integer T:
+// for reductions over many short rows (a sum over the last dim), where a
+// call per row cost more than summing it.
+func vecSumRows[T Num]() func(dst, src []T, n, stride int) {
 	var f any
 	switch any(T(0)).(type) {
 	case float32:
-		f = vec.SumFunc[float32]()
+		f = vec.SumRows[float32]
 	case float64:
-		f = vec.SumFunc[float64]()
+		f = vec.SumRows[float64]
 	default:
 		return nil
 	}
-	return f.(func([]T) T)
+	return f.(func(dst, src []T, n, stride int))
 }
 
-// vecAddFunc returns package vec's d[i] = a[i] + b[i] for float T, its
-// kernel chosen once, and nil for integer T (see vecSumFunc).
-func vecAddFunc[T Num]() func(d, a, b []T) {
+// vecAddRows is package vec's AddRows for float T, and nil for integer T
+// (see vecSumRows): for sums over a dim other than the last.
+func vecAddRows[T Num]() func(dst, src []T, m, stride int) {
 	var f any
 	switch any(T(0)).(type) {
 	case float32:
-		f = vec.BinaryFunc[float32](vec.Add)
+		f = vec.AddRows[float32]
 	case float64:
-		f = vec.BinaryFunc[float64](vec.Add)
+		f = vec.AddRows[float64]
 	default:
 		return nil
 	}
-	return f.(func(d, a, b []T))
+	return f.(func(dst, src []T, m, stride int))
 }
 
 // vecBinary sets d[i] = a[i] op b[i] for the four arithmetic ops and

@@ -73,6 +73,8 @@ func main() {
 	}
 	for _, e := range []elem{f32, f64} {
 		sumLeaf(&w, e)
+		sumRows(&w, e)
+		addRows(&w, e)
 		dotLeaf(&w, e)
 		for _, op := range []string{"Max", "Min"} {
 			extremeLeaf(&w, e, op)
@@ -252,23 +254,64 @@ func (b binaryRoutine) advance(k int) {
 	p(w, "SUBQ $%d, CX", k)
 }
 
-// sumLeaf writes the AVX2 leaf of the pairwise sum: four accumulators hold
-// 4·lanes partial sums, lane j taking the elements i with i mod 4·lanes == j
-// (a partial last vector is loaded under a mask, its missing elements read as
-// +0, which leaves a lane unchanged since no lane is ever -0); the lanes are
-// then folded in halves, lane j += lane j+w for w = 2·lanes, lanes, ..., 1.
-// Registers: SI the next element, CX the elements left, Y0-Y3 the
-// accumulators, Y4-Y7 scratch.
+// sumLeaf writes the AVX2 leaf of the pairwise sum (sumLeafBody).
 func sumLeaf(w *bytes.Buffer, e elem) {
 	name := "sumLeaf" + e.name + "AVX2"
-	lanes := 32 / e.size
-	l := func(s string) string { return name + "_" + s }
-	add := "VADD" + e.suffix
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "// func %s(v *%s, n int) %s\n", name, e.goType, e.goType)
 	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, 16+e.size)
 	p(w, "MOVQ v+0(FP), SI")
 	p(w, "MOVQ n+8(FP), CX")
+	sumLeafBody(w, e, func(s string) string { return name + "_" + s })
+	p(w, "VMOV%s X0, ret+16(FP)", e.scalar)
+	p(w, "VZEROUPPER")
+	p(w, "RET")
+}
+
+// sumRows writes the AVX2 routine that runs sumLeaf's body over m rows of
+// n elements, row r starting stride elements after row r-1, and stores
+// row r's sum in dst[r]: the bits of m calls of sumLeaf. Registers: DI the
+// next sum, R8 the next row, R9 n, R10 the rows left, R11 the stride in
+// bytes; sumLeafBody's besides.
+func sumRows(w *bytes.Buffer, e elem) {
+	name := "sumRows" + e.name + "AVX2"
+	l := func(s string) string { return name + "_" + s }
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, src *%s, n, m, stride int)\n", name, e.goType)
+	fmt.Fprintf(w, "// dst[r] = the sumLeaf of src[r·stride : r·stride+n] for r < m.\n")
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ src+8(FP), R8")
+	p(w, "MOVQ n+16(FP), R9")
+	p(w, "MOVQ m+24(FP), R10")
+	p(w, "MOVQ stride+32(FP), R11")
+	p(w, "SHLQ $%d, R11", map[int]int{4: 2, 8: 3}[e.size])
+	label(w, l("row"))
+	p(w, "TESTQ R10, R10")
+	p(w, "JEQ %s", l("done"))
+	p(w, "MOVQ R8, SI")
+	p(w, "MOVQ R9, CX")
+	sumLeafBody(w, e, l)
+	p(w, "VMOV%s X0, (DI)", e.scalar)
+	p(w, "ADDQ $%d, DI", e.size)
+	p(w, "ADDQ R11, R8")
+	p(w, "DECQ R10")
+	p(w, "JMP %s", l("row"))
+	label(w, l("done"))
+	p(w, "VZEROUPPER")
+	p(w, "RET")
+}
+
+// sumLeafBody writes the AVX2 leaf of the pairwise sum, from SI (the first
+// element) and CX (the count) to the sum in the low lane of X0: four
+// accumulators hold 4·lanes partial sums, lane j taking the elements i with
+// i mod 4·lanes == j (a partial last vector is loaded under a mask, its
+// missing elements read as +0, which leaves a lane unchanged since no lane
+// is ever -0); the lanes are then folded in halves, lane j += lane j+w for
+// w = 2·lanes, lanes, ..., 1. It uses AX, BX and Y0-Y5; l names its labels.
+func sumLeafBody(w *bytes.Buffer, e elem, l func(string) string) {
+	lanes := 32 / e.size
+	add := "VADD" + e.suffix
 	for i := 0; i < 4; i++ {
 		p(w, "VXORPS Y%d, Y%d, Y%d", i, i, i)
 	}
@@ -318,12 +361,86 @@ func sumLeaf(w *bytes.Buffer, e elem) {
 		p(w, "VADDPS X1, X0, X0")
 		p(w, "VMOVSHDUP X0, X1")
 		p(w, "VADDSS X1, X0, X0")
-		p(w, "VMOVSS X0, ret+16(FP)")
 	} else {
 		p(w, "VMOVHLPS X0, X0, X1")
 		p(w, "VADDSD X1, X0, X0")
-		p(w, "VMOVSD X0, ret+16(FP)")
 	}
+}
+
+// addRows writes the AVX2 routine that adds m rows of n elements, row r
+// starting stride elements after row r-1, into dst: dst[j] += row[j] for
+// each row in order, so the bits of m calls of vvAdd(dst, dst, row). A
+// block of four vectors (then one vector, then one element) of dst stays in
+// registers while the rows go by. Registers: DI dst, SI the block's column
+// in row 0, CX the elements left, R10 m, R11 the stride in bytes, AX the
+// block's column in the current row, DX the rows left, Y0-Y3 the sums.
+func addRows(w *bytes.Buffer, e elem) {
+	name := "addRows" + e.name + "AVX2"
+	l := func(s string) string { return name + "_" + s }
+	lanes := 32 / e.size
+	add, mov := "VADD"+e.suffix, "VMOVUP"+e.suffix[1:]
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, src *%s, n, m, stride int)\n", name, e.goType)
+	fmt.Fprintf(w, "// dst[j] += src[r·stride+j] for r < m in order, for j < n.\n")
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ src+8(FP), SI")
+	p(w, "MOVQ n+16(FP), CX")
+	p(w, "MOVQ m+24(FP), R10")
+	p(w, "MOVQ stride+32(FP), R11")
+	p(w, "SHLQ $%d, R11", map[int]int{4: 2, 8: 3}[e.size])
+	// block writes the loop over blocks of k vectors (k = 0: one element).
+	block := func(tag string, k int) {
+		width, step := k*lanes, k*32
+		if k == 0 {
+			width, step = 1, e.size
+		}
+		label(w, l(tag))
+		p(w, "CMPQ CX, $%d", width)
+		switch k {
+		case 4:
+			p(w, "JL %s", l("one"))
+		case 1:
+			p(w, "JL %s", l("elem"))
+		default:
+			p(w, "JL %s", l("done"))
+		}
+		if k == 0 {
+			p(w, "VMOV%s (DI), X0", e.scalar)
+		}
+		for i := 0; i < k; i++ {
+			p(w, "%s %d(DI), Y%d", mov, 32*i, i)
+		}
+		p(w, "MOVQ SI, AX")
+		p(w, "MOVQ R10, DX")
+		label(w, l(tag+"_rows"))
+		p(w, "TESTQ DX, DX")
+		p(w, "JEQ %s", l(tag+"_store"))
+		if k == 0 {
+			p(w, "VADD%s (AX), X0, X0", e.scalar)
+		}
+		for i := 0; i < k; i++ {
+			p(w, "%s %d(AX), Y%d, Y%d", add, 32*i, i, i)
+		}
+		p(w, "ADDQ R11, AX")
+		p(w, "DECQ DX")
+		p(w, "JMP %s", l(tag+"_rows"))
+		label(w, l(tag+"_store"))
+		if k == 0 {
+			p(w, "VMOV%s X0, (DI)", e.scalar)
+		}
+		for i := 0; i < k; i++ {
+			p(w, "%s Y%d, %d(DI)", mov, i, 32*i)
+		}
+		p(w, "ADDQ $%d, DI", step)
+		p(w, "ADDQ $%d, SI", step)
+		p(w, "SUBQ $%d, CX", width)
+		p(w, "JMP %s", l(tag))
+	}
+	block("four", 4)
+	block("one", 1)
+	block("elem", 0)
+	label(w, l("done"))
 	p(w, "VZEROUPPER")
 	p(w, "RET")
 }

@@ -12,6 +12,8 @@ func goImpl[T Float]() *impl[T] {
 		vs:      [4]func(dst, a *T, s T, n int){goVS[T](Add), goVS[T](Sub), goVS[T](Mul), goVS[T](Div)},
 		sv:      [4]func(dst, a *T, s T, n int){goSV[T](Add), goSV[T](Sub), goSV[T](Mul), goSV[T](Div)},
 		sumLeaf: func(v *T, n int) T { return sumLeafGo(unsafe.Slice(v, n)) },
+		sumRows: sumRowsGo[T],
+		addRows: addRowsGo[T],
 		dotLeaf: func(a, b *T, n int) T { return dotLeafGo(unsafe.Slice(a, n), unsafe.Slice(b, n)) },
 		maxLeaf: func(v *T, n int) (T, bool) { return extremeLeafGo(unsafe.Slice(v, n), true) },
 		minLeaf: func(v *T, n int) (T, bool) { return extremeLeafGo(unsafe.Slice(v, n), false) },
@@ -63,6 +65,33 @@ func sumLeafGo[T Float](v []T) T {
 		}
 	}
 	return l[0]
+}
+
+// sumRowsGo sets dst[r] to the sumLeafGo of the n elements from src + r·stride,
+// for r < m.
+func sumRowsGo[T Float](dst, src *T, n, m, stride int) {
+	if m == 0 {
+		return
+	}
+	d, s := unsafe.Slice(dst, m), unsafe.Slice(src, (m-1)*stride+n)
+	for r := range d {
+		d[r] = sumLeafGo(s[r*stride : r*stride+n])
+	}
+}
+
+// addRowsGo adds the m rows of n elements from src, stride apart, into dst in
+// order: dst[j] += row[j].
+func addRowsGo[T Float](dst, src *T, n, m, stride int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	d, s := unsafe.Slice(dst, n), unsafe.Slice(src, (m-1)*stride+n)
+	for r := range m {
+		row := s[r*stride : r*stride+n]
+		for j, x := range row {
+			d[j] += x
+		}
+	}
 }
 
 // dotLeafGo is sumLeafGo of the products a[i]·b[i], each rounded to T.

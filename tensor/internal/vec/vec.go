@@ -33,6 +33,11 @@ type impl[T Float] struct {
 	vs, sv [4]func(dst, a *T, s T, n int)
 	// sumLeaf sums n elements in lanes(T) interleaved partial sums (see Sum).
 	sumLeaf func(v *T, n int) T
+	// sumRows sets dst[r] = sumLeaf(src + r·stride, n) for r < m.
+	sumRows func(dst, src *T, n, m, stride int)
+	// addRows adds the m rows of n elements from src, stride elements
+	// apart, into dst in order: dst[j] += row[j].
+	addRows func(dst, src *T, n, m, stride int)
 	// dotLeaf is sumLeaf of the products a[i]·b[i] (see Dot).
 	dotLeaf func(a, b *T, n int) T
 	// maxLeaf and minLeaf return the largest (smallest) of n elements, n a
@@ -136,11 +141,49 @@ func Sum[T Float](v []T) T {
 	return pairwise(active[T]().sumLeaf, v, SumBlock[T]())
 }
 
-// SumFunc returns Sum with T's implementation chosen once, for callers that
-// sum many short rows (the same bits as Sum).
-func SumFunc[T Float]() func(v []T) T {
-	leaf, block := active[T]().sumLeaf, SumBlock[T]()
-	return func(v []T) T { return pairwise(leaf, v, block) }
+// SumRows sets dst[r] to the Sum of the n elements of src from r·stride on,
+// for every r < len(dst): the bits of len(dst) calls of Sum, in one call
+// for callers that sum many short rows (a sum over the last dim). Rows may
+// overlap (stride < n); src must hold them all.
+func SumRows[T Float](dst, src []T, n, stride int) {
+	m := len(dst)
+	checkRows("SumRows", len(src), n, m, stride)
+	if m == 0 {
+		return
+	}
+	im, block := active[T](), SumBlock[T]()
+	if n <= block {
+		im.sumRows(unsafe.SliceData(dst), unsafe.SliceData(src), n, m, stride)
+		return
+	}
+	for r := range dst {
+		dst[r] = pairwise(im.sumLeaf, src[r*stride:r*stride+n], block)
+	}
+}
+
+// AddRows adds to dst, element by element, the m rows of len(dst) elements
+// of src that start stride elements apart, in order: dst[j] += src[r·stride+j]
+// for r = 0, 1, ..., m-1. That is the bits of m calls of Binary(Add, dst,
+// dst, row), with dst kept in registers while the rows go by (a sum over a
+// dim other than the last). src must hold the rows; it must not overlap dst.
+func AddRows[T Float](dst, src []T, m, stride int) {
+	n := len(dst)
+	checkRows("AddRows", len(src), n, m, stride)
+	if m == 0 || n == 0 {
+		return
+	}
+	active[T]().addRows(unsafe.SliceData(dst), unsafe.SliceData(src), n, m, stride)
+}
+
+// checkRows panics unless m rows of n elements, stride apart, fit in a
+// source of length ls.
+func checkRows(fn string, ls, n, m, stride int) {
+	if n < 0 || m < 0 || stride < 0 {
+		panic(fmt.Sprintf("vec: %s: negative rows, length or stride (%d rows of %d, stride %d)", fn, m, n, stride))
+	}
+	if m > 0 && (m-1)*stride+n > ls {
+		panic(fmt.Sprintf("vec: %s: %d rows of %d elements, stride %d, do not fit in a source of length %d", fn, m, n, stride, ls))
+	}
 }
 
 // Dot returns Σ a[i]·b[i], each product rounded to T (no fused

@@ -156,6 +156,18 @@ func sumLeafF32AVX2(v *float32, n int) float32
 func sumLeafF64AVX2(v *float64, n int) float64
 
 //go:noescape
+func sumRowsF32AVX2(dst, src *float32, n, m, stride int)
+
+//go:noescape
+func sumRowsF64AVX2(dst, src *float64, n, m, stride int)
+
+//go:noescape
+func addRowsF32AVX2(dst, src *float32, n, m, stride int)
+
+//go:noescape
+func addRowsF64AVX2(dst, src *float64, n, m, stride int)
+
+//go:noescape
 func dotLeafF32AVX2(a, b *float32, n int) float32
 
 //go:noescape
@@ -188,6 +200,8 @@ func avx2Impl32() *impl[float32] {
 		vs:      [4]func(dst, a *float32, s float32, n int){vsAddF32AVX2, vsSubF32AVX2, vsMulF32AVX2, vsDivF32AVX2},
 		sv:      [4]func(dst, a *float32, s float32, n int){svAddF32AVX2, svSubF32AVX2, svMulF32AVX2, svDivF32AVX2},
 		sumLeaf: sumLeafF32AVX2,
+		sumRows: sumRowsF32AVX2,
+		addRows: addRowsF32AVX2,
 		dotLeaf: dotLeafF32AVX2,
 		maxLeaf: maxLeafF32AVX2,
 		minLeaf: minLeafF32AVX2,
@@ -202,6 +216,8 @@ func avx2Impl64() *impl[float64] {
 		vs:      [4]func(dst, a *float64, s float64, n int){vsAddF64AVX2, vsSubF64AVX2, vsMulF64AVX2, vsDivF64AVX2},
 		sv:      [4]func(dst, a *float64, s float64, n int){svAddF64AVX2, svSubF64AVX2, svMulF64AVX2, svDivF64AVX2},
 		sumLeaf: sumLeafF64AVX2,
+		sumRows: sumRowsF64AVX2,
+		addRows: addRowsF64AVX2,
 		dotLeaf: dotLeafF64AVX2,
 		maxLeaf: maxLeafF64AVX2,
 		minLeaf: minLeafF64AVX2,
@@ -209,7 +225,8 @@ func avx2Impl64() *impl[float64] {
 	}
 }
 
-// The AVX-512 implementations share the AVX2 sum and dot leaves: a sum is
+// The AVX-512 implementations share the AVX2 sum and dot leaves and row
+// loops: a sum is
 // one stream of loads (a dot product two), which AVX2 already runs at the
 // speed of the caches.
 
@@ -220,6 +237,8 @@ func avx512Impl32() *impl[float32] {
 		vs:      [4]func(dst, a *float32, s float32, n int){vsAddF32AVX512, vsSubF32AVX512, vsMulF32AVX512, vsDivF32AVX512},
 		sv:      [4]func(dst, a *float32, s float32, n int){svAddF32AVX512, svSubF32AVX512, svMulF32AVX512, svDivF32AVX512},
 		sumLeaf: sumLeafF32AVX2,
+		sumRows: sumRowsF32AVX2,
+		addRows: addRowsF32AVX2,
 		dotLeaf: dotLeafF32AVX2,
 		maxLeaf: maxLeafF32AVX2,
 		minLeaf: minLeafF32AVX2,
@@ -234,6 +253,8 @@ func avx512Impl64() *impl[float64] {
 		vs:      [4]func(dst, a *float64, s float64, n int){vsAddF64AVX512, vsSubF64AVX512, vsMulF64AVX512, vsDivF64AVX512},
 		sv:      [4]func(dst, a *float64, s float64, n int){svAddF64AVX512, svSubF64AVX512, svMulF64AVX512, svDivF64AVX512},
 		sumLeaf: sumLeafF64AVX2,
+		sumRows: sumRowsF64AVX2,
+		addRows: addRowsF64AVX2,
 		dotLeaf: dotLeafF64AVX2,
 		maxLeaf: maxLeafF64AVX2,
 		minLeaf: minLeafF64AVX2,

@@ -2613,6 +2613,183 @@ sumLeafF32AVX2_fold:
 	VZEROUPPER
 	RET
 
+// func sumRowsF32AVX2(dst, src *float32, n, m, stride int)
+// dst[r] = the sumLeaf of src[r·stride : r·stride+n] for r < m.
+TEXT ·sumRowsF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), R8
+	MOVQ n+16(FP), R9
+	MOVQ m+24(FP), R10
+	MOVQ stride+32(FP), R11
+	SHLQ $2, R11
+sumRowsF32AVX2_row:
+	TESTQ R10, R10
+	JEQ sumRowsF32AVX2_done
+	MOVQ R8, SI
+	MOVQ R9, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+sumRowsF32AVX2_loop:
+	CMPQ CX, $32
+	JL sumRowsF32AVX2_tail
+	VADDPS 0(SI), Y0, Y0
+	VADDPS 32(SI), Y1, Y1
+	VADDPS 64(SI), Y2, Y2
+	VADDPS 96(SI), Y3, Y3
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JMP sumRowsF32AVX2_loop
+sumRowsF32AVX2_tail:
+	CMPQ CX, $8
+	JL sumRowsF32AVX2_part0
+	VADDPS (SI), Y0, Y0
+	ADDQ $32, SI
+	SUBQ $8, CX
+	CMPQ CX, $8
+	JL sumRowsF32AVX2_part1
+	VADDPS (SI), Y1, Y1
+	ADDQ $32, SI
+	SUBQ $8, CX
+	CMPQ CX, $8
+	JL sumRowsF32AVX2_part2
+	VADDPS (SI), Y2, Y2
+	ADDQ $32, SI
+	SUBQ $8, CX
+sumRowsF32AVX2_part3:
+	LEAQ ·maskTable+32(SB), AX
+	MOVQ CX, BX
+	SHLQ $2, BX
+	SUBQ BX, AX
+	VMOVDQU (AX), Y4
+	VMASKMOVPS (SI), Y4, Y5
+	VADDPS Y5, Y3, Y3
+	JMP sumRowsF32AVX2_fold
+sumRowsF32AVX2_part2:
+	LEAQ ·maskTable+32(SB), AX
+	MOVQ CX, BX
+	SHLQ $2, BX
+	SUBQ BX, AX
+	VMOVDQU (AX), Y4
+	VMASKMOVPS (SI), Y4, Y5
+	VADDPS Y5, Y2, Y2
+	JMP sumRowsF32AVX2_fold
+sumRowsF32AVX2_part1:
+	LEAQ ·maskTable+32(SB), AX
+	MOVQ CX, BX
+	SHLQ $2, BX
+	SUBQ BX, AX
+	VMOVDQU (AX), Y4
+	VMASKMOVPS (SI), Y4, Y5
+	VADDPS Y5, Y1, Y1
+	JMP sumRowsF32AVX2_fold
+sumRowsF32AVX2_part0:
+	LEAQ ·maskTable+32(SB), AX
+	MOVQ CX, BX
+	SHLQ $2, BX
+	SUBQ BX, AX
+	VMOVDQU (AX), Y4
+	VMASKMOVPS (SI), Y4, Y5
+	VADDPS Y5, Y0, Y0
+sumRowsF32AVX2_fold:
+	VADDPS Y2, Y0, Y0
+	VADDPS Y3, Y1, Y1
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMOVHLPS X0, X0, X1
+	VADDPS X1, X0, X0
+	VMOVSHDUP X0, X1
+	VADDSS X1, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, DI
+	ADDQ R11, R8
+	DECQ R10
+	JMP sumRowsF32AVX2_row
+sumRowsF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func addRowsF32AVX2(dst, src *float32, n, m, stride int)
+// dst[j] += src[r·stride+j] for r < m in order, for j < n.
+TEXT ·addRowsF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ m+24(FP), R10
+	MOVQ stride+32(FP), R11
+	SHLQ $2, R11
+addRowsF32AVX2_four:
+	CMPQ CX, $32
+	JL addRowsF32AVX2_one
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	MOVQ SI, AX
+	MOVQ R10, DX
+addRowsF32AVX2_four_rows:
+	TESTQ DX, DX
+	JEQ addRowsF32AVX2_four_store
+	VADDPS 0(AX), Y0, Y0
+	VADDPS 32(AX), Y1, Y1
+	VADDPS 64(AX), Y2, Y2
+	VADDPS 96(AX), Y3, Y3
+	ADDQ R11, AX
+	DECQ DX
+	JMP addRowsF32AVX2_four_rows
+addRowsF32AVX2_four_store:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JMP addRowsF32AVX2_four
+addRowsF32AVX2_one:
+	CMPQ CX, $8
+	JL addRowsF32AVX2_elem
+	VMOVUPS 0(DI), Y0
+	MOVQ SI, AX
+	MOVQ R10, DX
+addRowsF32AVX2_one_rows:
+	TESTQ DX, DX
+	JEQ addRowsF32AVX2_one_store
+	VADDPS 0(AX), Y0, Y0
+	ADDQ R11, AX
+	DECQ DX
+	JMP addRowsF32AVX2_one_rows
+addRowsF32AVX2_one_store:
+	VMOVUPS Y0, 0(DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP addRowsF32AVX2_one
+addRowsF32AVX2_elem:
+	CMPQ CX, $1
+	JL addRowsF32AVX2_done
+	VMOVSS (DI), X0
+	MOVQ SI, AX
+	MOVQ R10, DX
+addRowsF32AVX2_elem_rows:
+	TESTQ DX, DX
+	JEQ addRowsF32AVX2_elem_store
+	VADDSS (AX), X0, X0
+	ADDQ R11, AX
+	DECQ DX
+	JMP addRowsF32AVX2_elem_rows
+addRowsF32AVX2_elem_store:
+	VMOVSS X0, (DI)
+	ADDQ $4, DI
+	ADDQ $4, SI
+	SUBQ $1, CX
+	JMP addRowsF32AVX2_elem
+addRowsF32AVX2_done:
+	VZEROUPPER
+	RET
+
 // func dotLeafF32AVX2(a, b *float32, n int) float32
 TEXT ·dotLeafF32AVX2(SB), NOSPLIT, $0-28
 	MOVQ a+0(FP), SI
@@ -2907,6 +3084,181 @@ sumLeafF64AVX2_fold:
 	VMOVHLPS X0, X0, X1
 	VADDSD X1, X0, X0
 	VMOVSD X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func sumRowsF64AVX2(dst, src *float64, n, m, stride int)
+// dst[r] = the sumLeaf of src[r·stride : r·stride+n] for r < m.
+TEXT ·sumRowsF64AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), R8
+	MOVQ n+16(FP), R9
+	MOVQ m+24(FP), R10
+	MOVQ stride+32(FP), R11
+	SHLQ $3, R11
+sumRowsF64AVX2_row:
+	TESTQ R10, R10
+	JEQ sumRowsF64AVX2_done
+	MOVQ R8, SI
+	MOVQ R9, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+sumRowsF64AVX2_loop:
+	CMPQ CX, $16
+	JL sumRowsF64AVX2_tail
+	VADDPD 0(SI), Y0, Y0
+	VADDPD 32(SI), Y1, Y1
+	VADDPD 64(SI), Y2, Y2
+	VADDPD 96(SI), Y3, Y3
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP sumRowsF64AVX2_loop
+sumRowsF64AVX2_tail:
+	CMPQ CX, $4
+	JL sumRowsF64AVX2_part0
+	VADDPD (SI), Y0, Y0
+	ADDQ $32, SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JL sumRowsF64AVX2_part1
+	VADDPD (SI), Y1, Y1
+	ADDQ $32, SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JL sumRowsF64AVX2_part2
+	VADDPD (SI), Y2, Y2
+	ADDQ $32, SI
+	SUBQ $4, CX
+sumRowsF64AVX2_part3:
+	LEAQ ·maskTable+32(SB), AX
+	MOVQ CX, BX
+	SHLQ $3, BX
+	SUBQ BX, AX
+	VMOVDQU (AX), Y4
+	VMASKMOVPD (SI), Y4, Y5
+	VADDPD Y5, Y3, Y3
+	JMP sumRowsF64AVX2_fold
+sumRowsF64AVX2_part2:
+	LEAQ ·maskTable+32(SB), AX
+	MOVQ CX, BX
+	SHLQ $3, BX
+	SUBQ BX, AX
+	VMOVDQU (AX), Y4
+	VMASKMOVPD (SI), Y4, Y5
+	VADDPD Y5, Y2, Y2
+	JMP sumRowsF64AVX2_fold
+sumRowsF64AVX2_part1:
+	LEAQ ·maskTable+32(SB), AX
+	MOVQ CX, BX
+	SHLQ $3, BX
+	SUBQ BX, AX
+	VMOVDQU (AX), Y4
+	VMASKMOVPD (SI), Y4, Y5
+	VADDPD Y5, Y1, Y1
+	JMP sumRowsF64AVX2_fold
+sumRowsF64AVX2_part0:
+	LEAQ ·maskTable+32(SB), AX
+	MOVQ CX, BX
+	SHLQ $3, BX
+	SUBQ BX, AX
+	VMOVDQU (AX), Y4
+	VMASKMOVPD (SI), Y4, Y5
+	VADDPD Y5, Y0, Y0
+sumRowsF64AVX2_fold:
+	VADDPD Y2, Y0, Y0
+	VADDPD Y3, Y1, Y1
+	VADDPD Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VMOVHLPS X0, X0, X1
+	VADDSD X1, X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	ADDQ R11, R8
+	DECQ R10
+	JMP sumRowsF64AVX2_row
+sumRowsF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func addRowsF64AVX2(dst, src *float64, n, m, stride int)
+// dst[j] += src[r·stride+j] for r < m in order, for j < n.
+TEXT ·addRowsF64AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ m+24(FP), R10
+	MOVQ stride+32(FP), R11
+	SHLQ $3, R11
+addRowsF64AVX2_four:
+	CMPQ CX, $16
+	JL addRowsF64AVX2_one
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	MOVQ SI, AX
+	MOVQ R10, DX
+addRowsF64AVX2_four_rows:
+	TESTQ DX, DX
+	JEQ addRowsF64AVX2_four_store
+	VADDPD 0(AX), Y0, Y0
+	VADDPD 32(AX), Y1, Y1
+	VADDPD 64(AX), Y2, Y2
+	VADDPD 96(AX), Y3, Y3
+	ADDQ R11, AX
+	DECQ DX
+	JMP addRowsF64AVX2_four_rows
+addRowsF64AVX2_four_store:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP addRowsF64AVX2_four
+addRowsF64AVX2_one:
+	CMPQ CX, $4
+	JL addRowsF64AVX2_elem
+	VMOVUPD 0(DI), Y0
+	MOVQ SI, AX
+	MOVQ R10, DX
+addRowsF64AVX2_one_rows:
+	TESTQ DX, DX
+	JEQ addRowsF64AVX2_one_store
+	VADDPD 0(AX), Y0, Y0
+	ADDQ R11, AX
+	DECQ DX
+	JMP addRowsF64AVX2_one_rows
+addRowsF64AVX2_one_store:
+	VMOVUPD Y0, 0(DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $4, CX
+	JMP addRowsF64AVX2_one
+addRowsF64AVX2_elem:
+	CMPQ CX, $1
+	JL addRowsF64AVX2_done
+	VMOVSD (DI), X0
+	MOVQ SI, AX
+	MOVQ R10, DX
+addRowsF64AVX2_elem_rows:
+	TESTQ DX, DX
+	JEQ addRowsF64AVX2_elem_store
+	VADDSD (AX), X0, X0
+	ADDQ R11, AX
+	DECQ DX
+	JMP addRowsF64AVX2_elem_rows
+addRowsF64AVX2_elem_store:
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	ADDQ $8, SI
+	SUBQ $1, CX
+	JMP addRowsF64AVX2_elem
+addRowsF64AVX2_done:
 	VZEROUPPER
 	RET
 

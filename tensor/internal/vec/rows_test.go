@@ -1,0 +1,118 @@
+package vec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestRows(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testRows(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testRows(t, impls64()) })
+}
+
+// rowCases are the (row length, rows, stride) triples the row tests run:
+// every tail of both vector sizes, lengths around the four-vector block and
+// Sum's leaf block, no rows, one row, overlapping and spaced rows.
+func rowCases[T Float]() [][3]int {
+	block := SumBlock[T]()
+	var cs [][3]int
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100, block - 1, block, block + 1, 2*block + 5} {
+		for _, m := range []int{0, 1, 2, 5, 17} {
+			for _, stride := range []int{n, n + 3, n / 2} {
+				cs = append(cs, [3]int{n, m, stride})
+			}
+		}
+	}
+	return cs
+}
+
+// testRows holds every implementation's sumRows and addRows to the bits of
+// their definitions (sumLeaf of each row; in-order adds of each row), checks
+// that they write nothing outside dst and read nothing past the last row,
+// and checks the public SumRows and AddRows, longer rows included.
+func testRows[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(11, 12))
+	goLeaf := impls[len(impls)-1].sumLeaf
+	block := SumBlock[T]()
+	for _, c := range rowCases[T]() {
+		n, m, stride := c[0], c[1], c[2]
+		ls := 0
+		if m > 0 {
+			ls = (m-1)*stride + n
+		}
+		src := guarded[T](ls)
+		copy(src, values[T](r, ls))
+		init := values[T](r, max(n, m))
+		wantSum := make([]T, m)
+		for i := range wantSum {
+			wantSum[i] = pairwise(goLeaf, src[i*stride:i*stride+n], block)
+		}
+		wantAdd := append([]T(nil), init[:n]...)
+		for i := range m {
+			for j := range wantAdd {
+				wantAdd[j] += src[i*stride+j]
+			}
+		}
+		name := fmt.Sprintf("n=%d/m=%d/stride=%d", n, m, stride)
+		check := func(t *testing.T, what string, got, want []T, buf []T) {
+			t.Helper()
+			for i := range want {
+				if !same(got[i], want[i]) {
+					t.Fatalf("%s %s: element %d is %v, want %v", name, what, i, got[i], want[i])
+				}
+			}
+			for i, x := range buf[len(want):] {
+				if x != -7 {
+					t.Fatalf("%s %s: wrote %v past the end, at %d", name, what, x, i)
+				}
+			}
+		}
+		out := func(k int) ([]T, []T) {
+			buf := make([]T, k+guard)
+			for i := range buf {
+				buf[i] = -7
+			}
+			return buf[:k], buf
+		}
+		for _, im := range impls {
+			if n <= block {
+				d, buf := out(m)
+				if m > 0 {
+					im.sumRows(ptr(d), ptr(src), n, m, stride)
+				}
+				check(t, im.name+" sumRows", d, wantSum, buf)
+			}
+			d, buf := out(n)
+			copy(d, init)
+			if m > 0 && n > 0 {
+				im.addRows(ptr(d), ptr(src), n, m, stride)
+			}
+			check(t, im.name+" addRows", d, wantAdd, buf)
+		}
+		d, buf := out(m)
+		SumRows(d, src, n, stride)
+		check(t, "SumRows", d, wantSum, buf)
+		d, buf = out(n)
+		copy(d, init)
+		AddRows(d, src, m, stride)
+		check(t, "AddRows", d, wantAdd, buf)
+	}
+	for _, bad := range []struct {
+		name string
+		f    func()
+	}{
+		{"SumRows past the end", func() { SumRows(make([]T, 3), make([]T, 10), 4, 4) }},
+		{"AddRows past the end", func() { AddRows(make([]T, 4), make([]T, 10), 3, 4) }},
+		{"negative stride", func() { AddRows(make([]T, 4), make([]T, 10), 2, -1) }},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", bad.name)
+				}
+			}()
+			bad.f()
+		}()
+	}
+}
