@@ -1,7 +1,9 @@
 // Package nb holds agx's notebook display helpers. It is the only agx package
-// that talks to GoNB (through gonbui) or draws plots (with gonum.org/v1/plot);
-// the tensor, autograd and function packages never import it, so they build and
-// test without Jupyter.
+// that talks to GoNB (through gonbui); the tensor, autograd and function
+// packages never import it, so they build and test without Jupyter. It draws
+// its pictures as SVG itself, with no plotting library: a cell's program
+// stays small and quick to link, and its start-up leaves no parsed fonts or
+// tables on the heap for every garbage collection to mark.
 //
 // # Overview
 //
@@ -18,7 +20,8 @@
 //
 // Pictures: Graph draws the backward graph of agx.GraphDOT as SVG with
 // Graphviz's dot program. PlotFunc, PlotLines, PlotCurve, PlotActivation and PlotSTE draw
-// line plots with gonum's plot package: a function and its gradient as agx's
+// line plots (axes with round ticks, a grid, a legend at the top left; points
+// that are not finite are left out): a function and its gradient as agx's
 // backward computes it, the straight-through picture (hard forward, zero true
 // gradient, STE gradient), training curves. Heatmap draws a matrix and
 // JacobianMismatch the numerical and analytical Jacobians of a failed

@@ -1,36 +1,27 @@
 package nb
 
 import (
-	"bytes"
 	"fmt"
-	"image/color"
+	"html"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Plot sizes: one panel, and each panel of a side-by-side figure.
+// Plot sizes in SVG pixels: one panel, and each panel of a side-by-side
+// figure.
 const (
-	plotW = 5.5 * vg.Inch
-	plotH = 3.5 * vg.Inch
-	tileW = 4.5 * vg.Inch
+	plotW = 528.0
+	plotH = 336.0
+	tileW = 432.0
 )
 
 // palette colours successive series.
-var palette = []color.Color{
-	color.RGBA{R: 31, G: 119, B: 180, A: 255},
-	color.RGBA{R: 214, G: 39, B: 40, A: 255},
-	color.RGBA{R: 44, G: 160, B: 44, A: 255},
-	color.RGBA{R: 255, G: 127, B: 14, A: 255},
-	color.RGBA{R: 148, G: 103, B: 189, A: 255},
-	color.RGBA{R: 140, G: 86, B: 75, A: 255},
-}
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"}
+
+// gray draws reference lines (the identity of the straight-through plot).
+const gray = "#969696"
 
 // Series is one named line of a plot.
 type Series struct {
@@ -42,9 +33,25 @@ type Series struct {
 type line struct {
 	name   string
 	xs, ys []float64
-	color  color.Color
+	color  string
 	dashed bool
-	width  vg.Length
+	width  float64 // stroke width in pixels; 0 for defaultWidth
+}
+
+// defaultWidth is a line's stroke width unless it sets one.
+const defaultWidth = 2.0
+
+// dot is a marked point with its own legend entry.
+type dot struct {
+	x, y  float64
+	label string
+}
+
+// chart is one panel: a title, axis labels, lines and marked points.
+type chart struct {
+	title, xlabel, ylabel string
+	lines                 []line
+	dots                  []dot
 }
 
 // PlotFunc displays one line per series over the shared x values xs, as SVG.
@@ -69,11 +76,7 @@ func PlotFuncSVG(title string, xs []float64, series map[string][]float64) (strin
 		}
 		lines = append(lines, line{name: name, xs: xs, ys: ys, color: palette[i%len(palette)]})
 	}
-	p, err := linePlot(title, "x", "", lines)
-	if err != nil {
-		return "", err
-	}
-	return renderSVG(plotW, plotH, p)
+	return renderSVG(plotW, plotH, &chart{title: title, xlabel: "x", lines: lines}), nil
 }
 
 // PlotLines displays the series over the shared x values xs, as SVG, with the
@@ -108,29 +111,21 @@ func PlotLinesSVG(title, xlabel, ylabel string, xs []float64, series ...Series) 
 		}
 		lines[i] = line{name: s.Name, xs: xs, ys: s.Y, color: palette[i%len(palette)]}
 		if i == 0 {
-			lines[i].width = vg.Points(5)
+			lines[i].width = 6.5
 		} else {
 			lines[i].dashed = true
 		}
 	}
-	p, err := linePlot(title, xlabel, ylabel, lines)
-	if err != nil {
-		return "", err
-	}
+	c := &chart{title: title, xlabel: xlabel, ylabel: ylabel, lines: lines}
 	for i, l := range lines {
 		k := firstNonFinite(l.ys)
 		if k <= 0 {
 			continue // all finite, or never finite
 		}
-		sc, err := plotter.NewScatter(plotter.XYs{{X: xs[k-1], Y: l.ys[k-1]}})
-		if err != nil {
-			return "", fmt.Errorf("nb: series %q: %w", l.name, err)
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
-		p.Add(sc)
-		p.Legend.Add(fmt.Sprintf("%s: last finite point (not finite from %s = %s)", series[i].Name, xlabel, fmtNum(xs[k])), sc)
+		c.dots = append(c.dots, dot{x: xs[k-1], y: l.ys[k-1],
+			label: fmt.Sprintf("%s: last finite point (not finite from %s = %s)", series[i].Name, xlabel, fmtNum(xs[k]))})
 	}
-	return renderSVG(plotW, plotH, p)
+	return renderSVG(plotW, plotH, c), nil
 }
 
 // firstNonFinite returns the index of the first Inf or NaN of ys, or -1 when
@@ -172,11 +167,7 @@ func PlotCurveSVG(title, ylabel string, series ...Series) (string, error) {
 		}
 		lines[i] = line{name: s.Name, xs: xs, ys: s.Y, color: palette[i%len(palette)]}
 	}
-	p, err := linePlot(title, "step", ylabel, lines)
-	if err != nil {
-		return "", err
-	}
-	return renderSVG(plotW, plotH, p)
+	return renderSVG(plotW, plotH, &chart{title: title, xlabel: "step", ylabel: ylabel, lines: lines}), nil
 }
 
 // display returns a function that shows svg (or err in a red box) in a
@@ -217,78 +208,229 @@ func interval(xs []float64) string {
 	return "[" + fmtNum(lo) + ", " + fmtNum(hi) + "]"
 }
 
-// linePlot builds a gonum plot with a grid, a legend at the top left and one
-// line per entry.
-func linePlot(title, xlabel, ylabel string, lines []line) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, true
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, l := range lines {
-		pts := make(plotter.XYs, 0, len(l.xs))
-		for i, x := range l.xs {
-			y := l.ys[i]
-			if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
-				continue
-			}
-			pts = append(pts, plotter.XY{X: x, Y: y})
-			lo, hi = min(lo, y), max(hi, y)
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		ln, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, fmt.Errorf("nb: series %q: %w", l.name, err)
-		}
-		ln.Color = l.color
-		ln.Width = vg.Points(1.5)
-		if l.width > 0 {
-			ln.Width = l.width
-		}
-		if l.dashed {
-			ln.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
-		p.Add(ln)
-		if l.name != "" {
-			p.Legend.Add(l.name, ln)
-		}
+// renderSVG draws the charts side by side, each w×h pixels, as one <svg>
+// element.
+func renderSVG(w, h float64, charts ...*chart) string {
+	var b strings.Builder
+	openSVG(&b, w*float64(len(charts)), h)
+	for i, c := range charts {
+		c.draw(&b, float64(i)*w, w, h)
 	}
-	if lo <= hi {
-		// Room above the data for the legend, a little below.
-		r := hi - lo
-		if r == 0 {
-			r = max(1, math.Abs(hi))
-		}
-		p.Y.Min, p.Y.Max = lo-0.05*r, hi+0.25*r
-	}
-	return p, nil
+	b.WriteString("</svg>")
+	return b.String()
 }
 
-// renderSVG draws the plots side by side, each w×h, and returns the <svg>
-// element without its XML prolog.
-func renderSVG(w, h vg.Length, plots ...*plot.Plot) (string, error) {
-	c := vgsvg.New(w*vg.Length(len(plots)), h)
-	dc := draw.New(c)
-	if len(plots) == 1 {
-		plots[0].Draw(dc)
-	} else {
-		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Points(12), PadLeft: vg.Points(4), PadRight: vg.Points(8), PadTop: vg.Points(4), PadBottom: vg.Points(4)}
-		canvases := plot.Align([][]*plot.Plot{plots}, tiles, dc)
-		for j, p := range plots {
-			p.Draw(canvases[0][j])
+// A panel's margins around its plotting area, in pixels: the title above,
+// the tick labels and the x label below, the tick labels and the y label
+// to the left.
+const (
+	marginTop    = 30.0
+	marginBottom = 42.0
+	marginLeft   = 62.0
+	marginRight  = 14.0
+)
+
+// draw draws c into the w×h panel whose left edge is at x0.
+func (c *chart) draw(b *strings.Builder, x0, w, h float64) {
+	ax, ay := x0+marginLeft, marginTop
+	aw, ah := w-marginLeft-marginRight, h-marginTop-marginBottom
+	xlo, xhi, ylo, yhi := c.ranges()
+	// Halved, so that ranges near the largest floats do not overflow.
+	px := func(x float64) float64 { return ax + (x/2-xlo/2)/(xhi/2-xlo/2)*aw }
+	py := func(y float64) float64 { return ay + ah - (y/2-ylo/2)/(yhi/2-ylo/2)*ah }
+
+	fmt.Fprintf(b, `<g font-family="sans-serif" font-size="11" fill="#222">`)
+	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13">%s</text>`, ax+aw/2, ay-11, html.EscapeString(c.title))
+	// Grid and tick labels.
+	b.WriteString(`<g stroke="#e3e3e3" stroke-width="1">`)
+	xt, yt := ticks(xlo, xhi, int(aw/80)+1), ticks(ylo, yhi, int(ah/50)+1)
+	for _, t := range xt {
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, px(t), ay, px(t), ay+ah)
+	}
+	for _, t := range yt {
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, ax, py(t), ax+aw, py(t))
+	}
+	b.WriteString(`</g>`)
+	for _, t := range xt {
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, px(t), ay+ah+15, tickLabel(t, xt))
+	}
+	for _, t := range yt {
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, ax-5, py(t)+4, tickLabel(t, yt))
+	}
+	fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#555"/>`, ax, ay, aw, ah)
+	if c.xlabel != "" {
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, ax+aw/2, h-8, html.EscapeString(c.xlabel))
+	}
+	if c.ylabel != "" {
+		fmt.Fprintf(b, `<text transform="translate(%.1f,%.1f) rotate(-90)" text-anchor="middle">%s</text>`, x0+14, ay+ah/2, html.EscapeString(c.ylabel))
+	}
+	// The lines, leaving out non-finite points (the line joins their
+	// neighbours).
+	for _, l := range c.lines {
+		var d strings.Builder
+		for i, x := range l.xs {
+			y := l.ys[i]
+			if !finite(x) || !finite(y) {
+				continue
+			}
+			cmd := 'L'
+			if d.Len() == 0 {
+				cmd = 'M'
+			}
+			fmt.Fprintf(&d, "%c%.2f %.2f", cmd, px(x), py(y))
+		}
+		if d.Len() == 0 {
+			continue
+		}
+		fmt.Fprintf(b, `<path d="%s" fill="none" stroke="%s" stroke-width="%g" stroke-linejoin="round"%s/>`,
+			d.String(), l.color, l.strokeWidth(), l.dashAttr())
+	}
+	// The legend, then the marked points, which may lie under it.
+	c.legend(b, ax+8, ay+8)
+	for _, p := range c.dots {
+		fmt.Fprintf(b, `<circle cx="%.2f" cy="%.2f" r="5" fill="#000"/>`, px(p.x), py(p.y))
+	}
+	b.WriteString(`</g>`)
+}
+
+// legend draws the named lines and the marked points, one entry a row,
+// on a white box whose top left corner is (x, y).
+func (c *chart) legend(b *strings.Builder, x, y float64) {
+	const row, sample = 16.0, 26.0
+	var n int
+	var width float64
+	for _, l := range c.lines {
+		if l.name != "" {
+			n++
+			width = max(width, textWidth(l.name))
 		}
 	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("nb: writing SVG: %w", err)
+	for _, p := range c.dots {
+		n++
+		width = max(width, textWidth(p.label))
 	}
-	s := buf.String()
-	if i := strings.Index(s, "<svg"); i > 0 {
-		s = s[i:]
+	if n == 0 {
+		return
 	}
-	return s, nil
+	fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#fff" fill-opacity="0.85" stroke="#ccc"/>`,
+		x, y, sample+14+width, float64(n)*row+6)
+	k := 0
+	entry := func() (float64, float64) { k++; return x + 6, y + 3 + (float64(k)-0.5)*row }
+	for _, l := range c.lines {
+		if l.name == "" {
+			continue
+		}
+		ex, ey := entry()
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="%g"%s/>`,
+			ex, ey, ex+sample, ey, l.color, min(l.strokeWidth(), 4), l.dashAttr())
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f">%s</text>`, ex+sample+6, ey+4, html.EscapeString(l.name))
+	}
+	for _, p := range c.dots {
+		ex, ey := entry()
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="#000"/>`, ex+sample/2, ey)
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f">%s</text>`, ex+sample+6, ey+4, html.EscapeString(p.label))
+	}
+}
+
+// textWidth estimates the width of s in the 11-pixel sans-serif font.
+func textWidth(s string) float64 { return 6.5 * float64(len([]rune(s))) }
+
+func (l line) strokeWidth() float64 {
+	if l.width > 0 {
+		return l.width
+	}
+	return defaultWidth
+}
+
+func (l line) dashAttr() string {
+	if l.dashed {
+		return ` stroke-dasharray="7 4"`
+	}
+	return ""
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// ranges returns the axes' ranges: x over the finite points, y over them
+// with a twentieth of the span below and a quarter above, for the legend.
+// An axis without points spans [0, 1]; one with a single value spans a
+// unit (or that value's magnitude) around it.
+func (c *chart) ranges() (xlo, xhi, ylo, yhi float64) {
+	xlo, ylo = math.Inf(1), math.Inf(1)
+	xhi, yhi = math.Inf(-1), math.Inf(-1)
+	see := func(x, y float64) {
+		if finite(x) && finite(y) {
+			xlo, xhi = min(xlo, x), max(xhi, x)
+			ylo, yhi = min(ylo, y), max(yhi, y)
+		}
+	}
+	for _, l := range c.lines {
+		for i, x := range l.xs {
+			see(x, l.ys[i])
+		}
+	}
+	for _, p := range c.dots {
+		see(p.x, p.y)
+	}
+	if xlo > xhi {
+		return 0, 1, 0, 1
+	}
+	if xlo == xhi {
+		r := max(1, math.Abs(xlo))
+		xlo, xhi = xlo-r/2, xhi+r/2
+	}
+	r := yhi - ylo
+	if r == 0 {
+		r = max(1, math.Abs(yhi))
+	}
+	if lo, hi := ylo-0.05*r, yhi+0.25*r; finite(lo) && finite(hi) {
+		ylo, yhi = lo, hi
+	}
+	return xlo, xhi, ylo, yhi
+}
+
+// ticks returns about n round values (1, 2 or 5 times a power of ten
+// apart) within [lo, hi].
+func ticks(lo, hi float64, n int) []float64 {
+	span := hi - lo
+	if !(span > 0) || math.IsInf(span, 0) {
+		return nil
+	}
+	raw := span / float64(max(n, 2))
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{2, 5, 10} {
+		if step >= raw {
+			break
+		}
+		step = m * mag
+	}
+	var ts []float64
+	k := math.Ceil(lo / step)
+	for i := 0; i < 4*n+4 && k*step <= hi+step*1e-9; i, k = i+1, k+1 {
+		t := k * step
+		if math.Abs(t) < step*1e-9 {
+			t = 0
+		}
+		if len(ts) > 0 && t == ts[len(ts)-1] {
+			break // values too close together for float64 to tell apart
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// tickLabel formats tick t with as many decimals as the spacing of ts
+// needs, in exponent form for very large or small magnitudes.
+func tickLabel(t float64, ts []float64) string {
+	if len(ts) < 2 {
+		return fmtNum(t)
+	}
+	step := ts[1] - ts[0]
+	m := max(math.Abs(ts[0]), math.Abs(ts[len(ts)-1]))
+	if m >= 1e6 || m < 1e-4 {
+		return strconv.FormatFloat(t, 'g', 3, 64)
+	}
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	return strconv.FormatFloat(t, 'f', dec, 64)
 }

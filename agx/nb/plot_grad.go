@@ -2,7 +2,6 @@ package nb
 
 import (
 	"fmt"
-	"image/color"
 
 	"github.com/goagx/agx/agx"
 	"github.com/goagx/agx/tensor"
@@ -32,14 +31,10 @@ func PlotActivationSVG(name string, f func(*agx.Tensor) *agx.Tensor, lo, hi floa
 	if err != nil {
 		return "", fmt.Errorf("nb: PlotActivation(%s): %w", name, err)
 	}
-	p, err := linePlot(name+" and its gradient", "x", "", []line{
+	return renderSVG(plotW, plotH, &chart{title: name + " and its gradient", xlabel: "x", lines: []line{
 		{name: name + "(x)", xs: xs, ys: ys, color: palette[0]},
 		{name: "d" + name + "/dx", xs: xs, ys: gs, color: palette[1], dashed: true},
-	})
-	if err != nil {
-		return "", err
-	}
-	return renderSVG(plotW, plotH, p)
+	}}), nil
 }
 
 // PlotSTE draws the straight-through picture for a hard (piecewise constant)
@@ -67,23 +62,16 @@ func PlotSTESVG(name string, hard, ste func(*agx.Tensor) *agx.Tensor, lo, hi flo
 	if err != nil {
 		return "", fmt.Errorf("nb: PlotSTE(%s): ste: %w", name, err)
 	}
-	gray := color.RGBA{R: 150, G: 150, B: 150, A: 255}
-	fwd, err := linePlot("forward: "+name, "x", "", []line{
+	fwd := &chart{title: "forward: " + name, xlabel: "x", lines: []line{
 		{name: "identity", xs: xs, ys: xs, color: gray, dashed: true},
-		{name: name + "(x) (STE forward)", xs: xs, ys: sy, color: palette[0], width: 2.5},
+		{name: name + "(x) (STE forward)", xs: xs, ys: sy, color: palette[0], width: 3.5},
 		{name: name + "(x) (hard)", xs: xs, ys: hy, color: palette[2], dashed: true},
-	})
-	if err != nil {
-		return "", err
-	}
-	bwd, err := linePlot("backward: gradient", "x", "", []line{
-		{name: "true gradient", xs: xs, ys: hg, color: palette[1], width: 2.5},
+	}}
+	bwd := &chart{title: "backward: gradient", xlabel: "x", lines: []line{
+		{name: "true gradient", xs: xs, ys: hg, color: palette[1], width: 3.5},
 		{name: "STE gradient", xs: xs, ys: sg, color: palette[0], dashed: true},
-	})
-	if err != nil {
-		return "", err
-	}
-	return renderSVG(tileW, plotH, fwd, bwd)
+	}}
+	return renderSVG(tileW, plotH, fwd, bwd), nil
 }
 
 // valueAndGrad samples f on gradPoints points of [lo, hi] and returns the
