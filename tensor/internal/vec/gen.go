@@ -276,16 +276,7 @@ func sumLeaf(w *bytes.Buffer, e elem) {
 func sumRows(w *bytes.Buffer, e elem) {
 	name := "sumRows" + e.name + "AVX2"
 	l := func(s string) string { return name + "_" + s }
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "// func %s(dst, src *%s, n, m, stride int)\n", name, e.goType)
-	fmt.Fprintf(w, "// dst[r] = the sumLeaf of src[r·stride : r·stride+n] for r < m.\n")
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
-	p(w, "MOVQ dst+0(FP), DI")
-	p(w, "MOVQ src+8(FP), R8")
-	p(w, "MOVQ n+16(FP), R9")
-	p(w, "MOVQ m+24(FP), R10")
-	p(w, "MOVQ stride+32(FP), R11")
-	p(w, "SHLQ $%d, R11", map[int]int{4: 2, 8: 3}[e.size])
+	rowsEntry(w, name, e, "dst[r] = the sumLeaf of src[r·stride : r·stride+n] for r < m.", "R8", "R9")
 	label(w, l("row"))
 	p(w, "TESTQ R10, R10")
 	p(w, "JEQ %s", l("done"))
@@ -300,6 +291,23 @@ func sumRows(w *bytes.Buffer, e elem) {
 	label(w, l("done"))
 	p(w, "VZEROUPPER")
 	p(w, "RET")
+}
+
+// rowsEntry writes the head of a row routine of frame (dst, src *T, n, m,
+// stride int): its comments (its signature and doc, what it computes), the
+// TEXT line and the loads of dst into DI, src and n into the registers
+// given, m into R10 and the stride, in bytes, into R11.
+func rowsEntry(w *bytes.Buffer, name string, e elem, doc, src, n string) {
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, src *%s, n, m, stride int)\n", name, e.goType)
+	fmt.Fprintf(w, "// %s\n", doc)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ src+8(FP), %s", src)
+	p(w, "MOVQ n+16(FP), %s", n)
+	p(w, "MOVQ m+24(FP), R10")
+	p(w, "MOVQ stride+32(FP), R11")
+	p(w, "SHLQ $%d, R11", map[int]int{4: 2, 8: 3}[e.size])
 }
 
 // sumLeafBody writes the AVX2 leaf of the pairwise sum, from SI (the first
@@ -379,16 +387,7 @@ func addRows(w *bytes.Buffer, e elem) {
 	l := func(s string) string { return name + "_" + s }
 	lanes := 32 / e.size
 	add, mov := "VADD"+e.suffix, "VMOVUP"+e.suffix[1:]
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "// func %s(dst, src *%s, n, m, stride int)\n", name, e.goType)
-	fmt.Fprintf(w, "// dst[j] += src[r·stride+j] for r < m in order, for j < n.\n")
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-40\n", name)
-	p(w, "MOVQ dst+0(FP), DI")
-	p(w, "MOVQ src+8(FP), SI")
-	p(w, "MOVQ n+16(FP), CX")
-	p(w, "MOVQ m+24(FP), R10")
-	p(w, "MOVQ stride+32(FP), R11")
-	p(w, "SHLQ $%d, R11", map[int]int{4: 2, 8: 3}[e.size])
+	rowsEntry(w, name, e, "dst[j] += src[r·stride+j] for r < m in order, for j < n.", "SI", "CX")
 	// block writes the loop over blocks of k vectors (k = 0: one element).
 	block := func(tag string, k int) {
 		width, step := k*lanes, k*32
