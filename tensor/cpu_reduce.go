@@ -139,15 +139,21 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 	}
 	rs := &reduceState[T]{op: op, d: d, s: s, reduced: reduced}
 	w := workers()
+	// The order of the dims, from the whole source: a part of a split takes
+	// the same path through its dims as the serial reduction, also where
+	// its share of the split dim is a single entry, so each result element
+	// is reduced in the same order and gives the same bits.
+	order := rs.order(src)
 	if n < reduceParallelMin[T](op) || w < 2 {
-		rs.serial(dst, src)
+		rs.serial(dst, src, order)
 		return
 	}
 	// Split along a kept dim that can feed every worker: the outermost one
-	// with at least 4·w entries (the parts within a quarter of one another),
-	// so that the parts of a dense source are dense blocks, which the fast
-	// paths take (an inner dim's parts are strided rows: a [32,64,64] sum
-	// over dim 1 split along dim 2 took the general loop), else the largest.
+	// with at least 4·w entries (the parts, whose sizes differ by at most
+	// one, within a quarter of one another), so that the parts of a dense
+	// source are dense blocks, which the fast paths take (an inner dim's
+	// parts are strided rows: a [32,64,64] sum over dim 1 split along dim 2
+	// took the general loop), else the largest.
 	best := -1
 	for i, sz := range src.Shape {
 		if !reduced[i] && sz >= 4*w {
@@ -164,7 +170,7 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 	}
 	if best >= 0 {
 		parallelChunks(src.Shape[best], w, func(lo, hi int) {
-			rs.serial(narrowView(dst, best, lo, hi), narrowView(src, best, lo, hi))
+			rs.serial(narrowView(dst, best, lo, hi), narrowView(src, best, lo, hi), order)
 		})
 		return
 	}
@@ -177,7 +183,7 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 	}
 	if best < 0 || src.Shape[best] < w {
 		// Nothing reduced (a copy), or too little of it to share out.
-		rs.serial(dst, src)
+		rs.serial(dst, src, order)
 		return
 	}
 	dn := 1
@@ -199,7 +205,7 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 		pv := View{Shape: dst.Shape, Strides: pstr}
 		prs := &reduceState[T]{op: op, d: part, s: s, reduced: reduced}
 		fillT(part, pv, identity[T](op))
-		prs.serial(pv, narrowView(src, best, c[0], c[1]))
+		prs.serial(pv, narrowView(src, best, c[0], c[1]), order)
 	})
 	i := 0
 	forEachIndex(dst.Shape, [][]int{dst.Strides}, []int{dst.Offset}, func(o []int) {
@@ -226,13 +232,11 @@ func reduceParallelMin[T Num](op ReduceOp) int {
 	return parallelMin
 }
 
-// parallelChunks splits [0, n) into at most w ranges and runs fn on each in its
-// own goroutine.
+// parallelChunks splits [0, n) into min(n, w) ranges whose lengths differ
+// by at most one and runs fn on each, on the team of workers.
 func parallelChunks(n, w int, fn func(lo, hi int)) {
-	chunk := (n + w - 1) / w
-	team.Do((n+chunk-1)/chunk, w, func(c, _ int) {
-		fn(c*chunk, min(n, (c+1)*chunk))
-	})
+	parts := min(n, w)
+	team.Do(parts, w, func(c, _ int) { fn(c*n/parts, (c+1)*n/parts) })
 }
 
 // narrowView restricts dim d of v to [lo, hi) (a size-1 dim stays whole, so a
@@ -246,18 +250,24 @@ func narrowView(v View, d, lo, hi int) View {
 	return View{Buf: v.Buf, Shape: sh, Strides: v.Strides, Offset: v.Offset + lo*v.Strides[d]}
 }
 
-// serial reduces src into dst (already holding the identity) on one goroutine.
-func (rs *reduceState[T]) serial(dst, src View) {
-	rank := len(src.Shape)
-	// Order dims by source stride, largest first, so the last dim is the one that
-	// moves fastest through memory.
-	order := make([]int, 0, rank)
-	for i := 0; i < rank; i++ {
-		if src.Shape[i] != 1 {
+// order returns the dims of src other than those of size 1, by source
+// stride, largest first, so that the last is the one that moves fastest
+// through memory.
+func (rs *reduceState[T]) order(src View) []int {
+	order := make([]int, 0, len(src.Shape))
+	for i, n := range src.Shape {
+		if n != 1 {
 			order = append(order, i)
 		}
 	}
 	slices.SortStableFunc(order, func(x, y int) int { return src.Strides[y] - src.Strides[x] })
+	return order
+}
+
+// serial reduces src into dst (already holding the identity) on one
+// goroutine, walking the dims in the given order (see order; for a part of
+// a split, the whole source's).
+func (rs *reduceState[T]) serial(dst, src View, order []int) {
 	if len(order) == 0 || rs.reduced[order[len(order)-1]] {
 		rs.innerReduce(dst, src, order)
 		return
@@ -473,9 +483,15 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 	d, s, op := rs.d, rs.s, rs.op
 	runRowsSerial(shape, st, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 0 {
-			// The collapsed row is a reduction after all (can only happen when
-			// collapsing merged kept and reduced dims away).
-			d[o[0]] = combine(op, d[o[0]], rs.row(o[1], n, in[1]))
+			// The collapsed row is a reduction after all: the kept dims
+			// under it have size 1 (a part of a split) or merged away.
+			// Its elements go into d one at a time, in order, as every
+			// other row of this loop does, so the bits do not depend on
+			// how the dims collapsed.
+			p := o[0]
+			for i, q := 0, o[1]; i < n; i, q = i+1, q+in[1] {
+				d[p] = combine(op, d[p], s[q])
+			}
 			return
 		}
 		if in[0] == 1 && in[1] == 1 {

@@ -10,8 +10,9 @@ import (
 // TestReduceSplitBits: a reduction split across workers along a kept dim,
 // whichever reduceT picks, gives the bits of the serial one, per dtype, for
 // dense sources and views. A max gives them also when no kept dim can feed
-// every worker and the reduced dim is split instead; a sum then adds the
-// workers' partial sums, in a fixed order but not the serial one.
+// every worker and the reduced dim is split instead; a sum or product then
+// combines the workers' partial results, in a fixed order but not the
+// serial one.
 func TestReduceSplitBits(t *testing.T) {
 	cases := []struct {
 		shape []int
@@ -28,6 +29,13 @@ func TestReduceSplitBits(t *testing.T) {
 		{[]int{2, 3, 500}, []int{1}, nil},
 		{[]int{64, 32, 48}, []int{1}, func(x *Tensor) *Tensor { return x.Permute(2, 0, 1) }},
 		{[]int{40, 50, 30}, []int{0}, func(x *Tensor) *Tensor { return x.Slice(2, 1, 29, 2) }},
+		// Reduced dims that do not merge into one run, and a kept dim of the
+		// smallest stride whose parts can be single entries (2 of 2 at two
+		// workers; 21 at five: 5, 4, 4, 4, 4): a part must still walk its
+		// dims as the whole source does.
+		{[]int{512, 300, 2}, []int{0, 1}, func(x *Tensor) *Tensor { return x.Slice(1, 0, 256, 1) }},
+		{[]int{40, 3, 5, 21}, []int{1, 2}, func(x *Tensor) *Tensor { return x.Slice(2, 0, 4, 1).Permute(3, 1, 2, 0) }},
+		{[]int{40, 3, 5, 2}, []int{1, 2}, func(x *Tensor) *Tensor { return x.Slice(2, 0, 4, 1).Permute(3, 1, 2, 0) }},
 	}
 	for _, dt := range []DType{Float32, Float64} {
 		for _, c := range cases {
@@ -40,11 +48,11 @@ func TestReduceSplitBits(t *testing.T) {
 			if c.view != nil {
 				x = c.view(x)
 			}
-			for _, op := range []ReduceOp{OpSum, OpMax} {
+			for _, op := range []ReduceOp{OpSum, OpProd, OpMax} {
 				var want []float64
 				withProcs(1, func() { want = x.reduce("Reduce", op, c.dims, false).Float64s() })
-				for _, procs := range []int{2, 3, 8} {
-					if op == OpSum && !keptDimFeeds(x.Shape(), c.dims, procs) {
+				for _, procs := range []int{2, 3, 5, 8} {
+					if op != OpMax && !keptDimFeeds(x.Shape(), c.dims, procs) {
 						continue
 					}
 					t.Run(fmt.Sprintf("%v/%v/%v/%v/procs%d", dt, c.shape, c.dims, op, procs), func(t *testing.T) {
