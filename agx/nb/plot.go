@@ -235,9 +235,9 @@ func (c *chart) draw(b *strings.Builder, x0, w, h float64) {
 	ax, ay := x0+marginLeft, marginTop
 	aw, ah := w-marginLeft-marginRight, h-marginTop-marginBottom
 	xlo, xhi, ylo, yhi := c.ranges()
-	// Halved, so that ranges near the largest floats do not overflow.
-	px := func(x float64) float64 { return ax + (x/2-xlo/2)/(xhi/2-xlo/2)*aw }
-	py := func(y float64) float64 { return ay + ah - (y/2-ylo/2)/(yhi/2-ylo/2)*ah }
+	ux, uy := unit(xlo, xhi), unit(ylo, yhi)
+	px := func(x float64) float64 { return ax + ux(x)*aw }
+	py := func(y float64) float64 { return ay + ah - uy(y)*ah }
 
 	fmt.Fprintf(b, `<g font-family="sans-serif" font-size="11" fill="#222">`)
 	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13">%s</text>`, ax+aw/2, ay-11, html.EscapeString(c.title))
@@ -300,7 +300,7 @@ func (c *chart) legend(b *strings.Builder, x, y float64) {
 	var n int
 	var width float64
 	for _, l := range c.lines {
-		if l.name != "" {
+		if l.inLegend() {
 			n++
 			width = max(width, textWidth(l.name))
 		}
@@ -317,7 +317,7 @@ func (c *chart) legend(b *strings.Builder, x, y float64) {
 	k := 0
 	entry := func() (float64, float64) { k++; return x + 6, y + 3 + (float64(k)-0.5)*row }
 	for _, l := range c.lines {
-		if l.name == "" {
+		if !l.inLegend() {
 			continue
 		}
 		ex, ey := entry()
@@ -335,6 +335,19 @@ func (c *chart) legend(b *strings.Builder, x, y float64) {
 // textWidth estimates the width of s in the 11-pixel sans-serif font.
 func textWidth(s string) float64 { return 6.5 * float64(len([]rune(s))) }
 
+// inLegend reports whether l has a legend entry: a name and a point to draw.
+func (l line) inLegend() bool {
+	if l.name == "" {
+		return false
+	}
+	for i, x := range l.xs {
+		if finite(x) && finite(l.ys[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 func (l line) strokeWidth() float64 {
 	if l.width > 0 {
 		return l.width
@@ -350,6 +363,18 @@ func (l line) dashAttr() string {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// unit returns the map of [lo, hi] onto [0, 1], computed on halved values
+// so that ranges near the largest floats do not overflow. A range it cannot
+// divide by (no width, or one too narrow for float64) maps every value to
+// the middle.
+func unit(lo, hi float64) func(float64) float64 {
+	d := hi/2 - lo/2
+	if !(d > 0) || !finite(d) {
+		return func(float64) float64 { return 0.5 }
+	}
+	return func(v float64) float64 { return (v/2 - lo/2) / d }
+}
 
 // ranges returns the axes' ranges: x over the finite points, y over them
 // with a twentieth of the span below and a quarter above, for the legend.
@@ -377,7 +402,9 @@ func (c *chart) ranges() (xlo, xhi, ylo, yhi float64) {
 	}
 	if xlo == xhi {
 		r := max(1, math.Abs(xlo))
-		xlo, xhi = xlo-r/2, xhi+r/2
+		if lo, hi := xlo-r/2, xhi+r/2; finite(lo) && finite(hi) {
+			xlo, xhi = lo, hi
+		}
 	}
 	r := yhi - ylo
 	if r == 0 {

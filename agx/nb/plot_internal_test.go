@@ -60,6 +60,14 @@ func TestPlotSVGWellFormed(t *testing.T) {
 		"close":     {{1e17, 1e17 + 32, 1e17 + 64}, {1, 2, 3}},
 		"nonfinite": {{0, 1, 2, 3}, {nan, inf, -inf, 1}},
 		"all nan":   {{0, 1}, {nan, nan}},
+		// Ranges whose padding overflows, or too narrow to divide by.
+		"constant huge y":    {{0, 1}, {1.5e308, 1.5e308}},
+		"one point huge y":   {{0}, {1e308}},
+		"one point -huge x":  {{-1.7e308}, {1}},
+		"one point +huge x":  {{1.79e308}, {1}},
+		"subnormal x span":   {{0, 5e-324}, {1, 2}},
+		"subnormal y span":   {{0, 1}, {0, 5e-324}},
+		"largest magnitudes": {{-math.MaxFloat64, math.MaxFloat64}, {math.MaxFloat64, -math.MaxFloat64}},
 	}
 	for name, c := range cases {
 		for _, svg := range []string{
@@ -85,5 +93,28 @@ func TestPlotSVGWellFormed(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPlotLegend: the legend lists the named lines that have a point to
+// draw, in order, and the marked points; a line with no finite point and an
+// unnamed one have no entry.
+func TestPlotLegend(t *testing.T) {
+	nan := math.NaN()
+	svg := renderSVG(plotW, plotH, &chart{lines: []line{
+		{name: "first", xs: []float64{0, 1}, ys: []float64{1, 2}, color: palette[0]},
+		{name: "never finite", xs: []float64{0, 1}, ys: []float64{nan, nan}, color: palette[1]},
+		{xs: []float64{0, 1}, ys: []float64{2, 1}, color: palette[2]},
+		{name: "second", xs: []float64{0, 1}, ys: []float64{0, 3}, color: palette[3], dashed: true},
+	}, dots: []dot{{x: 1, y: 3, label: "a dot"}}})
+	if strings.Contains(svg, "never finite") {
+		t.Error("a line without finite points has a legend entry")
+	}
+	i, j, k := strings.Index(svg, ">first<"), strings.Index(svg, ">second<"), strings.Index(svg, ">a dot<")
+	if i < 0 || j < 0 || k < 0 || !(i < j && j < k) {
+		t.Errorf("legend entries missing or out of order: first %d, second %d, dot %d", i, j, k)
+	}
+	if n := strings.Count(svg, "<path"); n != 3 {
+		t.Errorf("%d paths, want 3 (the lines with points)", n)
 	}
 }
