@@ -199,10 +199,9 @@ func finiteRange(m [][]float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, row := range m {
 		for _, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				continue
+			if finite(v) {
+				lo, hi = min(lo, v), max(hi, v)
 			}
-			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
 	if lo > hi {

@@ -132,7 +132,7 @@ func PlotLinesSVG(title, xlabel, ylabel string, xs []float64, series ...Series) 
 // every value is finite.
 func firstNonFinite(ys []float64) int {
 	for k, y := range ys {
-		if math.IsNaN(y) || math.IsInf(y, 0) {
+		if !finite(y) {
 			return k
 		}
 	}
