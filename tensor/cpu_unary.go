@@ -164,8 +164,7 @@ func floatUnaryArgs[T Float](op UnaryOp, args []float64) func(T) T {
 }
 
 // unaryFloat computes dst = op(src) for a float element type: a contiguous
-// row goes to a vector routine where one applies (unaryRowVector), else to
-// its own loop below; a strided row applies floatUnary's function.
+// row goes to unaryContig; a strided row applies floatUnary's function.
 func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 	if op == OpRsqrt {
 		// Rsqrt is Pow(x, -0.5) in every path: its cheap form, split like it.
@@ -174,65 +173,71 @@ func unaryFloat[T Float](op UnaryOp, d, s []T, dst, src View, args []float64) {
 	f := floatUnary[T](op, args)
 	forEachRowMin(unaryParallelMin[T](op, args), dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if in[0] == 1 && in[1] == 1 {
-			dd, ss := d[o[0]:o[0]+n], s[o[1]:o[1]+n]
-			if unaryRowVector(op, dd, ss, args) {
-				return
-			}
-			// Hot ops get their own loops so the compiler can inline the math.
-			switch op {
-			case OpExp:
-				for i, x := range ss {
-					dd[i] = T(math.Exp(float64(x)))
-				}
-			case OpLog:
-				for i, x := range ss {
-					dd[i] = T(math.Log(float64(x)))
-				}
-			case OpSqrt:
-				for i, x := range ss {
-					dd[i] = T(math.Sqrt(float64(x)))
-				}
-			case OpTanh:
-				for i, x := range ss {
-					dd[i] = T(math.Tanh(float64(x)))
-				}
-			case OpErf:
-				for i, x := range ss {
-					dd[i] = T(math.Erf(float64(x)))
-				}
-			case OpSin:
-				for i, x := range ss {
-					dd[i] = T(math.Sin(float64(x)))
-				}
-			case OpCos:
-				for i, x := range ss {
-					dd[i] = T(math.Cos(float64(x)))
-				}
-			case OpSigmoid:
-				for i, x := range ss {
-					v := float64(x)
-					if v >= 0 {
-						dd[i] = T(1 / (1 + math.Exp(-v)))
-					} else {
-						e := math.Exp(v)
-						dd[i] = T(e / (1 + e))
-					}
-				}
-			case OpRelu:
-				for i, x := range ss {
-					dd[i] = vec.ReluOf(x)
-				}
-			default:
-				for i, x := range ss {
-					dd[i] = f(x)
-				}
-			}
+			unaryContig(op, d[o[0]:o[0]+n], s[o[1]:o[1]+n], args, f)
 			return
 		}
 		for i, p, q := 0, o[0], o[1]; i < n; i, p, q = i+1, p+in[0], q+in[1] {
 			d[p] = f(s[q])
 		}
 	})
+}
+
+// unaryContig computes the contiguous row dd = op(ss) (dd may be ss): with
+// a vector routine where one applies (unaryRowVector), else with a loop of
+// its own for the hot ops, else with f, floatUnary's function for op.
+func unaryContig[T Float](op UnaryOp, dd, ss []T, args []float64, f func(T) T) {
+	if unaryRowVector(op, dd, ss, args) {
+		return
+	}
+	// Hot ops get their own loops so the compiler can inline the math.
+	switch op {
+	case OpExp:
+		for i, x := range ss {
+			dd[i] = T(math.Exp(float64(x)))
+		}
+	case OpLog:
+		for i, x := range ss {
+			dd[i] = T(math.Log(float64(x)))
+		}
+	case OpSqrt:
+		for i, x := range ss {
+			dd[i] = T(math.Sqrt(float64(x)))
+		}
+	case OpTanh:
+		for i, x := range ss {
+			dd[i] = T(math.Tanh(float64(x)))
+		}
+	case OpErf:
+		for i, x := range ss {
+			dd[i] = T(math.Erf(float64(x)))
+		}
+	case OpSin:
+		for i, x := range ss {
+			dd[i] = T(math.Sin(float64(x)))
+		}
+	case OpCos:
+		for i, x := range ss {
+			dd[i] = T(math.Cos(float64(x)))
+		}
+	case OpSigmoid:
+		for i, x := range ss {
+			v := float64(x)
+			if v >= 0 {
+				dd[i] = T(1 / (1 + math.Exp(-v)))
+			} else {
+				e := math.Exp(v)
+				dd[i] = T(e / (1 + e))
+			}
+		}
+	case OpRelu:
+		for i, x := range ss {
+			dd[i] = vec.ReluOf(x)
+		}
+	default:
+		for i, x := range ss {
+			dd[i] = f(x)
+		}
+	}
 }
 
 // rsqrtArgs are the arguments of the Pow that Rsqrt is (see unaryFloat).

@@ -290,26 +290,48 @@ func (t *Tensor) LogSumExp(dims ...int) *Tensor { return t.logSumExp(dims, false
 func (t *Tensor) LogSumExpKeep(dims ...int) *Tensor { return t.logSumExp(dims, true) }
 
 // Softmax is exp(x) / sum(exp(x)) along dim, computed as exp(x - max) / sum(...)
-// so large inputs do not overflow. Float tensors only.
+// so large inputs do not overflow. Float tensors only. Over the last dim of
+// a contiguous CPU tensor it works a row at a time, each row's steps while
+// it is in cache, into one result; elsewhere it composes the ops. Both give
+// the same bits.
 func (t *Tensor) Softmax(dim int) *Tensor {
 	t.needFloat("Softmax")
 	if t.Numel() == 0 { // as PyTorch: an empty result, even over a zero-size dim
 		t.reduceDims("Softmax", []int{dim})
 		return EmptyOn(t.Backend(), t.DType(), t.shape...)
 	}
+	if y, ok := softmaxRows(t, t.normDim("Softmax", dim), false); ok {
+		return y
+	}
+	return t.softmaxComposite(dim)
+}
+
+// softmaxComposite is Softmax of ops: what softmaxRows fuses for a dense
+// last dim.
+func (t *Tensor) softmaxComposite(dim int) *Tensor {
 	e := t.Sub(t.reduce("Softmax", OpMax, []int{dim}, true))
 	UnaryTo(e, OpExp, e)
 	return e.DivInPlace(e.reduce("Softmax", OpSum, []int{dim}, true))
 }
 
 // LogSoftmax is log(Softmax(x)) along dim, computed as (x - max) - log(sum(exp(x - max))).
-// Float tensors only.
+// Float tensors only. It works a row at a time where Softmax does, with the
+// same bits as the composite.
 func (t *Tensor) LogSoftmax(dim int) *Tensor {
 	t.needFloat("LogSoftmax")
 	if t.Numel() == 0 {
 		t.reduceDims("LogSoftmax", []int{dim})
 		return EmptyOn(t.Backend(), t.DType(), t.shape...)
 	}
+	if y, ok := softmaxRows(t, t.normDim("LogSoftmax", dim), true); ok {
+		return y
+	}
+	return t.logSoftmaxComposite(dim)
+}
+
+// logSoftmaxComposite is LogSoftmax of ops: what softmaxRows fuses for a
+// dense last dim.
+func (t *Tensor) logSoftmaxComposite(dim int) *Tensor {
 	d := t.Sub(t.reduce("LogSoftmax", OpMax, []int{dim}, true))
 	e := Unary(OpExp, d)
 	s := e.reduce("LogSoftmax", OpSum, []int{dim}, true)
