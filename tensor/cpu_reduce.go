@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/goagx/agx/tensor/internal/team"
@@ -25,8 +26,11 @@ import (
 //     contiguous vector update instead of a strided gather per element.
 //
 // Large reductions are split across goroutines along a kept dim (disjoint
-// destination elements) or, for a reduction to one element, into per-worker
-// partial results combined in order, so results do not depend on scheduling.
+// destination elements); a float sum of dense runs (a full sum, a sum over
+// trailing dims) shares out the subtrees of each run's pairwise tree
+// (vec.SumParts); other reductions to few elements make per-worker partial
+// results combined in order. Results do not depend on scheduling, and but
+// for those partial results not on GOMAXPROCS either.
 //
 // OpArgMax and OpArgMin take exactly one dim and write Int64 indices: the first
 // index of the extreme value, where NaN counts as the extreme (as in PyTorch).
@@ -174,6 +178,9 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 		})
 		return
 	}
+	if op == OpSum && sumRunsSplit(d, s, dst, src, reduced, w) {
+		return
+	}
 	// Reduce to few elements: per-worker partial results along the largest
 	// reduced dim, combined in a fixed order.
 	for i, sz := range src.Shape {
@@ -215,6 +222,56 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 		}
 		d[o[0]] = acc
 		i++
+	})
+}
+
+// sumRunsSplit sums a dense float source whose reduced dims come after its
+// kept ones (a full sum, a mean's sum), each result's run of elements by
+// vec.SumParts, its top levels' subtrees shared out to the w workers, and
+// reports whether it applied. The results are the serial bits at every w,
+// where the partial results of reduceT's last path depend on it.
+func sumRunsSplit[T Num](d, s []T, dst, src View, reduced []bool, w int) bool {
+	if _, dense := flatLayout(src); !dense {
+		return false
+	}
+	inner, seen := 1, false
+	for i, sz := range src.Shape {
+		switch {
+		case sz == 1:
+		case reduced[i]:
+			seen = true
+			inner *= sz
+		case seen:
+			return false
+		}
+	}
+	var sum func(lo int) T
+	switch v := any(s).(type) {
+	case []float32:
+		sum = func(lo int) T { return any(sumSplit(v[lo:lo+inner], w)).(T) }
+	case []float64:
+		sum = func(lo int) T { return any(sumSplit(v[lo:lo+inner], w)).(T) }
+	default:
+		return false
+	}
+	lo := src.Offset
+	forEachIndex(dst.Shape, [][]int{dst.Strides}, []int{dst.Offset}, func(o []int) {
+		d[o[0]] = combine(OpSum, d[o[0]], sum(lo))
+		lo += inner
+	})
+	return true
+}
+
+// sumSplit is vec.Sum(v) with the subtrees of its top levels summed by w
+// workers: two per worker (one for a power of two), which are of one size
+// but for the last.
+func sumSplit[F float32 | float64](v []F, w int) F {
+	depth := bits.Len(uint(w - 1))
+	if w&(w-1) != 0 {
+		depth++
+	}
+	return vec.SumParts(v, depth, func(n int, part func(i int)) {
+		team.Do(n, w, func(i, _ int) { part(i) })
 	})
 }
 

@@ -104,7 +104,11 @@ func (t *Tensor) reduce(name string, op ReduceOp, dims []int, keep bool) *Tensor
 }
 
 // Sum adds the elements over dims (all dims if none). Bool and Int64 give Int64;
-// floats keep their dtype. An empty reduction gives 0.
+// floats keep their dtype. An empty reduction gives 0. A large float sum
+// split over the cores gives the bits of the serial one, except where every
+// kept dim has fewer entries than GOMAXPROCS and the source is a strided
+// view or a reduced dim comes before a kept one: there the cores' partial
+// sums are added in a fixed order, and the last bits depend on GOMAXPROCS.
 func (t *Tensor) Sum(dims ...int) *Tensor { return t.reduce("Sum", OpSum, dims, false) }
 
 // SumKeep is Sum keeping the reduced dims with size 1.

@@ -10,9 +10,10 @@ import (
 // TestReduceSplitBits: a reduction split across workers along a kept dim,
 // whichever reduceT picks, gives the bits of the serial one, per dtype, for
 // dense sources and views. A max gives them also when no kept dim can feed
-// every worker and the reduced dim is split instead; a sum or product then
-// combines the workers' partial results, in a fixed order but not the
-// serial one.
+// every worker and the reduced dim is split instead, and so does a sum of a
+// dense source whose reduced dims come after its kept ones (vec.SumParts);
+// other sums and products then combine the workers' partial results, in a
+// fixed order but not the serial one.
 func TestReduceSplitBits(t *testing.T) {
 	cases := []struct {
 		shape []int
@@ -36,6 +37,13 @@ func TestReduceSplitBits(t *testing.T) {
 		{[]int{512, 300, 2}, []int{0, 1}, func(x *Tensor) *Tensor { return x.Slice(1, 0, 256, 1) }},
 		{[]int{40, 3, 5, 21}, []int{1, 2}, func(x *Tensor) *Tensor { return x.Slice(2, 0, 4, 1).Permute(3, 1, 2, 0) }},
 		{[]int{40, 3, 5, 2}, []int{1, 2}, func(x *Tensor) *Tensor { return x.Slice(2, 0, 4, 1).Permute(3, 1, 2, 0) }},
+		// Full sums and sums over trailing dims with no kept dim to split:
+		// a run's top levels are shared out.
+		{[]int{9000}, []int{0}, nil},
+		{[]int{2, 4100}, []int{1}, nil},
+		{[]int{4, 5, 700}, []int{1, 2}, nil},
+		{[]int{1, 3, 1, 2500}, []int{1, 2, 3}, nil},
+		{[]int{3, 3000}, []int{0, 1}, nil},
 	}
 	for _, dt := range []DType{Float32, Float64} {
 		for _, c := range cases {
@@ -52,7 +60,7 @@ func TestReduceSplitBits(t *testing.T) {
 				var want []float64
 				withProcs(1, func() { want = x.reduce("Reduce", op, c.dims, false).Float64s() })
 				for _, procs := range []int{2, 3, 5, 8} {
-					if op != OpMax && !keptDimFeeds(x.Shape(), c.dims, procs) {
+					if op != OpMax && !keptDimFeeds(x.Shape(), c.dims, procs) && !(op == OpSum && denseTrailing(x, c.dims)) {
 						continue
 					}
 					t.Run(fmt.Sprintf("%v/%v/%v/%v/procs%d", dt, c.shape, c.dims, op, procs), func(t *testing.T) {
@@ -79,4 +87,24 @@ func keptDimFeeds(shape, dims []int, w int) bool {
 		}
 	}
 	return false
+}
+
+// denseTrailing reports whether x is dense and its dims of more than one
+// entry in dims come after those not in dims, so that a sum over dims is
+// one dense run per result.
+func denseTrailing(x *Tensor, dims []int) bool {
+	if !x.IsContiguous() {
+		return false
+	}
+	seen := false
+	for i, n := range x.Shape() {
+		switch {
+		case n == 1:
+		case slices.Contains(dims, i):
+			seen = true
+		case seen:
+			return false
+		}
+	}
+	return true
 }

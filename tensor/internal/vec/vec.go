@@ -261,11 +261,51 @@ func extremeGo[T Float](v []T, isMax bool) T {
 	return m
 }
 
+// SumParts returns Sum(v), the sums of the subtrees below Sum's top depth
+// levels computed by run, which must call part(i) once for each i < n, on
+// any goroutines (a tree's leaf, a single run, is a part of its own at a
+// smaller depth). The parts' sums are added as Sum adds them, so the result
+// is Sum(v) to the bit at any depth: a sum split over the cores gives the
+// serial bits.
+func SumParts[T Float](v []T, depth int, run func(n int, part func(i int))) T {
+	im, block := active[T](), SumBlock[T]()
+	var parts [][]T
+	var split func(v []T, d int)
+	split = func(v []T, d int) {
+		if d == 0 || len(v) <= block {
+			parts = append(parts, v)
+			return
+		}
+		h := pairwiseHalf(len(v), block)
+		split(v[:h], d-1)
+		split(v[h:], d-1)
+	}
+	split(v, depth)
+	sums := make([]T, len(parts))
+	run(len(parts), func(i int) { sums[i] = pairwise(im.sumLeaf, parts[i], block) })
+	next := 0
+	var add func(v []T, d int) T
+	add = func(v []T, d int) T {
+		if d == 0 || len(v) <= block {
+			next++
+			return sums[next-1]
+		}
+		h := pairwiseHalf(len(v), block)
+		l := add(v[:h], d-1)
+		return l + add(v[h:], d-1)
+	}
+	return add(v, depth)
+}
+
+// pairwiseHalf is where pairwise splits n > block elements: at half of n
+// rounded up to whole blocks.
+func pairwiseHalf(n, block int) int { return (n/2 + block - 1) / block * block }
+
 func pairwise[T Float](leaf func(v *T, n int) T, v []T, block int) T {
 	if len(v) <= block {
 		return leaf(unsafe.SliceData(v), len(v))
 	}
-	h := (len(v)/2 + block - 1) / block * block
+	h := pairwiseHalf(len(v), block)
 	return pairwise(leaf, v[:h], block) + pairwise(leaf, v[h:], block)
 }
 
@@ -274,6 +314,6 @@ func pairwise2[T Float](leaf func(a, b *T, n int) T, a, b []T, block int) T {
 	if len(a) <= block {
 		return leaf(unsafe.SliceData(a), unsafe.SliceData(b), len(a))
 	}
-	h := (len(a)/2 + block - 1) / block * block
+	h := pairwiseHalf(len(a), block)
 	return pairwise2(leaf, a[:h], b[:h], block) + pairwise2(leaf, a[h:], b[h:], block)
 }

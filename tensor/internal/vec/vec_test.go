@@ -300,3 +300,37 @@ func ExampleSum() {
 	fmt.Printf("%.10f\n", Sum(v))
 	// Output: 1000.0000000000
 }
+
+// TestSumParts: Sum split into the subtrees of its top levels, the parts
+// run in any order, gives Sum's bits at every depth, per dtype.
+func TestSumParts(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testSumParts[float32](t) })
+	t.Run("f64", func(t *testing.T) { testSumParts[float64](t) })
+}
+
+func testSumParts[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	b := SumBlock[T]()
+	for _, n := range []int{0, 1, b - 1, b, b + 1, 2*b + 3, 5 * b, 7*b + 11, 100_003} {
+		v := make([]T, n)
+		for i := range v {
+			v[i] = T(r.NormFloat64() * math.Exp2(float64(r.IntN(40)-20)))
+		}
+		want := Sum(v)
+		for depth := range 7 {
+			calls := 0
+			got := SumParts(v, depth, func(k int, part func(i int)) {
+				for i := k - 1; i >= 0; i-- { // backwards: the order must not matter
+					part(i)
+					calls++
+				}
+			})
+			if !same(got, want) {
+				t.Fatalf("n=%d depth=%d: got %v, want Sum's %v", n, depth, got, want)
+			}
+			if max := 1 << depth; calls > max || (n > max*b && calls != max) {
+				t.Fatalf("n=%d depth=%d: %d parts", n, depth, calls)
+			}
+		}
+	}
+}
