@@ -26,11 +26,13 @@ import (
 //     contiguous vector update instead of a strided gather per element.
 //
 // Large reductions are split across goroutines along a kept dim (disjoint
-// destination elements); a float sum of dense runs (a full sum, a sum over
-// trailing dims) shares out the subtrees of each run's pairwise tree
-// (vec.SumParts); other reductions to few elements make per-worker partial
-// results combined in order. Results do not depend on scheduling, and but
-// for those partial results not on GOMAXPROCS either.
+// destination elements) where one has an entry for every worker. Else a
+// float sum of dense runs (a full sum, a sum over trailing dims) shares out
+// the runs, or the subtrees of each run's pairwise tree (vec.SumParts),
+// and other reductions make per-worker partial results along the largest
+// reduced dim, combined in order. Results do not depend on scheduling; the
+// last bits of those partial sums and products depend on GOMAXPROCS (a max
+// or min does not), all others are the serial reduction's.
 //
 // OpArgMax and OpArgMin take exactly one dim and write Int64 indices: the first
 // index of the extreme value, where NaN counts as the extreme (as in PyTorch).
@@ -226,12 +228,11 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 }
 
 // sumRunsSplit sums a dense float source whose reduced dims come after its
-// kept ones (a full sum, a mean's sum), each result's run of elements by
-// vec.SumParts, its top levels' subtrees shared out to the w workers, and
-// reports whether it applied. The results are the serial bits at every w,
-// where the partial results of reduceT's last path depend on it.
+// kept ones (a full sum, a mean's sum) and reports whether it applied (see
+// sumRuns).
 func sumRunsSplit[T Num](d, s []T, dst, src View, reduced []bool, w int) bool {
-	if _, dense := flatLayout(src); !dense {
+	n, dense := flatLayout(src)
+	if !dense || !src.DType().IsFloat() {
 		return false
 	}
 	inner, seen := 1, false
@@ -245,34 +246,55 @@ func sumRunsSplit[T Num](d, s []T, dst, src View, reduced []bool, w int) bool {
 			return false
 		}
 	}
-	var sum func(lo int) T
-	switch v := any(s).(type) {
-	case []float32:
-		sum = func(lo int) T { return any(sumSplit(v[lo:lo+inner], w)).(T) }
-	case []float64:
-		sum = func(lo int) T { return any(sumSplit(v[lo:lo+inner], w)).(T) }
-	default:
-		return false
+	// Where each run's result goes, in the order of the runs; a dense
+	// destination's elements from its offset on are the runs' in order.
+	var at []int
+	if _, dense := flatLayout(dst); dense {
+		d = d[dst.Offset:]
+	} else {
+		at = make([]int, 0, n/inner)
+		forEachIndex(dst.Shape, [][]int{dst.Strides}, []int{dst.Offset}, func(o []int) { at = append(at, o[0]) })
 	}
-	lo := src.Offset
-	forEachIndex(dst.Shape, [][]int{dst.Strides}, []int{dst.Offset}, func(o []int) {
-		d[o[0]] = combine(OpSum, d[o[0]], sum(lo))
-		lo += inner
-	})
+	if s32, ok := any(s).([]float32); ok {
+		sumRuns(any(d).([]float32), s32[src.Offset:src.Offset+n], at, inner, w)
+	} else {
+		sumRuns(any(d).([]float64), any(s).([]float64)[src.Offset:src.Offset+n], at, inner, w)
+	}
 	return true
 }
 
-// sumSplit is vec.Sum(v) with the subtrees of its top levels summed by w
-// workers: two per worker (one for a power of two), which are of one size
-// but for the last.
-func sumSplit[F float32 | float64](v []F, w int) F {
-	depth := bits.Len(uint(w - 1))
-	if w&(w-1) != 0 {
-		depth++
+// sumRuns sets d[at[r]] (d[r] when at is nil) to the vec.Sum of run r of s
+// (inner elements each): with at least w runs, the runs shared out to the
+// w workers; with fewer, each run's pairwise tree split by vec.SumParts,
+// the subtrees of its top levels (at least w) shared out. Either way the results are the serial
+// bits at every w, where the partial results of reduceT's last path depend
+// on it. d holds +0 (reduceT's identity), and +0 + Σ is Σ (a Sum is never
+// -0), so writing Σ is what the serial combine gives.
+func sumRuns[F float32 | float64](d, s []F, at []int, inner, w int) {
+	runs := len(s) / inner
+	if runs >= w {
+		parallelChunks(runs, w, func(lo, hi int) {
+			if at == nil {
+				vec.SumRows(d[lo:hi], s[lo*inner:hi*inner], inner, inner)
+				return
+			}
+			for r := lo; r < hi; r++ {
+				d[at[r]] = vec.Sum(s[r*inner : (r+1)*inner])
+			}
+		})
+		return
 	}
-	return vec.SumParts(v, depth, func(n int, part func(i int)) {
-		team.Do(n, w, func(i, _ int) { part(i) })
-	})
+	depth := bits.Len(uint(w - 1))
+	for r := range runs {
+		sum := vec.SumParts(s[r*inner:(r+1)*inner], depth, func(n int, part func(i int)) {
+			team.Do(n, w, func(i, _ int) { part(i) })
+		})
+		if at == nil {
+			d[r] = sum
+		} else {
+			d[at[r]] = sum
+		}
+	}
 }
 
 // reduceParallelMin is the source size from which a reduction is split

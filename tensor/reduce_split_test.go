@@ -11,7 +11,7 @@ import (
 // whichever reduceT picks, gives the bits of the serial one, per dtype, for
 // dense sources and views. A max gives them also when no kept dim can feed
 // every worker and the reduced dim is split instead, and so does a sum of a
-// dense source whose reduced dims come after its kept ones (vec.SumParts);
+// dense source whose reduced dims come after its kept ones (sumRuns);
 // other sums and products then combine the workers' partial results, in a
 // fixed order but not the serial one.
 func TestReduceSplitBits(t *testing.T) {
@@ -44,6 +44,7 @@ func TestReduceSplitBits(t *testing.T) {
 		{[]int{4, 5, 700}, []int{1, 2}, nil},
 		{[]int{1, 3, 1, 2500}, []int{1, 2, 3}, nil},
 		{[]int{3, 3000}, []int{0, 1}, nil},
+		{[]int{3, 3, 3, 50}, []int{3}, nil}, // more runs than workers
 	}
 	for _, dt := range []DType{Float32, Float64} {
 		for _, c := range cases {
@@ -107,4 +108,51 @@ func denseTrailing(x *Tensor, dims []int) bool {
 		}
 	}
 	return true
+}
+
+// TestSumRunsDestinations: a split sum of dense runs writes each run's
+// serial bits where the destination view puts it: dense or strided, with
+// an offset, for more runs than workers and for fewer.
+func TestSumRunsDestinations(t *testing.T) {
+	cases := []struct {
+		shape        []int // source, dense; the sum is over its last dim
+		dstStrides   []int
+		dstOff, dstN int
+	}{
+		{[]int{3, 3, 50}, []int{3, 1, 1}, 0, 9},   // dense
+		{[]int{3, 3, 50}, []int{6, 2, 1}, 1, 19},  // every other element
+		{[]int{3, 3, 50}, []int{1, 3, 1}, 2, 11},  // column-major
+		{[]int{2, 3000}, []int{1, 1}, 3, 5},       // fewer runs than workers
+		{[]int{2, 3000}, []int{-1, 1}, 1, 2},      // reversed
+		{[]int{1, 1, 5000}, []int{7, 1, 1}, 0, 1}, // a full sum
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		for _, c := range cases {
+			n := refNumel(c.shape)
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = math.Sin(float64(i)*0.37) * math.Exp(float64(i%13))
+			}
+			src := FromSlice(v, c.shape...).To(dt).Raw()
+			dshape := slices.Clone(c.shape)
+			dshape[len(dshape)-1] = 1
+			run := func() []float64 {
+				d := Zeros(dt, c.dstN)
+				dst := View{Buf: d.Raw().Buf, Shape: dshape, Strides: c.dstStrides, Offset: c.dstOff}
+				CPU{}.Reduce(OpSum, dst, src, []int{len(c.shape) - 1})
+				return d.Float64s()
+			}
+			var want []float64
+			withProcs(1, func() { want = run() })
+			for _, procs := range []int{2, 5} {
+				t.Run(fmt.Sprintf("%v/%v/%v/procs%d", dt, c.shape, c.dstStrides, procs), func(t *testing.T) {
+					var got []float64
+					withParallelMin(64, func() { withProcs(procs, func() { got = run() }) })
+					if !slices.EqualFunc(got, want, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+						t.Fatalf("split %v, serial %v", got, want)
+					}
+				})
+			}
+		}
+	}
 }

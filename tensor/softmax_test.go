@@ -6,12 +6,29 @@ import (
 	"testing"
 )
 
-// TestSoftmaxRowsBits: the fused Softmax and LogSoftmax over a dense last
-// dim give the composites' bits, per float dtype, for rows shorter and longer than a
-// vector block, with infinities and NaNs in them, at one worker and split
-// over several.
+// TestSoftmaxRowsBits: Softmax and LogSoftmax give the composites' bits,
+// fused or not, per float dtype, for rows shorter and longer than a vector
+// block, with infinities and NaNs in them, at one worker and split over
+// several; the composite is run under the same settings and under the
+// defaults.
 func TestSoftmaxRowsBits(t *testing.T) {
-	shapes := [][]int{{}, {1}, {5}, {3, 7}, {4, 16}, {2, 3, 128}, {33, 100}, {7, 1000}}
+	shapes := [][]int{{}, {1}, {5}, {3, 7}, {4, 16}, {64}, {2, 3, 128}, {33, 100}, {7, 1000}, {2, 5000}}
+	fns := []struct {
+		name              string
+		public, composite func(*Tensor, int) *Tensor
+	}{
+		{"Softmax", (*Tensor).Softmax, (*Tensor).softmaxComposite},
+		{"LogSoftmax", (*Tensor).LogSoftmax, (*Tensor).logSoftmaxComposite},
+	}
+	same := func(t *testing.T, got, want []float64) {
+		t.Helper()
+		for i := range want {
+			a, b := got[i], want[i]
+			if math.Float64bits(a) != math.Float64bits(b) && !(a != a && b != b) {
+				t.Fatalf("element %d: %v, composite %v", i, a, b)
+			}
+		}
+	}
 	for _, dt := range []DType{Float32, Float64} {
 		for _, sh := range shapes {
 			n := refNumel(sh)
@@ -28,40 +45,52 @@ func TestSoftmaxRowsBits(t *testing.T) {
 				}
 			}
 			x := FromSlice(v, sh...).To(dt)
-			for _, f := range []struct {
-				name            string
-				fused, composed func(*Tensor, int) *Tensor
-				log             bool
-			}{
-				{"Softmax", (*Tensor).Softmax, (*Tensor).softmaxComposite, false},
-				{"LogSoftmax", (*Tensor).LogSoftmax, (*Tensor).logSoftmaxComposite, true},
-			} {
-				want := f.composed(x, -1).Float64s()
+			for _, f := range fns {
+				want := f.composite(x, -1).Float64s()
 				for _, procs := range []int{1, 2, 3, 5} {
 					t.Run(fmt.Sprintf("%s/%v/%v/procs%d", f.name, dt, sh, procs), func(t *testing.T) {
-						var y *Tensor
-						withParallelMin(64, func() { withProcs(procs, func() { y = f.fused(x, -1) }) })
-						if _, fused := softmaxRows(x, max(0, x.Dim()-1), f.log); !fused {
-							t.Fatal("the fused path does not apply")
-						}
-						got := y.Float64s()
-						for i := range want {
-							a, b := got[i], want[i]
-							if math.Float64bits(a) != math.Float64bits(b) && !(a != a && b != b) {
-								t.Fatalf("element %d: fused %v, composite %v", i, a, b)
-							}
-						}
+						var got, wantHere []float64
+						withParallelMin(64, func() {
+							withProcs(procs, func() {
+								got = f.public(x, -1).Float64s()
+								wantHere = f.composite(x, -1).Float64s()
+							})
+						})
+						same(t, got, want)
+						same(t, got, wantHere)
 					})
 				}
 			}
 		}
 	}
-	// Not fused: another dim, a strided view; they take the composite.
-	x := FromSlice([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
-	if _, ok := softmaxRows(x, 0, false); ok {
-		t.Fatal("fused over dim 0")
-	}
-	if _, ok := softmaxRows(x.Transpose(0, 1), 1, true); ok {
-		t.Fatal("fused over a strided view")
+	// Which take the fused path: rows of 64 or more (128 for LogSoftmax),
+	// and for a large tensor at least a row a worker.
+	for _, c := range []struct {
+		shape   []int
+		procs   int
+		d       int
+		log     bool
+		strided bool
+		fused   bool
+	}{
+		{[]int{64}, 1, 0, false, false, true},
+		{[]int{64}, 1, 0, true, false, false},
+		{[]int{3, 128}, 1, 1, true, false, true},
+		{[]int{7, 1000}, 5, 1, true, false, true},
+		{[]int{4, 16}, 1, 1, false, false, false},      // short rows
+		{[]int{2, 1 << 16}, 3, 1, false, false, false}, // fewer rows than workers
+		{[]int{2, 1 << 16}, 2, 1, true, false, true},
+		{[]int{100, 100}, 1, 0, false, false, false}, // not the last dim
+		{[]int{100, 100}, 1, 1, true, true, false},   // strided
+	} {
+		x := Ones(Float32, c.shape...)
+		if c.strided {
+			x = x.Transpose(0, 1)
+		}
+		var fused bool
+		withProcs(c.procs, func() { _, fused = softmaxRows(x, c.d, c.log) })
+		if fused != c.fused {
+			t.Errorf("%v over dim %d at %d workers (strided %v): fused %v, want %v", c.shape, c.d, c.procs, c.strided, fused, c.fused)
+		}
 	}
 }
