@@ -48,12 +48,7 @@ func TestReduceSplitBits(t *testing.T) {
 	}
 	for _, dt := range []DType{Float32, Float64} {
 		for _, c := range cases {
-			n := refNumel(c.shape)
-			v := make([]float64, n)
-			for i := range v {
-				v[i] = math.Sin(float64(i)*0.37) * math.Exp(float64(i%13))
-			}
-			x := FromSlice(v, c.shape...).To(dt)
+			x := splitTestTensor(dt, c.shape)
 			if c.view != nil {
 				x = c.view(x)
 			}
@@ -128,12 +123,7 @@ func TestSumRunsDestinations(t *testing.T) {
 	}
 	for _, dt := range []DType{Float32, Float64} {
 		for _, c := range cases {
-			n := refNumel(c.shape)
-			v := make([]float64, n)
-			for i := range v {
-				v[i] = math.Sin(float64(i)*0.37) * math.Exp(float64(i%13))
-			}
-			src := FromSlice(v, c.shape...).To(dt).Raw()
+			src := splitTestTensor(dt, c.shape).Raw()
 			dshape := slices.Clone(c.shape)
 			dshape[len(dshape)-1] = 1
 			run := func() []float64 {
@@ -155,4 +145,15 @@ func TestSumRunsDestinations(t *testing.T) {
 			}
 		}
 	}
+}
+
+// splitTestTensor is a dense tensor of the shape whose values differ in
+// sign and span several binades, so that sums in another order round
+// differently.
+func splitTestTensor(dt DType, shape []int) *Tensor {
+	v := make([]float64, refNumel(shape))
+	for i := range v {
+		v[i] = math.Sin(float64(i)*0.37) * math.Exp(float64(i%13))
+	}
+	return FromSlice(v, shape...).To(dt)
 }
