@@ -32,7 +32,8 @@ import (
 // and other reductions make per-worker partial results along the largest
 // reduced dim, combined in order. Results do not depend on scheduling; the
 // last bits of those partial sums and products depend on GOMAXPROCS (a max
-// or min does not), all others are the serial reduction's.
+// or min only in which of several NaNs it returns), all others are the
+// serial reduction's.
 //
 // OpArgMax and OpArgMin take exactly one dim and write Int64 indices: the first
 // index of the extreme value, where NaN counts as the extreme (as in PyTorch).
@@ -265,11 +266,12 @@ func sumRunsSplit[T Num](d, s []T, dst, src View, reduced []bool, w int) bool {
 
 // sumRuns sets d[at[r]] (d[r] when at is nil) to the vec.Sum of run r of s
 // (inner elements each): with at least w runs, the runs shared out to the
-// w workers; with fewer, each run's pairwise tree split by vec.SumParts,
-// the subtrees of its top levels (at least w) shared out. Either way the results are the serial
-// bits at every w, where the partial results of reduceT's last path depend
-// on it. d holds +0 (reduceT's identity), and +0 + Σ is Σ (a Sum is never
-// -0), so writing Σ is what the serial combine gives.
+// w workers; with fewer, each run's pairwise tree split by vec.SumParts
+// into the subtrees of its top levels (about two a worker, fewer for a run
+// of few blocks), which the workers share. Either way the results are the
+// serial bits at every w, unlike the partial sums of reduceT's last path.
+// d holds +0 (reduceT's identity), and +0 + Σ is Σ (a Sum is never -0), so
+// writing Σ is what the serial combine gives.
 func sumRuns[F float32 | float64](d, s []F, at []int, inner, w int) {
 	runs := len(s) / inner
 	if runs >= w {
@@ -284,7 +286,10 @@ func sumRuns[F float32 | float64](d, s []F, at []int, inner, w int) {
 		})
 		return
 	}
-	depth := bits.Len(uint(w - 1))
+	depth := bits.Len(uint(w - 1)) // 2^depth ≥ w subtrees,
+	if w&(w-1) != 0 {
+		depth++ // and two a worker where w is not a power of two
+	}
 	for r := range runs {
 		sum := vec.SumParts(s[r*inner:(r+1)*inner], depth, func(n int, part func(i int)) {
 			team.Do(n, w, func(i, _ int) { part(i) })

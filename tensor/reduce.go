@@ -107,9 +107,9 @@ func (t *Tensor) reduce(name string, op ReduceOp, dims []int, keep bool) *Tensor
 // floats keep their dtype. An empty reduction gives 0. A large float sum
 // split over the cores gives the bits of the serial one, except where no
 // kept dim has as many entries as GOMAXPROCS and the source is a strided
-// view or a reduced dim of more than one entry comes before a kept one:
-// there the cores' partial sums are added in a fixed order, and the last
-// bits depend on GOMAXPROCS.
+// view or a reduced dim comes before a kept one (both of more than one
+// entry): there the cores' partial sums are added in a fixed order, and the
+// last bits depend on GOMAXPROCS.
 func (t *Tensor) Sum(dims ...int) *Tensor { return t.reduce("Sum", OpSum, dims, false) }
 
 // SumKeep is Sum keeping the reduced dims with size 1.
@@ -296,9 +296,11 @@ func (t *Tensor) LogSumExpKeep(dims ...int) *Tensor { return t.logSumExp(dims, t
 
 // Softmax is exp(x) / sum(exp(x)) along dim, computed as exp(x - max) / sum(...)
 // so large inputs do not overflow. Float tensors only. Over the last dim of
-// a contiguous CPU tensor, in rows of 64 elements or more, it works a row
-// at a time, each row's steps while it is in cache, into one result;
-// elsewhere it composes the ops. Both give the same bits.
+// a contiguous CPU tensor, in rows of 64 elements or more (and at least a
+// row a core when the tensor is large), it works a row at a time, each
+// row's steps while it is in cache, into one result; elsewhere it composes
+// the ops. Both give the same results to the bit, but for which NaN
+// payload a row of several NaNs can give.
 func (t *Tensor) Softmax(dim int) *Tensor {
 	t.needFloat("Softmax")
 	if t.Numel() == 0 { // as PyTorch: an empty result, even over a zero-size dim
@@ -320,8 +322,8 @@ func (t *Tensor) softmaxComposite(dim int) *Tensor {
 }
 
 // LogSoftmax is log(Softmax(x)) along dim, computed as (x - max) - log(sum(exp(x - max))).
-// Float tensors only. It works a row at a time where Softmax does, in rows
-// of 128 elements or more, with the same bits as the composite.
+// Float tensors only. It works a row at a time where Softmax does, but only
+// in rows of 128 elements or more, with the composite's results.
 func (t *Tensor) LogSoftmax(dim int) *Tensor {
 	t.needFloat("LogSoftmax")
 	if t.Numel() == 0 {

@@ -9,7 +9,9 @@ package tensor
 // composite's kernel applies to that row (maxContig, the vector sub and
 // div, unaryContig's exp and log, pairwiseSum, which is vec.Sum, as the
 // reduction's rows), and rows do not depend on each other, so neither the
-// CPU nor the split over the cores changes a bit. It reports false, doing
+// CPU nor the split over the cores changes a bit. (Of a row with several
+// NaNs, the composite's max split over the reduced dim can pick another,
+// so the NaNs' payloads can differ.) It reports false, doing
 // nothing, for another backend or dtype, a strided or 0-d t, a dim d
 // (normalised) other than the last, short rows (softmaxRowMin: the
 // composite's whole-tensor passes are faster there) and a large t of fewer
