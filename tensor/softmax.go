@@ -11,11 +11,11 @@ package tensor
 // reduction's rows), and rows do not depend on each other, so neither the
 // CPU nor the split over the cores changes a bit. (Of a row with several
 // NaNs, the composite's max split over the reduced dim can pick another,
-// so the NaNs' payloads can differ.) It reports false, doing
-// nothing, for another backend or dtype, a strided or 0-d t, a dim d
-// (normalised) other than the last, short rows (softmaxRowMin: the
-// composite's whole-tensor passes are faster there) and a large t of fewer
-// rows than workers (the composite splits each pass over the cores).
+// so the NaNs' payloads can differ.) It reports false, doing nothing, for
+// another backend or dtype, a strided or 0-d t, a dim d (normalised) other
+// than the last, short rows (softmaxRowMin: the composite's whole-tensor
+// passes are faster there) and a large t of fewer rows than workers (the
+// composite splits each pass over the cores).
 func softmaxRows(t *Tensor, d int, log bool) (*Tensor, bool) {
 	if _, cpu := t.Backend().(CPU); !cpu || !t.IsContiguous() || t.Dim() == 0 || d != t.Dim()-1 {
 		return nil, false
