@@ -16,8 +16,9 @@ import (
 
 // testKernels lists the kernels this CPU runs, each also with tiny cache
 // blocks so that every level of the loop nest (several jc, pc and ic
-// blocks, partial blocks) is exercised on small matrices, and, for kernels
-// with edge kernels, without them.
+// blocks, partial blocks) is exercised on small matrices, for kernels with
+// edge kernels without them, and for kernels that read A in place
+// (kernel.strided) with A packed.
 func testKernels[T float32 | float64](ks []*kernel[T]) []*kernel[T] {
 	var out []*kernel[T]
 	for i, ok := range available() {
@@ -29,6 +30,13 @@ func testKernels[T float32 | float64](ks []*kernel[T]) []*kernel[T] {
 		small.name += "-smallblocks"
 		small.mc, small.kc, small.nc = 2*k.mr, 5, 2*k.nr
 		out = append(out, k, &small)
+		if k.strided.fn != nil {
+			// Every panel of A packed, as without strided kernels.
+			packed := *k
+			packed.name += "-packA"
+			packed.strided = stridedKernels[T]{}
+			out = append(out, &packed)
+		}
 		if k.edge != nil {
 			// The scratch-tile path that kernels without edge kernels take.
 			noEdge := *k

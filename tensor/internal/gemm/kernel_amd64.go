@@ -22,6 +22,18 @@ func kernF64x6x8AVX2(k int, a, b, c *float64, ldc int)
 func kernF64x6x8AVX2Set(k int, a, b, c *float64, ldc int)
 
 //go:noescape
+func kernF32x6x16AVX2Strided(k int, a, b, c *float32, ldc, rs, ps int)
+
+//go:noescape
+func kernF32x6x16AVX2StridedSet(k int, a, b, c *float32, ldc, rs, ps int)
+
+//go:noescape
+func kernF64x6x8AVX2Strided(k int, a, b, c *float64, ldc, rs, ps int)
+
+//go:noescape
+func kernF64x6x8AVX2StridedSet(k int, a, b, c *float64, ldc, rs, ps int)
+
+//go:noescape
 func kernF32x14x32AVX512(k int, a, b, c *float32, ldc int)
 
 //go:noescape
@@ -73,12 +85,14 @@ func packNF64AVX2(dst, src *float64, ld, w, steps int, alpha float64)
 var (
 	kernelsF32 = []*kernel[float32]{
 		{name: "avx512-14x32", mr: 14, nr: 32, mc: 238, kc: 512, nc: 1536, fn: kernF32x14x32AVX512, set: kernF32x14x32AVX512Set, edge: edgeF32x14x32AVX512},
-		{name: "avx2-6x16", mr: 6, nr: 16, mc: 240, kc: 256, nc: 3072, fn: kernF32x6x16AVX2, set: kernF32x6x16AVX2Set},
+		{name: "avx2-6x16", mr: 6, nr: 16, mc: 240, kc: 256, nc: 3072, fn: kernF32x6x16AVX2, set: kernF32x6x16AVX2Set,
+			strided: stridedKernels[float32]{kernF32x6x16AVX2Strided, kernF32x6x16AVX2StridedSet}},
 		genericF32,
 	}
 	kernelsF64 = []*kernel[float64]{
 		{name: "avx512-14x16", mr: 14, nr: 16, mc: 168, kc: 512, nc: 768, fn: kernF64x14x16AVX512, set: kernF64x14x16AVX512Set, edge: edgeF64x14x16AVX512},
-		{name: "avx2-6x8", mr: 6, nr: 8, mc: 120, kc: 256, nc: 1536, fn: kernF64x6x8AVX2, set: kernF64x6x8AVX2Set},
+		{name: "avx2-6x8", mr: 6, nr: 8, mc: 120, kc: 256, nc: 1536, fn: kernF64x6x8AVX2, set: kernF64x6x8AVX2Set,
+			strided: stridedKernels[float64]{kernF64x6x8AVX2Strided, kernF64x6x8AVX2StridedSet}},
 		genericF64,
 	}
 )

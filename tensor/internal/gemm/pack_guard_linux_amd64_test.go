@@ -88,3 +88,51 @@ func TestPackGuarded(t *testing.T) {
 		})
 	}
 }
+
+// testInPlaceGuarded runs products whose A, read in place by the strided
+// kernels (inPlaceA), ends at an inaccessible page, and compares C with the
+// same product with A packed.
+func testInPlaceGuarded[T float32 | float64](t *testing.T, kn *kernel[T]) {
+	packed := *kn
+	packed.strided = stridedKernels[T]{}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, tA := range []bool{false, true} {
+		for _, m := range []int{6, 12, 13} {
+			for _, k := range []int{1, 3, 4, 7, 9} {
+				n := kn.nr + 3
+				lda := k + 1
+				na := (m-1)*lda + k
+				if tA {
+					lda = m + 2
+					na = (k-1)*lda + m
+				}
+				a, free := guarded[T](t, na)
+				copy(a, randSlice[T](r, na))
+				p := problem[T]{transA: tA, m: m, n: n, k: k, alpha: 1, a: a, lda: lda,
+					b: randSlice[T](r, k*n), ldb: n, ldc: n}
+				if !inPlaceA(kn, p) {
+					t.Fatalf("tA=%v m=%d k=%d: A is not read in place", tA, m, k)
+				}
+				got, want := make([]T, m*n), make([]T, m*n)
+				p.c = got
+				gemm(kn, p, 0)
+				p.c = want
+				gemm(&packed, p, 0)
+				if i := sameBits(got, want); i >= 0 {
+					t.Fatalf("tA=%v m=%d k=%d: C[%d] = %v in place, %v packed", tA, m, k, i, got[i], want[i])
+				}
+				free()
+			}
+		}
+	}
+}
+
+// TestInPlaceGuarded checks that the strided kernels read no further than
+// the last value of A they use.
+func TestInPlaceGuarded(t *testing.T) {
+	if !available()[1] {
+		t.Skip("no AVX2 and FMA: no strided kernels")
+	}
+	t.Run("float32", func(t *testing.T) { testInPlaceGuarded(t, kernelsF32[1]) })
+	t.Run("float64", func(t *testing.T) { testInPlaceGuarded(t, kernelsF64[1]) })
+}
