@@ -35,13 +35,13 @@
 // padding) and more rows, such as the logits of a 10-class layer, is
 // computed as its transpose into a scratch matrix and transposed back, so
 // that its tiles run along the long side of C and its short side goes to
-// the edge kernels. In products at most 8 tiles wide (the batched
-// 128×128×64 products of attention, most of a small MLP's), where each
-// packed A panel would serve only a few tiles, the AVX2 kernels read the
-// whole mr-row panels of A where they lie ("Strided" kernels, which take
-// A's row and step distances) and only a ragged last panel is packed; a
-// transposed A whose steps are 4 KiB or more apart is still packed (see
-// inPlaceA). Both ways give the same bits. Float32
+// the edge kernels. In products (or stripes of one) at most 8 tiles wide
+// (the batched 128×128×64 float32 products of attention), where each packed
+// A panel would serve only a few tiles, the AVX2 kernels read the whole
+// mr-row panels of A where they lie ("Strided" kernels, which take A's row
+// and step distances) and only a ragged last panel is packed; a transposed
+// A whose steps are more than 2 KiB apart is still packed (see inPlaceA).
+// Both ways give the same bits. Float32
 // products of at least 2²⁰ multiply-adds (float64: 2¹⁹) are cut into
 // GOMAXPROCS stripes of whole tiles (along the larger of m and n), each
 // packed and multiplied by one member of a resident team of goroutines

@@ -296,10 +296,13 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 // they lie (kernel.strided) instead of packing them. Packing A costs a
 // pass over it per kc block and pays off when each packed panel serves many
 // tiles of C, so A is read in place only in products at most
-// inPlaceMaxTiles tiles wide: the small products of attention and of an
-// MLP's layers, where packing A took a tenth of the time. A transposed A
-// is read a step at a time, lda apart, and from 4 KiB apart the steps fall
-// into one set of the L1 cache and evict each other: it is packed then.
+// inPlaceMaxTiles tiles wide (p.n is a stripe's width when multiply splits
+// a product over the cores): in float32 the 128-wide products of attention,
+// where packing A took a tenth of the time. A transposed A is read a step
+// at a time, lda apart: from 4 KiB apart the steps share one set of the L1
+// cache and evict each other, and from about 3 KiB each step is on a page
+// of its own; in place measured slower from there (float32 TN 768×128×256,
+// 3 KiB: 88 packed, 86 in place), so such an A is packed from 2 KiB up.
 //
 // BenchmarkShapes, Zen 3 (AVX2), one thread, GFLOP/s packed → in place:
 // float32 NN 128×64×128 84 → 90, TN 128×64×128 77 → 86, NT 128×128×64
@@ -309,7 +312,7 @@ func serial[T float32 | float64](kn *kernel[T], p problem[T]) {
 func inPlaceA[T float32 | float64](kn *kernel[T], p problem[T]) bool {
 	var z T
 	return kn.strided.fn != nil && p.alpha == 1 && p.n <= inPlaceMaxTiles*kn.nr &&
-		(!p.transA || p.lda*int(unsafe.Sizeof(z)) < 4096)
+		(!p.transA || p.lda*int(unsafe.Sizeof(z)) <= 2048)
 }
 
 // inPlaceMaxTiles is the widest product, in tiles of nr columns, whose A

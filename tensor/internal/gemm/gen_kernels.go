@@ -207,9 +207,10 @@ func emit(w *bytes.Buffer, s spec, set bool) {
 }
 
 // emitEntry writes the head of the kernel s: its Go signature, the TEXT
-// line, for an edge kernel the column masks K1 and K2, and the loads of
-// the arguments: k into CX, a, b and c into SI, DI and DX, and ldc, in
-// bytes, into R8.
+// line, for an edge kernel the column masks K1 and K2, for a strided
+// kernel rs, 3·rs, 5·rs and ps, in bytes, in R10-R13, and the loads of the
+// arguments: k into CX, a, b and c into SI, DI and DX, and ldc, in bytes,
+// into R8.
 func emitEntry(w *bytes.Buffer, s spec) {
 	if s.rows > 0 {
 		fmt.Fprintf(w, "\n// func %s(k int, a, b, c *float%d, ldc, cols int)\n", s.name, s.elem*8)

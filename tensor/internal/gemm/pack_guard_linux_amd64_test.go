@@ -3,6 +3,7 @@ package gemm
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -98,7 +99,8 @@ func testInPlaceGuarded[T float32 | float64](t *testing.T, kn *kernel[T]) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, tA := range []bool{false, true} {
 		for _, m := range []int{6, 12, 13} {
-			for _, k := range []int{1, 3, 4, 7, 9} {
+			// Past kc = 256 the second k block adds into C.
+			for _, k := range []int{1, 3, 4, 7, 9, 257, 300} {
 				n := kn.nr + 3
 				lda := k + 1
 				na := (m-1)*lda + k
@@ -113,13 +115,16 @@ func testInPlaceGuarded[T float32 | float64](t *testing.T, kn *kernel[T]) {
 				if !inPlaceA(kn, p) {
 					t.Fatalf("tA=%v m=%d k=%d: A is not read in place", tA, m, k)
 				}
-				got, want := make([]T, m*n), make([]T, m*n)
-				p.c = got
-				gemm(kn, p, 0)
-				p.c = want
-				gemm(&packed, p, 0)
-				if i := sameBits(got, want); i >= 0 {
-					t.Fatalf("tA=%v m=%d k=%d: C[%d] = %v in place, %v packed", tA, m, k, i, got[i], want[i])
+				for _, beta := range []T{0, 1} {
+					c0 := randSlice[T](r, m*n)
+					got, want := slices.Clone(c0), slices.Clone(c0)
+					p.c = got
+					gemm(kn, p, beta)
+					p.c = want
+					gemm(&packed, p, beta)
+					if i := sameBits(got, want); i >= 0 {
+						t.Fatalf("tA=%v m=%d k=%d beta=%v: C[%d] = %v in place, %v packed", tA, m, k, beta, i, got[i], want[i])
+					}
 				}
 				free()
 			}
