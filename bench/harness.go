@@ -37,6 +37,9 @@ type Options struct {
 	// when agx runs alone (see docs/performance.md, "What is still
 	// slower, and why", on idle time).
 	Gap time.Duration
+	// Where, when set, says in which program the agx side runs; the header
+	// prints it.
+	Where string
 }
 
 // Result is one workload's figures. Times are medians per call (per op for
@@ -56,6 +59,13 @@ type Result struct {
 	// in its last timed sample: memory the runtime mapped or got back from
 	// the OS and touched again. -1 where the OS does not report it.
 	FaultsPerOp float64 `json:"faults_per_op"`
+	// GCPerOp is the CPU time Go's garbage collector spent per call (per
+	// op) over all of the workload's agx samples, in seconds: marking by
+	// the collector's workers and by allocating goroutines (assists), and
+	// its pauses, as the runtime estimates them (runtime/metrics
+	// /cpu/classes/gc/total:cpu-seconds, counted at the end of each cycle).
+	// At one thread it is the part of Agx the collector took.
+	GCPerOp float64 `json:"gc_cpu_seconds_per_op"`
 }
 
 // torchProc is the PyTorch side, a persistent process answering timing requests.
@@ -218,6 +228,17 @@ func warmUp(run func(), sample time.Duration) int {
 	}
 }
 
+// gcCPU returns the CPU time the collector has spent since the program
+// started, in seconds, as of its last completed cycle.
+func gcCPU() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return s[0].Value.Float64()
+}
+
 // gcCounters returns the collections completed and the bytes allocated on
 // the heap since the program started.
 func gcCounters() (cycles, allocs uint64) {
@@ -234,7 +255,7 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	reportAgxSetup(progress)
+	reportAgxSetup(progress, opts.Where)
 	var tp *torchProc
 	if opts.Torch {
 		p, err := startTorchReporting(ctx, opts.Python, progress)
@@ -277,8 +298,12 @@ func withDefaults(opts Options) Options {
 	return opts
 }
 
-// reportAgxSetup prints the BLAS, heap floor and GODEBUG agx runs under.
-func reportAgxSetup(progress io.Writer) {
+// reportAgxSetup prints where the agx side runs and the BLAS, heap floor
+// and GODEBUG it runs under.
+func reportAgxSetup(progress io.Writer, where string) {
+	if where != "" {
+		fmt.Fprintf(progress, "agx side: %s\n", where)
+	}
 	godebug := os.Getenv("GODEBUG")
 	if godebug == "" {
 		godebug = "(unset; the lab's kernel and agx bench set madvdontneed=0,memprofilerate=0)"
@@ -330,6 +355,10 @@ func warmUpTorch(tp *torchProc, name string, sample time.Duration) (int, error) 
 type workloadSamples struct {
 	agxS, torchS          []float64
 	allocs, bytes, faults float64
+	// gc and calls sum the collector's CPU time and the calls over all agx
+	// samples.
+	gc    float64
+	calls int
 }
 
 // sampleAgx times agxIters calls of run and records their allocations
@@ -338,11 +367,14 @@ func (s *workloadSamples) sampleAgx(run func(), agxIters, ops int) {
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	f0 := minorFaults()
+	gc0 := gcCPU()
 	t0 := time.Now()
 	for i := 0; i < agxIters; i++ {
 		run()
 	}
 	el := time.Since(t0).Seconds()
+	s.gc += gcCPU() - gc0
+	s.calls += agxIters
 	f1 := minorFaults()
 	runtime.ReadMemStats(&m1)
 	s.agxS = append(s.agxS, el/float64(agxIters))
@@ -405,6 +437,9 @@ func runWorkload(w Workload, tp *torchProc, opts Options, progress io.Writer) (R
 // summarize turns one workload's samples into its Result.
 func summarize(w Workload, s *workloadSamples) Result {
 	res := Result{Name: w.Name, Desc: w.Desc, PerOp: w.Ops > 1, AllocsPerOp: s.allocs, BytesPerOp: s.bytes, FaultsPerOp: s.faults}
+	if s.calls > 0 {
+		res.GCPerOp = s.gc / float64(s.calls*w.Ops)
+	}
 	res.Agx = median(s.agxS) / float64(w.Ops)
 	if w.Flops > 0 {
 		res.GFlops = w.Flops / median(s.agxS) / 1e9
@@ -470,7 +505,7 @@ func fmtRatio(r float64) string {
 
 // WriteTable prints the results as an aligned table.
 func WriteTable(w io.Writer, rs []Result) error {
-	tw := newTable(w, "WORKLOAD\tAGX\tPYTORCH\tRATIO\tGFLOP/S (AGX / TORCH)\tALLOCS/OP\tBYTES/OP\tFAULTS/OP")
+	tw := newTable(w, "WORKLOAD\tAGX\tPYTORCH\tRATIO\tGFLOP/S (AGX / TORCH)\tALLOCS/OP\tBYTES/OP\tFAULTS/OP\tAGX GC CPU")
 	for _, r := range rs {
 		unit, ratio, gf := opUnit(r.PerOp), fmtRatio(r.Ratio), "-"
 		if r.GFlops > 0 {
@@ -483,7 +518,7 @@ func WriteTable(w io.Writer, rs []Result) error {
 		if r.FaultsPerOp >= 0 {
 			faults = fmt.Sprintf("%.1f", r.FaultsPerOp)
 		}
-		fmt.Fprintf(tw, "%s\t%s%s\t%s%s\t%s\t%s\t%.1f\t%.0f\t%s\n", r.Name, fmtDur(r.Agx), unit, fmtDur(r.Torch), unit, ratio, gf, r.AllocsPerOp, r.BytesPerOp, faults)
+		fmt.Fprintf(tw, "%s\t%s%s\t%s%s\t%s\t%s\t%.1f\t%.0f\t%s\t%s%s\n", r.Name, fmtDur(r.Agx), unit, fmtDur(r.Torch), unit, ratio, gf, r.AllocsPerOp, r.BytesPerOp, faults, fmtDur(r.GCPerOp), unit)
 	}
 	return tw.Flush()
 }

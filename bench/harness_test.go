@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -136,6 +137,22 @@ func TestRunAgxOnly(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "custom_function_overhead") || !strings.Contains(buf.String(), "WORKLOAD") {
 		t.Errorf("table:\n%s", buf.String())
+	}
+}
+
+// TestRunGCPerOp: a workload that allocates results of 512 KiB collects
+// every few steps, and the collector's CPU time per call is counted, above
+// zero and below the samples' CPU time.
+func TestRunGCPerOp(t *testing.T) {
+	res, err := Run(context.Background(), Options{
+		Filter: regexp.MustCompile(`^course_square$`), Rounds: 2, Sample: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if r.GCPerOp <= 0 || r.GCPerOp > 1.5*r.Agx*float64(runtime.GOMAXPROCS(0)) {
+		t.Errorf("collector CPU %g s per call against %g s a call on %d Ps", r.GCPerOp, r.Agx, runtime.GOMAXPROCS(0))
 	}
 }
 

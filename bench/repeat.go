@@ -30,6 +30,9 @@ type Summary struct {
 	// seconds (Torch 0 where no run had PyTorch).
 	Agx   float64 `json:"agx_seconds"`
 	Torch float64 `json:"torch_seconds,omitempty"`
+	// GC is the median over the runs of the collector's CPU time per call
+	// (Result.GCPerOp).
+	GC float64 `json:"gc_cpu_seconds"`
 	// Ratio is the median of the runs' ratios, RatioMin and RatioMax their
 	// range, and TorchRuns how many runs had a ratio.
 	Ratio     float64 `json:"ratio,omitempty"`
@@ -55,9 +58,10 @@ func Summarize(runs [][]Result) []Summary {
 	for _, name := range order {
 		rs := by[name]
 		s := Summary{Name: name, PerOp: rs[0].PerOp, Runs: len(rs)}
-		var agx, torch, ratio []float64
+		var agx, torch, ratio, gc []float64
 		for _, r := range rs {
 			agx = append(agx, r.Agx)
+			gc = append(gc, r.GCPerOp)
 			if r.Torch > 0 {
 				torch = append(torch, r.Torch)
 			}
@@ -65,7 +69,7 @@ func Summarize(runs [][]Result) []Summary {
 				ratio = append(ratio, r.Ratio)
 			}
 		}
-		s.Agx, s.Torch, s.Ratio = median(agx), median(torch), median(ratio)
+		s.Agx, s.Torch, s.Ratio, s.GC = median(agx), median(torch), median(ratio), median(gc)
 		if len(ratio) > 0 {
 			s.RatioMin, s.RatioMax, s.TorchRuns = slices.Min(ratio), slices.Max(ratio), len(ratio)
 		}
@@ -77,7 +81,7 @@ func Summarize(runs [][]Result) []Summary {
 // WriteSummary prints summaries as a table: the medians over the runs and
 // the range of the ratio.
 func WriteSummary(w io.Writer, ss []Summary) error {
-	tw := newTable(w, "WORKLOAD\tRUNS\tAGX (MEDIAN)\tPYTORCH (MEDIAN)\tRATIO (MEDIAN)\tRATIO (MIN-MAX)")
+	tw := newTable(w, "WORKLOAD\tRUNS\tAGX (MEDIAN)\tPYTORCH (MEDIAN)\tRATIO (MEDIAN)\tRATIO (MIN-MAX)\tAGX GC CPU (MEDIAN)")
 	for _, s := range ss {
 		unit, span := opUnit(s.PerOp), "-"
 		if s.TorchRuns > 0 {
@@ -86,7 +90,7 @@ func WriteSummary(w io.Writer, ss []Summary) error {
 				span += fmt.Sprintf(" (%d runs)", s.TorchRuns)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s%s\t%s%s\t%s\t%s\n", s.Name, s.Runs, fmtDur(s.Agx), unit, fmtDur(s.Torch), unit, fmtRatio(s.Ratio), span)
+		fmt.Fprintf(tw, "%s\t%d\t%s%s\t%s%s\t%s\t%s\t%s%s\n", s.Name, s.Runs, fmtDur(s.Agx), unit, fmtDur(s.Torch), unit, fmtRatio(s.Ratio), span, fmtDur(s.GC), unit)
 	}
 	return tw.Flush()
 }

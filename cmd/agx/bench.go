@@ -11,8 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
-	"time"
+	"strings"
 
 	"github.com/goagx/agx/bench"
 )
@@ -23,7 +24,13 @@ Runs the performance workloads (bench/README.md) in agx and, when Debian's
 python3-torch is importable, the same workloads in PyTorch (as many threads
 as agx's GOMAXPROCS: one with GOMAXPROCS=1, nproc by default), in
 one invocation, alternating between the two. Prints the median time per call
-(per op for tiny_ops_overhead), the agx/PyTorch ratio, GFLOP/s and allocations.
+(per op for tiny_ops_overhead), the agx/PyTorch ratio, GFLOP/s, allocations
+and the collector's CPU time. The agx side runs in a program built like a
+notebook cell (bench/cell: agx and agx/nb, not this command's grading and
+web code, whose start-up heap makes collections slower); agx bench builds it
+with the go command from the agx checkout it runs in, with this command's
+build tags. -in-process times agx inside this command instead, which needs
+no checkout (-mem and -peak always run inside it).
 With -repeat N it runs all of that N times in new processes and prints the
 median and range of each workload's figures over the runs (one run draws
 each side's memory once, which moves memory-bound workloads). The agx side
@@ -52,51 +59,140 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		peaks, rows := bench.MeasureGEMMPeak(bench.PeakOptions{Progress: stderr})
 		return bench.WriteGEMMPeak(stdout, peaks, rows)
 	}
-	opts := bench.Options{Rounds: *f.rounds, Sample: *f.sample, Torch: !*f.noTorch, Python: *f.python, Progress: stderr, Gap: *f.gap}
-	if *f.filter != "" {
-		re, err := regexp.Compile(*f.filter)
-		if err != nil {
-			return usageError{"bad -run: " + err.Error()}
-		}
-		opts.Filter = re
+	opts, err := f.Options(stderr)
+	if err != nil {
+		return usageError{err.Error()}
 	}
 	if *f.memSteps > 0 {
-		return benchMemory(stdout, opts.Filter, *f.filter, *f.memSteps)
+		return benchMemory(stdout, opts.Filter, *f.Filter, *f.memSteps)
+	}
+	// The flags that time workloads, for a child process.
+	var child []string
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name != "repeat" && fl.Name != "json" && fl.Name != "in-process" {
+			child = append(child, "-"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	cell := ""
+	if !*f.inProcess {
+		exe, cleanup, err := buildCell(ctx, stderr)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		cell = exe
 	}
 	if *f.repeat > 1 {
-		var child []string
-		fs.Visit(func(fl *flag.Flag) {
-			if fl.Name != "repeat" && fl.Name != "json" {
-				child = append(child, "-"+fl.Name+"="+fl.Value.String())
-			}
-		})
-		return benchRepeat(ctx, *f.repeat, child, *f.jsonOut, stdout, stderr)
+		return benchRepeat(ctx, *f.repeat, cell, child, *f.JSON, stdout, stderr)
 	}
-	return benchOnce(ctx, opts, *f.filter, *f.jsonOut, stdout)
+	if cell == "" {
+		opts.Where = inProcessWhere
+		return bench.RunOnce(ctx, opts, *f.Filter, *f.JSON, stdout)
+	}
+	if *f.JSON != "" {
+		child = append(child, "-json="+*f.JSON)
+	}
+	cmd, err := benchChild(ctx, cell, child)
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("agx side (%s): %w", cellPkg, err)
+	}
+	return nil
 }
 
-// benchFlags holds the parsed flags of agx bench.
+// inProcessWhere is the header's description of the agx side with
+// -in-process.
+const inProcessWhere = "inside the agx command (-in-process; its collections cost more than a notebook cell's)"
+
+// cellPkg is the program agx bench builds for its agx side.
+const cellPkg = "github.com/goagx/agx/bench/cell"
+
+// buildCell builds cellPkg with the go command, from the main module of the
+// current directory, which must be agx's, into a temporary directory, with
+// the build tags this command was built with. It returns the program's path
+// and a function that removes it.
+func buildCell(ctx context.Context, stderr io.Writer) (string, func(), error) {
+	hint := "run agx bench in a checkout of agx (go run ./cmd/agx bench) with Go installed, or add -in-process to time agx inside this command, whose collections cost more than a notebook cell's"
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Path}}\t{{.Dir}}").Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("the agx side (%s) is built from the agx module, but `go list -m` failed here (%s): %s", cellPkg, commandError(err), hint)
+	}
+	path, dir, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+	if path != "github.com/goagx/agx" || dir == "" {
+		where := fmt.Sprintf("this directory's main module is %s", path)
+		if dir == "" {
+			where = "this directory is in no Go module"
+		}
+		return "", nil, fmt.Errorf("the agx side (%s) is built from the agx module, but %s: %s", cellPkg, where, hint)
+	}
+	tmp, err := os.MkdirTemp("", "agx-bench-cell-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	exe := filepath.Join(tmp, "cell")
+	args := []string{"build", "-o", exe}
+	if tags := buildTags(); tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	fmt.Fprintf(stderr, "agx bench: building the agx side (%s)\n", cellPkg)
+	build := exec.CommandContext(ctx, "go", append(args, "./bench/cell")...)
+	build.Dir = dir
+	if msg, err := build.CombinedOutput(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("building the agx side (%s) failed: %v\n%s%s", cellPkg, err, msg, hint)
+	}
+	return exe, cleanup, nil
+}
+
+// commandError adds a failed command's standard error to err.
+func commandError(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return strings.TrimSpace(string(ee.Stderr))
+	}
+	return err.Error()
+}
+
+// buildTags returns the build tags this program was built with ("" for
+// none), so that the agx side runs the same code (-tags openblas: MatMul
+// on OpenBLAS).
+func buildTags() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-tags" {
+			return s.Value
+		}
+	}
+	return ""
+}
+
+// benchFlags holds the parsed flags of agx bench: those that time
+// workloads, which the program of the agx side takes too, and agx bench's
+// own.
 type benchFlags struct {
-	filter, python, jsonOut  *string
-	rounds, repeat, memSteps *int
-	sample, gap              *time.Duration
-	noTorch, peakReport      *bool
+	*bench.Flags
+	repeat, memSteps      *int
+	peakReport, inProcess *bool
 }
 
 // newBenchFlags defines the flags of agx bench on a new flag set.
 func newBenchFlags(stderr io.Writer) (*flag.FlagSet, *benchFlags) {
 	fs := flag.NewFlagSet("agx bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &benchFlags{}
-	f.filter = fs.String("run", "", "only workloads whose name matches this `regexp`")
-	f.rounds = fs.Int("rounds", 7, "alternating agx/PyTorch rounds per workload")
-	f.sample = fs.Duration("sample", 40*time.Millisecond, "target duration of one timed sample")
-	f.noTorch = fs.Bool("no-torch", false, "time agx only")
-	f.python = fs.String("python", "/usr/bin/python3", "Python `interpreter` with torch")
-	f.jsonOut = fs.String("json", "", "also write the results as JSON to `FILE`")
-	f.gap = fs.Duration("gap", 0, "with -no-torch, idle this long before each agx sample, as agx idles while PyTorch runs its sample")
+	f := &benchFlags{Flags: bench.DefineFlags(fs)}
 	f.repeat = fs.Int("repeat", 1, "run the whole comparison `N` times, each in a new agx and a new PyTorch process, and print the median and range of each workload's figures over the runs")
 	f.peakReport = fs.Bool("peak", false, "instead of the workloads, measure one core's FMA peak and the float32 and float64 GEMM (256 to 2048, one thread) as a fraction of it; AGX_GEMM_ISA=avx2 in the environment measures the AVX2 kernels on an AVX-512 CPU")
+	f.inProcess = fs.Bool("in-process", false, "time agx inside this command instead of in a program built like a notebook cell (bench/cell); needs no agx checkout, but this command's start-up heap makes its collections cost more")
 	f.memSteps = fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap), then the peak memory and step time of a deep MLP with and without agx.Checkpoint (checkpoint_deep_mlp)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, benchUsage)
@@ -108,7 +204,7 @@ func newBenchFlags(stderr io.Writer) (*flag.FlagSet, *benchFlags) {
 // check rejects flag combinations agx bench does not run, and an unknown
 // AGX_GEMM_ISA.
 func (f *benchFlags) check() error {
-	if *f.gap < 0 || (*f.gap > 0 && !*f.noTorch) {
+	if *f.Gap < 0 || (*f.Gap > 0 && !*f.NoTorch) {
 		return usageError{"-gap takes a positive duration and needs -no-torch (with PyTorch, agx already idles while PyTorch runs)"}
 	}
 	if *f.repeat < 1 {
@@ -151,44 +247,22 @@ func benchMemory(stdout io.Writer, re *regexp.Regexp, filter string, steps int) 
 	return nil
 }
 
-// benchOnce runs the timing comparison once, prints its table and, when
-// jsonOut is set, writes the results there as JSON.
-func benchOnce(ctx context.Context, opts bench.Options, filter, jsonOut string, stdout io.Writer) error {
-	res, err := bench.Run(ctx, opts)
-	if err != nil {
-		return err
-	}
-	if len(res) == 0 {
-		return fmt.Errorf("no workload matches %q", filter)
-	}
-	fmt.Fprintln(stdout)
-	if err := bench.WriteTable(stdout, res); err != nil {
-		return err
-	}
-	if jsonOut != "" {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(jsonOut, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // checkpointModel is the model of -mem's checkpointing comparison (a
 // variable for the tests, which use a smaller one).
 var checkpointModel = bench.DefaultDeepMLP
 
-// benchChild returns the command that runs one `agx bench` with args in a
-// new process (a variable for the tests).
-var benchChild = func(ctx context.Context, args []string) (*exec.Cmd, error) {
+// benchChild returns the command that runs one comparison with args in a
+// new process: the program cell (buildCell), or `agx bench -in-process`
+// when cell is "" (a variable for the tests).
+var benchChild = func(ctx context.Context, cell string, args []string) (*exec.Cmd, error) {
+	if cell != "" {
+		return exec.CommandContext(ctx, cell, args...), nil
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	return exec.CommandContext(ctx, exe, append([]string{"bench"}, args...)...), nil
+	return exec.CommandContext(ctx, exe, append([]string{"bench", "-in-process"}, args...)...), nil
 }
 
 // repeatJSON is what -json writes with -repeat: every run's results and the
@@ -198,10 +272,10 @@ type repeatJSON struct {
 	Summary []bench.Summary  `json:"summary"`
 }
 
-// benchRepeat runs `agx bench` with args n times, each in a new process
-// (which starts its own PyTorch process), passes their output on to stderr,
-// and prints the summary over the runs on stdout.
-func benchRepeat(ctx context.Context, n int, args []string, jsonOut string, stdout, stderr io.Writer) error {
+// benchRepeat runs the comparison with args n times, each in a new process
+// (benchChild's, which starts its own PyTorch process), passes their output
+// on to stderr, and prints the summary over the runs on stdout.
+func benchRepeat(ctx context.Context, n int, cell string, args []string, jsonOut string, stdout, stderr io.Writer) error {
 	dir, err := os.MkdirTemp("", "agx-bench-")
 	if err != nil {
 		return err
@@ -211,7 +285,7 @@ func benchRepeat(ctx context.Context, n int, args []string, jsonOut string, stdo
 	for i := range n {
 		fmt.Fprintf(stderr, "agx bench: run %d of %d, in new processes\n", i+1, n)
 		out := filepath.Join(dir, fmt.Sprintf("run%d.json", i+1))
-		cmd, err := benchChild(ctx, append(slices.Clone(args), "-json="+out))
+		cmd, err := benchChild(ctx, cell, append(slices.Clone(args), "-json="+out))
 		if err != nil {
 			return err
 		}

@@ -30,9 +30,12 @@ func asAgx(t *testing.T) *[][]string {
 	var calls [][]string
 	old := benchChild
 	t.Cleanup(func() { benchChild = old })
-	benchChild = func(ctx context.Context, args []string) (*exec.Cmd, error) {
+	benchChild = func(ctx context.Context, cell string, args []string) (*exec.Cmd, error) {
+		if cell != "" {
+			t.Errorf("a run of the cell program %s with -in-process", cell)
+		}
 		calls = append(calls, args)
-		cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"bench"}, args...)...)
+		cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"bench", "-in-process"}, args...)...)
 		cmd.Env = append(os.Environ(), "AGX_TEST_AS_AGX=1")
 		return cmd, nil
 	}
@@ -43,7 +46,7 @@ func TestBenchRepeat(t *testing.T) {
 	calls := asAgx(t)
 	out := filepath.Join(t.TempDir(), "out.json")
 	var stdout, stderr strings.Builder
-	err := benchCommand(t.Context(), []string{"-repeat", "3", "-no-torch", "-run", "^tiny_ops_overhead$", "-rounds", "1", "-sample", "2ms", "-json", out}, &stdout, &stderr)
+	err := benchCommand(t.Context(), []string{"-in-process", "-repeat", "3", "-no-torch", "-run", "^tiny_ops_overhead$", "-rounds", "1", "-sample", "2ms", "-json", out}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -57,8 +60,8 @@ func TestBenchRepeat(t *testing.T) {
 				t.Errorf("run %d: args %q lack %q", i+1, args, want)
 			}
 		}
-		if strings.Contains(joined, "-repeat") || strings.Contains(joined, out) {
-			t.Errorf("run %d: args %q pass on -repeat or the summary's -json", i+1, args)
+		if strings.Contains(joined, "-repeat") || strings.Contains(joined, out) || strings.Contains(joined, "-in-process") {
+			t.Errorf("run %d: args %q pass on -repeat, -in-process or the summary's -json", i+1, args)
 		}
 	}
 	for i := 1; i <= 3; i++ {
@@ -95,6 +98,57 @@ func TestBenchRepeat(t *testing.T) {
 	}
 }
 
+// TestBenchCell runs agx bench as users do, without -in-process: it builds
+// the cell program (bench/cell) and times the agx side there, once and with
+// -repeat, and the header says so.
+func TestBenchCell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds bench/cell with the go command")
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"once", []string{"-json", filepath.Join(dir, "once.json")}},
+		{"repeat", []string{"-repeat", "2", "-json", filepath.Join(dir, "repeat.json")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			args := append([]string{"-no-torch", "-run", "^tiny_ops_overhead$", "-rounds", "1", "-sample", "2ms"}, c.args...)
+			if err := benchCommand(t.Context(), args, &stdout, &stderr); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			for _, want := range []string{"building the agx side", "agx side: a program linking agx and agx/nb"} {
+				if !strings.Contains(strings.ToLower(stderr.String()), strings.ToLower(want)) {
+					t.Errorf("progress lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			if !strings.Contains(stdout.String(), "tiny_ops_overhead") {
+				t.Errorf("no row for the workload:\n%s", stdout.String())
+			}
+			if _, err := os.Stat(c.args[len(c.args)-1]); err != nil {
+				t.Errorf("-json: %v", err)
+			}
+		})
+	}
+}
+
+// TestBenchCellOutsideAgx: outside agx's module agx bench cannot build its
+// agx side, and says so and what to do instead, rather than timing agx in
+// this command unasked.
+func TestBenchCellOutsideAgx(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var stdout, stderr strings.Builder
+	err := benchCommand(t.Context(), []string{"-no-torch", "-run", "^tiny_ops_overhead$", "-rounds", "1"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "-in-process") || !strings.Contains(err.Error(), "no Go module") {
+		t.Fatalf("error %v, want one naming -in-process", err)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("a table without an agx side:\n%s", stdout.String())
+	}
+}
+
 func TestBenchRepeatErrors(t *testing.T) {
 	asAgx(t)
 	for _, c := range []struct {
@@ -103,7 +157,7 @@ func TestBenchRepeatErrors(t *testing.T) {
 	}{
 		{[]string{"-repeat", "0"}, "-repeat takes a count"},
 		{[]string{"-repeat", "2", "-mem", "5"}, "-mem measures memory"},
-		{[]string{"-repeat", "2", "-no-torch", "-run", "^no_such_workload$"}, "run 1 of 2"},
+		{[]string{"-in-process", "-repeat", "2", "-no-torch", "-run", "^no_such_workload$"}, "run 1 of 2"},
 		{[]string{"-peak", "-repeat", "2"}, "-peak runs on its own"},
 		{[]string{"-peak", "-mem", "5"}, "-peak runs on its own"},
 	} {
