@@ -40,6 +40,9 @@ type Options struct {
 	// Where, when set, says in which program the agx side runs; the header
 	// prints it.
 	Where string
+	// NoHeader leaves out the header: the lines on where and how each side
+	// runs.
+	NoHeader bool
 }
 
 // Result is one workload's figures. Times are medians per call (per op for
@@ -255,10 +258,14 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	reportAgxSetup(progress, opts.Where)
+	header := progress
+	if opts.NoHeader {
+		header = io.Discard
+	}
+	reportAgxSetup(header, opts.Where)
 	var tp *torchProc
 	if opts.Torch {
-		p, err := startTorchReporting(ctx, opts.Python, progress)
+		p, err := startTorchReporting(ctx, opts.Python, header)
 		if err != nil {
 			return nil, err
 		}

@@ -57,6 +57,7 @@ func Main(ctx context.Context, args []string, where string, stdout, stderr io.Wr
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := DefineFlags(fs)
+	noHeader := fs.Bool("no-header", false, "do not print the lines on the agx and PyTorch setup (agx bench gives it to all but the first workload of a run)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -73,6 +74,7 @@ func Main(ctx context.Context, args []string, where string, stdout, stderr io.Wr
 		return 2
 	}
 	opts.Where = where
+	opts.NoHeader = *noHeader
 	if err := RunOnce(ctx, opts, *f.Filter, *f.JSON, stdout); err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
 		return 1
@@ -91,6 +93,12 @@ func RunOnce(ctx context.Context, opts Options, filter, jsonOut string, stdout i
 	if len(res) == 0 {
 		return fmt.Errorf("no workload matches %q", filter)
 	}
+	return WriteResults(stdout, res, jsonOut)
+}
+
+// WriteResults prints the results as a table after an empty line and, when
+// jsonOut is set, writes them there as JSON.
+func WriteResults(stdout io.Writer, res []Result, jsonOut string) error {
 	fmt.Fprintln(stdout)
 	if err := WriteTable(stdout, res); err != nil {
 		return err

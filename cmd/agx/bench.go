@@ -66,44 +66,120 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *f.memSteps > 0 {
 		return benchMemory(stdout, opts.Filter, *f.Filter, *f.memSteps)
 	}
-	// The flags that time workloads, for a child process.
+	// The flags that time workloads, for a child process (-run apart: the
+	// cell program gets one workload's).
 	var child []string
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name != "repeat" && fl.Name != "json" && fl.Name != "in-process" {
+		switch fl.Name {
+		case "repeat", "json", "in-process", "run":
+		default:
 			child = append(child, "-"+fl.Name+"="+fl.Value.String())
 		}
 	})
-	cell := ""
-	if !*f.inProcess {
-		exe, cleanup, err := buildCell(ctx, stderr)
-		if err != nil {
-			return err
+	if *f.inProcess {
+		if *f.repeat > 1 {
+			if *f.Filter != "" {
+				child = append(child, "-run="+*f.Filter)
+			}
+			return benchRepeat(ctx, *f.repeat, func(i int, out string) ([]bench.Result, error) {
+				return runChild(ctx, "", append(slices.Clone(child), "-json="+out), stderr)
+			}, *f.JSON, stdout, stderr)
 		}
-		defer cleanup()
-		cell = exe
-	}
-	if *f.repeat > 1 {
-		return benchRepeat(ctx, *f.repeat, cell, child, *f.JSON, stdout, stderr)
-	}
-	if cell == "" {
 		opts.Where = inProcessWhere
 		return bench.RunOnce(ctx, opts, *f.Filter, *f.JSON, stdout)
 	}
-	if *f.JSON != "" {
-		child = append(child, "-json="+*f.JSON)
+	names := workloadNames(opts.Filter)
+	if len(names) == 0 {
+		return fmt.Errorf("no workload matches %q", *f.Filter)
 	}
-	cmd, err := benchChild(ctx, cell, child)
+	cell, cleanup, err := buildCell(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	defer cleanup()
+	runCells := func(_ int, out string) ([]bench.Result, error) {
+		return runCells(ctx, cell, names, child, filepath.Dir(out), stderr)
+	}
+	if *f.repeat > 1 {
+		return benchRepeat(ctx, *f.repeat, runCells, *f.JSON, stdout, stderr)
+	}
+	dir, err := os.MkdirTemp("", "agx-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	res, err := runCells(0, filepath.Join(dir, "run.json"))
+	if err != nil {
+		return err
+	}
+	return bench.WriteResults(stdout, res, *f.JSON)
+}
+
+// workloadNames returns the names of the workloads re matches (all when re
+// is nil), in their order.
+func workloadNames(re *regexp.Regexp) []string {
+	var names []string
+	for _, w := range bench.All() {
+		if re == nil || re.MatchString(w.Name) {
+			names = append(names, w.Name)
+		}
+	}
+	return names
+}
+
+// runCells times the named workloads one at a time, each in a new process
+// of the cell program (with its own PyTorch process), as each execution of
+// a notebook cell is a new process: in one process for all, a workload's
+// time depended on those before it, whose live heap and buffers moved the
+// collector's pace. args are the other timing flags; the processes write
+// their results into dir. Only the first prints the header.
+func runCells(ctx context.Context, cell string, names, args []string, dir string, stderr io.Writer) ([]bench.Result, error) {
+	var all []bench.Result
+	for i, name := range names {
+		a := append(slices.Clone(args), "-run=^"+regexp.QuoteMeta(name)+"$", "-json="+filepath.Join(dir, fmt.Sprintf("cell%d.json", i)))
+		if i > 0 {
+			a = append(a, "-no-header")
+		}
+		res, err := runChild(ctx, cell, a, stderr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		all = append(all, res...)
+	}
+	return all, nil
+}
+
+// runChild runs one comparison in a new process (benchChild's) with args,
+// which must include -json=FILE, passes its progress on to stderr (its
+// table is dropped: the caller prints the results) and returns the
+// results it wrote.
+func runChild(ctx context.Context, cell string, args []string, stderr io.Writer) ([]bench.Result, error) {
+	var out string
+	for _, a := range args {
+		if f, ok := strings.CutPrefix(a, "-json="); ok {
+			out = f
+		}
+	}
+	cmd, err := benchChild(ctx, cell, args)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		return fmt.Errorf("agx side (%s): %w", cellPkg, err)
+		return nil, err
 	}
-	return nil
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	var res []bench.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // inProcessWhere is the header's description of the agx side with
@@ -272,10 +348,11 @@ type repeatJSON struct {
 	Summary []bench.Summary  `json:"summary"`
 }
 
-// benchRepeat runs the comparison with args n times, each in a new process
-// (benchChild's, which starts its own PyTorch process), passes their output
-// on to stderr, and prints the summary over the runs on stdout.
-func benchRepeat(ctx context.Context, n int, cell string, args []string, jsonOut string, stdout, stderr io.Writer) error {
+// benchRepeat runs the comparison n times with run, each time in new
+// processes (each with its own PyTorch process; out is a file in a
+// temporary directory that the run may use), and prints the summary over
+// the runs on stdout; the runs' progress goes to stderr.
+func benchRepeat(ctx context.Context, n int, run func(i int, out string) ([]bench.Result, error), jsonOut string, stdout, stderr io.Writer) error {
 	dir, err := os.MkdirTemp("", "agx-bench-")
 	if err != nil {
 		return err
@@ -284,24 +361,15 @@ func benchRepeat(ctx context.Context, n int, cell string, args []string, jsonOut
 	var runs [][]bench.Result
 	for i := range n {
 		fmt.Fprintf(stderr, "agx bench: run %d of %d, in new processes\n", i+1, n)
-		out := filepath.Join(dir, fmt.Sprintf("run%d.json", i+1))
-		cmd, err := benchChild(ctx, cell, append(slices.Clone(args), "-json="+out))
-		if err != nil {
+		sub := filepath.Join(dir, fmt.Sprintf("run%d", i+1))
+		if err := os.Mkdir(sub, 0o700); err != nil {
 			return err
 		}
-		cmd.Stdout, cmd.Stderr = stderr, stderr
-		if err := cmd.Run(); err != nil {
+		res, err := run(i, filepath.Join(sub, "run.json"))
+		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("run %d of %d: %w", i+1, n, err)
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			return fmt.Errorf("run %d of %d: %w", i+1, n, err)
-		}
-		var res []bench.Result
-		if err := json.Unmarshal(b, &res); err != nil {
 			return fmt.Errorf("run %d of %d: %w", i+1, n, err)
 		}
 		runs = append(runs, res)

@@ -112,10 +112,11 @@ func TestBenchCell(t *testing.T) {
 	}{
 		{"once", []string{"-json", filepath.Join(dir, "once.json")}},
 		{"repeat", []string{"-repeat", "2", "-json", filepath.Join(dir, "repeat.json")}},
+		{"two workloads", []string{"-run", "^(tiny_ops_overhead|custom_function_overhead)$", "-json", filepath.Join(dir, "two.json")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var stdout, stderr strings.Builder
-			args := append([]string{"-no-torch", "-run", "^tiny_ops_overhead$", "-rounds", "1", "-sample", "2ms"}, c.args...)
+			args := append([]string{"-no-torch", "-run", "^tiny_ops_overhead$", "-rounds", "1", "-sample", "2ms"}, c.args...) // a later -run wins
 			if err := benchCommand(t.Context(), args, &stdout, &stderr); err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
 			}
@@ -126,6 +127,15 @@ func TestBenchCell(t *testing.T) {
 			}
 			if !strings.Contains(stdout.String(), "tiny_ops_overhead") {
 				t.Errorf("no row for the workload:\n%s", stdout.String())
+			}
+			if c.name == "two workloads" {
+				// One process each: the header once, both rows.
+				if n := strings.Count(stderr.String(), "agx side:"); n != 1 {
+					t.Errorf("the header %d times, want once:\n%s", n, stderr.String())
+				}
+				if !strings.Contains(stdout.String(), "custom_function_overhead") {
+					t.Errorf("no row for custom_function_overhead:\n%s", stdout.String())
+				}
 			}
 			if _, err := os.Stat(c.args[len(c.args)-1]); err != nil {
 				t.Errorf("-json: %v", err)
