@@ -43,6 +43,9 @@ type Options struct {
 	// NoHeader leaves out the header: the lines on where and how each side
 	// runs.
 	NoHeader bool
+	// InheritedTorch, with Torch, times PyTorch through the pipes of a
+	// TorchServer at TorchFD instead of starting a process.
+	InheritedTorch bool
 }
 
 // Result is one workload's figures. Times are medians per call (per op for
@@ -71,24 +74,40 @@ type Result struct {
 	GCPerOp float64 `json:"gc_cpu_seconds_per_op"`
 }
 
-// torchProc is the PyTorch side, a persistent process answering timing requests.
+// torchProc is the PyTorch side, a persistent process answering timing
+// requests, which this program started (cmd) or reaches through a
+// TorchServer's pipes.
 type torchProc struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
 	out *bufio.Scanner
 }
 
-func startTorch(ctx context.Context, python string) (*torchProc, error) {
+// checkTorch reports why python cannot run the PyTorch side, or nil.
+func checkTorch(ctx context.Context, python string) error {
 	if _, err := os.Stat(python); err != nil {
-		return nil, fmt.Errorf("%s not found", python)
+		return fmt.Errorf("%s not found", python)
 	}
 	if out, err := exec.CommandContext(ctx, python, "-c", "import torch").CombinedOutput(); err != nil {
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		return nil, fmt.Errorf("%s cannot import torch: %s", python, lines[len(lines)-1])
+		return fmt.Errorf("%s cannot import torch: %s", python, lines[len(lines)-1])
 	}
+	return nil
+}
+
+// torchCommand is the PyTorch side's process, with its environment.
+func torchCommand(ctx context.Context, python string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, python, "-c", torchScript)
 	cmd.Env = torchEnv(os.Environ(), runtime.GOMAXPROCS(0))
 	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+func startTorch(ctx context.Context, python string) (*torchProc, error) {
+	if err := checkTorch(ctx, python); err != nil {
+		return nil, err
+	}
+	cmd := torchCommand(ctx, python)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -100,9 +119,79 @@ func startTorch(ctx context.Context, python string) (*torchProc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(out)
+	return &torchProc{cmd: cmd, in: in, out: torchScanner(out)}, nil
+}
+
+func torchScanner(r io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	return &torchProc{cmd: cmd, in: in, out: sc}, nil
+	return sc
+}
+
+// A TorchServer is a PyTorch side that outlives the programs that time
+// against it: `agx bench` starts one per run and hands its pipes to the
+// process of each workload (Files), so that PyTorch runs as in a Jupyter
+// kernel, one process for all workloads, while each workload's agx side
+// starts afresh, as a notebook cell's program does.
+type TorchServer struct {
+	cmd          *exec.Cmd
+	toPy, fromPy *os.File // our ends: requests in, answers out
+}
+
+// TorchFD is the file descriptor at which a program started with a
+// TorchServer's Files finds the pipe to PyTorch; the pipe from it is the
+// next one.
+const TorchFD = 3
+
+// StartTorchServer starts the PyTorch side with python. When PyTorch is
+// unavailable it returns a nil server and why.
+func StartTorchServer(ctx context.Context, python string) (*TorchServer, error) {
+	if err := checkTorch(ctx, python); err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd := torchCommand(ctx, python)
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	return &TorchServer{cmd: cmd, toPy: inW, fromPy: outR}, nil
+}
+
+// Files returns the pipes to and from PyTorch, for exec.Cmd.ExtraFiles
+// (they become TorchFD and TorchFD+1 there). One program at a time may
+// use them.
+func (s *TorchServer) Files() []*os.File { return []*os.File{s.toPy, s.fromPy} }
+
+// Close ends the PyTorch process.
+func (s *TorchServer) Close() {
+	s.toPy.Close()
+	s.cmd.Wait()
+	s.fromPy.Close()
+}
+
+// inheritedTorch is the PyTorch side of a TorchServer whose pipes this
+// program was given at TorchFD.
+func inheritedTorch() (*torchProc, error) {
+	to, from := os.NewFile(TorchFD, "to-pytorch"), os.NewFile(TorchFD+1, "from-pytorch")
+	if to == nil || from == nil {
+		return nil, fmt.Errorf("no pipes to PyTorch at file descriptors %d and %d", TorchFD, TorchFD+1)
+	}
+	return &torchProc{in: to, out: torchScanner(from)}, nil
 }
 
 // torchMalloc keeps glibc's malloc in the PyTorch process from giving
@@ -167,7 +256,12 @@ func (p *torchProc) blas() (string, error) {
 	return r.BLAS, nil
 }
 
+// close ends the PyTorch process this program started; the server's is
+// left to it.
 func (p *torchProc) close() {
+	if p.cmd == nil {
+		return
+	}
 	p.in.Close()
 	p.cmd.Wait()
 }
@@ -264,7 +358,16 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 	}
 	reportAgxSetup(header, opts.Where)
 	var tp *torchProc
-	if opts.Torch {
+	if opts.Torch && opts.InheritedTorch {
+		p, err := inheritedTorch()
+		if err == nil {
+			err = reportTorch(p, header)
+		}
+		if err != nil {
+			return nil, err
+		}
+		tp = p
+	} else if opts.Torch {
 		p, err := startTorchReporting(ctx, opts.Python, header)
 		if err != nil {
 			return nil, err
@@ -327,14 +430,26 @@ func startTorchReporting(ctx context.Context, python string, progress io.Writer)
 		fmt.Fprintf(progress, "PyTorch unavailable (%v): timing agx only\n", err)
 		return nil, nil
 	}
-	b, err := tp.blas()
-	if err != nil {
+	if err := reportTorch(tp, progress); err != nil {
 		tp.close()
 		return nil, err
 	}
+	return tp, nil
+}
+
+// reportTorch prints PyTorch's BLAS and threads, unless progress discards
+// them.
+func reportTorch(tp *torchProc, progress io.Writer) error {
+	if progress == io.Discard {
+		return nil
+	}
+	b, err := tp.blas()
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(progress, "PyTorch BLAS: %s\n", b)
 	fmt.Fprintf(progress, "threads: agx GOMAXPROCS %d, PyTorch torch.set_num_threads(%d)\n", runtime.GOMAXPROCS(0), runtime.GOMAXPROCS(0))
-	return tp, nil
+	return nil
 }
 
 // warmUpTorch sets up and warms up workload name on the PyTorch side and

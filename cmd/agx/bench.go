@@ -82,7 +82,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				child = append(child, "-run="+*f.Filter)
 			}
 			return benchRepeat(ctx, *f.repeat, func(i int, out string) ([]bench.Result, error) {
-				return runChild(ctx, "", append(slices.Clone(child), "-json="+out), stderr)
+				return runChild(ctx, "", append(slices.Clone(child), "-json="+out), nil, stderr)
 			}, *f.JSON, stdout, stderr)
 		}
 		opts.Where = inProcessWhere
@@ -98,7 +98,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer cleanup()
 	runCells := func(_ int, out string) ([]bench.Result, error) {
-		return runCells(ctx, cell, names, child, filepath.Dir(out), stderr)
+		return runCells(ctx, cell, names, child, !*f.NoTorch, *f.Python, filepath.Dir(out), stderr)
 	}
 	if *f.repeat > 1 {
 		return benchRepeat(ctx, *f.repeat, runCells, *f.JSON, stdout, stderr)
@@ -128,19 +128,37 @@ func workloadNames(re *regexp.Regexp) []string {
 }
 
 // runCells times the named workloads one at a time, each in a new process
-// of the cell program (with its own PyTorch process), as each execution of
-// a notebook cell is a new process: in one process for all, a workload's
-// time depended on those before it, whose live heap and buffers moved the
-// collector's pace. args are the other timing flags; the processes write
-// their results into dir. Only the first prints the header.
-func runCells(ctx context.Context, cell string, names, args []string, dir string, stderr io.Writer) ([]bench.Result, error) {
+// of the cell program, as each execution of a notebook cell is a new
+// process: in one process for all, a workload's time depended on those
+// before it, whose live heap and buffers moved the collector's pace.
+// PyTorch (when torch, with python) runs in one process for all of them,
+// as in a Jupyter kernel, which the cell processes reach through its
+// pipes. args are the other timing flags; the processes write their
+// results into dir. Only the first prints the header.
+func runCells(ctx context.Context, cell string, names, args []string, torch bool, python, dir string, stderr io.Writer) ([]bench.Result, error) {
+	var srv *bench.TorchServer
+	if torch {
+		s, err := bench.StartTorchServer(ctx, python)
+		if err != nil {
+			fmt.Fprintf(stderr, "PyTorch unavailable (%v): timing agx only\n", err)
+			args = append(slices.Clone(args), "-no-torch")
+		} else {
+			srv = s
+			defer srv.Close()
+			args = append(slices.Clone(args), "-torch-server")
+		}
+	}
 	var all []bench.Result
 	for i, name := range names {
 		a := append(slices.Clone(args), "-run=^"+regexp.QuoteMeta(name)+"$", "-json="+filepath.Join(dir, fmt.Sprintf("cell%d.json", i)))
 		if i > 0 {
 			a = append(a, "-no-header")
 		}
-		res, err := runChild(ctx, cell, a, stderr)
+		var files []*os.File
+		if srv != nil {
+			files = srv.Files()
+		}
+		res, err := runChild(ctx, cell, a, files, stderr)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -150,10 +168,10 @@ func runCells(ctx context.Context, cell string, names, args []string, dir string
 }
 
 // runChild runs one comparison in a new process (benchChild's) with args,
-// which must include -json=FILE, passes its progress on to stderr (its
-// table is dropped: the caller prints the results) and returns the
-// results it wrote.
-func runChild(ctx context.Context, cell string, args []string, stderr io.Writer) ([]bench.Result, error) {
+// which must include -json=FILE, and files at file descriptors 3 and up,
+// passes its progress on to stderr (its table is dropped: the caller
+// prints the results) and returns the results it wrote.
+func runChild(ctx context.Context, cell string, args []string, files []*os.File, stderr io.Writer) ([]bench.Result, error) {
 	var out string
 	for _, a := range args {
 		if f, ok := strings.CutPrefix(a, "-json="); ok {
@@ -164,7 +182,7 @@ func runChild(ctx context.Context, cell string, args []string, stderr io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = io.Discard, stderr, files
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goagx/agx/bench"
+	"github.com/goagx/agx/internal/oracle"
 )
 
 // TestMain lets the test binary stand in for agx in child processes
@@ -141,6 +144,36 @@ func TestBenchCell(t *testing.T) {
 				t.Errorf("-json: %v", err)
 			}
 		})
+	}
+}
+
+// TestBenchCellTorch times two workloads against PyTorch: each in its own
+// cell process, both against one PyTorch process reached through its
+// pipes, so that both rows have a PyTorch time.
+func TestBenchCellTorch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds bench/cell with the go command")
+	}
+	oracle.Skip(t)
+	out := filepath.Join(t.TempDir(), "out.json")
+	var stdout, stderr strings.Builder
+	args := []string{"-python", oracle.Python, "-run", "^(tiny_ops_overhead|custom_function_overhead)$", "-rounds", "1", "-sample", "2ms", "-json", out}
+	if err := benchCommand(t.Context(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "PyTorch BLAS:"); n != 1 {
+		t.Errorf("PyTorch's header %d times, want once:\n%s", n, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res []bench.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].Torch <= 0 || res[1].Torch <= 0 || res[0].Ratio <= 0 {
+		t.Errorf("results without PyTorch times: %+v", res)
 	}
 }
 
