@@ -25,12 +25,14 @@ python3-torch is importable, the same workloads in PyTorch (as many threads
 as agx's GOMAXPROCS: one with GOMAXPROCS=1, nproc by default), in
 one invocation, alternating between the two. Prints the median time per call
 (per op for tiny_ops_overhead), the agx/PyTorch ratio, GFLOP/s, allocations
-and the collector's CPU time. The agx side runs in a program built like a
-notebook cell (bench/cell: agx and agx/nb, not this command's grading and
-web code, whose start-up heap makes collections slower); agx bench builds it
-with the go command from the agx checkout it runs in, with this command's
-build tags. -in-process times agx inside this command instead, which needs
-no checkout (-mem and -peak always run inside it).
+and the collector's CPU time. The agx side runs as notebook cells run: in a
+program built like one (bench/cell: agx and agx/nb, not this command's
+grading and web code, whose start-up heap makes collections slower), each
+workload in a new process of it, against one PyTorch process per run, as
+in a Jupyter kernel. agx bench builds it with the go command from the agx
+checkout it runs in, with this command's build tags. -in-process times agx
+inside this command instead, all workloads in one process, which needs no
+checkout (-mem and -peak always run inside it).
 With -repeat N it runs all of that N times in new processes and prints the
 median and range of each workload's figures over the runs (one run draws
 each side's memory once, which moves memory-bound workloads). The agx side
