@@ -65,8 +65,9 @@ type Result struct {
 	// in its last timed sample: memory the runtime mapped or got back from
 	// the OS and touched again. -1 where the OS does not report it.
 	FaultsPerOp float64 `json:"faults_per_op"`
-	// GCPerOp is the CPU time Go's garbage collector spent per call (per
-	// op) over all of the workload's agx samples, in seconds: marking by
+	// GCPerOp is the CPU time Go's garbage collector spent over all of the
+	// workload's agx samples divided by their calls (ops), in seconds (a
+	// mean, where Agx is the median sample): marking by
 	// the collector's workers and by allocating goroutines (assists), and
 	// its pauses, as the runtime estimates them (runtime/metrics
 	// /cpu/classes/gc/total:cpu-seconds, counted at the end of each cycle).
@@ -188,8 +189,10 @@ func (s *TorchServer) Close() {
 // program was given at TorchFD.
 func inheritedTorch() (*torchProc, error) {
 	to, from := os.NewFile(TorchFD, "to-pytorch"), os.NewFile(TorchFD+1, "from-pytorch")
-	if to == nil || from == nil {
-		return nil, fmt.Errorf("no pipes to PyTorch at file descriptors %d and %d", TorchFD, TorchFD+1)
+	for _, f := range []*os.File{to, from} {
+		if st, err := f.Stat(); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+			return nil, fmt.Errorf("no pipe to or from PyTorch at file descriptor %d (-torch-server is for agx bench's cell processes)", f.Fd())
+		}
 	}
 	return &torchProc{in: to, out: torchScanner(from)}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/goagx/agx/tensor"
 	"os/exec"
 	"regexp"
 	"runtime"
@@ -144,6 +145,10 @@ func TestRunAgxOnly(t *testing.T) {
 // every few steps, and the collector's CPU time per call is counted, above
 // zero and below the samples' CPU time.
 func TestRunGCPerOp(t *testing.T) {
+	// With more than one P the floor is 64 MiB and two samples may end no
+	// cycle.
+	prev := tensor.SetHeapFloorMiB(2)
+	defer tensor.SetHeapFloorMiB(prev)
 	res, err := Run(context.Background(), Options{
 		Filter: regexp.MustCompile(`^course_square$`), Rounds: 2, Sample: 20 * time.Millisecond,
 	})

@@ -58,6 +58,7 @@ func Main(ctx context.Context, args []string, where string, stdout, stderr io.Wr
 	fs.SetOutput(stderr)
 	f := DefineFlags(fs)
 	noHeader := fs.Bool("no-header", false, "do not print the lines on the agx and PyTorch setup (agx bench gives it to all but the first workload of a run)")
+	list := fs.Bool("list", false, "print the names of the workloads -run selects, one a line, and exit")
 	inherited := fs.Bool("torch-server", false, "time PyTorch through the pipes of agx bench's PyTorch process, at file descriptors 3 and 4, instead of starting one")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -75,6 +76,14 @@ func Main(ctx context.Context, args []string, where string, stdout, stderr io.Wr
 		return 2
 	}
 	opts.Where = where
+	if *list {
+		for _, w := range All() {
+			if opts.Filter == nil || opts.Filter.MatchString(w.Name) {
+				fmt.Fprintln(stdout, w.Name)
+			}
+		}
+		return 0
+	}
 	opts.NoHeader, opts.InheritedTorch = *noHeader, *inherited
 	if err := RunOnce(ctx, opts, *f.Filter, *f.JSON, stdout); err != nil {
 		fmt.Fprintln(stderr, "bench:", err)

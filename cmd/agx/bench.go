@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/goagx/agx/bench"
 )
@@ -79,6 +80,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	})
 	if *f.inProcess {
+		if len(workloadNames(opts.Filter)) == 0 {
+			return fmt.Errorf("no workload matches %q", *f.Filter)
+		}
 		if *f.repeat > 1 {
 			if *f.Filter != "" {
 				child = append(child, "-run="+*f.Filter)
@@ -90,15 +94,20 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		opts.Where = inProcessWhere
 		return bench.RunOnce(ctx, opts, *f.Filter, *f.JSON, stdout)
 	}
-	names := workloadNames(opts.Filter)
-	if len(names) == 0 {
-		return fmt.Errorf("no workload matches %q", *f.Filter)
-	}
 	cell, cleanup, err := buildCell(ctx, stderr)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	// The workloads of the checkout the cell was built from, which may
+	// differ from this command's.
+	names, err := cellWorkloads(ctx, cell, *f.Filter)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("no workload matches %q", *f.Filter)
+	}
 	runCells := func(_ int, out string) ([]bench.Result, error) {
 		return runCells(ctx, cell, names, child, !*f.NoTorch, *f.Python, filepath.Dir(out), stderr)
 	}
@@ -115,6 +124,23 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	return bench.WriteResults(stdout, res, *f.JSON)
+}
+
+// cellWorkloads returns the names of the cell program's workloads that the
+// -run expression filter matches (all when it is ""), in their order.
+func cellWorkloads(ctx context.Context, cell, filter string) ([]string, error) {
+	cmd, err := benchChild(ctx, cell, []string{"-list", "-run=" + filter})
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("listing the agx side's workloads: %s", commandError(err))
+	}
+	return strings.Fields(string(out)), nil
 }
 
 // workloadNames returns the names of the workloads re matches (all when re
@@ -141,6 +167,9 @@ func runCells(ctx context.Context, cell string, names, args []string, torch bool
 	var srv *bench.TorchServer
 	if torch {
 		s, err := bench.StartTorchServer(ctx, python)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "PyTorch unavailable (%v): timing agx only\n", err)
 			args = append(slices.Clone(args), "-no-torch")
@@ -215,17 +244,9 @@ const cellPkg = "github.com/goagx/agx/bench/cell"
 // and a function that removes it.
 func buildCell(ctx context.Context, stderr io.Writer) (string, func(), error) {
 	hint := "run agx bench in a checkout of agx (go run ./cmd/agx bench) with Go installed, or add -in-process to time agx inside this command, whose collections cost more than a notebook cell's"
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Path}}\t{{.Dir}}").Output()
+	dir, err := agxModuleDir(ctx)
 	if err != nil {
-		return "", nil, fmt.Errorf("the agx side (%s) is built from the agx module, but `go list -m` failed here (%s): %s", cellPkg, commandError(err), hint)
-	}
-	path, dir, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
-	if path != "github.com/goagx/agx" || dir == "" {
-		where := fmt.Sprintf("this directory's main module is %s", path)
-		if dir == "" {
-			where = "this directory is in no Go module"
-		}
-		return "", nil, fmt.Errorf("the agx side (%s) is built from the agx module, but %s: %s", cellPkg, where, hint)
+		return "", nil, fmt.Errorf("the agx side (%s) is built from the agx module, but %v: %s", cellPkg, err, hint)
 	}
 	tmp, err := os.MkdirTemp("", "agx-bench-cell-")
 	if err != nil {
@@ -240,11 +261,41 @@ func buildCell(ctx context.Context, stderr io.Writer) (string, func(), error) {
 	fmt.Fprintf(stderr, "agx bench: building the agx side (%s)\n", cellPkg)
 	build := exec.CommandContext(ctx, "go", append(args, "./bench/cell")...)
 	build.Dir = dir
+	// On Ctrl-C the go command gets an interrupt, not a kill, so that it
+	// removes its work directory.
+	build.Cancel = func() error { return build.Process.Signal(os.Interrupt) }
+	build.WaitDelay = 5 * time.Second
 	if msg, err := build.CombinedOutput(); err != nil {
 		cleanup()
-		return "", nil, fmt.Errorf("building the agx side (%s) failed: %v\n%s%s", cellPkg, err, msg, hint)
+		if ctx.Err() != nil {
+			return "", nil, ctx.Err()
+		}
+		return "", nil, fmt.Errorf("building the agx side (%s) in %s failed: %v\n%sFix the build, or add -in-process to time agx inside this command", cellPkg, dir, err, msg)
 	}
 	return exe, cleanup, nil
+}
+
+// agxModuleDir returns the directory of the agx module when it is a main
+// module of the current directory (alone, or in a go.work workspace).
+func agxModuleDir(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Path}}\t{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("`go list -m` failed here (%s)", commandError(err))
+	}
+	var mains []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, dir, _ := strings.Cut(line, "\t")
+		if path == "github.com/goagx/agx" && dir != "" {
+			return dir, nil
+		}
+		if dir != "" {
+			mains = append(mains, path)
+		}
+	}
+	if len(mains) == 0 {
+		return "", errors.New("this directory is in no Go module")
+	}
+	return "", fmt.Errorf("this directory's main module is %s", strings.Join(mains, ", "))
 }
 
 // commandError adds a failed command's standard error to err.
@@ -286,7 +337,7 @@ func newBenchFlags(stderr io.Writer) (*flag.FlagSet, *benchFlags) {
 	fs := flag.NewFlagSet("agx bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &benchFlags{Flags: bench.DefineFlags(fs)}
-	f.repeat = fs.Int("repeat", 1, "run the whole comparison `N` times, each in a new agx and a new PyTorch process, and print the median and range of each workload's figures over the runs")
+	f.repeat = fs.Int("repeat", 1, "run the whole comparison `N` times, each with new agx processes and a new PyTorch process, and print the median and range of each workload's figures over the runs")
 	f.peakReport = fs.Bool("peak", false, "instead of the workloads, measure one core's FMA peak and the float32 and float64 GEMM (256 to 2048, one thread) as a fraction of it; AGX_GEMM_ISA=avx2 in the environment measures the AVX2 kernels on an AVX-512 CPU")
 	f.inProcess = fs.Bool("in-process", false, "time agx inside this command instead of in a program built like a notebook cell (bench/cell); needs no agx checkout, but this command's start-up heap makes its collections cost more")
 	f.memSteps = fs.Int("mem", 0, "instead of timing, run each workload `N` times and report its memory (allocation per call, live heap, peak heap), then the peak memory and step time of a deep MLP with and without agx.Checkpoint (checkpoint_deep_mlp)")

@@ -155,11 +155,36 @@ func TestBenchCellTorch(t *testing.T) {
 		t.Skip("builds bench/cell with the go command")
 	}
 	oracle.Skip(t)
+	// Record the cell processes' arguments.
+	var cells [][]string
+	old := benchChild
+	t.Cleanup(func() { benchChild = old })
+	benchChild = func(ctx context.Context, cell string, args []string) (*exec.Cmd, error) {
+		if !slices.Contains(args, "-list") {
+			cells = append(cells, args)
+		}
+		return old(ctx, cell, args)
+	}
 	out := filepath.Join(t.TempDir(), "out.json")
 	var stdout, stderr strings.Builder
 	args := []string{"-python", oracle.Python, "-run", "^(tiny_ops_overhead|custom_function_overhead)$", "-rounds", "1", "-sample", "2ms", "-json", out}
 	if err := benchCommand(t.Context(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	// One cell per workload, each on the run's PyTorch process, the
+	// timing flags passed on, the header from the first only.
+	if len(cells) != 2 {
+		t.Fatalf("%d cell processes, want 2: %q", len(cells), cells)
+	}
+	for i, a := range cells {
+		for _, want := range []string{"-torch-server", "-rounds=1", "-sample=2ms"} {
+			if !slices.Contains(a, want) {
+				t.Errorf("cell %d: args %q lack %s", i, a, want)
+			}
+		}
+		if slices.Contains(a, "-no-header") != (i > 0) {
+			t.Errorf("cell %d: args %q: -no-header on all but the first", i, a)
+		}
 	}
 	if n := strings.Count(stderr.String(), "PyTorch BLAS:"); n != 1 {
 		t.Errorf("PyTorch's header %d times, want once:\n%s", n, stderr.String())
@@ -173,7 +198,47 @@ func TestBenchCellTorch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(res) != 2 || res[0].Torch <= 0 || res[1].Torch <= 0 || res[0].Ratio <= 0 {
-		t.Errorf("results without PyTorch times: %+v", res)
+		t.Fatalf("results without PyTorch times: %+v", res)
+	}
+	// In the order of bench.All.
+	if res[0].Name != "tiny_ops_overhead" || res[1].Name != "custom_function_overhead" {
+		t.Errorf("rows %s, %s; want tiny_ops_overhead, custom_function_overhead", res[0].Name, res[1].Name)
+	}
+}
+
+// TestAgxModuleDir: in a go.work workspace of several modules, the cell
+// program is built from the agx module, whichever comes first.
+func TestAgxModuleDir(t *testing.T) {
+	root, err := agxModuleDir(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goLine string
+	for _, l := range strings.Split(string(gomod), "\n") {
+		if strings.HasPrefix(l, "go ") {
+			goLine = l
+		}
+	}
+	ws := t.TempDir()
+	other := filepath.Join(ws, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n\n"+goLine+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := goLine + "\n\nuse (\n\t./other\n\t" + root + "\n)\n"
+	if err := os.WriteFile(filepath.Join(ws, "go.work"), []byte(work), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(other)
+	got, err := agxModuleDir(t.Context())
+	if err != nil || got != root {
+		t.Errorf("in a workspace: agxModuleDir = %q, %v; want %q", got, err, root)
 	}
 }
 
@@ -200,7 +265,7 @@ func TestBenchRepeatErrors(t *testing.T) {
 	}{
 		{[]string{"-repeat", "0"}, "-repeat takes a count"},
 		{[]string{"-repeat", "2", "-mem", "5"}, "-mem measures memory"},
-		{[]string{"-in-process", "-repeat", "2", "-no-torch", "-run", "^no_such_workload$"}, "run 1 of 2"},
+		{[]string{"-in-process", "-repeat", "2", "-no-torch", "-run", "^no_such_workload$"}, "no workload matches"},
 		{[]string{"-peak", "-repeat", "2"}, "-peak runs on its own"},
 		{[]string{"-peak", "-mem", "5"}, "-peak runs on its own"},
 	} {
