@@ -77,10 +77,8 @@ func Main(ctx context.Context, args []string, where string, stdout, stderr io.Wr
 	}
 	opts.Where = where
 	if *list {
-		for _, w := range All() {
-			if opts.Filter == nil || opts.Filter.MatchString(w.Name) {
-				fmt.Fprintln(stdout, w.Name)
-			}
+		for _, name := range Names(opts.Filter) {
+			fmt.Fprintln(stdout, name)
 		}
 		return 0
 	}
@@ -90,6 +88,18 @@ func Main(ctx context.Context, args []string, where string, stdout, stderr io.Wr
 		return 1
 	}
 	return 0
+}
+
+// Names returns the names of the workloads re matches (all when re is nil),
+// in the order in which they run.
+func Names(re *regexp.Regexp) []string {
+	var names []string
+	for _, w := range All() {
+		if re == nil || re.MatchString(w.Name) {
+			names = append(names, w.Name)
+		}
+	}
+	return names
 }
 
 // RunOnce runs the comparison once, prints its table and, when jsonOut is

@@ -80,7 +80,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	})
 	if *f.inProcess {
-		if len(workloadNames(opts.Filter)) == 0 {
+		if len(bench.Names(opts.Filter)) == 0 {
 			return fmt.Errorf("no workload matches %q", *f.Filter)
 		}
 		if *f.repeat > 1 {
@@ -141,18 +141,6 @@ func cellWorkloads(ctx context.Context, cell, filter string) ([]string, error) {
 		return nil, fmt.Errorf("listing the agx side's workloads: %s", commandError(err))
 	}
 	return strings.Fields(string(out)), nil
-}
-
-// workloadNames returns the names of the workloads re matches (all when re
-// is nil), in their order.
-func workloadNames(re *regexp.Regexp) []string {
-	var names []string
-	for _, w := range bench.All() {
-		if re == nil || re.MatchString(w.Name) {
-			names = append(names, w.Name)
-		}
-	}
-	return names
 }
 
 // runCells times the named workloads one at a time, each in a new process

@@ -228,10 +228,7 @@ func emitEntry(w *bytes.Buffer, s spec) {
 		fmt.Fprintf(w, "\n// func %s(k int, a, b, c *float%d, ldc, rs, ps int)\n", s.name, s.elem*8)
 		fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-56\n", s.name)
 		// R10 = rs, R11 = 3·rs, R12 = 5·rs and R13 = ps, in bytes.
-		shift := 2
-		if s.elem == 8 {
-			shift = 3
-		}
+		_, _, shift := variant("", "", s.elem)
 		fmt.Fprintln(w, "\tMOVQ rs+40(FP), R10")
 		fmt.Fprintf(w, "\tSHLQ $%d, R10\n", shift)
 		fmt.Fprintln(w, "\tLEAQ (R10)(R10*2), R11")
