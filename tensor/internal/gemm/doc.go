@@ -72,7 +72,8 @@
 // peak at 117 GFLOP/s float32 and 58.6 float64 per core, and the products
 // reach, in the thread's CPU time (medians of 5 runs on the shared VM at a
 // load of about 1; single runs a few per cent lower when another process
-// shares the core):
+// shares the core; the AVX-512 rows come from before those kernels
+// prefetched C into L2, which was measured on a Zen 5 only):
 //
 //	                 256..512    1024..2048
 //	AVX-512 float32  91-93 %     90-91 %
@@ -85,5 +86,6 @@
 // AVX-512 kernels, one thread) reaches 84-93 % there, so agx's MatMul is
 // level with PyTorch's at one thread and ahead on two cores. On cores with
 // full-width 512-bit FMA units (Zen 5, Intel's server cores) the AVX-512
-// peak is twice the AVX2 one. docs/performance.md has the table.
+// peak is twice the AVX2 one; on a Zen 5 the AVX-512 kernels reach 86-94 %
+// of it from 256 to 2048. docs/performance.md has the tables.
 package gemm

@@ -487,7 +487,7 @@ type buf[T float32 | float64] struct {
 // µs each side by side (`go test -bench`), no faster than one core.
 const (
 	stashLen = 4
-	stashMax = 5 << 20 // the largest packing buffer: 4.7 MiB (float64, AVX-512 blocking)
+	stashMax = 5 << 20 // the largest packing buffer, float64 with AVX-512 blocking: 4.7 MiB, made 5
 )
 
 type stash struct {
@@ -533,18 +533,31 @@ func getBuf[T float32 | float64](n, worker int) *buf[T] {
 	}
 	var z T
 	extra := 64 / int(unsafe.Sizeof(z))
-	// Round up to a power of two, so that products of similar sizes reuse
-	// the buffer.
-	size := 1
-	for size < n {
-		size *= 2
-	}
+	size := bufSize(n, int(unsafe.Sizeof(z)))
 	raw := make([]T, size+extra)
 	off := 0
 	for uintptr(unsafe.Pointer(&raw[off]))%64 != 0 {
 		off++
 	}
-	return &buf[T]{raw: raw, s: raw[off : off+size][:n]}
+	// The capacity stops at size, so that putBuf weighs the buffer by the
+	// size it was made for, not by the alignment slack after it.
+	return &buf[T]{raw: raw, s: raw[off : off+size : off+size][:n]}
+}
+
+// bufSize rounds a packing buffer of n elements of elem bytes up, so that
+// products of similar sizes reuse it: to a power of two, and from 1 MiB to
+// a whole number of MiB (a power of two would make the float64 AVX-512
+// buffer, 4.7 MiB, 8 MiB and too large for the stash).
+func bufSize(n, elem int) int {
+	const mib = 1 << 20
+	if n*elem > mib {
+		return (n*elem + mib - 1) / mib * mib / elem
+	}
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	return size
 }
 
 // putBuf gives b back for reuse. A full stash swaps out its smallest

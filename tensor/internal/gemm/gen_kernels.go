@@ -258,14 +258,15 @@ func emitEntry(w *bytes.Buffer, s spec) {
 //
 // The AVX-512 kernels prefetch it into L2 (PREFETCHT1), not L1: their
 // tile has 14 rows of two lines each, and when C's rows lie a multiple of
-// 4 KiB apart (square products of 1024 float32 and up) all 28 lines fall
-// into two L1 sets, which hold 8 or 12 lines each. Prefetched into L1 they
-// then evict one another and the A and B lines the k loop streams through
-// those sets. On a Zen 5 (agx bench -peak, six alternating runs, together
-// with nc = 1024 for float64) this took the square products of 1024 and
-// 2048 from 80-82 % to 84-86 % of the peak in float32 and from 77-81 % to
-// 80-83 % in float64, and left 256 and 512 as they were; with no prefetch
-// at all they were slower than with either.
+// 4 KiB apart (float32 products 1024 wide and up, float64 512) all 28
+// lines fall into two L1 sets, which hold 8 or 12 lines each. Prefetched
+// into L1 they then evict one another and the A and B lines the k loop
+// streams through those sets. On a Zen 5 (agx bench -peak alternating
+// with the L1 prefetch, two sets of 6 and 4 runs, medians, together with
+// nc = 1024 for float64) this took the square products of 1024 and 2048
+// from 80-86 % to 84-87 % of the peak in float32 and from 77-83 % to
+// 80-85 % in float64, and left 256 and 512 within the noise; with no
+// prefetch at all they were slower than with either.
 func emitPrefetchC(w *bytes.Buffer, s spec) {
 	hint := "PREFETCHT0"
 	if s.vec == 64 {

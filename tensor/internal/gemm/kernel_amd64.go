@@ -76,16 +76,15 @@ func packNF64AVX2(dst, src *float64, ld, w, steps int, alpha float64)
 // the kernels stream it from L2 without loss. On a Zen 4 core (agx bench
 // -peak, square 1024 and 2048, runs alternating with kc = 256) this took
 // float32 from 84-90 % to 88-91 % of peak and float64 from 82-86 % to
-// 87-91 %. nc is halved (float64: 1024 columns) so that one packing buffer
-// stays within stashMax. float64 had 768 columns until a Zen 5 showed what
-// that costs a 1024-wide product: a second, 256-wide block, for which all
-// of A is packed again (packing took 9 % of the product against 4-5 % with
-// one block; see emitPrefetchC in gen_kernels.go for the figures of both
-// changes made then). The AVX2 kernels gained nothing from a deeper kc on
-// the Zen 4 and keep 256. Their float64 blocks take the bytes of the
-// float32 ones (a 120×256 A block of 240 KiB, nc = 1536): against mc = 240
-// and nc = 3072, that took float64 at 512 from 85-86 % to 86-89 % on the
-// same core.
+// 87-91 %. nc is 1536 (float32) and 1024 (float64) columns, so that one
+// packing buffer stays within stashMax while a product 1024 wide is one
+// block: with 768 float64 columns it took a second, 256-wide block, for
+// which all of A was packed again (9 % of the product on a Zen 5 against
+// 4-5 %; emitPrefetchC in gen_kernels.go has the figures). The AVX2
+// kernels gained nothing from a deeper kc on the Zen 4 and keep 256. Their
+// float64 blocks take the bytes of the float32 ones (a 120×256 A block of
+// 240 KiB, nc = 1536): against mc = 240 and nc = 3072, that took float64
+// at 512 from 85-86 % to 86-89 % on the same core.
 var (
 	kernelsF32 = []*kernel[float32]{
 		{name: "avx512-14x32", mr: 14, nr: 32, mc: 238, kc: 512, nc: 1536, fn: kernF32x14x32AVX512, set: kernF32x14x32AVX512Set, edge: edgeF32x14x32AVX512},

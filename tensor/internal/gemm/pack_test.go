@@ -162,3 +162,49 @@ func TestBufs(t *testing.T) {
 	t.Run("float32", testBufs[float32])
 	t.Run("float64", testBufs[float64])
 }
+
+// testLargestBufStashed checks that the packing buffer of a full block of
+// each kernel (what serial asks for in a large product) goes back to the
+// stash, which the collector does not empty, and not to the sync.Pool.
+func testLargestBufStashed[T float32 | float64](t *testing.T, ks []*kernel[T]) {
+	const w = 1
+	st := stashFor[T](w)
+	for _, k := range ks {
+		st.mu.Lock()
+		st.bufs = nil
+		st.mu.Unlock()
+		for st.pool.Get() != nil { // a pooled buffer would serve the request
+		}
+		n := roundUp(k.mc*k.kc+k.mr*k.nr, 16) + k.nc*k.kc
+		b := getBuf[T](n, w)
+		putBuf(b, w)
+		st.mu.Lock()
+		kept := len(st.bufs) == 1 && st.bufs[0].(*buf[T]) == b
+		st.bufs = nil
+		st.mu.Unlock()
+		if !kept {
+			t.Errorf("%s: the buffer of a full block (%d elements, %d bytes made) was not kept in the stash (stashMax %d)",
+				k.name, n, cap(b.s)*int(sizeOf[T]()), stashMax)
+		}
+	}
+}
+
+func TestLargestBufStashed(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { testLargestBufStashed(t, kernelsF32) })
+	t.Run("float64", func(t *testing.T) { testLargestBufStashed(t, kernelsF64) })
+}
+
+// TestBufSize checks the rounding of packing buffers.
+func TestBufSize(t *testing.T) {
+	for _, c := range []struct{ n, elem, want int }{
+		{1, 4, 1}, {3, 8, 4}, {70000, 4, 1 << 17}, {1 << 18, 4, 1 << 18},
+		{1<<18 + 1, 4, 2 << 18},       // 1 MiB + 4 bytes: 2 MiB
+		{610528, 8, 5 << 20 / 8},      // float64 AVX-512 block, 4.7 MiB: 5 MiB
+		{908736, 4, 4 << 20 / 4},      // float32 AVX-512 block, 3.5 MiB: 4 MiB
+		{3<<20/8 - 1, 8, 3 << 20 / 8}, // just under 3 MiB
+	} {
+		if got := bufSize(c.n, c.elem); got != c.want || got < c.n {
+			t.Errorf("bufSize(%d, %d) = %d, want %d", c.n, c.elem, got, c.want)
+		}
+	}
+}
