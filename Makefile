@@ -12,8 +12,9 @@ FUZZ_PKGS := ./tensor ./nn ./internal/coursebook
 # A count, not a duration: a time-limited fuzz run can end with a spurious
 # "context deadline exceeded" failure when the deadline hits mid-input.
 FUZZTIME ?= 60000x
-# Executed copies of the notebooks go here (outside the source tree).
-NB_OUT ?= $(shell mktemp -d -t agx-notebooks-XXXXXX)
+# Executed copies of the notebooks go to NB_OUT when it is set (and stay
+# there); otherwise to a temporary directory that the target removes.
+NB_OUT ?=
 
 # go test through internal/testsum: go test's usual output, then the skipped tests
 # and "go test: N passed, N failed, N skipped". Under `make test` each run is added
@@ -97,14 +98,20 @@ RUN_NOTEBOOKS = $(filter-out $(STORED_NOTEBOOKS),$(shell ls notebooks/*.ipynb no
 # for STORED_NOTEBOOKS also: every cell's stored outputs equal the run's (volatile cells excepted).
 # Both runs happen even when the first fails, so one run reports every failure.
 notebooks:
-	@rc=0; \
-	go run ./cmd/agx run -j 2 --check-stored -o $(NB_OUT) $(STORED_NOTEBOOKS) || rc=1; \
-	go run ./cmd/agx run -j 2 -o $(NB_OUT) $(RUN_NOTEBOOKS) || rc=1; \
+	@rc=0; out="$(NB_OUT)"; tmp=; \
+	if [ -z "$$out" ]; then tmp=$$(mktemp -d -t agx-notebooks-XXXXXX) || exit 1; out=$$tmp; fi; \
+	go run ./cmd/agx run -j 2 --check-stored -o "$$out" $(STORED_NOTEBOOKS) || rc=1; \
+	go run ./cmd/agx run -j 2 -o "$$out" $(RUN_NOTEBOOKS) || rc=1; \
+	[ -z "$$tmp" ] || rm -rf "$$tmp"; \
 	exit $$rc
 
 # Runs STORED_NOTEBOOKS and stores their outputs in them (only where every check passes).
 outputs:
-	go run ./cmd/agx run --store -o $(NB_OUT) $(STORED_NOTEBOOKS)
+	@out="$(NB_OUT)"; tmp=; \
+	if [ -z "$$out" ]; then tmp=$$(mktemp -d -t agx-notebooks-XXXXXX) || exit 1; out=$$tmp; fi; \
+	go run ./cmd/agx run --store -o "$$out" $(STORED_NOTEBOOKS); rc=$$?; \
+	[ -z "$$tmp" ] || rm -rf "$$tmp"; \
+	exit $$rc
 
 # The lab in headless Chromium: notebooks trusted, no tab arrows in Go code, stored
 # tensors and pictures shown; screenshots in build/lab-view/ (docker/scripts/test-lab-view.py).

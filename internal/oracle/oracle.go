@@ -17,7 +17,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +35,6 @@ var helperPy []byte
 var (
 	availOnce sync.Once
 	availErr  error
-	helperDir string
 )
 
 // Available reports whether PyTorch can be imported, and why not.
@@ -51,19 +49,18 @@ func Available() error {
 			availErr = fmt.Errorf("%s cannot import torch (install python3-torch; `make test` does): %s", Python, lastLine(string(out)))
 			return
 		}
-		dir, err := os.MkdirTemp("", "agx-oracle-")
-		if err != nil {
-			availErr = err
-			return
-		}
-		if err := os.WriteFile(filepath.Join(dir, "agx_oracle.py"), helperPy, 0o644); err != nil {
-			availErr = err
-			return
-		}
-		helperDir = dir
 	})
 	return availErr
 }
+
+// bootstrap makes the embedded helper importable as agx_oracle without a
+// file on disk (a temporary directory per test process would outlive it):
+// it builds the module from the environment variable AGX_ORACLE_HELPER. It
+// is one line, so a script's line numbers in a traceback are one more than
+// in its file.
+const bootstrap = "import os, sys, types; m = types.ModuleType('agx_oracle'); " +
+	"exec(compile(os.environ['AGX_ORACLE_HELPER'], 'agx_oracle.py', 'exec'), m.__dict__); " +
+	"sys.modules['agx_oracle'] = m; del m\n"
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
@@ -129,9 +126,9 @@ func Run(script string, input, output any) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(Python, "-c", script)
+	cmd := exec.Command(Python, "-c", bootstrap+script)
 	cmd.Stdin = bytes.NewReader(in)
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+helperDir, "OMP_NUM_THREADS=1")
+	cmd.Env = append(os.Environ(), "AGX_ORACLE_HELPER="+string(helperPy), "OMP_NUM_THREADS=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
