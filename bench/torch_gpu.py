@@ -7,15 +7,17 @@ wait ("synced"). For reference it also gives the time per operation when
 launches are queued back to back and only the end is awaited ("queued", CUDA
 events), which is what a training loop that never reads results sees.
 
-    python3 bench/torch_gpu.py [--json FILE]
+    python3 bench/torch_gpu.py [--json FILE] [--only REGEXP]
 """
 import argparse
 import json
 import math
+import re
 import time
 
 import torch
 import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
 def timed(fn, min_seconds=0.5):
@@ -59,6 +61,7 @@ def queued(fn, reps=50):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--only", default="", help="only workloads whose name matches this regular expression")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("torch_gpu.py: no CUDA device")
@@ -68,7 +71,11 @@ def main():
     print(f"# {torch.cuda.get_device_name(0)}, torch {torch.__version__}, CUDA {torch.version.cuda}")
     rows = []
 
+    only = re.compile(args.only)
+
     def add(name, fn, flops=None, nbytes=None):
+        if not only.search(name):
+            return
         s, qd = timed(fn), queued(fn)
         row = {"name": name, "synced_us": s * 1e6, "queued_us": qd * 1e6}
         extra = ""
@@ -98,17 +105,28 @@ def main():
             return y
 
         add(f"Chain/10xMulAdd/n={n}", chain)
-    bh, d = 16, 64
-    for l in (512, 2048):
+    # Attention, head dimension 64: the course's shape (exercise attention:
+    # batch 2 x 4 heads, 128 positions), 4x its length, and two larger ones.
+    d = 64
+    for bh, l in ((8, 128), (8, 512), (16, 512), (16, 2048)):
         q, k, v = (torch.randn(bh, l, d, device=dev) for _ in range(3))
         qg, kg, vg = (t.clone().requires_grad_(True) for t in (q, k, v))
-        add(f"Attention/sdpa/L={l}", lambda: F.scaled_dot_product_attention(q, k, v, scale=0.125))
+        name = f"BH={bh}/L={l}"
+        add(f"Attention/sdpa/{name}", lambda: F.scaled_dot_product_attention(q, k, v, scale=0.125))
         o = F.scaled_dot_product_attention(qg, kg, vg, scale=0.125)
         dout = torch.randn_like(o)
-        add(f"Attention/sdpa-backward/L={l}",
+        add(f"Attention/sdpa-backward/{name}",
             lambda: torch.autograd.grad(o, (qg, kg, vg), dout, retain_graph=True))
-        add(f"Attention/composite/L={l}",
+
+        def step():
+            out = F.scaled_dot_product_attention(qg, kg, vg, scale=0.125)
+            return torch.autograd.grad(out, (qg, kg, vg), dout)
+
+        add(f"Attention/sdpa-step/{name}", step)
+        add(f"Attention/composite/{name}",
             lambda: torch.softmax(q @ k.transpose(1, 2) * 0.125, 2) @ v)
+        with sdpa_kernel(SDPBackend.MATH):
+            add(f"Attention/sdpa-math-step/{name}", step)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "rows": rows}, f, indent=1)

@@ -108,29 +108,42 @@ func BenchmarkCUDAChain(b *testing.B) {
 	}
 }
 
+// BenchmarkCUDAAttention times the fused attention kernels and the
+// composite, head dimension 64, at the course's shape (exercise attention:
+// batch 2 × 4 heads, 128 positions), at 4x its length, and at two larger
+// ones (bench/torch_gpu.py times SDPA on the same).
 func BenchmarkCUDAAttention(b *testing.B) {
 	be := gputest.Backend(b)
-	for _, l := range []int{512, 2048} {
-		const bh, d = 16, 64
+	const d = 64
+	for _, sh := range []struct{ bh, l int }{{8, 128}, {8, 512}, {16, 512}, {16, 2048}} {
+		bh, l := sh.bh, sh.l
 		q := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
 		k := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
 		v := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
-		b.Run(fmt.Sprintf("fused/L=%d", l), func(b *testing.B) {
+		dout := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
+		name := fmt.Sprintf("BH=%d/L=%d", bh, l)
+		b.Run("fused/"+name, func(b *testing.B) {
 			for b.Loop() {
 				o, _ := be.Attention(q, k, v, 0.125, false)
 				sync(be, o)
 			}
 		})
-		b.Run(fmt.Sprintf("fused-backward/L=%d", l), func(b *testing.B) {
+		b.Run("fused-backward/"+name, func(b *testing.B) {
 			o, lse := be.Attention(q, k, v, 0.125, false)
-			dout := tensor.Randn(tensor.Float32, bh, l, d).ToBackend(be)
 			b.ResetTimer()
 			for b.Loop() {
 				dq, _, _ := be.AttentionBackward(q, k, v, o, lse, dout, 0.125, false)
 				sync(be, dq)
 			}
 		})
-		b.Run(fmt.Sprintf("composite/L=%d", l), func(b *testing.B) {
+		b.Run("fused-step/"+name, func(b *testing.B) {
+			for b.Loop() {
+				o, lse := be.Attention(q, k, v, 0.125, false)
+				dq, _, _ := be.AttentionBackward(q, k, v, o, lse, dout, 0.125, false)
+				sync(be, dq)
+			}
+		})
+		b.Run("composite/"+name, func(b *testing.B) {
 			for b.Loop() {
 				sync(be, q.MatMul(k.Transpose(1, 2)).Mul(0.125).Softmax(2).MatMul(v))
 			}

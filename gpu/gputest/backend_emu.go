@@ -9,3 +9,7 @@ import (
 
 // open returns the emulated GPU: the kernels compiled for the host.
 func open() (*gpu.Backend, error) { return emu.NewBackend() }
+
+// Emulated reports that Backend is the emulator: tests size their work to it
+// (a launch runs one OS thread per CUDA thread of a block).
+const Emulated = true

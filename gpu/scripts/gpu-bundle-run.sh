@@ -6,6 +6,8 @@
 #
 #   AGX_BENCHTIME  -test.benchtime for the benchmarks (default 1s)
 #   AGX_BENCH      -test.bench pattern (default .; "none" skips them)
+#   AGX_TESTS      "none" skips the tests (to time the benchmarks apart from a
+#                  test run under AGX_DEBUG_UNINIT=1, say)
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 logs="${1:-$here}"
@@ -24,11 +26,14 @@ for lib in "libcublas.so.$major" "libnvrtc.so.$major"; do
 	fi
 	libdirs="$libdirs:$(dirname "$f")"
 done
+export AGX_GPU_BUNDLE=1 # no checkout beside the binaries (lessons_test.go)
 export LD_LIBRARY_PATH="${libdirs#:}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "libraries from: $LD_LIBRARY_PATH"
 
 rc=0
-for t in gpu cudafn; do
+tests="gpu cudafn"
+[[ "${AGX_TESTS:-}" != none ]] || tests=""
+for t in $tests; do
 	echo "== go test -tags cuda ./$t (on the GPU)"
 	"$here/$t.test" -test.v -test.count=1 >"$logs/tests-$t.log" 2>&1
 	r=$?
