@@ -159,6 +159,27 @@ func testRunEndToEnd(t *testing.T, jobs string) {
 	})
 }
 
+// TestRunLeavesNoKernelFiles checks that the kernel is shut down, not
+// killed, at the end of a run: GoNB then removes its working directory
+// (gonb_*, with the cell's program) from $TMPDIR, which a killed kernel
+// leaves behind, one for every notebook run.
+func TestRunLeavesNoKernelFiles(t *testing.T) {
+	needJupyter(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var stdout, stderr bytes.Buffer
+	if code := agxMain(context.Background(), []string{"run", "--kernel", testKernel(), filepath.Join("testdata", "pass.ipynb")}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "gonb_*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("the kernel left %q in $TMPDIR", left)
+	}
+}
+
 // TestRunTimeouts checks the per-cell and per-notebook time limits.
 func TestRunTimeouts(t *testing.T) {
 	needJupyter(t)

@@ -26,7 +26,8 @@
 # one that detached itself, becomes the driver's child when its parent dies,
 # not init's). When the run ends, normally, by a time limit or by SIGTERM,
 # the driver kills every process below it: nothing started for a notebook
-# outlives its run.
+# outlives its run. The kernel itself is first asked to shut down, so that
+# it removes its own files.
 #
 # nbclient waits only 4 s by default for the output still on its way when the
 # kernel replies, and then goes on with a warning: on a busy machine a cell
@@ -374,7 +375,11 @@ def main():
         iopub_timeout=max(1, int(output_timeout + 0.999)),
         raise_on_iopub_timeout=True,
         startup_timeout=max(1, int(startup_timeout + 0.999)),
-        shutdown_kernel="immediate",
+        # A shutdown request first, so that the kernel cleans up after
+        # itself (GoNB removes its working directory, about 8 MB, which a
+        # killed kernel leaves in $TMPDIR); SIGTERM, then SIGKILL, if it
+        # has not exited within 2.5 s each.
+        shutdown_kernel="graceful",
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
     )
     try:
