@@ -15,6 +15,13 @@ FUZZTIME ?= 60000x
 # Executed copies of the notebooks go to NB_OUT when it is set (and stay
 # there); otherwise to a temporary directory that the target removes.
 NB_OUT ?=
+# with_nb_out runs the shell commands $(1) with $$out set to NB_OUT or to
+# such a temporary directory, and exits with $$rc, which they set on failure.
+with_nb_out = out="$(NB_OUT)"; tmp=; rc=0; \
+	if [ -z "$$out" ]; then tmp=$$(mktemp -d -t agx-notebooks-XXXXXX) || exit 1; out=$$tmp; fi; \
+	$(1); \
+	[ -z "$$tmp" ] || rm -rf "$$tmp"; \
+	exit $$rc
 
 # go test through internal/testsum: go test's usual output, then the skipped tests
 # and "go test: N passed, N failed, N skipped". Under `make test` each run is added
@@ -98,20 +105,12 @@ RUN_NOTEBOOKS = $(filter-out $(STORED_NOTEBOOKS),$(shell ls notebooks/*.ipynb no
 # for STORED_NOTEBOOKS also: every cell's stored outputs equal the run's (volatile cells excepted).
 # Both runs happen even when the first fails, so one run reports every failure.
 notebooks:
-	@rc=0; out="$(NB_OUT)"; tmp=; \
-	if [ -z "$$out" ]; then tmp=$$(mktemp -d -t agx-notebooks-XXXXXX) || exit 1; out=$$tmp; fi; \
-	go run ./cmd/agx run -j 2 --check-stored -o "$$out" $(STORED_NOTEBOOKS) || rc=1; \
-	go run ./cmd/agx run -j 2 -o "$$out" $(RUN_NOTEBOOKS) || rc=1; \
-	[ -z "$$tmp" ] || rm -rf "$$tmp"; \
-	exit $$rc
+	@$(call with_nb_out,go run ./cmd/agx run -j 2 --check-stored -o "$$out" $(STORED_NOTEBOOKS) || rc=1; \
+	go run ./cmd/agx run -j 2 -o "$$out" $(RUN_NOTEBOOKS) || rc=1)
 
 # Runs STORED_NOTEBOOKS and stores their outputs in them (only where every check passes).
 outputs:
-	@out="$(NB_OUT)"; tmp=; \
-	if [ -z "$$out" ]; then tmp=$$(mktemp -d -t agx-notebooks-XXXXXX) || exit 1; out=$$tmp; fi; \
-	go run ./cmd/agx run --store -o "$$out" $(STORED_NOTEBOOKS); rc=$$?; \
-	[ -z "$$tmp" ] || rm -rf "$$tmp"; \
-	exit $$rc
+	@$(call with_nb_out,go run ./cmd/agx run --store -o "$$out" $(STORED_NOTEBOOKS) || rc=$$?)
 
 # The lab in headless Chromium: notebooks trusted, no tab arrows in Go code, stored
 # tensors and pictures shown; screenshots in build/lab-view/ (docker/scripts/test-lab-view.py).
