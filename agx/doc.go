@@ -196,7 +196,7 @@
 // no goroutines, installs nothing and sets no mode (NoGrad and anomaly
 // detection start off). It imports package tensor, though, which at
 // initialisation installs agx's GEMM (OpenBLAS with the openblas tag) as
-// gonum's process-wide BLAS, holds a heap floor (2 MiB on one core, 64
+// gonum's process-wide BLAS, holds a heap floor (4 MiB on one core, 64
 // on more) and keeps a free list of recycled buffers, which the backward
 // passes of this package feed.
 // The tensor package docs ("Side effects of importing") describe each; a

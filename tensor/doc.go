@@ -122,7 +122,7 @@
 // when no tensor refers to it. Because training steps allocate many large,
 // short-lived results while their live heap is often small, the package
 // holds an untouched allocation, the heap floor, that keeps the collector
-// from running on every step: 2 MiB when GOMAXPROCS is 1 at start-up
+// from running on every step: 4 MiB when GOMAXPROCS is 1 at start-up
 // (a larger floor spreads fresh results over more memory than the cache
 // holds), 64 MiB when it is more, where each collection costs more (it
 // costs address space, not resident memory; see heapfloor.go for the
@@ -164,7 +164,7 @@
 //     puts gonum's own implementation back; a program that calls blas32.Use
 //     or blas64.Use itself (in main or its own init, which run after this
 //     package's) wins.
-//   - It allocates the heap floor described above (2 or 64 MiB) and holds it for
+//   - It allocates the heap floor described above (4 or 64 MiB) and holds it for
 //     the life of the process. SetHeapFloorMiB(0) releases it,
 //     SetHeapFloorMiB(n) sets another size, and AGX_HEAP_FLOOR_MB does the
 //     same from the environment.

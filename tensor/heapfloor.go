@@ -37,14 +37,15 @@ import (
 // On one P the floor's price is the cache: every fresh result lands in the
 // memory that about the floor plus the live heap of garbage spans between
 // two cycles, so the smaller that span, the likelier a result's memory is
-// still in cache. On a Zen 3 VM (512 KiB of L2 a core) 2 MiB was the
-// fastest of 0, 1, 2, 4, 8 and 16 (three alternating runs of the whole
-// workload set per floor, three times, GODEBUG as in the lab and as Go's
-// defaults): 0.89-0.93 of 16's times over all rows (geometric means) and
-// 0.82-0.87 over the course rows, and slower only where a step allocates
-// many small objects (tiny_ops_overhead 1.2-1.3x; 0 was slower still). On
-// a Zen 4 earlier, 4 and 8 measured about 3 % slower than 16 and 2 was not
-// measured. On more than one P a cycle costs more: the collector sweeps and
+// still in cache, and the larger, the fewer cycles. 4 MiB is the default:
+// on a Zen 5 VM (1 MiB of L2 a core) it took the course rows to 0.96 of
+// their times with 2 MiB (geometric mean; three alternating runs of `agx
+// bench` per floor, all rows 0.97, none slower beyond the noise), and on a
+// Zen 3 VM (512 KiB of L2) to 0.93-0.99 of them in every harness tried. On
+// that Zen 3, 2 MiB had earlier come out ahead of 0, 1, 4, 8 and 16 (and
+// 16, the default then, 7-11 % behind), slower only where a step allocates
+// many small objects (tiny_ops_overhead); on a Zen 4, 4 and 8 measured
+// about 3 % slower than 16. On more than one P a cycle costs more: the collector sweeps and
 // returns freed pages to the OS on the idle core, and the two
 // stop-the-world phases took 40-130 µs of wall time a cycle on the
 // project's 2-vCPU VMs against under 10 µs on one P (GODEBUG=gctrace=1).
@@ -52,13 +53,13 @@ import (
 // Zen 4; on the Zen 3, 2, 4 and 16 were within 3 % of 64 over the whole
 // set (docs/performance.md, "The heap floor").
 
-// defaultHeapFloorMiB is the heap floor without AGX_HEAP_FLOOR_MB: 2 MiB
+// defaultHeapFloorMiB is the heap floor without AGX_HEAP_FLOOR_MB: 4 MiB
 // on one P, 64 MiB on more (see above).
 func defaultHeapFloorMiB() int {
 	if runtime.GOMAXPROCS(0) > 1 {
 		return 64
 	}
-	return 2
+	return 4
 }
 
 var (

@@ -28,9 +28,9 @@ func TestParseHeapFloor(t *testing.T) {
 }
 
 // TestDefaultHeapFloor checks that the default floor follows GOMAXPROCS:
-// 2 MiB on one P, 64 MiB on more.
+// 4 MiB on one P, 64 MiB on more.
 func TestDefaultHeapFloor(t *testing.T) {
-	for _, tc := range []struct{ procs, want int }{{1, 2}, {2, 64}, {8, 64}} {
+	for _, tc := range []struct{ procs, want int }{{1, 4}, {2, 64}, {8, 64}} {
 		withProcs(tc.procs, func() {
 			if got, err := parseHeapFloor("", false); got != tc.want || err != nil {
 				t.Errorf("GOMAXPROCS=%d: default floor %d MiB, %v; want %d", tc.procs, got, err, tc.want)
