@@ -162,21 +162,28 @@ func testRunEndToEnd(t *testing.T, jobs string) {
 // TestRunLeavesNoKernelFiles checks that the kernel is shut down, not
 // killed, at the end of a run: GoNB then removes its working directory
 // (gonb_*, with the cell's program) from $TMPDIR, which a killed kernel
-// leaves behind, one for every notebook run.
+// leaves behind, one for every notebook run. A cell prints that directory,
+// to show that the kernel put it in the test's $TMPDIR.
 func TestRunLeavesNoKernelFiles(t *testing.T) {
 	needJupyter(t)
-	tmp := t.TempDir()
+	tmp, dir, out := t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
+	path := filepath.Join(dir, "tmpdir.ipynb")
+	writeNotebook(t, path, "import \"os\"\n\n%%\nfmt.Println(os.Getenv(\"GONB_TMP_DIR\"))")
 	var stdout, stderr bytes.Buffer
-	if code := agxMain(context.Background(), []string{"run", "--kernel", testKernel(), filepath.Join("testdata", "pass.ipynb")}, &stdout, &stderr); code != 0 {
+	if code := agxMain(context.Background(), []string{"run", "--kernel", testKernel(), "-o", out, path}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	left, err := filepath.Glob(filepath.Join(tmp, "gonb_*"))
+	nb, err := notebook.Read(filepath.Join(out, "tmpdir.ipynb"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(left) > 0 {
-		t.Errorf("the kernel left %q in $TMPDIR", left)
+	work := strings.TrimSpace(nb.Cells[0].TextOutput())
+	if filepath.Dir(work) != tmp || !strings.HasPrefix(filepath.Base(work), "gonb_") {
+		t.Fatalf("the kernel's working directory was %q, not a gonb_* directory in $TMPDIR (%s)", work, tmp)
+	}
+	if _, err := os.Stat(work); !os.IsNotExist(err) {
+		t.Errorf("the kernel left its working directory %s (stat: %v)", work, err)
 	}
 }
 

@@ -73,7 +73,16 @@ class Terminated(Exception):
     pass
 
 
+# The running NotebookClient, for on_term.
+client = None
+
+
 def on_term(signum, frame):
+    # A run being stopped does not wait for the kernel to shut down: it is
+    # killed at once (the caller gives the driver 15 s before it kills it
+    # too, and the driver's own descendants with it).
+    if client is not None:
+        client.shutdown_kernel = "immediate"
     raise Terminated("terminated by signal %d" % signum)
 
 
@@ -365,6 +374,7 @@ def main():
 
     nb = nbformat.read(path, as_version=4)
     Client = make_client_class(NotebookClient, CellTimeoutError, options)
+    global client
     client = Client(
         nb,
         kernel_name=kernel,
@@ -378,12 +388,14 @@ def main():
         # A shutdown request first, so that the kernel cleans up after
         # itself (GoNB removes its working directory, about 8 MB, which a
         # killed kernel leaves in $TMPDIR); SIGTERM, then SIGKILL, if it
-        # has not exited within 2.5 s each.
+        # has not exited within 1 s each (shutdown_wait_time below). On
+        # SIGTERM the driver kills it at once (on_term).
         shutdown_kernel="graceful",
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
     )
     try:
         with client.setup_kernel():
+            client.km.shutdown_wait_time = 2.0
             emit({"event": "started", "kernel": kernel, "language_info": language_info(client)})
             stop_reason = None
             for i, cell in enumerate(nb.cells):
