@@ -17,6 +17,7 @@ FUZZTIME ?= 60000x
 NB_OUT ?=
 # with_nb_out runs the shell commands $(1) with $$out set to NB_OUT or to
 # such a temporary directory, and exits with $$rc, which they set on failure.
+# $(1) must not contain a comma: $(call) splits its arguments at commas.
 with_nb_out = out="$(NB_OUT)"; tmp=; rc=0; \
 	if [ -z "$$out" ]; then tmp=$$(mktemp -d -t agx-notebooks-XXXXXX) || exit 1; out=$$tmp; fi; \
 	$(1); \

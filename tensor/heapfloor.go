@@ -37,21 +37,23 @@ import (
 // On one P the floor's price is the cache: every fresh result lands in the
 // memory that about the floor plus the live heap of garbage spans between
 // two cycles, so the smaller that span, the likelier a result's memory is
-// still in cache, and the larger, the fewer cycles. 4 MiB is the default:
+// still in cache, and the larger, the fewer cycles. The default is 4 MiB:
 // on a Zen 5 VM (1 MiB of L2 a core) it took the course rows to 0.96 of
 // their times with 2 MiB (geometric mean; three alternating runs of `agx
 // bench` per floor, all rows 0.97, none slower beyond the noise), and on a
-// Zen 3 VM (512 KiB of L2) to 0.93-0.99 of them in every harness tried. On
-// that Zen 3, 2 MiB had earlier come out ahead of 0, 1, 4, 8 and 16 (and
-// 16, the default then, 7-11 % behind), slower only where a step allocates
-// many small objects (tiny_ops_overhead); on a Zen 4, 4 and 8 measured
-// about 3 % slower than 16. On more than one P a cycle costs more: the collector sweeps and
-// returns freed pages to the OS on the idle core, and the two
-// stop-the-world phases took 40-130 µs of wall time a cycle on the
-// project's 2-vCPU VMs against under 10 µs on one P (GODEBUG=gctrace=1).
-// There 64 MiB beat 16 on most element-wise workloads by 10-35 % on the
-// Zen 4; on the Zen 3, 2, 4 and 16 were within 3 % of 64 over the whole
-// set (docs/performance.md, "The heap floor").
+// Zen 3 VM (512 KiB of L2) to 0.93-0.99 of them in every harness tried.
+// On that Zen 3, 2 MiB had also come out ahead of 0, 1, 8 and 16 (16 by
+// 7-11 %), slower only where a step allocates many small objects
+// (tiny_ops_overhead); on a Zen 4, 4 and 8 measured about 3 % slower
+// than 16.
+//
+// On more than one P a cycle costs more: the collector sweeps and returns
+// freed pages to the OS on the idle core, and the two stop-the-world
+// phases took 40-130 µs of wall time a cycle on the project's 2-vCPU VMs
+// against under 10 µs on one P (GODEBUG=gctrace=1). There 64 MiB beat 16
+// on most element-wise workloads by 10-35 % on the Zen 4; on the Zen 3, 2,
+// 4 and 16 were within 3 % of 64 over the whole set (docs/performance.md,
+// "The heap floor").
 
 // defaultHeapFloorMiB is the heap floor without AGX_HEAP_FLOOR_MB: 4 MiB
 // on one P, 64 MiB on more (see above).
