@@ -70,7 +70,7 @@ func TestLessonCodeMatchesNotebooks(t *testing.T) {
 			for _, c := range nb.Cells {
 				if c.CellType == notebook.Code && strings.Contains(c.Source, tc.marker) {
 					if !strings.Contains(c.Source, tc.copied) {
-						t.Fatalf("lessons_test.go's copy is not in the notebook's cell; copy the cell's:\n%s", tc.copied)
+						t.Fatalf("this copy in lessons_test.go is not in %s's cell; copy the cell's code again:\n%s", tc.notebook, tc.copied)
 					}
 					return
 				}
