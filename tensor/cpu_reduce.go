@@ -596,17 +596,11 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 					dd[i] *= x
 				}
 			case OpMax:
-				for i, x := range ss {
-					if x > dd[i] || x != x {
-						dd[i] = x
-					}
-				}
+				// dd[i] = Maximum(ss[i], dd[i]): the source element where it
+				// is NaN or larger, else dd[i], as combine does.
+				vecBinary(OpMaximum, dd, ss, dd)
 			default:
-				for i, x := range ss {
-					if x < dd[i] || x != x {
-						dd[i] = x
-					}
-				}
+				vecBinary(OpMinimum, dd, ss, dd)
 			}
 			return
 		}

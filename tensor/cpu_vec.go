@@ -15,9 +15,15 @@ import (
 // type switch and an indirect call) costs more than the vector loop saves.
 const vecMin = 16
 
-// vecOp maps the four arithmetic ops to vec's.
+// vecOp maps the four arithmetic ops, Maximum and Minimum to vec's (whose
+// Maximum and Minimum give arithScalar's bits: NaN in either operand gives
+// NaN, equal operands the second).
 func vecOp(op BinaryOp) (vec.Op, bool) {
 	switch op {
+	case OpMaximum:
+		return vec.Maximum, true
+	case OpMinimum:
+		return vec.Minimum, true
 	case OpAdd:
 		return vec.Add, true
 	case OpSub:

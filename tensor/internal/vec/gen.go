@@ -40,7 +40,7 @@ var (
 	avx512 = isa{"AVX512", 64, "Z"}
 	f32    = elem{"F32", 4, "PS", "SS", "float32"}
 	f64    = elem{"F64", 8, "PD", "SD", "float64"}
-	ops    = []string{"Add", "Sub", "Mul", "Div"}
+	ops    = []string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"}
 )
 
 // form is one of the three operand layouts.
@@ -55,7 +55,12 @@ var forms = []form{
 	{"sv", "dst[i] = s %s a[i]"},
 }
 
-var opSign = map[string]string{"Add": "+", "Sub": "-", "Mul": "*", "Div": "/"}
+var opSign = map[string]string{"Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "Maximum": "max", "Minimum": "min"}
+
+// extremeOp reports whether op is Maximum or Minimum, which take the
+// instruction's result (x > y ? x : y for VMAX, x < y ? x : y for VMIN,
+// with x the first operand) and then x itself where x is NaN.
+func extremeOp(op string) bool { return op == "Maximum" || op == "Minimum" }
 
 func main() {
 	var w bytes.Buffer
@@ -112,7 +117,7 @@ func label(w *bytes.Buffer, name string) { fmt.Fprintf(w, "%s:\n", name) }
 // the elements left, Y/Z 0-3 the values, Y/Z 15 the broadcast scalar.
 func binary(w *bytes.Buffer, x isa, e elem, f form, op string) {
 	b := binaryRoutine{w: w, x: x, e: e, f: f, op: op, name: f.prefix + op + e.name + x.name}
-	b.ins = "V" + map[string]string{"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV"}[op]
+	b.ins = "V" + map[string]string{"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV", "Maximum": "MAX", "Minimum": "MIN"}[op]
 	lanes := x.bytes / e.size
 	b.entry()
 	l := b.l
@@ -185,7 +190,12 @@ func (b binaryRoutine) entry() {
 	} else {
 		fmt.Fprintf(w, "// func %s(dst, a *%s, s %s, n int)\n", b.name, e.goType, e.goType)
 	}
-	fmt.Fprintf(w, "// "+b.f.doc+" for i < n.\n", opSign[b.op])
+	if extremeOp(b.op) {
+		x, y := map[string][2]string{"vv": {"a[i]", "b[i]"}, "vs": {"a[i]", "s"}, "sv": {"s", "a[i]"}}[b.f.prefix][0], map[string][2]string{"vv": {"a[i]", "b[i]"}, "vs": {"a[i]", "s"}, "sv": {"s", "a[i]"}}[b.f.prefix][1]
+		fmt.Fprintf(w, "// dst[i] = %s(%s, %s) for i < n (NaN x gives x).\n", opSign[b.op], x, y)
+	} else {
+		fmt.Fprintf(w, "// "+b.f.doc+" for i < n.\n", opSign[b.op])
+	}
 	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-32\n", b.name)
 	p(w, "MOVQ dst+0(FP), DI")
 	p(w, "MOVQ a+8(FP), SI")
@@ -200,6 +210,10 @@ func (b binaryRoutine) entry() {
 // vector computes register i from the vector at byte offset off, under
 // the zeroing mask given, if any.
 func (b binaryRoutine) vector(i, off int, mask string) {
+	if extremeOp(b.op) {
+		b.extremeVector(i, off, mask)
+		return
+	}
 	w, e, r, ins := b.w, b.e, b.r, b.ins
 	load := fmt.Sprintf("VMOVUP%c", e.suffix[1])
 	z := ""
@@ -223,9 +237,49 @@ func (b binaryRoutine) vector(i, off int, mask string) {
 	}
 }
 
+// extremeVector is vector for Maximum and Minimum: register i+4 takes the
+// instruction's result, then x (a[i], or s for sv) where x is NaN, and
+// register i the whole. Only the loads take the tail's mask: the lanes it
+// leaves out are zero and never stored. AVX2 uses register i+8 for the
+// NaN mask, AVX-512 K2.
+func (b binaryRoutine) extremeVector(i, off int, mask string) {
+	w, e, r, ins := b.w, b.e, b.r, b.ins
+	load := fmt.Sprintf("VMOVUP%c", e.suffix[1])
+	if mask != "" {
+		load += ".Z"
+		mask += ", "
+	}
+	var x, y string
+	switch b.f.prefix {
+	case "vv":
+		p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
+		p(w, "%s %d(DX), %s%s", load, off, mask, r(i+4))
+		x, y = r(i), r(i+4)
+	case "vs":
+		p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
+		x, y = r(i), r(15)
+	case "sv":
+		p(w, "%s %d(SI), %s%s", load, off, mask, r(i))
+		x, y = r(15), r(i)
+	}
+	p(w, "%s%s %s, %s, %s", ins, e.suffix, y, x, r(i+4))
+	if b.x.bytes == 64 {
+		p(w, "VCMP%s $3, %s, %s, K2", e.suffix, x, x)
+		p(w, "VMOVAP%s %s, K2, %s", e.suffix[1:], x, r(i+4))
+	} else {
+		p(w, "VCMP%s $3, %s, %s, %s", e.suffix, x, x, r(i+8))
+		p(w, "VBLENDV%s %s, %s, %s, %s", e.suffix, r(i+8), x, r(i+4), r(i+4))
+	}
+	p(w, "VMOVAP%s %s, %s", e.suffix[1:], r(i+4), r(i))
+}
+
 // element computes and stores one element with scalar instructions (the
 // AVX2 tail).
 func (b binaryRoutine) element() {
+	if extremeOp(b.op) {
+		b.extremeElement()
+		return
+	}
 	w, e, ins := b.w, b.e, b.ins
 	xr := func(i int) string { return fmt.Sprintf("X%d", i) }
 	mov := "VMOV" + e.scalar
@@ -241,6 +295,29 @@ func (b binaryRoutine) element() {
 		p(w, "%s%s %s, %s, %s", ins, e.scalar, xr(1), xr(15), xr(0))
 	}
 	p(w, "%s %s, (DI)", mov, xr(0))
+}
+
+// extremeElement is element for Maximum and Minimum (see extremeVector):
+// x in X0 (or X15, the scalar), y in X1 (or X15), the result in X2.
+func (b binaryRoutine) extremeElement() {
+	w, e, ins := b.w, b.e, b.ins
+	mov := "VMOV" + e.scalar
+	x, y := "X0", "X1"
+	switch b.f.prefix {
+	case "vv":
+		p(w, "%s (SI), X0", mov)
+		p(w, "%s (DX), X1", mov)
+	case "vs":
+		p(w, "%s (SI), X0", mov)
+		y = "X15"
+	case "sv":
+		p(w, "%s (SI), X1", mov)
+		x = "X15"
+	}
+	p(w, "%s%s %s, %s, X2", ins, e.scalar, y, x)
+	p(w, "VCMP%s $3, %s, %s, X3", e.scalar, x, x)
+	p(w, "VBLENDV%s X3, %s, X2, X2", e.suffix, x)
+	p(w, "%s X2, (DI)", mov)
 }
 
 // advance moves the pointers k elements on and counts them off CX.

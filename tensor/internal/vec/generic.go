@@ -8,9 +8,9 @@ import "unsafe"
 func goImpl[T Float]() *impl[T] {
 	return &impl[T]{
 		name:    "go",
-		vv:      [4]func(dst, a, b *T, n int){goVV[T](Add), goVV[T](Sub), goVV[T](Mul), goVV[T](Div)},
-		vs:      [4]func(dst, a *T, s T, n int){goVS[T](Add), goVS[T](Sub), goVS[T](Mul), goVS[T](Div)},
-		sv:      [4]func(dst, a *T, s T, n int){goSV[T](Add), goSV[T](Sub), goSV[T](Mul), goSV[T](Div)},
+		vv:      [numOps]func(dst, a, b *T, n int){goVV[T](Add), goVV[T](Sub), goVV[T](Mul), goVV[T](Div), goVV[T](Maximum), goVV[T](Minimum)},
+		vs:      [numOps]func(dst, a *T, s T, n int){goVS[T](Add), goVS[T](Sub), goVS[T](Mul), goVS[T](Div), goVS[T](Maximum), goVS[T](Minimum)},
+		sv:      [numOps]func(dst, a *T, s T, n int){goSV[T](Add), goSV[T](Sub), goSV[T](Mul), goSV[T](Div), goSV[T](Maximum), goSV[T](Minimum)},
 		sumLeaf: func(v *T, n int) T { return sumLeafGo(unsafe.Slice(v, n)) },
 		sumRows: sumRowsGo[T],
 		addRows: addRowsGo[T],

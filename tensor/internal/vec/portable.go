@@ -29,6 +29,14 @@ func ArithGo[T Number](op Op, d, a, b []T) {
 		for i := range d {
 			d[i] = a[i] / b[i]
 		}
+	case Maximum:
+		for i := range d {
+			d[i] = MaximumOf(a[i], b[i])
+		}
+	case Minimum:
+		for i := range d {
+			d[i] = MinimumOf(a[i], b[i])
+		}
 	}
 }
 
@@ -51,6 +59,14 @@ func ArithScalarGo[T Number](op Op, d, a []T, s T) {
 	case Div:
 		for i, x := range a {
 			d[i] = x / s
+		}
+	case Maximum:
+		for i, x := range a {
+			d[i] = MaximumOf(x, s)
+		}
+	case Minimum:
+		for i, x := range a {
+			d[i] = MinimumOf(x, s)
 		}
 	}
 }
@@ -75,7 +91,31 @@ func ScalarArithGo[T Number](op Op, d []T, s T, b []T) {
 		for i, x := range b {
 			d[i] = s / x
 		}
+	case Maximum:
+		for i, x := range b {
+			d[i] = MaximumOf(s, x)
+		}
+	case Minimum:
+		for i, x := range b {
+			d[i] = MinimumOf(s, x)
+		}
 	}
+}
+
+// MaximumOf is Maximum of x and y: x when x is NaN or x > y, else y.
+func MaximumOf[T Number](x, y T) T {
+	if x != x || x > y {
+		return x
+	}
+	return y
+}
+
+// MinimumOf is Minimum of x and y: x when x is NaN or x < y, else y.
+func MinimumOf[T Number](x, y T) T {
+	if x != x || x < y {
+		return x
+	}
+	return y
 }
 
 // CompareGo sets d[i] = a[i] op b[i].

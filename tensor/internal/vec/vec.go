@@ -11,15 +11,21 @@ import (
 // Float is the element types the package handles.
 type Float interface{ float32 | float64 }
 
-// Op is an arithmetic operation.
+// Op is an element-wise binary operation.
 type Op uint8
 
-// The operations, in the order of the routine tables.
+// The operations, in the order of the routine tables. Maximum(x, y) is x
+// when x is NaN or x > y, else y; Minimum the same with x < y. So a NaN in
+// either operand gives a NaN, as torch.maximum does, and of two equal
+// operands (+0 and -0 among them) the result is y.
 const (
 	Add Op = iota
 	Sub
 	Mul
 	Div
+	Maximum
+	Minimum
+	numOps
 )
 
 // impl is one implementation of the loops for element type T. Every routine
@@ -28,9 +34,9 @@ const (
 type impl[T Float] struct {
 	name string
 	// vv[op] computes dst[i] = a[i] op b[i].
-	vv [4]func(dst, a, b *T, n int)
+	vv [numOps]func(dst, a, b *T, n int)
 	// vs[op] computes dst[i] = a[i] op s, sv[op] dst[i] = s op a[i].
-	vs, sv [4]func(dst, a *T, s T, n int)
+	vs, sv [numOps]func(dst, a *T, s T, n int)
 	// sumLeaf sums n elements in lanes(T) interleaved partial sums (see Sum).
 	sumLeaf func(v *T, n int) T
 	// sumRows sets dst[r] = sumLeaf(src + r·stride, n) for r < m.

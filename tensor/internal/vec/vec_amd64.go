@@ -149,6 +149,81 @@ func svMulF64AVX512(dst, a *float64, s float64, n int)
 //go:noescape
 func svDivF64AVX512(dst, a *float64, s float64, n int)
 
+// Maximum and Minimum take x (a[i], or s for sv) where x is NaN, else
+// the VMAX/VMIN result (see gen.go).
+
+//go:noescape
+func vvMaximumF32AVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func vvMinimumF32AVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func vsMaximumF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vsMinimumF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svMaximumF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svMinimumF32AVX2(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vvMaximumF64AVX2(dst, a, b *float64, n int)
+
+//go:noescape
+func vvMinimumF64AVX2(dst, a, b *float64, n int)
+
+//go:noescape
+func vsMaximumF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vsMinimumF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svMaximumF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svMinimumF64AVX2(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vvMaximumF32AVX512(dst, a, b *float32, n int)
+
+//go:noescape
+func vvMinimumF32AVX512(dst, a, b *float32, n int)
+
+//go:noescape
+func vsMaximumF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vsMinimumF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svMaximumF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func svMinimumF32AVX512(dst, a *float32, s float32, n int)
+
+//go:noescape
+func vvMaximumF64AVX512(dst, a, b *float64, n int)
+
+//go:noescape
+func vvMinimumF64AVX512(dst, a, b *float64, n int)
+
+//go:noescape
+func vsMaximumF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func vsMinimumF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svMaximumF64AVX512(dst, a *float64, s float64, n int)
+
+//go:noescape
+func svMinimumF64AVX512(dst, a *float64, s float64, n int)
+
 //go:noescape
 func sumLeafF32AVX2(v *float32, n int) float32
 
@@ -196,9 +271,9 @@ var (
 func avx2Impl32() *impl[float32] {
 	return &impl[float32]{
 		name:    "avx2",
-		vv:      [4]func(dst, a, b *float32, n int){vvAddF32AVX2, vvSubF32AVX2, vvMulF32AVX2, vvDivF32AVX2},
-		vs:      [4]func(dst, a *float32, s float32, n int){vsAddF32AVX2, vsSubF32AVX2, vsMulF32AVX2, vsDivF32AVX2},
-		sv:      [4]func(dst, a *float32, s float32, n int){svAddF32AVX2, svSubF32AVX2, svMulF32AVX2, svDivF32AVX2},
+		vv:      [numOps]func(dst, a, b *float32, n int){vvAddF32AVX2, vvSubF32AVX2, vvMulF32AVX2, vvDivF32AVX2, vvMaximumF32AVX2, vvMinimumF32AVX2},
+		vs:      [numOps]func(dst, a *float32, s float32, n int){vsAddF32AVX2, vsSubF32AVX2, vsMulF32AVX2, vsDivF32AVX2, vsMaximumF32AVX2, vsMinimumF32AVX2},
+		sv:      [numOps]func(dst, a *float32, s float32, n int){svAddF32AVX2, svSubF32AVX2, svMulF32AVX2, svDivF32AVX2, svMaximumF32AVX2, svMinimumF32AVX2},
 		sumLeaf: sumLeafF32AVX2,
 		sumRows: sumRowsF32AVX2,
 		addRows: addRowsF32AVX2,
@@ -212,9 +287,9 @@ func avx2Impl32() *impl[float32] {
 func avx2Impl64() *impl[float64] {
 	return &impl[float64]{
 		name:    "avx2",
-		vv:      [4]func(dst, a, b *float64, n int){vvAddF64AVX2, vvSubF64AVX2, vvMulF64AVX2, vvDivF64AVX2},
-		vs:      [4]func(dst, a *float64, s float64, n int){vsAddF64AVX2, vsSubF64AVX2, vsMulF64AVX2, vsDivF64AVX2},
-		sv:      [4]func(dst, a *float64, s float64, n int){svAddF64AVX2, svSubF64AVX2, svMulF64AVX2, svDivF64AVX2},
+		vv:      [numOps]func(dst, a, b *float64, n int){vvAddF64AVX2, vvSubF64AVX2, vvMulF64AVX2, vvDivF64AVX2, vvMaximumF64AVX2, vvMinimumF64AVX2},
+		vs:      [numOps]func(dst, a *float64, s float64, n int){vsAddF64AVX2, vsSubF64AVX2, vsMulF64AVX2, vsDivF64AVX2, vsMaximumF64AVX2, vsMinimumF64AVX2},
+		sv:      [numOps]func(dst, a *float64, s float64, n int){svAddF64AVX2, svSubF64AVX2, svMulF64AVX2, svDivF64AVX2, svMaximumF64AVX2, svMinimumF64AVX2},
 		sumLeaf: sumLeafF64AVX2,
 		sumRows: sumRowsF64AVX2,
 		addRows: addRowsF64AVX2,
@@ -233,9 +308,9 @@ func avx2Impl64() *impl[float64] {
 func avx512Impl32() *impl[float32] {
 	return &impl[float32]{
 		name:    "avx512",
-		vv:      [4]func(dst, a, b *float32, n int){vvAddF32AVX512, vvSubF32AVX512, vvMulF32AVX512, vvDivF32AVX512},
-		vs:      [4]func(dst, a *float32, s float32, n int){vsAddF32AVX512, vsSubF32AVX512, vsMulF32AVX512, vsDivF32AVX512},
-		sv:      [4]func(dst, a *float32, s float32, n int){svAddF32AVX512, svSubF32AVX512, svMulF32AVX512, svDivF32AVX512},
+		vv:      [numOps]func(dst, a, b *float32, n int){vvAddF32AVX512, vvSubF32AVX512, vvMulF32AVX512, vvDivF32AVX512, vvMaximumF32AVX512, vvMinimumF32AVX512},
+		vs:      [numOps]func(dst, a *float32, s float32, n int){vsAddF32AVX512, vsSubF32AVX512, vsMulF32AVX512, vsDivF32AVX512, vsMaximumF32AVX512, vsMinimumF32AVX512},
+		sv:      [numOps]func(dst, a *float32, s float32, n int){svAddF32AVX512, svSubF32AVX512, svMulF32AVX512, svDivF32AVX512, svMaximumF32AVX512, svMinimumF32AVX512},
 		sumLeaf: sumLeafF32AVX2,
 		sumRows: sumRowsF32AVX2,
 		addRows: addRowsF32AVX2,
@@ -249,9 +324,9 @@ func avx512Impl32() *impl[float32] {
 func avx512Impl64() *impl[float64] {
 	return &impl[float64]{
 		name:    "avx512",
-		vv:      [4]func(dst, a, b *float64, n int){vvAddF64AVX512, vvSubF64AVX512, vvMulF64AVX512, vvDivF64AVX512},
-		vs:      [4]func(dst, a *float64, s float64, n int){vsAddF64AVX512, vsSubF64AVX512, vsMulF64AVX512, vsDivF64AVX512},
-		sv:      [4]func(dst, a *float64, s float64, n int){svAddF64AVX512, svSubF64AVX512, svMulF64AVX512, svDivF64AVX512},
+		vv:      [numOps]func(dst, a, b *float64, n int){vvAddF64AVX512, vvSubF64AVX512, vvMulF64AVX512, vvDivF64AVX512, vvMaximumF64AVX512, vvMinimumF64AVX512},
+		vs:      [numOps]func(dst, a *float64, s float64, n int){vsAddF64AVX512, vsSubF64AVX512, vsMulF64AVX512, vsDivF64AVX512, vsMaximumF64AVX512, vsMinimumF64AVX512},
+		sv:      [numOps]func(dst, a *float64, s float64, n int){svAddF64AVX512, svSubF64AVX512, svMulF64AVX512, svDivF64AVX512, svMaximumF64AVX512, svMinimumF64AVX512},
 		sumLeaf: sumLeafF64AVX2,
 		sumRows: sumRowsF64AVX2,
 		addRows: addRowsF64AVX2,

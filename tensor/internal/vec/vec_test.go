@@ -67,11 +67,23 @@ func ref[T Float](op Op, x, y T) T {
 		return x - y
 	case Mul:
 		return x * y
+	case Maximum, Minimum:
+		// NaN first operand, then NaN second, then the comparison; equal
+		// operands (+0 and -0 too) give y.
+		switch {
+		case math.IsNaN(float64(x)):
+			return x
+		case math.IsNaN(float64(y)):
+			return y
+		case op == Maximum && x > y, op == Minimum && x < y:
+			return x
+		}
+		return y
 	}
 	return x / y
 }
 
-var opNames = [4]string{"Add", "Sub", "Mul", "Div"}
+var opNames = [numOps]string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"}
 
 const guard = 7 // elements around each destination that must stay untouched
 
@@ -98,7 +110,7 @@ func TestBinary(t *testing.T) {
 func testBinary[T Float](t *testing.T, impls []*impl[T]) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, im := range impls {
-		for op := Add; op <= Div; op++ {
+		for op := Add; op < numOps; op++ {
 			t.Run(im.name+"/"+opNames[op], func(t *testing.T) {
 				for _, n := range testLengths() {
 					off := n % 4 // unaligned starts via sub-slices
@@ -161,6 +173,51 @@ func ptr[T Float](v []T) *T {
 	return &v[0]
 }
 
+// TestExtremeSpecials runs Maximum and Minimum of every implementation over
+// every pair of special values (NaNs, signed zeros, infinities,
+// subnormals), in each lane position of a vector and in the tails.
+func TestExtremeSpecials(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testExtremeSpecials(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testExtremeSpecials(t, impls64()) })
+}
+
+func testExtremeSpecials[T Float](t *testing.T, impls []*impl[T]) {
+	sp := specials[T]()
+	var a, b []T
+	for _, x := range sp {
+		for _, y := range sp {
+			a, b = append(a, x), append(b, y)
+		}
+	}
+	for _, im := range impls {
+		for _, op := range []Op{Maximum, Minimum} {
+			for _, n := range []int{len(a), len(a) - 1, 7, 3} {
+				d := make([]T, n)
+				im.vv[op](&d[0], &a[0], &b[0], n)
+				for i := range d {
+					if want := ref(op, a[i], b[i]); !same(d[i], want) {
+						t.Fatalf("%s %s(%v, %v) n=%d: got %v, want %v", im.name, opNames[op], a[i], b[i], n, d[i], want)
+					}
+				}
+				for _, s := range sp {
+					im.vs[op](&d[0], &a[0], s, n)
+					for i := range d {
+						if want := ref(op, a[i], s); !same(d[i], want) {
+							t.Fatalf("%s %s(%v, s=%v) n=%d: got %v, want %v", im.name, opNames[op], a[i], s, n, d[i], want)
+						}
+					}
+					im.sv[op](&d[0], &a[0], s, n)
+					for i := range d {
+						if want := ref(op, s, a[i]); !same(d[i], want) {
+							t.Fatalf("%s %s(s=%v, %v) n=%d: got %v, want %v", im.name, opNames[op], s, a[i], n, d[i], want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestPublicAPI(t *testing.T) {
 	t.Run("f32", func(t *testing.T) { testPublicAPI[float32](t) })
 	t.Run("f64", func(t *testing.T) { testPublicAPI[float64](t) })
@@ -171,7 +228,7 @@ func testPublicAPI[T Float](t *testing.T) {
 	for _, n := range []int{0, 1, 17, 1000} {
 		a, b := values[T](r, n), values[T](r, n)
 		d := make([]T, n)
-		for op := Add; op <= Div; op++ {
+		for op := Add; op < numOps; op++ {
 			Binary(op, d, a, b)
 			for i := range d {
 				if !same(d[i], ref(op, a[i], b[i])) {

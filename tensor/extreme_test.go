@@ -1,0 +1,162 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// maximumRef and minimumRef are Maximum and Minimum element by element: a
+// NaN first operand, then a NaN second one, then the comparison; of equal
+// operands (+0 and -0 too) the second.
+func maximumRef(x, y float64) float64 {
+	switch {
+	case math.IsNaN(x):
+		return x
+	case math.IsNaN(y) || !(x > y):
+		return y
+	}
+	return x
+}
+
+func minimumRef(x, y float64) float64 {
+	switch {
+	case math.IsNaN(x):
+		return x
+	case math.IsNaN(y) || !(x < y):
+		return y
+	}
+	return x
+}
+
+// sameValue reports whether got is want: both NaN, or equal with the same
+// sign (so -0 is not +0).
+func sameValue(got, want float64) bool {
+	if math.IsNaN(got) || math.IsNaN(want) {
+		return math.IsNaN(got) && math.IsNaN(want)
+	}
+	return got == want && math.Signbit(got) == math.Signbit(want)
+}
+
+// extremeValues returns n values with NaNs, signed zeros and infinities
+// among them (for Int64, small integers with many ties).
+func extremeValues(r *rand.Rand, dt DType, n int) []float64 {
+	sp := []float64{math.NaN(), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1, -1}
+	v := make([]float64, n)
+	for i := range v {
+		switch {
+		case dt == Int64:
+			v[i] = float64(r.IntN(7) - 3)
+		case r.IntN(5) == 0:
+			v[i] = sp[r.IntN(len(sp))]
+		default:
+			v[i] = math.Round(r.NormFloat64()*8) / 4
+		}
+	}
+	return v
+}
+
+// TestMaximumMinimumLarge checks Maximum and Minimum at the sizes that run
+// on package vec's kernels (from 16 elements) and split over the cores, in
+// every operand form (two tensors, a scalar on either side, a broadcast row
+// and column), against the element-wise reference, bit for bit.
+func TestMaximumMinimumLarge(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	ops := []struct {
+		name string
+		op   BinaryOp
+		ref  func(x, y float64) float64
+	}{
+		{"Maximum", OpMaximum, maximumRef},
+		{"Minimum", OpMinimum, minimumRef},
+	}
+	shapes := [][]int{{15}, {16}, {3, 37}, {64, 1000}, {300, 1100}}
+	for _, dt := range []DType{Float32, Float64, Int64} {
+		for _, sh := range shapes {
+			rows, cols := 1, sh[len(sh)-1]
+			if len(sh) == 2 {
+				rows = sh[0]
+			}
+			a, b := extremeValues(r, dt, rows*cols), extremeValues(r, dt, rows*cols)
+			row, col := extremeValues(r, dt, cols), extremeValues(r, dt, rows)
+			s := extremeValues(r, dt, 1)[0]
+			if dt != Int64 && len(sh) == 2 && sh[0] == 64 {
+				s = math.NaN()
+			}
+			x, y := FromSlice(a, sh...).To(dt), FromSlice(b, sh...).To(dt)
+			rowT := FromSlice(row, cols).To(dt)
+			colT := FromSlice(col, rows, 1).To(dt)
+			if len(sh) == 1 {
+				colT = FromSlice(col[:1]).To(dt)
+			}
+			sT := FromSlice([]float64{s}).Reshape().To(dt)
+			for _, o := range ops {
+				forms := []struct {
+					name string
+					got  *Tensor
+					want func(i int) float64
+				}{
+					{"tensors", Binary(o.op, x, y), func(i int) float64 { return o.ref(a[i], b[i]) }},
+					{"scalar-second", Binary(o.op, x, sT), func(i int) float64 { return o.ref(a[i], s) }},
+					{"scalar-first", Binary(o.op, sT, x), func(i int) float64 { return o.ref(s, a[i]) }},
+					{"row", Binary(o.op, x, rowT), func(i int) float64 { return o.ref(a[i], row[i%cols]) }},
+					{"column-first", Binary(o.op, colT, x), func(i int) float64 { return o.ref(col[i/cols], a[i]) }},
+					{"in-place", BinaryTo(x.Clone(), o.op, x.Clone(), y), func(i int) float64 { return o.ref(a[i], b[i]) }},
+				}
+				for _, f := range forms {
+					t.Run(fmt.Sprintf("%s/%v/%v/%s", o.name, dt, sh, f.name), func(t *testing.T) {
+						got := f.got.Float64s()
+						if len(got) != rows*cols {
+							t.Fatalf("%d elements, want %d", len(got), rows*cols)
+						}
+						for i, g := range got {
+							want := f.want(i)
+							if dt != Int64 {
+								want = asDTypeValue(dt, want)
+							}
+							if !sameValue(g, want) {
+								t.Fatalf("element %d: got %v, want %v", i, g, want)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// asDTypeValue rounds v to dt's precision, keeping NaN, the sign of zero and
+// infinities.
+func asDTypeValue(dt DType, v float64) float64 {
+	if dt == Float32 {
+		return float64(float32(v))
+	}
+	return v
+}
+
+// TestAmaxAminOuterDims checks Amax and Amin over a dim that is not the
+// last (where each source row updates a destination row with Maximum or
+// Minimum) against the reduction element by element, NaNs included.
+func TestAmaxAminOuterDims(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, dt := range []DType{Float32, Float64, Int64} {
+		for _, sh := range [][]int{{7, 13}, {300, 517}, {4, 50, 33}} {
+			n := 1
+			for _, s := range sh {
+				n *= s
+			}
+			data := extremeValues(r, dt, n)
+			x := FromSlice(data, sh...).To(dt)
+			if dt != Int64 {
+				data = x.Float64s() // rounded to the dtype
+			}
+			for d := 0; d < len(sh)-1; d++ {
+				t.Run(fmt.Sprintf("%v/%v/dim%d", dt, sh, d), func(t *testing.T) {
+					checkClose(t, x.AmaxKeep(d).Float64s(), naiveReduce(data, sh, []int{d}, math.Inf(-1), nanMax), 0)
+					checkClose(t, x.AminKeep(d).Float64s(), naiveReduce(data, sh, []int{d}, math.Inf(1), nanMin), 0)
+				})
+			}
+		}
+	}
+}
