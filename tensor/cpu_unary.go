@@ -390,7 +390,12 @@ func intPow[T Float](x T, n int) T {
 
 // vecPow sets d[i] = s[i]**p by the cheap form of p (see powForm) in
 // package vec's passes, giving powForm's bits, and reports whether p has
-// one. d may be s (for 3 and 5 it then leaves the work to powForm).
+// one. d may be s (for 3 and 5 it then leaves the work to powForm). Forms
+// of more than one pass run them block by block (powBlock elements), so
+// that each pass after the first reads the block from L1 and the whole
+// costs about one pass over memory: x**3 over [256,512] float32 took about
+// 25 µs in two passes over the whole and takes about 17 (one Zen 5 core,
+// a fresh result each time), x.Mul(x) about 14.
 func vecPow[T Float](d, s []T, p float64) bool {
 	if len(d) < vecMin {
 		return false
@@ -403,22 +408,43 @@ func vecPow[T Float](d, s []T, p float64) bool {
 		return true
 	case 0.5:
 		return vecSqrt(d, s)
-	case -0.5:
-		vecSqrt(d, s)
-		vecScalarBinary(OpDiv, d, 1, d)
-		return true
 	case -1:
 		vecScalarBinary(OpDiv, d, 1, s)
 		return true
 	}
-	n, ok := smallInt(p)
-	if !ok {
-		return false
+	if p != -0.5 {
+		n, ok := smallInt(p)
+		if !ok {
+			return false
+		}
+		if m := max(n, -n); (m == 3 || m == 5) && &d[0] == &s[0] {
+			return false // these passes read s after d is written
+		}
 	}
+	for lo, hi := 0, 0; lo < len(d); lo = hi {
+		hi = lo + powBlock
+		if len(d)-hi < vecMin {
+			hi = len(d) // no block shorter than vecMin, which vecSqrt leaves
+		}
+		vecPowBlock(d[lo:hi], s[lo:hi], p)
+	}
+	return true
+}
+
+// powBlock is the block of vecPow's passes: 8 KiB of float32, 16 of
+// float64, well inside every L1 data cache.
+const powBlock = 2048
+
+// vecPowBlock runs vecPow's passes for -0.5 or a small integer p over one
+// block.
+func vecPowBlock[T Float](d, s []T, p float64) {
+	if p == -0.5 {
+		vecSqrt(d, s)
+		vecScalarBinary(OpDiv, d, 1, d)
+		return
+	}
+	n, _ := smallInt(p)
 	m := max(n, -n)
-	if (m == 3 || m == 5) && &d[0] == &s[0] {
-		return false // these passes read s after d is written
-	}
 	switch m {
 	case 1:
 		copy(d, s)
@@ -437,5 +463,4 @@ func vecPow[T Float](d, s []T, p float64) bool {
 	if n < 0 {
 		vecScalarBinary(OpDiv, d, 1, d)
 	}
-	return true
 }
