@@ -97,8 +97,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 
 // floatUnaryVMath returns the scalar function of package vmath for op in
 // the element type T (Exp, Sigmoid, Tanh and Erf in float32, and Sin and
-// Cos through float64; Sin, Cos, Tanh and Erf in float64), or nil where
-// vmath has none.
+// Cos through float64; Exp, Sin, Cos, Tanh and Erf in float64), or nil
+// where vmath has none.
 func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	if _, f32 := any(T(0)).(float32); f32 {
 		switch op {
@@ -118,6 +118,8 @@ func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	}
 	if _, f64 := any(T(0)).(float64); f64 {
 		switch op {
+		case OpExp:
+			return func(x T) T { return T(vmath.Exp64(float64(x))) }
 		case OpSin:
 			return func(x T) T { return T(vmath.Sin64(float64(x))) }
 		case OpCos:

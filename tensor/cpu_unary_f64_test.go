@@ -7,13 +7,13 @@ import (
 	"github.com/goagx/agx/tensor/internal/vmath"
 )
 
-// TestFloat64KernelsAgreeWithOps checks that the float64 tensor ops sin,
-// cos, tanh and erf use the vmath kernels, bit for bit, on contiguous and
+// TestFloat64KernelsAgreeWithOps checks that the float64 tensor ops exp,
+// sin, cos, tanh and erf use the vmath kernels, bit for bit, on contiguous and
 // strided data alike. (Their accuracy is tested in package vmath.)
 func TestFloat64KernelsAgreeWithOps(t *testing.T) {
 	xs := []float64{
 		0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(),
-		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, 1e-300, 1e-9, 1, -1, 6, 1e7, 1e300,
+		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, 1e-300, 1e-9, 1, -1, 6, 709.5, -740, 1e7, 1e300,
 	}
 	for i := 0; i < 200; i++ {
 		xs = append(xs, float64(i-100)*0.037)
@@ -25,6 +25,7 @@ func TestFloat64KernelsAgreeWithOps(t *testing.T) {
 		op   func(*Tensor) *Tensor
 		k    func(float64) float64
 	}{
+		{"exp", (*Tensor).Exp, vmath.Exp64},
 		{"sin", (*Tensor).Sin, vmath.Sin64},
 		{"cos", (*Tensor).Cos, vmath.Cos64},
 		{"tanh", (*Tensor).Tanh, vmath.Tanh64},

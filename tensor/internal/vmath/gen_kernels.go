@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
-// Go kernels in exp32.go, kernels_go.go, trig.go, tanh64.go and erf64.go,
-// operation for operation. Run it with go generate.
+// Go kernels in exp32.go, kernels_go.go, trig.go, tanh64.go, erf64.go and
+// exp64.go, operation for operation. Run it with go generate.
 package main
 
 import (
@@ -55,6 +55,8 @@ var constants = []constant{
 	{name: "ln2hi", val: 6.93147180369123816490e-01},
 	{name: "ln2lo", val: 1.90821492927058770002e-10},
 	{name: "tanh64Hi", val: 20},
+	{name: "exp64Lo", val: -746},
+	{name: "exp64Hi", val: 710},
 	{name: "erf64Hi", val: 6},
 	{name: "erf64Split", val: 1},
 	{name: "erf64K", val: 3},
@@ -563,6 +565,52 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 	return a.asm
 }
 
+// exp64Body returns the instructions of one float64 e^x step (Exp64 in
+// exp64.go) on the eight registers from base on: b+0 x, b+1 v, b+2 t, b+3
+// k then k2 then 2^k2, b+4 r, b+5 e^r - 1 then the result, b+6 k1 then
+// 2^k1, b+7 scratch; on AVX-512 K register nan takes the NaN lanes.
+func (g *gen) exp64Body(off int, masked bool, base int, nan string) []string {
+	a := &f64asm{g: g, base: base}
+	i, m, d := a.i, a.m, a.d
+	a.load(off, masked)
+	m("VMAXPD", "exp64Lo", d(0), d(1))
+	m("VMINPD", "exp64Hi", d(1), d(1))
+	expParts(a, 1, 2, 3, 6, 4, 5)
+	m("VMULPD", "half", d(3), d(6))
+	if g.isa.inReg {
+		i("VRNDSCALEPD", "$1", d(6), d(6))
+	} else {
+		i("VROUNDPD", "$1", d(6), d(6))
+	}
+	i("VSUBPD", d(6), d(3), d(3))
+	for _, r := range []string{d(6), d(3)} {
+		m("VADDPD", "round", r, r)
+		m("VPADDQ", "bias", r, r)
+		i("VPSLLQ", "$52", r, r)
+	}
+	m("VADDPD", "one", d(5), d(5))
+	i("VMULPD", d(6), d(5), d(5))
+	i("VMULPD", d(3), d(5), d(5))
+	if g.isa.inReg {
+		i("VCMPPD", "$3", d(0), d(0), nan)
+		i("VMOVAPD", d(0), nan, d(5))
+	} else {
+		i("VCMPPD", "$3", d(0), d(0), d(7))
+		i("VBLENDVPD", d(7), d(0), d(5), d(5))
+	}
+	a.store(off, masked, d(5))
+	return a.asm
+}
+
+// exp64Function writes exp64AVX512, two steps at a time (registers 0-7 and
+// 10-17), then one, then a masked tail; or exp64AVX2, two steps at a time
+// (registers 0-7 and 8-15), then one, for a multiple of 4 lanes.
+func (g *gen) exp64Function(is isa) {
+	g.float64Function(is, "exp64", "e^", [2]int{10, 8}, func(off int, masked bool, base, k int) []string {
+		return g.exp64Body(off, masked, base, []string{"K2", "K3"}[k])
+	})
+}
+
 // erf64Body returns the instructions of one float64 erf step (Erf64 in
 // erf64.go), both branches, on the twelve registers from base on: b+0 x,
 // b+1 a; the small branch in b+2 (a²) and b+3; the large branch's t·G in
@@ -887,6 +935,7 @@ func main() {
 		g.trigFunction(is)
 		g.tanh64Function(is)
 		g.erf64Function(is)
+		g.exp64Function(is)
 	}
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)

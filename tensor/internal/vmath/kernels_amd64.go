@@ -47,6 +47,12 @@ func tanh64AVX512(dst, src *float64, n int)
 func tanh64AVX2(dst, src *float64, n int)
 
 //go:noescape
+func exp64AVX512(dst, src *float64, n int)
+
+//go:noescape
+func exp64AVX2(dst, src *float64, n int)
+
+//go:noescape
 func erf64AVX512(dst, src *float64, n int)
 
 //go:noescape
@@ -124,3 +130,5 @@ func trigSIMD(dst, src []float64, q0 uint64) (int, bool) {
 func tanh64SIMD(dst, src []float64) int { return simd64(tanh64AVX512, tanh64AVX2, dst, src) }
 
 func erf64SIMD(dst, src []float64) int { return simd64(erf64AVX512, erf64AVX2, dst, src) }
+
+func exp64SIMD(dst, src []float64) int { return simd64(exp64AVX512, exp64AVX2, dst, src) }

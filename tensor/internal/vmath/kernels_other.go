@@ -14,3 +14,5 @@ func trigSIMD(dst, src []float64, q0 uint64) (int, bool) { return 0, false }
 func tanh64SIMD(dst, src []float64) int { return 0 }
 
 func erf64SIMD(dst, src []float64) int { return 0 }
+
+func exp64SIMD(dst, src []float64) int { return 0 }

@@ -33,11 +33,7 @@ func Tanh64(x float64) float64 {
 	t := float64(v*log2e) + round
 	k := t - round
 	r := float64(v-float64(k*ln2hi)) - float64(k*ln2lo)
-	q := float64(r*expm1C[11]) + expm1C[10]
-	for j := 9; j >= 0; j-- {
-		q = float64(q*r) + expm1C[j]
-	}
-	p := r + float64(float64(r*r)*q)
+	p := expm1Taylor(r)
 	s := pow2(t)
 	em1 := float64(p*s) + (s - 1)
 	return math.Copysign(em1/(em1+2), x)
