@@ -96,9 +96,9 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 }
 
 // floatUnaryVMath returns the scalar function of package vmath for op in
-// the element type T (Exp, Sigmoid, Tanh and Erf in float32, and Sin and
-// Cos through float64; Exp, Sin, Cos, Tanh and Erf in float64), or nil
-// where vmath has none.
+// the element type T (Exp, Sigmoid, Tanh and Erf in float32, and Log, Sin
+// and Cos through float64; Exp, Log, Sin, Cos, Tanh and Erf in float64),
+// or nil where vmath has none.
 func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	if _, f32 := any(T(0)).(float32); f32 {
 		switch op {
@@ -110,6 +110,8 @@ func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 			return func(x T) T { return T(vmath.Tanh32(float32(x))) }
 		case OpErf:
 			return func(x T) T { return T(vmath.Erf32(float32(x))) }
+		case OpLog:
+			return func(x T) T { return T(vmath.Log32(float32(x))) }
 		case OpSin:
 			return func(x T) T { return T(vmath.Sin64(float64(x))) }
 		case OpCos:
@@ -120,6 +122,8 @@ func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 		switch op {
 		case OpExp:
 			return func(x T) T { return T(vmath.Exp64(float64(x))) }
+		case OpLog:
+			return func(x T) T { return T(vmath.Log64(float64(x))) }
 		case OpSin:
 			return func(x T) T { return T(vmath.Sin64(float64(x))) }
 		case OpCos:

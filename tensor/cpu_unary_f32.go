@@ -2,8 +2,8 @@ package tensor
 
 import "github.com/goagx/agx/tensor/internal/vmath"
 
-// Float32 kernels for exp, sigmoid, tanh and erf (and sin and cos through
-// the float64 ones).
+// Float32 kernels for exp, sigmoid, tanh and erf (and log, sin and cos
+// through the float64 ones).
 //
 // The generic path converts each float32 to float64 and calls math.Exp,
 // math.Tanh or math.Erf, which handle the whole float64 range and are not
@@ -12,11 +12,13 @@ import "github.com/goagx/agx/tensor/internal/vmath"
 // CPU: exp, sigmoid and tanh in float32 lanes after range reduction, at
 // most 1, 2 and 3 ulp from float32(math.Exp(float64(x))) etc.; erf as a
 // float64 polynomial rounded once to float32, at most 1 ulp from
-// float32(math.Erf(float64(x))). See the vmath package comment and its
-// tests.
+// float32(math.Erf(float64(x))); log as the float64 kernel rounded once,
+// equal to float32(math.Log(float64(x))) over a sweep of the float32 range.
+// See the vmath package comment and its tests.
 
 // unaryFloat32Fast runs the float32 kernels of exp, sigmoid, tanh and erf,
-// and sin and cos, over contiguous slices; it reports false for other ops.
+// and log, sin and cos, over contiguous slices; it reports false for other
+// ops.
 func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 	switch op {
 	case OpExp:
@@ -27,6 +29,8 @@ func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 		vmath.Tanh(dd, ss)
 	case OpErf:
 		vmath.Erf(dd, ss)
+	case OpLog:
+		vmath.Log32s(dd, ss)
 	case OpSin, OpCos:
 		trig32(op, dd, ss)
 	default:

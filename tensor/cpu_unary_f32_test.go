@@ -35,6 +35,7 @@ func TestFloat32KernelsAgreeWithOps(t *testing.T) {
 		{"sigmoid", (*Tensor).Sigmoid, vmath.Sigmoid32},
 		{"tanh", (*Tensor).Tanh, vmath.Tanh32},
 		{"erf", (*Tensor).Erf, vmath.Erf32},
+		{"log", (*Tensor).Log, vmath.Log32},
 		{"sin", (*Tensor).Sin, func(x float32) float32 { return float32(vmath.Sin64(float64(x))) }},
 		{"cos", (*Tensor).Cos, func(x float32) float32 { return float32(vmath.Cos64(float64(x))) }},
 	} {

@@ -8,7 +8,7 @@ import (
 )
 
 // TestFloat64KernelsAgreeWithOps checks that the float64 tensor ops exp,
-// sin, cos, tanh and erf use the vmath kernels, bit for bit, on contiguous and
+// log, sin, cos, tanh and erf use the vmath kernels, bit for bit, on contiguous and
 // strided data alike. (Their accuracy is tested in package vmath.)
 func TestFloat64KernelsAgreeWithOps(t *testing.T) {
 	xs := []float64{
@@ -26,6 +26,7 @@ func TestFloat64KernelsAgreeWithOps(t *testing.T) {
 		k    func(float64) float64
 	}{
 		{"exp", (*Tensor).Exp, vmath.Exp64},
+		{"log", (*Tensor).Log, vmath.Log64},
 		{"sin", (*Tensor).Sin, vmath.Sin64},
 		{"cos", (*Tensor).Cos, vmath.Cos64},
 		{"tanh", (*Tensor).Tanh, vmath.Tanh64},

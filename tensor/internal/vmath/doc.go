@@ -1,7 +1,8 @@
 // Package vmath holds agx's transcendental kernels over slices, in Go and
 // Go assembly, without cgo: for float32 e^x, the logistic sigmoid
-// 1/(1+e^-x), tanh x and erf x; for float64 sin x and cos x (trig.go),
-// tanh x (tanh64.go) and erf x (erf64.go).
+// 1/(1+e^-x), tanh x, erf x and log x (through float64); for float64 sin x
+// and cos x (trig.go), tanh x (tanh64.go), erf x (erf64.go), e^x (exp64.go)
+// and log x (log64.go).
 //
 // # Numerics
 //
@@ -36,7 +37,12 @@
 // thousands of ulp off, as they always were. Tanh64 (tanh64.go) within 2 ulp of
 // math.Tanh, and Erf64 (erf64.go; a + a·P(a²) below 1, 1 - e^(-a²)·t·G(t)
 // with t = 3/(3 + a) above, polynomials fitted by fit_erf64.go) within
-// 1 ulp of math.Erf.
+// 1 ulp of math.Erf. Exp64 (exp64.go) is within 1 ulp of the exact value
+// over the whole range, subnormal results included. Log64 (log64.go) is
+// fdlibm's log as Go's math.Log computes it (their bits agree on the tests'
+// two million inputs but for subnormal x, where math.Log's amd64 assembly
+// is wrong); Log32 rounds it once to float32 and equals
+// float32(math.Log(float64(x))) over the sweep of the float32 range.
 //
 // # Implementations
 //
@@ -55,10 +61,11 @@
 //	                     erf: 4 float32 as one YMM of float64; Go tail
 //	portable Go          elsewhere
 //
-// The float64 kernels (Sin64, Cos64, Tanh64, Erf64) follow the same rule at
-// the same levels: AVX-512, 8 float64 per step (one ZMM), masked tail;
-// AVX2, 4 float64 per step (one YMM), Go tail; elsewhere their Go
-// versions, about as fast as the math package's functions. Where AVX-512
+// Log32's kernels run Log64's steps on widened float32, like erf's. The
+// float64 kernels (Sin64, Cos64, Tanh64, Erf64, Exp64, Log64) follow the
+// same rule at the same levels: AVX-512, 8 float64 per step (one ZMM),
+// masked tail; AVX2, 4 float64 per step (one YMM), Go tail; elsewhere
+// their Go versions, about as fast as the math package's functions. Where AVX-512
 // has mask registers, the AVX2 kernels blend on the sign bits of YMM lane
 // masks (VBLENDVPD). The tests run every level the CPU has, lowering
 // level, so that an AVX-512 machine tests the AVX2 kernels too.
@@ -94,6 +101,12 @@
 //	cos   8.0   9.1  2.0   1.2
 //	tanh  12    12   1.9   1.2
 //	erf   23    18   4.6   2.3
+//
+// Exp64 and Log64, measured the same way on a Zen 5 VM (2 vCPUs of an AMD
+// EPYC of family 26, full-width AVX-512), median of 3 runs, in ns: exp 5.9
+// with math, 7.7 in Go, 1.6 AVX2, 0.79 AVX-512; log 4.4, 5.6, 1.6, 0.77.
+// Both run two steps at a time on AVX-512; exp two on AVX2, log (thirteen
+// registers and a divide a step) one.
 //
 // Sin and cos run one step at a time on AVX2 (ten registers a step and
 // four for the constants), two on AVX-512; tanh two on both. Erf computes

@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
-// Go kernels in exp32.go, kernels_go.go, trig.go, tanh64.go, erf64.go and
-// exp64.go, operation for operation. Run it with go generate.
+// Go kernels in exp32.go, kernels_go.go, trig.go, tanh64.go, erf64.go,
+// exp64.go and log64.go, operation for operation. Run it with go generate.
 package main
 
 import (
@@ -56,6 +56,17 @@ var constants = []constant{
 	{name: "ln2lo", val: 1.90821492927058770002e-10},
 	{name: "tanh64Hi", val: 20},
 	{name: "exp64Lo", val: -746},
+	{name: "log64Tiny", val: 0x1p-1022},
+	{name: "log64Scale", val: 0x1p54},
+	{name: "c54", val: 54},
+	{name: "sqrt2", val: math.Sqrt2},
+	{name: "magic", bits: 0x4330000000000000, raw: true},
+	{name: "magicBias", val: 0x1p52 + 1023},
+	{name: "mantMask", bits: 1<<52 - 1, raw: true},
+	{name: "zero", val: 0},
+	{name: "negInf", bits: 0xfff0000000000000, raw: true},
+	{name: "posInf", bits: 0x7ff0000000000000, raw: true},
+	{name: "logNaN", bits: 0x7ff8000000000001, raw: true},
 	{name: "exp64Hi", val: 710},
 	{name: "erf64Hi", val: 6},
 	{name: "erf64Split", val: 1},
@@ -86,6 +97,12 @@ var erfC = [19]float64{
 	6.66142222231235e-17,
 	-8.611370426755082e-19,
 	5.220164524238099e-21,
+}
+
+// logLg are fdlibm's L1 to L7, as in log64.go.
+var logLg = [7]float64{
+	6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01, 2.222219843214978396e-01,
+	1.818357216161805012e-01, 1.531383769920937332e-01, 1.479819860511658591e-01,
 }
 
 // erf64P and erf64G are the float64 erf's coefficients, as in erf64.go.
@@ -136,6 +153,9 @@ func init() {
 	}
 	for k, c := range erfC {
 		constants = append(constants, constant{name: fmt.Sprintf("erf%d", k), val: c})
+	}
+	for k, c := range logLg {
+		constants = append(constants, constant{name: fmt.Sprintf("lg%d", k+1), val: c})
 	}
 	for k, c := range erf64P {
 		constants = append(constants, constant{name: fmt.Sprintf("erf64P%d", k), val: c})
@@ -602,6 +622,170 @@ func (g *gen) exp64Body(off int, masked bool, base int, nan string) []string {
 	return a.asm
 }
 
+// log64Body returns the instructions of one float64 log step (Log64 in
+// log64.go) on the ten registers from base on: b+0 x, b+1 a constant, b+2
+// x scaled, b+3 k, b+4 m then f, b+5 s, b+6 s² then scratch, b+7 s⁴, b+8
+// t1 then the result, b+9 t2 then f²/2. The three K registers of ks (on
+// AVX2, registers b+10 to b+12, masks in their sign bits) take the lanes
+// of subnormal x, of m ≥ √2, and of each special case in turn.
+func (g *gen) log64Body(off int, masked bool, base int, ks [3]string) []string {
+	a := &f64asm{g: g, base: base}
+	a.load(off, masked)
+	g.logCore(a, ks)
+	a.store(off, masked, a.d(8))
+	return a.asm
+}
+
+// log32Body is log64Body for float32 lanes (Log32 in log64.go): the float32
+// values at off(SI) are loaded into the lower half of register b+13 and
+// widened into b+0; the result is rounded to float32 in b+8's lower half,
+// NaN inputs put back, and stored at off(DI) (on AVX2 b+14 is scratch).
+func (g *gen) log32Body(off int, masked bool, base int, ks [3]string) []string {
+	a := &f64asm{g: g, base: base}
+	f0, res := g.f(base+13), g.f(base+8)
+	g.loadWide(&a.asm, off, masked, f0, a.d(0))
+	g.logCore(a, ks)
+	if g.isa.inReg {
+		a.i("VCVTPD2PS", a.d(8), res)
+	} else {
+		a.i("VCVTPD2PSY", a.d(8), res)
+	}
+	g.storeKeepingNaN(&a.asm, off, masked, f0, res, g.f(base+14), ks[2])
+	return a.asm
+}
+
+// logCore computes log x into register b+8 from x in b+0 (see log64Body).
+func (g *gen) logCore(a *f64asm, ks [3]string) {
+	i, m, d := a.i, a.m, a.d
+	avx512 := g.isa.inReg
+	and, or, _ := a.bitOps()
+	ksub, khalf, kspec := ks[0], ks[1], ks[2]
+	if !avx512 {
+		ksub, khalf, kspec = d(10), d(11), d(12)
+	}
+	// cmp sets mask k to the lanes where pred(r, constant name) holds.
+	cmp := func(pred int, name, r, k string) {
+		if avx512 {
+			i("VCMPPD.BCST", fmt.Sprintf("$%d", pred), "vmath_"+name+"<>(SB)", r, k)
+		} else {
+			i("VCMPPD", fmt.Sprintf("$%d", pred), "vmath_"+name+"<>(SB)", r, k)
+		}
+	}
+	// under sets r to op(r, constant name) in the lanes of mask k, with
+	// register tmp as scratch on AVX2.
+	under := func(op, name, r, k, tmp string) {
+		if avx512 {
+			i(op+".BCST", "vmath_"+name+"<>(SB)", r, k, r)
+		} else {
+			m(op, name, r, tmp)
+			i("VBLENDVPD", k, tmp, r, r)
+		}
+	}
+	// set sets r to constant name in the lanes of mask k.
+	set := func(name, r, k string) {
+		if avx512 {
+			i("VBROADCASTSD", "vmath_"+name+"<>(SB)", d(1))
+			i("VMOVAPD", d(1), k, r)
+		} else {
+			i("VBLENDVPD", k, "vmath_"+name+"<>(SB)", r, r)
+		}
+	}
+	i("VMOVAPD", d(0), d(2))
+	cmp(1, "log64Tiny", d(0), ksub)
+	under("VMULPD", "log64Scale", d(2), ksub, d(6))
+	i("VPSRLQ", "$52", d(2), d(3))
+	m(or, "magic", d(3), d(3))
+	m("VSUBPD", "magicBias", d(3), d(3))
+	m(and, "mantMask", d(2), d(4))
+	m(or, "one", d(4), d(4))
+	cmp(13, "sqrt2", d(4), khalf)
+	under("VMULPD", "half", d(4), khalf, d(6))
+	under("VADDPD", "one", d(3), khalf, d(6))
+	under("VSUBPD", "c54", d(3), ksub, d(6))
+	m("VSUBPD", "one", d(4), d(4))
+	m("VADDPD", "two", d(4), d(5))
+	i("VDIVPD", d(5), d(4), d(5))
+	i("VMULPD", d(5), d(5), d(6))
+	i("VMULPD", d(6), d(6), d(7))
+	m("VMULPD", "lg7", d(7), d(8))
+	m("VMULPD", "lg6", d(7), d(9))
+	m("VADDPD", "lg5", d(8), d(8))
+	m("VADDPD", "lg4", d(9), d(9))
+	i("VMULPD", d(7), d(8), d(8))
+	i("VMULPD", d(7), d(9), d(9))
+	m("VADDPD", "lg3", d(8), d(8))
+	m("VADDPD", "lg2", d(9), d(9))
+	i("VMULPD", d(7), d(8), d(8))
+	i("VMULPD", d(7), d(9), d(9))
+	m("VADDPD", "lg1", d(8), d(8))
+	i("VMULPD", d(6), d(8), d(8)) // t1
+	i("VADDPD", d(9), d(8), d(8)) // R = t1 + t2
+	m("VMULPD", "half", d(4), d(9))
+	i("VMULPD", d(4), d(9), d(9)) // f²/2
+	i("VADDPD", d(8), d(9), d(8))
+	i("VMULPD", d(5), d(8), d(8))
+	m("VMULPD", "ln2lo", d(3), d(6))
+	i("VADDPD", d(6), d(8), d(8))
+	i("VSUBPD", d(8), d(9), d(8))
+	i("VSUBPD", d(4), d(8), d(8))
+	m("VMULPD", "ln2hi", d(3), d(6))
+	i("VSUBPD", d(8), d(6), d(8))
+	// The special lanes: x itself for NaN and +Inf, -Inf for ±0, NaN below.
+	cmp(3, "zero", d(0), kspec) // unordered: x is NaN
+	if avx512 {
+		i("VMOVAPD", d(0), kspec, d(8))
+	} else {
+		i("VBLENDVPD", kspec, d(0), d(8), d(8))
+	}
+	cmp(0, "posInf", d(0), kspec)
+	if avx512 {
+		i("VMOVAPD", d(0), kspec, d(8))
+	} else {
+		i("VBLENDVPD", kspec, d(0), d(8), d(8))
+	}
+	cmp(0, "zero", d(0), kspec)
+	set("negInf", d(8), kspec)
+	cmp(1, "zero", d(0), kspec)
+	set("logNaN", d(8), kspec)
+}
+
+// log64Function writes log64AVX512, two steps at a time (registers 0-9
+// and 12-21), then one, then a masked tail; or log64AVX2, one step at a
+// time (registers 0-12), for a multiple of 4 lanes.
+func (g *gen) log64Function(is isa) {
+	g.float64Function(is, "log64", "log", [2]int{12, 0}, func(off int, masked bool, base, k int) []string {
+		return g.log64Body(off, masked, base, [][3]string{{"K2", "K3", "K4"}, {"K5", "K6", "K7"}}[k])
+	})
+}
+
+// log32Function writes log32AVX512, float32 in float64 lanes, two steps of
+// eight at a time (registers 0-13 and 14-27), then one, then a masked tail;
+// or log32AVX2, one step of four at a time, for a multiple of 4.
+func (g *gen) log32Function(is isa) {
+	g.isa, g.op = is, "log32"
+	name := "log32" + is.name
+	lanes := is.step / 4
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = log x for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = log x for i < n; n is a multiple of %d.", name, lanes)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	base2 := 0
+	if is.inReg {
+		base2 = 14
+	}
+	g.loop(name, lanes, 4*lanes, base2, func(off int, masked bool, base, k int) []string {
+		return g.log32Body(off, masked, base, [][3]string{{"K2", "K3", "K4"}, {"K5", "K6", "K7"}}[k])
+	})
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
 // exp64Function writes exp64AVX512, two steps at a time (registers 0-7 and
 // 10-17), then one, then a masked tail; or exp64AVX2, two steps at a time
 // (registers 0-7 and 8-15), then one, for a multiple of 4 lanes.
@@ -936,6 +1120,8 @@ func main() {
 		g.tanh64Function(is)
 		g.erf64Function(is)
 		g.exp64Function(is)
+		g.log64Function(is)
+		g.log32Function(is)
 	}
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)

@@ -53,6 +53,18 @@ func exp64AVX512(dst, src *float64, n int)
 func exp64AVX2(dst, src *float64, n int)
 
 //go:noescape
+func log64AVX512(dst, src *float64, n int)
+
+//go:noescape
+func log64AVX2(dst, src *float64, n int)
+
+//go:noescape
+func log32AVX512(dst, src *float32, n int)
+
+//go:noescape
+func log32AVX2(dst, src *float32, n int)
+
+//go:noescape
 func erf64AVX512(dst, src *float64, n int)
 
 //go:noescape
@@ -92,6 +104,7 @@ func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 8, ds
 func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 8, dst, src) }
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 8, dst, src) }
 func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 4, dst, src) }
+func log32SIMD(dst, src []float32) int   { return simd(log32AVX512, log32AVX2, 4, dst, src) }
 
 // simd64 runs the float64 kernel of the current level over a prefix of src
 // and returns its length, as simd does; the AVX2 kernels take multiples of
@@ -132,3 +145,5 @@ func tanh64SIMD(dst, src []float64) int { return simd64(tanh64AVX512, tanh64AVX2
 func erf64SIMD(dst, src []float64) int { return simd64(erf64AVX512, erf64AVX2, dst, src) }
 
 func exp64SIMD(dst, src []float64) int { return simd64(exp64AVX512, exp64AVX2, dst, src) }
+
+func log64SIMD(dst, src []float64) int { return simd64(log64AVX512, log64AVX2, dst, src) }

@@ -164,6 +164,61 @@ DATA vmath_exp64Lo<>+8(SB)/8, $0xc087500000000000
 DATA vmath_exp64Lo<>+16(SB)/8, $0xc087500000000000
 DATA vmath_exp64Lo<>+24(SB)/8, $0xc087500000000000
 GLOBL vmath_exp64Lo<>(SB), RODATA|NOPTR, $32
+DATA vmath_log64Tiny<>+0(SB)/8, $0x0010000000000000
+DATA vmath_log64Tiny<>+8(SB)/8, $0x0010000000000000
+DATA vmath_log64Tiny<>+16(SB)/8, $0x0010000000000000
+DATA vmath_log64Tiny<>+24(SB)/8, $0x0010000000000000
+GLOBL vmath_log64Tiny<>(SB), RODATA|NOPTR, $32
+DATA vmath_log64Scale<>+0(SB)/8, $0x4350000000000000
+DATA vmath_log64Scale<>+8(SB)/8, $0x4350000000000000
+DATA vmath_log64Scale<>+16(SB)/8, $0x4350000000000000
+DATA vmath_log64Scale<>+24(SB)/8, $0x4350000000000000
+GLOBL vmath_log64Scale<>(SB), RODATA|NOPTR, $32
+DATA vmath_c54<>+0(SB)/8, $0x404b000000000000
+DATA vmath_c54<>+8(SB)/8, $0x404b000000000000
+DATA vmath_c54<>+16(SB)/8, $0x404b000000000000
+DATA vmath_c54<>+24(SB)/8, $0x404b000000000000
+GLOBL vmath_c54<>(SB), RODATA|NOPTR, $32
+DATA vmath_sqrt2<>+0(SB)/8, $0x3ff6a09e667f3bcd
+DATA vmath_sqrt2<>+8(SB)/8, $0x3ff6a09e667f3bcd
+DATA vmath_sqrt2<>+16(SB)/8, $0x3ff6a09e667f3bcd
+DATA vmath_sqrt2<>+24(SB)/8, $0x3ff6a09e667f3bcd
+GLOBL vmath_sqrt2<>(SB), RODATA|NOPTR, $32
+DATA vmath_magic<>+0(SB)/8, $0x4330000000000000
+DATA vmath_magic<>+8(SB)/8, $0x4330000000000000
+DATA vmath_magic<>+16(SB)/8, $0x4330000000000000
+DATA vmath_magic<>+24(SB)/8, $0x4330000000000000
+GLOBL vmath_magic<>(SB), RODATA|NOPTR, $32
+DATA vmath_magicBias<>+0(SB)/8, $0x43300000000003ff
+DATA vmath_magicBias<>+8(SB)/8, $0x43300000000003ff
+DATA vmath_magicBias<>+16(SB)/8, $0x43300000000003ff
+DATA vmath_magicBias<>+24(SB)/8, $0x43300000000003ff
+GLOBL vmath_magicBias<>(SB), RODATA|NOPTR, $32
+DATA vmath_mantMask<>+0(SB)/8, $0x000fffffffffffff
+DATA vmath_mantMask<>+8(SB)/8, $0x000fffffffffffff
+DATA vmath_mantMask<>+16(SB)/8, $0x000fffffffffffff
+DATA vmath_mantMask<>+24(SB)/8, $0x000fffffffffffff
+GLOBL vmath_mantMask<>(SB), RODATA|NOPTR, $32
+DATA vmath_zero<>+0(SB)/8, $0x0000000000000000
+DATA vmath_zero<>+8(SB)/8, $0x0000000000000000
+DATA vmath_zero<>+16(SB)/8, $0x0000000000000000
+DATA vmath_zero<>+24(SB)/8, $0x0000000000000000
+GLOBL vmath_zero<>(SB), RODATA|NOPTR, $32
+DATA vmath_negInf<>+0(SB)/8, $0xfff0000000000000
+DATA vmath_negInf<>+8(SB)/8, $0xfff0000000000000
+DATA vmath_negInf<>+16(SB)/8, $0xfff0000000000000
+DATA vmath_negInf<>+24(SB)/8, $0xfff0000000000000
+GLOBL vmath_negInf<>(SB), RODATA|NOPTR, $32
+DATA vmath_posInf<>+0(SB)/8, $0x7ff0000000000000
+DATA vmath_posInf<>+8(SB)/8, $0x7ff0000000000000
+DATA vmath_posInf<>+16(SB)/8, $0x7ff0000000000000
+DATA vmath_posInf<>+24(SB)/8, $0x7ff0000000000000
+GLOBL vmath_posInf<>(SB), RODATA|NOPTR, $32
+DATA vmath_logNaN<>+0(SB)/8, $0x7ff8000000000001
+DATA vmath_logNaN<>+8(SB)/8, $0x7ff8000000000001
+DATA vmath_logNaN<>+16(SB)/8, $0x7ff8000000000001
+DATA vmath_logNaN<>+24(SB)/8, $0x7ff8000000000001
+GLOBL vmath_logNaN<>(SB), RODATA|NOPTR, $32
 DATA vmath_exp64Hi<>+0(SB)/8, $0x4086300000000000
 DATA vmath_exp64Hi<>+8(SB)/8, $0x4086300000000000
 DATA vmath_exp64Hi<>+16(SB)/8, $0x4086300000000000
@@ -354,6 +409,41 @@ DATA vmath_erf18<>+8(SB)/8, $0x3bb8a6caab470c6f
 DATA vmath_erf18<>+16(SB)/8, $0x3bb8a6caab470c6f
 DATA vmath_erf18<>+24(SB)/8, $0x3bb8a6caab470c6f
 GLOBL vmath_erf18<>(SB), RODATA|NOPTR, $32
+DATA vmath_lg1<>+0(SB)/8, $0x3fe5555555555593
+DATA vmath_lg1<>+8(SB)/8, $0x3fe5555555555593
+DATA vmath_lg1<>+16(SB)/8, $0x3fe5555555555593
+DATA vmath_lg1<>+24(SB)/8, $0x3fe5555555555593
+GLOBL vmath_lg1<>(SB), RODATA|NOPTR, $32
+DATA vmath_lg2<>+0(SB)/8, $0x3fd999999997fa04
+DATA vmath_lg2<>+8(SB)/8, $0x3fd999999997fa04
+DATA vmath_lg2<>+16(SB)/8, $0x3fd999999997fa04
+DATA vmath_lg2<>+24(SB)/8, $0x3fd999999997fa04
+GLOBL vmath_lg2<>(SB), RODATA|NOPTR, $32
+DATA vmath_lg3<>+0(SB)/8, $0x3fd2492494229359
+DATA vmath_lg3<>+8(SB)/8, $0x3fd2492494229359
+DATA vmath_lg3<>+16(SB)/8, $0x3fd2492494229359
+DATA vmath_lg3<>+24(SB)/8, $0x3fd2492494229359
+GLOBL vmath_lg3<>(SB), RODATA|NOPTR, $32
+DATA vmath_lg4<>+0(SB)/8, $0x3fcc71c51d8e78af
+DATA vmath_lg4<>+8(SB)/8, $0x3fcc71c51d8e78af
+DATA vmath_lg4<>+16(SB)/8, $0x3fcc71c51d8e78af
+DATA vmath_lg4<>+24(SB)/8, $0x3fcc71c51d8e78af
+GLOBL vmath_lg4<>(SB), RODATA|NOPTR, $32
+DATA vmath_lg5<>+0(SB)/8, $0x3fc7466496cb03de
+DATA vmath_lg5<>+8(SB)/8, $0x3fc7466496cb03de
+DATA vmath_lg5<>+16(SB)/8, $0x3fc7466496cb03de
+DATA vmath_lg5<>+24(SB)/8, $0x3fc7466496cb03de
+GLOBL vmath_lg5<>(SB), RODATA|NOPTR, $32
+DATA vmath_lg6<>+0(SB)/8, $0x3fc39a09d078c69f
+DATA vmath_lg6<>+8(SB)/8, $0x3fc39a09d078c69f
+DATA vmath_lg6<>+16(SB)/8, $0x3fc39a09d078c69f
+DATA vmath_lg6<>+24(SB)/8, $0x3fc39a09d078c69f
+GLOBL vmath_lg6<>(SB), RODATA|NOPTR, $32
+DATA vmath_lg7<>+0(SB)/8, $0x3fc2f112df3e5244
+DATA vmath_lg7<>+8(SB)/8, $0x3fc2f112df3e5244
+DATA vmath_lg7<>+16(SB)/8, $0x3fc2f112df3e5244
+DATA vmath_lg7<>+24(SB)/8, $0x3fc2f112df3e5244
+GLOBL vmath_lg7<>(SB), RODATA|NOPTR, $32
 DATA vmath_erf64P0<>+0(SB)/8, $0x3fc06eba8214db69
 DATA vmath_erf64P0<>+8(SB)/8, $0x3fc06eba8214db69
 DATA vmath_erf64P0<>+16(SB)/8, $0x3fc06eba8214db69
@@ -2566,6 +2656,152 @@ exp64AVX2_done:
 	VZEROUPPER 
 	RET 
 
+// func log64AVX2(dst, src *float64, n int) sets dst[i] = log x for i < n; n is a multiple of 4.
+TEXT ·log64AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+log64AVX2_one:
+	CMPQ CX, $4
+	JLT log64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMOVAPD Y0, Y2
+	VCMPPD $1, vmath_log64Tiny<>(SB), Y0, Y10
+	VMULPD vmath_log64Scale<>(SB), Y2, Y6
+	VBLENDVPD Y10, Y6, Y2, Y2
+	VPSRLQ $52, Y2, Y3
+	VORPD vmath_magic<>(SB), Y3, Y3
+	VSUBPD vmath_magicBias<>(SB), Y3, Y3
+	VANDPD vmath_mantMask<>(SB), Y2, Y4
+	VORPD vmath_one<>(SB), Y4, Y4
+	VCMPPD $13, vmath_sqrt2<>(SB), Y4, Y11
+	VMULPD vmath_half<>(SB), Y4, Y6
+	VBLENDVPD Y11, Y6, Y4, Y4
+	VADDPD vmath_one<>(SB), Y3, Y6
+	VBLENDVPD Y11, Y6, Y3, Y3
+	VSUBPD vmath_c54<>(SB), Y3, Y6
+	VBLENDVPD Y10, Y6, Y3, Y3
+	VSUBPD vmath_one<>(SB), Y4, Y4
+	VADDPD vmath_two<>(SB), Y4, Y5
+	VDIVPD Y5, Y4, Y5
+	VMULPD Y5, Y5, Y6
+	VMULPD Y6, Y6, Y7
+	VMULPD vmath_lg7<>(SB), Y7, Y8
+	VMULPD vmath_lg6<>(SB), Y7, Y9
+	VADDPD vmath_lg5<>(SB), Y8, Y8
+	VADDPD vmath_lg4<>(SB), Y9, Y9
+	VMULPD Y7, Y8, Y8
+	VMULPD Y7, Y9, Y9
+	VADDPD vmath_lg3<>(SB), Y8, Y8
+	VADDPD vmath_lg2<>(SB), Y9, Y9
+	VMULPD Y7, Y8, Y8
+	VMULPD Y7, Y9, Y9
+	VADDPD vmath_lg1<>(SB), Y8, Y8
+	VMULPD Y6, Y8, Y8
+	VADDPD Y9, Y8, Y8
+	VMULPD vmath_half<>(SB), Y4, Y9
+	VMULPD Y4, Y9, Y9
+	VADDPD Y8, Y9, Y8
+	VMULPD Y5, Y8, Y8
+	VMULPD vmath_ln2lo<>(SB), Y3, Y6
+	VADDPD Y6, Y8, Y8
+	VSUBPD Y8, Y9, Y8
+	VSUBPD Y4, Y8, Y8
+	VMULPD vmath_ln2hi<>(SB), Y3, Y6
+	VSUBPD Y8, Y6, Y8
+	VCMPPD $3, vmath_zero<>(SB), Y0, Y12
+	VBLENDVPD Y12, Y0, Y8, Y8
+	VCMPPD $0, vmath_posInf<>(SB), Y0, Y12
+	VBLENDVPD Y12, Y0, Y8, Y8
+	VCMPPD $0, vmath_zero<>(SB), Y0, Y12
+	VBLENDVPD Y12, vmath_negInf<>(SB), Y8, Y8
+	VCMPPD $1, vmath_zero<>(SB), Y0, Y12
+	VBLENDVPD Y12, vmath_logNaN<>(SB), Y8, Y8
+	VMOVUPD Y8, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP log64AVX2_one
+log64AVX2_tail:
+log64AVX2_done:
+	VZEROUPPER 
+	RET 
+
+// func log32AVX2(dst, src *float32, n int) sets dst[i] = log x for i < n; n is a multiple of 4.
+TEXT ·log32AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+log32AVX2_one:
+	CMPQ CX, $4
+	JLT log32AVX2_tail
+	VMOVUPS 0(SI), X13
+	VCVTPS2PD X13, Y0
+	VMOVAPD Y0, Y2
+	VCMPPD $1, vmath_log64Tiny<>(SB), Y0, Y10
+	VMULPD vmath_log64Scale<>(SB), Y2, Y6
+	VBLENDVPD Y10, Y6, Y2, Y2
+	VPSRLQ $52, Y2, Y3
+	VORPD vmath_magic<>(SB), Y3, Y3
+	VSUBPD vmath_magicBias<>(SB), Y3, Y3
+	VANDPD vmath_mantMask<>(SB), Y2, Y4
+	VORPD vmath_one<>(SB), Y4, Y4
+	VCMPPD $13, vmath_sqrt2<>(SB), Y4, Y11
+	VMULPD vmath_half<>(SB), Y4, Y6
+	VBLENDVPD Y11, Y6, Y4, Y4
+	VADDPD vmath_one<>(SB), Y3, Y6
+	VBLENDVPD Y11, Y6, Y3, Y3
+	VSUBPD vmath_c54<>(SB), Y3, Y6
+	VBLENDVPD Y10, Y6, Y3, Y3
+	VSUBPD vmath_one<>(SB), Y4, Y4
+	VADDPD vmath_two<>(SB), Y4, Y5
+	VDIVPD Y5, Y4, Y5
+	VMULPD Y5, Y5, Y6
+	VMULPD Y6, Y6, Y7
+	VMULPD vmath_lg7<>(SB), Y7, Y8
+	VMULPD vmath_lg6<>(SB), Y7, Y9
+	VADDPD vmath_lg5<>(SB), Y8, Y8
+	VADDPD vmath_lg4<>(SB), Y9, Y9
+	VMULPD Y7, Y8, Y8
+	VMULPD Y7, Y9, Y9
+	VADDPD vmath_lg3<>(SB), Y8, Y8
+	VADDPD vmath_lg2<>(SB), Y9, Y9
+	VMULPD Y7, Y8, Y8
+	VMULPD Y7, Y9, Y9
+	VADDPD vmath_lg1<>(SB), Y8, Y8
+	VMULPD Y6, Y8, Y8
+	VADDPD Y9, Y8, Y8
+	VMULPD vmath_half<>(SB), Y4, Y9
+	VMULPD Y4, Y9, Y9
+	VADDPD Y8, Y9, Y8
+	VMULPD Y5, Y8, Y8
+	VMULPD vmath_ln2lo<>(SB), Y3, Y6
+	VADDPD Y6, Y8, Y8
+	VSUBPD Y8, Y9, Y8
+	VSUBPD Y4, Y8, Y8
+	VMULPD vmath_ln2hi<>(SB), Y3, Y6
+	VSUBPD Y8, Y6, Y8
+	VCMPPD $3, vmath_zero<>(SB), Y0, Y12
+	VBLENDVPD Y12, Y0, Y8, Y8
+	VCMPPD $0, vmath_posInf<>(SB), Y0, Y12
+	VBLENDVPD Y12, Y0, Y8, Y8
+	VCMPPD $0, vmath_zero<>(SB), Y0, Y12
+	VBLENDVPD Y12, vmath_negInf<>(SB), Y8, Y8
+	VCMPPD $1, vmath_zero<>(SB), Y0, Y12
+	VBLENDVPD Y12, vmath_logNaN<>(SB), Y8, Y8
+	VCVTPD2PSY Y8, X8
+	VCMPPS $3, X13, X13, X14
+	VBLENDVPS X14, X13, X8, X8
+	VMOVUPS X8, 0(DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JMP log32AVX2_one
+log32AVX2_tail:
+log32AVX2_done:
+	VZEROUPPER 
+	RET 
+
 // func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x
 // (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
 // not below trigMax (or NaN), and stores those x unchanged.
@@ -3783,5 +4019,495 @@ exp64AVX512_tail:
 	VMOVAPD Z0, K2, Z5
 	VMOVUPD Z5, K1, 0(DI)
 exp64AVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func log64AVX512(dst, src *float64, n int) sets dst[i] = log x for i < n.
+TEXT ·log64AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+log64AVX512_loop2:
+	CMPQ CX, $16
+	JLT log64AVX512_one
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 64(SI), Z12
+	VMOVAPD Z0, Z2
+	VMOVAPD Z12, Z14
+	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
+	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z12, K5
+	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
+	VMULPD.BCST vmath_log64Scale<>(SB), Z14, K5, Z14
+	VPSRLQ $52, Z2, Z3
+	VPSRLQ $52, Z14, Z15
+	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
+	VPORQ.BCST vmath_magic<>(SB), Z15, Z15
+	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
+	VSUBPD.BCST vmath_magicBias<>(SB), Z15, Z15
+	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
+	VPANDQ.BCST vmath_mantMask<>(SB), Z14, Z16
+	VPORQ.BCST vmath_one<>(SB), Z4, Z4
+	VPORQ.BCST vmath_one<>(SB), Z16, Z16
+	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
+	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z16, K6
+	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
+	VMULPD.BCST vmath_half<>(SB), Z16, K6, Z16
+	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
+	VADDPD.BCST vmath_one<>(SB), Z15, K6, Z15
+	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
+	VSUBPD.BCST vmath_c54<>(SB), Z15, K5, Z15
+	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
+	VSUBPD.BCST vmath_one<>(SB), Z16, Z16
+	VADDPD.BCST vmath_two<>(SB), Z4, Z5
+	VADDPD.BCST vmath_two<>(SB), Z16, Z17
+	VDIVPD Z5, Z4, Z5
+	VDIVPD Z17, Z16, Z17
+	VMULPD Z5, Z5, Z6
+	VMULPD Z17, Z17, Z18
+	VMULPD Z6, Z6, Z7
+	VMULPD Z18, Z18, Z19
+	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
+	VMULPD.BCST vmath_lg7<>(SB), Z19, Z20
+	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
+	VMULPD.BCST vmath_lg6<>(SB), Z19, Z21
+	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg5<>(SB), Z20, Z20
+	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
+	VADDPD.BCST vmath_lg4<>(SB), Z21, Z21
+	VMULPD Z7, Z8, Z8
+	VMULPD Z19, Z20, Z20
+	VMULPD Z7, Z9, Z9
+	VMULPD Z19, Z21, Z21
+	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg3<>(SB), Z20, Z20
+	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
+	VADDPD.BCST vmath_lg2<>(SB), Z21, Z21
+	VMULPD Z7, Z8, Z8
+	VMULPD Z19, Z20, Z20
+	VMULPD Z7, Z9, Z9
+	VMULPD Z19, Z21, Z21
+	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg1<>(SB), Z20, Z20
+	VMULPD Z6, Z8, Z8
+	VMULPD Z18, Z20, Z20
+	VADDPD Z9, Z8, Z8
+	VADDPD Z21, Z20, Z20
+	VMULPD.BCST vmath_half<>(SB), Z4, Z9
+	VMULPD.BCST vmath_half<>(SB), Z16, Z21
+	VMULPD Z4, Z9, Z9
+	VMULPD Z16, Z21, Z21
+	VADDPD Z8, Z9, Z8
+	VADDPD Z20, Z21, Z20
+	VMULPD Z5, Z8, Z8
+	VMULPD Z17, Z20, Z20
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2lo<>(SB), Z15, Z18
+	VADDPD Z6, Z8, Z8
+	VADDPD Z18, Z20, Z20
+	VSUBPD Z8, Z9, Z8
+	VSUBPD Z20, Z21, Z20
+	VSUBPD Z4, Z8, Z8
+	VSUBPD Z16, Z20, Z20
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2hi<>(SB), Z15, Z18
+	VSUBPD Z8, Z6, Z8
+	VSUBPD Z20, Z18, Z20
+	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
+	VCMPPD.BCST $3, vmath_zero<>(SB), Z12, K7
+	VMOVAPD Z0, K4, Z8
+	VMOVAPD Z12, K7, Z20
+	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
+	VCMPPD.BCST $0, vmath_posInf<>(SB), Z12, K7
+	VMOVAPD Z0, K4, Z8
+	VMOVAPD Z12, K7, Z20
+	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
+	VCMPPD.BCST $0, vmath_zero<>(SB), Z12, K7
+	VBROADCASTSD vmath_negInf<>(SB), Z1
+	VBROADCASTSD vmath_negInf<>(SB), Z13
+	VMOVAPD Z1, K4, Z8
+	VMOVAPD Z13, K7, Z20
+	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
+	VCMPPD.BCST $1, vmath_zero<>(SB), Z12, K7
+	VBROADCASTSD vmath_logNaN<>(SB), Z1
+	VBROADCASTSD vmath_logNaN<>(SB), Z13
+	VMOVAPD Z1, K4, Z8
+	VMOVAPD Z13, K7, Z20
+	VMOVUPD Z8, 0(DI)
+	VMOVUPD Z20, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP log64AVX512_loop2
+log64AVX512_one:
+	CMPQ CX, $8
+	JLT log64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMOVAPD Z0, Z2
+	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
+	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
+	VPSRLQ $52, Z2, Z3
+	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
+	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
+	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
+	VPORQ.BCST vmath_one<>(SB), Z4, Z4
+	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
+	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
+	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
+	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
+	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
+	VADDPD.BCST vmath_two<>(SB), Z4, Z5
+	VDIVPD Z5, Z4, Z5
+	VMULPD Z5, Z5, Z6
+	VMULPD Z6, Z6, Z7
+	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
+	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
+	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
+	VMULPD Z7, Z8, Z8
+	VMULPD Z7, Z9, Z9
+	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
+	VMULPD Z7, Z8, Z8
+	VMULPD Z7, Z9, Z9
+	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
+	VMULPD Z6, Z8, Z8
+	VADDPD Z9, Z8, Z8
+	VMULPD.BCST vmath_half<>(SB), Z4, Z9
+	VMULPD Z4, Z9, Z9
+	VADDPD Z8, Z9, Z8
+	VMULPD Z5, Z8, Z8
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VADDPD Z6, Z8, Z8
+	VSUBPD Z8, Z9, Z8
+	VSUBPD Z4, Z8, Z8
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z8, Z6, Z8
+	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
+	VMOVAPD Z0, K4, Z8
+	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
+	VMOVAPD Z0, K4, Z8
+	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
+	VBROADCASTSD vmath_negInf<>(SB), Z1
+	VMOVAPD Z1, K4, Z8
+	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
+	VBROADCASTSD vmath_logNaN<>(SB), Z1
+	VMOVAPD Z1, K4, Z8
+	VMOVUPD Z8, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+log64AVX512_tail:
+	TESTQ CX, CX
+	JZ log64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMOVAPD Z0, Z2
+	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
+	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
+	VPSRLQ $52, Z2, Z3
+	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
+	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
+	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
+	VPORQ.BCST vmath_one<>(SB), Z4, Z4
+	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
+	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
+	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
+	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
+	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
+	VADDPD.BCST vmath_two<>(SB), Z4, Z5
+	VDIVPD Z5, Z4, Z5
+	VMULPD Z5, Z5, Z6
+	VMULPD Z6, Z6, Z7
+	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
+	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
+	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
+	VMULPD Z7, Z8, Z8
+	VMULPD Z7, Z9, Z9
+	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
+	VMULPD Z7, Z8, Z8
+	VMULPD Z7, Z9, Z9
+	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
+	VMULPD Z6, Z8, Z8
+	VADDPD Z9, Z8, Z8
+	VMULPD.BCST vmath_half<>(SB), Z4, Z9
+	VMULPD Z4, Z9, Z9
+	VADDPD Z8, Z9, Z8
+	VMULPD Z5, Z8, Z8
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VADDPD Z6, Z8, Z8
+	VSUBPD Z8, Z9, Z8
+	VSUBPD Z4, Z8, Z8
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z8, Z6, Z8
+	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
+	VMOVAPD Z0, K4, Z8
+	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
+	VMOVAPD Z0, K4, Z8
+	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
+	VBROADCASTSD vmath_negInf<>(SB), Z1
+	VMOVAPD Z1, K4, Z8
+	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
+	VBROADCASTSD vmath_logNaN<>(SB), Z1
+	VMOVAPD Z1, K4, Z8
+	VMOVUPD Z8, K1, 0(DI)
+log64AVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func log32AVX512(dst, src *float32, n int) sets dst[i] = log x for i < n.
+TEXT ·log32AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+log32AVX512_loop2:
+	CMPQ CX, $16
+	JLT log32AVX512_one
+	VMOVUPS 0(SI), Y13
+	VMOVUPS 32(SI), Y27
+	VCVTPS2PD Y13, Z0
+	VCVTPS2PD Y27, Z14
+	VMOVAPD Z0, Z2
+	VMOVAPD Z14, Z16
+	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
+	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z14, K5
+	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
+	VMULPD.BCST vmath_log64Scale<>(SB), Z16, K5, Z16
+	VPSRLQ $52, Z2, Z3
+	VPSRLQ $52, Z16, Z17
+	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
+	VPORQ.BCST vmath_magic<>(SB), Z17, Z17
+	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
+	VSUBPD.BCST vmath_magicBias<>(SB), Z17, Z17
+	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
+	VPANDQ.BCST vmath_mantMask<>(SB), Z16, Z18
+	VPORQ.BCST vmath_one<>(SB), Z4, Z4
+	VPORQ.BCST vmath_one<>(SB), Z18, Z18
+	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
+	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z18, K6
+	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
+	VMULPD.BCST vmath_half<>(SB), Z18, K6, Z18
+	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
+	VADDPD.BCST vmath_one<>(SB), Z17, K6, Z17
+	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
+	VSUBPD.BCST vmath_c54<>(SB), Z17, K5, Z17
+	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
+	VSUBPD.BCST vmath_one<>(SB), Z18, Z18
+	VADDPD.BCST vmath_two<>(SB), Z4, Z5
+	VADDPD.BCST vmath_two<>(SB), Z18, Z19
+	VDIVPD Z5, Z4, Z5
+	VDIVPD Z19, Z18, Z19
+	VMULPD Z5, Z5, Z6
+	VMULPD Z19, Z19, Z20
+	VMULPD Z6, Z6, Z7
+	VMULPD Z20, Z20, Z21
+	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
+	VMULPD.BCST vmath_lg7<>(SB), Z21, Z22
+	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
+	VMULPD.BCST vmath_lg6<>(SB), Z21, Z23
+	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg5<>(SB), Z22, Z22
+	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
+	VADDPD.BCST vmath_lg4<>(SB), Z23, Z23
+	VMULPD Z7, Z8, Z8
+	VMULPD Z21, Z22, Z22
+	VMULPD Z7, Z9, Z9
+	VMULPD Z21, Z23, Z23
+	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg3<>(SB), Z22, Z22
+	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
+	VADDPD.BCST vmath_lg2<>(SB), Z23, Z23
+	VMULPD Z7, Z8, Z8
+	VMULPD Z21, Z22, Z22
+	VMULPD Z7, Z9, Z9
+	VMULPD Z21, Z23, Z23
+	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg1<>(SB), Z22, Z22
+	VMULPD Z6, Z8, Z8
+	VMULPD Z20, Z22, Z22
+	VADDPD Z9, Z8, Z8
+	VADDPD Z23, Z22, Z22
+	VMULPD.BCST vmath_half<>(SB), Z4, Z9
+	VMULPD.BCST vmath_half<>(SB), Z18, Z23
+	VMULPD Z4, Z9, Z9
+	VMULPD Z18, Z23, Z23
+	VADDPD Z8, Z9, Z8
+	VADDPD Z22, Z23, Z22
+	VMULPD Z5, Z8, Z8
+	VMULPD Z19, Z22, Z22
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2lo<>(SB), Z17, Z20
+	VADDPD Z6, Z8, Z8
+	VADDPD Z20, Z22, Z22
+	VSUBPD Z8, Z9, Z8
+	VSUBPD Z22, Z23, Z22
+	VSUBPD Z4, Z8, Z8
+	VSUBPD Z18, Z22, Z22
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2hi<>(SB), Z17, Z20
+	VSUBPD Z8, Z6, Z8
+	VSUBPD Z22, Z20, Z22
+	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
+	VCMPPD.BCST $3, vmath_zero<>(SB), Z14, K7
+	VMOVAPD Z0, K4, Z8
+	VMOVAPD Z14, K7, Z22
+	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
+	VCMPPD.BCST $0, vmath_posInf<>(SB), Z14, K7
+	VMOVAPD Z0, K4, Z8
+	VMOVAPD Z14, K7, Z22
+	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
+	VCMPPD.BCST $0, vmath_zero<>(SB), Z14, K7
+	VBROADCASTSD vmath_negInf<>(SB), Z1
+	VBROADCASTSD vmath_negInf<>(SB), Z15
+	VMOVAPD Z1, K4, Z8
+	VMOVAPD Z15, K7, Z22
+	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
+	VCMPPD.BCST $1, vmath_zero<>(SB), Z14, K7
+	VBROADCASTSD vmath_logNaN<>(SB), Z1
+	VBROADCASTSD vmath_logNaN<>(SB), Z15
+	VMOVAPD Z1, K4, Z8
+	VMOVAPD Z15, K7, Z22
+	VCVTPD2PS Z8, Y8
+	VCVTPD2PS Z22, Y22
+	VCMPPS $3, Y13, Y13, K4
+	VCMPPS $3, Y27, Y27, K7
+	VMOVAPS Y13, K4, Y8
+	VMOVAPS Y27, K7, Y22
+	VMOVUPS Y8, 0(DI)
+	VMOVUPS Y22, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP log32AVX512_loop2
+log32AVX512_one:
+	CMPQ CX, $8
+	JLT log32AVX512_tail
+	VMOVUPS 0(SI), Y13
+	VCVTPS2PD Y13, Z0
+	VMOVAPD Z0, Z2
+	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
+	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
+	VPSRLQ $52, Z2, Z3
+	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
+	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
+	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
+	VPORQ.BCST vmath_one<>(SB), Z4, Z4
+	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
+	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
+	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
+	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
+	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
+	VADDPD.BCST vmath_two<>(SB), Z4, Z5
+	VDIVPD Z5, Z4, Z5
+	VMULPD Z5, Z5, Z6
+	VMULPD Z6, Z6, Z7
+	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
+	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
+	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
+	VMULPD Z7, Z8, Z8
+	VMULPD Z7, Z9, Z9
+	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
+	VMULPD Z7, Z8, Z8
+	VMULPD Z7, Z9, Z9
+	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
+	VMULPD Z6, Z8, Z8
+	VADDPD Z9, Z8, Z8
+	VMULPD.BCST vmath_half<>(SB), Z4, Z9
+	VMULPD Z4, Z9, Z9
+	VADDPD Z8, Z9, Z8
+	VMULPD Z5, Z8, Z8
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VADDPD Z6, Z8, Z8
+	VSUBPD Z8, Z9, Z8
+	VSUBPD Z4, Z8, Z8
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z8, Z6, Z8
+	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
+	VMOVAPD Z0, K4, Z8
+	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
+	VMOVAPD Z0, K4, Z8
+	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
+	VBROADCASTSD vmath_negInf<>(SB), Z1
+	VMOVAPD Z1, K4, Z8
+	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
+	VBROADCASTSD vmath_logNaN<>(SB), Z1
+	VMOVAPD Z1, K4, Z8
+	VCVTPD2PS Z8, Y8
+	VCMPPS $3, Y13, Y13, K4
+	VMOVAPS Y13, K4, Y8
+	VMOVUPS Y8, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+log32AVX512_tail:
+	TESTQ CX, CX
+	JZ log32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Y13
+	VCVTPS2PD Y13, Z0
+	VMOVAPD Z0, Z2
+	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
+	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
+	VPSRLQ $52, Z2, Z3
+	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
+	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
+	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
+	VPORQ.BCST vmath_one<>(SB), Z4, Z4
+	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
+	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
+	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
+	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
+	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
+	VADDPD.BCST vmath_two<>(SB), Z4, Z5
+	VDIVPD Z5, Z4, Z5
+	VMULPD Z5, Z5, Z6
+	VMULPD Z6, Z6, Z7
+	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
+	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
+	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
+	VMULPD Z7, Z8, Z8
+	VMULPD Z7, Z9, Z9
+	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
+	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
+	VMULPD Z7, Z8, Z8
+	VMULPD Z7, Z9, Z9
+	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
+	VMULPD Z6, Z8, Z8
+	VADDPD Z9, Z8, Z8
+	VMULPD.BCST vmath_half<>(SB), Z4, Z9
+	VMULPD Z4, Z9, Z9
+	VADDPD Z8, Z9, Z8
+	VMULPD Z5, Z8, Z8
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VADDPD Z6, Z8, Z8
+	VSUBPD Z8, Z9, Z8
+	VSUBPD Z4, Z8, Z8
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z8, Z6, Z8
+	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
+	VMOVAPD Z0, K4, Z8
+	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
+	VMOVAPD Z0, K4, Z8
+	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
+	VBROADCASTSD vmath_negInf<>(SB), Z1
+	VMOVAPD Z1, K4, Z8
+	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
+	VBROADCASTSD vmath_logNaN<>(SB), Z1
+	VMOVAPD Z1, K4, Z8
+	VCVTPD2PS Z8, Y8
+	VCMPPS $3, Y13, Y13, K4
+	VMOVAPS Y13, K4, Y8
+	VMOVUPS Y8, K1, 0(DI)
+log32AVX512_done:
 	VZEROUPPER 
 	RET 
