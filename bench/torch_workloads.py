@@ -251,6 +251,38 @@ for _n in (256, 512, 1024):
     WORKLOADS[f"matmul_f64_{_n}"] = (lambda n: lambda: matmul(n, torch.float64))(_n)
 
 
+# The idioms (idiom_* workloads, bench/idiom_workloads.go): single ops on
+# [256,512] float32 (one float64), forward only.
+def idiom(f):
+    g = torch.Generator().manual_seed(13)
+    x = torch.randn(256, 512, generator=g)
+    xp = torch.rand(256, 512, generator=g) + 0.5
+    y = torch.randn(256, 512, generator=g)
+    x64 = torch.randn(256, 512, generator=g, dtype=torch.float64)
+
+    def step():
+        f(x, xp, y, x64)
+    return step
+
+
+WORKLOADS.update({
+    "idiom_maximum": lambda: idiom(lambda x, xp, y, x64: torch.maximum(x, y)),
+    "idiom_amax0": lambda: idiom(lambda x, xp, y, x64: x.amax(0)),
+    "idiom_maxdim1": lambda: idiom(lambda x, xp, y, x64: x.max(1)),
+    "idiom_pow3": lambda: idiom(lambda x, xp, y, x64: x ** 3),
+    "idiom_pow_frac": lambda: idiom(lambda x, xp, y, x64: xp ** 1.5),
+    "idiom_log": lambda: idiom(lambda x, xp, y, x64: xp.log()),
+    "idiom_exp_f64": lambda: idiom(lambda x, xp, y, x64: x64.exp()),
+    "idiom_sin": lambda: idiom(lambda x, xp, y, x64: x.sin()),
+    "idiom_gelu": lambda: idiom(lambda x, xp, y, x64: torch.nn.functional.gelu(x)),
+    "idiom_softmax0": lambda: idiom(lambda x, xp, y, x64: x.softmax(0)),
+    "idiom_logsumexp0": lambda: idiom(lambda x, xp, y, x64: x.logsumexp(0)),
+    "idiom_transpose": lambda: idiom(lambda x, xp, y, x64: x.t().contiguous()),
+    "idiom_cat1": lambda: idiom(lambda x, xp, y, x64: torch.cat([x, y], 1)),
+    "idiom_to_f64": lambda: idiom(lambda x, xp, y, x64: x.to(torch.float64)),
+})
+
+
 # The course (course_* workloads, bench/course_workloads.go): the seeds' own
 # PyTorch code for the computations of the course's examples and exercise
 # solutions. Where a seed gives the exercise and not its code (GELU, SiLU,
