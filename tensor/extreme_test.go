@@ -160,3 +160,81 @@ func TestAmaxAminOuterDims(t *testing.T) {
 		}
 	}
 }
+
+// TestArgExtremeLongRows checks ArgMax, ArgMin, MaxDim and MinDim over
+// rows long enough for argRowVec, with NaNs, ties, signed zeros and rows
+// of -Inf or +Inf, against the first index a plain scan finds, per float
+// dtype, along the last dim (contiguous) and dim 0 (strided).
+func TestArgExtremeLongRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	firstExtreme := func(row []float64, isMax bool) int {
+		for j, x := range row {
+			if math.IsNaN(x) {
+				return j
+			}
+		}
+		bi := 0
+		for j, x := range row {
+			if isMax && x > row[bi] || !isMax && x < row[bi] {
+				bi = j
+			}
+		}
+		return bi
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		for _, n := range []int{63, 64, 65, 100, 513, 2000} {
+			rows := 9
+			data := make([]float64, rows*n)
+			for i := range data {
+				data[i] = float64(r.IntN(7) - 3) // many ties
+			}
+			for j := 0; j < n; j++ {
+				data[0*n+j] = math.Inf(-1)                       // all -Inf
+				data[1*n+j] = math.Inf(1)                        // all +Inf
+				data[2*n+j] = math.Copysign(0, float64(j%2*2-1)) // ±0 alternating
+			}
+			data[3*n+n-1] = math.NaN()
+			data[4*n+n/2], data[4*n+n-2] = math.NaN(), math.NaN()
+			data[5*n] = math.NaN()
+			x := FromSlice(data, rows, n).To(dt)
+			for _, isMax := range []bool{true, false} {
+				for _, dim := range []int{1, 0} {
+					t.Run(fmt.Sprintf("%v/n=%d/max=%v/dim%d", dt, n, isMax, dim), func(t *testing.T) {
+						var idx, vals *Tensor
+						if isMax {
+							vals, idx = x.MaxDim(dim, false)
+						} else {
+							vals, idx = x.MinDim(dim, false)
+						}
+						arg := x.ArgMax(dim, false)
+						if !isMax {
+							arg = x.ArgMin(dim, false)
+						}
+						got, gotArg, gotVals := ToSlice[int64](idx), ToSlice[int64](arg), vals.Float64s()
+						lines, length := rows, n
+						if dim == 0 {
+							lines, length = n, rows
+						}
+						for l := 0; l < lines; l++ {
+							line := make([]float64, length)
+							for k := range line {
+								if dim == 1 {
+									line[k] = data[l*n+k]
+								} else {
+									line[k] = data[k*n+l]
+								}
+							}
+							want := firstExtreme(line, isMax)
+							if got[l] != int64(want) || gotArg[l] != int64(want) {
+								t.Fatalf("line %d: index %d (arg %d), want %d", l, got[l], gotArg[l], want)
+							}
+							if v := line[want]; gotVals[l] != v && !(math.IsNaN(gotVals[l]) && math.IsNaN(v)) {
+								t.Fatalf("line %d: value %v, want %v", l, gotVals[l], line[want])
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
