@@ -138,7 +138,8 @@ func arithRow[T Num](op BinaryOp, f func(x, y T) T, d, a, b []T, p, q, r, n int,
 	}
 }
 
-// arithRows runs m rows of a float add, sub, mul or div whose rows are
+// arithRows runs m rows of a float op of vecOp (add, sub, mul, div,
+// maximum, minimum) whose rows are
 // dense in the destination and have a vector kernel, calling the kernel
 // chosen once for all of them (see forEachRow3), and reports whether it
 // did; otherwise the caller runs the rows one by one.

@@ -51,12 +51,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 	switch op {
 	case OpNeg:
 		return func(x T) T { return -x }
-	case OpExp:
-		return func(x T) T { return T(math.Exp(float64(x))) }
 	case OpExpm1:
 		return func(x T) T { return T(math.Expm1(float64(x))) }
-	case OpLog:
-		return func(x T) T { return T(math.Log(float64(x))) }
 	case OpLog1p:
 		return func(x T) T { return T(math.Log1p(float64(x))) }
 	case OpSqrt:
@@ -200,14 +196,6 @@ func unaryContig[T Float](op UnaryOp, dd, ss []T, args []float64, f func(T) T) {
 	}
 	// Hot ops get their own loops so the compiler can inline the math.
 	switch op {
-	case OpExp:
-		for i, x := range ss {
-			dd[i] = T(math.Exp(float64(x)))
-		}
-	case OpLog:
-		for i, x := range ss {
-			dd[i] = T(math.Log(float64(x)))
-		}
 	case OpSqrt:
 		for i, x := range ss {
 			dd[i] = T(math.Sqrt(float64(x)))

@@ -80,8 +80,8 @@ func vecAddRows[T Num]() func(dst, src []T, m, stride int) {
 	return f.(func(dst, src []T, m, stride int))
 }
 
-// vecBinary sets d[i] = a[i] op b[i] for the four arithmetic ops and
-// reports whether op is one: with package vec's vectorised loops for a long
+// vecBinary sets d[i] = a[i] op b[i] for the ops of vecOp and reports
+// whether op is one: with package vec's vectorised loops for a long
 // enough run of floats, with its portable loops otherwise. The slices have
 // equal lengths; d may be a or b.
 func vecBinary[T Num](op BinaryOp, d, a, b []T) bool {

@@ -102,7 +102,8 @@ func TestMaximumMinimumLarge(t *testing.T) {
 					{"scalar-first", Binary(o.op, sT, x), func(i int) float64 { return o.ref(s, a[i]) }},
 					{"row", Binary(o.op, x, rowT), func(i int) float64 { return o.ref(a[i], row[i%cols]) }},
 					{"column-first", Binary(o.op, colT, x), func(i int) float64 { return o.ref(col[i/cols], a[i]) }},
-					{"in-place", BinaryTo(x.Clone(), o.op, x.Clone(), y), func(i int) float64 { return o.ref(a[i], b[i]) }},
+					{"in-place-first", inPlace(o.op, x.Clone(), y, true), func(i int) float64 { return o.ref(a[i], b[i]) }},
+					{"in-place-second", inPlace(o.op, x, y.Clone(), false), func(i int) float64 { return o.ref(a[i], b[i]) }},
 				}
 				for _, f := range forms {
 					t.Run(fmt.Sprintf("%s/%v/%v/%s", o.name, dt, sh, f.name), func(t *testing.T) {
@@ -124,6 +125,15 @@ func TestMaximumMinimumLarge(t *testing.T) {
 			}
 		}
 	}
+}
+
+// inPlace computes op(a, b) into a (first) or into b, the destination
+// sharing that operand's storage.
+func inPlace(op BinaryOp, a, b *Tensor, first bool) *Tensor {
+	if first {
+		return BinaryTo(a, op, a, b)
+	}
+	return BinaryTo(b, op, a, b)
 }
 
 // asDTypeValue rounds v to dt's precision, keeping NaN, the sign of zero and

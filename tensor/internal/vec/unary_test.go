@@ -33,7 +33,7 @@ func unaryInputs[T Float](r *rand.Rand, n int) []T {
 	v := withNaNs[T](r, n)
 	big := T(1 << 23)
 	if _, ok := any(v).([]float64); ok {
-		big = T(1 << 52)
+		big = T(float64(1 << 52))
 	}
 	delicate := []T{0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999997, -0.49999997, 0.5000001, 1e-40,
 		big - 0.5, -(big - 0.5), big, big + 1, -big - 1, 2 * big, 123456.5, -7.5}

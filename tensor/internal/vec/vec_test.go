@@ -175,7 +175,8 @@ func ptr[T Float](v []T) *T {
 
 // TestExtremeSpecials runs Maximum and Minimum of every implementation over
 // every pair of special values (NaNs, signed zeros, infinities,
-// subnormals), in each lane position of a vector and in the tails.
+// subnormals) in the three forms, at lengths that end in a full vector
+// and in tails of several lengths.
 func TestExtremeSpecials(t *testing.T) {
 	t.Run("f32", func(t *testing.T) { testExtremeSpecials(t, impls32()) })
 	t.Run("f64", func(t *testing.T) { testExtremeSpecials(t, impls64()) })

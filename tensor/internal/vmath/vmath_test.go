@@ -63,7 +63,7 @@ var kernels = []kernel{
 	{"sigmoid", Sigmoid32, Sigmoid, sigmoid64, 2},
 	{"tanh", Tanh32, Tanh, math.Tanh, 3},
 	{"erf", Erf32, Erf, math.Erf, 1},
-	{"log", Log32, Log32s, math.Log, 1},
+	{"log", Log32, Log32s, math.Log, 0},
 }
 
 // sweepStep is the stride through the float32 bit patterns of the
