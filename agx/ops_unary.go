@@ -305,11 +305,7 @@ func (t *Tensor) GELU() *Tensor {
 	return geluOp.run(noArgs{}, one(t))
 }
 
-func geluForward(_ noArgs, x ins) *tensor.Tensor {
-	d := x[0].data
-	cdf := d.Mul(1 / math.Sqrt2).Erf().Add(1).Mul(0.5)
-	return d.Mul(cdf)
-}
+func geluForward(_ noArgs, x ins) *tensor.Tensor { return x[0].data.GELU() }
 func geluBackward(_ noArgs, g *Tensor, s []*Tensor) []*Tensor {
 	return []*Tensor{g.Mul(geluGrad(s[0]))}
 }
