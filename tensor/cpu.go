@@ -281,6 +281,9 @@ func toF64[S Elem](v S) float64 {
 
 func copyConv[D, S Elem](d []D, s []S, dst, src View) {
 	same := DTypeOf[D]() == DTypeOf[S]()
+	if same && transposeCopy(any(d).([]D), any(s).([]D), dst, src) {
+		return
+	}
 	forEachRow(dst.Shape, [][]int{dst.Strides, src.Strides}, []int{dst.Offset, src.Offset}, func(o []int, n int, in []int) {
 		if same {
 			ds := any(d).([]D)
@@ -323,3 +326,50 @@ func copyConv[D, S Elem](d []D, s []S, dst, src View) {
 		}
 	})
 }
+
+// transposeCopy copies src into dst, of the same dtype, tile by tile when
+// the copy is a transpose: after collapsing, two dims, dst dense along the
+// second and src along the first (x.T().Contiguous(), a matrix's
+// transpose). The row-by-row loop reads src with a stride per element and
+// takes a cache line for each; a tile of transposeTile×transposeTile
+// elements reads and writes whole lines. It reports whether it applied:
+// from transposeMin elements, splitting the tile rows over the cores from
+// parallelMin. On one Zen 5 core, x.T().Contiguous() of [256,512] float32
+// took 145 µs row by row and takes about 77 (65 into a reused destination;
+// 32 is the best side of the tiles tried, 8, 16, 32 and 64).
+func transposeCopy[T Elem](d, s []T, dst, src View) bool {
+	sh, st := collapse(dst.Shape, [][]int{dst.Strides, src.Strides})
+	if len(sh) != 2 || sh[0]*sh[1] < transposeMin || st[0][1] != 1 || st[1][0] != 1 || st[1][1] == 1 {
+		return false
+	}
+	rows, cols, dRow, sCol := sh[0], sh[1], st[0][0], st[1][1]
+	d, s = d[dst.Offset:], s[src.Offset:]
+	tiles := func(lo, hi int) { // tile rows [lo, hi) of dst, transposeTile rows each
+		for i0 := lo * transposeTile; i0 < min(hi*transposeTile, rows); i0 += transposeTile {
+			i1 := min(i0+transposeTile, rows)
+			for j0 := 0; j0 < cols; j0 += transposeTile {
+				j1 := min(j0+transposeTile, cols)
+				for j := j0; j < j1; j++ {
+					sj := s[j*sCol:]
+					for i := i0; i < i1; i++ {
+						d[i*dRow+j] = sj[i]
+					}
+				}
+			}
+		}
+	}
+	n := (rows + transposeTile - 1) / transposeTile
+	if w := workers(); rows*cols >= parallelMin && w > 1 && n > 1 {
+		parallelChunks(n, w, tiles)
+	} else {
+		tiles(0, n)
+	}
+	return true
+}
+
+// transposeTile is the side of transposeCopy's tiles, and transposeMin the
+// smallest copy it takes.
+const (
+	transposeTile = 32
+	transposeMin  = 1024
+)
