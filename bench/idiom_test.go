@@ -3,8 +3,6 @@ package bench
 import (
 	"strings"
 	"testing"
-
-	"github.com/goagx/agx/internal/oracle"
 )
 
 // The idioms group: at least the ops it was made for, and every workload
@@ -19,27 +17,6 @@ func TestIdiomWorkloads(t *testing.T) {
 	if len(ws) < 10 {
 		t.Fatalf("%d idiom_ workloads", len(ws))
 	}
-	for _, w := range ws {
-		t.Run(w.Name, func(t *testing.T) {
-			if w.Ops != 1 || w.Desc == "" {
-				t.Errorf("Ops %d, Desc %q", w.Ops, w.Desc)
-			}
-			run := w.Setup()
-			run()
-			run()
-		})
-	}
-	t.Run("torch", func(t *testing.T) {
-		oracle.Skip(t)
-		p, err := startTorch(t.Context(), oracle.Python)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.close()
-		for _, w := range ws {
-			if _, err := p.time(w.Name, 2); err != nil {
-				t.Fatalf("%s: %v", w.Name, err)
-			}
-		}
-	})
+	runWorkloads(t, ws)
+	t.Run("torch", func(t *testing.T) { runTorchWorkloads(t, ws) })
 }
