@@ -75,7 +75,7 @@ func bnForward[T vec.Float](x, weight, bias *Tensor, eps float64) (y, mean, invs
 		a := sq[j] * float64(w[j])
 		scale[j], offset[j] = T(a), T(float64(b[j])-sum[j]*a)
 	}
-	y = EmptyUninit(x.DType(), x.shape...)
+	y = emptyUninit(x.Backend(), x.DType(), x.shape...)
 	bnAffine(Data[T](y), xs, nil, scale, nil, offset, n, c, l)
 	return y, FromSlice(sum, c), FromSlice(sq, c)
 }
@@ -109,7 +109,7 @@ func bnBackward[T vec.Float](g, x, weight, mean, invstd *Tensor, wantDx bool) (d
 			bj := -aj * r[j] * r[j] * sgx[j] / m
 			a[j], b[j], k[j] = T(aj), T(bj), T(-aj*sg[j]/m-bj*mu[j])
 		}
-		dx = EmptyUninit(x.DType(), x.shape...)
+		dx = emptyUninit(x.Backend(), x.DType(), x.shape...)
 		bnAffine(Data[T](dx), gs, xs, a, b, k, n, c, l)
 	}
 	return dx, FromSlice(dw, c), FromSlice(db, c)

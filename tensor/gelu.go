@@ -32,7 +32,7 @@ func (t *Tensor) GELU() *Tensor {
 const geluBlock = 2048
 
 func geluDense[T vec.Float](x *Tensor) *Tensor {
-	y := EmptyUninit(x.DType(), x.Shape()...)
+	y := emptyUninit(x.Backend(), x.DType(), x.Shape()...)
 	xs, ys := Data[T](x), Data[T](y)
 	run := func(lo, hi int) {
 		for b := lo; b < hi; b += geluBlock {

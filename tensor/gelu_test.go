@@ -37,3 +37,20 @@ func TestGELUFusedMatchesComposed(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUKernelsKeepTheInputsBackend checks that the fused CPU kernels
+// (GELU, batch norm) put their results on their input's backend, not on
+// the default one, which a program may have switched (as to a GPU).
+func TestCPUKernelsKeepTheInputsBackend(t *testing.T) {
+	x := FromSlice(make([]float32, 4*3*5), 4, 3, 5)
+	g := FromSlice(make([]float32, 4*3*5), 4, 3, 5)
+	prev := SetDefault(otherCPU{})
+	defer SetDefault(prev)
+	y, mean, invstd := BatchNormForward(x, nil, nil, 1e-5)
+	dx, _, _ := BatchNormBackward(g, x, nil, mean, invstd, true)
+	for name, r := range map[string]*Tensor{"GELU": x.GELU(), "BatchNormForward": y, "BatchNormBackward": dx} {
+		if r.Backend().Name() != "cpu" {
+			t.Errorf("%s: result on backend %q, want the input's (cpu)", name, r.Backend().Name())
+		}
+	}
+}
