@@ -3,8 +3,6 @@ package bench
 import (
 	"strings"
 	"testing"
-
-	"github.com/goagx/agx/internal/oracle"
 )
 
 // courseNames are the workloads of the course group (`agx bench -run course`).
@@ -27,35 +25,3 @@ func TestCourseWorkloadsRun(t *testing.T) { runWorkloads(t, courseNames(t)) }
 
 // The PyTorch side of every course workload runs.
 func TestCourseTorchWorkloadsRun(t *testing.T) { runTorchWorkloads(t, courseNames(t)) }
-
-// runWorkloads sets up and runs each of ws twice, each a step of one op
-// with a description.
-func runWorkloads(t *testing.T, ws []Workload) {
-	for _, w := range ws {
-		t.Run(w.Name, func(t *testing.T) {
-			if w.Ops != 1 || w.Desc == "" {
-				t.Errorf("Ops %d, Desc %q", w.Ops, w.Desc)
-			}
-			run := w.Setup()
-			run()
-			run()
-		})
-	}
-}
-
-// runTorchWorkloads runs the PyTorch side of each of ws twice.
-func runTorchWorkloads(t *testing.T, ws []Workload) {
-	oracle.Skip(t)
-	p, err := startTorch(t.Context(), oracle.Python)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
-	for _, w := range ws {
-		t.Run(w.Name, func(t *testing.T) {
-			if _, err := p.time(w.Name, 2); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
