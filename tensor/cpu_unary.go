@@ -93,8 +93,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 
 // floatUnaryVMath returns the scalar function of package vmath for op in
 // the element type T (Exp, Sigmoid, Tanh and Erf in float32, and Log, Sin
-// and Cos through float64; Exp, Log, Sin, Cos, Tanh and Erf in float64),
-// or nil where vmath has none.
+// and Cos through float64; Log, Sin, Cos, Tanh and Erf in float64, and
+// float64 Exp as math.Exp), or nil where vmath has none.
 func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	if _, f32 := any(T(0)).(float32); f32 {
 		switch op {
@@ -117,7 +117,10 @@ func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	if _, f64 := any(T(0)).(float64); f64 {
 		switch op {
 		case OpExp:
-			return func(x T) T { return T(vmath.Exp64(float64(x))) }
+			// math.Exp, not vmath.Exp64: Exp64 is within 1 ulp but not
+			// always math.Exp's bits (e^1 among them), which float64 users
+			// see; pow32 uses it where float32 rounding hides that.
+			return func(x T) T { return T(math.Exp(float64(x))) }
 		case OpLog:
 			return func(x T) T { return T(vmath.Log64(float64(x))) }
 		case OpSin:
