@@ -117,9 +117,7 @@ func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	if _, f64 := any(T(0)).(float64); f64 {
 		switch op {
 		case OpExp:
-			// math.Exp, not vmath.Exp64: Exp64 is within 1 ulp but not
-			// always math.Exp's bits (e^1 among them), which float64 users
-			// see; pow32 uses it where float32 rounding hides that.
+			// unaryFloat64Fast's vmath.MathExps gives the same bits.
 			return func(x T) T { return T(math.Exp(float64(x))) }
 		case OpLog:
 			return func(x T) T { return T(vmath.Log64(float64(x))) }

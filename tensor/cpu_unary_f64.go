@@ -2,11 +2,11 @@ package tensor
 
 import "github.com/goagx/agx/tensor/internal/vmath"
 
-// Float64 kernels for log, sin, cos, tanh and erf.
+// Float64 kernels for exp, log, sin, cos, tanh and erf.
 //
-// math.Log, math.Sin, math.Cos, math.Tanh and math.Erf are scalar calls;
-// package vmath has kernels in Go and in AVX2 and AVX-512 assembly
-// (bit-identical to the Go kernels), 4 or 8 float64 per step. Log is
+// math.Exp, math.Log, math.Sin, math.Cos, math.Tanh and math.Erf are
+// scalar calls; package vmath has kernels in Go and in AVX2 and AVX-512
+// assembly (bit-identical to the Go kernels), 4 or 8 float64 per step. Log is
 // fdlibm's, as Go's math.Log computes it, with subnormal x scaled first
 // (which math.Log's amd64 assembly gets wrong). Sin and cos, for |x| <
 // 2^20, reduce by π/2 in four parts and evaluate both polynomials; larger
@@ -16,14 +16,16 @@ import "github.com/goagx/agx/tensor/internal/vmath"
 // multiples of π can be thousands of ulp off. Tanh is (e^2|x| - 1)/(e^2|x|
 // + 1) with e^r - 1 to degree 13, within 2 ulp of math.Tanh. Erf is a +
 // a·P(a²) below 1 and 1 - e^(-a²)·t·G(t) with t = 3/(3 + a) above, within
-// 1 ulp of math.Erf. Exp stays math.Exp: vmath's Exp64 is within 1 ulp of
-// the exact value but not always math.Exp's bits (e^1 is one ulp above e),
-// which a float64 user sees. See the vmath tests.
+// 1 ulp of math.Erf. Exp returns math.Exp's bits: on amd64 with FMA,
+// where math.Exp is an assembly routine, vmath's Exp64 kernels run that
+// routine's operations; elsewhere math.Exp itself. See the vmath tests.
 
-// unaryFloat64Fast runs the float64 kernels of log, sin, cos, tanh and erf
+// unaryFloat64Fast runs the float64 kernels of exp, log, sin, cos, tanh and erf
 // over contiguous slices; it reports false for other ops.
 func unaryFloat64Fast(op UnaryOp, dd, ss []float64) bool {
 	switch op {
+	case OpExp:
+		vmath.MathExps(dd, ss)
 	case OpLog:
 		vmath.Log64s(dd, ss)
 	case OpTanh:

@@ -55,7 +55,12 @@ var constants = []constant{
 	{name: "ln2hi", val: 6.93147180369123816490e-01},
 	{name: "ln2lo", val: 1.90821492927058770002e-10},
 	{name: "tanh64Hi", val: 20},
-	{name: "exp64Lo", val: -746},
+	{name: "exp64Lo", val: -800},
+	{name: "expLn2U", val: 0.69314718055966295651160180568695068359375},
+	{name: "expLn2L", val: 0.28235290563031577122588448175013436025525412068e-12},
+	{name: "sixteenth", val: 0.0625},
+	{name: "expSubK", val: -1023},
+	{name: "expSubE", val: -1022},
 	{name: "log64Tiny", val: 0x1p-1022},
 	{name: "log64Scale", val: 0x1p54},
 	{name: "c54", val: 54},
@@ -74,6 +79,12 @@ var constants = []constant{
 	{name: "erf64Mid", val: 0.5416666666666666},
 	{name: "int1", bits: 1, raw: true},
 	{name: "int2", bits: 2, raw: true},
+}
+
+// expTaylor are math.Exp's Taylor coefficients, as in exp64.go.
+var expTaylor = [8]float64{
+	2.4801587301587301587e-5, 1.9841269841269841270e-4, 1.3888888888888888889e-3, 8.3333333333333333333e-3,
+	4.1666666666666666667e-2, 1.6666666666666666667e-1, 0.5, 1,
 }
 
 // erfC are the erf polynomial's coefficients, as in kernels_go.go.
@@ -150,6 +161,9 @@ func init() {
 		if n >= 2 {
 			constants = append(constants, constant{name: fmt.Sprintf("em%d", n), val: 1 / f})
 		}
+	}
+	for j, c := range expTaylor {
+		constants = append(constants, constant{name: fmt.Sprintf("expT%d", j), val: c})
 	}
 	for k, c := range erfC {
 		constants = append(constants, constant{name: fmt.Sprintf("erf%d", k), val: c})
@@ -587,31 +601,58 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 
 // exp64Body returns the instructions of one float64 e^x step (Exp64 in
 // exp64.go) on the eight registers from base on: b+0 x, b+1 v, b+2 t, b+3
-// k then k2 then 2^k2, b+4 r, b+5 e^r - 1 then the result, b+6 k1 then
-// 2^k1, b+7 scratch; on AVX-512 K register nan takes the NaN lanes.
+// k then k1 then 2^k1, b+4 r, b+5 the Taylor sum then y then the result,
+// b+6 y + 2 then scratch, b+7 e2 then 2^e2; on AVX-512 K register nan takes
+// the NaN lanes, then those with k ≤ expSubK.
 func (g *gen) exp64Body(off int, masked bool, base int, nan string) []string {
 	a := &f64asm{g: g, base: base}
 	i, m, d := a.i, a.m, a.d
+	avx512 := g.isa.inReg
+	and, _, xor := a.bitOps()
 	a.load(off, masked)
 	m("VMAXPD", "exp64Lo", d(0), d(1))
 	m("VMINPD", "exp64Hi", d(1), d(1))
-	expParts(a, 1, 2, 3, 6, 4, 5)
-	m("VMULPD", "half", d(3), d(6))
-	if g.isa.inReg {
-		i("VRNDSCALEPD", "$1", d(6), d(6))
+	m("VMULPD", "log2e", d(1), d(2))
+	m("VADDPD", "round", d(2), d(2))
+	m("VSUBPD", "round", d(2), d(3))
+	i("VMOVAPD", d(1), d(4))
+	m("VFNMADD231PD", "expLn2U", d(3), d(4))
+	m("VFNMADD231PD", "expLn2L", d(3), d(4))
+	m("VMULPD", "sixteenth", d(4), d(4))
+	if avx512 {
+		i("VBROADCASTSD", "vmath_expT0<>(SB)", d(5))
 	} else {
-		i("VROUNDPD", "$1", d(6), d(6))
+		i("VMOVUPD", "vmath_expT0<>(SB)", d(5))
 	}
-	i("VSUBPD", d(6), d(3), d(3))
-	for _, r := range []string{d(6), d(3)} {
+	for j := 1; j < 8; j++ {
+		m("VFMADD213PD", fmt.Sprintf("expT%d", j), d(4), d(5))
+	}
+	i("VMULPD", d(4), d(5), d(5))
+	for j := 0; j < 3; j++ {
+		m("VADDPD", "two", d(5), d(6))
+		i("VMULPD", d(6), d(5), d(5))
+	}
+	m("VADDPD", "two", d(5), d(6))
+	m("VFMADD213PD", "one", d(6), d(5))
+	// e2 = expSubE where k ≤ expSubK, else 0; k1 = k - e2.
+	if avx512 {
+		i("VCMPPD.BCST", "$2", "vmath_expSubK<>(SB)", d(3), nan)
+		i(xor, d(7), d(7), d(7))
+		i("VBROADCASTSD", "vmath_expSubE<>(SB)", d(6))
+		i("VMOVAPD", d(6), nan, d(7))
+	} else {
+		i("VCMPPD", "$2", "vmath_expSubK<>(SB)", d(3), d(7))
+		m(and, "expSubE", d(7), d(7))
+	}
+	i("VSUBPD", d(7), d(3), d(3))
+	for _, r := range []string{d(3), d(7)} {
 		m("VADDPD", "round", r, r)
 		m("VPADDQ", "bias", r, r)
 		i("VPSLLQ", "$52", r, r)
 	}
-	m("VADDPD", "one", d(5), d(5))
-	i("VMULPD", d(6), d(5), d(5))
 	i("VMULPD", d(3), d(5), d(5))
-	if g.isa.inReg {
+	i("VMULPD", d(7), d(5), d(5))
+	if avx512 {
 		i("VCMPPD", "$3", d(0), d(0), nan)
 		i("VMOVAPD", d(0), nan, d(5))
 	} else {

@@ -159,11 +159,36 @@ DATA vmath_tanh64Hi<>+8(SB)/8, $0x4034000000000000
 DATA vmath_tanh64Hi<>+16(SB)/8, $0x4034000000000000
 DATA vmath_tanh64Hi<>+24(SB)/8, $0x4034000000000000
 GLOBL vmath_tanh64Hi<>(SB), RODATA|NOPTR, $32
-DATA vmath_exp64Lo<>+0(SB)/8, $0xc087500000000000
-DATA vmath_exp64Lo<>+8(SB)/8, $0xc087500000000000
-DATA vmath_exp64Lo<>+16(SB)/8, $0xc087500000000000
-DATA vmath_exp64Lo<>+24(SB)/8, $0xc087500000000000
+DATA vmath_exp64Lo<>+0(SB)/8, $0xc089000000000000
+DATA vmath_exp64Lo<>+8(SB)/8, $0xc089000000000000
+DATA vmath_exp64Lo<>+16(SB)/8, $0xc089000000000000
+DATA vmath_exp64Lo<>+24(SB)/8, $0xc089000000000000
 GLOBL vmath_exp64Lo<>(SB), RODATA|NOPTR, $32
+DATA vmath_expLn2U<>+0(SB)/8, $0x3fe62e42fefa3000
+DATA vmath_expLn2U<>+8(SB)/8, $0x3fe62e42fefa3000
+DATA vmath_expLn2U<>+16(SB)/8, $0x3fe62e42fefa3000
+DATA vmath_expLn2U<>+24(SB)/8, $0x3fe62e42fefa3000
+GLOBL vmath_expLn2U<>(SB), RODATA|NOPTR, $32
+DATA vmath_expLn2L<>+0(SB)/8, $0x3d53de6af278ece6
+DATA vmath_expLn2L<>+8(SB)/8, $0x3d53de6af278ece6
+DATA vmath_expLn2L<>+16(SB)/8, $0x3d53de6af278ece6
+DATA vmath_expLn2L<>+24(SB)/8, $0x3d53de6af278ece6
+GLOBL vmath_expLn2L<>(SB), RODATA|NOPTR, $32
+DATA vmath_sixteenth<>+0(SB)/8, $0x3fb0000000000000
+DATA vmath_sixteenth<>+8(SB)/8, $0x3fb0000000000000
+DATA vmath_sixteenth<>+16(SB)/8, $0x3fb0000000000000
+DATA vmath_sixteenth<>+24(SB)/8, $0x3fb0000000000000
+GLOBL vmath_sixteenth<>(SB), RODATA|NOPTR, $32
+DATA vmath_expSubK<>+0(SB)/8, $0xc08ff80000000000
+DATA vmath_expSubK<>+8(SB)/8, $0xc08ff80000000000
+DATA vmath_expSubK<>+16(SB)/8, $0xc08ff80000000000
+DATA vmath_expSubK<>+24(SB)/8, $0xc08ff80000000000
+GLOBL vmath_expSubK<>(SB), RODATA|NOPTR, $32
+DATA vmath_expSubE<>+0(SB)/8, $0xc08ff00000000000
+DATA vmath_expSubE<>+8(SB)/8, $0xc08ff00000000000
+DATA vmath_expSubE<>+16(SB)/8, $0xc08ff00000000000
+DATA vmath_expSubE<>+24(SB)/8, $0xc08ff00000000000
+GLOBL vmath_expSubE<>(SB), RODATA|NOPTR, $32
 DATA vmath_log64Tiny<>+0(SB)/8, $0x0010000000000000
 DATA vmath_log64Tiny<>+8(SB)/8, $0x0010000000000000
 DATA vmath_log64Tiny<>+16(SB)/8, $0x0010000000000000
@@ -314,6 +339,46 @@ DATA vmath_em13<>+8(SB)/8, $0x3de6124613a86d09
 DATA vmath_em13<>+16(SB)/8, $0x3de6124613a86d09
 DATA vmath_em13<>+24(SB)/8, $0x3de6124613a86d09
 GLOBL vmath_em13<>(SB), RODATA|NOPTR, $32
+DATA vmath_expT0<>+0(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_expT0<>+8(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_expT0<>+16(SB)/8, $0x3efa01a01a01a01a
+DATA vmath_expT0<>+24(SB)/8, $0x3efa01a01a01a01a
+GLOBL vmath_expT0<>(SB), RODATA|NOPTR, $32
+DATA vmath_expT1<>+0(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_expT1<>+8(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_expT1<>+16(SB)/8, $0x3f2a01a01a01a01a
+DATA vmath_expT1<>+24(SB)/8, $0x3f2a01a01a01a01a
+GLOBL vmath_expT1<>(SB), RODATA|NOPTR, $32
+DATA vmath_expT2<>+0(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_expT2<>+8(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_expT2<>+16(SB)/8, $0x3f56c16c16c16c17
+DATA vmath_expT2<>+24(SB)/8, $0x3f56c16c16c16c17
+GLOBL vmath_expT2<>(SB), RODATA|NOPTR, $32
+DATA vmath_expT3<>+0(SB)/8, $0x3f81111111111111
+DATA vmath_expT3<>+8(SB)/8, $0x3f81111111111111
+DATA vmath_expT3<>+16(SB)/8, $0x3f81111111111111
+DATA vmath_expT3<>+24(SB)/8, $0x3f81111111111111
+GLOBL vmath_expT3<>(SB), RODATA|NOPTR, $32
+DATA vmath_expT4<>+0(SB)/8, $0x3fa5555555555555
+DATA vmath_expT4<>+8(SB)/8, $0x3fa5555555555555
+DATA vmath_expT4<>+16(SB)/8, $0x3fa5555555555555
+DATA vmath_expT4<>+24(SB)/8, $0x3fa5555555555555
+GLOBL vmath_expT4<>(SB), RODATA|NOPTR, $32
+DATA vmath_expT5<>+0(SB)/8, $0x3fc5555555555555
+DATA vmath_expT5<>+8(SB)/8, $0x3fc5555555555555
+DATA vmath_expT5<>+16(SB)/8, $0x3fc5555555555555
+DATA vmath_expT5<>+24(SB)/8, $0x3fc5555555555555
+GLOBL vmath_expT5<>(SB), RODATA|NOPTR, $32
+DATA vmath_expT6<>+0(SB)/8, $0x3fe0000000000000
+DATA vmath_expT6<>+8(SB)/8, $0x3fe0000000000000
+DATA vmath_expT6<>+16(SB)/8, $0x3fe0000000000000
+DATA vmath_expT6<>+24(SB)/8, $0x3fe0000000000000
+GLOBL vmath_expT6<>(SB), RODATA|NOPTR, $32
+DATA vmath_expT7<>+0(SB)/8, $0x3ff0000000000000
+DATA vmath_expT7<>+8(SB)/8, $0x3ff0000000000000
+DATA vmath_expT7<>+16(SB)/8, $0x3ff0000000000000
+DATA vmath_expT7<>+24(SB)/8, $0x3ff0000000000000
+GLOBL vmath_expT7<>(SB), RODATA|NOPTR, $32
 DATA vmath_erf0<>+0(SB)/8, $0x3ff20dd75034c99a
 DATA vmath_erf0<>+8(SB)/8, $0x3ff20dd75034c99a
 DATA vmath_erf0<>+16(SB)/8, $0x3ff20dd75034c99a
@@ -2497,92 +2562,70 @@ exp64AVX2_loop2:
 	VADDPD vmath_round<>(SB), Y10, Y10
 	VSUBPD vmath_round<>(SB), Y2, Y3
 	VSUBPD vmath_round<>(SB), Y10, Y11
-	VMULPD vmath_ln2hi<>(SB), Y3, Y6
-	VMULPD vmath_ln2hi<>(SB), Y11, Y14
-	VSUBPD Y6, Y1, Y4
-	VSUBPD Y14, Y9, Y12
-	VMULPD vmath_ln2lo<>(SB), Y3, Y6
-	VMULPD vmath_ln2lo<>(SB), Y11, Y14
-	VSUBPD Y6, Y4, Y4
-	VSUBPD Y14, Y12, Y12
-	VMULPD vmath_em13<>(SB), Y4, Y5
-	VMULPD vmath_em13<>(SB), Y12, Y13
-	VADDPD vmath_em12<>(SB), Y5, Y5
-	VADDPD vmath_em12<>(SB), Y13, Y13
+	VMOVAPD Y1, Y4
+	VMOVAPD Y9, Y12
+	VFNMADD231PD vmath_expLn2U<>(SB), Y3, Y4
+	VFNMADD231PD vmath_expLn2U<>(SB), Y11, Y12
+	VFNMADD231PD vmath_expLn2L<>(SB), Y3, Y4
+	VFNMADD231PD vmath_expLn2L<>(SB), Y11, Y12
+	VMULPD vmath_sixteenth<>(SB), Y4, Y4
+	VMULPD vmath_sixteenth<>(SB), Y12, Y12
+	VMOVUPD vmath_expT0<>(SB), Y5
+	VMOVUPD vmath_expT0<>(SB), Y13
+	VFMADD213PD vmath_expT1<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT1<>(SB), Y12, Y13
+	VFMADD213PD vmath_expT2<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT2<>(SB), Y12, Y13
+	VFMADD213PD vmath_expT3<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT3<>(SB), Y12, Y13
+	VFMADD213PD vmath_expT4<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT4<>(SB), Y12, Y13
+	VFMADD213PD vmath_expT5<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT5<>(SB), Y12, Y13
+	VFMADD213PD vmath_expT6<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT6<>(SB), Y12, Y13
+	VFMADD213PD vmath_expT7<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT7<>(SB), Y12, Y13
 	VMULPD Y4, Y5, Y5
 	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em11<>(SB), Y5, Y5
-	VADDPD vmath_em11<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em10<>(SB), Y5, Y5
-	VADDPD vmath_em10<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em9<>(SB), Y5, Y5
-	VADDPD vmath_em9<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em8<>(SB), Y5, Y5
-	VADDPD vmath_em8<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em7<>(SB), Y5, Y5
-	VADDPD vmath_em7<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em6<>(SB), Y5, Y5
-	VADDPD vmath_em6<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em5<>(SB), Y5, Y5
-	VADDPD vmath_em5<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em4<>(SB), Y5, Y5
-	VADDPD vmath_em4<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em3<>(SB), Y5, Y5
-	VADDPD vmath_em3<>(SB), Y13, Y13
-	VMULPD Y4, Y5, Y5
-	VMULPD Y12, Y13, Y13
-	VADDPD vmath_em2<>(SB), Y5, Y5
-	VADDPD vmath_em2<>(SB), Y13, Y13
-	VMULPD Y4, Y4, Y6
-	VMULPD Y12, Y12, Y14
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VADDPD vmath_two<>(SB), Y13, Y14
 	VMULPD Y6, Y5, Y5
 	VMULPD Y14, Y13, Y13
-	VADDPD Y5, Y4, Y5
-	VADDPD Y13, Y12, Y13
-	VPADDQ vmath_bias<>(SB), Y2, Y2
-	VPADDQ vmath_bias<>(SB), Y10, Y10
-	VPSLLQ $52, Y2, Y2
-	VPSLLQ $52, Y10, Y10
-	VMULPD vmath_half<>(SB), Y3, Y6
-	VMULPD vmath_half<>(SB), Y11, Y14
-	VROUNDPD $1, Y6, Y6
-	VROUNDPD $1, Y14, Y14
-	VSUBPD Y6, Y3, Y3
-	VSUBPD Y14, Y11, Y11
-	VADDPD vmath_round<>(SB), Y6, Y6
-	VADDPD vmath_round<>(SB), Y14, Y14
-	VPADDQ vmath_bias<>(SB), Y6, Y6
-	VPADDQ vmath_bias<>(SB), Y14, Y14
-	VPSLLQ $52, Y6, Y6
-	VPSLLQ $52, Y14, Y14
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VADDPD vmath_two<>(SB), Y13, Y14
+	VMULPD Y6, Y5, Y5
+	VMULPD Y14, Y13, Y13
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VADDPD vmath_two<>(SB), Y13, Y14
+	VMULPD Y6, Y5, Y5
+	VMULPD Y14, Y13, Y13
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VADDPD vmath_two<>(SB), Y13, Y14
+	VFMADD213PD vmath_one<>(SB), Y6, Y5
+	VFMADD213PD vmath_one<>(SB), Y14, Y13
+	VCMPPD $2, vmath_expSubK<>(SB), Y3, Y7
+	VCMPPD $2, vmath_expSubK<>(SB), Y11, Y15
+	VANDPD vmath_expSubE<>(SB), Y7, Y7
+	VANDPD vmath_expSubE<>(SB), Y15, Y15
+	VSUBPD Y7, Y3, Y3
+	VSUBPD Y15, Y11, Y11
 	VADDPD vmath_round<>(SB), Y3, Y3
 	VADDPD vmath_round<>(SB), Y11, Y11
 	VPADDQ vmath_bias<>(SB), Y3, Y3
 	VPADDQ vmath_bias<>(SB), Y11, Y11
 	VPSLLQ $52, Y3, Y3
 	VPSLLQ $52, Y11, Y11
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VADDPD vmath_one<>(SB), Y13, Y13
-	VMULPD Y6, Y5, Y5
-	VMULPD Y14, Y13, Y13
+	VADDPD vmath_round<>(SB), Y7, Y7
+	VADDPD vmath_round<>(SB), Y15, Y15
+	VPADDQ vmath_bias<>(SB), Y7, Y7
+	VPADDQ vmath_bias<>(SB), Y15, Y15
+	VPSLLQ $52, Y7, Y7
+	VPSLLQ $52, Y15, Y15
 	VMULPD Y3, Y5, Y5
 	VMULPD Y11, Y13, Y13
+	VMULPD Y7, Y5, Y5
+	VMULPD Y15, Y13, Y13
 	VCMPPD $3, Y0, Y0, Y7
 	VCMPPD $3, Y8, Y8, Y15
 	VBLENDVPD Y7, Y0, Y5, Y5
@@ -2602,49 +2645,38 @@ exp64AVX2_one:
 	VMULPD vmath_log2e<>(SB), Y1, Y2
 	VADDPD vmath_round<>(SB), Y2, Y2
 	VSUBPD vmath_round<>(SB), Y2, Y3
-	VMULPD vmath_ln2hi<>(SB), Y3, Y6
-	VSUBPD Y6, Y1, Y4
-	VMULPD vmath_ln2lo<>(SB), Y3, Y6
-	VSUBPD Y6, Y4, Y4
-	VMULPD vmath_em13<>(SB), Y4, Y5
-	VADDPD vmath_em12<>(SB), Y5, Y5
+	VMOVAPD Y1, Y4
+	VFNMADD231PD vmath_expLn2U<>(SB), Y3, Y4
+	VFNMADD231PD vmath_expLn2L<>(SB), Y3, Y4
+	VMULPD vmath_sixteenth<>(SB), Y4, Y4
+	VMOVUPD vmath_expT0<>(SB), Y5
+	VFMADD213PD vmath_expT1<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT2<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT3<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT4<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT5<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT6<>(SB), Y4, Y5
+	VFMADD213PD vmath_expT7<>(SB), Y4, Y5
 	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em11<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em10<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em9<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em8<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em7<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em6<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em5<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em4<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em3<>(SB), Y5, Y5
-	VMULPD Y4, Y5, Y5
-	VADDPD vmath_em2<>(SB), Y5, Y5
-	VMULPD Y4, Y4, Y6
+	VADDPD vmath_two<>(SB), Y5, Y6
 	VMULPD Y6, Y5, Y5
-	VADDPD Y5, Y4, Y5
-	VPADDQ vmath_bias<>(SB), Y2, Y2
-	VPSLLQ $52, Y2, Y2
-	VMULPD vmath_half<>(SB), Y3, Y6
-	VROUNDPD $1, Y6, Y6
-	VSUBPD Y6, Y3, Y3
-	VADDPD vmath_round<>(SB), Y6, Y6
-	VPADDQ vmath_bias<>(SB), Y6, Y6
-	VPSLLQ $52, Y6, Y6
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VMULPD Y6, Y5, Y5
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VMULPD Y6, Y5, Y5
+	VADDPD vmath_two<>(SB), Y5, Y6
+	VFMADD213PD vmath_one<>(SB), Y6, Y5
+	VCMPPD $2, vmath_expSubK<>(SB), Y3, Y7
+	VANDPD vmath_expSubE<>(SB), Y7, Y7
+	VSUBPD Y7, Y3, Y3
 	VADDPD vmath_round<>(SB), Y3, Y3
 	VPADDQ vmath_bias<>(SB), Y3, Y3
 	VPSLLQ $52, Y3, Y3
-	VADDPD vmath_one<>(SB), Y5, Y5
-	VMULPD Y6, Y5, Y5
+	VADDPD vmath_round<>(SB), Y7, Y7
+	VPADDQ vmath_bias<>(SB), Y7, Y7
+	VPSLLQ $52, Y7, Y7
 	VMULPD Y3, Y5, Y5
+	VMULPD Y7, Y5, Y5
 	VCMPPD $3, Y0, Y0, Y7
 	VBLENDVPD Y7, Y0, Y5, Y5
 	VMOVUPD Y5, 0(DI)
@@ -3805,92 +3837,74 @@ exp64AVX512_loop2:
 	VADDPD.BCST vmath_round<>(SB), Z12, Z12
 	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
 	VSUBPD.BCST vmath_round<>(SB), Z12, Z13
-	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
-	VMULPD.BCST vmath_ln2hi<>(SB), Z13, Z16
-	VSUBPD Z6, Z1, Z4
-	VSUBPD Z16, Z11, Z14
-	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
-	VMULPD.BCST vmath_ln2lo<>(SB), Z13, Z16
-	VSUBPD Z6, Z4, Z4
-	VSUBPD Z16, Z14, Z14
-	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
-	VMULPD.BCST vmath_em13<>(SB), Z14, Z15
-	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em12<>(SB), Z15, Z15
+	VMOVAPD Z1, Z4
+	VMOVAPD Z11, Z14
+	VFNMADD231PD.BCST vmath_expLn2U<>(SB), Z3, Z4
+	VFNMADD231PD.BCST vmath_expLn2U<>(SB), Z13, Z14
+	VFNMADD231PD.BCST vmath_expLn2L<>(SB), Z3, Z4
+	VFNMADD231PD.BCST vmath_expLn2L<>(SB), Z13, Z14
+	VMULPD.BCST vmath_sixteenth<>(SB), Z4, Z4
+	VMULPD.BCST vmath_sixteenth<>(SB), Z14, Z14
+	VBROADCASTSD vmath_expT0<>(SB), Z5
+	VBROADCASTSD vmath_expT0<>(SB), Z15
+	VFMADD213PD.BCST vmath_expT1<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT1<>(SB), Z14, Z15
+	VFMADD213PD.BCST vmath_expT2<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT2<>(SB), Z14, Z15
+	VFMADD213PD.BCST vmath_expT3<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT3<>(SB), Z14, Z15
+	VFMADD213PD.BCST vmath_expT4<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT4<>(SB), Z14, Z15
+	VFMADD213PD.BCST vmath_expT5<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT5<>(SB), Z14, Z15
+	VFMADD213PD.BCST vmath_expT6<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT6<>(SB), Z14, Z15
+	VFMADD213PD.BCST vmath_expT7<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT7<>(SB), Z14, Z15
 	VMULPD Z4, Z5, Z5
 	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em11<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em10<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em9<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em8<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em7<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em6<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em5<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em4<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em3<>(SB), Z15, Z15
-	VMULPD Z4, Z5, Z5
-	VMULPD Z14, Z15, Z15
-	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
-	VADDPD.BCST vmath_em2<>(SB), Z15, Z15
-	VMULPD Z4, Z4, Z6
-	VMULPD Z14, Z14, Z16
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VADDPD.BCST vmath_two<>(SB), Z15, Z16
 	VMULPD Z6, Z5, Z5
 	VMULPD Z16, Z15, Z15
-	VADDPD Z5, Z4, Z5
-	VADDPD Z15, Z14, Z15
-	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
-	VPADDQ.BCST vmath_bias<>(SB), Z12, Z12
-	VPSLLQ $52, Z2, Z2
-	VPSLLQ $52, Z12, Z12
-	VMULPD.BCST vmath_half<>(SB), Z3, Z6
-	VMULPD.BCST vmath_half<>(SB), Z13, Z16
-	VRNDSCALEPD $1, Z6, Z6
-	VRNDSCALEPD $1, Z16, Z16
-	VSUBPD Z6, Z3, Z3
-	VSUBPD Z16, Z13, Z13
-	VADDPD.BCST vmath_round<>(SB), Z6, Z6
-	VADDPD.BCST vmath_round<>(SB), Z16, Z16
-	VPADDQ.BCST vmath_bias<>(SB), Z6, Z6
-	VPADDQ.BCST vmath_bias<>(SB), Z16, Z16
-	VPSLLQ $52, Z6, Z6
-	VPSLLQ $52, Z16, Z16
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VADDPD.BCST vmath_two<>(SB), Z15, Z16
+	VMULPD Z6, Z5, Z5
+	VMULPD Z16, Z15, Z15
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VADDPD.BCST vmath_two<>(SB), Z15, Z16
+	VMULPD Z6, Z5, Z5
+	VMULPD Z16, Z15, Z15
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VADDPD.BCST vmath_two<>(SB), Z15, Z16
+	VFMADD213PD.BCST vmath_one<>(SB), Z6, Z5
+	VFMADD213PD.BCST vmath_one<>(SB), Z16, Z15
+	VCMPPD.BCST $2, vmath_expSubK<>(SB), Z3, K2
+	VCMPPD.BCST $2, vmath_expSubK<>(SB), Z13, K3
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z17, Z17, Z17
+	VBROADCASTSD vmath_expSubE<>(SB), Z6
+	VBROADCASTSD vmath_expSubE<>(SB), Z16
+	VMOVAPD Z6, K2, Z7
+	VMOVAPD Z16, K3, Z17
+	VSUBPD Z7, Z3, Z3
+	VSUBPD Z17, Z13, Z13
 	VADDPD.BCST vmath_round<>(SB), Z3, Z3
 	VADDPD.BCST vmath_round<>(SB), Z13, Z13
 	VPADDQ.BCST vmath_bias<>(SB), Z3, Z3
 	VPADDQ.BCST vmath_bias<>(SB), Z13, Z13
 	VPSLLQ $52, Z3, Z3
 	VPSLLQ $52, Z13, Z13
-	VADDPD.BCST vmath_one<>(SB), Z5, Z5
-	VADDPD.BCST vmath_one<>(SB), Z15, Z15
-	VMULPD Z6, Z5, Z5
-	VMULPD Z16, Z15, Z15
+	VADDPD.BCST vmath_round<>(SB), Z7, Z7
+	VADDPD.BCST vmath_round<>(SB), Z17, Z17
+	VPADDQ.BCST vmath_bias<>(SB), Z7, Z7
+	VPADDQ.BCST vmath_bias<>(SB), Z17, Z17
+	VPSLLQ $52, Z7, Z7
+	VPSLLQ $52, Z17, Z17
 	VMULPD Z3, Z5, Z5
 	VMULPD Z13, Z15, Z15
+	VMULPD Z7, Z5, Z5
+	VMULPD Z17, Z15, Z15
 	VCMPPD $3, Z0, Z0, K2
 	VCMPPD $3, Z10, Z10, K3
 	VMOVAPD Z0, K2, Z5
@@ -3910,49 +3924,40 @@ exp64AVX512_one:
 	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
 	VADDPD.BCST vmath_round<>(SB), Z2, Z2
 	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
-	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
-	VSUBPD Z6, Z1, Z4
-	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
-	VSUBPD Z6, Z4, Z4
-	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
-	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMOVAPD Z1, Z4
+	VFNMADD231PD.BCST vmath_expLn2U<>(SB), Z3, Z4
+	VFNMADD231PD.BCST vmath_expLn2L<>(SB), Z3, Z4
+	VMULPD.BCST vmath_sixteenth<>(SB), Z4, Z4
+	VBROADCASTSD vmath_expT0<>(SB), Z5
+	VFMADD213PD.BCST vmath_expT1<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT2<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT3<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT4<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT5<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT6<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT7<>(SB), Z4, Z5
 	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
-	VMULPD Z4, Z4, Z6
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
 	VMULPD Z6, Z5, Z5
-	VADDPD Z5, Z4, Z5
-	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
-	VPSLLQ $52, Z2, Z2
-	VMULPD.BCST vmath_half<>(SB), Z3, Z6
-	VRNDSCALEPD $1, Z6, Z6
-	VSUBPD Z6, Z3, Z3
-	VADDPD.BCST vmath_round<>(SB), Z6, Z6
-	VPADDQ.BCST vmath_bias<>(SB), Z6, Z6
-	VPSLLQ $52, Z6, Z6
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VFMADD213PD.BCST vmath_one<>(SB), Z6, Z5
+	VCMPPD.BCST $2, vmath_expSubK<>(SB), Z3, K2
+	VPXORQ Z7, Z7, Z7
+	VBROADCASTSD vmath_expSubE<>(SB), Z6
+	VMOVAPD Z6, K2, Z7
+	VSUBPD Z7, Z3, Z3
 	VADDPD.BCST vmath_round<>(SB), Z3, Z3
 	VPADDQ.BCST vmath_bias<>(SB), Z3, Z3
 	VPSLLQ $52, Z3, Z3
-	VADDPD.BCST vmath_one<>(SB), Z5, Z5
-	VMULPD Z6, Z5, Z5
+	VADDPD.BCST vmath_round<>(SB), Z7, Z7
+	VPADDQ.BCST vmath_bias<>(SB), Z7, Z7
+	VPSLLQ $52, Z7, Z7
 	VMULPD Z3, Z5, Z5
+	VMULPD Z7, Z5, Z5
 	VCMPPD $3, Z0, Z0, K2
 	VMOVAPD Z0, K2, Z5
 	VMOVUPD Z5, 0(DI)
@@ -3972,49 +3977,40 @@ exp64AVX512_tail:
 	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
 	VADDPD.BCST vmath_round<>(SB), Z2, Z2
 	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
-	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
-	VSUBPD Z6, Z1, Z4
-	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
-	VSUBPD Z6, Z4, Z4
-	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
-	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMOVAPD Z1, Z4
+	VFNMADD231PD.BCST vmath_expLn2U<>(SB), Z3, Z4
+	VFNMADD231PD.BCST vmath_expLn2L<>(SB), Z3, Z4
+	VMULPD.BCST vmath_sixteenth<>(SB), Z4, Z4
+	VBROADCASTSD vmath_expT0<>(SB), Z5
+	VFMADD213PD.BCST vmath_expT1<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT2<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT3<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT4<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT5<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT6<>(SB), Z4, Z5
+	VFMADD213PD.BCST vmath_expT7<>(SB), Z4, Z5
 	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
-	VMULPD Z4, Z5, Z5
-	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
-	VMULPD Z4, Z4, Z6
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
 	VMULPD Z6, Z5, Z5
-	VADDPD Z5, Z4, Z5
-	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
-	VPSLLQ $52, Z2, Z2
-	VMULPD.BCST vmath_half<>(SB), Z3, Z6
-	VRNDSCALEPD $1, Z6, Z6
-	VSUBPD Z6, Z3, Z3
-	VADDPD.BCST vmath_round<>(SB), Z6, Z6
-	VPADDQ.BCST vmath_bias<>(SB), Z6, Z6
-	VPSLLQ $52, Z6, Z6
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD.BCST vmath_two<>(SB), Z5, Z6
+	VFMADD213PD.BCST vmath_one<>(SB), Z6, Z5
+	VCMPPD.BCST $2, vmath_expSubK<>(SB), Z3, K2
+	VPXORQ Z7, Z7, Z7
+	VBROADCASTSD vmath_expSubE<>(SB), Z6
+	VMOVAPD Z6, K2, Z7
+	VSUBPD Z7, Z3, Z3
 	VADDPD.BCST vmath_round<>(SB), Z3, Z3
 	VPADDQ.BCST vmath_bias<>(SB), Z3, Z3
 	VPSLLQ $52, Z3, Z3
-	VADDPD.BCST vmath_one<>(SB), Z5, Z5
-	VMULPD Z6, Z5, Z5
+	VADDPD.BCST vmath_round<>(SB), Z7, Z7
+	VPADDQ.BCST vmath_bias<>(SB), Z7, Z7
+	VPSLLQ $52, Z7, Z7
 	VMULPD Z3, Z5, Z5
+	VMULPD Z7, Z5, Z5
 	VCMPPD $3, Z0, Z0, K2
 	VMOVAPD Z0, K2, Z5
 	VMOVUPD Z5, K1, 0(DI)
