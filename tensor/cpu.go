@@ -3,6 +3,8 @@ package tensor
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/goagx/agx/tensor/internal/vec"
 )
 
 // hostBuf is a CPU buffer: a plain Go slice. Buffers hold it by pointer, so
@@ -300,9 +302,7 @@ func copyConv[D, S Elem](d []D, s []S, dst, src View) {
 		switch dd := any(d).(type) {
 		case []float64:
 			if sf, ok := any(s).([]float32); ok && in[0] == 1 && in[1] == 1 {
-				for i, v := range sf[o[1] : o[1]+n] {
-					dd[o[0]+i] = float64(v)
-				}
+				vec.Float32To64(dd[o[0]:o[0]+n], sf[o[1]:o[1]+n])
 				return
 			}
 			if sb, ok := any(s).([]bool); ok && in[0] == 1 && in[1] == 1 {
@@ -311,9 +311,7 @@ func copyConv[D, S Elem](d []D, s []S, dst, src View) {
 			}
 		case []float32:
 			if sf, ok := any(s).([]float64); ok && in[0] == 1 && in[1] == 1 {
-				for i, v := range sf[o[1] : o[1]+n] {
-					dd[o[0]+i] = float32(v)
-				}
+				vec.Float64To32(dd[o[0]:o[0]+n], sf[o[1]:o[1]+n])
 				return
 			}
 			if sb, ok := any(s).([]bool); ok && in[0] == 1 && in[1] == 1 {

@@ -465,9 +465,7 @@ func powFloat32(d, s []float32, p float64) {
 		ss := s[lo:min(lo+len(buf), len(s))]
 		dd := d[lo : lo+len(ss)]
 		b := buf[:len(ss)]
-		for i, x := range ss {
-			b[i] = float64(x)
-		}
+		vec.Float32To64(b, ss)
 		vmath.Log64s(b, b)
 		for i, l := range b {
 			b[i] = float64(p * l)

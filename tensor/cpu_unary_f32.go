@@ -1,6 +1,9 @@
 package tensor
 
-import "github.com/goagx/agx/tensor/internal/vmath"
+import (
+	"github.com/goagx/agx/tensor/internal/vec"
+	"github.com/goagx/agx/tensor/internal/vmath"
+)
 
 // Float32 kernels for exp, sigmoid, tanh and erf (and log, sin and cos
 // through the float64 ones).
@@ -47,17 +50,13 @@ func trig32(op UnaryOp, dd, ss []float32) {
 	var buf [256]float64
 	for len(ss) > 0 {
 		b := buf[:min(len(ss), len(buf))]
-		for i := range b {
-			b[i] = float64(ss[i])
-		}
+		vec.Float32To64(b, ss[:len(b)])
 		if op == OpSin {
 			vmath.Sin(b, b)
 		} else {
 			vmath.Cos(b, b)
 		}
-		for i, v := range b {
-			dd[i] = float32(v)
-		}
+		vec.Float64To32(dd[:len(b)], b)
 		dd, ss = dd[len(b):], ss[len(b):]
 	}
 }

@@ -903,6 +903,11 @@ func arithKernels(w *bytes.Buffer, d *decls, x isa, e elem) {
 	d.single(x, e, "sumDiffProd", sumDiffProdKernel(w, x, e), fmt.Sprintf("(s, q, gr, x, v *%s, n int)", t))
 	d.single(x, e, "mulMulAdd", mulMulAddKernel(w, x, e), fmt.Sprintf("(dst, a, b, c, d, e *%s, n int)", t))
 	d.single(x, e, "softmaxGrad", softmaxGradKernel(w, x, e), fmt.Sprintf("(gr, y *%s, dot, s %s, n int)", t, t))
+	if e == f32 {
+		d.single(x, e, "widen", convertKernel(w, x, "widen"), "(dst *float64, a *float32, n int)")
+	} else {
+		d.single(x, e, "narrow", convertKernel(w, x, "narrow"), "(dst *float32, a *float64, n int)")
+	}
 }
 
 // cmpKernels writes the comparison routines of x and e, against a slice
@@ -1136,6 +1141,51 @@ func sqrtKernel(w *bytes.Buffer, x isa, e elem) string {
 		p(w, "%s (SI), X0", smov)
 		p(w, "VSQRT%s X0, X0, X4", e.scalar)
 		p(w, "%s X4, (DI)", smov)
+	})
+	return name
+}
+
+// convertKernel writes widen, dst[i] = float64(a[i]) (VCVTPS2PD), or
+// narrow, dst[i] = float32(a[i]) (VCVTPD2PS, rounding to nearest): the
+// conversions of Go's float64() and float32(), NaN payloads included. A
+// vector holds x's width of float64, half of it of float32. Registers: DI
+// dst, SI a.
+func convertKernel(w *bytes.Buffer, x isa, kind string) string {
+	name := kind + x.name
+	lanes := x.bytes / 8
+	wide, half := x.reg, "Y"
+	if x.bytes == 32 {
+		half = "X"
+	}
+	from, to := f32, f64
+	cvt, scvt := "VCVTPS2PD", "VCVTSS2SD"
+	if kind == "narrow" {
+		from, to = f64, f32
+		cvt, scvt = "VCVTPD2PS", "VCVTSD2SS"
+		if x.bytes == 32 {
+			cvt = "VCVTPD2PSY"
+		}
+	}
+	in, out := half, wide
+	if kind == "narrow" {
+		in, out = wide, half
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst *%s, a *%s, n int)\n", name, to.goType, from.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-24\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ a+8(FP), SI")
+	p(w, "MOVQ n+16(FP), CX")
+	dst, src := stream{"DI", to.size}, stream{"SI", from.size}
+	loops(w, name, x, lanes, []stream{dst, src}, func(i int, mask string) {
+		k := i * lanes
+		load(w, "VMOVUP"+from.suffix[1:], mem(src, k), mask, fmt.Sprintf("%s%d", in, i))
+		p(w, "%s %s%d, %s%d", cvt, in, i, out, i+4)
+		store(w, "VMOVUP"+to.suffix[1:], fmt.Sprintf("%s%d", out, i+4), mask, mem(dst, k))
+	}, func() {
+		p(w, "VMOV%s (SI), X0", from.scalar)
+		p(w, "%s X0, X0, X4", scvt)
+		p(w, "VMOV%s X4, (DI)", to.scalar)
 	})
 	return name
 }

@@ -31,6 +31,10 @@ type kernels[T Float] struct {
 	mulMulAdd   func(dst, a, b, c, d, e *T, n int)
 	// softmaxGrad computes g[i] = ((g[i] - dot)·y[i])·s.
 	softmaxGrad func(gr, y *T, dot, s T, n int)
+	// widen computes dst[i] = float64(a[i]), narrow dst[i] = float32(a[i]);
+	// the float32 implementations have widen, the float64 ones narrow.
+	widen  func(dst *float64, a *float32, n int)
+	narrow func(dst *float32, a *float64, n int)
 	// cmp[op] computes dst[i] = a[i] op b[i], cmpS[op] a[i] op s.
 	cmp  [6]func(dst *bool, a, b *T, n int)
 	cmpS [6]func(dst *bool, a *T, s T, n int)
@@ -95,6 +99,21 @@ func ReluGrad[T Float](dst, y, g []T) {
 func Sqrt[T Float](dst, a []T) {
 	checkLen("Sqrt", len(dst), len(a))
 	active[T]().sqrt(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
+}
+
+// Float32To64 sets dst[i] = float64(a[i]), Float64To32 dst[i] =
+// float32(a[i]) (rounded to nearest, to ±Inf past the float32 range), with
+// the bits of Go's conversions, NaN payloads included. The slices must have
+// the same length and must not overlap.
+func Float32To64(dst []float64, a []float32) {
+	checkLen("Float32To64", len(dst), len(a))
+	active32.widen(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
+}
+
+// Float64To32: see Float32To64.
+func Float64To32(dst []float32, a []float64) {
+	checkLen("Float64To32", len(dst), len(a))
+	active64.narrow(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
 }
 
 // Axpby sets dst[i] = sa·a[i] + sb·b[i], rounding each product and then
@@ -346,6 +365,18 @@ func goKernels[T Float]() kernels[T] {
 			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
 			for i, x := range a {
 				d[i] = T(math.Sqrt(float64(x)))
+			}
+		},
+		widen: func(dp *float64, ap *float32, n int) {
+			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
+			for i, x := range a {
+				d[i] = float64(x)
+			}
+		},
+		narrow: func(dp *float32, ap *float64, n int) {
+			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
+			for i, x := range a {
+				d[i] = float32(x)
 			}
 		},
 		cmp:   [6]func(dst *bool, a, b *T, n int){goCmp[T](Eq), goCmp[T](Ne), goCmp[T](Lt), goCmp[T](Le), goCmp[T](Gt), goCmp[T](Ge)},

@@ -42,6 +42,9 @@ func mulMulAddF32AVX2(dst, a, b, c, d, e *float32, n int)
 func softmaxGradF32AVX2(gr, y *float32, dot, s float32, n int)
 
 //go:noescape
+func widenAVX2(dst *float64, a *float32, n int)
+
+//go:noescape
 func vvCmpEqF32AVX2(dst *bool, a, b *float32, n int)
 
 //go:noescape
@@ -145,6 +148,9 @@ func mulMulAddF64AVX2(dst, a, b, c, d, e *float64, n int)
 
 //go:noescape
 func softmaxGradF64AVX2(gr, y *float64, dot, s float64, n int)
+
+//go:noescape
+func narrowAVX2(dst *float32, a *float64, n int)
 
 //go:noescape
 func vvCmpEqF64AVX2(dst *bool, a, b *float64, n int)
@@ -252,6 +258,9 @@ func mulMulAddF32AVX512(dst, a, b, c, d, e *float32, n int)
 func softmaxGradF32AVX512(gr, y *float32, dot, s float32, n int)
 
 //go:noescape
+func widenAVX512(dst *float64, a *float32, n int)
+
+//go:noescape
 func vvCmpEqF32AVX512(dst *bool, a, b *float32, n int)
 
 //go:noescape
@@ -357,6 +366,9 @@ func mulMulAddF64AVX512(dst, a, b, c, d, e *float64, n int)
 func softmaxGradF64AVX512(gr, y *float64, dot, s float64, n int)
 
 //go:noescape
+func narrowAVX512(dst *float32, a *float64, n int)
+
+//go:noescape
 func vvCmpEqF64AVX512(dst *bool, a, b *float64, n int)
 
 //go:noescape
@@ -435,6 +447,7 @@ func kernelsAVX2F32() kernels[float32] {
 		sumDiffProd: sumDiffProdF32AVX2,
 		mulMulAdd:   mulMulAddF32AVX2,
 		softmaxGrad: softmaxGradF32AVX2,
+		widen:       widenAVX2,
 		cmp:         [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX2, vvCmpNeF32AVX2, vvCmpLtF32AVX2, vvCmpLeF32AVX2, vvCmpGtF32AVX2, vvCmpGeF32AVX2},
 		cmpS:        [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX2, vsCmpNeF32AVX2, vsCmpLtF32AVX2, vsCmpLeF32AVX2, vsCmpGtF32AVX2, vsCmpGeF32AVX2},
 		unary:       [6]func(dst, a *float32, n int){negF32AVX2, absF32AVX2, roundF32AVX2, signF32AVX2, floorF32AVX2, ceilF32AVX2},
@@ -458,6 +471,7 @@ func kernelsAVX2F64() kernels[float64] {
 		sumDiffProd: sumDiffProdF64AVX2,
 		mulMulAdd:   mulMulAddF64AVX2,
 		softmaxGrad: softmaxGradF64AVX2,
+		narrow:      narrowAVX2,
 		cmp:         [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX2, vvCmpNeF64AVX2, vvCmpLtF64AVX2, vvCmpLeF64AVX2, vvCmpGtF64AVX2, vvCmpGeF64AVX2},
 		cmpS:        [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX2, vsCmpNeF64AVX2, vsCmpLtF64AVX2, vsCmpLeF64AVX2, vsCmpGtF64AVX2, vsCmpGeF64AVX2},
 		unary:       [6]func(dst, a *float64, n int){negF64AVX2, absF64AVX2, roundF64AVX2, signF64AVX2, floorF64AVX2, ceilF64AVX2},
@@ -481,6 +495,7 @@ func kernelsAVX512F32() kernels[float32] {
 		sumDiffProd: sumDiffProdF32AVX512,
 		mulMulAdd:   mulMulAddF32AVX512,
 		softmaxGrad: softmaxGradF32AVX512,
+		widen:       widenAVX512,
 		cmp:         [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX512, vvCmpNeF32AVX512, vvCmpLtF32AVX512, vvCmpLeF32AVX512, vvCmpGtF32AVX512, vvCmpGeF32AVX512},
 		cmpS:        [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX512, vsCmpNeF32AVX512, vsCmpLtF32AVX512, vsCmpLeF32AVX512, vsCmpGtF32AVX512, vsCmpGeF32AVX512},
 		unary:       [6]func(dst, a *float32, n int){negF32AVX512, absF32AVX512, roundF32AVX512, signF32AVX512, floorF32AVX512, ceilF32AVX512},
@@ -504,6 +519,7 @@ func kernelsAVX512F64() kernels[float64] {
 		sumDiffProd: sumDiffProdF64AVX512,
 		mulMulAdd:   mulMulAddF64AVX512,
 		softmaxGrad: softmaxGradF64AVX512,
+		narrow:      narrowAVX512,
 		cmp:         [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX512, vvCmpNeF64AVX512, vvCmpLtF64AVX512, vvCmpLeF64AVX512, vvCmpGtF64AVX512, vvCmpGeF64AVX512},
 		cmpS:        [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX512, vsCmpNeF64AVX512, vsCmpLtF64AVX512, vsCmpLeF64AVX512, vsCmpGtF64AVX512, vsCmpGeF64AVX512},
 		unary:       [6]func(dst, a *float64, n int){negF64AVX512, absF64AVX512, roundF64AVX512, signF64AVX512, floorF64AVX512, ceilF64AVX512},

@@ -669,3 +669,51 @@ func testKernelsAPI[T Float, U uint32 | uint64](t *testing.T) {
 	}()
 	Select(du, c[:n-1], a, b)
 }
+
+// TestConvert holds every implementation's widen (float32 to float64) and
+// narrow (float64 to float32) to Go's conversions bit for bit: NaNs with
+// payloads, subnormals, and float64s that round to float32 subnormals, to
+// zero, to the largest float32 and past it to ±Inf.
+func TestConvert(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	edges := []float64{math.MaxFloat32, math.Nextafter(math.MaxFloat32, math.Inf(1)), 3.4028235677973366e38, 3.4028235677973367e38,
+		-3.4028235677973367e38, 1e39, math.SmallestNonzeroFloat32, math.SmallestNonzeroFloat32 / 2, math.SmallestNonzeroFloat32 * 0.5000001,
+		1e-46, -1e-46, 1.1754942e-38, math.SmallestNonzeroFloat64, 1 + 0x1p-24, 1 + 0x1p-24 + 0x1p-52, 1 + 3*0x1p-24}
+	for _, im := range impls32() {
+		t.Run("widen/"+im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				a := withNaNs[float32](r, n+off)[off:]
+				buf, d := fill[float64](n, off)
+				im.widen(ptr(d), ptr(a), n)
+				checkGuards(t, "widen", buf, n, off)
+				for i, x := range a {
+					if want := float64(x); bitsOf(d[i]) != bitsOf(want) {
+						t.Fatalf("n=%d: element %d: widen(%#x) = %#x, want %#x", n, i, bitsOf(x), bitsOf(d[i]), bitsOf(want))
+					}
+				}
+			}
+		})
+	}
+	for _, im := range impls64() {
+		t.Run("narrow/"+im.name, func(t *testing.T) {
+			for _, n := range testLengths() {
+				off := n % 4
+				a := withNaNs[float64](r, n+off)[off:]
+				for i := range a {
+					if r.IntN(4) == 0 {
+						a[i] = edges[r.IntN(len(edges))]
+					}
+				}
+				buf, d := fill[float32](n, off)
+				im.narrow(ptr(d), ptr(a), n)
+				checkGuards(t, "narrow", buf, n, off)
+				for i, x := range a {
+					if want := float32(x); bitsOf(d[i]) != bitsOf(want) {
+						t.Fatalf("n=%d: element %d: narrow(%#x) = %#x, want %#x", n, i, bitsOf(x), bitsOf(d[i]), bitsOf(want))
+					}
+				}
+			}
+		})
+	}
+}

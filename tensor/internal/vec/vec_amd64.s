@@ -6123,6 +6123,54 @@ softmaxGradF32AVX2_done:
 	VZEROUPPER
 	RET
 
+// func widenAVX2(dst *float64, a *float32, n int)
+TEXT ·widenAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+widenAVX2_loop4:
+	CMPQ CX, $16
+	JL widenAVX2_loop1
+	VMOVUPS (SI), X0
+	VCVTPS2PD X0, Y4
+	VMOVUPD Y4, (DI)
+	VMOVUPS 16(SI), X1
+	VCVTPS2PD X1, Y5
+	VMOVUPD Y5, 32(DI)
+	VMOVUPS 32(SI), X2
+	VCVTPS2PD X2, Y6
+	VMOVUPD Y6, 64(DI)
+	VMOVUPS 48(SI), X3
+	VCVTPS2PD X3, Y7
+	VMOVUPD Y7, 96(DI)
+	ADDQ $128, DI
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JMP widenAVX2_loop4
+widenAVX2_loop1:
+	CMPQ CX, $4
+	JL widenAVX2_tail
+	VMOVUPS (SI), X0
+	VCVTPS2PD X0, Y4
+	VMOVUPD Y4, (DI)
+	ADDQ $32, DI
+	ADDQ $16, SI
+	SUBQ $4, CX
+	JMP widenAVX2_loop1
+widenAVX2_tail:
+	TESTQ CX, CX
+	JEQ widenAVX2_done
+	VMOVSS (SI), X0
+	VCVTSS2SD X0, X0, X4
+	VMOVSD X4, (DI)
+	ADDQ $8, DI
+	ADDQ $4, SI
+	SUBQ $1, CX
+	JMP widenAVX2_tail
+widenAVX2_done:
+	VZEROUPPER
+	RET
+
 // func vvCmpEqF32AVX2(dst *bool, a, b *float32, n int)
 TEXT ·vvCmpEqF32AVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -8434,6 +8482,54 @@ softmaxGradF64AVX2_done:
 	VZEROUPPER
 	RET
 
+// func narrowAVX2(dst *float32, a *float64, n int)
+TEXT ·narrowAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+narrowAVX2_loop4:
+	CMPQ CX, $16
+	JL narrowAVX2_loop1
+	VMOVUPD (SI), Y0
+	VCVTPD2PSY Y0, X4
+	VMOVUPS X4, (DI)
+	VMOVUPD 32(SI), Y1
+	VCVTPD2PSY Y1, X5
+	VMOVUPS X5, 16(DI)
+	VMOVUPD 64(SI), Y2
+	VCVTPD2PSY Y2, X6
+	VMOVUPS X6, 32(DI)
+	VMOVUPD 96(SI), Y3
+	VCVTPD2PSY Y3, X7
+	VMOVUPS X7, 48(DI)
+	ADDQ $64, DI
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP narrowAVX2_loop4
+narrowAVX2_loop1:
+	CMPQ CX, $4
+	JL narrowAVX2_tail
+	VMOVUPD (SI), Y0
+	VCVTPD2PSY Y0, X4
+	VMOVUPS X4, (DI)
+	ADDQ $16, DI
+	ADDQ $32, SI
+	SUBQ $4, CX
+	JMP narrowAVX2_loop1
+narrowAVX2_tail:
+	TESTQ CX, CX
+	JEQ narrowAVX2_done
+	VMOVSD (SI), X0
+	VCVTSD2SS X0, X0, X4
+	VMOVSS X4, (DI)
+	ADDQ $4, DI
+	ADDQ $8, SI
+	SUBQ $1, CX
+	JMP narrowAVX2_tail
+narrowAVX2_done:
+	VZEROUPPER
+	RET
+
 // func vvCmpEqF64AVX2(dst *bool, a, b *float64, n int)
 TEXT ·vvCmpEqF64AVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -10729,6 +10825,54 @@ softmaxGradF32AVX512_done:
 	VZEROUPPER
 	RET
 
+// func widenAVX512(dst *float64, a *float32, n int)
+TEXT ·widenAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+widenAVX512_loop4:
+	CMPQ CX, $32
+	JL widenAVX512_loop1
+	VMOVUPS (SI), Y0
+	VCVTPS2PD Y0, Z4
+	VMOVUPD Z4, (DI)
+	VMOVUPS 32(SI), Y1
+	VCVTPS2PD Y1, Z5
+	VMOVUPD Z5, 64(DI)
+	VMOVUPS 64(SI), Y2
+	VCVTPS2PD Y2, Z6
+	VMOVUPD Z6, 128(DI)
+	VMOVUPS 96(SI), Y3
+	VCVTPS2PD Y3, Z7
+	VMOVUPD Z7, 192(DI)
+	ADDQ $256, DI
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JMP widenAVX512_loop4
+widenAVX512_loop1:
+	CMPQ CX, $8
+	JL widenAVX512_tail
+	VMOVUPS (SI), Y0
+	VCVTPS2PD Y0, Z4
+	VMOVUPD Z4, (DI)
+	ADDQ $64, DI
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP widenAVX512_loop1
+widenAVX512_tail:
+	TESTQ CX, CX
+	JEQ widenAVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Y0
+	VCVTPS2PD Y0, Z4
+	VMOVUPD Z4, K1, (DI)
+widenAVX512_done:
+	VZEROUPPER
+	RET
+
 // func vvCmpEqF32AVX512(dst *bool, a, b *float32, n int)
 TEXT ·vvCmpEqF32AVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -12998,6 +13142,54 @@ softmaxGradF64AVX512_tail:
 	VMULPD Z15, Z0, Z0
 	VMOVUPD Z0, K1, (DI)
 softmaxGradF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func narrowAVX512(dst *float32, a *float64, n int)
+TEXT ·narrowAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+narrowAVX512_loop4:
+	CMPQ CX, $32
+	JL narrowAVX512_loop1
+	VMOVUPD (SI), Z0
+	VCVTPD2PS Z0, Y4
+	VMOVUPS Y4, (DI)
+	VMOVUPD 64(SI), Z1
+	VCVTPD2PS Z1, Y5
+	VMOVUPS Y5, 32(DI)
+	VMOVUPD 128(SI), Z2
+	VCVTPD2PS Z2, Y6
+	VMOVUPS Y6, 64(DI)
+	VMOVUPD 192(SI), Z3
+	VCVTPD2PS Z3, Y7
+	VMOVUPS Y7, 96(DI)
+	ADDQ $128, DI
+	ADDQ $256, SI
+	SUBQ $32, CX
+	JMP narrowAVX512_loop4
+narrowAVX512_loop1:
+	CMPQ CX, $8
+	JL narrowAVX512_tail
+	VMOVUPD (SI), Z0
+	VCVTPD2PS Z0, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ $32, DI
+	ADDQ $64, SI
+	SUBQ $8, CX
+	JMP narrowAVX512_loop1
+narrowAVX512_tail:
+	TESTQ CX, CX
+	JEQ narrowAVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z (SI), K1, Z0
+	VCVTPD2PS Z0, Y4
+	VMOVUPS Y4, K1, (DI)
+narrowAVX512_done:
 	VZEROUPPER
 	RET
 
