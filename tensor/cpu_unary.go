@@ -438,7 +438,13 @@ func vecPow[T Float](d, s []T, p float64) bool {
 // powExpLog32 reports whether a float32 Pow with exponent p computes
 // positive finite x as e^(p·log x) (pow32): p finite, without a cheap form.
 func powExpLog32(p float64) bool {
-	return !math.IsNaN(p) && !math.IsInf(p, 0) && powForm[float32](p) == nil
+	switch {
+	case p != p || p == 0.5 || p == -0.5:
+		return false
+	case p == math.Trunc(p): // 0, ±1 to ±5 have a form; ±Inf is not finite
+		return math.Abs(p) > 5 && !math.IsInf(p, 0)
+	}
+	return true
 }
 
 // pow32 is x**p for a float32 x and an exponent p of powExpLog32: for
@@ -479,6 +485,59 @@ func powFloat32(d, s []float32, p float64) {
 			}
 		}
 	}
+}
+
+// powPairs computes the contiguous row d[i] = a[i]**b[i] of a float32
+// Pow with a tensor exponent and reports whether it applied (float32
+// only): element by element as x.Pow(p) computes it for a scalar p of
+// powExpLog32, e^(p·log x) through the vmath kernels for positive finite
+// x, with the same bits; math.Pow (arithScalar) for the other elements,
+// whose exponent has a cheap form (a small integer, ±0.5; exact where the
+// result is a float32) or is not finite, or whose base is not positive and
+// finite. d may be a or b.
+func powPairs[T Num](d, a, b []T) bool {
+	dd, ok := any(d).([]float32)
+	if !ok {
+		return false
+	}
+	aa, bb := any(a).([]float32), any(b).([]float32)
+	slow := arithScalar[float32](OpPow)
+	var lb, pb [256]float64
+	for lo := 0; lo < len(dd); lo += len(lb) {
+		n := min(len(lb), len(dd)-lo)
+		as, bs, ds := aa[lo:lo+n], bb[lo:lo+n], dd[lo:lo+n]
+		l, p := lb[:n], pb[:n]
+		vec.Float32To64(l, as)
+		vec.Float32To64(p, bs)
+		vmath.Log64s(l, l)
+		for i := range l {
+			l[i] = float64(p[i] * l[i])
+		}
+		vmath.Exp64s(l, l)
+		for i, x := range as {
+			y := p[i]
+			fraction := y != math.Trunc(y) && y == y && y != 0.5 && y != -0.5 // the usual case, inline
+			if x > 0 && x <= math.MaxFloat32 && (fraction || powExpLog32(y)) {
+				ds[i] = float32(l[i])
+			} else {
+				ds[i] = slow(x, bs[i])
+			}
+		}
+	}
+	return true
+}
+
+// powByScalar computes the contiguous row d[i] = a[i]**y of a float32 Pow
+// whose exponent tensor holds one value for the row, as x.Pow(y) does
+// (powFloat32), and reports whether it applied: float32 and y of
+// powExpLog32.
+func powByScalar[T Num](d, a []T, y T) bool {
+	dd, ok := any(d).([]float32)
+	if !ok || !powExpLog32(float64(y)) {
+		return false
+	}
+	powFloat32(dd, any(a).([]float32), float64(y))
+	return true
 }
 
 // powBlock is the block of vecPow's passes: 8 KiB of float32, 16 of

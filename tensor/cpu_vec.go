@@ -82,12 +82,12 @@ func vecAddRows[T Num]() func(dst, src []T, m, stride int) {
 
 // vecBinary sets d[i] = a[i] op b[i] for the ops of vecOp and reports
 // whether op is one: with package vec's vectorised loops for a long
-// enough run of floats, with its portable loops otherwise. The slices have
-// equal lengths; d may be a or b.
+// enough run of floats, with its portable loops otherwise. A float32 Pow
+// goes to powPairs. The slices have equal lengths; d may be a or b.
 func vecBinary[T Num](op BinaryOp, d, a, b []T) bool {
 	o, ok := vecOp(op)
 	if !ok {
-		return false
+		return op == OpPow && powPairs(d, a, b)
 	}
 	if len(d) >= vecMin {
 		switch dd := any(d).(type) {
@@ -105,11 +105,12 @@ func vecBinary[T Num](op BinaryOp, d, a, b []T) bool {
 
 // vecBinaryScalar is vecBinary for d[i] = a[i] op s. A division by a
 // power of two whose reciprocal the element type holds exactly is a
-// product with that reciprocal (see exactReciprocal).
+// product with that reciprocal (see exactReciprocal); a float32 Pow goes
+// to powByScalar.
 func vecBinaryScalar[T Num](op BinaryOp, d, a []T, s T) bool {
 	o, ok := vecOp(op)
 	if !ok {
-		return false
+		return op == OpPow && powByScalar(d, a, s)
 	}
 	if op == OpDiv {
 		if r, ok := exactReciprocal(s); ok {

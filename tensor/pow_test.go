@@ -117,3 +117,71 @@ func ulp32(a, b float32) int64 {
 	}
 	return d
 }
+
+// TestPowTensorExponent holds a float32 Pow with a tensor exponent to the
+// scalar Pow element by element: where the exponent takes e^(p·log x)
+// (powExpLog32) and x is positive and finite, the bits of x.Pow(p); else
+// math.Pow's (x·x for p = 2); everywhere within 1 ulp of math.Pow. Dense, with one exponent per row broadcast
+// over the row, and as a flat op below the split size.
+func TestPowTensorExponent(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	ps := []float32{1.5, -2.25, 0.1, 1.0 / 3, 7.5, 100.5, 7, 2, 3, -1, 0.5, -0.5, 0, 1,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), -1e-3}
+	xs := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		math.SmallestNonzeroFloat32, math.MaxFloat32, 1, -1, -2.5, 1e-30, 1e30, 0.5, 2}
+	const rows, cols = 18, 300
+	xv, pv := make([]float32, rows*cols), make([]float32, rows*cols)
+	for i := range xv {
+		if i%5 == 0 {
+			xv[i] = xs[r.IntN(len(xs))]
+		} else {
+			xv[i] = float32(math.Exp(r.NormFloat64() * 4))
+		}
+		pv[i] = ps[r.IntN(len(ps))]
+	}
+	want := func(x, p float32) float32 {
+		if x > 0 && x <= math.MaxFloat32 && powExpLog32(float64(p)) {
+			return ToSlice[float32](FromSlice([]float32{x}).Pow(float64(p)))[0]
+		}
+		if p == 2 {
+			return x * x
+		}
+		return float32(math.Pow(float64(x), float64(p)))
+	}
+	check := func(what string, got []float32, p func(i int) float32) {
+		t.Helper()
+		for i, x := range xv[:len(got)] {
+			if w := want(x, p(i)); math.Float32bits(got[i]) != math.Float32bits(w) && !(got[i] != got[i] && w != w) {
+				t.Fatalf("%s: %v**%v = %v, want %v", what, x, p(i), got[i], w)
+			}
+			if m := float32(math.Pow(float64(x), float64(p(i)))); got[i] == got[i] && ulp32(got[i], m) > 1 {
+				t.Fatalf("%s: %v**%v = %v, %d ulp from math.Pow's %v", what, x, p(i), got[i], ulp32(got[i], m), m)
+			}
+		}
+	}
+	x, p := FromSlice(xv).Reshape(rows, cols), FromSlice(pv).Reshape(rows, cols)
+	check("dense", ToSlice[float32](x.Pow(p)), func(i int) float32 { return pv[i] })
+	perRow := FromSlice(ps).Reshape(rows, 1)
+	check("a row's exponent", ToSlice[float32](x.Pow(perRow)), func(i int) float32 { return ps[i/cols] })
+	small := FromSlice(xv[:cols])
+	check("flat", ToSlice[float32](small.Pow(FromSlice(pv[:cols]))), func(i int) float32 { return pv[i] })
+	for i, got := range ToSlice[float64](x.To(Float64).Pow(p.To(Float64))) {
+		if w := math.Pow(float64(xv[i]), float64(pv[i])); math.Float64bits(got) != math.Float64bits(w) && !(got != got && w != w) {
+			if pv[i] != 2 || got != float64(xv[i])*float64(xv[i]) {
+				t.Fatalf("float64 %v**%v = %v, want math.Pow's %v", xv[i], pv[i], got, w)
+			}
+		}
+	}
+}
+
+// TestPowExpLog32 holds powExpLog32 to its definition: p finite, without
+// a cheap form (powForm).
+func TestPowExpLog32(t *testing.T) {
+	for _, p := range []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1, -1, 2, -2, 3, 4, 5, -5, 5.5, -5.5, 6, -6, 7, 1.5, 0.25, 1e-300,
+		1e300, -1e300, math.MaxFloat64, math.Inf(1), math.Inf(-1), math.NaN(), 0.5000000000000001, 4.999999999999999} {
+		want := !math.IsNaN(p) && !math.IsInf(p, 0) && powForm[float32](p) == nil
+		if got := powExpLog32(p); got != want {
+			t.Errorf("powExpLog32(%v) = %v, want %v", p, got, want)
+		}
+	}
+}
