@@ -325,16 +325,32 @@ func copyConv[D, S Elem](d []D, s []S, dst, src View) {
 	})
 }
 
+// transposeVec runs vec.Transpose for float elements (8×8 float32 or 4×4
+// float64 blocks in registers) and reports whether it applied.
+func transposeVec[T Elem](d []T, ld int, s []T, ls, rows, cols int) bool {
+	switch dd := any(d).(type) {
+	case []float32:
+		vec.Transpose(dd, ld, any(s).([]float32), ls, rows, cols)
+	case []float64:
+		vec.Transpose(dd, ld, any(s).([]float64), ls, rows, cols)
+	default:
+		return false
+	}
+	return true
+}
+
 // transposeCopy copies src into dst, of the same dtype, tile by tile when
 // the copy is a transpose: after collapsing, two dims, dst dense along the
 // second and src along the first (x.T().Contiguous(), a matrix's
 // transpose). The row-by-row loop reads src with a stride per element and
 // takes a cache line for each; a tile of transposeTile×transposeTile
-// elements reads and writes whole lines. It reports whether it applied:
-// from transposeMin elements, splitting the tile rows over the cores from
-// parallelMin. On one Zen 5 core, x.T().Contiguous() of [256,512] float32
-// took 145 µs row by row and takes about 77 (65 into a reused destination;
-// 32 is the best side of the tiles tried, 8, 16, 32 and 64).
+// elements reads and writes whole lines; float tiles go through
+// vec.Transpose, 8×8 float32 or 4×4 float64 blocks in registers. It
+// reports whether it applied: from transposeMin elements, splitting the
+// tile rows over the cores from parallelMin. On one Zen 5 core,
+// x.T().Contiguous() of [256,512] float32 took 145 µs row by row, 77 with
+// the tiles' Go loop (32 the best side of 8, 16, 32 and 64), and takes
+// about 24 with vec's blocks.
 func transposeCopy[T Elem](d, s []T, dst, src View) bool {
 	sh, st := collapse(dst.Shape, [][]int{dst.Strides, src.Strides})
 	if len(sh) != 2 || sh[0]*sh[1] < transposeMin || st[0][1] != 1 || st[1][0] != 1 || st[1][1] == 1 {
@@ -347,6 +363,9 @@ func transposeCopy[T Elem](d, s []T, dst, src View) bool {
 			i1 := min(i0+transposeTile, rows)
 			for j0 := 0; j0 < cols; j0 += transposeTile {
 				j1 := min(j0+transposeTile, cols)
+				if transposeVec(d[i0*dRow+j0:], dRow, s[j0*sCol+i0:], sCol, i1-i0, j1-j0) {
+					continue
+				}
 				for j := j0; j < j1; j++ {
 					sj := s[j*sCol:]
 					for i := i0; i < i1; i++ {

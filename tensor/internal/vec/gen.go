@@ -903,6 +903,14 @@ func arithKernels(w *bytes.Buffer, d *decls, x isa, e elem) {
 	d.single(x, e, "sumDiffProd", sumDiffProdKernel(w, x, e), fmt.Sprintf("(s, q, gr, x, v *%s, n int)", t))
 	d.single(x, e, "mulMulAdd", mulMulAddKernel(w, x, e), fmt.Sprintf("(dst, a, b, c, d, e *%s, n int)", t))
 	d.single(x, e, "softmaxGrad", softmaxGradKernel(w, x, e), fmt.Sprintf("(gr, y *%s, dot, s %s, n int)", t, t))
+	// One transpose kernel (AVX2) serves both instruction sets: it moves
+	// memory, and 256-bit blocks already take whole cache lines.
+	tr := "transpose" + e.name + avx2.name
+	if x == avx2 {
+		d.single(x, e, "transpose", transposeKernel(w, e), fmt.Sprintf("(dst *%s, ld int, src *%s, ls, rows, cols int)", t, t))
+	} else {
+		d.field(x, e, "transpose: "+tr+",")
+	}
 	if e == f32 {
 		d.single(x, e, "widen", convertKernel(w, x, "widen"), "(dst *float64, a *float32, n int)")
 	} else {
@@ -1187,6 +1195,104 @@ func convertKernel(w *bytes.Buffer, x isa, kind string) string {
 		p(w, "%s X0, X0, X4", scvt)
 		p(w, "VMOV%s X4, (DI)", to.scalar)
 	})
+	return name
+}
+
+// transposeKernel writes transpose{F32,F64}AVX2(dst, ld, src, ls, rows,
+// cols): dst[i·ld + j] = src[j·ls + i] for i < rows, j < cols, rows and
+// cols multiples of the block side b (8 float32 or 4 float64 in a YMM),
+// ld and ls in elements. It copies one b×b block at a time: b rows of src
+// loaded, transposed in registers with unpacks, shuffles (float32) and
+// 128-bit lane permutes, and stored as b rows of dst; bits are copied
+// unchanged. Registers: DI dst, SI src, R8 ld and R9 ls in bytes, R10
+// rows, R11 cols, R12 i (bytes along a src row), R13 the src block, CX
+// the dst block, DX j, AX and BX row pointers, Y0-Y15 the block.
+func transposeKernel(w *bytes.Buffer, e elem) string {
+	name := "transpose" + e.name + avx2.name
+	b := 32 / e.size
+	shift := map[int]int{4: 2, 8: 3}[e.size]
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst *%s, ld int, src *%s, ls, rows, cols int)\n", name, e.goType, e.goType)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-48\n", name)
+	p(w, "MOVQ dst+0(FP), DI")
+	p(w, "MOVQ ld+8(FP), R8")
+	p(w, "MOVQ src+16(FP), SI")
+	p(w, "MOVQ ls+24(FP), R9")
+	p(w, "MOVQ rows+32(FP), R10")
+	p(w, "MOVQ cols+40(FP), R11")
+	p(w, "SHLQ $%d, R8", shift)
+	p(w, "SHLQ $%d, R9", shift)
+	l := func(s string) string { return name + "_" + s }
+	// for i0 := 0; i0 < rows; i0 += b (R12 = i0 in bytes, DI the dst row i0)
+	p(w, "XORQ R12, R12")
+	label(w, l("rows"))
+	p(w, "TESTQ R10, R10")
+	p(w, "JLE %s", l("done"))
+	p(w, "MOVQ SI, R13")
+	p(w, "ADDQ R12, R13") // src + i0: row j0 = 0 of src, at column i0
+	p(w, "MOVQ DI, CX")   // dst row i0, column j0 = 0
+	p(w, "MOVQ R11, DX")
+	label(w, l("cols"))
+	// Load b rows of src: rows j0..j0+b-1 at column i0.
+	p(w, "MOVQ R13, AX")
+	for k := 0; k < b; k++ {
+		p(w, "VMOVUP%s (AX), Y%d", e.suffix[1:], k)
+		if k < b-1 {
+			p(w, "ADDQ R9, AX")
+		}
+	}
+	var out []int // the registers holding dst rows 0..b-1
+	if e.size == 4 {
+		for k := 0; k < 8; k += 2 {
+			p(w, "VUNPCKLPS Y%d, Y%d, Y%d", k+1, k, 8+k)
+			p(w, "VUNPCKHPS Y%d, Y%d, Y%d", k+1, k, 9+k)
+		}
+		// Y8..Y15 = t0..t7 (t0 lo(0,1), t1 hi(0,1), t2 lo(2,3), ...)
+		for _, q := range [][4]int{{8, 10, 0, 1}, {9, 11, 2, 3}, {12, 14, 4, 5}, {13, 15, 6, 7}} {
+			p(w, "VSHUFPS $0x44, Y%d, Y%d, Y%d", q[1], q[0], q[2])
+			p(w, "VSHUFPS $0xEE, Y%d, Y%d, Y%d", q[1], q[0], q[3])
+		}
+		// Y0..Y3: columns 0-3 (and 4-7 in their upper lanes) of rows 0-3; Y4..Y7 of rows 4-7.
+		for k := 0; k < 4; k++ {
+			p(w, "VPERM2F128 $0x20, Y%d, Y%d, Y%d", 4+k, k, 8+k)
+			p(w, "VPERM2F128 $0x31, Y%d, Y%d, Y%d", 4+k, k, 12+k)
+		}
+		out = []int{8, 9, 10, 11, 12, 13, 14, 15}
+	} else {
+		p(w, "VUNPCKLPD Y1, Y0, Y4")
+		p(w, "VUNPCKHPD Y1, Y0, Y5")
+		p(w, "VUNPCKLPD Y3, Y2, Y6")
+		p(w, "VUNPCKHPD Y3, Y2, Y7")
+		p(w, "VPERM2F128 $0x20, Y6, Y4, Y8")
+		p(w, "VPERM2F128 $0x20, Y7, Y5, Y9")
+		p(w, "VPERM2F128 $0x31, Y6, Y4, Y10")
+		p(w, "VPERM2F128 $0x31, Y7, Y5, Y11")
+		out = []int{8, 9, 10, 11}
+	}
+	p(w, "MOVQ CX, BX")
+	for k, r := range out {
+		p(w, "VMOVUP%s Y%d, (BX)", e.suffix[1:], r)
+		if k < len(out)-1 {
+			p(w, "ADDQ R8, BX")
+		}
+	}
+	// Next block along the dst row: b src rows down, b dst columns on.
+	for k := 0; k < b; k++ {
+		p(w, "ADDQ R9, R13")
+	}
+	p(w, "ADDQ $32, CX")
+	p(w, "SUBQ $%d, DX", b)
+	p(w, "JG %s", l("cols"))
+	// Next block row of dst: b dst rows down, b src columns on.
+	for k := 0; k < b; k++ {
+		p(w, "ADDQ R8, DI")
+	}
+	p(w, "ADDQ $32, R12")
+	p(w, "SUBQ $%d, R10", b)
+	p(w, "JMP %s", l("rows"))
+	label(w, l("done"))
+	p(w, "VZEROUPPER")
+	p(w, "RET")
 	return name
 }
 

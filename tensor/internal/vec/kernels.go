@@ -35,6 +35,10 @@ type kernels[T Float] struct {
 	// the float32 implementations have widen, the float64 ones narrow.
 	widen  func(dst *float64, a *float32, n int)
 	narrow func(dst *float32, a *float64, n int)
+	// transpose computes dst[i·ld + j] = src[j·ls + i] for i < rows and
+	// j < cols; its assembly versions take rows and cols that are
+	// multiples of transposeBlock.
+	transpose func(dst *T, ld int, src *T, ls, rows, cols int)
 	// cmp[op] computes dst[i] = a[i] op b[i], cmpS[op] a[i] op s.
 	cmp  [6]func(dst *bool, a, b *T, n int)
 	cmpS [6]func(dst *bool, a *T, s T, n int)
@@ -99,6 +103,52 @@ func ReluGrad[T Float](dst, y, g []T) {
 func Sqrt[T Float](dst, a []T) {
 	checkLen("Sqrt", len(dst), len(a))
 	active[T]().sqrt(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
+}
+
+// Transpose sets dst[i·ld + j] = src[j·ls + i] for i < rows and j < cols,
+// copying bits: src holds cols rows of rows elements, ls elements apart,
+// and dst receives their transpose, rows rows of cols elements, ld
+// elements apart. The largest part whose sides are
+// multiples of the kernels' block (8 float32 or 4 float64, a 256-bit
+// vector) goes block by block in registers, the edges element by element.
+// dst and src must not overlap.
+func Transpose[T Float](dst []T, ld int, src []T, ls, rows, cols int) {
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	if ld < cols || ls < rows || len(dst) < (rows-1)*ld+cols || len(src) < (cols-1)*ls+rows {
+		panic(fmt.Sprintf("vec: Transpose: %d×%d with strides %d and %d over slices of %d and %d", rows, cols, ld, ls, len(dst), len(src)))
+	}
+	b := transposeBlock[T]()
+	r, c := rows/b*b, cols/b*b
+	if r > 0 && c > 0 {
+		active[T]().transpose(&dst[0], ld, &src[0], ls, r, c)
+	}
+	if c < cols {
+		goTranspose(&dst[c], ld, &src[c*ls], ls, rows, cols-c)
+	}
+	if r < rows && c > 0 {
+		goTranspose(&dst[r*ld], ld, &src[r], ls, rows-r, c)
+	}
+}
+
+// transposeBlock is the side of the transpose kernels' blocks: one 256-bit
+// vector of T.
+func transposeBlock[T Float]() int {
+	var z T
+	return 32 / int(unsafe.Sizeof(z))
+}
+
+// goTranspose is the portable transpose kernel.
+func goTranspose[T Float](dp *T, ld int, sp *T, ls, rows, cols int) {
+	d := unsafe.Slice(dp, (rows-1)*ld+cols)
+	s := unsafe.Slice(sp, (cols-1)*ls+rows)
+	for j := range cols {
+		sj := s[j*ls : j*ls+rows]
+		for i, v := range sj {
+			d[i*ld+j] = v
+		}
+	}
 }
 
 // Float32To64 sets dst[i] = float64(a[i]), Float64To32 dst[i] =
@@ -367,6 +417,7 @@ func goKernels[T Float]() kernels[T] {
 				d[i] = T(math.Sqrt(float64(x)))
 			}
 		},
+		transpose: goTranspose[T],
 		widen: func(dp *float64, ap *float32, n int) {
 			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
 			for i, x := range a {

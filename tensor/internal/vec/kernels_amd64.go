@@ -42,6 +42,9 @@ func mulMulAddF32AVX2(dst, a, b, c, d, e *float32, n int)
 func softmaxGradF32AVX2(gr, y *float32, dot, s float32, n int)
 
 //go:noescape
+func transposeF32AVX2(dst *float32, ld int, src *float32, ls, rows, cols int)
+
+//go:noescape
 func widenAVX2(dst *float64, a *float32, n int)
 
 //go:noescape
@@ -148,6 +151,9 @@ func mulMulAddF64AVX2(dst, a, b, c, d, e *float64, n int)
 
 //go:noescape
 func softmaxGradF64AVX2(gr, y *float64, dot, s float64, n int)
+
+//go:noescape
+func transposeF64AVX2(dst *float64, ld int, src *float64, ls, rows, cols int)
 
 //go:noescape
 func narrowAVX2(dst *float32, a *float64, n int)
@@ -447,6 +453,7 @@ func kernelsAVX2F32() kernels[float32] {
 		sumDiffProd: sumDiffProdF32AVX2,
 		mulMulAdd:   mulMulAddF32AVX2,
 		softmaxGrad: softmaxGradF32AVX2,
+		transpose:   transposeF32AVX2,
 		widen:       widenAVX2,
 		cmp:         [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX2, vvCmpNeF32AVX2, vvCmpLtF32AVX2, vvCmpLeF32AVX2, vvCmpGtF32AVX2, vvCmpGeF32AVX2},
 		cmpS:        [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX2, vsCmpNeF32AVX2, vsCmpLtF32AVX2, vsCmpLeF32AVX2, vsCmpGtF32AVX2, vsCmpGeF32AVX2},
@@ -471,6 +478,7 @@ func kernelsAVX2F64() kernels[float64] {
 		sumDiffProd: sumDiffProdF64AVX2,
 		mulMulAdd:   mulMulAddF64AVX2,
 		softmaxGrad: softmaxGradF64AVX2,
+		transpose:   transposeF64AVX2,
 		narrow:      narrowAVX2,
 		cmp:         [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX2, vvCmpNeF64AVX2, vvCmpLtF64AVX2, vvCmpLeF64AVX2, vvCmpGtF64AVX2, vvCmpGeF64AVX2},
 		cmpS:        [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX2, vsCmpNeF64AVX2, vsCmpLtF64AVX2, vsCmpLeF64AVX2, vsCmpGtF64AVX2, vsCmpGeF64AVX2},
@@ -495,6 +503,7 @@ func kernelsAVX512F32() kernels[float32] {
 		sumDiffProd: sumDiffProdF32AVX512,
 		mulMulAdd:   mulMulAddF32AVX512,
 		softmaxGrad: softmaxGradF32AVX512,
+		transpose:   transposeF32AVX2,
 		widen:       widenAVX512,
 		cmp:         [6]func(dst *bool, a, b *float32, n int){vvCmpEqF32AVX512, vvCmpNeF32AVX512, vvCmpLtF32AVX512, vvCmpLeF32AVX512, vvCmpGtF32AVX512, vvCmpGeF32AVX512},
 		cmpS:        [6]func(dst *bool, a *float32, s float32, n int){vsCmpEqF32AVX512, vsCmpNeF32AVX512, vsCmpLtF32AVX512, vsCmpLeF32AVX512, vsCmpGtF32AVX512, vsCmpGeF32AVX512},
@@ -519,6 +528,7 @@ func kernelsAVX512F64() kernels[float64] {
 		sumDiffProd: sumDiffProdF64AVX512,
 		mulMulAdd:   mulMulAddF64AVX512,
 		softmaxGrad: softmaxGradF64AVX512,
+		transpose:   transposeF64AVX2,
 		narrow:      narrowAVX512,
 		cmp:         [6]func(dst *bool, a, b *float64, n int){vvCmpEqF64AVX512, vvCmpNeF64AVX512, vvCmpLtF64AVX512, vvCmpLeF64AVX512, vvCmpGtF64AVX512, vvCmpGeF64AVX512},
 		cmpS:        [6]func(dst *bool, a *float64, s float64, n int){vsCmpEqF64AVX512, vsCmpNeF64AVX512, vsCmpLtF64AVX512, vsCmpLeF64AVX512, vsCmpGtF64AVX512, vsCmpGeF64AVX512},

@@ -717,3 +717,57 @@ func TestConvert(t *testing.T) {
 		})
 	}
 }
+
+// TestTranspose holds every implementation's transpose kernel, and
+// Transpose with its edges, to the definition dst[i·ld+j] = src[j·ls+i],
+// bit for bit (NaN payloads included), writing nothing else in dst.
+func TestTranspose(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testTranspose(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testTranspose(t, impls64()) })
+}
+
+func testTranspose[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(51, 52))
+	b := transposeBlock[T]()
+	check := func(t *testing.T, what string, run func(dst []T, ld int, src []T, ls, rows, cols int), rows, cols, padD, padS int) {
+		t.Helper()
+		ld, ls := cols+padD, rows+padS
+		src := withNaNs[T](r, max(0, (cols-1)*ls+rows))
+		buf, dst := fill[T](max(0, (rows-1)*ld+cols), 0)
+		run(dst, ld, src, ls, rows, cols)
+		checkGuards(t, what, buf, len(dst), 0)
+		for i := range rows {
+			for j := range ld {
+				k := i*ld + j
+				if k >= len(dst) {
+					break
+				}
+				want := T(-12345) // the padding between dst rows stays
+				if j < cols {
+					want = src[j*ls+i]
+				}
+				if bitsOf(dst[k]) != bitsOf(want) {
+					t.Fatalf("%s %d×%d (ld %d, ls %d): dst[%d][%d] = %#x, want %#x", what, rows, cols, ld, ls, i, j, bitsOf(dst[k]), bitsOf(want))
+				}
+			}
+		}
+	}
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			for _, rows := range []int{b, 2 * b, 5 * b} {
+				for _, cols := range []int{b, 3 * b, 4 * b} {
+					for _, pad := range [][2]int{{0, 0}, {1, 3}, {b, 0}} {
+						check(t, "kernel", func(dst []T, ld int, src []T, ls, rows, cols int) {
+							im.transpose(&dst[0], ld, &src[0], ls, rows, cols)
+						}, rows, cols, pad[0], pad[1])
+					}
+				}
+			}
+		})
+	}
+	for _, rows := range []int{0, 1, 3, b - 1, b, b + 1, 2*b + 3, 37} {
+		for _, cols := range []int{0, 1, 2, b, b + 2, 3*b - 1, 29} {
+			check(t, "Transpose", Transpose[T], rows, cols, rows%3, cols%2)
+		}
+	}
+}
