@@ -2,7 +2,8 @@
 
 // gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
 // Go kernels in exp32.go, kernels_go.go, trig.go, tanh64.go, erf64.go,
-// exp64.go and log64.go, operation for operation. Run it with go generate.
+// exp64.go and log64.go, operation for operation, and of math.Exp's amd64
+// routine (mathexp.go). Run it with go generate.
 package main
 
 import (
@@ -55,7 +56,8 @@ var constants = []constant{
 	{name: "ln2hi", val: 6.93147180369123816490e-01},
 	{name: "ln2lo", val: 1.90821492927058770002e-10},
 	{name: "tanh64Hi", val: 20},
-	{name: "exp64Lo", val: -800},
+	{name: "exp64Lo", val: -746},
+	{name: "mathExpLo", val: -800},
 	{name: "expLn2U", val: 0.69314718055966295651160180568695068359375},
 	{name: "expLn2L", val: 0.28235290563031577122588448175013436025525412068e-12},
 	{name: "sixteenth", val: 0.0625},
@@ -81,7 +83,7 @@ var constants = []constant{
 	{name: "int2", bits: 2, raw: true},
 }
 
-// expTaylor are math.Exp's Taylor coefficients, as in exp64.go.
+// expTaylor are math.Exp's Taylor coefficients, as in mathexp.go.
 var expTaylor = [8]float64{
 	2.4801587301587301587e-5, 1.9841269841269841270e-4, 1.3888888888888888889e-3, 8.3333333333333333333e-3,
 	4.1666666666666666667e-2, 1.6666666666666666667e-1, 0.5, 1,
@@ -601,16 +603,53 @@ func (g *gen) tanh64Body(off int, masked bool, base int, nan string) []string {
 
 // exp64Body returns the instructions of one float64 e^x step (Exp64 in
 // exp64.go) on the eight registers from base on: b+0 x, b+1 v, b+2 t, b+3
+// k then k2 then 2^k2, b+4 r, b+5 e^r - 1 then the result, b+6 k1 then
+// 2^k1, b+7 scratch; on AVX-512 K register nan takes the NaN lanes.
+func (g *gen) exp64Body(off int, masked bool, base int, nan string) []string {
+	a := &f64asm{g: g, base: base}
+	i, m, d := a.i, a.m, a.d
+	a.load(off, masked)
+	m("VMAXPD", "exp64Lo", d(0), d(1))
+	m("VMINPD", "exp64Hi", d(1), d(1))
+	expParts(a, 1, 2, 3, 6, 4, 5)
+	m("VMULPD", "half", d(3), d(6))
+	if g.isa.inReg {
+		i("VRNDSCALEPD", "$1", d(6), d(6))
+	} else {
+		i("VROUNDPD", "$1", d(6), d(6))
+	}
+	i("VSUBPD", d(6), d(3), d(3))
+	for _, r := range []string{d(6), d(3)} {
+		m("VADDPD", "round", r, r)
+		m("VPADDQ", "bias", r, r)
+		i("VPSLLQ", "$52", r, r)
+	}
+	m("VADDPD", "one", d(5), d(5))
+	i("VMULPD", d(6), d(5), d(5))
+	i("VMULPD", d(3), d(5), d(5))
+	if g.isa.inReg {
+		i("VCMPPD", "$3", d(0), d(0), nan)
+		i("VMOVAPD", d(0), nan, d(5))
+	} else {
+		i("VCMPPD", "$3", d(0), d(0), d(7))
+		i("VBLENDVPD", d(7), d(0), d(5), d(5))
+	}
+	a.store(off, masked, d(5))
+	return a.asm
+}
+
+// mathExpBody returns the instructions of one float64 e^x step of math.Exp's
+// amd64 routine (see mathexp.go) on the eight registers from base on: b+0 x, b+1 v, b+2 t, b+3
 // k then k1 then 2^k1, b+4 r, b+5 the Taylor sum then y then the result,
 // b+6 y + 2 then scratch, b+7 e2 then 2^e2; on AVX-512 K register nan takes
 // the NaN lanes, then those with k ≤ expSubK.
-func (g *gen) exp64Body(off int, masked bool, base int, nan string) []string {
+func (g *gen) mathExpBody(off int, masked bool, base int, nan string) []string {
 	a := &f64asm{g: g, base: base}
 	i, m, d := a.i, a.m, a.d
 	avx512 := g.isa.inReg
 	and, _, xor := a.bitOps()
 	a.load(off, masked)
-	m("VMAXPD", "exp64Lo", d(0), d(1))
+	m("VMAXPD", "mathExpLo", d(0), d(1))
 	m("VMINPD", "exp64Hi", d(1), d(1))
 	m("VMULPD", "log2e", d(1), d(2))
 	m("VADDPD", "round", d(2), d(2))
@@ -833,6 +872,16 @@ func (g *gen) log32Function(is isa) {
 func (g *gen) exp64Function(is isa) {
 	g.float64Function(is, "exp64", "e^", [2]int{10, 8}, func(off int, masked bool, base, k int) []string {
 		return g.exp64Body(off, masked, base, []string{"K2", "K3"}[k])
+	})
+}
+
+// mathExpFunction writes mathExpAVX512, two steps at a time (registers 0-7
+// and 10-17), then one, then a masked tail; or mathExpAVX2, two steps at a
+// time (registers 0-7 and 8-15), then one, for a multiple of 4 lanes. Both
+// use fused multiply-adds, as math.Exp's routine does.
+func (g *gen) mathExpFunction(is isa) {
+	g.float64Function(is, "mathExp", "e^", [2]int{10, 8}, func(off int, masked bool, base, k int) []string {
+		return g.mathExpBody(off, masked, base, []string{"K2", "K3"}[k])
 	})
 }
 
@@ -1161,6 +1210,7 @@ func main() {
 		g.tanh64Function(is)
 		g.erf64Function(is)
 		g.exp64Function(is)
+		g.mathExpFunction(is)
 		g.log64Function(is)
 		g.log32Function(is)
 	}

@@ -53,6 +53,14 @@ func exp64AVX512(dst, src *float64, n int)
 func exp64AVX2(dst, src *float64, n int)
 
 //go:noescape
+func mathExpAVX512(dst, src *float64, n int)
+
+// mathExpAVX2 uses FMA instructions: see mathExpKernels.
+//
+//go:noescape
+func mathExpAVX2(dst, src *float64, n int)
+
+//go:noescape
 func log64AVX512(dst, src *float64, n int)
 
 //go:noescape
@@ -144,6 +152,7 @@ func tanh64SIMD(dst, src []float64) int { return simd64(tanh64AVX512, tanh64AVX2
 
 func erf64SIMD(dst, src []float64) int { return simd64(erf64AVX512, erf64AVX2, dst, src) }
 
-func exp64SIMD(dst, src []float64) int { return simd64(exp64AVX512, exp64AVX2, dst, src) }
+func exp64SIMD(dst, src []float64) int   { return simd64(exp64AVX512, exp64AVX2, dst, src) }
+func mathExpSIMD(dst, src []float64) int { return simd64(mathExpAVX512, mathExpAVX2, dst, src) }
 
 func log64SIMD(dst, src []float64) int { return simd64(log64AVX512, log64AVX2, dst, src) }

@@ -159,11 +159,16 @@ DATA vmath_tanh64Hi<>+8(SB)/8, $0x4034000000000000
 DATA vmath_tanh64Hi<>+16(SB)/8, $0x4034000000000000
 DATA vmath_tanh64Hi<>+24(SB)/8, $0x4034000000000000
 GLOBL vmath_tanh64Hi<>(SB), RODATA|NOPTR, $32
-DATA vmath_exp64Lo<>+0(SB)/8, $0xc089000000000000
-DATA vmath_exp64Lo<>+8(SB)/8, $0xc089000000000000
-DATA vmath_exp64Lo<>+16(SB)/8, $0xc089000000000000
-DATA vmath_exp64Lo<>+24(SB)/8, $0xc089000000000000
+DATA vmath_exp64Lo<>+0(SB)/8, $0xc087500000000000
+DATA vmath_exp64Lo<>+8(SB)/8, $0xc087500000000000
+DATA vmath_exp64Lo<>+16(SB)/8, $0xc087500000000000
+DATA vmath_exp64Lo<>+24(SB)/8, $0xc087500000000000
 GLOBL vmath_exp64Lo<>(SB), RODATA|NOPTR, $32
+DATA vmath_mathExpLo<>+0(SB)/8, $0xc089000000000000
+DATA vmath_mathExpLo<>+8(SB)/8, $0xc089000000000000
+DATA vmath_mathExpLo<>+16(SB)/8, $0xc089000000000000
+DATA vmath_mathExpLo<>+24(SB)/8, $0xc089000000000000
+GLOBL vmath_mathExpLo<>(SB), RODATA|NOPTR, $32
 DATA vmath_expLn2U<>+0(SB)/8, $0x3fe62e42fefa3000
 DATA vmath_expLn2U<>+8(SB)/8, $0x3fe62e42fefa3000
 DATA vmath_expLn2U<>+16(SB)/8, $0x3fe62e42fefa3000
@@ -2562,6 +2567,185 @@ exp64AVX2_loop2:
 	VADDPD vmath_round<>(SB), Y10, Y10
 	VSUBPD vmath_round<>(SB), Y2, Y3
 	VSUBPD vmath_round<>(SB), Y10, Y11
+	VMULPD vmath_ln2hi<>(SB), Y3, Y6
+	VMULPD vmath_ln2hi<>(SB), Y11, Y14
+	VSUBPD Y6, Y1, Y4
+	VSUBPD Y14, Y9, Y12
+	VMULPD vmath_ln2lo<>(SB), Y3, Y6
+	VMULPD vmath_ln2lo<>(SB), Y11, Y14
+	VSUBPD Y6, Y4, Y4
+	VSUBPD Y14, Y12, Y12
+	VMULPD vmath_em13<>(SB), Y4, Y5
+	VMULPD vmath_em13<>(SB), Y12, Y13
+	VADDPD vmath_em12<>(SB), Y5, Y5
+	VADDPD vmath_em12<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em11<>(SB), Y5, Y5
+	VADDPD vmath_em11<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em10<>(SB), Y5, Y5
+	VADDPD vmath_em10<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em9<>(SB), Y5, Y5
+	VADDPD vmath_em9<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em8<>(SB), Y5, Y5
+	VADDPD vmath_em8<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em7<>(SB), Y5, Y5
+	VADDPD vmath_em7<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em6<>(SB), Y5, Y5
+	VADDPD vmath_em6<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em5<>(SB), Y5, Y5
+	VADDPD vmath_em5<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em4<>(SB), Y5, Y5
+	VADDPD vmath_em4<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em3<>(SB), Y5, Y5
+	VADDPD vmath_em3<>(SB), Y13, Y13
+	VMULPD Y4, Y5, Y5
+	VMULPD Y12, Y13, Y13
+	VADDPD vmath_em2<>(SB), Y5, Y5
+	VADDPD vmath_em2<>(SB), Y13, Y13
+	VMULPD Y4, Y4, Y6
+	VMULPD Y12, Y12, Y14
+	VMULPD Y6, Y5, Y5
+	VMULPD Y14, Y13, Y13
+	VADDPD Y5, Y4, Y5
+	VADDPD Y13, Y12, Y13
+	VPADDQ vmath_bias<>(SB), Y2, Y2
+	VPADDQ vmath_bias<>(SB), Y10, Y10
+	VPSLLQ $52, Y2, Y2
+	VPSLLQ $52, Y10, Y10
+	VMULPD vmath_half<>(SB), Y3, Y6
+	VMULPD vmath_half<>(SB), Y11, Y14
+	VROUNDPD $1, Y6, Y6
+	VROUNDPD $1, Y14, Y14
+	VSUBPD Y6, Y3, Y3
+	VSUBPD Y14, Y11, Y11
+	VADDPD vmath_round<>(SB), Y6, Y6
+	VADDPD vmath_round<>(SB), Y14, Y14
+	VPADDQ vmath_bias<>(SB), Y6, Y6
+	VPADDQ vmath_bias<>(SB), Y14, Y14
+	VPSLLQ $52, Y6, Y6
+	VPSLLQ $52, Y14, Y14
+	VADDPD vmath_round<>(SB), Y3, Y3
+	VADDPD vmath_round<>(SB), Y11, Y11
+	VPADDQ vmath_bias<>(SB), Y3, Y3
+	VPADDQ vmath_bias<>(SB), Y11, Y11
+	VPSLLQ $52, Y3, Y3
+	VPSLLQ $52, Y11, Y11
+	VADDPD vmath_one<>(SB), Y5, Y5
+	VADDPD vmath_one<>(SB), Y13, Y13
+	VMULPD Y6, Y5, Y5
+	VMULPD Y14, Y13, Y13
+	VMULPD Y3, Y5, Y5
+	VMULPD Y11, Y13, Y13
+	VCMPPD $3, Y0, Y0, Y7
+	VCMPPD $3, Y8, Y8, Y15
+	VBLENDVPD Y7, Y0, Y5, Y5
+	VBLENDVPD Y15, Y8, Y13, Y13
+	VMOVUPD Y5, 0(DI)
+	VMOVUPD Y13, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP exp64AVX2_loop2
+exp64AVX2_one:
+	CMPQ CX, $4
+	JLT exp64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMAXPD vmath_exp64Lo<>(SB), Y0, Y1
+	VMINPD vmath_exp64Hi<>(SB), Y1, Y1
+	VMULPD vmath_log2e<>(SB), Y1, Y2
+	VADDPD vmath_round<>(SB), Y2, Y2
+	VSUBPD vmath_round<>(SB), Y2, Y3
+	VMULPD vmath_ln2hi<>(SB), Y3, Y6
+	VSUBPD Y6, Y1, Y4
+	VMULPD vmath_ln2lo<>(SB), Y3, Y6
+	VSUBPD Y6, Y4, Y4
+	VMULPD vmath_em13<>(SB), Y4, Y5
+	VADDPD vmath_em12<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em11<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em10<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em9<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em8<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em7<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em6<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em5<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em4<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em3<>(SB), Y5, Y5
+	VMULPD Y4, Y5, Y5
+	VADDPD vmath_em2<>(SB), Y5, Y5
+	VMULPD Y4, Y4, Y6
+	VMULPD Y6, Y5, Y5
+	VADDPD Y5, Y4, Y5
+	VPADDQ vmath_bias<>(SB), Y2, Y2
+	VPSLLQ $52, Y2, Y2
+	VMULPD vmath_half<>(SB), Y3, Y6
+	VROUNDPD $1, Y6, Y6
+	VSUBPD Y6, Y3, Y3
+	VADDPD vmath_round<>(SB), Y6, Y6
+	VPADDQ vmath_bias<>(SB), Y6, Y6
+	VPSLLQ $52, Y6, Y6
+	VADDPD vmath_round<>(SB), Y3, Y3
+	VPADDQ vmath_bias<>(SB), Y3, Y3
+	VPSLLQ $52, Y3, Y3
+	VADDPD vmath_one<>(SB), Y5, Y5
+	VMULPD Y6, Y5, Y5
+	VMULPD Y3, Y5, Y5
+	VCMPPD $3, Y0, Y0, Y7
+	VBLENDVPD Y7, Y0, Y5, Y5
+	VMOVUPD Y5, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+exp64AVX2_tail:
+exp64AVX2_done:
+	VZEROUPPER 
+	RET 
+
+// func mathExpAVX2(dst, src *float64, n int) sets dst[i] = e^ x for i < n; n is a multiple of 4.
+TEXT ·mathExpAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+mathExpAVX2_loop2:
+	CMPQ CX, $8
+	JLT mathExpAVX2_one
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y8
+	VMAXPD vmath_mathExpLo<>(SB), Y0, Y1
+	VMAXPD vmath_mathExpLo<>(SB), Y8, Y9
+	VMINPD vmath_exp64Hi<>(SB), Y1, Y1
+	VMINPD vmath_exp64Hi<>(SB), Y9, Y9
+	VMULPD vmath_log2e<>(SB), Y1, Y2
+	VMULPD vmath_log2e<>(SB), Y9, Y10
+	VADDPD vmath_round<>(SB), Y2, Y2
+	VADDPD vmath_round<>(SB), Y10, Y10
+	VSUBPD vmath_round<>(SB), Y2, Y3
+	VSUBPD vmath_round<>(SB), Y10, Y11
 	VMOVAPD Y1, Y4
 	VMOVAPD Y9, Y12
 	VFNMADD231PD vmath_expLn2U<>(SB), Y3, Y4
@@ -2635,12 +2819,12 @@ exp64AVX2_loop2:
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $8, CX
-	JMP exp64AVX2_loop2
-exp64AVX2_one:
+	JMP mathExpAVX2_loop2
+mathExpAVX2_one:
 	CMPQ CX, $4
-	JLT exp64AVX2_tail
+	JLT mathExpAVX2_tail
 	VMOVUPD 0(SI), Y0
-	VMAXPD vmath_exp64Lo<>(SB), Y0, Y1
+	VMAXPD vmath_mathExpLo<>(SB), Y0, Y1
 	VMINPD vmath_exp64Hi<>(SB), Y1, Y1
 	VMULPD vmath_log2e<>(SB), Y1, Y2
 	VADDPD vmath_round<>(SB), Y2, Y2
@@ -2683,8 +2867,8 @@ exp64AVX2_one:
 	ADDQ $32, SI
 	ADDQ $32, DI
 	SUBQ $4, CX
-exp64AVX2_tail:
-exp64AVX2_done:
+mathExpAVX2_tail:
+mathExpAVX2_done:
 	VZEROUPPER 
 	RET 
 
@@ -3837,6 +4021,243 @@ exp64AVX512_loop2:
 	VADDPD.BCST vmath_round<>(SB), Z12, Z12
 	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
 	VSUBPD.BCST vmath_round<>(SB), Z12, Z13
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2hi<>(SB), Z13, Z16
+	VSUBPD Z6, Z1, Z4
+	VSUBPD Z16, Z11, Z14
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VMULPD.BCST vmath_ln2lo<>(SB), Z13, Z16
+	VSUBPD Z6, Z4, Z4
+	VSUBPD Z16, Z14, Z14
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VMULPD.BCST vmath_em13<>(SB), Z14, Z15
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z15, Z15
+	VMULPD Z4, Z5, Z5
+	VMULPD Z14, Z15, Z15
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z15, Z15
+	VMULPD Z4, Z4, Z6
+	VMULPD Z14, Z14, Z16
+	VMULPD Z6, Z5, Z5
+	VMULPD Z16, Z15, Z15
+	VADDPD Z5, Z4, Z5
+	VADDPD Z15, Z14, Z15
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPADDQ.BCST vmath_bias<>(SB), Z12, Z12
+	VPSLLQ $52, Z2, Z2
+	VPSLLQ $52, Z12, Z12
+	VMULPD.BCST vmath_half<>(SB), Z3, Z6
+	VMULPD.BCST vmath_half<>(SB), Z13, Z16
+	VRNDSCALEPD $1, Z6, Z6
+	VRNDSCALEPD $1, Z16, Z16
+	VSUBPD Z6, Z3, Z3
+	VSUBPD Z16, Z13, Z13
+	VADDPD.BCST vmath_round<>(SB), Z6, Z6
+	VADDPD.BCST vmath_round<>(SB), Z16, Z16
+	VPADDQ.BCST vmath_bias<>(SB), Z6, Z6
+	VPADDQ.BCST vmath_bias<>(SB), Z16, Z16
+	VPSLLQ $52, Z6, Z6
+	VPSLLQ $52, Z16, Z16
+	VADDPD.BCST vmath_round<>(SB), Z3, Z3
+	VADDPD.BCST vmath_round<>(SB), Z13, Z13
+	VPADDQ.BCST vmath_bias<>(SB), Z3, Z3
+	VPADDQ.BCST vmath_bias<>(SB), Z13, Z13
+	VPSLLQ $52, Z3, Z3
+	VPSLLQ $52, Z13, Z13
+	VADDPD.BCST vmath_one<>(SB), Z5, Z5
+	VADDPD.BCST vmath_one<>(SB), Z15, Z15
+	VMULPD Z6, Z5, Z5
+	VMULPD Z16, Z15, Z15
+	VMULPD Z3, Z5, Z5
+	VMULPD Z13, Z15, Z15
+	VCMPPD $3, Z0, Z0, K2
+	VCMPPD $3, Z10, Z10, K3
+	VMOVAPD Z0, K2, Z5
+	VMOVAPD Z10, K3, Z15
+	VMOVUPD Z5, 0(DI)
+	VMOVUPD Z15, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP exp64AVX512_loop2
+exp64AVX512_one:
+	CMPQ CX, $8
+	JLT exp64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMAXPD.BCST vmath_exp64Lo<>(SB), Z0, Z1
+	VMINPD.BCST vmath_exp64Hi<>(SB), Z1, Z1
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z6, Z1, Z4
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VSUBPD Z6, Z4, Z4
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VMULPD Z4, Z4, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z5
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPSLLQ $52, Z2, Z2
+	VMULPD.BCST vmath_half<>(SB), Z3, Z6
+	VRNDSCALEPD $1, Z6, Z6
+	VSUBPD Z6, Z3, Z3
+	VADDPD.BCST vmath_round<>(SB), Z6, Z6
+	VPADDQ.BCST vmath_bias<>(SB), Z6, Z6
+	VPSLLQ $52, Z6, Z6
+	VADDPD.BCST vmath_round<>(SB), Z3, Z3
+	VPADDQ.BCST vmath_bias<>(SB), Z3, Z3
+	VPSLLQ $52, Z3, Z3
+	VADDPD.BCST vmath_one<>(SB), Z5, Z5
+	VMULPD Z6, Z5, Z5
+	VMULPD Z3, Z5, Z5
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVUPD Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+exp64AVX512_tail:
+	TESTQ CX, CX
+	JZ exp64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMAXPD.BCST vmath_exp64Lo<>(SB), Z0, Z1
+	VMINPD.BCST vmath_exp64Hi<>(SB), Z1, Z1
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
+	VSUBPD Z6, Z1, Z4
+	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
+	VSUBPD Z6, Z4, Z4
+	VMULPD.BCST vmath_em13<>(SB), Z4, Z5
+	VADDPD.BCST vmath_em12<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em11<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em10<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em9<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em8<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em7<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em6<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em5<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em4<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em3<>(SB), Z5, Z5
+	VMULPD Z4, Z5, Z5
+	VADDPD.BCST vmath_em2<>(SB), Z5, Z5
+	VMULPD Z4, Z4, Z6
+	VMULPD Z6, Z5, Z5
+	VADDPD Z5, Z4, Z5
+	VPADDQ.BCST vmath_bias<>(SB), Z2, Z2
+	VPSLLQ $52, Z2, Z2
+	VMULPD.BCST vmath_half<>(SB), Z3, Z6
+	VRNDSCALEPD $1, Z6, Z6
+	VSUBPD Z6, Z3, Z3
+	VADDPD.BCST vmath_round<>(SB), Z6, Z6
+	VPADDQ.BCST vmath_bias<>(SB), Z6, Z6
+	VPSLLQ $52, Z6, Z6
+	VADDPD.BCST vmath_round<>(SB), Z3, Z3
+	VPADDQ.BCST vmath_bias<>(SB), Z3, Z3
+	VPSLLQ $52, Z3, Z3
+	VADDPD.BCST vmath_one<>(SB), Z5, Z5
+	VMULPD Z6, Z5, Z5
+	VMULPD Z3, Z5, Z5
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z5
+	VMOVUPD Z5, K1, 0(DI)
+exp64AVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func mathExpAVX512(dst, src *float64, n int) sets dst[i] = e^ x for i < n.
+TEXT ·mathExpAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+mathExpAVX512_loop2:
+	CMPQ CX, $16
+	JLT mathExpAVX512_one
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 64(SI), Z10
+	VMAXPD.BCST vmath_mathExpLo<>(SB), Z0, Z1
+	VMAXPD.BCST vmath_mathExpLo<>(SB), Z10, Z11
+	VMINPD.BCST vmath_exp64Hi<>(SB), Z1, Z1
+	VMINPD.BCST vmath_exp64Hi<>(SB), Z11, Z11
+	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
+	VMULPD.BCST vmath_log2e<>(SB), Z11, Z12
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VADDPD.BCST vmath_round<>(SB), Z12, Z12
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VSUBPD.BCST vmath_round<>(SB), Z12, Z13
 	VMOVAPD Z1, Z4
 	VMOVAPD Z11, Z14
 	VFNMADD231PD.BCST vmath_expLn2U<>(SB), Z3, Z4
@@ -3914,12 +4335,12 @@ exp64AVX512_loop2:
 	ADDQ $128, SI
 	ADDQ $128, DI
 	SUBQ $16, CX
-	JMP exp64AVX512_loop2
-exp64AVX512_one:
+	JMP mathExpAVX512_loop2
+mathExpAVX512_one:
 	CMPQ CX, $8
-	JLT exp64AVX512_tail
+	JLT mathExpAVX512_tail
 	VMOVUPD 0(SI), Z0
-	VMAXPD.BCST vmath_exp64Lo<>(SB), Z0, Z1
+	VMAXPD.BCST vmath_mathExpLo<>(SB), Z0, Z1
 	VMINPD.BCST vmath_exp64Hi<>(SB), Z1, Z1
 	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
 	VADDPD.BCST vmath_round<>(SB), Z2, Z2
@@ -3964,15 +4385,15 @@ exp64AVX512_one:
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $8, CX
-exp64AVX512_tail:
+mathExpAVX512_tail:
 	TESTQ CX, CX
-	JZ exp64AVX512_done
+	JZ mathExpAVX512_done
 	MOVQ $1, AX
 	SHLQ CX, AX
 	DECQ AX
 	KMOVW AX, K1
 	VMOVUPD.Z 0(SI), K1, Z0
-	VMAXPD.BCST vmath_exp64Lo<>(SB), Z0, Z1
+	VMAXPD.BCST vmath_mathExpLo<>(SB), Z0, Z1
 	VMINPD.BCST vmath_exp64Hi<>(SB), Z1, Z1
 	VMULPD.BCST vmath_log2e<>(SB), Z1, Z2
 	VADDPD.BCST vmath_round<>(SB), Z2, Z2
@@ -4014,7 +4435,7 @@ exp64AVX512_tail:
 	VCMPPD $3, Z0, Z0, K2
 	VMOVAPD Z0, K2, Z5
 	VMOVUPD Z5, K1, 0(DI)
-exp64AVX512_done:
+mathExpAVX512_done:
 	VZEROUPPER 
 	RET 
 

@@ -18,4 +18,6 @@ func erf64SIMD(dst, src []float64) int { return 0 }
 
 func exp64SIMD(dst, src []float64) int { return 0 }
 
+func mathExpSIMD(dst, src []float64) int { return 0 }
+
 func log64SIMD(dst, src []float64) int { return 0 }

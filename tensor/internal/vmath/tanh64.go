@@ -39,16 +39,6 @@ func Tanh64(x float64) float64 {
 	return math.Copysign(em1/(em1+2), x)
 }
 
-// expm1Taylor is e^r - 1 = r + r²·Q(r) for |r| ≤ ln2/2, Q in Horner's
-// scheme from its highest coefficient.
-func expm1Taylor(r float64) float64 {
-	q := float64(r*expm1C[11]) + expm1C[10]
-	for j := 9; j >= 0; j-- {
-		q = float64(q*r) + expm1C[j]
-	}
-	return r + float64(float64(r*r)*q)
-}
-
 // Tanh64s sets dst[i] = tanh src[i] for i < len(src); dst must be at least
 // as long as src.
 func Tanh64s(dst, src []float64) {
