@@ -56,6 +56,9 @@ func arithScalar[T Num](op BinaryOp) func(x, y T) T {
 	case OpDiv:
 		return func(x, y T) T { return x / y }
 	case OpPow:
+		if _, f32 := any(T(0)).(float32); f32 {
+			return func(x, y T) T { return T(powPair32(float32(x), float32(y))) }
+		}
 		return func(x, y T) T {
 			if y == 2 {
 				return x * x

@@ -487,21 +487,32 @@ func powFloat32(d, s []float32, p float64) {
 	}
 }
 
+// powPair32 is one element x**p of a float32 Pow with a tensor exponent
+// (arithScalar's): pow32, e^(p·log x), with the bits x.Pow(p) gives for a
+// scalar p, where x is positive and finite and p of powExpLog32; math.Pow
+// for the other elements, whose exponent has a cheap form (a small
+// integer, ±0.5; exact where the result is a float32) or is not finite,
+// or whose base is not positive and finite (x·x for p = 2).
+func powPair32(x, p float32) float32 {
+	if x > 0 && x <= math.MaxFloat32 && powExpLog32(float64(p)) {
+		return pow32(x, float64(p))
+	}
+	if p == 2 {
+		return x * x
+	}
+	return float32(math.Pow(float64(x), float64(p)))
+}
+
 // powPairs computes the contiguous row d[i] = a[i]**b[i] of a float32
 // Pow with a tensor exponent and reports whether it applied (float32
-// only): element by element as x.Pow(p) computes it for a scalar p of
-// powExpLog32, e^(p·log x) through the vmath kernels for positive finite
-// x, with the same bits; math.Pow (arithScalar) for the other elements,
-// whose exponent has a cheap form (a small integer, ±0.5; exact where the
-// result is a float32) or is not finite, or whose base is not positive and
-// finite. d may be a or b.
+// only): powPair32's results, with the vmath kernels over blocks for the
+// elements that take e^(p·log x). d may be a or b.
 func powPairs[T Num](d, a, b []T) bool {
 	dd, ok := any(d).([]float32)
 	if !ok {
 		return false
 	}
 	aa, bb := any(a).([]float32), any(b).([]float32)
-	slow := arithScalar[float32](OpPow)
 	var lb, pb [256]float64
 	for lo := 0; lo < len(dd); lo += len(lb) {
 		n := min(len(lb), len(dd)-lo)
@@ -520,7 +531,7 @@ func powPairs[T Num](d, a, b []T) bool {
 			if x > 0 && x <= math.MaxFloat32 && (fraction || powExpLog32(y)) {
 				ds[i] = float32(l[i])
 			} else {
-				ds[i] = slow(x, bs[i])
+				ds[i] = powPair32(x, bs[i])
 			}
 		}
 	}

@@ -121,8 +121,10 @@ func ulp32(a, b float32) int64 {
 // TestPowTensorExponent holds a float32 Pow with a tensor exponent to the
 // scalar Pow element by element: where the exponent takes e^(p·log x)
 // (powExpLog32) and x is positive and finite, the bits of x.Pow(p); else
-// math.Pow's (x·x for p = 2); everywhere within 1 ulp of math.Pow. Dense, with one exponent per row broadcast
-// over the row, and as a flat op below the split size.
+// math.Pow's (x·x for p = 2); everywhere within 1 ulp of math.Pow. Dense,
+// with one exponent per row broadcast over the row, strided (an exponent
+// every other element, a transposed base), and as a flat op below the
+// split size.
 func TestPowTensorExponent(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	ps := []float32{1.5, -2.25, 0.1, 1.0 / 3, 7.5, 100.5, 7, 2, 3, -1, 0.5, -0.5, 0, 1,
@@ -139,6 +141,9 @@ func TestPowTensorExponent(t *testing.T) {
 		}
 		pv[i] = ps[r.IntN(len(ps))]
 	}
+	// 70225^1.5 = 265³ = 18609625, halfway between two float32s: math.Pow
+	// rounds it to even, e^(p·log x) lands on either side.
+	xv[1], pv[1] = 70225, 1.5
 	want := func(x, p float32) float32 {
 		if x > 0 && x <= math.MaxFloat32 && powExpLog32(float64(p)) {
 			return ToSlice[float32](FromSlice([]float32{x}).Pow(float64(p)))[0]
@@ -163,6 +168,9 @@ func TestPowTensorExponent(t *testing.T) {
 	check("dense", ToSlice[float32](x.Pow(p)), func(i int) float32 { return pv[i] })
 	perRow := FromSlice(ps).Reshape(rows, 1)
 	check("a row's exponent", ToSlice[float32](x.Pow(perRow)), func(i int) float32 { return ps[i/cols] })
+	strided := Stack(2, p, p).Select(2, 0) // exponents 2 apart
+	check("a strided exponent", ToSlice[float32](x.Pow(strided)), func(i int) float32 { return pv[i] })
+	check("a transposed base", ToSlice[float32](x.T().Contiguous().T().Pow(p)), func(i int) float32 { return pv[i] })
 	small := FromSlice(xv[:cols])
 	check("flat", ToSlice[float32](small.Pow(FromSlice(pv[:cols]))), func(i int) float32 { return pv[i] })
 	for i, got := range ToSlice[float64](x.To(Float64).Pow(p.To(Float64))) {

@@ -160,7 +160,7 @@ func Float32To64(dst []float64, a []float32) {
 	active32.widen(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
 }
 
-// Float64To32: see Float32To64.
+// Float64To32 sets dst[i] = float32(a[i]); see Float32To64.
 func Float64To32(dst []float32, a []float64) {
 	checkLen("Float64To32", len(dst), len(a))
 	active64.narrow(unsafe.SliceData(dst), unsafe.SliceData(a), len(dst))
