@@ -326,8 +326,13 @@ func copyConv[D, S Elem](d []D, s []S, dst, src View) {
 }
 
 // transposeVec runs vec.Transpose for float elements (8×8 float32 or 4×4
-// float64 blocks in registers) and reports whether it applied.
+// float64 blocks in registers) and reports whether it applied: not for
+// other dtypes, nor where src's rows overlap (ls < rows: a source
+// broadcast along its columns has ls = 0).
 func transposeVec[T Elem](d []T, ld int, s []T, ls, rows, cols int) bool {
+	if ls < rows || ld < cols {
+		return false
+	}
 	switch dd := any(d).(type) {
 	case []float32:
 		vec.Transpose(dd, ld, any(s).([]float32), ls, rows, cols)

@@ -16,9 +16,10 @@ import "github.com/goagx/agx/tensor/internal/vmath"
 // multiples of π can be thousands of ulp off. Tanh is (e^2|x| - 1)/(e^2|x|
 // + 1) with e^r - 1 to degree 13, within 2 ulp of math.Tanh. Erf is a +
 // a·P(a²) below 1 and 1 - e^(-a²)·t·G(t) with t = 3/(3 + a) above, within
-// 1 ulp of math.Erf. Exp returns math.Exp's bits: on amd64 with FMA,
-// where math.Exp is an assembly routine, vmath's Exp64 kernels run that
-// routine's operations; elsewhere math.Exp itself. See the vmath tests.
+// 1 ulp of math.Erf. Exp returns math.Exp's bits (vmath.MathExps): on
+// amd64 with AVX and FMA, where math.Exp is an assembly routine, kernels
+// that run that routine's operations; elsewhere math.Exp itself. See the
+// vmath tests.
 
 // unaryFloat64Fast runs the float64 kernels of exp, log, sin, cos, tanh and erf
 // over contiguous slices; it reports false for other ops.

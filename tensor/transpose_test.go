@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -54,6 +55,37 @@ func TestTransposeCopy(t *testing.T) {
 			if got, want := st[i*64+j], float64(j*80+8+i); got != want {
 				t.Fatalf("sliced transpose [%d,%d] = %v, want %v", i, j, got, want)
 			}
+		}
+	}
+}
+
+// TestBroadcastCopy checks copies of a source broadcast along its columns
+// (strides [1, 0] after collapsing, which look like a transpose whose
+// rows overlap) and along a batch, in every dtype and past the tiles'
+// threshold: each element is its row's value.
+func TestBroadcastCopy(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64, Int64, Bool} {
+		for _, sh := range [][]int{{64, 64}, {300, 517}, {2, 64, 64}} {
+			t.Run(fmt.Sprintf("%v/%v", dt, sh), func(t *testing.T) {
+				col := append(append([]int{}, sh[:len(sh)-1]...), 1)
+				n := 1
+				for _, d := range col {
+					n *= d
+				}
+				x := Arange(Float64, 0, float64(n), 1).Reshape(col...).To(dt)
+				got := x.Expand(sh...).Contiguous().Float64s()
+				xs, m := x.Float64s(), sh[len(sh)-1]
+				for k, v := range got {
+					if v != xs[k/m] {
+						t.Fatalf("element %d: got %v, want %v", k, v, xs[k/m])
+					}
+				}
+				dst := Zeros(dt, sh...)
+				dst.CopyFrom(x)
+				if !slices.Equal(dst.Float64s(), got) {
+					t.Fatalf("CopyFrom differs from Contiguous")
+				}
+			})
 		}
 	}
 }

@@ -1206,7 +1206,8 @@ func convertKernel(w *bytes.Buffer, x isa, kind string) string {
 // 128-bit lane permutes, and stored as b rows of dst; bits are copied
 // unchanged. Registers: DI dst, SI src, R8 ld and R9 ls in bytes, R10
 // rows, R11 cols, R12 i (bytes along a src row), R13 the src block, CX
-// the dst block, DX j, AX and BX row pointers, Y0-Y15 the block.
+// the dst block, DX the columns left in the block row, AX and BX row
+// pointers, Y0-Y15 the block. rows and cols must be positive.
 func transposeKernel(w *bytes.Buffer, e elem) string {
 	name := "transpose" + e.name + avx2.name
 	b := 32 / e.size

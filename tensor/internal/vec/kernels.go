@@ -116,7 +116,7 @@ func Transpose[T Float](dst []T, ld int, src []T, ls, rows, cols int) {
 	if rows <= 0 || cols <= 0 {
 		return
 	}
-	if ld < cols || ls < rows || len(dst) < (rows-1)*ld+cols || len(src) < (cols-1)*ls+rows {
+	if ld < cols || ls < rows || !spans(len(dst), rows, ld, cols) || !spans(len(src), cols, ls, rows) {
 		panic(fmt.Sprintf("vec: Transpose: %d×%d with strides %d and %d over slices of %d and %d", rows, cols, ld, ls, len(dst), len(src)))
 	}
 	b := transposeBlock[T]()
@@ -130,6 +130,12 @@ func Transpose[T Float](dst []T, ld int, src []T, ls, rows, cols int) {
 	if r < rows && c > 0 {
 		goTranspose(&dst[r*ld], ld, &src[r], ls, rows-r, c)
 	}
+}
+
+// spans reports whether n rows of m elements, stride elements apart, fit
+// in length elements: (n-1)·stride + m ≤ length, without overflow.
+func spans(length, n, stride, m int) bool {
+	return m <= length && (n == 1 || stride <= (length-m)/(n-1))
 }
 
 // transposeBlock is the side of the transpose kernels' blocks: one 256-bit

@@ -770,4 +770,18 @@ func testTranspose[T Float](t *testing.T, impls []*impl[T]) {
 			check(t, "Transpose", Transpose[T], rows, cols, rows%3, cols%2)
 		}
 	}
+	// Strides that do not fit the slices panic, overflowing ones too.
+	for _, c := range []struct{ ld, ls, nd, ns int }{
+		{8, 8, 63, 64}, {8, 8, 64, 63}, {7, 8, 64, 64}, {8, 7, 64, 64},
+		{1 << 62, 8, 64, 64}, {8, 1 << 62, 64, 64}, {1<<62 - 1024/int(unsafe.Sizeof(T(0))), 8, 64, 64},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Transpose 8×8, ld %d, ls %d, slices of %d and %d: no panic", c.ld, c.ls, c.nd, c.ns)
+				}
+			}()
+			Transpose(make([]T, c.nd), c.ld, make([]T, c.ns), c.ls, 8, 8)
+		}()
+	}
 }
