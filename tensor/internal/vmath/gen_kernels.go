@@ -627,13 +627,7 @@ func (g *gen) exp64Body(off int, masked bool, base int, nan string) []string {
 	m("VADDPD", "one", d(5), d(5))
 	i("VMULPD", d(6), d(5), d(5))
 	i("VMULPD", d(3), d(5), d(5))
-	if g.isa.inReg {
-		i("VCMPPD", "$3", d(0), d(0), nan)
-		i("VMOVAPD", d(0), nan, d(5))
-	} else {
-		i("VCMPPD", "$3", d(0), d(0), d(7))
-		i("VBLENDVPD", d(7), d(0), d(5), d(5))
-	}
+	nanBack(a, 5, 7, nan)
 	a.store(off, masked, d(5))
 	return a.asm
 }
@@ -691,13 +685,7 @@ func (g *gen) mathExpBody(off int, masked bool, base int, nan string) []string {
 	}
 	i("VMULPD", d(3), d(5), d(5))
 	i("VMULPD", d(7), d(5), d(5))
-	if avx512 {
-		i("VCMPPD", "$3", d(0), d(0), nan)
-		i("VMOVAPD", d(0), nan, d(5))
-	} else {
-		i("VCMPPD", "$3", d(0), d(0), d(7))
-		i("VBLENDVPD", d(7), d(0), d(5), d(5))
-	}
+	nanBack(a, 5, 7, nan)
 	a.store(off, masked, d(5))
 	return a.asm
 }
@@ -999,6 +987,13 @@ func signAndNaN(a *f64asm, res, tmp int, nan string) {
 	and, or, _ := a.bitOps()
 	m(and, "sign64", d(0), d(7))
 	i(or, d(7), d(res), d(res))
+	nanBack(a, res, tmp, nan)
+}
+
+// nanBack puts x (d(0)) back in the lanes of d(res) where it is NaN: with
+// AVX-512's mask register nan, or on AVX2 with d(tmp) as the lane mask.
+func nanBack(a *f64asm, res, tmp int, nan string) {
+	i, d := a.i, a.d
 	if a.g.isa.inReg {
 		i("VCMPPD", "$3", d(0), d(0), nan)
 		i("VMOVAPD", d(0), nan, d(res))
