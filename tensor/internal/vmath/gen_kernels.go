@@ -632,11 +632,12 @@ func (g *gen) exp64Body(off int, masked bool, base int, nan string) []string {
 	return a.asm
 }
 
-// mathExpBody returns the instructions of one float64 e^x step of math.Exp's
-// amd64 routine (see mathexp.go) on the eight registers from base on: b+0 x, b+1 v, b+2 t, b+3
-// k then k1 then 2^k1, b+4 r, b+5 the Taylor sum then y then the result,
-// b+6 y + 2 then scratch, b+7 e2 then 2^e2; on AVX-512 K register nan takes
-// the NaN lanes, then those with k ≤ expSubK.
+// mathExpBody returns the instructions of one float64 e^x step of
+// math.Exp's amd64 routine (see mathexp.go) on the eight registers from
+// base on: b+0 x, b+1 v, b+2 t, b+3 k then k1 then 2^k1, b+4 r, b+5 the
+// Taylor sum then y then the result, b+6 y + 2 then scratch, b+7 e2 then
+// 2^e2; on AVX-512 K register nan takes the lanes with k ≤ expSubK, then
+// the NaN lanes.
 func (g *gen) mathExpBody(off int, masked bool, base int, nan string) []string {
 	a := &f64asm{g: g, base: base}
 	i, m, d := a.i, a.m, a.d
