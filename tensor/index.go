@@ -35,7 +35,7 @@ func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 			Panicf("Gather", ErrShape, "size of index (%v) exceeds the input's (%v) at dimension %d", index.shape, t.shape, d)
 		}
 	}
-	out := EmptyOn(t.Backend(), t.DType(), index.shape...)
+	out := emptyUninit(t.Backend(), t.DType(), index.shape...)
 	if out.Numel() == 0 {
 		return out
 	}
@@ -159,7 +159,7 @@ func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
 		ishape[i] = 1
 	}
 	ishape[dim] = k
-	out := EmptyOn(t.Backend(), t.DType(), shape...)
+	out := emptyUninit(t.Backend(), t.DType(), shape...)
 	if out.Numel() == 0 {
 		return out
 	}
@@ -285,7 +285,7 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 	}
 	shape := slices.Clone(ref.shape)
 	shape[dim] = total
-	out := EmptyOn(ref.Backend(), dt, shape...)
+	out := emptyUninit(ref.Backend(), dt, shape...)
 	off := 0
 	for _, t := range ts {
 		if t.Dim() == 1 && t.shape[0] == 0 {

@@ -77,6 +77,10 @@ func TestUninitResultsFullyWritten(t *testing.T) {
 			{"cast", func() *Tensor { return x.To(Float32 + Float64 - dt) }},
 			{"sigmoid grad", func() *Tensor { return SigmoidGrad(x, x.Sigmoid()) }},
 			{"tanh grad broadcast", func() *Tensor { return TanhGrad(row, x.Tanh()) }},
+			{"cat rows", func() *Tensor { return Cat(0, x, y.T(), Empty(dt, 0)) }},
+			{"cat columns promoted", func() *Tensor { return Cat(1, x, Ones(Int64, 37, 5), Ones(Bool, 37, 2)) }},
+			{"gather", func() *Tensor { return x.Gather(1, FromSlice([]int64{3, 0, 40}).Reshape(1, 3).Expand(37, 3)) }},
+			{"index select", func() *Tensor { return y.T().IndexSelect(0, FromSlice([]int64{2, 2, 36, 0})) }},
 		}
 		for _, c := range cases {
 			out := c.f().To(Float64)
