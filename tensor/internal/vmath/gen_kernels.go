@@ -1,9 +1,9 @@
 //go:build ignore
 
 // gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
-// Go kernels in exp32.go, kernels_go.go, trig.go, tanh64.go, erf64.go,
-// exp64.go and log64.go, operation for operation, and of math.Exp's amd64
-// routine (mathexp.go). Run it with go generate.
+// Go kernels in exp32.go, erf32.go, kernels_go.go, trig.go, tanh64.go,
+// erf64.go, exp64.go and log64.go, operation for operation, and of
+// math.Exp's amd64 routine (mathexp.go). Run it with go generate.
 package main
 
 import (
@@ -33,7 +33,6 @@ var constants = []constant{
 	{name: "sign64", bits: 1 << 63, raw: true},
 	{name: "abs64", bits: 1<<63 - 1, raw: true},
 	{name: "sign32", bits: 1<<63 | 1<<31, raw: true}, // two float32 sign bits
-	{name: "erfHi", val: 4},
 	{name: "twoOverPi", val: 6.36619772367581382433e-01},
 	{name: "pio2a", val: 1.57079632673412561417e+00},
 	{name: "pio2b", val: 6.07710050630396597660e-11},
@@ -87,29 +86,6 @@ var constants = []constant{
 var expTaylor = [8]float64{
 	2.4801587301587301587e-5, 1.9841269841269841270e-4, 1.3888888888888888889e-3, 8.3333333333333333333e-3,
 	4.1666666666666666667e-2, 1.6666666666666666667e-1, 0.5, 1,
-}
-
-// erfC are the erf polynomial's coefficients, as in kernels_go.go.
-var erfC = [19]float64{
-	1.1283791668944105,
-	-0.37612637994416254,
-	0.11283784806429992,
-	-0.026865963750455343,
-	0.005223646149613631,
-	-0.0008545065101948847,
-	0.0001203383996463952,
-	-1.4825297167592423e-05,
-	1.6116703597671405e-06,
-	-1.546381394408387e-07,
-	1.2980389195573635e-08,
-	-9.37064885712255e-10,
-	5.6823739391549953e-11,
-	-2.8122359092737115e-12,
-	1.0968599972908687e-13,
-	-3.221478427940935e-15,
-	6.66142222231235e-17,
-	-8.611370426755082e-19,
-	5.220164524238099e-21,
 }
 
 // logLg are fdlibm's L1 to L7, as in log64.go.
@@ -166,9 +142,6 @@ func init() {
 	}
 	for j, c := range expTaylor {
 		constants = append(constants, constant{name: fmt.Sprintf("expT%d", j), val: c})
-	}
-	for k, c := range erfC {
-		constants = append(constants, constant{name: fmt.Sprintf("erf%d", k), val: c})
 	}
 	for k, c := range logLg {
 		constants = append(constants, constant{name: fmt.Sprintf("lg%d", k+1), val: c})
@@ -275,43 +248,6 @@ func (g *gen) emit(steps ...[]string) {
 	}
 }
 
-// erfBody returns the instructions of one erf step, like body, on the ten
-// registers from base on: b+0 the input, b+1 a = min(|x|, 4), b+2 t = a²,
-// b+3 t², b+4 t⁴, b+5 t⁸, b+6 to b+9 the Estrin partial sums (b+7 then
-// holds the float32 result, b+8 the sign). The constants are memory
-// operands, broadcast from their first copy on AVX-512 (the coefficients
-// alone would fill the 16 spare registers), so two AVX-512 steps fit in the
-// 32 registers side by side.
-func (g *gen) erfBody(off int, masked bool, base int, nan string) []string {
-	var a asm
-	d := func(k int) string { return g.d(base + k) }
-	f0, fr, fs := g.f(base), g.f(base+7), g.f(base+8)
-	g.loadWide(&a, off, masked, f0, d(1))
-	and := "VANDPD"
-	if g.isa.inReg {
-		and = "VPANDQ"
-	}
-	g.withConst(&a, and, "abs64", d(1), d(1))
-	g.withConst(&a, "VMINPD", "erfHi", d(1), d(1))
-	a.i("VMULPD", d(1), d(1), d(2)) // t
-	a.i("VMULPD", d(2), d(2), d(3)) // t²
-	a.i("VMULPD", d(3), d(3), d(4)) // t⁴
-	a.i("VMULPD", d(4), d(4), d(5)) // t⁸
-	g.erfPoly(&a, base)
-	// a·P(t), the sign of x
-	a.i("VMULPD", d(1), d(6), d(6))
-	if g.isa.inReg {
-		a.i("VCVTPD2PS", d(6), fr)
-		a.i("VPANDQ.BCST", "vmath_sign32<>(SB)", f0, fs)
-	} else {
-		a.i("VCVTPD2PSY", d(6), fr)
-		a.i("VANDPS", "vmath_sign32<>(SB)", f0, fs)
-	}
-	a.i("VORPS", fs, fr, fr)
-	g.storeKeepingNaN(&a, off, masked, f0, fr, fs, nan)
-	return a
-}
-
 // withConst appends ins with the constant name as its memory operand
 // (broadcast on AVX-512), then args.
 func (g *gen) withConst(a *asm, ins, name string, args ...string) {
@@ -319,97 +255,6 @@ func (g *gen) withConst(a *asm, ins, name string, args ...string) {
 		ins += ".BCST"
 	}
 	a.i(ins, append([]string{"vmath_" + name + "<>(SB)"}, args...)...)
-}
-
-// erfPoly evaluates erf's polynomial P(t) = Σ erfC[j]·t^j by Estrin's
-// scheme from the powers t, t², t⁴ and t⁸ in registers b+2 to b+5, leaving
-// it in b+6 (b+7 to b+9 scratch).
-func (g *gen) erfPoly(a *asm, base int) {
-	d := func(k int) string { return g.d(base + k) }
-	// q sets register r to c[2j] + c[2j+1]·t
-	q := func(r, j int) {
-		g.withConst(a, "VMULPD", fmt.Sprintf("erf%d", 2*j+1), d(2), d(r))
-		g.withConst(a, "VADDPD", fmt.Sprintf("erf%d", 2*j), d(r), d(r))
-	}
-	// pair sets register r to q(j) + q(j+1)·t², using r+1
-	pair := func(r, j int) {
-		q(r, j)
-		q(r+1, j+1)
-		a.i("VMULPD", d(3), d(r+1), d(r+1))
-		a.i("VADDPD", d(r+1), d(r), d(r))
-	}
-	// r4 = q8 + c18·t²
-	q(6, 8)
-	g.withConst(a, "VMULPD", "erf18", d(3), d(7))
-	a.i("VADDPD", d(7), d(6), d(6))
-	// s1 = r2 + r3·t⁴
-	pair(7, 4)
-	pair(8, 6)
-	a.i("VMULPD", d(4), d(8), d(8))
-	a.i("VADDPD", d(8), d(7), d(7))
-	// (s1 + t⁸·r4)·t⁸
-	a.i("VMULPD", d(5), d(6), d(6))
-	a.i("VADDPD", d(6), d(7), d(6))
-	a.i("VMULPD", d(5), d(6), d(6))
-	// s0 = r0 + r1·t⁴
-	pair(7, 0)
-	pair(8, 2)
-	a.i("VMULPD", d(4), d(8), d(8))
-	a.i("VADDPD", d(8), d(7), d(7))
-	a.i("VADDPD", d(6), d(7), d(6))
-}
-
-// erfFunction writes erfAVX2 or erfAVX512: on AVX-512 two steps at a time
-// (registers 0-9 and 16-25), then one, then a masked tail, as function does;
-// on AVX2 one step at a time (ten of the 16 registers).
-func (g *gen) erfFunction(is isa) {
-	g.isa, g.op = is, "erf"
-	name := "erf" + is.name
-	lanes := is.step / 4
-	l := func(s string) string { return name + "_" + s }
-	g.p("")
-	if is.inReg {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n.", name)
-	} else {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of %d.", name, lanes)
-	}
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	g.i("MOVQ", "dst+0(FP)", "DI")
-	g.i("MOVQ", "src+8(FP)", "SI")
-	g.i("MOVQ", "n+16(FP)", "CX")
-	if is.inReg {
-		g.p("%s:", l("loop2"))
-		g.i("CMPQ", "CX", fmt.Sprintf("$%d", 2*lanes))
-		g.i("JLT", l("one"))
-		g.emit(g.erfBody(0, false, 0, "K2"), g.erfBody(is.step, false, 16, "K3"))
-		g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "SI")
-		g.i("ADDQ", fmt.Sprintf("$%d", 2*is.step), "DI")
-		g.i("SUBQ", fmt.Sprintf("$%d", 2*lanes), "CX")
-		g.i("JMP", l("loop2"))
-	}
-	g.p("%s:", l("one"))
-	g.i("CMPQ", "CX", fmt.Sprintf("$%d", lanes))
-	g.i("JLT", l("tail"))
-	g.emit(g.erfBody(0, false, 0, "K2"))
-	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "SI")
-	g.i("ADDQ", fmt.Sprintf("$%d", is.step), "DI")
-	g.i("SUBQ", fmt.Sprintf("$%d", lanes), "CX")
-	if !is.inReg {
-		g.i("JMP", l("one"))
-	}
-	g.p("%s:", l("tail"))
-	if is.inReg {
-		g.i("TESTQ", "CX", "CX")
-		g.i("JZ", l("done"))
-		g.i("MOVQ", "$1", "AX")
-		g.i("SHLQ", "CX", "AX")
-		g.i("DECQ", "AX")
-		g.i("KMOVW", "AX", "K1")
-		g.emit(g.erfBody(0, true, 0, "K2"))
-	}
-	g.p("%s:", l("done"))
-	g.i("VZEROUPPER")
-	g.i("RET")
 }
 
 // f64asm collects the instructions of one float64 step (asm): its
@@ -1162,6 +1007,14 @@ func (g *gen) trigFunction(is isa) {
 	g.i("RET")
 }
 
+// table writes the 64 bytes of table vmath_name: vals twice.
+func (g *gen) table(name string, vals [8]float32) {
+	for off := 0; off < 64; off += 4 {
+		g.p("DATA vmath_%s<>+%d(SB)/4, $%#08x", name, off, math.Float32bits(vals[off/4%8]))
+	}
+	g.p("GLOBL vmath_%s<>(SB), RODATA|NOPTR, $64", name)
+}
+
 // data writes the 32 bytes of constant vmath_name: copies of its size-byte
 // bit pattern.
 func (g *gen) data(name string, bits uint64, size int) {
@@ -1195,11 +1048,17 @@ func main() {
 		}
 		g.data(c.name, uint64(bits), 4)
 	}
+	g.p("")
+	g.p("// Erf32's tables, eight float32 each, then the eight again (64 bytes):")
+	g.p("// AVX2 permutes the first 32 bytes, AVX-512 all 64 with indices below 8.")
+	for _, t := range erf32Tables() {
+		g.table(t.name, t.vals)
+	}
 	for _, is := range isas {
 		for _, o := range ops32 {
 			g.function32(is, o.name, o.doc)
 		}
-		g.erfFunction(is)
+		g.erf32Function(is)
 	}
 	for _, is := range isas {
 		g.trigFunction(is)
@@ -1247,6 +1106,8 @@ var constants32 = []constant32{
 	{name: "f32bias", bits: 127, raw: true},
 	{name: "f32sign", bits: 1 << 31, raw: true},
 	{name: "f32abs", bits: 1<<31 - 1, raw: true},
+	{name: "f32half", val: 0.5},
+	{name: "f32erfTop", val: 0x1.fffffep1},
 }
 
 // ops32 are the float32-lane kernels: Go name prefix and what they compute.
@@ -1456,6 +1317,145 @@ func (g *gen) function32(is isa, op, doc string) {
 	}
 	g.loop(name, lanes, 4*lanes, 8, func(off int, masked bool, base, k int) []string {
 		return g.body32(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
+	})
+	g.regOf = nil
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// Float32 erf as erf32.go computes it: the lane's interval k = ⌊2a⌋ picks
+// each coefficient from an eight-entry table with VPERMPS.
+
+// The tables of erf32.go, copied.
+var (
+	erf32A = [8]float32{0, 0.5204999, 0.8427008, 0.96610516, 0.9953223, 0.999593, 0.9999779, 0.9999993}
+	erf32D = [8]float32{0, -7.269198e-09, 1.3511696e-08, -1.662207e-08, -2.206372e-08, 2.8497082e-08, 2.2826214e-08, -2.7842635e-08}
+	erf32M = [8]float32{1, 0, 0, 0, 0, 0, 0, 0}
+	erf32R = [8][8]float32{
+		{0.12837917, 0.8787826, 0.4151075, 0.11893029, 0.020666985, 0.0021782843, 0.00013925305, 5.399426e-06},
+		{1.0364395e-07, -0.4393914, -0.4151075, -0.1783954, -0.04133398, -0.0054457136, -0.00041775836, -1.8897757e-05},
+		{-0.3761308, -0.14645883, 0.1383687, 0.13875058, 0.0482234, 0.008350224, 0.0007890673, 4.2285563e-05},
+		{7.138928e-05, 0.18300103, 0.069191284, -0.0445757, -0.03445187, -0.008624579, -0.0010438667, -6.755635e-05},
+		{0.11226235, 0.0079374565, -0.069226585, -0.01505235, 0.013142411, 0.0061353627, 0.0010123925, 8.081414e-05},
+		{0.002554361, -0.05262955, 0.0047148457, 0.020148175, 0.00023829108, -0.0028803656, -0.000720469, -7.1941984e-05},
+		{-0.03328216, 0.011350703, 0.015241494, -0.006797802, -0.0028882069, 0.00075734424, 0.00034995266, 4.340733e-05},
+		{0.0087195, 0.0032975713, -0.0057546217, 0.0004253756, 0.0010861385, -6.018712e-05, -8.8376604e-05, -1.3180068e-05},
+	}
+)
+
+type erf32Table struct {
+	name string
+	vals [8]float32
+}
+
+// erf32Tables lists the tables by name: erfR0 to erfR7, erfM, erfD, erfA.
+func erf32Tables() []erf32Table {
+	var ts []erf32Table
+	for j, r := range erf32R {
+		ts = append(ts, erf32Table{fmt.Sprintf("erfR%d", j), r})
+	}
+	return append(ts, erf32Table{"erfM", erf32M}, erf32Table{"erfD", erf32D}, erf32Table{"erfA", erf32A})
+}
+
+// erf32Body returns the instructions of one float32 erf step on the five
+// registers from base on: r0 x, r1 a (then s), r2 k, r3 the sum, r4 a
+// coefficient (then scratch); mask register nan for the NaN lanes
+// (AVX-512). On AVX-512 the tables and constants sit in Z16-Z30; on AVX2
+// they are memory operands.
+func (g *gen) erf32Body(off int, masked bool, base int, nan string) []string {
+	a := &f32asm{g: g, base: base}
+	i, m, r := a.i, a.m, a.r
+	and, or := a.bitOps()
+	if masked {
+		i("VMOVUPS.Z", fmt.Sprintf("%d(SI)", off), "K1", r(0))
+	} else {
+		i("VMOVUPS", fmt.Sprintf("%d(SI)", off), r(0))
+	}
+	// a = min(|x|, top); k = int(a + a); s = a - k·0.5
+	m(and, "f32abs", r(0), r(1))
+	m("VMINPS", "f32erfTop", r(1), r(1))
+	i("VADDPS", r(1), r(1), r(2))
+	i("VCVTTPS2DQ", r(2), r(2))
+	i("VCVTDQ2PS", r(2), r(3))
+	m("VMULPS", "f32half", r(3), r(3))
+	i("VSUBPS", r(3), r(1), r(1))
+	// p = R(s) in Horner's scheme
+	perm := func(table, dst string) {
+		if t, ok := g.regOf[table]; ok {
+			i("VPERMPS", t, r(2), dst)
+		} else {
+			i("VPERMPS", "vmath_"+table+"<>(SB)", r(2), dst)
+		}
+	}
+	perm("erfR7", r(3))
+	for j := 6; j >= 0; j-- {
+		perm(fmt.Sprintf("erfR%d", j), r(4))
+		i("VMULPS", r(1), r(3), r(3))
+		i("VADDPS", r(4), r(3), r(3))
+	}
+	// A + (D + (M·s + s·p))
+	i("VMULPS", r(1), r(3), r(3))
+	perm("erfM", r(4))
+	i("VMULPS", r(1), r(4), r(4))
+	i("VADDPS", r(3), r(4), r(3))
+	perm("erfD", r(4))
+	i("VADDPS", r(3), r(4), r(3))
+	perm("erfA", r(4))
+	i("VADDPS", r(3), r(4), r(3))
+	// the sign of x; NaN inputs come back unchanged
+	m(and, "f32sign", r(0), r(4))
+	i(or, r(4), r(3), r(3))
+	if g.isa.inReg {
+		i("VCMPPS", "$3", r(0), r(0), nan)
+		i("VMOVAPS", r(0), nan, r(3))
+	} else {
+		i("VCMPPS", "$3", r(0), r(0), r(4))
+		i("VBLENDVPS", r(4), r(0), r(3), r(3))
+	}
+	dst := fmt.Sprintf("%d(DI)", off)
+	if masked {
+		i("VMOVUPS", r(3), "K1", dst)
+	} else {
+		i("VMOVUPS", r(3), dst)
+	}
+	return a.asm
+}
+
+// erf32Function writes erfAVX2 or erfAVX512: two steps at a time
+// (registers 0-4 and 8-12), then one, then on AVX-512 a masked tail; the
+// AVX2 kernel takes a multiple of 8. On AVX-512 the tables and constants
+// sit in Z16-Z30.
+func (g *gen) erf32Function(is isa) {
+	g.isa, g.op = is, "erf"
+	name := "erf" + is.name
+	lanes := is.step / 2
+	g.p("")
+	if is.inReg {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n.", name)
+	} else {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of %d.", name, lanes)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	g.regOf = nil
+	if is.inReg {
+		g.regOf = map[string]string{}
+		reg := 16
+		for _, t := range erf32Tables() {
+			g.regOf[t.name] = fmt.Sprintf("Z%d", reg)
+			g.i("VMOVUPS", "vmath_"+t.name+"<>(SB)", g.regOf[t.name])
+			reg++
+		}
+		for _, c := range []string{"f32abs", "f32erfTop", "f32half", "f32sign"} {
+			g.regOf[c] = fmt.Sprintf("Z%d", reg)
+			g.i("VBROADCASTSS", "vmath_"+c+"<>(SB)", g.regOf[c])
+			reg++
+		}
+	}
+	g.loop(name, lanes, 4*lanes, 8, func(off int, masked bool, base, k int) []string {
+		return g.erf32Body(off, masked, base, []string{"K2", "K3"}[k])
 	})
 	g.regOf = nil
 	g.i("VZEROUPPER")

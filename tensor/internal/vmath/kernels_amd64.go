@@ -111,7 +111,7 @@ func simd(avx512, avx2 func(dst, src *float32, n int), avx2Lanes int, dst, src [
 func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 8, dst, src) }
 func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 8, dst, src) }
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 8, dst, src) }
-func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 4, dst, src) }
+func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 8, dst, src) }
 func log32SIMD(dst, src []float32) int   { return simd(log32AVX512, log32AVX2, 4, dst, src) }
 
 // simd64 runs the float64 kernel of the current level over a prefix of src

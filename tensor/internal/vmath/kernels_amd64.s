@@ -44,11 +44,6 @@ DATA vmath_sign32<>+8(SB)/8, $0x8000000080000000
 DATA vmath_sign32<>+16(SB)/8, $0x8000000080000000
 DATA vmath_sign32<>+24(SB)/8, $0x8000000080000000
 GLOBL vmath_sign32<>(SB), RODATA|NOPTR, $32
-DATA vmath_erfHi<>+0(SB)/8, $0x4010000000000000
-DATA vmath_erfHi<>+8(SB)/8, $0x4010000000000000
-DATA vmath_erfHi<>+16(SB)/8, $0x4010000000000000
-DATA vmath_erfHi<>+24(SB)/8, $0x4010000000000000
-GLOBL vmath_erfHi<>(SB), RODATA|NOPTR, $32
 DATA vmath_twoOverPi<>+0(SB)/8, $0x3fe45f306dc9c883
 DATA vmath_twoOverPi<>+8(SB)/8, $0x3fe45f306dc9c883
 DATA vmath_twoOverPi<>+16(SB)/8, $0x3fe45f306dc9c883
@@ -384,101 +379,6 @@ DATA vmath_expT7<>+8(SB)/8, $0x3ff0000000000000
 DATA vmath_expT7<>+16(SB)/8, $0x3ff0000000000000
 DATA vmath_expT7<>+24(SB)/8, $0x3ff0000000000000
 GLOBL vmath_expT7<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf0<>+0(SB)/8, $0x3ff20dd75034c99a
-DATA vmath_erf0<>+8(SB)/8, $0x3ff20dd75034c99a
-DATA vmath_erf0<>+16(SB)/8, $0x3ff20dd75034c99a
-DATA vmath_erf0<>+24(SB)/8, $0x3ff20dd75034c99a
-GLOBL vmath_erf0<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf1<>+0(SB)/8, $0xbfd81274614179a0
-DATA vmath_erf1<>+8(SB)/8, $0xbfd81274614179a0
-DATA vmath_erf1<>+16(SB)/8, $0xbfd81274614179a0
-DATA vmath_erf1<>+24(SB)/8, $0xbfd81274614179a0
-GLOBL vmath_erf1<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf2<>+0(SB)/8, $0x3fbce2f0f32feb5c
-DATA vmath_erf2<>+8(SB)/8, $0x3fbce2f0f32feb5c
-DATA vmath_erf2<>+16(SB)/8, $0x3fbce2f0f32feb5c
-DATA vmath_erf2<>+24(SB)/8, $0x3fbce2f0f32feb5c
-GLOBL vmath_erf2<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf3<>+0(SB)/8, $0xbf9b82c04ebc22fc
-DATA vmath_erf3<>+8(SB)/8, $0xbf9b82c04ebc22fc
-DATA vmath_erf3<>+16(SB)/8, $0xbf9b82c04ebc22fc
-DATA vmath_erf3<>+24(SB)/8, $0xbf9b82c04ebc22fc
-GLOBL vmath_erf3<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf4<>+0(SB)/8, $0x3f756563d60e3346
-DATA vmath_erf4<>+8(SB)/8, $0x3f756563d60e3346
-DATA vmath_erf4<>+16(SB)/8, $0x3f756563d60e3346
-DATA vmath_erf4<>+24(SB)/8, $0x3f756563d60e3346
-GLOBL vmath_erf4<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf5<>+0(SB)/8, $0xbf4c001ec1fc1ac4
-DATA vmath_erf5<>+8(SB)/8, $0xbf4c001ec1fc1ac4
-DATA vmath_erf5<>+16(SB)/8, $0xbf4c001ec1fc1ac4
-DATA vmath_erf5<>+24(SB)/8, $0xbf4c001ec1fc1ac4
-GLOBL vmath_erf5<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf6<>+0(SB)/8, $0x3f1f8bc5f6b77781
-DATA vmath_erf6<>+8(SB)/8, $0x3f1f8bc5f6b77781
-DATA vmath_erf6<>+16(SB)/8, $0x3f1f8bc5f6b77781
-DATA vmath_erf6<>+24(SB)/8, $0x3f1f8bc5f6b77781
-GLOBL vmath_erf6<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf7<>+0(SB)/8, $0xbeef174553df4091
-DATA vmath_erf7<>+8(SB)/8, $0xbeef174553df4091
-DATA vmath_erf7<>+16(SB)/8, $0xbeef174553df4091
-DATA vmath_erf7<>+24(SB)/8, $0xbeef174553df4091
-GLOBL vmath_erf7<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf8<>+0(SB)/8, $0x3ebb0a124cfb0fd7
-DATA vmath_erf8<>+8(SB)/8, $0x3ebb0a124cfb0fd7
-DATA vmath_erf8<>+16(SB)/8, $0x3ebb0a124cfb0fd7
-DATA vmath_erf8<>+24(SB)/8, $0x3ebb0a124cfb0fd7
-GLOBL vmath_erf8<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf9<>+0(SB)/8, $0xbe84c1537594de1a
-DATA vmath_erf9<>+8(SB)/8, $0xbe84c1537594de1a
-DATA vmath_erf9<>+16(SB)/8, $0xbe84c1537594de1a
-DATA vmath_erf9<>+24(SB)/8, $0xbe84c1537594de1a
-GLOBL vmath_erf9<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf10<>+0(SB)/8, $0x3e4be00b5f8df21b
-DATA vmath_erf10<>+8(SB)/8, $0x3e4be00b5f8df21b
-DATA vmath_erf10<>+16(SB)/8, $0x3e4be00b5f8df21b
-DATA vmath_erf10<>+24(SB)/8, $0x3e4be00b5f8df21b
-GLOBL vmath_erf10<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf11<>+0(SB)/8, $0xbe101941447cc683
-DATA vmath_erf11<>+8(SB)/8, $0xbe101941447cc683
-DATA vmath_erf11<>+16(SB)/8, $0xbe101941447cc683
-DATA vmath_erf11<>+24(SB)/8, $0xbe101941447cc683
-GLOBL vmath_erf11<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf12<>+0(SB)/8, $0x3dcf3d3af8eefccf
-DATA vmath_erf12<>+8(SB)/8, $0x3dcf3d3af8eefccf
-DATA vmath_erf12<>+16(SB)/8, $0x3dcf3d3af8eefccf
-DATA vmath_erf12<>+24(SB)/8, $0x3dcf3d3af8eefccf
-GLOBL vmath_erf12<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf13<>+0(SB)/8, $0xbd88bc97a0bf034f
-DATA vmath_erf13<>+8(SB)/8, $0xbd88bc97a0bf034f
-DATA vmath_erf13<>+16(SB)/8, $0xbd88bc97a0bf034f
-DATA vmath_erf13<>+24(SB)/8, $0xbd88bc97a0bf034f
-GLOBL vmath_erf13<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf14<>+0(SB)/8, $0x3d3edfb590c2bc81
-DATA vmath_erf14<>+8(SB)/8, $0x3d3edfb590c2bc81
-DATA vmath_erf14<>+16(SB)/8, $0x3d3edfb590c2bc81
-DATA vmath_erf14<>+24(SB)/8, $0x3d3edfb590c2bc81
-GLOBL vmath_erf14<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf15<>+0(SB)/8, $0xbced0439381bd1a6
-DATA vmath_erf15<>+8(SB)/8, $0xbced0439381bd1a6
-DATA vmath_erf15<>+16(SB)/8, $0xbced0439381bd1a6
-DATA vmath_erf15<>+24(SB)/8, $0xbced0439381bd1a6
-GLOBL vmath_erf15<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf16<>+0(SB)/8, $0x3c93334314cbdbca
-DATA vmath_erf16<>+8(SB)/8, $0x3c93334314cbdbca
-DATA vmath_erf16<>+16(SB)/8, $0x3c93334314cbdbca
-DATA vmath_erf16<>+24(SB)/8, $0x3c93334314cbdbca
-GLOBL vmath_erf16<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf17<>+0(SB)/8, $0xbc2fc5359c384bda
-DATA vmath_erf17<>+8(SB)/8, $0xbc2fc5359c384bda
-DATA vmath_erf17<>+16(SB)/8, $0xbc2fc5359c384bda
-DATA vmath_erf17<>+24(SB)/8, $0xbc2fc5359c384bda
-GLOBL vmath_erf17<>(SB), RODATA|NOPTR, $32
-DATA vmath_erf18<>+0(SB)/8, $0x3bb8a6caab470c6f
-DATA vmath_erf18<>+8(SB)/8, $0x3bb8a6caab470c6f
-DATA vmath_erf18<>+16(SB)/8, $0x3bb8a6caab470c6f
-DATA vmath_erf18<>+24(SB)/8, $0x3bb8a6caab470c6f
-GLOBL vmath_erf18<>(SB), RODATA|NOPTR, $32
 DATA vmath_lg1<>+0(SB)/8, $0x3fe5555555555593
 DATA vmath_lg1<>+8(SB)/8, $0x3fe5555555555593
 DATA vmath_lg1<>+16(SB)/8, $0x3fe5555555555593
@@ -842,6 +742,214 @@ DATA vmath_f32abs<>+20(SB)/4, $0x7fffffff
 DATA vmath_f32abs<>+24(SB)/4, $0x7fffffff
 DATA vmath_f32abs<>+28(SB)/4, $0x7fffffff
 GLOBL vmath_f32abs<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32half<>+0(SB)/4, $0x3f000000
+DATA vmath_f32half<>+4(SB)/4, $0x3f000000
+DATA vmath_f32half<>+8(SB)/4, $0x3f000000
+DATA vmath_f32half<>+12(SB)/4, $0x3f000000
+DATA vmath_f32half<>+16(SB)/4, $0x3f000000
+DATA vmath_f32half<>+20(SB)/4, $0x3f000000
+DATA vmath_f32half<>+24(SB)/4, $0x3f000000
+DATA vmath_f32half<>+28(SB)/4, $0x3f000000
+GLOBL vmath_f32half<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32erfTop<>+0(SB)/4, $0x407fffff
+DATA vmath_f32erfTop<>+4(SB)/4, $0x407fffff
+DATA vmath_f32erfTop<>+8(SB)/4, $0x407fffff
+DATA vmath_f32erfTop<>+12(SB)/4, $0x407fffff
+DATA vmath_f32erfTop<>+16(SB)/4, $0x407fffff
+DATA vmath_f32erfTop<>+20(SB)/4, $0x407fffff
+DATA vmath_f32erfTop<>+24(SB)/4, $0x407fffff
+DATA vmath_f32erfTop<>+28(SB)/4, $0x407fffff
+GLOBL vmath_f32erfTop<>(SB), RODATA|NOPTR, $32
+
+// Erf32's tables, eight float32 each, then the eight again (64 bytes):
+// AVX2 permutes the first 32 bytes, AVX-512 all 64 with indices below 8.
+DATA vmath_erfR0<>+0(SB)/4, $0x3e0375d4
+DATA vmath_erfR0<>+4(SB)/4, $0x3f60f7e5
+DATA vmath_erfR0<>+8(SB)/4, $0x3ed488f8
+DATA vmath_erfR0<>+12(SB)/4, $0x3df391b9
+DATA vmath_erfR0<>+16(SB)/4, $0x3ca94dcf
+DATA vmath_erfR0<>+20(SB)/4, $0x3b0ec18c
+DATA vmath_erfR0<>+24(SB)/4, $0x39120475
+DATA vmath_erfR0<>+28(SB)/4, $0x36b52cb7
+DATA vmath_erfR0<>+32(SB)/4, $0x3e0375d4
+DATA vmath_erfR0<>+36(SB)/4, $0x3f60f7e5
+DATA vmath_erfR0<>+40(SB)/4, $0x3ed488f8
+DATA vmath_erfR0<>+44(SB)/4, $0x3df391b9
+DATA vmath_erfR0<>+48(SB)/4, $0x3ca94dcf
+DATA vmath_erfR0<>+52(SB)/4, $0x3b0ec18c
+DATA vmath_erfR0<>+56(SB)/4, $0x39120475
+DATA vmath_erfR0<>+60(SB)/4, $0x36b52cb7
+GLOBL vmath_erfR0<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfR1<>+0(SB)/4, $0x33de92dd
+DATA vmath_erfR1<>+4(SB)/4, $0xbee0f7e9
+DATA vmath_erfR1<>+8(SB)/4, $0xbed488f8
+DATA vmath_erfR1<>+12(SB)/4, $0xbe36ad49
+DATA vmath_erfR1<>+16(SB)/4, $0xbd294dd2
+DATA vmath_erfR1<>+20(SB)/4, $0xbbb271f5
+DATA vmath_erfR1<>+24(SB)/4, $0xb9db0694
+DATA vmath_erfR1<>+28(SB)/4, $0xb79e86a0
+DATA vmath_erfR1<>+32(SB)/4, $0x33de92dd
+DATA vmath_erfR1<>+36(SB)/4, $0xbee0f7e9
+DATA vmath_erfR1<>+40(SB)/4, $0xbed488f8
+DATA vmath_erfR1<>+44(SB)/4, $0xbe36ad49
+DATA vmath_erfR1<>+48(SB)/4, $0xbd294dd2
+DATA vmath_erfR1<>+52(SB)/4, $0xbbb271f5
+DATA vmath_erfR1<>+56(SB)/4, $0xb9db0694
+DATA vmath_erfR1<>+60(SB)/4, $0xb79e86a0
+GLOBL vmath_erfR1<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfR2<>+0(SB)/4, $0xbec09437
+DATA vmath_erfR2<>+4(SB)/4, $0xbe15f94e
+DATA vmath_erfR2<>+8(SB)/4, $0x3e0db086
+DATA vmath_erfR2<>+12(SB)/4, $0x3e0e14a2
+DATA vmath_erfR2<>+16(SB)/4, $0x3d4585e6
+DATA vmath_erfR2<>+20(SB)/4, $0x3c08cf61
+DATA vmath_erfR2<>+24(SB)/4, $0x3a4ed969
+DATA vmath_erfR2<>+28(SB)/4, $0x38315bc7
+DATA vmath_erfR2<>+32(SB)/4, $0xbec09437
+DATA vmath_erfR2<>+36(SB)/4, $0xbe15f94e
+DATA vmath_erfR2<>+40(SB)/4, $0x3e0db086
+DATA vmath_erfR2<>+44(SB)/4, $0x3e0e14a2
+DATA vmath_erfR2<>+48(SB)/4, $0x3d4585e6
+DATA vmath_erfR2<>+52(SB)/4, $0x3c08cf61
+DATA vmath_erfR2<>+56(SB)/4, $0x3a4ed969
+DATA vmath_erfR2<>+60(SB)/4, $0x38315bc7
+GLOBL vmath_erfR2<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfR3<>+0(SB)/4, $0x3895b6d4
+DATA vmath_erfR3<>+4(SB)/4, $0x3e3b649f
+DATA vmath_erfR3<>+8(SB)/4, $0x3d8db429
+DATA vmath_erfR3<>+12(SB)/4, $0xbd369502
+DATA vmath_erfR3<>+16(SB)/4, $0xbd0d1d67
+DATA vmath_erfR3<>+20(SB)/4, $0xbc0d4e1b
+DATA vmath_erfR3<>+24(SB)/4, $0xba88d25b
+DATA vmath_erfR3<>+28(SB)/4, $0xb88dad0a
+DATA vmath_erfR3<>+32(SB)/4, $0x3895b6d4
+DATA vmath_erfR3<>+36(SB)/4, $0x3e3b649f
+DATA vmath_erfR3<>+40(SB)/4, $0x3d8db429
+DATA vmath_erfR3<>+44(SB)/4, $0xbd369502
+DATA vmath_erfR3<>+48(SB)/4, $0xbd0d1d67
+DATA vmath_erfR3<>+52(SB)/4, $0xbc0d4e1b
+DATA vmath_erfR3<>+56(SB)/4, $0xba88d25b
+DATA vmath_erfR3<>+60(SB)/4, $0xb88dad0a
+GLOBL vmath_erfR3<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfR4<>+0(SB)/4, $0x3de5e9ce
+DATA vmath_erfR4<>+4(SB)/4, $0x3c020c1b
+DATA vmath_erfR4<>+8(SB)/4, $0xbd8dc6ab
+DATA vmath_erfR4<>+12(SB)/4, $0xbc769e22
+DATA vmath_erfR4<>+16(SB)/4, $0x3c575344
+DATA vmath_erfR4<>+20(SB)/4, $0x3bc90b27
+DATA vmath_erfR4<>+24(SB)/4, $0x3a84b241
+DATA vmath_erfR4<>+28(SB)/4, $0x38a97ac3
+DATA vmath_erfR4<>+32(SB)/4, $0x3de5e9ce
+DATA vmath_erfR4<>+36(SB)/4, $0x3c020c1b
+DATA vmath_erfR4<>+40(SB)/4, $0xbd8dc6ab
+DATA vmath_erfR4<>+44(SB)/4, $0xbc769e22
+DATA vmath_erfR4<>+48(SB)/4, $0x3c575344
+DATA vmath_erfR4<>+52(SB)/4, $0x3bc90b27
+DATA vmath_erfR4<>+56(SB)/4, $0x3a84b241
+DATA vmath_erfR4<>+60(SB)/4, $0x38a97ac3
+GLOBL vmath_erfR4<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfR5<>+0(SB)/4, $0x3b276711
+DATA vmath_erfR5<>+4(SB)/4, $0xbd579215
+DATA vmath_erfR5<>+8(SB)/4, $0x3b9a7efe
+DATA vmath_erfR5<>+12(SB)/4, $0x3ca50dc9
+DATA vmath_erfR5<>+16(SB)/4, $0x3979ddc6
+DATA vmath_erfR5<>+20(SB)/4, $0xbb3cc484
+DATA vmath_erfR5<>+24(SB)/4, $0xba3cdddb
+DATA vmath_erfR5<>+28(SB)/4, $0xb896df8f
+DATA vmath_erfR5<>+32(SB)/4, $0x3b276711
+DATA vmath_erfR5<>+36(SB)/4, $0xbd579215
+DATA vmath_erfR5<>+40(SB)/4, $0x3b9a7efe
+DATA vmath_erfR5<>+44(SB)/4, $0x3ca50dc9
+DATA vmath_erfR5<>+48(SB)/4, $0x3979ddc6
+DATA vmath_erfR5<>+52(SB)/4, $0xbb3cc484
+DATA vmath_erfR5<>+56(SB)/4, $0xba3cdddb
+DATA vmath_erfR5<>+60(SB)/4, $0xb896df8f
+GLOBL vmath_erfR5<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfR6<>+0(SB)/4, $0xbd0852e0
+DATA vmath_erfR6<>+4(SB)/4, $0x3c39f84d
+DATA vmath_erfR6<>+8(SB)/4, $0x3c79b776
+DATA vmath_erfR6<>+12(SB)/4, $0xbbdec019
+DATA vmath_erfR6<>+16(SB)/4, $0xbb3d4812
+DATA vmath_erfR6<>+20(SB)/4, $0x3a468883
+DATA vmath_erfR6<>+24(SB)/4, $0x39b779da
+DATA vmath_erfR6<>+28(SB)/4, $0x38361044
+DATA vmath_erfR6<>+32(SB)/4, $0xbd0852e0
+DATA vmath_erfR6<>+36(SB)/4, $0x3c39f84d
+DATA vmath_erfR6<>+40(SB)/4, $0x3c79b776
+DATA vmath_erfR6<>+44(SB)/4, $0xbbdec019
+DATA vmath_erfR6<>+48(SB)/4, $0xbb3d4812
+DATA vmath_erfR6<>+52(SB)/4, $0x3a468883
+DATA vmath_erfR6<>+56(SB)/4, $0x39b779da
+DATA vmath_erfR6<>+60(SB)/4, $0x38361044
+GLOBL vmath_erfR6<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfR7<>+0(SB)/4, $0x3c0edc3c
+DATA vmath_erfR7<>+4(SB)/4, $0x3b581c11
+DATA vmath_erfR7<>+8(SB)/4, $0xbbbc9144
+DATA vmath_erfR7<>+12(SB)/4, $0x39df04f2
+DATA vmath_erfR7<>+16(SB)/4, $0x3a8e5cc3
+DATA vmath_erfR7<>+20(SB)/4, $0xb87c716e
+DATA vmath_erfR7<>+24(SB)/4, $0xb8b956d4
+DATA vmath_erfR7<>+28(SB)/4, $0xb75d1ff6
+DATA vmath_erfR7<>+32(SB)/4, $0x3c0edc3c
+DATA vmath_erfR7<>+36(SB)/4, $0x3b581c11
+DATA vmath_erfR7<>+40(SB)/4, $0xbbbc9144
+DATA vmath_erfR7<>+44(SB)/4, $0x39df04f2
+DATA vmath_erfR7<>+48(SB)/4, $0x3a8e5cc3
+DATA vmath_erfR7<>+52(SB)/4, $0xb87c716e
+DATA vmath_erfR7<>+56(SB)/4, $0xb8b956d4
+DATA vmath_erfR7<>+60(SB)/4, $0xb75d1ff6
+GLOBL vmath_erfR7<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfM<>+0(SB)/4, $0x3f800000
+DATA vmath_erfM<>+4(SB)/4, $0x00000000
+DATA vmath_erfM<>+8(SB)/4, $0x00000000
+DATA vmath_erfM<>+12(SB)/4, $0x00000000
+DATA vmath_erfM<>+16(SB)/4, $0x00000000
+DATA vmath_erfM<>+20(SB)/4, $0x00000000
+DATA vmath_erfM<>+24(SB)/4, $0x00000000
+DATA vmath_erfM<>+28(SB)/4, $0x00000000
+DATA vmath_erfM<>+32(SB)/4, $0x3f800000
+DATA vmath_erfM<>+36(SB)/4, $0x00000000
+DATA vmath_erfM<>+40(SB)/4, $0x00000000
+DATA vmath_erfM<>+44(SB)/4, $0x00000000
+DATA vmath_erfM<>+48(SB)/4, $0x00000000
+DATA vmath_erfM<>+52(SB)/4, $0x00000000
+DATA vmath_erfM<>+56(SB)/4, $0x00000000
+DATA vmath_erfM<>+60(SB)/4, $0x00000000
+GLOBL vmath_erfM<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfD<>+0(SB)/4, $0x00000000
+DATA vmath_erfD<>+4(SB)/4, $0xb1f9c48b
+DATA vmath_erfD<>+8(SB)/4, $0x32682111
+DATA vmath_erfD<>+12(SB)/4, $0xb28ec852
+DATA vmath_erfD<>+16(SB)/4, $0xb2bd86a2
+DATA vmath_erfD<>+20(SB)/4, $0x32f4c9bf
+DATA vmath_erfD<>+24(SB)/4, $0x32c41360
+DATA vmath_erfD<>+28(SB)/4, $0xb2ef2a9a
+DATA vmath_erfD<>+32(SB)/4, $0x00000000
+DATA vmath_erfD<>+36(SB)/4, $0xb1f9c48b
+DATA vmath_erfD<>+40(SB)/4, $0x32682111
+DATA vmath_erfD<>+44(SB)/4, $0xb28ec852
+DATA vmath_erfD<>+48(SB)/4, $0xb2bd86a2
+DATA vmath_erfD<>+52(SB)/4, $0x32f4c9bf
+DATA vmath_erfD<>+56(SB)/4, $0x32c41360
+DATA vmath_erfD<>+60(SB)/4, $0xb2ef2a9a
+GLOBL vmath_erfD<>(SB), RODATA|NOPTR, $64
+DATA vmath_erfA<>+0(SB)/4, $0x00000000
+DATA vmath_erfA<>+4(SB)/4, $0x3f053f7b
+DATA vmath_erfA<>+8(SB)/4, $0x3f57bb3d
+DATA vmath_erfA<>+12(SB)/4, $0x3f7752ab
+DATA vmath_erfA<>+16(SB)/4, $0x3f7ecd71
+DATA vmath_erfA<>+20(SB)/4, $0x3f7fe554
+DATA vmath_erfA<>+24(SB)/4, $0x3f7ffe8d
+DATA vmath_erfA<>+28(SB)/4, $0x3f7ffff4
+DATA vmath_erfA<>+32(SB)/4, $0x00000000
+DATA vmath_erfA<>+36(SB)/4, $0x3f053f7b
+DATA vmath_erfA<>+40(SB)/4, $0x3f57bb3d
+DATA vmath_erfA<>+44(SB)/4, $0x3f7752ab
+DATA vmath_erfA<>+48(SB)/4, $0x3f7ecd71
+DATA vmath_erfA<>+52(SB)/4, $0x3f7fe554
+DATA vmath_erfA<>+56(SB)/4, $0x3f7ffe8d
+DATA vmath_erfA<>+60(SB)/4, $0x3f7ffff4
+GLOBL vmath_erfA<>(SB), RODATA|NOPTR, $64
 
 // func expAVX2(dst, src *float32, n int) sets dst[i] = e^x for i < n; n is a multiple of 8.
 TEXT ·expAVX2(SB), NOSPLIT, $0-24
@@ -1260,69 +1368,153 @@ tanhAVX2_done:
 	VZEROUPPER 
 	RET 
 
-// func erfAVX2(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of 4.
+// func erfAVX2(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of 8.
 TEXT ·erfAVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
+erfAVX2_loop2:
+	CMPQ CX, $16
+	JLT erfAVX2_one
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y8
+	VANDPS vmath_f32abs<>(SB), Y0, Y1
+	VANDPS vmath_f32abs<>(SB), Y8, Y9
+	VMINPS vmath_f32erfTop<>(SB), Y1, Y1
+	VMINPS vmath_f32erfTop<>(SB), Y9, Y9
+	VADDPS Y1, Y1, Y2
+	VADDPS Y9, Y9, Y10
+	VCVTTPS2DQ Y2, Y2
+	VCVTTPS2DQ Y10, Y10
+	VCVTDQ2PS Y2, Y3
+	VCVTDQ2PS Y10, Y11
+	VMULPS vmath_f32half<>(SB), Y3, Y3
+	VMULPS vmath_f32half<>(SB), Y11, Y11
+	VSUBPS Y3, Y1, Y1
+	VSUBPS Y11, Y9, Y9
+	VPERMPS vmath_erfR7<>(SB), Y2, Y3
+	VPERMPS vmath_erfR7<>(SB), Y10, Y11
+	VPERMPS vmath_erfR6<>(SB), Y2, Y4
+	VPERMPS vmath_erfR6<>(SB), Y10, Y12
+	VMULPS Y1, Y3, Y3
+	VMULPS Y9, Y11, Y11
+	VADDPS Y4, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VPERMPS vmath_erfR5<>(SB), Y2, Y4
+	VPERMPS vmath_erfR5<>(SB), Y10, Y12
+	VMULPS Y1, Y3, Y3
+	VMULPS Y9, Y11, Y11
+	VADDPS Y4, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VPERMPS vmath_erfR4<>(SB), Y2, Y4
+	VPERMPS vmath_erfR4<>(SB), Y10, Y12
+	VMULPS Y1, Y3, Y3
+	VMULPS Y9, Y11, Y11
+	VADDPS Y4, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VPERMPS vmath_erfR3<>(SB), Y2, Y4
+	VPERMPS vmath_erfR3<>(SB), Y10, Y12
+	VMULPS Y1, Y3, Y3
+	VMULPS Y9, Y11, Y11
+	VADDPS Y4, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VPERMPS vmath_erfR2<>(SB), Y2, Y4
+	VPERMPS vmath_erfR2<>(SB), Y10, Y12
+	VMULPS Y1, Y3, Y3
+	VMULPS Y9, Y11, Y11
+	VADDPS Y4, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VPERMPS vmath_erfR1<>(SB), Y2, Y4
+	VPERMPS vmath_erfR1<>(SB), Y10, Y12
+	VMULPS Y1, Y3, Y3
+	VMULPS Y9, Y11, Y11
+	VADDPS Y4, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VPERMPS vmath_erfR0<>(SB), Y2, Y4
+	VPERMPS vmath_erfR0<>(SB), Y10, Y12
+	VMULPS Y1, Y3, Y3
+	VMULPS Y9, Y11, Y11
+	VADDPS Y4, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VMULPS Y1, Y3, Y3
+	VMULPS Y9, Y11, Y11
+	VPERMPS vmath_erfM<>(SB), Y2, Y4
+	VPERMPS vmath_erfM<>(SB), Y10, Y12
+	VMULPS Y1, Y4, Y4
+	VMULPS Y9, Y12, Y12
+	VADDPS Y3, Y4, Y3
+	VADDPS Y11, Y12, Y11
+	VPERMPS vmath_erfD<>(SB), Y2, Y4
+	VPERMPS vmath_erfD<>(SB), Y10, Y12
+	VADDPS Y3, Y4, Y3
+	VADDPS Y11, Y12, Y11
+	VPERMPS vmath_erfA<>(SB), Y2, Y4
+	VPERMPS vmath_erfA<>(SB), Y10, Y12
+	VADDPS Y3, Y4, Y3
+	VADDPS Y11, Y12, Y11
+	VANDPS vmath_f32sign<>(SB), Y0, Y4
+	VANDPS vmath_f32sign<>(SB), Y8, Y12
+	VORPS Y4, Y3, Y3
+	VORPS Y12, Y11, Y11
+	VCMPPS $3, Y0, Y0, Y4
+	VCMPPS $3, Y8, Y8, Y12
+	VBLENDVPS Y4, Y0, Y3, Y3
+	VBLENDVPS Y12, Y8, Y11, Y11
+	VMOVUPS Y3, 0(DI)
+	VMOVUPS Y11, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP erfAVX2_loop2
 erfAVX2_one:
-	CMPQ CX, $4
+	CMPQ CX, $8
 	JLT erfAVX2_tail
-	VMOVUPS 0(SI), X0
-	VCVTPS2PD X0, Y1
-	VANDPD vmath_abs64<>(SB), Y1, Y1
-	VMINPD vmath_erfHi<>(SB), Y1, Y1
-	VMULPD Y1, Y1, Y2
-	VMULPD Y2, Y2, Y3
-	VMULPD Y3, Y3, Y4
-	VMULPD Y4, Y4, Y5
-	VMULPD vmath_erf17<>(SB), Y2, Y6
-	VADDPD vmath_erf16<>(SB), Y6, Y6
-	VMULPD vmath_erf18<>(SB), Y3, Y7
-	VADDPD Y7, Y6, Y6
-	VMULPD vmath_erf9<>(SB), Y2, Y7
-	VADDPD vmath_erf8<>(SB), Y7, Y7
-	VMULPD vmath_erf11<>(SB), Y2, Y8
-	VADDPD vmath_erf10<>(SB), Y8, Y8
-	VMULPD Y3, Y8, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD vmath_erf13<>(SB), Y2, Y8
-	VADDPD vmath_erf12<>(SB), Y8, Y8
-	VMULPD vmath_erf15<>(SB), Y2, Y9
-	VADDPD vmath_erf14<>(SB), Y9, Y9
-	VMULPD Y3, Y9, Y9
-	VADDPD Y9, Y8, Y8
-	VMULPD Y4, Y8, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD Y5, Y6, Y6
-	VADDPD Y6, Y7, Y6
-	VMULPD Y5, Y6, Y6
-	VMULPD vmath_erf1<>(SB), Y2, Y7
-	VADDPD vmath_erf0<>(SB), Y7, Y7
-	VMULPD vmath_erf3<>(SB), Y2, Y8
-	VADDPD vmath_erf2<>(SB), Y8, Y8
-	VMULPD Y3, Y8, Y8
-	VADDPD Y8, Y7, Y7
-	VMULPD vmath_erf5<>(SB), Y2, Y8
-	VADDPD vmath_erf4<>(SB), Y8, Y8
-	VMULPD vmath_erf7<>(SB), Y2, Y9
-	VADDPD vmath_erf6<>(SB), Y9, Y9
-	VMULPD Y3, Y9, Y9
-	VADDPD Y9, Y8, Y8
-	VMULPD Y4, Y8, Y8
-	VADDPD Y8, Y7, Y7
-	VADDPD Y6, Y7, Y6
-	VMULPD Y1, Y6, Y6
-	VCVTPD2PSY Y6, X7
-	VANDPS vmath_sign32<>(SB), X0, X8
-	VORPS X8, X7, X7
-	VCMPPS $3, X0, X0, X8
-	VBLENDVPS X8, X0, X7, X7
-	VMOVUPS X7, 0(DI)
-	ADDQ $16, SI
-	ADDQ $16, DI
-	SUBQ $4, CX
-	JMP erfAVX2_one
+	VMOVUPS 0(SI), Y0
+	VANDPS vmath_f32abs<>(SB), Y0, Y1
+	VMINPS vmath_f32erfTop<>(SB), Y1, Y1
+	VADDPS Y1, Y1, Y2
+	VCVTTPS2DQ Y2, Y2
+	VCVTDQ2PS Y2, Y3
+	VMULPS vmath_f32half<>(SB), Y3, Y3
+	VSUBPS Y3, Y1, Y1
+	VPERMPS vmath_erfR7<>(SB), Y2, Y3
+	VPERMPS vmath_erfR6<>(SB), Y2, Y4
+	VMULPS Y1, Y3, Y3
+	VADDPS Y4, Y3, Y3
+	VPERMPS vmath_erfR5<>(SB), Y2, Y4
+	VMULPS Y1, Y3, Y3
+	VADDPS Y4, Y3, Y3
+	VPERMPS vmath_erfR4<>(SB), Y2, Y4
+	VMULPS Y1, Y3, Y3
+	VADDPS Y4, Y3, Y3
+	VPERMPS vmath_erfR3<>(SB), Y2, Y4
+	VMULPS Y1, Y3, Y3
+	VADDPS Y4, Y3, Y3
+	VPERMPS vmath_erfR2<>(SB), Y2, Y4
+	VMULPS Y1, Y3, Y3
+	VADDPS Y4, Y3, Y3
+	VPERMPS vmath_erfR1<>(SB), Y2, Y4
+	VMULPS Y1, Y3, Y3
+	VADDPS Y4, Y3, Y3
+	VPERMPS vmath_erfR0<>(SB), Y2, Y4
+	VMULPS Y1, Y3, Y3
+	VADDPS Y4, Y3, Y3
+	VMULPS Y1, Y3, Y3
+	VPERMPS vmath_erfM<>(SB), Y2, Y4
+	VMULPS Y1, Y4, Y4
+	VADDPS Y3, Y4, Y3
+	VPERMPS vmath_erfD<>(SB), Y2, Y4
+	VADDPS Y3, Y4, Y3
+	VPERMPS vmath_erfA<>(SB), Y2, Y4
+	VADDPS Y3, Y4, Y3
+	VANDPS vmath_f32sign<>(SB), Y0, Y4
+	VORPS Y4, Y3, Y3
+	VCMPPS $3, Y0, Y0, Y4
+	VBLENDVPS Y4, Y0, Y3, Y3
+	VMOVUPS Y3, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
 erfAVX2_tail:
 erfAVX2_done:
 	VZEROUPPER 
@@ -1934,172 +2126,163 @@ TEXT ·erfAVX512(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
+	VMOVUPS vmath_erfR0<>(SB), Z16
+	VMOVUPS vmath_erfR1<>(SB), Z17
+	VMOVUPS vmath_erfR2<>(SB), Z18
+	VMOVUPS vmath_erfR3<>(SB), Z19
+	VMOVUPS vmath_erfR4<>(SB), Z20
+	VMOVUPS vmath_erfR5<>(SB), Z21
+	VMOVUPS vmath_erfR6<>(SB), Z22
+	VMOVUPS vmath_erfR7<>(SB), Z23
+	VMOVUPS vmath_erfM<>(SB), Z24
+	VMOVUPS vmath_erfD<>(SB), Z25
+	VMOVUPS vmath_erfA<>(SB), Z26
+	VBROADCASTSS vmath_f32abs<>(SB), Z27
+	VBROADCASTSS vmath_f32erfTop<>(SB), Z28
+	VBROADCASTSS vmath_f32half<>(SB), Z29
+	VBROADCASTSS vmath_f32sign<>(SB), Z30
 erfAVX512_loop2:
-	CMPQ CX, $16
+	CMPQ CX, $32
 	JLT erfAVX512_one
-	VMOVUPS 0(SI), Y0
-	VMOVUPS 32(SI), Y16
-	VCVTPS2PD Y0, Z1
-	VCVTPS2PD Y16, Z17
-	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
-	VPANDQ.BCST vmath_abs64<>(SB), Z17, Z17
-	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
-	VMINPD.BCST vmath_erfHi<>(SB), Z17, Z17
-	VMULPD Z1, Z1, Z2
-	VMULPD Z17, Z17, Z18
-	VMULPD Z2, Z2, Z3
-	VMULPD Z18, Z18, Z19
-	VMULPD Z3, Z3, Z4
-	VMULPD Z19, Z19, Z20
-	VMULPD Z4, Z4, Z5
-	VMULPD Z20, Z20, Z21
-	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
-	VMULPD.BCST vmath_erf17<>(SB), Z18, Z22
-	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
-	VADDPD.BCST vmath_erf16<>(SB), Z22, Z22
-	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
-	VMULPD.BCST vmath_erf18<>(SB), Z19, Z23
-	VADDPD Z7, Z6, Z6
-	VADDPD Z23, Z22, Z22
-	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
-	VMULPD.BCST vmath_erf9<>(SB), Z18, Z23
-	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
-	VADDPD.BCST vmath_erf8<>(SB), Z23, Z23
-	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
-	VMULPD.BCST vmath_erf11<>(SB), Z18, Z24
-	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
-	VADDPD.BCST vmath_erf10<>(SB), Z24, Z24
-	VMULPD Z3, Z8, Z8
-	VMULPD Z19, Z24, Z24
-	VADDPD Z8, Z7, Z7
-	VADDPD Z24, Z23, Z23
-	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
-	VMULPD.BCST vmath_erf13<>(SB), Z18, Z24
-	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
-	VADDPD.BCST vmath_erf12<>(SB), Z24, Z24
-	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
-	VMULPD.BCST vmath_erf15<>(SB), Z18, Z25
-	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
-	VADDPD.BCST vmath_erf14<>(SB), Z25, Z25
-	VMULPD Z3, Z9, Z9
-	VMULPD Z19, Z25, Z25
-	VADDPD Z9, Z8, Z8
-	VADDPD Z25, Z24, Z24
-	VMULPD Z4, Z8, Z8
-	VMULPD Z20, Z24, Z24
-	VADDPD Z8, Z7, Z7
-	VADDPD Z24, Z23, Z23
-	VMULPD Z5, Z6, Z6
-	VMULPD Z21, Z22, Z22
-	VADDPD Z6, Z7, Z6
-	VADDPD Z22, Z23, Z22
-	VMULPD Z5, Z6, Z6
-	VMULPD Z21, Z22, Z22
-	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
-	VMULPD.BCST vmath_erf1<>(SB), Z18, Z23
-	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
-	VADDPD.BCST vmath_erf0<>(SB), Z23, Z23
-	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
-	VMULPD.BCST vmath_erf3<>(SB), Z18, Z24
-	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
-	VADDPD.BCST vmath_erf2<>(SB), Z24, Z24
-	VMULPD Z3, Z8, Z8
-	VMULPD Z19, Z24, Z24
-	VADDPD Z8, Z7, Z7
-	VADDPD Z24, Z23, Z23
-	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
-	VMULPD.BCST vmath_erf5<>(SB), Z18, Z24
-	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
-	VADDPD.BCST vmath_erf4<>(SB), Z24, Z24
-	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
-	VMULPD.BCST vmath_erf7<>(SB), Z18, Z25
-	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
-	VADDPD.BCST vmath_erf6<>(SB), Z25, Z25
-	VMULPD Z3, Z9, Z9
-	VMULPD Z19, Z25, Z25
-	VADDPD Z9, Z8, Z8
-	VADDPD Z25, Z24, Z24
-	VMULPD Z4, Z8, Z8
-	VMULPD Z20, Z24, Z24
-	VADDPD Z8, Z7, Z7
-	VADDPD Z24, Z23, Z23
-	VADDPD Z6, Z7, Z6
-	VADDPD Z22, Z23, Z22
-	VMULPD Z1, Z6, Z6
-	VMULPD Z17, Z22, Z22
-	VCVTPD2PS Z6, Y7
-	VCVTPD2PS Z22, Y23
-	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
-	VPANDQ.BCST vmath_sign32<>(SB), Y16, Y24
-	VORPS Y8, Y7, Y7
-	VORPS Y24, Y23, Y23
-	VCMPPS $3, Y0, Y0, K2
-	VCMPPS $3, Y16, Y16, K3
-	VMOVAPS Y0, K2, Y7
-	VMOVAPS Y16, K3, Y23
-	VMOVUPS Y7, 0(DI)
-	VMOVUPS Y23, 32(DI)
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 64(SI), Z8
+	VPANDD Z27, Z0, Z1
+	VPANDD Z27, Z8, Z9
+	VMINPS Z28, Z1, Z1
+	VMINPS Z28, Z9, Z9
+	VADDPS Z1, Z1, Z2
+	VADDPS Z9, Z9, Z10
+	VCVTTPS2DQ Z2, Z2
+	VCVTTPS2DQ Z10, Z10
+	VCVTDQ2PS Z2, Z3
+	VCVTDQ2PS Z10, Z11
+	VMULPS Z29, Z3, Z3
+	VMULPS Z29, Z11, Z11
+	VSUBPS Z3, Z1, Z1
+	VSUBPS Z11, Z9, Z9
+	VPERMPS Z23, Z2, Z3
+	VPERMPS Z23, Z10, Z11
+	VPERMPS Z22, Z2, Z4
+	VPERMPS Z22, Z10, Z12
+	VMULPS Z1, Z3, Z3
+	VMULPS Z9, Z11, Z11
+	VADDPS Z4, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VPERMPS Z21, Z2, Z4
+	VPERMPS Z21, Z10, Z12
+	VMULPS Z1, Z3, Z3
+	VMULPS Z9, Z11, Z11
+	VADDPS Z4, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VPERMPS Z20, Z2, Z4
+	VPERMPS Z20, Z10, Z12
+	VMULPS Z1, Z3, Z3
+	VMULPS Z9, Z11, Z11
+	VADDPS Z4, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VPERMPS Z19, Z2, Z4
+	VPERMPS Z19, Z10, Z12
+	VMULPS Z1, Z3, Z3
+	VMULPS Z9, Z11, Z11
+	VADDPS Z4, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VPERMPS Z18, Z2, Z4
+	VPERMPS Z18, Z10, Z12
+	VMULPS Z1, Z3, Z3
+	VMULPS Z9, Z11, Z11
+	VADDPS Z4, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VPERMPS Z17, Z2, Z4
+	VPERMPS Z17, Z10, Z12
+	VMULPS Z1, Z3, Z3
+	VMULPS Z9, Z11, Z11
+	VADDPS Z4, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VPERMPS Z16, Z2, Z4
+	VPERMPS Z16, Z10, Z12
+	VMULPS Z1, Z3, Z3
+	VMULPS Z9, Z11, Z11
+	VADDPS Z4, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VMULPS Z1, Z3, Z3
+	VMULPS Z9, Z11, Z11
+	VPERMPS Z24, Z2, Z4
+	VPERMPS Z24, Z10, Z12
+	VMULPS Z1, Z4, Z4
+	VMULPS Z9, Z12, Z12
+	VADDPS Z3, Z4, Z3
+	VADDPS Z11, Z12, Z11
+	VPERMPS Z25, Z2, Z4
+	VPERMPS Z25, Z10, Z12
+	VADDPS Z3, Z4, Z3
+	VADDPS Z11, Z12, Z11
+	VPERMPS Z26, Z2, Z4
+	VPERMPS Z26, Z10, Z12
+	VADDPS Z3, Z4, Z3
+	VADDPS Z11, Z12, Z11
+	VPANDD Z30, Z0, Z4
+	VPANDD Z30, Z8, Z12
+	VPORD Z4, Z3, Z3
+	VPORD Z12, Z11, Z11
+	VCMPPS $3, Z0, Z0, K2
+	VCMPPS $3, Z8, Z8, K3
+	VMOVAPS Z0, K2, Z3
+	VMOVAPS Z8, K3, Z11
+	VMOVUPS Z3, 0(DI)
+	VMOVUPS Z11, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP erfAVX512_loop2
+erfAVX512_one:
+	CMPQ CX, $16
+	JLT erfAVX512_tail
+	VMOVUPS 0(SI), Z0
+	VPANDD Z27, Z0, Z1
+	VMINPS Z28, Z1, Z1
+	VADDPS Z1, Z1, Z2
+	VCVTTPS2DQ Z2, Z2
+	VCVTDQ2PS Z2, Z3
+	VMULPS Z29, Z3, Z3
+	VSUBPS Z3, Z1, Z1
+	VPERMPS Z23, Z2, Z3
+	VPERMPS Z22, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z21, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z20, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z19, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z18, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z17, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z16, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VMULPS Z1, Z3, Z3
+	VPERMPS Z24, Z2, Z4
+	VMULPS Z1, Z4, Z4
+	VADDPS Z3, Z4, Z3
+	VPERMPS Z25, Z2, Z4
+	VADDPS Z3, Z4, Z3
+	VPERMPS Z26, Z2, Z4
+	VADDPS Z3, Z4, Z3
+	VPANDD Z30, Z0, Z4
+	VPORD Z4, Z3, Z3
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z3
+	VMOVUPS Z3, 0(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $16, CX
-	JMP erfAVX512_loop2
-erfAVX512_one:
-	CMPQ CX, $8
-	JLT erfAVX512_tail
-	VMOVUPS 0(SI), Y0
-	VCVTPS2PD Y0, Z1
-	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
-	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
-	VMULPD Z1, Z1, Z2
-	VMULPD Z2, Z2, Z3
-	VMULPD Z3, Z3, Z4
-	VMULPD Z4, Z4, Z5
-	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
-	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
-	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
-	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
-	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
-	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
-	VMULPD Z3, Z8, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
-	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
-	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
-	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
-	VMULPD Z3, Z9, Z9
-	VADDPD Z9, Z8, Z8
-	VMULPD Z4, Z8, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD Z5, Z6, Z6
-	VADDPD Z6, Z7, Z6
-	VMULPD Z5, Z6, Z6
-	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
-	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
-	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
-	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
-	VMULPD Z3, Z8, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
-	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
-	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
-	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
-	VMULPD Z3, Z9, Z9
-	VADDPD Z9, Z8, Z8
-	VMULPD Z4, Z8, Z8
-	VADDPD Z8, Z7, Z7
-	VADDPD Z6, Z7, Z6
-	VMULPD Z1, Z6, Z6
-	VCVTPD2PS Z6, Y7
-	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
-	VORPS Y8, Y7, Y7
-	VCMPPS $3, Y0, Y0, K2
-	VMOVAPS Y0, K2, Y7
-	VMOVUPS Y7, 0(DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
 erfAVX512_tail:
 	TESTQ CX, CX
 	JZ erfAVX512_done
@@ -2107,57 +2290,49 @@ erfAVX512_tail:
 	SHLQ CX, AX
 	DECQ AX
 	KMOVW AX, K1
-	VMOVUPS.Z 0(SI), K1, Y0
-	VCVTPS2PD Y0, Z1
-	VPANDQ.BCST vmath_abs64<>(SB), Z1, Z1
-	VMINPD.BCST vmath_erfHi<>(SB), Z1, Z1
-	VMULPD Z1, Z1, Z2
-	VMULPD Z2, Z2, Z3
-	VMULPD Z3, Z3, Z4
-	VMULPD Z4, Z4, Z5
-	VMULPD.BCST vmath_erf17<>(SB), Z2, Z6
-	VADDPD.BCST vmath_erf16<>(SB), Z6, Z6
-	VMULPD.BCST vmath_erf18<>(SB), Z3, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD.BCST vmath_erf9<>(SB), Z2, Z7
-	VADDPD.BCST vmath_erf8<>(SB), Z7, Z7
-	VMULPD.BCST vmath_erf11<>(SB), Z2, Z8
-	VADDPD.BCST vmath_erf10<>(SB), Z8, Z8
-	VMULPD Z3, Z8, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD.BCST vmath_erf13<>(SB), Z2, Z8
-	VADDPD.BCST vmath_erf12<>(SB), Z8, Z8
-	VMULPD.BCST vmath_erf15<>(SB), Z2, Z9
-	VADDPD.BCST vmath_erf14<>(SB), Z9, Z9
-	VMULPD Z3, Z9, Z9
-	VADDPD Z9, Z8, Z8
-	VMULPD Z4, Z8, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD Z5, Z6, Z6
-	VADDPD Z6, Z7, Z6
-	VMULPD Z5, Z6, Z6
-	VMULPD.BCST vmath_erf1<>(SB), Z2, Z7
-	VADDPD.BCST vmath_erf0<>(SB), Z7, Z7
-	VMULPD.BCST vmath_erf3<>(SB), Z2, Z8
-	VADDPD.BCST vmath_erf2<>(SB), Z8, Z8
-	VMULPD Z3, Z8, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD.BCST vmath_erf5<>(SB), Z2, Z8
-	VADDPD.BCST vmath_erf4<>(SB), Z8, Z8
-	VMULPD.BCST vmath_erf7<>(SB), Z2, Z9
-	VADDPD.BCST vmath_erf6<>(SB), Z9, Z9
-	VMULPD Z3, Z9, Z9
-	VADDPD Z9, Z8, Z8
-	VMULPD Z4, Z8, Z8
-	VADDPD Z8, Z7, Z7
-	VADDPD Z6, Z7, Z6
-	VMULPD Z1, Z6, Z6
-	VCVTPD2PS Z6, Y7
-	VPANDQ.BCST vmath_sign32<>(SB), Y0, Y8
-	VORPS Y8, Y7, Y7
-	VCMPPS $3, Y0, Y0, K2
-	VMOVAPS Y0, K2, Y7
-	VMOVUPS Y7, K1, 0(DI)
+	VMOVUPS.Z 0(SI), K1, Z0
+	VPANDD Z27, Z0, Z1
+	VMINPS Z28, Z1, Z1
+	VADDPS Z1, Z1, Z2
+	VCVTTPS2DQ Z2, Z2
+	VCVTDQ2PS Z2, Z3
+	VMULPS Z29, Z3, Z3
+	VSUBPS Z3, Z1, Z1
+	VPERMPS Z23, Z2, Z3
+	VPERMPS Z22, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z21, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z20, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z19, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z18, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z17, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VPERMPS Z16, Z2, Z4
+	VMULPS Z1, Z3, Z3
+	VADDPS Z4, Z3, Z3
+	VMULPS Z1, Z3, Z3
+	VPERMPS Z24, Z2, Z4
+	VMULPS Z1, Z4, Z4
+	VADDPS Z3, Z4, Z3
+	VPERMPS Z25, Z2, Z4
+	VADDPS Z3, Z4, Z3
+	VPERMPS Z26, Z2, Z4
+	VADDPS Z3, Z4, Z3
+	VPANDD Z30, Z0, Z4
+	VPORD Z4, Z3, Z3
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z3
+	VMOVUPS Z3, K1, 0(DI)
 erfAVX512_done:
 	VZEROUPPER 
 	RET 

@@ -248,12 +248,12 @@ func BenchmarkKernels(b *testing.B) {
 
 // TestErfDense checks Erf32 against math.Erf on every float32 of the ranges
 // where its error matters most: the subnormals and the smallest normals
-// (relative accuracy), around 1, and around the clamp at 4, where erf
-// rounds to 1.
+// (relative accuracy), the first intervals (0.5 to 1.5), the edges of the
+// others, and around the clamp at 4, where erf rounds to 1.
 func TestErfDense(t *testing.T) {
-	ranges := [][2]float32{{0, 2e-38}, {0.5, 1.5}, {3.5, 4.5}}
+	ranges := [][2]float32{{0, 2e-38}, {0.5, 1.5}, {1.99, 2.01}, {2.49, 2.51}, {2.99, 3.01}, {3.5, 4.5}}
 	if testing.Short() || raceEnabled {
-		ranges = [][2]float32{{0, 1e-44}, {0.99, 1.01}, {3.9, 4.1}}
+		ranges = [][2]float32{{0, 1e-44}, {0.99, 1.01}, {2.49, 2.51}, {3.9, 4.1}}
 	}
 	for _, r := range ranges {
 		for _, sign := range []float32{1, -1} {

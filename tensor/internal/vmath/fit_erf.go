@@ -1,10 +1,11 @@
 //go:build ignore
 
-// fit_erf64 prints the coefficients of Erf64 (erf64.go, copied into
-// gen_kernels.go): polynomials that interpolate erf at Chebyshev nodes, with
-// the function values, the divided differences and the change to the
-// monomial basis in 320-bit arithmetic, each coefficient rounded once to
-// float64. Run it with go run fit_erf64.go.
+// fit_erf prints the coefficients of Erf64 (erf64.go) and of Erf32
+// (erf32.go), both copied into gen_kernels.go: polynomials that interpolate
+// erf at Chebyshev nodes, with the function values, the divided differences
+// and the change to the monomial basis in 320-bit arithmetic, each
+// coefficient rounded once to float64 (then, for Erf32, to float32). Run it
+// with go run fit_erf.go.
 package main
 
 import (
@@ -145,4 +146,44 @@ func main() {
 		worstL = math.Max(worstL, math.Abs(ec-want)/0x1p-53)
 	}
 	fmt.Printf("small: %.3g half-ulps relative; large: erfc within %.3g·2^-53\n", worstS, worstL)
+	fit32()
+}
+
+// fit32 prints Erf32's tables (erf32.go): for each interval [c, c + 1/2)
+// with c = k/2, erf(c + s) = A + (D + (M·s + s·R(s))), where M = 1 for
+// k = 0 and 0 above, A = erf c rounded to float32, D = erf c - A rounded
+// to float32, and R of degree erf32Deg interpolates the rest divided by s:
+// erf(s)/s - 1 for k = 0, (erf(c + s) - A - D)/s above.
+func fit32() {
+	const deg = 7
+	var a, d [8]float32
+	var r [deg + 1][8]float32
+	for k := range 8 {
+		c := float64(k) / 2
+		base := bf(0)
+		if k > 0 {
+			e, _ := erfBig(bf(c))
+			ef, _ := e.Float64()
+			a[k] = float32(ef)
+			df, _ := nf().Sub(e, bf(float64(a[k]))).Float64()
+			d[k] = float32(df)
+			base.Add(bf(float64(a[k])), bf(float64(d[k])))
+		}
+		p := fit(func(s *big.Float) *big.Float {
+			e, _ := erfBig(nf().Add(bf(c), s))
+			if k == 0 {
+				e.Quo(e, s)
+				return e.Sub(e, bf(1))
+			}
+			e.Sub(e, base)
+			return e.Quo(e, s)
+		}, 0, 0.5, 0, deg)
+		for j, v := range p {
+			r[j][k] = float32(v)
+		}
+	}
+	fmt.Printf("erf32A = %v\nerf32D = %v\n", a, d)
+	for j := range r {
+		fmt.Printf("erf32R[%d] = %v\n", j, r[j])
+	}
 }
