@@ -12,7 +12,7 @@ import "math"
 //
 // P (degree 12) interpolates erf(√s)/√s - 1 on s in [0, 1], and G (degree
 // 17) interpolates e^(x²)·erfc(x)/t, a smooth function of t, on t in
-// [3/9, 3/4], both at Chebyshev nodes: fit_erf64.go computes them in
+// [3/9, 3/4], both at Chebyshev nodes: fit_erf.go computes them in
 // 320-bit arithmetic from erf's power series and rounds each coefficient
 // once to float64. e^(-a²) is computed as in Tanh64; the rounding of a² is
 // harmless, since erfc a is below 0.16 there and e^(-a²) is multiplied by
