@@ -27,7 +27,9 @@
 // in one of eight intervals of width 1/2, and a degree-7 polynomial with
 // that interval's coefficients (one table lookup each) gives erf within
 // 1 ulp of float32(math.Erf(float64(x))) over every float32; erf(±0) = ±0
-// and erf(±Inf) = ±1.
+// and erf(±Inf) = ±1. GELU runs tensor's GELU, x·((erf(x/√2) + 1)·0.5), in
+// one kernel: erf's steps with the product before and the three
+// operations after, each rounded to float32 as the composed ops round it.
 //
 // The float64 kernels are described next to their Go versions: Sin64 and
 // Cos64 (trig.go) are within 2 ulp of sin and cos for |x| < 2^20 (closer

@@ -67,3 +67,21 @@ func erfGo(dst, src []float32) {
 		dst[i] = Erf32(x)
 	}
 }
+
+// geluC is 1/√2 rounded to float32, as tensor's GELU scales by it.
+const geluC float32 = 1 / math.Sqrt2
+
+// GELU32 is x·((Erf32(x·geluC) + 1)·0.5), each operation rounded to
+// float32 (none can fuse).
+func GELU32(x float32) float32 {
+	e := Erf32(x * geluC)
+	return x * ((e + 1) * 0.5)
+}
+
+// geluGo is GELU32 over src, into dst[:len(src)].
+func geluGo(dst, src []float32) {
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = GELU32(x)
+	}
+}

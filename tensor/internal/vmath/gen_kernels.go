@@ -1058,7 +1058,8 @@ func main() {
 		for _, o := range ops32 {
 			g.function32(is, o.name, o.doc)
 		}
-		g.erf32Function(is)
+		g.erf32Function(is, "erf", "erf x")
+		g.erf32Function(is, "gelu", "x·((erf(x·c) + 1)·0.5), c = 1/√2")
 	}
 	for _, is := range isas {
 		g.trigFunction(is)
@@ -1108,6 +1109,7 @@ var constants32 = []constant32{
 	{name: "f32abs", bits: 1<<31 - 1, raw: true},
 	{name: "f32half", val: 0.5},
 	{name: "f32erfTop", val: 0x1.fffffep1},
+	{name: "f32geluC", val: 1 / math.Sqrt2},
 }
 
 // ops32 are the float32-lane kernels: Go name prefix and what they compute.
@@ -1357,11 +1359,12 @@ func erf32Tables() []erf32Table {
 	return append(ts, erf32Table{"erfM", erf32M}, erf32Table{"erfD", erf32D}, erf32Table{"erfA", erf32A})
 }
 
-// erf32Body returns the instructions of one float32 erf step on the five
-// registers from base on: r0 x, r1 a (then s), r2 k, r3 the sum, r4 a
-// coefficient (then scratch); mask register nan for the NaN lanes
-// (AVX-512). On AVX-512 the tables and constants sit in Z16-Z30; on AVX2
-// they are memory operands.
+// erf32Body returns the instructions of one float32 erf step (g.op "erf")
+// or GELU step ("gelu") on the registers from base on: r0 x, r1 a (then
+// s), r2 k, r3 the sum, r4 a coefficient (then scratch), and for GELU r5
+// u = x·c, erf's argument; mask register nan for the NaN lanes (AVX-512).
+// On AVX-512 the tables and constants sit in Z16-Z31, but for GELU's one,
+// a broadcast memory operand; on AVX2 all are memory operands.
 func (g *gen) erf32Body(off int, masked bool, base int, nan string) []string {
 	a := &f32asm{g: g, base: base}
 	i, m, r := a.i, a.m, a.r
@@ -1371,8 +1374,13 @@ func (g *gen) erf32Body(off int, masked bool, base int, nan string) []string {
 	} else {
 		i("VMOVUPS", fmt.Sprintf("%d(SI)", off), r(0))
 	}
+	in := r(0)
+	if g.op == "gelu" {
+		m("VMULPS", "f32geluC", r(0), r(5))
+		in = r(5)
+	}
 	// a = min(|x|, top); k = int(a + a); s = a - k·0.5
-	m(and, "f32abs", r(0), r(1))
+	m(and, "f32abs", in, r(1))
 	m("VMINPS", "f32erfTop", r(1), r(1))
 	i("VADDPS", r(1), r(1), r(2))
 	i("VCVTTPS2DQ", r(2), r(2))
@@ -1402,15 +1410,21 @@ func (g *gen) erf32Body(off int, masked bool, base int, nan string) []string {
 	i("VADDPS", r(3), r(4), r(3))
 	perm("erfA", r(4))
 	i("VADDPS", r(3), r(4), r(3))
-	// the sign of x; NaN inputs come back unchanged
-	m(and, "f32sign", r(0), r(4))
+	// the sign of the argument; NaN arguments come back unchanged
+	m(and, "f32sign", in, r(4))
 	i(or, r(4), r(3), r(3))
 	if g.isa.inReg {
-		i("VCMPPS", "$3", r(0), r(0), nan)
-		i("VMOVAPS", r(0), nan, r(3))
+		i("VCMPPS", "$3", in, in, nan)
+		i("VMOVAPS", in, nan, r(3))
 	} else {
-		i("VCMPPS", "$3", r(0), r(0), r(4))
-		i("VBLENDVPS", r(4), r(0), r(3), r(3))
+		i("VCMPPS", "$3", in, in, r(4))
+		i("VBLENDVPS", r(4), in, r(3), r(3))
+	}
+	if g.op == "gelu" {
+		// x·((erf u + 1)·0.5)
+		m("VADDPS", "f32one", r(3), r(3))
+		m("VMULPS", "f32half", r(3), r(3))
+		i("VMULPS", r(3), r(0), r(3))
 	}
 	dst := fmt.Sprintf("%d(DI)", off)
 	if masked {
@@ -1421,19 +1435,19 @@ func (g *gen) erf32Body(off int, masked bool, base int, nan string) []string {
 	return a.asm
 }
 
-// erf32Function writes erfAVX2 or erfAVX512: two steps at a time
-// (registers 0-4 and 8-12), then one, then on AVX-512 a masked tail; the
-// AVX2 kernel takes a multiple of 8. On AVX-512 the tables and constants
-// sit in Z16-Z30.
-func (g *gen) erf32Function(is isa) {
-	g.isa, g.op = is, "erf"
-	name := "erf" + is.name
+// erf32Function writes erfAVX2 or erfAVX512 (op "erf"), or geluAVX2 or
+// geluAVX512 ("gelu"): two steps at a time (registers 0-5 and 8-13), then
+// one, then on AVX-512 a masked tail; the AVX2 kernels take a multiple of
+// 8. On AVX-512 the tables and constants sit in Z16-Z31.
+func (g *gen) erf32Function(is isa, op, doc string) {
+	g.isa, g.op = is, op
+	name := op + is.name
 	lanes := is.step / 2
 	g.p("")
 	if is.inReg {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n.", name)
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n.", name, doc)
 	} else {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = erf x for i < n; n is a multiple of %d.", name, lanes)
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n; n is a multiple of %d.", name, doc, lanes)
 	}
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
 	g.i("MOVQ", "dst+0(FP)", "DI")
@@ -1448,7 +1462,11 @@ func (g *gen) erf32Function(is isa) {
 			g.i("VMOVUPS", "vmath_"+t.name+"<>(SB)", g.regOf[t.name])
 			reg++
 		}
-		for _, c := range []string{"f32abs", "f32erfTop", "f32half", "f32sign"} {
+		consts := []string{"f32abs", "f32erfTop", "f32half", "f32sign"}
+		if op == "gelu" {
+			consts = append(consts, "f32geluC")
+		}
+		for _, c := range consts {
 			g.regOf[c] = fmt.Sprintf("Z%d", reg)
 			g.i("VBROADCASTSS", "vmath_"+c+"<>(SB)", g.regOf[c])
 			reg++

@@ -28,6 +28,12 @@ func erfAVX2(dst, src *float32, n int)
 //go:noescape
 func erfAVX512(dst, src *float32, n int)
 
+//go:noescape
+func geluAVX2(dst, src *float32, n int)
+
+//go:noescape
+func geluAVX512(dst, src *float32, n int)
+
 // sinCosAVX512 sets dst[i] to sin src[i] (q0 = 0) or cos src[i] (q0 = 1)
 // for i < n and reports whether some |src[i]| was not below trigMax or was
 // NaN; for those it stores src[i] unchanged, for the caller to replace.
@@ -112,6 +118,7 @@ func expSIMD(dst, src []float32) int     { return simd(expAVX512, expAVX2, 8, ds
 func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX2, 8, dst, src) }
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 8, dst, src) }
 func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 8, dst, src) }
+func geluSIMD(dst, src []float32) int    { return simd(geluAVX512, geluAVX2, 8, dst, src) }
 func log32SIMD(dst, src []float32) int   { return simd(log32AVX512, log32AVX2, 4, dst, src) }
 
 // simd64 runs the float64 kernel of the current level over a prefix of src

@@ -8,6 +8,7 @@ func expSIMD(dst, src []float32) int     { return 0 }
 func sigmoidSIMD(dst, src []float32) int { return 0 }
 func tanhSIMD(dst, src []float32) int    { return 0 }
 func erfSIMD(dst, src []float32) int     { return 0 }
+func geluSIMD(dst, src []float32) int    { return 0 }
 func log32SIMD(dst, src []float32) int   { return 0 }
 
 func trigSIMD(dst, src []float64, q0 uint64) (int, bool) { return 0, false }

@@ -31,3 +31,13 @@ func Erf(dst, src []float32) {
 	n := erfSIMD(dst, src)
 	erfGo(dst[n:], src[n:])
 }
+
+// GELU sets dst[i] = x·((erf(x·c) + 1)·0.5) for x = src[i], i < len(src),
+// with c = 1/√2 rounded to float32 and every operation rounded to float32:
+// the bits of tensor's GELU composed of its ops (a product, Erf, a sum and
+// two products), in one pass. dst must be at least as long as src.
+func GELU(dst, src []float32) {
+	dst = dst[:len(src)]
+	n := geluSIMD(dst, src)
+	geluGo(dst[n:], src[n:])
+}
