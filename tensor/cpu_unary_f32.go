@@ -13,9 +13,9 @@ import (
 // inlined. A float32 result needs far less; package vmath has kernels in Go
 // and in AVX2/AVX-512 assembly, bit-identical to the Go kernels on every
 // CPU: exp, sigmoid and tanh in float32 lanes after range reduction, at
-// most 1, 2 and 3 ulp from float32(math.Exp(float64(x))) etc.; erf as a
-// float64 polynomial rounded once to float32, at most 1 ulp from
-// float32(math.Erf(float64(x))); log as the float64 kernel rounded once,
+// most 1, 2 and 3 ulp from float32(math.Exp(float64(x))) etc.; erf in
+// float32 lanes, a polynomial for each of eight intervals, at most 1 ulp
+// from float32(math.Erf(float64(x))); log as the float64 kernel rounded once,
 // equal to float32(math.Log(float64(x))) over a sweep of the float32 range.
 // See the vmath package comment and its tests.
 
