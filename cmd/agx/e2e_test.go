@@ -159,17 +159,22 @@ func testRunEndToEnd(t *testing.T, jobs string) {
 	})
 }
 
-// TestRunLeavesNoKernelFiles checks that the kernel is shut down, not
-// killed, at the end of a run: GoNB then removes its working directory
-// (gonb_*, with the cell's program) from $TMPDIR, which a killed kernel
-// leaves behind, one for every notebook run. A cell prints that directory,
-// to show that the kernel put it in the test's $TMPDIR.
+// TestRunLeavesNoKernelFiles checks that a run leaves nothing in $TMPDIR:
+// the kernel is shut down, not killed, at the end of a run, so that GoNB
+// removes its working directory (gonb_*, with the cell's program), and the
+// run's own temporary directory, the kernel's TMPDIR, is removed with
+// whatever else is in it, as a killed kernel's files would be. A cell
+// prints GoNB's directory, to show that it lay in the test's $TMPDIR, and
+// leaves a file of its own in os.TempDir(). A second run times out in a
+// cell that leaves a file and then sleeps, so that the kernel is
+// interrupted and the run stops early.
 func TestRunLeavesNoKernelFiles(t *testing.T) {
 	needJupyter(t)
 	tmp, dir, out := t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	path := filepath.Join(dir, "tmpdir.ipynb")
-	writeNotebook(t, path, "import \"os\"\n\n%%\nfmt.Println(os.Getenv(\"GONB_TMP_DIR\"))")
+	leave := "f, _ := os.CreateTemp(\"\", \"cell-leftover-\")\nf.Close()\nfmt.Println(f.Name())"
+	writeNotebook(t, path, "import \"os\"\n\n%%\nfmt.Println(os.Getenv(\"GONB_TMP_DIR\"))\n"+leave)
 	var stdout, stderr bytes.Buffer
 	if code := agxMain(context.Background(), []string{"run", "--kernel", testKernel(), "-o", out, path}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -178,13 +183,37 @@ func TestRunLeavesNoKernelFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := strings.TrimSpace(nb.Cells[0].TextOutput())
-	if filepath.Dir(work) != tmp || !strings.HasPrefix(filepath.Base(work), "gonb_") {
+	lines := strings.Fields(nb.Cells[0].TextOutput())
+	if len(lines) != 2 {
+		t.Fatalf("cell output %q, want two paths", nb.Cells[0].TextOutput())
+	}
+	work, left := lines[0], lines[1]
+	if !strings.HasPrefix(work, tmp+string(filepath.Separator)) || !strings.HasPrefix(filepath.Base(work), "gonb_") {
 		t.Fatalf("the kernel's working directory was %q, not a gonb_* directory in $TMPDIR (%s)", work, tmp)
 	}
-	if _, err := os.Stat(work); !os.IsNotExist(err) {
-		t.Errorf("the kernel left its working directory %s (stat: %v)", work, err)
+	if !strings.HasPrefix(left, tmp+string(filepath.Separator)) {
+		t.Fatalf("the cell's temporary file %q is not in $TMPDIR (%s)", left, tmp)
 	}
+	noneLeft := func() {
+		t.Helper()
+		ents, err := os.ReadDir(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			t.Errorf("the run left %s in $TMPDIR", e.Name())
+		}
+	}
+	noneLeft()
+
+	slow := filepath.Join(dir, "slow.ipynb")
+	writeNotebook(t, slow, "import \"os\"\n\n%%\n"+leave+"\ntime.Sleep(time.Minute)")
+	stdout.Reset()
+	stderr.Reset()
+	if code := agxMain(context.Background(), []string{"run", "--kernel", testKernel(), "--cell-timeout", "2s", "-o", out, slow}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit status %d, want 1\nstderr:\n%s", code, stderr.String())
+	}
+	noneLeft()
 }
 
 // TestRunTimeouts checks the per-cell and per-notebook time limits.

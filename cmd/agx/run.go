@@ -270,11 +270,24 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 	r.nb = nb
 	r.numberCodeCells()
 	prog.notebook(job.path, r.codeCells)
+	// The kernel's TMPDIR is a directory of the run's own, removed when it
+	// ends: GoNB's working directory (the compiled cell, its named pipes)
+	// and whatever the cells put in os.TempDir() go there. A kernel that
+	// shuts down removes its own files, but one killed (at a time limit, in
+	// a stopped run, or when it does not stop in time) cannot.
+	tmp, err := os.MkdirTemp("", "agx-run-")
+	if err != nil {
+		prog.fail(job.path, []string{"cannot create the run's temporary directory: " + err.Error()})
+		r.sum.failures++
+		return r.sum
+	}
+	defer os.RemoveAll(tmp)
 	res, err := jupyter.Execute(ctx, job.path, jupyter.Options{
 		Python:      opt.python,
 		Kernel:      opt.kernel,
 		CellTimeout: opt.cellTimeout,
 		Timeout:     opt.timeout,
+		Env:         append(os.Environ(), "TMPDIR="+tmp),
 		OnEvent:     r.onEvent,
 	})
 	if err != nil {
