@@ -27,9 +27,10 @@
 // in one of eight intervals of width 1/2, and a degree-7 polynomial with
 // that interval's coefficients (one table lookup each) gives erf within
 // 1 ulp of float32(math.Erf(float64(x))) over every float32; erf(±0) = ±0
-// and erf(±Inf) = ±1. GELU runs tensor's GELU, x·((erf(x/√2) + 1)·0.5), in
-// one kernel: erf's steps with the product before and the three
-// operations after, each rounded to float32 as the composed ops round it.
+// and erf(±Inf) = ±1; it is not monotone (erf32.go). GELU runs tensor's
+// GELU, x·((erf(x·c) + 1)·0.5) with c = 1/√2 rounded to float32, in one
+// kernel: erf's steps with the product before and the three operations
+// after, each rounded to float32 as the composed ops round it.
 //
 // The float64 kernels are described next to their Go versions: Sin64 and
 // Cos64 (trig.go) are within 2 ulp of sin and cos for |x| < 2^20 (closer
@@ -47,19 +48,19 @@
 //
 // # Implementations
 //
-// The Go kernels (Exp32, Sigmoid32, Tanh32, Erf32 and their loops) are the
-// reference. They spell out every rounding: no multiply-add is left for the
-// compiler to fuse (an explicit conversion forbids it), so they give
+// The Go kernels (Exp32, Sigmoid32, Tanh32, Erf32, GELU32 and their loops)
+// are the reference. They spell out every rounding: no multiply-add is left
+// for the compiler to fuse (an explicit conversion forbids it), so they give
 // the same bits on every architecture. The assembly kernels run the same
 // operations in the same order, one vector lane per element, without fused
 // multiply-adds, and therefore return exactly the bits of the Go kernels;
 // the tests check this on every float32 of a sweep of the whole range. They
 // are chosen at run time with golang.org/x/sys/cpu:
 //
-//	AVX-512 (F, VL, DQ)  exp, sigmoid, tanh, erf: 16 float32 per step (one
-//	                     ZMM); masked tail
-//	AVX2                 exp, sigmoid, tanh, erf: 8 float32 per step (one
-//	                     YMM); Go tail
+//	AVX-512 (F, VL, DQ)  exp, sigmoid, tanh, erf, gelu: 16 float32 per step
+//	                     (one ZMM); masked tail
+//	AVX2                 exp, sigmoid, tanh, erf, gelu: 8 float32 per step
+//	                     (one YMM); Go tail
 //	portable Go          elsewhere
 //
 // Log32's kernels run Log64's steps on widened float32. The
