@@ -330,9 +330,9 @@ func copyConv[D, S Elem](d []D, s []S, dst, src View) {
 // bypass the cache: right for a copy much larger than the cache, but a
 // result that fits is then read back from memory by the op that uses it.
 // copyCached therefore copies runs of 1 to cachedCopyMax bytes in pieces
-// of copyPiece, each below that threshold. On a Zen 5 core (L2 2 MiB, L3
-// 32 MiB), a 1 MiB float32 Clone took 31 µs and takes 26, and the Clone
-// followed by a Sum 66 µs and 37 (4 MiB: 245 and 144); from 8 MiB the
+// of copyPiece, each below that threshold. On a Zen 5 core (L2 1 MiB, L3
+// 32 MiB), a 1 MiB float32 Clone took 35 µs and takes 28, and the Clone
+// followed by a Sum 69 µs and 38 (4 MiB: 295 and 225); from 8 MiB the
 // non-temporal stores were faster.
 const (
 	copyPiece     = 512 << 10
