@@ -1271,20 +1271,47 @@ func (g *gen) body32(off int, masked bool, base int, nan, sel string) []string {
 		i(or, r(6), r(5), r(5))
 	}
 	// NaN inputs come back unchanged
-	if g.isa.inReg {
-		i("VCMPPS", "$3", r(0), r(0), nan)
-		i("VMOVAPS", r(0), nan, r(5))
+	a.keepNaN(r(0), r(5), r(6), nan)
+	a.store(off, masked, r(5))
+	return a.asm
+}
+
+// keepNaN puts the NaN lanes of in back into res, through mask register
+// nan on AVX-512 and register scratch on AVX2.
+func (a *f32asm) keepNaN(in, res, scratch, nan string) {
+	if a.g.isa.inReg {
+		a.i("VCMPPS", "$3", in, in, nan)
+		a.i("VMOVAPS", in, nan, res)
 	} else {
-		i("VCMPPS", "$3", r(0), r(0), r(6))
-		i("VBLENDVPS", r(6), r(0), r(5), r(5))
+		a.i("VCMPPS", "$3", in, in, scratch)
+		a.i("VBLENDVPS", scratch, in, res, res)
 	}
+}
+
+// store writes register res at off(DI), under mask K1 when masked.
+func (a *f32asm) store(off int, masked bool, res string) {
 	dst := fmt.Sprintf("%d(DI)", off)
 	if masked {
-		i("VMOVUPS", r(5), "K1", dst)
+		a.i("VMOVUPS", res, "K1", dst)
 	} else {
-		i("VMOVUPS", r(5), dst)
+		a.i("VMOVUPS", res, dst)
 	}
-	return a.asm
+}
+
+// prologue32 writes the header of a float32-lane kernel op+g.isa.name,
+// dst[i] = doc, and loads its arguments into DI, SI and CX.
+func (g *gen) prologue32(op, doc string) {
+	name := op + g.isa.name
+	g.p("")
+	if g.isa.inReg {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n.", name, doc)
+	} else {
+		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n; n is a multiple of %d.", name, doc, g.isa.step/2)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
 }
 
 // function32 writes op+is.name over float32 lanes: two steps at a time
@@ -1295,16 +1322,7 @@ func (g *gen) function32(is isa, op, doc string) {
 	g.isa, g.op = is, op
 	name := op + is.name
 	lanes := is.step / 2
-	g.p("")
-	if is.inReg {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n.", name, doc)
-	} else {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n; n is a multiple of %d.", name, doc, lanes)
-	}
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	g.i("MOVQ", "dst+0(FP)", "DI")
-	g.i("MOVQ", "src+8(FP)", "SI")
-	g.i("MOVQ", "n+16(FP)", "CX")
+	g.prologue32(op, doc)
 	g.regOf = nil
 	if is.inReg {
 		g.regOf = map[string]string{}
@@ -1413,25 +1431,14 @@ func (g *gen) erf32Body(off int, masked bool, base int, nan string) []string {
 	// the sign of the argument; NaN arguments come back unchanged
 	m(and, "f32sign", in, r(4))
 	i(or, r(4), r(3), r(3))
-	if g.isa.inReg {
-		i("VCMPPS", "$3", in, in, nan)
-		i("VMOVAPS", in, nan, r(3))
-	} else {
-		i("VCMPPS", "$3", in, in, r(4))
-		i("VBLENDVPS", r(4), in, r(3), r(3))
-	}
+	a.keepNaN(in, r(3), r(4), nan)
 	if g.op == "gelu" {
 		// x·((erf u + 1)·0.5)
 		m("VADDPS", "f32one", r(3), r(3))
 		m("VMULPS", "f32half", r(3), r(3))
 		i("VMULPS", r(3), r(0), r(3))
 	}
-	dst := fmt.Sprintf("%d(DI)", off)
-	if masked {
-		i("VMOVUPS", r(3), "K1", dst)
-	} else {
-		i("VMOVUPS", r(3), dst)
-	}
+	a.store(off, masked, r(3))
 	return a.asm
 }
 
@@ -1443,16 +1450,7 @@ func (g *gen) erf32Function(is isa, op, doc string) {
 	g.isa, g.op = is, op
 	name := op + is.name
 	lanes := is.step / 2
-	g.p("")
-	if is.inReg {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n.", name, doc)
-	} else {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = %s for i < n; n is a multiple of %d.", name, doc, lanes)
-	}
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	g.i("MOVQ", "dst+0(FP)", "DI")
-	g.i("MOVQ", "src+8(FP)", "SI")
-	g.i("MOVQ", "n+16(FP)", "CX")
+	g.prologue32(op, doc)
 	g.regOf = nil
 	if is.inReg {
 		g.regOf = map[string]string{}
