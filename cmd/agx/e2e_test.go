@@ -159,15 +159,43 @@ func testRunEndToEnd(t *testing.T, jobs string) {
 	})
 }
 
-// TestRunLeavesNoKernelFiles checks that a run leaves nothing in $TMPDIR:
-// the kernel is shut down, not killed, at the end of a run, so that GoNB
-// removes its working directory (gonb_*, with the cell's program), and the
-// run's own temporary directory, the kernel's TMPDIR, is removed with
-// whatever else is in it, as a killed kernel's files would be. A cell
+// TestKernelShutsDown checks that the kernel is shut down, not killed, at
+// the end of a run: GoNB then removes its working directory (gonb_*, with
+// the cell's program, about 8 MB) itself, which a killed kernel leaves.
+// jupyter.Execute runs the notebook with the test's directory as TMPDIR,
+// without agx run's own temporary directory around it; a cell prints
+// GoNB's directory, to show that it lay there.
+func TestKernelShutsDown(t *testing.T) {
+	needJupyter(t)
+	tmp := t.TempDir()
+	path := filepath.Join(t.TempDir(), "tmpdir.ipynb")
+	writeNotebook(t, path, "import \"os\"\n\n%%\nfmt.Println(os.Getenv(\"GONB_TMP_DIR\"))")
+	res, err := jupyter.Execute(context.Background(), path, jupyter.Options{
+		Kernel: testKernel(), Timeout: 2 * time.Minute, Env: append(os.Environ(), "TMPDIR="+tmp)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	work := strings.TrimSpace(res.Notebook.Cells[0].TextOutput())
+	if filepath.Dir(work) != tmp || !strings.HasPrefix(filepath.Base(work), "gonb_") {
+		t.Fatalf("the kernel's working directory was %q, not a gonb_* directory in $TMPDIR (%s)", work, tmp)
+	}
+	if _, err := os.Stat(work); !os.IsNotExist(err) {
+		t.Errorf("the kernel left its working directory %s (stat: %v)", work, err)
+	}
+}
+
+// TestRunLeavesNoKernelFiles checks that agx run leaves nothing in
+// $TMPDIR: the kernel's TMPDIR is a directory of the run's own, removed
+// with whatever is in it, as a killed kernel's files would be. A cell
 // prints GoNB's directory, to show that it lay in the test's $TMPDIR, and
 // leaves a file of its own in os.TempDir(). A second run times out in a
 // cell that leaves a file and then sleeps, so that the kernel is
-// interrupted and the run stops early.
+// interrupted and the run stops early. A third runs with a relative
+// $TMPDIR, which the kernel, started in the notebook's directory, must
+// still find.
 func TestRunLeavesNoKernelFiles(t *testing.T) {
 	needJupyter(t)
 	tmp, dir, out := t.TempDir(), t.TempDir(), t.TempDir()
@@ -194,7 +222,7 @@ func TestRunLeavesNoKernelFiles(t *testing.T) {
 	if !strings.HasPrefix(left, tmp+string(filepath.Separator)) {
 		t.Fatalf("the cell's temporary file %q is not in $TMPDIR (%s)", left, tmp)
 	}
-	noneLeft := func() {
+	noneLeft := func(tmp string) {
 		t.Helper()
 		ents, err := os.ReadDir(tmp)
 		if err != nil {
@@ -204,7 +232,7 @@ func TestRunLeavesNoKernelFiles(t *testing.T) {
 			t.Errorf("the run left %s in $TMPDIR", e.Name())
 		}
 	}
-	noneLeft()
+	noneLeft(tmp)
 
 	slow := filepath.Join(dir, "slow.ipynb")
 	writeNotebook(t, slow, "import \"os\"\n\n%%\n"+leave+"\ntime.Sleep(time.Minute)")
@@ -213,7 +241,47 @@ func TestRunLeavesNoKernelFiles(t *testing.T) {
 	if code := agxMain(context.Background(), []string{"run", "--kernel", testKernel(), "--cell-timeout", "2s", "-o", out, slow}, &stdout, &stderr); code != 1 {
 		t.Fatalf("exit status %d, want 1\nstderr:\n%s", code, stderr.String())
 	}
-	noneLeft()
+	noneLeft(tmp)
+
+	base := t.TempDir()
+	if err := os.Mkdir(filepath.Join(base, "rel"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(base)
+	t.Setenv("TMPDIR", "rel")
+	stdout.Reset()
+	stderr.Reset()
+	if code := agxMain(context.Background(), []string{"run", "--kernel", testKernel(), "-o", out, path}, &stdout, &stderr); code != 0 {
+		t.Fatalf("with TMPDIR=rel: exit status %d\nstderr:\n%s", code, stderr.String())
+	}
+	noneLeft(filepath.Join(base, "rel"))
+}
+
+// TestRemoveRunTemp checks that a run's temporary directory goes with
+// directories a cell made read-only or unreadable in it. (Run as root, as
+// make test is, the first removal already succeeds; the fallback that makes
+// them writable is for other users.)
+func TestRemoveRunTemp(t *testing.T) {
+	tmp := filepath.Join(t.TempDir(), "agx-run-1")
+	for _, d := range []string{"ro/sub", "none/sub"} {
+		if err := os.MkdirAll(filepath.Join(tmp, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, d, "f"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for d, mode := range map[string]os.FileMode{"ro/sub": 0o500, "ro": 0o500, "none": 0} {
+		if err := os.Chmod(filepath.Join(tmp, d), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := removeRunTemp(tmp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(tmp); !os.IsNotExist(err) {
+		t.Fatalf("%s is still there (%v)", tmp, err)
+	}
 }
 
 // TestRunTimeouts checks the per-cell and per-notebook time limits.

@@ -275,13 +275,12 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 	// and whatever the cells put in os.TempDir() go there. A kernel that
 	// shuts down removes its own files, but one killed (at a time limit, in
 	// a stopped run, or when it does not stop in time) cannot.
-	tmp, err := os.MkdirTemp("", "agx-run-")
+	tmp, err := runTempDir()
 	if err != nil {
 		prog.fail(job.path, []string{"cannot create the run's temporary directory: " + err.Error()})
 		r.sum.failures++
 		return r.sum
 	}
-	defer os.RemoveAll(tmp)
 	res, err := jupyter.Execute(ctx, job.path, jupyter.Options{
 		Python:      opt.python,
 		Kernel:      opt.kernel,
@@ -290,6 +289,9 @@ func runNotebook(ctx context.Context, job runJob, opt runOptions, prog *progress
 		Env:         append(os.Environ(), "TMPDIR="+tmp),
 		OnEvent:     r.onEvent,
 	})
+	if rmErr := removeRunTemp(tmp); rmErr != nil {
+		prog.println("  warning: the run's temporary directory is left: %v", rmErr)
+	}
 	if err != nil {
 		prog.fail(job.path, []string{err.Error()})
 		r.sum.failures++
@@ -468,6 +470,38 @@ func checkStored(nb *notebook.Notebook, fresh map[int][]*notebook.Output, ordina
 		}
 	}
 	return failures, cells
+}
+
+// runTempDir makes a run's temporary directory, the kernel's TMPDIR, as an
+// absolute path: the kernel starts in the notebook's directory, where a
+// relative $TMPDIR would name another place.
+func runTempDir() (string, error) {
+	tmp, err := os.MkdirTemp("", "agx-run-")
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(tmp)
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return abs, nil
+}
+
+// removeRunTemp removes a run's temporary directory. Directories a cell
+// made read-only, whose entries its owner could not remove, are made
+// writable first.
+func removeRunTemp(tmp string) error {
+	if os.RemoveAll(tmp) == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(tmp)
 }
 
 // pathNormalizer finds the Go module that holds the notebook (the nearest
