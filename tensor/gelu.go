@@ -13,9 +13,10 @@ import (
 // tensor those ops run one block of geluBlock elements at a time, the
 // later ones on the block while it is in L1, so that they make one pass
 // over memory into one result instead of five passes into five fresh ones;
-// float32 runs all five in one kernel (on one Zen 5 core, [256,512]
-// float32 takes about 100 µs composed and 43 fused); blocks split over the
-// cores from parallelMin elements. Other tensors compose the ops.
+// float32 runs all five in one kernel (on one Zen 5 core, in one process,
+// [256,512] float32 takes about 100 µs composed and 43 fused); blocks
+// split over the cores from parallelMin elements. Other tensors compose
+// the ops.
 func (t *Tensor) GELU() *Tensor {
 	if _, cpu := t.Backend().(CPU); cpu && t.IsContiguous() {
 		switch t.DType() {
