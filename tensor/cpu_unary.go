@@ -92,8 +92,8 @@ func floatUnary[T Float](op UnaryOp, args []float64) func(T) T {
 }
 
 // floatUnaryVMath returns the scalar function of package vmath for op in
-// the element type T (Exp, Sigmoid, Tanh and Erf in float32, and Log, Sin
-// and Cos through float64; Log, Sin, Cos, Tanh and Erf in float64, and
+// the element type T (Exp, Sigmoid, Tanh, Erf, Sin, Cos and Log in float32;
+// Log, Sin, Cos, Tanh and Erf in float64, and
 // float64 Exp as math.Exp), or nil where vmath has none.
 func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 	if _, f32 := any(T(0)).(float32); f32 {
@@ -109,9 +109,9 @@ func floatUnaryVMath[T Float](op UnaryOp) func(T) T {
 		case OpLog:
 			return func(x T) T { return T(vmath.Log32(float32(x))) }
 		case OpSin:
-			return func(x T) T { return T(vmath.Sin64(float64(x))) }
+			return func(x T) T { return T(vmath.Sin32(float32(x))) }
 		case OpCos:
-			return func(x T) T { return T(vmath.Cos64(float64(x))) }
+			return func(x T) T { return T(vmath.Cos32(float32(x))) }
 		}
 	}
 	if _, f64 := any(T(0)).(float64); f64 {

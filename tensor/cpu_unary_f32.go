@@ -1,12 +1,10 @@
 package tensor
 
 import (
-	"github.com/goagx/agx/tensor/internal/vec"
 	"github.com/goagx/agx/tensor/internal/vmath"
 )
 
-// Float32 kernels for exp, sigmoid, tanh and erf (and log, sin and cos
-// through the float64 ones).
+// Float32 kernels for exp, sigmoid, tanh, erf, sin, cos and log.
 //
 // The generic path converts each float32 to float64 and calls math.Exp,
 // math.Tanh or math.Erf, which handle the whole float64 range and are not
@@ -15,13 +13,15 @@ import (
 // CPU: exp, sigmoid and tanh in float32 lanes after range reduction, at
 // most 1, 2 and 3 ulp from float32(math.Exp(float64(x))) etc.; erf in
 // float32 lanes, a polynomial for each of eight intervals, at most 1 ulp
-// from float32(math.Erf(float64(x))); log as the float64 kernel rounded once,
-// equal to float32(math.Log(float64(x))) over a sweep of the float32 range.
+// from float32(math.Erf(float64(x))); sin and cos reduced in float64 and
+// evaluated in float32 lanes, at most 1 ulp from the float64 kernels'
+// results rounded to float32 for |x| < 2^20 and math.Sin's and math.Cos's
+// rounded above; log in float32 lanes, at most 1 ulp from
+// float32(math.Log(float64(x))).
 // See the vmath package comment and its tests.
 
-// unaryFloat32Fast runs the float32 kernels of exp, sigmoid, tanh and erf,
-// and log, sin and cos, over contiguous slices; it reports false for other
-// ops.
+// unaryFloat32Fast runs the float32 kernels of exp, sigmoid, tanh, erf,
+// sin, cos and log over contiguous slices; it reports false for other ops.
 func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 	switch op {
 	case OpExp:
@@ -34,29 +34,12 @@ func unaryFloat32Fast(op UnaryOp, dd, ss []float32) bool {
 		vmath.Erf(dd, ss)
 	case OpLog:
 		vmath.Log32s(dd, ss)
-	case OpSin, OpCos:
-		trig32(op, dd, ss)
+	case OpSin:
+		vmath.Sin32s(dd, ss)
+	case OpCos:
+		vmath.Cos32s(dd, ss)
 	default:
 		return false
 	}
 	return true
-}
-
-// trig32 computes float32 sin or cos with vmath's float64 kernels (within 2
-// ulp of math.Sin and math.Cos), a block at a time: each float32 widened
-// exactly, the float64 result rounded once to float32, as the scalar
-// functions of floatUnaryVMath do for strided rows.
-func trig32(op UnaryOp, dd, ss []float32) {
-	var buf [256]float64
-	for len(ss) > 0 {
-		b := buf[:min(len(ss), len(buf))]
-		vec.Float32To64(b, ss[:len(b)])
-		if op == OpSin {
-			vmath.Sin(b, b)
-		} else {
-			vmath.Cos(b, b)
-		}
-		vec.Float64To32(dd[:len(b)], b)
-		dd, ss = dd[len(b):], ss[len(b):]
-	}
 }

@@ -1,7 +1,7 @@
 // Package vmath holds agx's transcendental kernels over slices, in Go and
 // Go assembly, without cgo: for float32 e^x, the logistic sigmoid
-// 1/(1+e^-x), tanh x, erf x and log x (through float64); for float64 sin x
-// and cos x (trig.go), tanh x (tanh64.go), erf x (erf64.go), e^x (exp64.go,
+// 1/(1+e^-x), tanh x, erf x, sin x and cos x (trig32.go) and log x
+// (log32.go); for float64 sin x and cos x (trig.go), tanh x (tanh64.go), erf x (erf64.go), e^x (exp64.go,
 // and math.Exp's own bits in mathexp.go) and log x (log64.go).
 //
 // # Numerics
@@ -32,6 +32,21 @@
 // kernel: erf's steps with the product before and the three operations
 // after, each rounded to float32 as the composed ops round it.
 //
+// Sin32 and Cos32 (trig32.go) reduce the argument in float64 lanes, x less
+// k·π/2 in two parts, split the reduced argument into a float32 and the
+// float32 rest, and evaluate Cephes's degree-2 sinf and cosf polynomials
+// in float32 lanes with the rest added back: within 1 ulp of the float64
+// kernels' results rounded to float32 for |x| < 2^20 (checked once over
+// every float32); from 2^20, math.Sin's and math.Cos's values rounded;
+// NaN comes back unchanged.
+//
+// Log32 (log32.go) computes in float32 lanes: x = 2^k·m with m in
+// [√2/2, √2], f = m - 1, log(1 + f) = f - f²/2 + f³·P(f) with P of degree
+// 8 (Cephes's logf coefficients), and k·ln 2 in two parts; at most 1 ulp
+// from float32(math.Log(float64(x))) over every positive float32
+// (subnormals included). +Inf and NaN come back unchanged, ±0 gives -Inf,
+// a negative x NaN.
+//
 // The float64 kernels are described next to their Go versions: Sin64 and
 // Cos64 (trig.go) are within 2 ulp of sin and cos for |x| < 2^20 (closer
 // than math.Sin and math.Cos near multiples of π); from 2^20 they return
@@ -43,12 +58,12 @@
 // over the whole range, subnormal results included. Log64 (log64.go) is
 // fdlibm's log as Go's math.Log computes it (their bits agree on the tests'
 // two million inputs but for subnormal x, where math.Log's amd64 assembly
-// is wrong); Log32 rounds it once to float32 and equals
-// float32(math.Log(float64(x))) over the sweep of the float32 range.
+// is wrong).
 //
 // # Implementations
 //
-// The Go kernels (Exp32, Sigmoid32, Tanh32, Erf32, GELU32 and their loops)
+// The Go kernels (Exp32, Sigmoid32, Tanh32, Erf32, GELU32, Sin32, Cos32,
+// Log32 and their loops)
 // are the reference. They spell out every rounding: no multiply-add is left
 // for the compiler to fuse (an explicit conversion forbids it), so they give
 // the same bits on every architecture. The assembly kernels run the same
@@ -57,14 +72,15 @@
 // the tests check this on every float32 of a sweep of the whole range. They
 // are chosen at run time with golang.org/x/sys/cpu:
 //
-//	AVX-512 (F, VL, DQ)  exp, sigmoid, tanh, erf, gelu: 16 float32 per step
-//	                     (one ZMM); masked tail
-//	AVX2                 exp, sigmoid, tanh, erf, gelu: 8 float32 per step
-//	                     (one YMM); Go tail
+//	AVX-512 (F, VL, DQ)  exp, sigmoid, tanh, erf, gelu, sin, cos, log: 16
+//	                     float32 per step (one ZMM); masked tail
+//	AVX2                 exp, sigmoid, tanh, erf, gelu, sin, cos, log: 8
+//	                     float32 per step (one YMM); Go tail
 //	portable Go          elsewhere
 //
-// Log32's kernels run Log64's steps on widened float32. The
-// float64 kernels (Sin64, Cos64, Tanh64, Erf64, Exp64, Log64) follow the
+// Sin32's and Cos32's kernels reduce each half of the step's lanes in
+// float64 lanes (VCVTPS2PD), narrow the reduced argument back, and run the
+// polynomials on the whole step. The float64 kernels (Sin64, Cos64, Tanh64, Erf64, Exp64, Log64) follow the
 // same rule at the same levels: AVX-512, 8 float64 per step (one ZMM),
 // masked tail; AVX2, 4 float64 per step (one YMM), Go tail; elsewhere
 // their Go versions, about as fast as the math package's functions. Where AVX-512
@@ -123,6 +139,16 @@
 // both of its branches, about 115 vector operations and a divide a step, as
 // three independent chains emitted round robin; two steps at a time on
 // AVX-512, one on AVX2.
+//
+// Float32 sin, cos and log, with -bench 'Kernels/(sin|cos|log)/' -cpu 1
+// on the Zen 5 VM, median of 3 runs, over 1024 elements, in ns: sin 5.5 in
+// Go, 1.05 AVX2, 0.51 AVX-512; cos 5.3, 1.06, 0.50; log 5.4, 0.70, 0.36
+// (over 2^20 with AVX-512: 0.51, 0.50, 0.36). Sin and cos take about 65
+// vector operations a step of 16, 30 of them for the float64 reduction
+// and the conversions, log about 45; before, float32 sin and cos ran the
+// float64 kernels (0.71 ns with AVX-512) between a widening and a rounding
+// pass, and log ran Log64's steps on widened lanes. All three run two steps
+// at a time on AVX-512 and one on AVX2.
 //
 // # Aliasing
 //

@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen_kernels writes kernels_amd64.s: the AVX2 and AVX-512 versions of the
-// Go kernels in exp32.go, erf32.go, kernels_go.go, trig.go, tanh64.go,
-// erf64.go, exp64.go and log64.go, operation for operation, and of
+// Go kernels in exp32.go, erf32.go, kernels_go.go, trig.go, trig32.go, tanh64.go,
+// erf64.go, exp64.go, log64.go and log32.go, operation for operation, and of
 // math.Exp's amd64 routine (mathexp.go). Run it with go generate.
 package main
 
@@ -38,6 +38,7 @@ var constants = []constant{
 	{name: "pio2b", val: 6.07710050630396597660e-11},
 	{name: "pio2c", val: 2.02226624871116645580e-21},
 	{name: "pio2d", val: 8.47842766036889956997e-32},
+	{name: "pio2b32", val: 6.077100506506192e-11},
 	{name: "trigMax", val: 1 << 20},
 	{name: "half", val: 0.5},
 	{name: "sin1", val: -1.66666666666666324348e-01},
@@ -550,24 +551,6 @@ func (g *gen) log64Body(off int, masked bool, base int, ks [3]string) []string {
 	return a.asm
 }
 
-// log32Body is log64Body for float32 lanes (Log32 in log64.go): the float32
-// values at off(SI) are loaded into the lower half of register b+13 and
-// widened into b+0; the result is rounded to float32 in b+8's lower half,
-// NaN inputs put back, and stored at off(DI) (on AVX2 b+14 is scratch).
-func (g *gen) log32Body(off int, masked bool, base int, ks [3]string) []string {
-	a := &f64asm{g: g, base: base}
-	f0, res := g.f(base+13), g.f(base+8)
-	g.loadWide(&a.asm, off, masked, f0, a.d(0))
-	g.logCore(a, ks)
-	if g.isa.inReg {
-		a.i("VCVTPD2PS", a.d(8), res)
-	} else {
-		a.i("VCVTPD2PSY", a.d(8), res)
-	}
-	g.storeKeepingNaN(&a.asm, off, masked, f0, res, g.f(base+14), ks[2])
-	return a.asm
-}
-
 // logCore computes log x into register b+8 from x in b+0 (see log64Body).
 func (g *gen) logCore(a *f64asm, ks [3]string) {
 	i, m, d := a.i, a.m, a.d
@@ -670,34 +653,6 @@ func (g *gen) log64Function(is isa) {
 	g.float64Function(is, "log64", "log", [2]int{12, 0}, func(off int, masked bool, base, k int) []string {
 		return g.log64Body(off, masked, base, [][3]string{{"K2", "K3", "K4"}, {"K5", "K6", "K7"}}[k])
 	})
-}
-
-// log32Function writes log32AVX512, float32 in float64 lanes, two steps of
-// eight at a time (registers 0-13 and 14-27), then one, then a masked tail;
-// or log32AVX2, one step of four at a time, for a multiple of 4.
-func (g *gen) log32Function(is isa) {
-	g.isa, g.op = is, "log32"
-	name := "log32" + is.name
-	lanes := is.step / 4
-	g.p("")
-	if is.inReg {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = log x for i < n.", name)
-	} else {
-		g.p("// func %s(dst, src *float32, n int) sets dst[i] = log x for i < n; n is a multiple of %d.", name, lanes)
-	}
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-	g.i("MOVQ", "dst+0(FP)", "DI")
-	g.i("MOVQ", "src+8(FP)", "SI")
-	g.i("MOVQ", "n+16(FP)", "CX")
-	base2 := 0
-	if is.inReg {
-		base2 = 14
-	}
-	g.loop(name, lanes, 4*lanes, base2, func(off int, masked bool, base, k int) []string {
-		return g.log32Body(off, masked, base, [][3]string{{"K2", "K3", "K4"}, {"K5", "K6", "K7"}}[k])
-	})
-	g.i("VZEROUPPER")
-	g.i("RET")
 }
 
 // exp64Function writes exp64AVX512, two steps at a time (registers 0-7 and
@@ -1069,6 +1024,7 @@ func main() {
 		g.mathExpFunction(is)
 		g.log64Function(is)
 		g.log32Function(is)
+		g.trig32Function(is)
 	}
 	if err := os.WriteFile("kernels_amd64.s", g.buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
@@ -1110,6 +1066,25 @@ var constants32 = []constant32{
 	{name: "f32half", val: 0.5},
 	{name: "f32erfTop", val: 0x1.fffffep1},
 	{name: "f32geluC", val: 1 / math.Sqrt2},
+	{name: "f32trigMax", val: 1 << 20},
+	{name: "f32logTiny", val: 0x1p-126},
+	{name: "f32logScale", val: 0x1p23},
+	{name: "f32k23", val: 23},
+	{name: "f32sqrt2", val: math.Sqrt2},
+	{name: "f32mant", bits: 1<<23 - 1, raw: true},
+	{name: "f32negHalf", val: -0.5},
+	{name: "f32zero", val: 0},
+	{name: "f32posInf", bits: 0x7f800000, raw: true},
+	{name: "f32negInf", bits: 0xff800000, raw: true},
+	{name: "f32nan", bits: 0x7fc00000, raw: true},
+	{name: "f32int1", bits: 1, raw: true},
+	{name: "f32int2", bits: 2, raw: true},
+	{name: "f32s0", val: -1.6666654611e-1},
+	{name: "f32s1", val: 8.3321608736e-3},
+	{name: "f32s2", val: -1.9515295891e-4},
+	{name: "f32c0", val: 4.166664568298827e-2},
+	{name: "f32c1", val: -1.388731625493765e-3},
+	{name: "f32c2", val: 2.443315711809948e-5},
 }
 
 // ops32 are the float32-lane kernels: Go name prefix and what they compute.
@@ -1472,6 +1447,354 @@ func (g *gen) erf32Function(is isa, op, doc string) {
 	}
 	g.loop(name, lanes, 4*lanes, 8, func(off int, masked bool, base, k int) []string {
 		return g.erf32Body(off, masked, base, []string{"K2", "K3"}[k])
+	})
+	g.regOf = nil
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// Float32 sin and cos as trig32.go computes them: each half of the float32
+// lanes widened and reduced in float64 lanes, r split into float32 rh and
+// rl, the polynomials in float32 lanes.
+
+// trig32Half reduces half h of the step's float32 x (register r0) in
+// float64 lanes: k = round(x·2/π) and r = (x - k·pio2a) - k·pio2b32 in r1
+// to r4, then writes float32 rh, rl and the int32 k into the lower halves
+// of registers rh, rl and q.
+func (g *gen) trig32Half(a *f32asm, h int, rh, rl, q string) {
+	i, m, r := a.i, a.m, a.r
+	lo := func(k int) string { return a.g.f(a.base + k) }
+	if h == 0 {
+		i("VCVTPS2PD", lo(0), r(1))
+	} else {
+		if g.isa.inReg {
+			i("VEXTRACTF32X8", "$1", r(0), lo(1))
+		} else {
+			i("VEXTRACTF128", "$1", r(0), lo(1))
+		}
+		i("VCVTPS2PD", lo(1), r(1))
+	}
+	narrow, toInt := "VCVTPD2PS", "VCVTPD2DQ"
+	if !g.isa.inReg {
+		narrow, toInt = "VCVTPD2PSY", "VCVTPD2DQY"
+	}
+	m("VMULPD", "twoOverPi", r(1), r(2))
+	m("VADDPD", "round", r(2), r(2))
+	m("VSUBPD", "round", r(2), r(3))
+	i(toInt, r(3), q)
+	m("VMULPD", "pio2a", r(3), r(4))
+	i("VSUBPD", r(4), r(1), r(4))
+	m("VMULPD", "pio2b32", r(3), r(3))
+	i("VSUBPD", r(3), r(4), r(3))
+	i(narrow, r(3), rh)
+	i("VCVTPS2PD", rh, r(4))
+	i("VSUBPD", r(4), r(3), r(4))
+	i(narrow, r(4), rl)
+}
+
+// trig32Body returns the instructions of one float32 sin/cos step
+// (sinCos32 in trig32.go) on the eleven registers from base on: r0 x, r1
+// to r4 the float64 reduction of a half (then z, the sine, the cosine and
+// scratch), r5 rh, r6 rl, r7 k (then the quadrant), r8 to r10 the second
+// half's rh, rl and k (then scratch). On AVX-512, Z30 holds q0 in every
+// lane; K register swap takes the lanes whose quadrant is odd (then those
+// whose result is ±0), K register out the lanes with !(|x| < 2^20), which
+// store x itself for the caller to replace, and K6 gathers those over the
+// loop. On AVX2, Y14 holds q0, Y11 the out lanes and Y13 gathers them (in
+// the sign bits), and Y12 is scratch.
+func (g *gen) trig32Body(off int, masked bool, base int, swap, out string) []string {
+	a := &f32asm{g: g, base: base}
+	i, m, r := a.i, a.m, a.r
+	lo := func(k int) string { return a.g.f(a.base + k) }
+	and, _ := a.bitOps()
+	avx512 := g.isa.inReg
+	xor := "VXORPS"
+	if avx512 {
+		xor = "VPXORD"
+	} else {
+		out = "Y11"
+	}
+	if masked {
+		i("VMOVUPS.Z", fmt.Sprintf("%d(SI)", off), "K1", r(0))
+	} else {
+		i("VMOVUPS", fmt.Sprintf("%d(SI)", off), r(0))
+	}
+	// the lanes out of range: predicate 5, not less than, unordered
+	m(and, "f32abs", r(0), r(4))
+	if avx512 {
+		i("VCMPPS.BCST", "$5", "vmath_f32trigMax<>(SB)", r(4), out)
+		i("KORW", out, "K6", "K6")
+	} else {
+		i("VCMPPS", "$5", "vmath_f32trigMax<>(SB)", r(4), out)
+		i("VORPS", out, "Y13", "Y13")
+	}
+	g.trig32Half(a, 0, lo(5), lo(6), lo(7))
+	g.trig32Half(a, 1, lo(8), lo(9), lo(10))
+	if avx512 {
+		i("VINSERTF32X8", "$1", lo(8), r(5), r(5))
+		i("VINSERTF32X8", "$1", lo(9), r(6), r(6))
+		i("VINSERTI32X8", "$1", lo(10), r(7), r(7))
+	} else {
+		i("VINSERTF128", "$1", lo(8), r(5), r(5))
+		i("VINSERTF128", "$1", lo(9), r(6), r(6))
+		i("VINSERTI128", "$1", lo(10), r(7), r(7))
+	}
+	// z = rh²; s = rh + (rl + (rh·z)·S(z))
+	i("VMULPS", r(5), r(5), r(1))
+	m("VMULPS", "f32s2", r(1), r(2))
+	m("VADDPS", "f32s1", r(2), r(2))
+	i("VMULPS", r(1), r(2), r(2))
+	m("VADDPS", "f32s0", r(2), r(2))
+	i("VMULPS", r(1), r(5), r(4))
+	i("VMULPS", r(2), r(4), r(4))
+	i("VADDPS", r(6), r(4), r(4))
+	i("VADDPS", r(5), r(4), r(2))
+	// c = w + (((1 - w) - hz) + (z²·C(z) - rh·rl)), hz = z/2, w = 1 - hz
+	m("VMULPS", "f32c2", r(1), r(3))
+	m("VADDPS", "f32c1", r(3), r(3))
+	i("VMULPS", r(1), r(3), r(3))
+	m("VADDPS", "f32c0", r(3), r(3))
+	i("VMULPS", r(1), r(1), r(4))
+	i("VMULPS", r(4), r(3), r(3))
+	i("VMULPS", r(6), r(5), r(4))
+	i("VSUBPS", r(4), r(3), r(3))
+	m("VMULPS", "f32half", r(1), r(4))
+	a.load("f32one", r(8))
+	i("VSUBPS", r(4), r(8), r(8))
+	a.load("f32one", r(9))
+	i("VSUBPS", r(8), r(9), r(9))
+	i("VSUBPS", r(4), r(9), r(9))
+	i("VADDPS", r(3), r(9), r(9))
+	i("VADDPS", r(9), r(8), r(3))
+	// the quadrant q = k + q0: the cosine when odd, the sign flipped when q&2
+	q0 := "Z30"
+	if !avx512 {
+		q0 = "Y14"
+	}
+	i("VPADDD", q0, r(7), r(7))
+	if avx512 {
+		m("VPTESTMD", "f32int1", r(7), swap)
+		i("VMOVAPS", r(3), swap, r(2))
+	} else {
+		i("VPSLLD", "$31", r(7), r(4))
+		i("VBLENDVPS", r(4), r(3), r(2), r(2))
+	}
+	m(and, "f32int2", r(7), r(7))
+	i("VPSLLD", "$30", r(7), r(7))
+	i(xor, r(7), r(2), r(2))
+	// a zero result (sin ±0) takes x's sign; out-of-range lanes keep x
+	if avx512 {
+		m("VPTESTNMD", "f32abs", r(2), swap)
+		i("VMOVAPS", r(0), swap, r(2))
+		i("VMOVAPS", r(0), out, r(2))
+	} else {
+		i("VXORPS", "Y12", "Y12", "Y12")
+		i("VCMPPS", "$0", "Y12", r(2), "Y12")
+		i("VBLENDVPS", "Y12", r(0), r(2), r(2))
+		i("VBLENDVPS", out, r(0), r(2), r(2))
+	}
+	a.store(off, masked, r(2))
+	return a.asm
+}
+
+// trig32Function writes sinCos32AVX512, two steps of 16 at a time
+// (registers 0-10 and 11-21), then one, then a masked tail; or
+// sinCos32AVX2, one step of 8 at a time, for a multiple of 8.
+func (g *gen) trig32Function(is isa) {
+	g.isa, g.op = is, "sincos32"
+	name := "sinCos32" + is.name
+	lanes := is.step / 2
+	g.p("")
+	g.p("// func %s(dst, src *float32, n int, q0 uint32) bool sets dst[i] = sin x", name)
+	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
+	if is.inReg {
+		g.p("// not below 2^20 (or NaN), and stores those x unchanged.")
+	} else {
+		g.p("// not below 2^20 (or NaN), and stores those x unchanged. n is a")
+		g.p("// multiple of 8.")
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+	g.regOf = nil
+	if is.inReg {
+		g.i("MOVL", "q0+24(FP)", "AX")
+		g.i("VMOVD", "AX", "X30")
+		g.i("VPBROADCASTD", "X30", "Z30")
+		g.i("KXORW", "K6", "K6", "K6")
+		g.regOf = map[string]string{}
+		for k, c := range []string{"f32s0", "f32s1", "f32s2", "f32c0", "f32c1", "f32c2", "f32one", "f32half"} {
+			r := fmt.Sprintf("Z%d", 22+k)
+			g.regOf[c] = r
+			g.i("VBROADCASTSS", "vmath_"+c+"<>(SB)", r)
+		}
+		g.loop(name, lanes, 4*lanes, 11, func(off int, masked bool, base, k int) []string {
+			return g.trig32Body(off, masked, base, []string{"K2", "K3"}[k], []string{"K4", "K5"}[k])
+		})
+		g.i("KMOVW", "K6", "AX")
+		g.i("TESTW", "AX", "AX")
+	} else {
+		g.i("MOVL", "q0+24(FP)", "AX")
+		g.i("VMOVD", "AX", "X14")
+		g.i("VPBROADCASTD", "X14", "Y14")
+		g.i("VXORPS", "Y13", "Y13", "Y13")
+		g.loop(name, lanes, 4*lanes, 0, func(off int, masked bool, base, k int) []string {
+			return g.trig32Body(off, masked, base, "", "")
+		})
+		g.i("VMOVMSKPS", "Y13", "AX")
+		g.i("TESTQ", "AX", "AX")
+	}
+	g.regOf = nil
+	g.i("SETNE", "ret+32(FP)")
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// Float32 log as log32.go computes it, in float32 lanes.
+
+// log32P are log32.go's coefficients, copied.
+var log32P = [9]float32{
+	7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+	-1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1,
+}
+
+func init() {
+	for j, c := range log32P {
+		constants32 = append(constants32, constant32{name: fmt.Sprintf("f32logP%d", j), val: c})
+	}
+}
+
+// log32Body returns the instructions of one float32 log step (Log32 in
+// log32.go) on the ten registers from base on: r0 x, r1 xs then m, r2 k,
+// r3 f, r4 z, r5 p then the result, r6 and r7 scratch; the three K
+// registers of ks (on AVX2, registers r8, r9 and r6, masks in their sign
+// bits) take the lanes of subnormal x, of m > √2, and of each special case
+// in turn.
+func (g *gen) log32Body(off int, masked bool, base int, ks [3]string) []string {
+	a := &f32asm{g: g, base: base}
+	i, m, r := a.i, a.m, a.r
+	and, or := a.bitOps()
+	avx512 := g.isa.inReg
+	ksub, khalf, kspec := ks[0], ks[1], ks[2]
+	if !avx512 {
+		ksub, khalf, kspec = r(8), r(9), r(6)
+	}
+	konst := func(name string) string {
+		if reg, ok := g.regOf[name]; ok {
+			return reg
+		}
+		return "vmath_" + name + "<>(SB)"
+	}
+	bcst := func(ins, name string) string {
+		if _, ok := g.regOf[name]; !ok && avx512 {
+			return ins + ".BCST"
+		}
+		return ins
+	}
+	// cmp sets mask k to the lanes where pred(v, constant name) holds.
+	cmp := func(pred int, name, v, k string) {
+		i(bcst("VCMPPS", name), fmt.Sprintf("$%d", pred), konst(name), v, k)
+	}
+	// under sets v to op(v, constant name) in the lanes of mask k.
+	under := func(op, name, v, k string) {
+		if avx512 {
+			i(bcst(op, name), konst(name), v, k, v)
+		} else {
+			m(op, name, v, r(7))
+			i("VBLENDVPS", k, r(7), v, v)
+		}
+	}
+	// set sets v to constant name in the lanes of mask k.
+	set := func(name, v, k string) {
+		if avx512 {
+			a.load(name, r(7))
+			i("VMOVAPS", r(7), k, v)
+		} else {
+			i("VBLENDVPS", k, konst(name), v, v)
+		}
+	}
+	if masked {
+		i("VMOVUPS.Z", fmt.Sprintf("%d(SI)", off), "K1", r(0))
+	} else {
+		i("VMOVUPS", fmt.Sprintf("%d(SI)", off), r(0))
+	}
+	// xs: subnormal x scaled by 2^23; k = exponent - 127 (- 23); m in [1, 2)
+	i("VMOVAPS", r(0), r(1))
+	cmp(1, "f32logTiny", r(0), ksub)
+	under("VMULPS", "f32logScale", r(1), ksub)
+	i("VPSRLD", "$23", r(1), r(2))
+	m("VPSUBD", "f32bias", r(2), r(2))
+	i("VCVTDQ2PS", r(2), r(2))
+	under("VSUBPS", "f32k23", r(2), ksub)
+	m(and, "f32mant", r(1), r(1))
+	m(or, "f32one", r(1), r(1))
+	// m > √2: m/2, k + 1 (predicate 14, greater than)
+	cmp(14, "f32sqrt2", r(1), khalf)
+	under("VMULPS", "f32half", r(1), khalf)
+	under("VADDPS", "f32one", r(2), khalf)
+	// f = m - 1, z = f², p = P(f) in Horner's scheme
+	m("VSUBPS", "f32one", r(1), r(3))
+	i("VMULPS", r(3), r(3), r(4))
+	m("VMULPS", "f32logP0", r(3), r(5))
+	for j := 1; j < len(log32P); j++ {
+		if j > 1 {
+			i("VMULPS", r(3), r(5), r(5))
+		}
+		m("VADDPS", fmt.Sprintf("f32logP%d", j), r(5), r(5))
+	}
+	// y = (f·z)·p + k·ln2lo - z/2; (f + y) + k·ln2hi
+	i("VMULPS", r(4), r(3), r(6))
+	i("VMULPS", r(5), r(6), r(5))
+	m("VMULPS", "f32ln2lo", r(2), r(6))
+	i("VADDPS", r(6), r(5), r(5))
+	m("VMULPS", "f32negHalf", r(4), r(6))
+	i("VADDPS", r(6), r(5), r(5))
+	i("VADDPS", r(5), r(3), r(5))
+	m("VMULPS", "f32ln2hi", r(2), r(6))
+	i("VADDPS", r(6), r(5), r(5))
+	// the special lanes: NaN below, -Inf for ±0, x itself for +Inf and NaN
+	cmp(1, "f32zero", r(0), kspec)
+	set("f32nan", r(5), kspec)
+	cmp(0, "f32zero", r(0), kspec)
+	set("f32negInf", r(5), kspec)
+	cmp(0, "f32posInf", r(0), kspec)
+	if avx512 {
+		i("VMOVAPS", r(0), kspec, r(5))
+	} else {
+		i("VBLENDVPS", kspec, r(0), r(5), r(5))
+	}
+	a.keepNaN(r(0), r(5), r(6), kspec)
+	a.store(off, masked, r(5))
+	return a.asm
+}
+
+// log32Function writes log32AVX512, two steps of 16 at a time (registers
+// 0-7 and 10-17, the coefficients and three constants in Z20-Z31), then
+// one, then a masked tail; or log32AVX2, one step of 8 at a time
+// (registers 0-9), for a multiple of 8.
+func (g *gen) log32Function(is isa) {
+	g.isa, g.op = is, "log32"
+	name := "log32" + is.name
+	lanes := is.step / 2
+	g.prologue32("log32", "log x")
+	g.regOf = nil
+	base2 := 0
+	if is.inReg {
+		base2 = 10
+		g.regOf = map[string]string{}
+		consts := []string{"f32one", "f32ln2hi", "f32ln2lo"}
+		for j := range log32P {
+			consts = append(consts, fmt.Sprintf("f32logP%d", j))
+		}
+		for k, c := range consts {
+			r := fmt.Sprintf("Z%d", 20+k)
+			g.regOf[c] = r
+			g.i("VBROADCASTSS", "vmath_"+c+"<>(SB)", r)
+		}
+	}
+	g.loop(name, lanes, 4*lanes, base2, func(off int, masked bool, base, k int) []string {
+		return g.log32Body(off, masked, base, [][3]string{{"K2", "K3", "K4"}, {"K5", "K6", "K7"}}[k])
 	})
 	g.regOf = nil
 	g.i("VZEROUPPER")

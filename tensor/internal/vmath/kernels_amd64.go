@@ -46,6 +46,18 @@ func sinCosAVX512(dst, src *float64, n int, q0 uint64) bool
 //go:noescape
 func sinCosAVX2(dst, src *float64, n int, q0 uint64) bool
 
+// sinCos32AVX512 is sinCosAVX512 for float32: dst[i] = sin src[i] (q0 = 0)
+// or cos src[i] (q0 = 1), with !(|src[i]| < 2^20) stored unchanged and
+// reported.
+//
+//go:noescape
+func sinCos32AVX512(dst, src *float32, n int, q0 uint32) bool
+
+// sinCos32AVX2 is sinCos32AVX512 for n a multiple of 8.
+//
+//go:noescape
+func sinCos32AVX2(dst, src *float32, n int, q0 uint32) bool
+
 //go:noescape
 func tanh64AVX512(dst, src *float64, n int)
 
@@ -119,7 +131,7 @@ func sigmoidSIMD(dst, src []float32) int { return simd(sigmoidAVX512, sigmoidAVX
 func tanhSIMD(dst, src []float32) int    { return simd(tanhAVX512, tanhAVX2, 8, dst, src) }
 func erfSIMD(dst, src []float32) int     { return simd(erfAVX512, erfAVX2, 8, dst, src) }
 func geluSIMD(dst, src []float32) int    { return simd(geluAVX512, geluAVX2, 8, dst, src) }
-func log32SIMD(dst, src []float32) int   { return simd(log32AVX512, log32AVX2, 4, dst, src) }
+func log32SIMD(dst, src []float32) int   { return simd(log32AVX512, log32AVX2, 8, dst, src) }
 
 // simd64 runs the float64 kernel of the current level over a prefix of src
 // and returns its length, as simd does; the AVX2 kernels take multiples of
@@ -163,3 +175,20 @@ func exp64SIMD(dst, src []float64) int   { return simd64(exp64AVX512, exp64AVX2,
 func mathExpSIMD(dst, src []float64) int { return simd64(mathExpAVX512, mathExpAVX2, dst, src) }
 
 func log64SIMD(dst, src []float64) int { return simd64(log64AVX512, log64AVX2, dst, src) }
+
+// trig32SIMD runs sinCos32 (q0 = 0: sin, 1: cos) over a prefix of src, as
+// trigSIMD does: it returns the prefix's length and whether some lane was
+// out of range (stored unchanged).
+func trig32SIMD(dst, src []float32, q0 uint32) (int, bool) {
+	switch level {
+	case levelAVX512:
+		if len(src) > 0 {
+			return len(src), sinCos32AVX512(&dst[0], &src[0], len(src), q0)
+		}
+	case levelAVX2:
+		if n := len(src) / 8 * 8; n > 0 {
+			return n, sinCos32AVX2(&dst[0], &src[0], n, q0)
+		}
+	}
+	return 0, false
+}

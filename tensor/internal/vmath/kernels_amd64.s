@@ -69,6 +69,11 @@ DATA vmath_pio2d<>+8(SB)/8, $0x397b839a252049c1
 DATA vmath_pio2d<>+16(SB)/8, $0x397b839a252049c1
 DATA vmath_pio2d<>+24(SB)/8, $0x397b839a252049c1
 GLOBL vmath_pio2d<>(SB), RODATA|NOPTR, $32
+DATA vmath_pio2b32<>+0(SB)/8, $0x3dd0b4611a626331
+DATA vmath_pio2b32<>+8(SB)/8, $0x3dd0b4611a626331
+DATA vmath_pio2b32<>+16(SB)/8, $0x3dd0b4611a626331
+DATA vmath_pio2b32<>+24(SB)/8, $0x3dd0b4611a626331
+GLOBL vmath_pio2b32<>(SB), RODATA|NOPTR, $32
 DATA vmath_trigMax<>+0(SB)/8, $0x4130000000000000
 DATA vmath_trigMax<>+8(SB)/8, $0x4130000000000000
 DATA vmath_trigMax<>+16(SB)/8, $0x4130000000000000
@@ -769,6 +774,258 @@ DATA vmath_f32geluC<>+20(SB)/4, $0x3f3504f3
 DATA vmath_f32geluC<>+24(SB)/4, $0x3f3504f3
 DATA vmath_f32geluC<>+28(SB)/4, $0x3f3504f3
 GLOBL vmath_f32geluC<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32trigMax<>+0(SB)/4, $0x49800000
+DATA vmath_f32trigMax<>+4(SB)/4, $0x49800000
+DATA vmath_f32trigMax<>+8(SB)/4, $0x49800000
+DATA vmath_f32trigMax<>+12(SB)/4, $0x49800000
+DATA vmath_f32trigMax<>+16(SB)/4, $0x49800000
+DATA vmath_f32trigMax<>+20(SB)/4, $0x49800000
+DATA vmath_f32trigMax<>+24(SB)/4, $0x49800000
+DATA vmath_f32trigMax<>+28(SB)/4, $0x49800000
+GLOBL vmath_f32trigMax<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logTiny<>+0(SB)/4, $0x00800000
+DATA vmath_f32logTiny<>+4(SB)/4, $0x00800000
+DATA vmath_f32logTiny<>+8(SB)/4, $0x00800000
+DATA vmath_f32logTiny<>+12(SB)/4, $0x00800000
+DATA vmath_f32logTiny<>+16(SB)/4, $0x00800000
+DATA vmath_f32logTiny<>+20(SB)/4, $0x00800000
+DATA vmath_f32logTiny<>+24(SB)/4, $0x00800000
+DATA vmath_f32logTiny<>+28(SB)/4, $0x00800000
+GLOBL vmath_f32logTiny<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logScale<>+0(SB)/4, $0x4b000000
+DATA vmath_f32logScale<>+4(SB)/4, $0x4b000000
+DATA vmath_f32logScale<>+8(SB)/4, $0x4b000000
+DATA vmath_f32logScale<>+12(SB)/4, $0x4b000000
+DATA vmath_f32logScale<>+16(SB)/4, $0x4b000000
+DATA vmath_f32logScale<>+20(SB)/4, $0x4b000000
+DATA vmath_f32logScale<>+24(SB)/4, $0x4b000000
+DATA vmath_f32logScale<>+28(SB)/4, $0x4b000000
+GLOBL vmath_f32logScale<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32k23<>+0(SB)/4, $0x41b80000
+DATA vmath_f32k23<>+4(SB)/4, $0x41b80000
+DATA vmath_f32k23<>+8(SB)/4, $0x41b80000
+DATA vmath_f32k23<>+12(SB)/4, $0x41b80000
+DATA vmath_f32k23<>+16(SB)/4, $0x41b80000
+DATA vmath_f32k23<>+20(SB)/4, $0x41b80000
+DATA vmath_f32k23<>+24(SB)/4, $0x41b80000
+DATA vmath_f32k23<>+28(SB)/4, $0x41b80000
+GLOBL vmath_f32k23<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32sqrt2<>+0(SB)/4, $0x3fb504f3
+DATA vmath_f32sqrt2<>+4(SB)/4, $0x3fb504f3
+DATA vmath_f32sqrt2<>+8(SB)/4, $0x3fb504f3
+DATA vmath_f32sqrt2<>+12(SB)/4, $0x3fb504f3
+DATA vmath_f32sqrt2<>+16(SB)/4, $0x3fb504f3
+DATA vmath_f32sqrt2<>+20(SB)/4, $0x3fb504f3
+DATA vmath_f32sqrt2<>+24(SB)/4, $0x3fb504f3
+DATA vmath_f32sqrt2<>+28(SB)/4, $0x3fb504f3
+GLOBL vmath_f32sqrt2<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32mant<>+0(SB)/4, $0x007fffff
+DATA vmath_f32mant<>+4(SB)/4, $0x007fffff
+DATA vmath_f32mant<>+8(SB)/4, $0x007fffff
+DATA vmath_f32mant<>+12(SB)/4, $0x007fffff
+DATA vmath_f32mant<>+16(SB)/4, $0x007fffff
+DATA vmath_f32mant<>+20(SB)/4, $0x007fffff
+DATA vmath_f32mant<>+24(SB)/4, $0x007fffff
+DATA vmath_f32mant<>+28(SB)/4, $0x007fffff
+GLOBL vmath_f32mant<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32negHalf<>+0(SB)/4, $0xbf000000
+DATA vmath_f32negHalf<>+4(SB)/4, $0xbf000000
+DATA vmath_f32negHalf<>+8(SB)/4, $0xbf000000
+DATA vmath_f32negHalf<>+12(SB)/4, $0xbf000000
+DATA vmath_f32negHalf<>+16(SB)/4, $0xbf000000
+DATA vmath_f32negHalf<>+20(SB)/4, $0xbf000000
+DATA vmath_f32negHalf<>+24(SB)/4, $0xbf000000
+DATA vmath_f32negHalf<>+28(SB)/4, $0xbf000000
+GLOBL vmath_f32negHalf<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32zero<>+0(SB)/4, $0x00000000
+DATA vmath_f32zero<>+4(SB)/4, $0x00000000
+DATA vmath_f32zero<>+8(SB)/4, $0x00000000
+DATA vmath_f32zero<>+12(SB)/4, $0x00000000
+DATA vmath_f32zero<>+16(SB)/4, $0x00000000
+DATA vmath_f32zero<>+20(SB)/4, $0x00000000
+DATA vmath_f32zero<>+24(SB)/4, $0x00000000
+DATA vmath_f32zero<>+28(SB)/4, $0x00000000
+GLOBL vmath_f32zero<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32posInf<>+0(SB)/4, $0x7f800000
+DATA vmath_f32posInf<>+4(SB)/4, $0x7f800000
+DATA vmath_f32posInf<>+8(SB)/4, $0x7f800000
+DATA vmath_f32posInf<>+12(SB)/4, $0x7f800000
+DATA vmath_f32posInf<>+16(SB)/4, $0x7f800000
+DATA vmath_f32posInf<>+20(SB)/4, $0x7f800000
+DATA vmath_f32posInf<>+24(SB)/4, $0x7f800000
+DATA vmath_f32posInf<>+28(SB)/4, $0x7f800000
+GLOBL vmath_f32posInf<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32negInf<>+0(SB)/4, $0xff800000
+DATA vmath_f32negInf<>+4(SB)/4, $0xff800000
+DATA vmath_f32negInf<>+8(SB)/4, $0xff800000
+DATA vmath_f32negInf<>+12(SB)/4, $0xff800000
+DATA vmath_f32negInf<>+16(SB)/4, $0xff800000
+DATA vmath_f32negInf<>+20(SB)/4, $0xff800000
+DATA vmath_f32negInf<>+24(SB)/4, $0xff800000
+DATA vmath_f32negInf<>+28(SB)/4, $0xff800000
+GLOBL vmath_f32negInf<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32nan<>+0(SB)/4, $0x7fc00000
+DATA vmath_f32nan<>+4(SB)/4, $0x7fc00000
+DATA vmath_f32nan<>+8(SB)/4, $0x7fc00000
+DATA vmath_f32nan<>+12(SB)/4, $0x7fc00000
+DATA vmath_f32nan<>+16(SB)/4, $0x7fc00000
+DATA vmath_f32nan<>+20(SB)/4, $0x7fc00000
+DATA vmath_f32nan<>+24(SB)/4, $0x7fc00000
+DATA vmath_f32nan<>+28(SB)/4, $0x7fc00000
+GLOBL vmath_f32nan<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32int1<>+0(SB)/4, $0x00000001
+DATA vmath_f32int1<>+4(SB)/4, $0x00000001
+DATA vmath_f32int1<>+8(SB)/4, $0x00000001
+DATA vmath_f32int1<>+12(SB)/4, $0x00000001
+DATA vmath_f32int1<>+16(SB)/4, $0x00000001
+DATA vmath_f32int1<>+20(SB)/4, $0x00000001
+DATA vmath_f32int1<>+24(SB)/4, $0x00000001
+DATA vmath_f32int1<>+28(SB)/4, $0x00000001
+GLOBL vmath_f32int1<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32int2<>+0(SB)/4, $0x00000002
+DATA vmath_f32int2<>+4(SB)/4, $0x00000002
+DATA vmath_f32int2<>+8(SB)/4, $0x00000002
+DATA vmath_f32int2<>+12(SB)/4, $0x00000002
+DATA vmath_f32int2<>+16(SB)/4, $0x00000002
+DATA vmath_f32int2<>+20(SB)/4, $0x00000002
+DATA vmath_f32int2<>+24(SB)/4, $0x00000002
+DATA vmath_f32int2<>+28(SB)/4, $0x00000002
+GLOBL vmath_f32int2<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32s0<>+0(SB)/4, $0xbe2aaaa3
+DATA vmath_f32s0<>+4(SB)/4, $0xbe2aaaa3
+DATA vmath_f32s0<>+8(SB)/4, $0xbe2aaaa3
+DATA vmath_f32s0<>+12(SB)/4, $0xbe2aaaa3
+DATA vmath_f32s0<>+16(SB)/4, $0xbe2aaaa3
+DATA vmath_f32s0<>+20(SB)/4, $0xbe2aaaa3
+DATA vmath_f32s0<>+24(SB)/4, $0xbe2aaaa3
+DATA vmath_f32s0<>+28(SB)/4, $0xbe2aaaa3
+GLOBL vmath_f32s0<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32s1<>+0(SB)/4, $0x3c08839e
+DATA vmath_f32s1<>+4(SB)/4, $0x3c08839e
+DATA vmath_f32s1<>+8(SB)/4, $0x3c08839e
+DATA vmath_f32s1<>+12(SB)/4, $0x3c08839e
+DATA vmath_f32s1<>+16(SB)/4, $0x3c08839e
+DATA vmath_f32s1<>+20(SB)/4, $0x3c08839e
+DATA vmath_f32s1<>+24(SB)/4, $0x3c08839e
+DATA vmath_f32s1<>+28(SB)/4, $0x3c08839e
+GLOBL vmath_f32s1<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32s2<>+0(SB)/4, $0xb94ca1f9
+DATA vmath_f32s2<>+4(SB)/4, $0xb94ca1f9
+DATA vmath_f32s2<>+8(SB)/4, $0xb94ca1f9
+DATA vmath_f32s2<>+12(SB)/4, $0xb94ca1f9
+DATA vmath_f32s2<>+16(SB)/4, $0xb94ca1f9
+DATA vmath_f32s2<>+20(SB)/4, $0xb94ca1f9
+DATA vmath_f32s2<>+24(SB)/4, $0xb94ca1f9
+DATA vmath_f32s2<>+28(SB)/4, $0xb94ca1f9
+GLOBL vmath_f32s2<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32c0<>+0(SB)/4, $0x3d2aaaa5
+DATA vmath_f32c0<>+4(SB)/4, $0x3d2aaaa5
+DATA vmath_f32c0<>+8(SB)/4, $0x3d2aaaa5
+DATA vmath_f32c0<>+12(SB)/4, $0x3d2aaaa5
+DATA vmath_f32c0<>+16(SB)/4, $0x3d2aaaa5
+DATA vmath_f32c0<>+20(SB)/4, $0x3d2aaaa5
+DATA vmath_f32c0<>+24(SB)/4, $0x3d2aaaa5
+DATA vmath_f32c0<>+28(SB)/4, $0x3d2aaaa5
+GLOBL vmath_f32c0<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32c1<>+0(SB)/4, $0xbab6061a
+DATA vmath_f32c1<>+4(SB)/4, $0xbab6061a
+DATA vmath_f32c1<>+8(SB)/4, $0xbab6061a
+DATA vmath_f32c1<>+12(SB)/4, $0xbab6061a
+DATA vmath_f32c1<>+16(SB)/4, $0xbab6061a
+DATA vmath_f32c1<>+20(SB)/4, $0xbab6061a
+DATA vmath_f32c1<>+24(SB)/4, $0xbab6061a
+DATA vmath_f32c1<>+28(SB)/4, $0xbab6061a
+GLOBL vmath_f32c1<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32c2<>+0(SB)/4, $0x37ccf5ce
+DATA vmath_f32c2<>+4(SB)/4, $0x37ccf5ce
+DATA vmath_f32c2<>+8(SB)/4, $0x37ccf5ce
+DATA vmath_f32c2<>+12(SB)/4, $0x37ccf5ce
+DATA vmath_f32c2<>+16(SB)/4, $0x37ccf5ce
+DATA vmath_f32c2<>+20(SB)/4, $0x37ccf5ce
+DATA vmath_f32c2<>+24(SB)/4, $0x37ccf5ce
+DATA vmath_f32c2<>+28(SB)/4, $0x37ccf5ce
+GLOBL vmath_f32c2<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP0<>+0(SB)/4, $0x3d9021bb
+DATA vmath_f32logP0<>+4(SB)/4, $0x3d9021bb
+DATA vmath_f32logP0<>+8(SB)/4, $0x3d9021bb
+DATA vmath_f32logP0<>+12(SB)/4, $0x3d9021bb
+DATA vmath_f32logP0<>+16(SB)/4, $0x3d9021bb
+DATA vmath_f32logP0<>+20(SB)/4, $0x3d9021bb
+DATA vmath_f32logP0<>+24(SB)/4, $0x3d9021bb
+DATA vmath_f32logP0<>+28(SB)/4, $0x3d9021bb
+GLOBL vmath_f32logP0<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP1<>+0(SB)/4, $0xbdebd1b8
+DATA vmath_f32logP1<>+4(SB)/4, $0xbdebd1b8
+DATA vmath_f32logP1<>+8(SB)/4, $0xbdebd1b8
+DATA vmath_f32logP1<>+12(SB)/4, $0xbdebd1b8
+DATA vmath_f32logP1<>+16(SB)/4, $0xbdebd1b8
+DATA vmath_f32logP1<>+20(SB)/4, $0xbdebd1b8
+DATA vmath_f32logP1<>+24(SB)/4, $0xbdebd1b8
+DATA vmath_f32logP1<>+28(SB)/4, $0xbdebd1b8
+GLOBL vmath_f32logP1<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP2<>+0(SB)/4, $0x3def251a
+DATA vmath_f32logP2<>+4(SB)/4, $0x3def251a
+DATA vmath_f32logP2<>+8(SB)/4, $0x3def251a
+DATA vmath_f32logP2<>+12(SB)/4, $0x3def251a
+DATA vmath_f32logP2<>+16(SB)/4, $0x3def251a
+DATA vmath_f32logP2<>+20(SB)/4, $0x3def251a
+DATA vmath_f32logP2<>+24(SB)/4, $0x3def251a
+DATA vmath_f32logP2<>+28(SB)/4, $0x3def251a
+GLOBL vmath_f32logP2<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP3<>+0(SB)/4, $0xbdfe5d4f
+DATA vmath_f32logP3<>+4(SB)/4, $0xbdfe5d4f
+DATA vmath_f32logP3<>+8(SB)/4, $0xbdfe5d4f
+DATA vmath_f32logP3<>+12(SB)/4, $0xbdfe5d4f
+DATA vmath_f32logP3<>+16(SB)/4, $0xbdfe5d4f
+DATA vmath_f32logP3<>+20(SB)/4, $0xbdfe5d4f
+DATA vmath_f32logP3<>+24(SB)/4, $0xbdfe5d4f
+DATA vmath_f32logP3<>+28(SB)/4, $0xbdfe5d4f
+GLOBL vmath_f32logP3<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP4<>+0(SB)/4, $0x3e11e9bf
+DATA vmath_f32logP4<>+4(SB)/4, $0x3e11e9bf
+DATA vmath_f32logP4<>+8(SB)/4, $0x3e11e9bf
+DATA vmath_f32logP4<>+12(SB)/4, $0x3e11e9bf
+DATA vmath_f32logP4<>+16(SB)/4, $0x3e11e9bf
+DATA vmath_f32logP4<>+20(SB)/4, $0x3e11e9bf
+DATA vmath_f32logP4<>+24(SB)/4, $0x3e11e9bf
+DATA vmath_f32logP4<>+28(SB)/4, $0x3e11e9bf
+GLOBL vmath_f32logP4<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP5<>+0(SB)/4, $0xbe2aae50
+DATA vmath_f32logP5<>+4(SB)/4, $0xbe2aae50
+DATA vmath_f32logP5<>+8(SB)/4, $0xbe2aae50
+DATA vmath_f32logP5<>+12(SB)/4, $0xbe2aae50
+DATA vmath_f32logP5<>+16(SB)/4, $0xbe2aae50
+DATA vmath_f32logP5<>+20(SB)/4, $0xbe2aae50
+DATA vmath_f32logP5<>+24(SB)/4, $0xbe2aae50
+DATA vmath_f32logP5<>+28(SB)/4, $0xbe2aae50
+GLOBL vmath_f32logP5<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP6<>+0(SB)/4, $0x3e4cceac
+DATA vmath_f32logP6<>+4(SB)/4, $0x3e4cceac
+DATA vmath_f32logP6<>+8(SB)/4, $0x3e4cceac
+DATA vmath_f32logP6<>+12(SB)/4, $0x3e4cceac
+DATA vmath_f32logP6<>+16(SB)/4, $0x3e4cceac
+DATA vmath_f32logP6<>+20(SB)/4, $0x3e4cceac
+DATA vmath_f32logP6<>+24(SB)/4, $0x3e4cceac
+DATA vmath_f32logP6<>+28(SB)/4, $0x3e4cceac
+GLOBL vmath_f32logP6<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP7<>+0(SB)/4, $0xbe7ffffc
+DATA vmath_f32logP7<>+4(SB)/4, $0xbe7ffffc
+DATA vmath_f32logP7<>+8(SB)/4, $0xbe7ffffc
+DATA vmath_f32logP7<>+12(SB)/4, $0xbe7ffffc
+DATA vmath_f32logP7<>+16(SB)/4, $0xbe7ffffc
+DATA vmath_f32logP7<>+20(SB)/4, $0xbe7ffffc
+DATA vmath_f32logP7<>+24(SB)/4, $0xbe7ffffc
+DATA vmath_f32logP7<>+28(SB)/4, $0xbe7ffffc
+GLOBL vmath_f32logP7<>(SB), RODATA|NOPTR, $32
+DATA vmath_f32logP8<>+0(SB)/4, $0x3eaaaaaa
+DATA vmath_f32logP8<>+4(SB)/4, $0x3eaaaaaa
+DATA vmath_f32logP8<>+8(SB)/4, $0x3eaaaaaa
+DATA vmath_f32logP8<>+12(SB)/4, $0x3eaaaaaa
+DATA vmath_f32logP8<>+16(SB)/4, $0x3eaaaaaa
+DATA vmath_f32logP8<>+20(SB)/4, $0x3eaaaaaa
+DATA vmath_f32logP8<>+24(SB)/4, $0x3eaaaaaa
+DATA vmath_f32logP8<>+28(SB)/4, $0x3eaaaaaa
+GLOBL vmath_f32logP8<>(SB), RODATA|NOPTR, $32
 
 // Erf32's tables, eight float32 each, then the eight again (64 bytes):
 // AVX2 permutes the first 32 bytes, AVX-512 all 64 with indices below 8.
@@ -3524,78 +3781,170 @@ log64AVX2_done:
 	VZEROUPPER 
 	RET 
 
-// func log32AVX2(dst, src *float32, n int) sets dst[i] = log x for i < n; n is a multiple of 4.
+// func log32AVX2(dst, src *float32, n int) sets dst[i] = log x for i < n; n is a multiple of 8.
 TEXT ·log32AVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 log32AVX2_one:
-	CMPQ CX, $4
+	CMPQ CX, $8
 	JLT log32AVX2_tail
-	VMOVUPS 0(SI), X13
-	VCVTPS2PD X13, Y0
-	VMOVAPD Y0, Y2
-	VCMPPD $1, vmath_log64Tiny<>(SB), Y0, Y10
-	VMULPD vmath_log64Scale<>(SB), Y2, Y6
-	VBLENDVPD Y10, Y6, Y2, Y2
-	VPSRLQ $52, Y2, Y3
-	VORPD vmath_magic<>(SB), Y3, Y3
-	VSUBPD vmath_magicBias<>(SB), Y3, Y3
-	VANDPD vmath_mantMask<>(SB), Y2, Y4
-	VORPD vmath_one<>(SB), Y4, Y4
-	VCMPPD $13, vmath_sqrt2<>(SB), Y4, Y11
-	VMULPD vmath_half<>(SB), Y4, Y6
-	VBLENDVPD Y11, Y6, Y4, Y4
-	VADDPD vmath_one<>(SB), Y3, Y6
-	VBLENDVPD Y11, Y6, Y3, Y3
-	VSUBPD vmath_c54<>(SB), Y3, Y6
-	VBLENDVPD Y10, Y6, Y3, Y3
-	VSUBPD vmath_one<>(SB), Y4, Y4
-	VADDPD vmath_two<>(SB), Y4, Y5
-	VDIVPD Y5, Y4, Y5
-	VMULPD Y5, Y5, Y6
-	VMULPD Y6, Y6, Y7
-	VMULPD vmath_lg7<>(SB), Y7, Y8
-	VMULPD vmath_lg6<>(SB), Y7, Y9
-	VADDPD vmath_lg5<>(SB), Y8, Y8
-	VADDPD vmath_lg4<>(SB), Y9, Y9
-	VMULPD Y7, Y8, Y8
-	VMULPD Y7, Y9, Y9
-	VADDPD vmath_lg3<>(SB), Y8, Y8
-	VADDPD vmath_lg2<>(SB), Y9, Y9
-	VMULPD Y7, Y8, Y8
-	VMULPD Y7, Y9, Y9
-	VADDPD vmath_lg1<>(SB), Y8, Y8
-	VMULPD Y6, Y8, Y8
-	VADDPD Y9, Y8, Y8
-	VMULPD vmath_half<>(SB), Y4, Y9
-	VMULPD Y4, Y9, Y9
-	VADDPD Y8, Y9, Y8
-	VMULPD Y5, Y8, Y8
-	VMULPD vmath_ln2lo<>(SB), Y3, Y6
-	VADDPD Y6, Y8, Y8
-	VSUBPD Y8, Y9, Y8
-	VSUBPD Y4, Y8, Y8
-	VMULPD vmath_ln2hi<>(SB), Y3, Y6
-	VSUBPD Y8, Y6, Y8
-	VCMPPD $3, vmath_zero<>(SB), Y0, Y12
-	VBLENDVPD Y12, Y0, Y8, Y8
-	VCMPPD $0, vmath_posInf<>(SB), Y0, Y12
-	VBLENDVPD Y12, Y0, Y8, Y8
-	VCMPPD $0, vmath_zero<>(SB), Y0, Y12
-	VBLENDVPD Y12, vmath_negInf<>(SB), Y8, Y8
-	VCMPPD $1, vmath_zero<>(SB), Y0, Y12
-	VBLENDVPD Y12, vmath_logNaN<>(SB), Y8, Y8
-	VCVTPD2PSY Y8, X8
-	VCMPPS $3, X13, X13, X14
-	VBLENDVPS X14, X13, X8, X8
-	VMOVUPS X8, 0(DI)
-	ADDQ $16, SI
-	ADDQ $16, DI
-	SUBQ $4, CX
+	VMOVUPS 0(SI), Y0
+	VMOVAPS Y0, Y1
+	VCMPPS $1, vmath_f32logTiny<>(SB), Y0, Y8
+	VMULPS vmath_f32logScale<>(SB), Y1, Y7
+	VBLENDVPS Y8, Y7, Y1, Y1
+	VPSRLD $23, Y1, Y2
+	VPSUBD vmath_f32bias<>(SB), Y2, Y2
+	VCVTDQ2PS Y2, Y2
+	VSUBPS vmath_f32k23<>(SB), Y2, Y7
+	VBLENDVPS Y8, Y7, Y2, Y2
+	VANDPS vmath_f32mant<>(SB), Y1, Y1
+	VORPS vmath_f32one<>(SB), Y1, Y1
+	VCMPPS $14, vmath_f32sqrt2<>(SB), Y1, Y9
+	VMULPS vmath_f32half<>(SB), Y1, Y7
+	VBLENDVPS Y9, Y7, Y1, Y1
+	VADDPS vmath_f32one<>(SB), Y2, Y7
+	VBLENDVPS Y9, Y7, Y2, Y2
+	VSUBPS vmath_f32one<>(SB), Y1, Y3
+	VMULPS Y3, Y3, Y4
+	VMULPS vmath_f32logP0<>(SB), Y3, Y5
+	VADDPS vmath_f32logP1<>(SB), Y5, Y5
+	VMULPS Y3, Y5, Y5
+	VADDPS vmath_f32logP2<>(SB), Y5, Y5
+	VMULPS Y3, Y5, Y5
+	VADDPS vmath_f32logP3<>(SB), Y5, Y5
+	VMULPS Y3, Y5, Y5
+	VADDPS vmath_f32logP4<>(SB), Y5, Y5
+	VMULPS Y3, Y5, Y5
+	VADDPS vmath_f32logP5<>(SB), Y5, Y5
+	VMULPS Y3, Y5, Y5
+	VADDPS vmath_f32logP6<>(SB), Y5, Y5
+	VMULPS Y3, Y5, Y5
+	VADDPS vmath_f32logP7<>(SB), Y5, Y5
+	VMULPS Y3, Y5, Y5
+	VADDPS vmath_f32logP8<>(SB), Y5, Y5
+	VMULPS Y4, Y3, Y6
+	VMULPS Y5, Y6, Y5
+	VMULPS vmath_f32ln2lo<>(SB), Y2, Y6
+	VADDPS Y6, Y5, Y5
+	VMULPS vmath_f32negHalf<>(SB), Y4, Y6
+	VADDPS Y6, Y5, Y5
+	VADDPS Y5, Y3, Y5
+	VMULPS vmath_f32ln2hi<>(SB), Y2, Y6
+	VADDPS Y6, Y5, Y5
+	VCMPPS $1, vmath_f32zero<>(SB), Y0, Y6
+	VBLENDVPS Y6, vmath_f32nan<>(SB), Y5, Y5
+	VCMPPS $0, vmath_f32zero<>(SB), Y0, Y6
+	VBLENDVPS Y6, vmath_f32negInf<>(SB), Y5, Y5
+	VCMPPS $0, vmath_f32posInf<>(SB), Y0, Y6
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VCMPPS $3, Y0, Y0, Y6
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VMOVUPS Y5, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
 	JMP log32AVX2_one
 log32AVX2_tail:
 log32AVX2_done:
+	VZEROUPPER 
+	RET 
+
+// func sinCos32AVX2(dst, src *float32, n int, q0 uint32) bool sets dst[i] = sin x
+// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
+// not below 2^20 (or NaN), and stores those x unchanged. n is a
+// multiple of 8.
+TEXT ·sinCos32AVX2(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL q0+24(FP), AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14
+	VXORPS Y13, Y13, Y13
+sinCos32AVX2_one:
+	CMPQ CX, $8
+	JLT sinCos32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VANDPS vmath_f32abs<>(SB), Y0, Y4
+	VCMPPS $5, vmath_f32trigMax<>(SB), Y4, Y11
+	VORPS Y11, Y13, Y13
+	VCVTPS2PD X0, Y1
+	VMULPD vmath_twoOverPi<>(SB), Y1, Y2
+	VADDPD vmath_round<>(SB), Y2, Y2
+	VSUBPD vmath_round<>(SB), Y2, Y3
+	VCVTPD2DQY Y3, X7
+	VMULPD vmath_pio2a<>(SB), Y3, Y4
+	VSUBPD Y4, Y1, Y4
+	VMULPD vmath_pio2b32<>(SB), Y3, Y3
+	VSUBPD Y3, Y4, Y3
+	VCVTPD2PSY Y3, X5
+	VCVTPS2PD X5, Y4
+	VSUBPD Y4, Y3, Y4
+	VCVTPD2PSY Y4, X6
+	VEXTRACTF128 $1, Y0, X1
+	VCVTPS2PD X1, Y1
+	VMULPD vmath_twoOverPi<>(SB), Y1, Y2
+	VADDPD vmath_round<>(SB), Y2, Y2
+	VSUBPD vmath_round<>(SB), Y2, Y3
+	VCVTPD2DQY Y3, X10
+	VMULPD vmath_pio2a<>(SB), Y3, Y4
+	VSUBPD Y4, Y1, Y4
+	VMULPD vmath_pio2b32<>(SB), Y3, Y3
+	VSUBPD Y3, Y4, Y3
+	VCVTPD2PSY Y3, X8
+	VCVTPS2PD X8, Y4
+	VSUBPD Y4, Y3, Y4
+	VCVTPD2PSY Y4, X9
+	VINSERTF128 $1, X8, Y5, Y5
+	VINSERTF128 $1, X9, Y6, Y6
+	VINSERTI128 $1, X10, Y7, Y7
+	VMULPS Y5, Y5, Y1
+	VMULPS vmath_f32s2<>(SB), Y1, Y2
+	VADDPS vmath_f32s1<>(SB), Y2, Y2
+	VMULPS Y1, Y2, Y2
+	VADDPS vmath_f32s0<>(SB), Y2, Y2
+	VMULPS Y1, Y5, Y4
+	VMULPS Y2, Y4, Y4
+	VADDPS Y6, Y4, Y4
+	VADDPS Y5, Y4, Y2
+	VMULPS vmath_f32c2<>(SB), Y1, Y3
+	VADDPS vmath_f32c1<>(SB), Y3, Y3
+	VMULPS Y1, Y3, Y3
+	VADDPS vmath_f32c0<>(SB), Y3, Y3
+	VMULPS Y1, Y1, Y4
+	VMULPS Y4, Y3, Y3
+	VMULPS Y6, Y5, Y4
+	VSUBPS Y4, Y3, Y3
+	VMULPS vmath_f32half<>(SB), Y1, Y4
+	VMOVUPS vmath_f32one<>(SB), Y8
+	VSUBPS Y4, Y8, Y8
+	VMOVUPS vmath_f32one<>(SB), Y9
+	VSUBPS Y8, Y9, Y9
+	VSUBPS Y4, Y9, Y9
+	VADDPS Y3, Y9, Y9
+	VADDPS Y9, Y8, Y3
+	VPADDD Y14, Y7, Y7
+	VPSLLD $31, Y7, Y4
+	VBLENDVPS Y4, Y3, Y2, Y2
+	VANDPS vmath_f32int2<>(SB), Y7, Y7
+	VPSLLD $30, Y7, Y7
+	VXORPS Y7, Y2, Y2
+	VXORPS Y12, Y12, Y12
+	VCMPPS $0, Y12, Y2, Y12
+	VBLENDVPS Y12, Y0, Y2, Y2
+	VBLENDVPS Y11, Y0, Y2, Y2
+	VMOVUPS Y2, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP sinCos32AVX2_one
+sinCos32AVX2_tail:
+sinCos32AVX2_done:
+	VMOVMSKPS Y13, AX
+	TESTQ AX, AX
+	SETNE ret+32(FP)
 	VZEROUPPER 
 	RET 
 
@@ -5262,187 +5611,184 @@ TEXT ·log32AVX512(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
+	VBROADCASTSS vmath_f32one<>(SB), Z20
+	VBROADCASTSS vmath_f32ln2hi<>(SB), Z21
+	VBROADCASTSS vmath_f32ln2lo<>(SB), Z22
+	VBROADCASTSS vmath_f32logP0<>(SB), Z23
+	VBROADCASTSS vmath_f32logP1<>(SB), Z24
+	VBROADCASTSS vmath_f32logP2<>(SB), Z25
+	VBROADCASTSS vmath_f32logP3<>(SB), Z26
+	VBROADCASTSS vmath_f32logP4<>(SB), Z27
+	VBROADCASTSS vmath_f32logP5<>(SB), Z28
+	VBROADCASTSS vmath_f32logP6<>(SB), Z29
+	VBROADCASTSS vmath_f32logP7<>(SB), Z30
+	VBROADCASTSS vmath_f32logP8<>(SB), Z31
 log32AVX512_loop2:
-	CMPQ CX, $16
+	CMPQ CX, $32
 	JLT log32AVX512_one
-	VMOVUPS 0(SI), Y13
-	VMOVUPS 32(SI), Y27
-	VCVTPS2PD Y13, Z0
-	VCVTPS2PD Y27, Z14
-	VMOVAPD Z0, Z2
-	VMOVAPD Z14, Z16
-	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
-	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z14, K5
-	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
-	VMULPD.BCST vmath_log64Scale<>(SB), Z16, K5, Z16
-	VPSRLQ $52, Z2, Z3
-	VPSRLQ $52, Z16, Z17
-	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
-	VPORQ.BCST vmath_magic<>(SB), Z17, Z17
-	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
-	VSUBPD.BCST vmath_magicBias<>(SB), Z17, Z17
-	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
-	VPANDQ.BCST vmath_mantMask<>(SB), Z16, Z18
-	VPORQ.BCST vmath_one<>(SB), Z4, Z4
-	VPORQ.BCST vmath_one<>(SB), Z18, Z18
-	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
-	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z18, K6
-	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
-	VMULPD.BCST vmath_half<>(SB), Z18, K6, Z18
-	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
-	VADDPD.BCST vmath_one<>(SB), Z17, K6, Z17
-	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
-	VSUBPD.BCST vmath_c54<>(SB), Z17, K5, Z17
-	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
-	VSUBPD.BCST vmath_one<>(SB), Z18, Z18
-	VADDPD.BCST vmath_two<>(SB), Z4, Z5
-	VADDPD.BCST vmath_two<>(SB), Z18, Z19
-	VDIVPD Z5, Z4, Z5
-	VDIVPD Z19, Z18, Z19
-	VMULPD Z5, Z5, Z6
-	VMULPD Z19, Z19, Z20
-	VMULPD Z6, Z6, Z7
-	VMULPD Z20, Z20, Z21
-	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
-	VMULPD.BCST vmath_lg7<>(SB), Z21, Z22
-	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
-	VMULPD.BCST vmath_lg6<>(SB), Z21, Z23
-	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
-	VADDPD.BCST vmath_lg5<>(SB), Z22, Z22
-	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
-	VADDPD.BCST vmath_lg4<>(SB), Z23, Z23
-	VMULPD Z7, Z8, Z8
-	VMULPD Z21, Z22, Z22
-	VMULPD Z7, Z9, Z9
-	VMULPD Z21, Z23, Z23
-	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
-	VADDPD.BCST vmath_lg3<>(SB), Z22, Z22
-	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
-	VADDPD.BCST vmath_lg2<>(SB), Z23, Z23
-	VMULPD Z7, Z8, Z8
-	VMULPD Z21, Z22, Z22
-	VMULPD Z7, Z9, Z9
-	VMULPD Z21, Z23, Z23
-	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
-	VADDPD.BCST vmath_lg1<>(SB), Z22, Z22
-	VMULPD Z6, Z8, Z8
-	VMULPD Z20, Z22, Z22
-	VADDPD Z9, Z8, Z8
-	VADDPD Z23, Z22, Z22
-	VMULPD.BCST vmath_half<>(SB), Z4, Z9
-	VMULPD.BCST vmath_half<>(SB), Z18, Z23
-	VMULPD Z4, Z9, Z9
-	VMULPD Z18, Z23, Z23
-	VADDPD Z8, Z9, Z8
-	VADDPD Z22, Z23, Z22
-	VMULPD Z5, Z8, Z8
-	VMULPD Z19, Z22, Z22
-	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
-	VMULPD.BCST vmath_ln2lo<>(SB), Z17, Z20
-	VADDPD Z6, Z8, Z8
-	VADDPD Z20, Z22, Z22
-	VSUBPD Z8, Z9, Z8
-	VSUBPD Z22, Z23, Z22
-	VSUBPD Z4, Z8, Z8
-	VSUBPD Z18, Z22, Z22
-	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
-	VMULPD.BCST vmath_ln2hi<>(SB), Z17, Z20
-	VSUBPD Z8, Z6, Z8
-	VSUBPD Z22, Z20, Z22
-	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
-	VCMPPD.BCST $3, vmath_zero<>(SB), Z14, K7
-	VMOVAPD Z0, K4, Z8
-	VMOVAPD Z14, K7, Z22
-	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
-	VCMPPD.BCST $0, vmath_posInf<>(SB), Z14, K7
-	VMOVAPD Z0, K4, Z8
-	VMOVAPD Z14, K7, Z22
-	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
-	VCMPPD.BCST $0, vmath_zero<>(SB), Z14, K7
-	VBROADCASTSD vmath_negInf<>(SB), Z1
-	VBROADCASTSD vmath_negInf<>(SB), Z15
-	VMOVAPD Z1, K4, Z8
-	VMOVAPD Z15, K7, Z22
-	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
-	VCMPPD.BCST $1, vmath_zero<>(SB), Z14, K7
-	VBROADCASTSD vmath_logNaN<>(SB), Z1
-	VBROADCASTSD vmath_logNaN<>(SB), Z15
-	VMOVAPD Z1, K4, Z8
-	VMOVAPD Z15, K7, Z22
-	VCVTPD2PS Z8, Y8
-	VCVTPD2PS Z22, Y22
-	VCMPPS $3, Y13, Y13, K4
-	VCMPPS $3, Y27, Y27, K7
-	VMOVAPS Y13, K4, Y8
-	VMOVAPS Y27, K7, Y22
-	VMOVUPS Y8, 0(DI)
-	VMOVUPS Y22, 32(DI)
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 64(SI), Z10
+	VMOVAPS Z0, Z1
+	VMOVAPS Z10, Z11
+	VCMPPS.BCST $1, vmath_f32logTiny<>(SB), Z0, K2
+	VCMPPS.BCST $1, vmath_f32logTiny<>(SB), Z10, K5
+	VMULPS.BCST vmath_f32logScale<>(SB), Z1, K2, Z1
+	VMULPS.BCST vmath_f32logScale<>(SB), Z11, K5, Z11
+	VPSRLD $23, Z1, Z2
+	VPSRLD $23, Z11, Z12
+	VPSUBD.BCST vmath_f32bias<>(SB), Z2, Z2
+	VPSUBD.BCST vmath_f32bias<>(SB), Z12, Z12
+	VCVTDQ2PS Z2, Z2
+	VCVTDQ2PS Z12, Z12
+	VSUBPS.BCST vmath_f32k23<>(SB), Z2, K2, Z2
+	VSUBPS.BCST vmath_f32k23<>(SB), Z12, K5, Z12
+	VPANDD.BCST vmath_f32mant<>(SB), Z1, Z1
+	VPANDD.BCST vmath_f32mant<>(SB), Z11, Z11
+	VPORD Z20, Z1, Z1
+	VPORD Z20, Z11, Z11
+	VCMPPS.BCST $14, vmath_f32sqrt2<>(SB), Z1, K3
+	VCMPPS.BCST $14, vmath_f32sqrt2<>(SB), Z11, K6
+	VMULPS.BCST vmath_f32half<>(SB), Z1, K3, Z1
+	VMULPS.BCST vmath_f32half<>(SB), Z11, K6, Z11
+	VADDPS Z20, Z2, K3, Z2
+	VADDPS Z20, Z12, K6, Z12
+	VSUBPS Z20, Z1, Z3
+	VSUBPS Z20, Z11, Z13
+	VMULPS Z3, Z3, Z4
+	VMULPS Z13, Z13, Z14
+	VMULPS Z23, Z3, Z5
+	VMULPS Z23, Z13, Z15
+	VADDPS Z24, Z5, Z5
+	VADDPS Z24, Z15, Z15
+	VMULPS Z3, Z5, Z5
+	VMULPS Z13, Z15, Z15
+	VADDPS Z25, Z5, Z5
+	VADDPS Z25, Z15, Z15
+	VMULPS Z3, Z5, Z5
+	VMULPS Z13, Z15, Z15
+	VADDPS Z26, Z5, Z5
+	VADDPS Z26, Z15, Z15
+	VMULPS Z3, Z5, Z5
+	VMULPS Z13, Z15, Z15
+	VADDPS Z27, Z5, Z5
+	VADDPS Z27, Z15, Z15
+	VMULPS Z3, Z5, Z5
+	VMULPS Z13, Z15, Z15
+	VADDPS Z28, Z5, Z5
+	VADDPS Z28, Z15, Z15
+	VMULPS Z3, Z5, Z5
+	VMULPS Z13, Z15, Z15
+	VADDPS Z29, Z5, Z5
+	VADDPS Z29, Z15, Z15
+	VMULPS Z3, Z5, Z5
+	VMULPS Z13, Z15, Z15
+	VADDPS Z30, Z5, Z5
+	VADDPS Z30, Z15, Z15
+	VMULPS Z3, Z5, Z5
+	VMULPS Z13, Z15, Z15
+	VADDPS Z31, Z5, Z5
+	VADDPS Z31, Z15, Z15
+	VMULPS Z4, Z3, Z6
+	VMULPS Z14, Z13, Z16
+	VMULPS Z5, Z6, Z5
+	VMULPS Z15, Z16, Z15
+	VMULPS Z22, Z2, Z6
+	VMULPS Z22, Z12, Z16
+	VADDPS Z6, Z5, Z5
+	VADDPS Z16, Z15, Z15
+	VMULPS.BCST vmath_f32negHalf<>(SB), Z4, Z6
+	VMULPS.BCST vmath_f32negHalf<>(SB), Z14, Z16
+	VADDPS Z6, Z5, Z5
+	VADDPS Z16, Z15, Z15
+	VADDPS Z5, Z3, Z5
+	VADDPS Z15, Z13, Z15
+	VMULPS Z21, Z2, Z6
+	VMULPS Z21, Z12, Z16
+	VADDPS Z6, Z5, Z5
+	VADDPS Z16, Z15, Z15
+	VCMPPS.BCST $1, vmath_f32zero<>(SB), Z0, K4
+	VCMPPS.BCST $1, vmath_f32zero<>(SB), Z10, K7
+	VBROADCASTSS vmath_f32nan<>(SB), Z7
+	VBROADCASTSS vmath_f32nan<>(SB), Z17
+	VMOVAPS Z7, K4, Z5
+	VMOVAPS Z17, K7, Z15
+	VCMPPS.BCST $0, vmath_f32zero<>(SB), Z0, K4
+	VCMPPS.BCST $0, vmath_f32zero<>(SB), Z10, K7
+	VBROADCASTSS vmath_f32negInf<>(SB), Z7
+	VBROADCASTSS vmath_f32negInf<>(SB), Z17
+	VMOVAPS Z7, K4, Z5
+	VMOVAPS Z17, K7, Z15
+	VCMPPS.BCST $0, vmath_f32posInf<>(SB), Z0, K4
+	VCMPPS.BCST $0, vmath_f32posInf<>(SB), Z10, K7
+	VMOVAPS Z0, K4, Z5
+	VMOVAPS Z10, K7, Z15
+	VCMPPS $3, Z0, Z0, K4
+	VCMPPS $3, Z10, Z10, K7
+	VMOVAPS Z0, K4, Z5
+	VMOVAPS Z10, K7, Z15
+	VMOVUPS Z5, 0(DI)
+	VMOVUPS Z15, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP log32AVX512_loop2
+log32AVX512_one:
+	CMPQ CX, $16
+	JLT log32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMOVAPS Z0, Z1
+	VCMPPS.BCST $1, vmath_f32logTiny<>(SB), Z0, K2
+	VMULPS.BCST vmath_f32logScale<>(SB), Z1, K2, Z1
+	VPSRLD $23, Z1, Z2
+	VPSUBD.BCST vmath_f32bias<>(SB), Z2, Z2
+	VCVTDQ2PS Z2, Z2
+	VSUBPS.BCST vmath_f32k23<>(SB), Z2, K2, Z2
+	VPANDD.BCST vmath_f32mant<>(SB), Z1, Z1
+	VPORD Z20, Z1, Z1
+	VCMPPS.BCST $14, vmath_f32sqrt2<>(SB), Z1, K3
+	VMULPS.BCST vmath_f32half<>(SB), Z1, K3, Z1
+	VADDPS Z20, Z2, K3, Z2
+	VSUBPS Z20, Z1, Z3
+	VMULPS Z3, Z3, Z4
+	VMULPS Z23, Z3, Z5
+	VADDPS Z24, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z25, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z26, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z27, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z28, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z29, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z30, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z31, Z5, Z5
+	VMULPS Z4, Z3, Z6
+	VMULPS Z5, Z6, Z5
+	VMULPS Z22, Z2, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS.BCST vmath_f32negHalf<>(SB), Z4, Z6
+	VADDPS Z6, Z5, Z5
+	VADDPS Z5, Z3, Z5
+	VMULPS Z21, Z2, Z6
+	VADDPS Z6, Z5, Z5
+	VCMPPS.BCST $1, vmath_f32zero<>(SB), Z0, K4
+	VBROADCASTSS vmath_f32nan<>(SB), Z7
+	VMOVAPS Z7, K4, Z5
+	VCMPPS.BCST $0, vmath_f32zero<>(SB), Z0, K4
+	VBROADCASTSS vmath_f32negInf<>(SB), Z7
+	VMOVAPS Z7, K4, Z5
+	VCMPPS.BCST $0, vmath_f32posInf<>(SB), Z0, K4
+	VMOVAPS Z0, K4, Z5
+	VCMPPS $3, Z0, Z0, K4
+	VMOVAPS Z0, K4, Z5
+	VMOVUPS Z5, 0(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $16, CX
-	JMP log32AVX512_loop2
-log32AVX512_one:
-	CMPQ CX, $8
-	JLT log32AVX512_tail
-	VMOVUPS 0(SI), Y13
-	VCVTPS2PD Y13, Z0
-	VMOVAPD Z0, Z2
-	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
-	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
-	VPSRLQ $52, Z2, Z3
-	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
-	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
-	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
-	VPORQ.BCST vmath_one<>(SB), Z4, Z4
-	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
-	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
-	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
-	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
-	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
-	VADDPD.BCST vmath_two<>(SB), Z4, Z5
-	VDIVPD Z5, Z4, Z5
-	VMULPD Z5, Z5, Z6
-	VMULPD Z6, Z6, Z7
-	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
-	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
-	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
-	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
-	VMULPD Z7, Z8, Z8
-	VMULPD Z7, Z9, Z9
-	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
-	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
-	VMULPD Z7, Z8, Z8
-	VMULPD Z7, Z9, Z9
-	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
-	VMULPD Z6, Z8, Z8
-	VADDPD Z9, Z8, Z8
-	VMULPD.BCST vmath_half<>(SB), Z4, Z9
-	VMULPD Z4, Z9, Z9
-	VADDPD Z8, Z9, Z8
-	VMULPD Z5, Z8, Z8
-	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
-	VADDPD Z6, Z8, Z8
-	VSUBPD Z8, Z9, Z8
-	VSUBPD Z4, Z8, Z8
-	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
-	VSUBPD Z8, Z6, Z8
-	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
-	VMOVAPD Z0, K4, Z8
-	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
-	VMOVAPD Z0, K4, Z8
-	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
-	VBROADCASTSD vmath_negInf<>(SB), Z1
-	VMOVAPD Z1, K4, Z8
-	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
-	VBROADCASTSD vmath_logNaN<>(SB), Z1
-	VMOVAPD Z1, K4, Z8
-	VCVTPD2PS Z8, Y8
-	VCMPPS $3, Y13, Y13, K4
-	VMOVAPS Y13, K4, Y8
-	VMOVUPS Y8, 0(DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
 log32AVX512_tail:
 	TESTQ CX, CX
 	JZ log32AVX512_done
@@ -5450,62 +5796,379 @@ log32AVX512_tail:
 	SHLQ CX, AX
 	DECQ AX
 	KMOVW AX, K1
-	VMOVUPS.Z 0(SI), K1, Y13
-	VCVTPS2PD Y13, Z0
-	VMOVAPD Z0, Z2
-	VCMPPD.BCST $1, vmath_log64Tiny<>(SB), Z0, K2
-	VMULPD.BCST vmath_log64Scale<>(SB), Z2, K2, Z2
-	VPSRLQ $52, Z2, Z3
-	VPORQ.BCST vmath_magic<>(SB), Z3, Z3
-	VSUBPD.BCST vmath_magicBias<>(SB), Z3, Z3
-	VPANDQ.BCST vmath_mantMask<>(SB), Z2, Z4
-	VPORQ.BCST vmath_one<>(SB), Z4, Z4
-	VCMPPD.BCST $13, vmath_sqrt2<>(SB), Z4, K3
-	VMULPD.BCST vmath_half<>(SB), Z4, K3, Z4
-	VADDPD.BCST vmath_one<>(SB), Z3, K3, Z3
-	VSUBPD.BCST vmath_c54<>(SB), Z3, K2, Z3
-	VSUBPD.BCST vmath_one<>(SB), Z4, Z4
-	VADDPD.BCST vmath_two<>(SB), Z4, Z5
-	VDIVPD Z5, Z4, Z5
-	VMULPD Z5, Z5, Z6
-	VMULPD Z6, Z6, Z7
-	VMULPD.BCST vmath_lg7<>(SB), Z7, Z8
-	VMULPD.BCST vmath_lg6<>(SB), Z7, Z9
-	VADDPD.BCST vmath_lg5<>(SB), Z8, Z8
-	VADDPD.BCST vmath_lg4<>(SB), Z9, Z9
-	VMULPD Z7, Z8, Z8
-	VMULPD Z7, Z9, Z9
-	VADDPD.BCST vmath_lg3<>(SB), Z8, Z8
-	VADDPD.BCST vmath_lg2<>(SB), Z9, Z9
-	VMULPD Z7, Z8, Z8
-	VMULPD Z7, Z9, Z9
-	VADDPD.BCST vmath_lg1<>(SB), Z8, Z8
-	VMULPD Z6, Z8, Z8
-	VADDPD Z9, Z8, Z8
-	VMULPD.BCST vmath_half<>(SB), Z4, Z9
-	VMULPD Z4, Z9, Z9
-	VADDPD Z8, Z9, Z8
-	VMULPD Z5, Z8, Z8
-	VMULPD.BCST vmath_ln2lo<>(SB), Z3, Z6
-	VADDPD Z6, Z8, Z8
-	VSUBPD Z8, Z9, Z8
-	VSUBPD Z4, Z8, Z8
-	VMULPD.BCST vmath_ln2hi<>(SB), Z3, Z6
-	VSUBPD Z8, Z6, Z8
-	VCMPPD.BCST $3, vmath_zero<>(SB), Z0, K4
-	VMOVAPD Z0, K4, Z8
-	VCMPPD.BCST $0, vmath_posInf<>(SB), Z0, K4
-	VMOVAPD Z0, K4, Z8
-	VCMPPD.BCST $0, vmath_zero<>(SB), Z0, K4
-	VBROADCASTSD vmath_negInf<>(SB), Z1
-	VMOVAPD Z1, K4, Z8
-	VCMPPD.BCST $1, vmath_zero<>(SB), Z0, K4
-	VBROADCASTSD vmath_logNaN<>(SB), Z1
-	VMOVAPD Z1, K4, Z8
-	VCVTPD2PS Z8, Y8
-	VCMPPS $3, Y13, Y13, K4
-	VMOVAPS Y13, K4, Y8
-	VMOVUPS Y8, K1, 0(DI)
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVAPS Z0, Z1
+	VCMPPS.BCST $1, vmath_f32logTiny<>(SB), Z0, K2
+	VMULPS.BCST vmath_f32logScale<>(SB), Z1, K2, Z1
+	VPSRLD $23, Z1, Z2
+	VPSUBD.BCST vmath_f32bias<>(SB), Z2, Z2
+	VCVTDQ2PS Z2, Z2
+	VSUBPS.BCST vmath_f32k23<>(SB), Z2, K2, Z2
+	VPANDD.BCST vmath_f32mant<>(SB), Z1, Z1
+	VPORD Z20, Z1, Z1
+	VCMPPS.BCST $14, vmath_f32sqrt2<>(SB), Z1, K3
+	VMULPS.BCST vmath_f32half<>(SB), Z1, K3, Z1
+	VADDPS Z20, Z2, K3, Z2
+	VSUBPS Z20, Z1, Z3
+	VMULPS Z3, Z3, Z4
+	VMULPS Z23, Z3, Z5
+	VADDPS Z24, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z25, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z26, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z27, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z28, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z29, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z30, Z5, Z5
+	VMULPS Z3, Z5, Z5
+	VADDPS Z31, Z5, Z5
+	VMULPS Z4, Z3, Z6
+	VMULPS Z5, Z6, Z5
+	VMULPS Z22, Z2, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS.BCST vmath_f32negHalf<>(SB), Z4, Z6
+	VADDPS Z6, Z5, Z5
+	VADDPS Z5, Z3, Z5
+	VMULPS Z21, Z2, Z6
+	VADDPS Z6, Z5, Z5
+	VCMPPS.BCST $1, vmath_f32zero<>(SB), Z0, K4
+	VBROADCASTSS vmath_f32nan<>(SB), Z7
+	VMOVAPS Z7, K4, Z5
+	VCMPPS.BCST $0, vmath_f32zero<>(SB), Z0, K4
+	VBROADCASTSS vmath_f32negInf<>(SB), Z7
+	VMOVAPS Z7, K4, Z5
+	VCMPPS.BCST $0, vmath_f32posInf<>(SB), Z0, K4
+	VMOVAPS Z0, K4, Z5
+	VCMPPS $3, Z0, Z0, K4
+	VMOVAPS Z0, K4, Z5
+	VMOVUPS Z5, K1, 0(DI)
 log32AVX512_done:
+	VZEROUPPER 
+	RET 
+
+// func sinCos32AVX512(dst, src *float32, n int, q0 uint32) bool sets dst[i] = sin x
+// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was
+// not below 2^20 (or NaN), and stores those x unchanged.
+TEXT ·sinCos32AVX512(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL q0+24(FP), AX
+	VMOVD AX, X30
+	VPBROADCASTD X30, Z30
+	KXORW K6, K6, K6
+	VBROADCASTSS vmath_f32s0<>(SB), Z22
+	VBROADCASTSS vmath_f32s1<>(SB), Z23
+	VBROADCASTSS vmath_f32s2<>(SB), Z24
+	VBROADCASTSS vmath_f32c0<>(SB), Z25
+	VBROADCASTSS vmath_f32c1<>(SB), Z26
+	VBROADCASTSS vmath_f32c2<>(SB), Z27
+	VBROADCASTSS vmath_f32one<>(SB), Z28
+	VBROADCASTSS vmath_f32half<>(SB), Z29
+sinCos32AVX512_loop2:
+	CMPQ CX, $32
+	JLT sinCos32AVX512_one
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 64(SI), Z11
+	VPANDD.BCST vmath_f32abs<>(SB), Z0, Z4
+	VPANDD.BCST vmath_f32abs<>(SB), Z11, Z15
+	VCMPPS.BCST $5, vmath_f32trigMax<>(SB), Z4, K4
+	VCMPPS.BCST $5, vmath_f32trigMax<>(SB), Z15, K5
+	KORW K4, K6, K6
+	KORW K5, K6, K6
+	VCVTPS2PD Y0, Z1
+	VCVTPS2PD Y11, Z12
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z1, Z2
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z12, Z13
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VADDPD.BCST vmath_round<>(SB), Z13, Z13
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VSUBPD.BCST vmath_round<>(SB), Z13, Z14
+	VCVTPD2DQ Z3, Y7
+	VCVTPD2DQ Z14, Y18
+	VMULPD.BCST vmath_pio2a<>(SB), Z3, Z4
+	VMULPD.BCST vmath_pio2a<>(SB), Z14, Z15
+	VSUBPD Z4, Z1, Z4
+	VSUBPD Z15, Z12, Z15
+	VMULPD.BCST vmath_pio2b32<>(SB), Z3, Z3
+	VMULPD.BCST vmath_pio2b32<>(SB), Z14, Z14
+	VSUBPD Z3, Z4, Z3
+	VSUBPD Z14, Z15, Z14
+	VCVTPD2PS Z3, Y5
+	VCVTPD2PS Z14, Y16
+	VCVTPS2PD Y5, Z4
+	VCVTPS2PD Y16, Z15
+	VSUBPD Z4, Z3, Z4
+	VSUBPD Z15, Z14, Z15
+	VCVTPD2PS Z4, Y6
+	VCVTPD2PS Z15, Y17
+	VEXTRACTF32X8 $1, Z0, Y1
+	VEXTRACTF32X8 $1, Z11, Y12
+	VCVTPS2PD Y1, Z1
+	VCVTPS2PD Y12, Z12
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z1, Z2
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z12, Z13
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VADDPD.BCST vmath_round<>(SB), Z13, Z13
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VSUBPD.BCST vmath_round<>(SB), Z13, Z14
+	VCVTPD2DQ Z3, Y10
+	VCVTPD2DQ Z14, Y21
+	VMULPD.BCST vmath_pio2a<>(SB), Z3, Z4
+	VMULPD.BCST vmath_pio2a<>(SB), Z14, Z15
+	VSUBPD Z4, Z1, Z4
+	VSUBPD Z15, Z12, Z15
+	VMULPD.BCST vmath_pio2b32<>(SB), Z3, Z3
+	VMULPD.BCST vmath_pio2b32<>(SB), Z14, Z14
+	VSUBPD Z3, Z4, Z3
+	VSUBPD Z14, Z15, Z14
+	VCVTPD2PS Z3, Y8
+	VCVTPD2PS Z14, Y19
+	VCVTPS2PD Y8, Z4
+	VCVTPS2PD Y19, Z15
+	VSUBPD Z4, Z3, Z4
+	VSUBPD Z15, Z14, Z15
+	VCVTPD2PS Z4, Y9
+	VCVTPD2PS Z15, Y20
+	VINSERTF32X8 $1, Y8, Z5, Z5
+	VINSERTF32X8 $1, Y19, Z16, Z16
+	VINSERTF32X8 $1, Y9, Z6, Z6
+	VINSERTF32X8 $1, Y20, Z17, Z17
+	VINSERTI32X8 $1, Y10, Z7, Z7
+	VINSERTI32X8 $1, Y21, Z18, Z18
+	VMULPS Z5, Z5, Z1
+	VMULPS Z16, Z16, Z12
+	VMULPS Z24, Z1, Z2
+	VMULPS Z24, Z12, Z13
+	VADDPS Z23, Z2, Z2
+	VADDPS Z23, Z13, Z13
+	VMULPS Z1, Z2, Z2
+	VMULPS Z12, Z13, Z13
+	VADDPS Z22, Z2, Z2
+	VADDPS Z22, Z13, Z13
+	VMULPS Z1, Z5, Z4
+	VMULPS Z12, Z16, Z15
+	VMULPS Z2, Z4, Z4
+	VMULPS Z13, Z15, Z15
+	VADDPS Z6, Z4, Z4
+	VADDPS Z17, Z15, Z15
+	VADDPS Z5, Z4, Z2
+	VADDPS Z16, Z15, Z13
+	VMULPS Z27, Z1, Z3
+	VMULPS Z27, Z12, Z14
+	VADDPS Z26, Z3, Z3
+	VADDPS Z26, Z14, Z14
+	VMULPS Z1, Z3, Z3
+	VMULPS Z12, Z14, Z14
+	VADDPS Z25, Z3, Z3
+	VADDPS Z25, Z14, Z14
+	VMULPS Z1, Z1, Z4
+	VMULPS Z12, Z12, Z15
+	VMULPS Z4, Z3, Z3
+	VMULPS Z15, Z14, Z14
+	VMULPS Z6, Z5, Z4
+	VMULPS Z17, Z16, Z15
+	VSUBPS Z4, Z3, Z3
+	VSUBPS Z15, Z14, Z14
+	VMULPS Z29, Z1, Z4
+	VMULPS Z29, Z12, Z15
+	VMOVAPS Z28, Z8
+	VMOVAPS Z28, Z19
+	VSUBPS Z4, Z8, Z8
+	VSUBPS Z15, Z19, Z19
+	VMOVAPS Z28, Z9
+	VMOVAPS Z28, Z20
+	VSUBPS Z8, Z9, Z9
+	VSUBPS Z19, Z20, Z20
+	VSUBPS Z4, Z9, Z9
+	VSUBPS Z15, Z20, Z20
+	VADDPS Z3, Z9, Z9
+	VADDPS Z14, Z20, Z20
+	VADDPS Z9, Z8, Z3
+	VADDPS Z20, Z19, Z14
+	VPADDD Z30, Z7, Z7
+	VPADDD Z30, Z18, Z18
+	VPTESTMD.BCST vmath_f32int1<>(SB), Z7, K2
+	VPTESTMD.BCST vmath_f32int1<>(SB), Z18, K3
+	VMOVAPS Z3, K2, Z2
+	VMOVAPS Z14, K3, Z13
+	VPANDD.BCST vmath_f32int2<>(SB), Z7, Z7
+	VPANDD.BCST vmath_f32int2<>(SB), Z18, Z18
+	VPSLLD $30, Z7, Z7
+	VPSLLD $30, Z18, Z18
+	VPXORD Z7, Z2, Z2
+	VPXORD Z18, Z13, Z13
+	VPTESTNMD.BCST vmath_f32abs<>(SB), Z2, K2
+	VPTESTNMD.BCST vmath_f32abs<>(SB), Z13, K3
+	VMOVAPS Z0, K2, Z2
+	VMOVAPS Z11, K3, Z13
+	VMOVAPS Z0, K4, Z2
+	VMOVAPS Z11, K5, Z13
+	VMOVUPS Z2, 0(DI)
+	VMOVUPS Z13, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP sinCos32AVX512_loop2
+sinCos32AVX512_one:
+	CMPQ CX, $16
+	JLT sinCos32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VPANDD.BCST vmath_f32abs<>(SB), Z0, Z4
+	VCMPPS.BCST $5, vmath_f32trigMax<>(SB), Z4, K4
+	KORW K4, K6, K6
+	VCVTPS2PD Y0, Z1
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VCVTPD2DQ Z3, Y7
+	VMULPD.BCST vmath_pio2a<>(SB), Z3, Z4
+	VSUBPD Z4, Z1, Z4
+	VMULPD.BCST vmath_pio2b32<>(SB), Z3, Z3
+	VSUBPD Z3, Z4, Z3
+	VCVTPD2PS Z3, Y5
+	VCVTPS2PD Y5, Z4
+	VSUBPD Z4, Z3, Z4
+	VCVTPD2PS Z4, Y6
+	VEXTRACTF32X8 $1, Z0, Y1
+	VCVTPS2PD Y1, Z1
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VCVTPD2DQ Z3, Y10
+	VMULPD.BCST vmath_pio2a<>(SB), Z3, Z4
+	VSUBPD Z4, Z1, Z4
+	VMULPD.BCST vmath_pio2b32<>(SB), Z3, Z3
+	VSUBPD Z3, Z4, Z3
+	VCVTPD2PS Z3, Y8
+	VCVTPS2PD Y8, Z4
+	VSUBPD Z4, Z3, Z4
+	VCVTPD2PS Z4, Y9
+	VINSERTF32X8 $1, Y8, Z5, Z5
+	VINSERTF32X8 $1, Y9, Z6, Z6
+	VINSERTI32X8 $1, Y10, Z7, Z7
+	VMULPS Z5, Z5, Z1
+	VMULPS Z24, Z1, Z2
+	VADDPS Z23, Z2, Z2
+	VMULPS Z1, Z2, Z2
+	VADDPS Z22, Z2, Z2
+	VMULPS Z1, Z5, Z4
+	VMULPS Z2, Z4, Z4
+	VADDPS Z6, Z4, Z4
+	VADDPS Z5, Z4, Z2
+	VMULPS Z27, Z1, Z3
+	VADDPS Z26, Z3, Z3
+	VMULPS Z1, Z3, Z3
+	VADDPS Z25, Z3, Z3
+	VMULPS Z1, Z1, Z4
+	VMULPS Z4, Z3, Z3
+	VMULPS Z6, Z5, Z4
+	VSUBPS Z4, Z3, Z3
+	VMULPS Z29, Z1, Z4
+	VMOVAPS Z28, Z8
+	VSUBPS Z4, Z8, Z8
+	VMOVAPS Z28, Z9
+	VSUBPS Z8, Z9, Z9
+	VSUBPS Z4, Z9, Z9
+	VADDPS Z3, Z9, Z9
+	VADDPS Z9, Z8, Z3
+	VPADDD Z30, Z7, Z7
+	VPTESTMD.BCST vmath_f32int1<>(SB), Z7, K2
+	VMOVAPS Z3, K2, Z2
+	VPANDD.BCST vmath_f32int2<>(SB), Z7, Z7
+	VPSLLD $30, Z7, Z7
+	VPXORD Z7, Z2, Z2
+	VPTESTNMD.BCST vmath_f32abs<>(SB), Z2, K2
+	VMOVAPS Z0, K2, Z2
+	VMOVAPS Z0, K4, Z2
+	VMOVUPS Z2, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+sinCos32AVX512_tail:
+	TESTQ CX, CX
+	JZ sinCos32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VPANDD.BCST vmath_f32abs<>(SB), Z0, Z4
+	VCMPPS.BCST $5, vmath_f32trigMax<>(SB), Z4, K4
+	KORW K4, K6, K6
+	VCVTPS2PD Y0, Z1
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VCVTPD2DQ Z3, Y7
+	VMULPD.BCST vmath_pio2a<>(SB), Z3, Z4
+	VSUBPD Z4, Z1, Z4
+	VMULPD.BCST vmath_pio2b32<>(SB), Z3, Z3
+	VSUBPD Z3, Z4, Z3
+	VCVTPD2PS Z3, Y5
+	VCVTPS2PD Y5, Z4
+	VSUBPD Z4, Z3, Z4
+	VCVTPD2PS Z4, Y6
+	VEXTRACTF32X8 $1, Z0, Y1
+	VCVTPS2PD Y1, Z1
+	VMULPD.BCST vmath_twoOverPi<>(SB), Z1, Z2
+	VADDPD.BCST vmath_round<>(SB), Z2, Z2
+	VSUBPD.BCST vmath_round<>(SB), Z2, Z3
+	VCVTPD2DQ Z3, Y10
+	VMULPD.BCST vmath_pio2a<>(SB), Z3, Z4
+	VSUBPD Z4, Z1, Z4
+	VMULPD.BCST vmath_pio2b32<>(SB), Z3, Z3
+	VSUBPD Z3, Z4, Z3
+	VCVTPD2PS Z3, Y8
+	VCVTPS2PD Y8, Z4
+	VSUBPD Z4, Z3, Z4
+	VCVTPD2PS Z4, Y9
+	VINSERTF32X8 $1, Y8, Z5, Z5
+	VINSERTF32X8 $1, Y9, Z6, Z6
+	VINSERTI32X8 $1, Y10, Z7, Z7
+	VMULPS Z5, Z5, Z1
+	VMULPS Z24, Z1, Z2
+	VADDPS Z23, Z2, Z2
+	VMULPS Z1, Z2, Z2
+	VADDPS Z22, Z2, Z2
+	VMULPS Z1, Z5, Z4
+	VMULPS Z2, Z4, Z4
+	VADDPS Z6, Z4, Z4
+	VADDPS Z5, Z4, Z2
+	VMULPS Z27, Z1, Z3
+	VADDPS Z26, Z3, Z3
+	VMULPS Z1, Z3, Z3
+	VADDPS Z25, Z3, Z3
+	VMULPS Z1, Z1, Z4
+	VMULPS Z4, Z3, Z3
+	VMULPS Z6, Z5, Z4
+	VSUBPS Z4, Z3, Z3
+	VMULPS Z29, Z1, Z4
+	VMOVAPS Z28, Z8
+	VSUBPS Z4, Z8, Z8
+	VMOVAPS Z28, Z9
+	VSUBPS Z8, Z9, Z9
+	VSUBPS Z4, Z9, Z9
+	VADDPS Z3, Z9, Z9
+	VADDPS Z9, Z8, Z3
+	VPADDD Z30, Z7, Z7
+	VPTESTMD.BCST vmath_f32int1<>(SB), Z7, K2
+	VMOVAPS Z3, K2, Z2
+	VPANDD.BCST vmath_f32int2<>(SB), Z7, Z7
+	VPSLLD $30, Z7, Z7
+	VPXORD Z7, Z2, Z2
+	VPTESTNMD.BCST vmath_f32abs<>(SB), Z2, K2
+	VMOVAPS Z0, K2, Z2
+	VMOVAPS Z0, K4, Z2
+	VMOVUPS Z2, K1, 0(DI)
+sinCos32AVX512_done:
+	KMOVW K6, AX
+	TESTW AX, AX
+	SETNE ret+32(FP)
 	VZEROUPPER 
 	RET 

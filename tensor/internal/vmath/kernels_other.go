@@ -22,3 +22,5 @@ func exp64SIMD(dst, src []float64) int { return 0 }
 func mathExpSIMD(dst, src []float64) int { return 0 }
 
 func log64SIMD(dst, src []float64) int { return 0 }
+
+func trig32SIMD(dst, src []float32, q0 uint32) (int, bool) { return 0, false }

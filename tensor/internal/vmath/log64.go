@@ -11,8 +11,7 @@ import "math"
 // bits without a branch (the bits below a magic constant) and so does m.
 // Then +Inf and NaN give x back, ±0 gives -Inf and a negative x NaN. The
 // AVX2 and AVX-512 kernels run the same operations in the same order and
-// return Log64's bits; the float32 kernels widen x, run the same steps
-// and round the result once, as Log32 does.
+// return Log64's bits. (Float32 log has its own kernels: log32.go.)
 
 const (
 	log64Tiny    = 0x1p-1022          // the smallest normal float64
@@ -74,24 +73,5 @@ func Log64s(dst, src []float64) {
 	n := log64SIMD(dst, src)
 	for i, x := range src[n:] {
 		dst[n+i] = Log64(x)
-	}
-}
-
-// Log32 is float32(Log64(x)) for a float32 x; a NaN comes back unchanged
-// (widening would quiet a signalling one).
-func Log32(x float32) float32 {
-	if x != x {
-		return x
-	}
-	return float32(Log64(float64(x)))
-}
-
-// Log32s sets dst[i] = Log32(src[i]) for i < len(src); dst must be at
-// least as long as src.
-func Log32s(dst, src []float32) {
-	dst = dst[:len(src)]
-	n := log32SIMD(dst, src)
-	for i, x := range src[n:] {
-		dst[n+i] = Log32(x)
 	}
 }

@@ -48,6 +48,8 @@ var specials = []float32{
 	math.MaxFloat32, -math.MaxFloat32,
 	1e-30, -1e-30, 1e-8, -1e-8, 0.34657359, -0.34657359, 0.5, 1, -1, 9, 9.1, 10, 20, -20, 50,
 	88.72283, 88.72284, 88.8, -87.33654, -103.27893, -103.97208, -104, -105, 150, -150, 200, -200,
+	// trig32: its range's edge, the input closest to a multiple of π/2
+	0x1p20, -0x1p20, 0x1.fffffep19, -0x1.fffffep19, 252.89821, -252.89821, 1.5707964, 3.1415927, 1e7,
 }
 
 type kernel struct {
@@ -66,7 +68,9 @@ var kernels = []kernel{
 	{"sigmoid", Sigmoid32, Sigmoid, sigmoid64, 2},
 	{"tanh", Tanh32, Tanh, math.Tanh, 3},
 	{"erf", Erf32, Erf, math.Erf, 1},
-	{"log", Log32, Log32s, math.Log, 0},
+	{"log", Log32, Log32s, math.Log, 1},
+	{"sin", Sin32, Sin32s, Sin64, 1},
+	{"cos", Cos32, Cos32s, Cos64, 1},
 	{"gelu", GELU32, GELU, nil, 0},
 }
 
