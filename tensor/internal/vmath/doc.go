@@ -143,9 +143,9 @@
 // Float32 sin, cos and log, with -bench 'Kernels/(sin|cos|log)/' -cpu 1
 // on the Zen 5 VM, median of 3 runs, over 1024 elements, in ns: sin 5.5 in
 // Go, 1.05 AVX2, 0.51 AVX-512; cos 5.3, 1.06, 0.50; log 5.4, 0.70, 0.36
-// (over 2^20 with AVX-512: 0.51, 0.50, 0.36). Sin and cos take about 65
+// (over 2^20 with AVX-512: 0.51, 0.50, 0.36). Sin and cos take about 70
 // vector operations a step of 16, 30 of them for the float64 reduction
-// and the conversions, log about 45; before, float32 sin and cos ran the
+// and the conversions, log about 50; before, float32 sin and cos ran the
 // float64 kernels (0.71 ns with AVX-512) between a widening and a rounding
 // pass, and log ran Log64's steps on widened lanes. All three run two steps
 // at a time on AVX-512 and one on AVX2.
