@@ -65,19 +65,31 @@ func vecSumRows[T Num]() func(dst, src []T, n, stride int) {
 	return f.(func(dst, src []T, n, stride int))
 }
 
-// vecAddRows is package vec's AddRows for float T, and nil for integer T
-// (see vecSumRows): for sums over a dim other than the last.
-func vecAddRows[T Num]() func(dst, src []T, m, stride int) {
+// vecFoldRows returns package vec's row fold for a reduction op over float
+// rows (AddRows for OpSum, MaxRows for OpMax, MinRows for OpMin), or nil.
+func vecFoldRows[T Num](op ReduceOp) func(dst, src []T, m, stride int) {
 	var f any
 	switch any(T(0)).(type) {
 	case float32:
-		f = vec.AddRows[float32]
+		f = foldRows[float32](op)
 	case float64:
-		f = vec.AddRows[float64]
+		f = foldRows[float64](op)
 	default:
 		return nil
 	}
 	return f.(func(dst, src []T, m, stride int))
+}
+
+func foldRows[T vec.Float](op ReduceOp) func(dst, src []T, m, stride int) {
+	switch op {
+	case OpSum:
+		return vec.AddRows[T]
+	case OpMax:
+		return vec.MaxRows[T]
+	case OpMin:
+		return vec.MinRows[T]
+	}
+	return nil
 }
 
 // vecBinary sets d[i] = a[i] op b[i] for the ops of vecOp and reports

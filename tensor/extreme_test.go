@@ -161,10 +161,26 @@ func TestAmaxAminOuterDims(t *testing.T) {
 			if dt != Int64 {
 				data = x.Float64s() // rounded to the dtype
 			}
+			// the same values in a strided view, which takes the general loop
+			// rather than vec's MaxRows and MinRows
+			strided := Stack(len(sh), x, x).Select(len(sh), 0)
 			for d := 0; d < len(sh)-1; d++ {
 				t.Run(fmt.Sprintf("%v/%v/dim%d", dt, sh, d), func(t *testing.T) {
 					checkClose(t, x.AmaxKeep(d).Float64s(), naiveReduce(data, sh, []int{d}, math.Inf(-1), nanMax), 0)
 					checkClose(t, x.AminKeep(d).Float64s(), naiveReduce(data, sh, []int{d}, math.Inf(1), nanMin), 0)
+					if dt == Int64 {
+						return
+					}
+					for _, c := range []struct{ dense, general *Tensor }{
+						{x.AmaxKeep(d), strided.AmaxKeep(d)}, {x.AminKeep(d), strided.AminKeep(d)},
+					} {
+						a, b := c.dense.To(Float64).Float64s(), c.general.To(Float64).Float64s()
+						for i := range a {
+							if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+								t.Fatalf("element %d: %v (%#x) dense, %v (%#x) strided", i, a[i], math.Float64bits(a[i]), b[i], math.Float64bits(b[i]))
+							}
+						}
+					}
 				})
 			}
 		}

@@ -14,6 +14,8 @@ func goImpl[T Float]() *impl[T] {
 		sumLeaf: func(v *T, n int) T { return sumLeafGo(unsafe.Slice(v, n)) },
 		sumRows: sumRowsGo[T],
 		addRows: addRowsGo[T],
+		maxRows: extremeRowsGo[T](Maximum),
+		minRows: extremeRowsGo[T](Minimum),
 		dotLeaf: func(a, b *T, n int) T { return dotLeafGo(unsafe.Slice(a, n), unsafe.Slice(b, n)) },
 		maxLeaf: func(v *T, n int) (T, bool) { return extremeLeafGo(unsafe.Slice(v, n), true) },
 		minLeaf: func(v *T, n int) (T, bool) { return extremeLeafGo(unsafe.Slice(v, n), false) },
@@ -90,6 +92,21 @@ func addRowsGo[T Float](dst, src *T, n, m, stride int) {
 		row := s[r*stride : r*stride+n]
 		for j, x := range row {
 			d[j] += x
+		}
+	}
+}
+
+// extremeRowsGo returns the loop that folds the m rows of n elements from
+// src, stride apart, into dst in order with op (Maximum or Minimum):
+// dst[j] = op(row[j], dst[j]), as ArithGo computes it.
+func extremeRowsGo[T Float](op Op) func(dst, src *T, n, m, stride int) {
+	return func(dst, src *T, n, m, stride int) {
+		if m == 0 || n == 0 {
+			return
+		}
+		d, s := unsafe.Slice(dst, n), unsafe.Slice(src, (m-1)*stride+n)
+		for r := range m {
+			ArithGo(op, d, s[r*stride:r*stride+n], d)
 		}
 	}
 }

@@ -28,10 +28,11 @@ func rowCases[T Float]() [][3]int {
 	return cs
 }
 
-// testRows holds every implementation's sumRows and addRows to the bits of
-// their definitions (sumLeaf of each row; in-order adds of each row), checks
-// that they write nothing outside dst and read nothing past the last row,
-// and checks the public SumRows and AddRows, longer rows included.
+// testRows holds every implementation's sumRows, addRows, maxRows and
+// minRows to the bits of their definitions (sumLeaf of each row; in-order
+// adds, MaximumOf and MinimumOf of each row), checks that they write
+// nothing outside dst and read nothing past the last row, and checks the
+// public SumRows, AddRows, MaxRows and MinRows, longer rows included.
 func testRows[T Float](t *testing.T, impls []*impl[T]) {
 	r := rand.New(rand.NewPCG(11, 12))
 	goLeaf := impls[len(impls)-1].sumLeaf
@@ -69,6 +70,14 @@ func testRows[T Float](t *testing.T, impls []*impl[T]) {
 					wantAdd[j] += src[i*stride+j]
 				}
 			}
+			wantMax := append([]T(nil), init[:n]...)
+			wantMin := append([]T(nil), init[:n]...)
+			for i := range m {
+				for j := range wantMax {
+					wantMax[j] = MaximumOf(src[i*stride+j], wantMax[j])
+					wantMin[j] = MinimumOf(src[i*stride+j], wantMin[j])
+				}
+			}
 			name := fmt.Sprintf("n=%d/m=%d/stride=%d/finite=%v", n, m, stride, finiteOnly)
 			check := func(t *testing.T, what string, got, want []T, buf []T) {
 				t.Helper()
@@ -104,6 +113,23 @@ func testRows[T Float](t *testing.T, impls []*impl[T]) {
 					im.addRows(ptr(d), ptr(src), n, m, stride)
 				}
 				check(t, im.name+" addRows", d, wantAdd, buf)
+				for _, e := range []struct {
+					what string
+					f    func(dst, src *T, n, m, stride int)
+					want []T
+				}{{"maxRows", im.maxRows, wantMax}, {"minRows", im.minRows, wantMin}} {
+					d, buf := out(n)
+					copy(d, init)
+					if m > 0 && n > 0 {
+						e.f(ptr(d), ptr(src), n, m, stride)
+					}
+					check(t, im.name+" "+e.what, d, e.want, buf)
+					for i := range e.want {
+						if !sameBits(d[i], e.want[i]) {
+							t.Fatalf("%s %s %s: element %d has the bits of %v, want those of %v", name, im.name, e.what, i, d[i], e.want[i])
+						}
+					}
+				}
 			}
 			d, buf := out(m)
 			SumRows(d, src, n, stride)
@@ -112,6 +138,14 @@ func testRows[T Float](t *testing.T, impls []*impl[T]) {
 			copy(d, init)
 			AddRows(d, src, m, stride)
 			check(t, "AddRows", d, wantAdd, buf)
+			d, buf = out(n)
+			copy(d, init)
+			MaxRows(d, src, m, stride)
+			check(t, "MaxRows", d, wantMax, buf)
+			d, buf = out(n)
+			copy(d, init)
+			MinRows(d, src, m, stride)
+			check(t, "MinRows", d, wantMin, buf)
 		}
 	}
 	for _, bad := range []struct {
@@ -121,6 +155,8 @@ func testRows[T Float](t *testing.T, impls []*impl[T]) {
 		{"SumRows past the end", func() { SumRows(make([]T, 3), make([]T, 10), 4, 4) }},
 		{"AddRows past the end", func() { AddRows(make([]T, 4), make([]T, 10), 3, 4) }},
 		{"negative stride", func() { AddRows(make([]T, 4), make([]T, 10), 2, -1) }},
+		{"MaxRows past the end", func() { MaxRows(make([]T, 4), make([]T, 10), 3, 4) }},
+		{"MinRows negative stride", func() { MinRows(make([]T, 4), make([]T, 10), 2, -1) }},
 	} {
 		func() {
 			defer func() {

@@ -44,6 +44,9 @@ type impl[T Float] struct {
 	// addRows adds the m rows of n elements from src, stride elements
 	// apart, into dst in order: dst[j] += row[j].
 	addRows func(dst, src *T, n, m, stride int)
+	// maxRows and minRows fold the rows into dst in order with Maximum and
+	// Minimum: dst[j] = op(row[j], dst[j]).
+	maxRows, minRows func(dst, src *T, n, m, stride int)
 	// dotLeaf is sumLeaf of the products a[i]·b[i] (see Dot).
 	dotLeaf func(a, b *T, n int) T
 	// maxLeaf and minLeaf return the largest (smallest) of n elements, n a
@@ -179,6 +182,33 @@ func AddRows[T Float](dst, src []T, m, stride int) {
 		return
 	}
 	active[T]().addRows(unsafe.SliceData(dst), unsafe.SliceData(src), n, m, stride)
+}
+
+// MaxRows folds into dst, element by element, the m rows of len(dst)
+// elements of src that start stride elements apart, in order: dst[j] =
+// Maximum(src[r·stride+j], dst[j]) for r = 0, 1, ..., m-1, so the row's
+// element where it is larger or NaN, else dst's. That is the bits of m
+// calls of Binary(Maximum, dst, row, dst), with dst kept in registers while
+// the rows go by (a maximum over a dim other than the last). src must hold
+// the rows; it must not overlap dst.
+func MaxRows[T Float](dst, src []T, m, stride int) {
+	n := len(dst)
+	checkRows("MaxRows", len(src), n, m, stride)
+	if m == 0 || n == 0 {
+		return
+	}
+	active[T]().maxRows(unsafe.SliceData(dst), unsafe.SliceData(src), n, m, stride)
+}
+
+// MinRows is MaxRows with Minimum: dst[j] = Minimum(src[r·stride+j],
+// dst[j]) for each row in order.
+func MinRows[T Float](dst, src []T, m, stride int) {
+	n := len(dst)
+	checkRows("MinRows", len(src), n, m, stride)
+	if m == 0 || n == 0 {
+		return
+	}
+	active[T]().minRows(unsafe.SliceData(dst), unsafe.SliceData(src), n, m, stride)
 }
 
 // checkRows panics unless m rows of n elements, stride apart, fit in a

@@ -243,6 +243,18 @@ func addRowsF32AVX2(dst, src *float32, n, m, stride int)
 func addRowsF64AVX2(dst, src *float64, n, m, stride int)
 
 //go:noescape
+func maxRowsF32AVX2(dst, src *float32, n, m, stride int)
+
+//go:noescape
+func minRowsF32AVX2(dst, src *float32, n, m, stride int)
+
+//go:noescape
+func maxRowsF64AVX2(dst, src *float64, n, m, stride int)
+
+//go:noescape
+func minRowsF64AVX2(dst, src *float64, n, m, stride int)
+
+//go:noescape
 func dotLeafF32AVX2(a, b *float32, n int) float32
 
 //go:noescape
@@ -277,6 +289,8 @@ func avx2Impl32() *impl[float32] {
 		sumLeaf: sumLeafF32AVX2,
 		sumRows: sumRowsF32AVX2,
 		addRows: addRowsF32AVX2,
+		maxRows: maxRowsF32AVX2,
+		minRows: minRowsF32AVX2,
 		dotLeaf: dotLeafF32AVX2,
 		maxLeaf: maxLeafF32AVX2,
 		minLeaf: minLeafF32AVX2,
@@ -293,6 +307,8 @@ func avx2Impl64() *impl[float64] {
 		sumLeaf: sumLeafF64AVX2,
 		sumRows: sumRowsF64AVX2,
 		addRows: addRowsF64AVX2,
+		maxRows: maxRowsF64AVX2,
+		minRows: minRowsF64AVX2,
 		dotLeaf: dotLeafF64AVX2,
 		maxLeaf: maxLeafF64AVX2,
 		minLeaf: minLeafF64AVX2,
@@ -314,6 +330,8 @@ func avx512Impl32() *impl[float32] {
 		sumLeaf: sumLeafF32AVX2,
 		sumRows: sumRowsF32AVX2,
 		addRows: addRowsF32AVX2,
+		maxRows: maxRowsF32AVX2,
+		minRows: minRowsF32AVX2,
 		dotLeaf: dotLeafF32AVX2,
 		maxLeaf: maxLeafF32AVX2,
 		minLeaf: minLeafF32AVX2,
@@ -330,6 +348,8 @@ func avx512Impl64() *impl[float64] {
 		sumLeaf: sumLeafF64AVX2,
 		sumRows: sumRowsF64AVX2,
 		addRows: addRowsF64AVX2,
+		maxRows: maxRowsF64AVX2,
+		minRows: minRowsF64AVX2,
 		dotLeaf: dotLeafF64AVX2,
 		maxLeaf: maxLeafF64AVX2,
 		minLeaf: minLeafF64AVX2,

@@ -4478,6 +4478,200 @@ addRowsF32AVX2_done:
 	VZEROUPPER
 	RET
 
+// func maxRowsF32AVX2(dst, src *float32, n, m, stride int)
+// dst[j] = maximum(src[r·stride+j], dst[j]) for r < m in order, for j < n.
+TEXT ·maxRowsF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ m+24(FP), R10
+	MOVQ stride+32(FP), R11
+	SHLQ $2, R11
+maxRowsF32AVX2_four:
+	CMPQ CX, $32
+	JL maxRowsF32AVX2_one
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	MOVQ SI, AX
+	MOVQ R10, DX
+maxRowsF32AVX2_four_rows:
+	TESTQ DX, DX
+	JEQ maxRowsF32AVX2_four_store
+	VMOVUPS 0(AX), Y4
+	VMAXPS Y0, Y4, Y8
+	VCMPPS $3, Y4, Y4, Y12
+	VBLENDVPS Y12, Y4, Y8, Y0
+	VMOVUPS 32(AX), Y5
+	VMAXPS Y1, Y5, Y9
+	VCMPPS $3, Y5, Y5, Y13
+	VBLENDVPS Y13, Y5, Y9, Y1
+	VMOVUPS 64(AX), Y6
+	VMAXPS Y2, Y6, Y10
+	VCMPPS $3, Y6, Y6, Y14
+	VBLENDVPS Y14, Y6, Y10, Y2
+	VMOVUPS 96(AX), Y7
+	VMAXPS Y3, Y7, Y11
+	VCMPPS $3, Y7, Y7, Y15
+	VBLENDVPS Y15, Y7, Y11, Y3
+	ADDQ R11, AX
+	DECQ DX
+	JMP maxRowsF32AVX2_four_rows
+maxRowsF32AVX2_four_store:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JMP maxRowsF32AVX2_four
+maxRowsF32AVX2_one:
+	CMPQ CX, $8
+	JL maxRowsF32AVX2_elem
+	VMOVUPS 0(DI), Y0
+	MOVQ SI, AX
+	MOVQ R10, DX
+maxRowsF32AVX2_one_rows:
+	TESTQ DX, DX
+	JEQ maxRowsF32AVX2_one_store
+	VMOVUPS 0(AX), Y4
+	VMAXPS Y0, Y4, Y8
+	VCMPPS $3, Y4, Y4, Y12
+	VBLENDVPS Y12, Y4, Y8, Y0
+	ADDQ R11, AX
+	DECQ DX
+	JMP maxRowsF32AVX2_one_rows
+maxRowsF32AVX2_one_store:
+	VMOVUPS Y0, 0(DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP maxRowsF32AVX2_one
+maxRowsF32AVX2_elem:
+	CMPQ CX, $1
+	JL maxRowsF32AVX2_done
+	VMOVSS (DI), X0
+	MOVQ SI, AX
+	MOVQ R10, DX
+maxRowsF32AVX2_elem_rows:
+	TESTQ DX, DX
+	JEQ maxRowsF32AVX2_elem_store
+	VMOVSS (AX), X4
+	VMAXSS X0, X4, X8
+	VCMPSS $3, X4, X4, X12
+	VBLENDVPS X12, X4, X8, X0
+	ADDQ R11, AX
+	DECQ DX
+	JMP maxRowsF32AVX2_elem_rows
+maxRowsF32AVX2_elem_store:
+	VMOVSS X0, (DI)
+	ADDQ $4, DI
+	ADDQ $4, SI
+	SUBQ $1, CX
+	JMP maxRowsF32AVX2_elem
+maxRowsF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func minRowsF32AVX2(dst, src *float32, n, m, stride int)
+// dst[j] = minimum(src[r·stride+j], dst[j]) for r < m in order, for j < n.
+TEXT ·minRowsF32AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ m+24(FP), R10
+	MOVQ stride+32(FP), R11
+	SHLQ $2, R11
+minRowsF32AVX2_four:
+	CMPQ CX, $32
+	JL minRowsF32AVX2_one
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	MOVQ SI, AX
+	MOVQ R10, DX
+minRowsF32AVX2_four_rows:
+	TESTQ DX, DX
+	JEQ minRowsF32AVX2_four_store
+	VMOVUPS 0(AX), Y4
+	VMINPS Y0, Y4, Y8
+	VCMPPS $3, Y4, Y4, Y12
+	VBLENDVPS Y12, Y4, Y8, Y0
+	VMOVUPS 32(AX), Y5
+	VMINPS Y1, Y5, Y9
+	VCMPPS $3, Y5, Y5, Y13
+	VBLENDVPS Y13, Y5, Y9, Y1
+	VMOVUPS 64(AX), Y6
+	VMINPS Y2, Y6, Y10
+	VCMPPS $3, Y6, Y6, Y14
+	VBLENDVPS Y14, Y6, Y10, Y2
+	VMOVUPS 96(AX), Y7
+	VMINPS Y3, Y7, Y11
+	VCMPPS $3, Y7, Y7, Y15
+	VBLENDVPS Y15, Y7, Y11, Y3
+	ADDQ R11, AX
+	DECQ DX
+	JMP minRowsF32AVX2_four_rows
+minRowsF32AVX2_four_store:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JMP minRowsF32AVX2_four
+minRowsF32AVX2_one:
+	CMPQ CX, $8
+	JL minRowsF32AVX2_elem
+	VMOVUPS 0(DI), Y0
+	MOVQ SI, AX
+	MOVQ R10, DX
+minRowsF32AVX2_one_rows:
+	TESTQ DX, DX
+	JEQ minRowsF32AVX2_one_store
+	VMOVUPS 0(AX), Y4
+	VMINPS Y0, Y4, Y8
+	VCMPPS $3, Y4, Y4, Y12
+	VBLENDVPS Y12, Y4, Y8, Y0
+	ADDQ R11, AX
+	DECQ DX
+	JMP minRowsF32AVX2_one_rows
+minRowsF32AVX2_one_store:
+	VMOVUPS Y0, 0(DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP minRowsF32AVX2_one
+minRowsF32AVX2_elem:
+	CMPQ CX, $1
+	JL minRowsF32AVX2_done
+	VMOVSS (DI), X0
+	MOVQ SI, AX
+	MOVQ R10, DX
+minRowsF32AVX2_elem_rows:
+	TESTQ DX, DX
+	JEQ minRowsF32AVX2_elem_store
+	VMOVSS (AX), X4
+	VMINSS X0, X4, X8
+	VCMPSS $3, X4, X4, X12
+	VBLENDVPS X12, X4, X8, X0
+	ADDQ R11, AX
+	DECQ DX
+	JMP minRowsF32AVX2_elem_rows
+minRowsF32AVX2_elem_store:
+	VMOVSS X0, (DI)
+	ADDQ $4, DI
+	ADDQ $4, SI
+	SUBQ $1, CX
+	JMP minRowsF32AVX2_elem
+minRowsF32AVX2_done:
+	VZEROUPPER
+	RET
+
 // func dotLeafF32AVX2(a, b *float32, n int) float32
 TEXT ·dotLeafF32AVX2(SB), NOSPLIT, $0-28
 	MOVQ a+0(FP), SI
@@ -4947,6 +5141,200 @@ addRowsF64AVX2_elem_store:
 	SUBQ $1, CX
 	JMP addRowsF64AVX2_elem
 addRowsF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func maxRowsF64AVX2(dst, src *float64, n, m, stride int)
+// dst[j] = maximum(src[r·stride+j], dst[j]) for r < m in order, for j < n.
+TEXT ·maxRowsF64AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ m+24(FP), R10
+	MOVQ stride+32(FP), R11
+	SHLQ $3, R11
+maxRowsF64AVX2_four:
+	CMPQ CX, $16
+	JL maxRowsF64AVX2_one
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	MOVQ SI, AX
+	MOVQ R10, DX
+maxRowsF64AVX2_four_rows:
+	TESTQ DX, DX
+	JEQ maxRowsF64AVX2_four_store
+	VMOVUPD 0(AX), Y4
+	VMAXPD Y0, Y4, Y8
+	VCMPPD $3, Y4, Y4, Y12
+	VBLENDVPD Y12, Y4, Y8, Y0
+	VMOVUPD 32(AX), Y5
+	VMAXPD Y1, Y5, Y9
+	VCMPPD $3, Y5, Y5, Y13
+	VBLENDVPD Y13, Y5, Y9, Y1
+	VMOVUPD 64(AX), Y6
+	VMAXPD Y2, Y6, Y10
+	VCMPPD $3, Y6, Y6, Y14
+	VBLENDVPD Y14, Y6, Y10, Y2
+	VMOVUPD 96(AX), Y7
+	VMAXPD Y3, Y7, Y11
+	VCMPPD $3, Y7, Y7, Y15
+	VBLENDVPD Y15, Y7, Y11, Y3
+	ADDQ R11, AX
+	DECQ DX
+	JMP maxRowsF64AVX2_four_rows
+maxRowsF64AVX2_four_store:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP maxRowsF64AVX2_four
+maxRowsF64AVX2_one:
+	CMPQ CX, $4
+	JL maxRowsF64AVX2_elem
+	VMOVUPD 0(DI), Y0
+	MOVQ SI, AX
+	MOVQ R10, DX
+maxRowsF64AVX2_one_rows:
+	TESTQ DX, DX
+	JEQ maxRowsF64AVX2_one_store
+	VMOVUPD 0(AX), Y4
+	VMAXPD Y0, Y4, Y8
+	VCMPPD $3, Y4, Y4, Y12
+	VBLENDVPD Y12, Y4, Y8, Y0
+	ADDQ R11, AX
+	DECQ DX
+	JMP maxRowsF64AVX2_one_rows
+maxRowsF64AVX2_one_store:
+	VMOVUPD Y0, 0(DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $4, CX
+	JMP maxRowsF64AVX2_one
+maxRowsF64AVX2_elem:
+	CMPQ CX, $1
+	JL maxRowsF64AVX2_done
+	VMOVSD (DI), X0
+	MOVQ SI, AX
+	MOVQ R10, DX
+maxRowsF64AVX2_elem_rows:
+	TESTQ DX, DX
+	JEQ maxRowsF64AVX2_elem_store
+	VMOVSD (AX), X4
+	VMAXSD X0, X4, X8
+	VCMPSD $3, X4, X4, X12
+	VBLENDVPD X12, X4, X8, X0
+	ADDQ R11, AX
+	DECQ DX
+	JMP maxRowsF64AVX2_elem_rows
+maxRowsF64AVX2_elem_store:
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	ADDQ $8, SI
+	SUBQ $1, CX
+	JMP maxRowsF64AVX2_elem
+maxRowsF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func minRowsF64AVX2(dst, src *float64, n, m, stride int)
+// dst[j] = minimum(src[r·stride+j], dst[j]) for r < m in order, for j < n.
+TEXT ·minRowsF64AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ m+24(FP), R10
+	MOVQ stride+32(FP), R11
+	SHLQ $3, R11
+minRowsF64AVX2_four:
+	CMPQ CX, $16
+	JL minRowsF64AVX2_one
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	MOVQ SI, AX
+	MOVQ R10, DX
+minRowsF64AVX2_four_rows:
+	TESTQ DX, DX
+	JEQ minRowsF64AVX2_four_store
+	VMOVUPD 0(AX), Y4
+	VMINPD Y0, Y4, Y8
+	VCMPPD $3, Y4, Y4, Y12
+	VBLENDVPD Y12, Y4, Y8, Y0
+	VMOVUPD 32(AX), Y5
+	VMINPD Y1, Y5, Y9
+	VCMPPD $3, Y5, Y5, Y13
+	VBLENDVPD Y13, Y5, Y9, Y1
+	VMOVUPD 64(AX), Y6
+	VMINPD Y2, Y6, Y10
+	VCMPPD $3, Y6, Y6, Y14
+	VBLENDVPD Y14, Y6, Y10, Y2
+	VMOVUPD 96(AX), Y7
+	VMINPD Y3, Y7, Y11
+	VCMPPD $3, Y7, Y7, Y15
+	VBLENDVPD Y15, Y7, Y11, Y3
+	ADDQ R11, AX
+	DECQ DX
+	JMP minRowsF64AVX2_four_rows
+minRowsF64AVX2_four_store:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP minRowsF64AVX2_four
+minRowsF64AVX2_one:
+	CMPQ CX, $4
+	JL minRowsF64AVX2_elem
+	VMOVUPD 0(DI), Y0
+	MOVQ SI, AX
+	MOVQ R10, DX
+minRowsF64AVX2_one_rows:
+	TESTQ DX, DX
+	JEQ minRowsF64AVX2_one_store
+	VMOVUPD 0(AX), Y4
+	VMINPD Y0, Y4, Y8
+	VCMPPD $3, Y4, Y4, Y12
+	VBLENDVPD Y12, Y4, Y8, Y0
+	ADDQ R11, AX
+	DECQ DX
+	JMP minRowsF64AVX2_one_rows
+minRowsF64AVX2_one_store:
+	VMOVUPD Y0, 0(DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $4, CX
+	JMP minRowsF64AVX2_one
+minRowsF64AVX2_elem:
+	CMPQ CX, $1
+	JL minRowsF64AVX2_done
+	VMOVSD (DI), X0
+	MOVQ SI, AX
+	MOVQ R10, DX
+minRowsF64AVX2_elem_rows:
+	TESTQ DX, DX
+	JEQ minRowsF64AVX2_elem_store
+	VMOVSD (AX), X4
+	VMINSD X0, X4, X8
+	VCMPSD $3, X4, X4, X12
+	VBLENDVPD X12, X4, X8, X0
+	ADDQ R11, AX
+	DECQ DX
+	JMP minRowsF64AVX2_elem_rows
+minRowsF64AVX2_elem_store:
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	ADDQ $8, SI
+	SUBQ $1, CX
+	JMP minRowsF64AVX2_elem
+minRowsF64AVX2_done:
 	VZEROUPPER
 	RET
 
