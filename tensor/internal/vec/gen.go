@@ -457,17 +457,58 @@ func sumLeafBody(w *bytes.Buffer, e elem, l func(string) string) {
 
 // addRows writes the AVX2 routine that adds m rows of n elements, row r
 // starting stride elements after row r-1, into dst: dst[j] += row[j] for
-// each row in order, so the bits of m calls of vvAdd(dst, dst, row). A
-// block of four vectors (then one vector, then one element) of dst stays in
-// registers while the rows go by. Registers: DI dst, SI the block's column
-// in row 0, CX the elements left, R10 m, R11 the stride in bytes, AX the
-// block's column in the current row, DX the rows left, Y0-Y3 the sums.
+// each row in order, so the bits of m calls of vvAdd(dst, dst, row), in
+// foldRows's loops; Y0-Y3 hold the sums.
 func addRows(w *bytes.Buffer, e elem) {
 	name := "addRows" + e.name + "AVX2"
+	rowsEntry(w, name, e, "dst[j] += src[r·stride+j] for r < m in order, for j < n.", "SI", "CX")
+	foldRows(w, e, name, func(i int) {
+		if i < 0 {
+			p(w, "VADD%s (AX), X0, X0", e.scalar)
+			return
+		}
+		p(w, "VADD%s %d(AX), Y%d, Y%d", e.suffix, 32*i, i, i)
+	})
+}
+
+// extremeRows writes the AVX2 routine that folds m rows of n elements,
+// row r starting stride elements after row r-1, into dst with op (Maximum
+// or Minimum): dst[j] = op(row[j], dst[j]) for each row in order, so the
+// bits of m calls of vvMaximum(dst, row, dst): the row's element where it
+// is larger (smaller) or NaN, else dst's. In foldRows's loops, Y0-Y3 hold
+// the block of dst, Y4-Y7 each row's vectors, Y8-Y11 the instruction's
+// results and Y12-Y15 the row's NaN lanes.
+func extremeRows(w *bytes.Buffer, e elem, op string) {
+	name := map[string]string{"Maximum": "maxRows", "Minimum": "minRows"}[op] + e.name + "AVX2"
+	ins := map[string]string{"Maximum": "VMAX", "Minimum": "VMIN"}[op]
+	mov, blend := "VMOVUP"+e.suffix[1:], "VBLENDVP"+e.suffix[1:]
+	rowsEntry(w, name, e, fmt.Sprintf("dst[j] = %s(src[r·stride+j], dst[j]) for r < m in order, for j < n.", strings.ToLower(op)), "SI", "CX")
+	foldRows(w, e, name, func(i int) {
+		if i < 0 {
+			p(w, "VMOV%s (AX), X4", e.scalar)
+			p(w, "%s%s X0, X4, X8", ins, e.scalar)
+			p(w, "VCMP%s $3, X4, X4, X12", e.scalar)
+			p(w, "%s X12, X4, X8, X0", blend)
+			return
+		}
+		p(w, "%s %d(AX), Y%d", mov, 32*i, 4+i)
+		p(w, "%s%s Y%d, Y%d, Y%d", ins, e.suffix, i, 4+i, 8+i)
+		p(w, "VCMP%s $3, Y%d, Y%d, Y%d", e.suffix, 4+i, 4+i, 12+i)
+		p(w, "%s Y%d, Y%d, Y%d, Y%d", blend, 12+i, 4+i, 8+i, i)
+	})
+}
+
+// foldRows writes the loops of a row fold routine after rowsEntry: a block
+// of four vectors (then one vector, then one element) of dst stays in
+// registers (Y0-Y3; X0 for the element) while the rows go by, and update(i)
+// folds vector i of the current row, at AX, into Y i (update(-1): the
+// element into X0). Registers: DI dst, SI the block's column in row 0, CX
+// the elements left, R10 m, R11 the stride in bytes, AX the block's column
+// in the current row, DX the rows left.
+func foldRows(w *bytes.Buffer, e elem, name string, update func(i int)) {
 	l := func(s string) string { return name + "_" + s }
 	lanes := 32 / e.size
-	add, mov := "VADD"+e.suffix, "VMOVUP"+e.suffix[1:]
-	rowsEntry(w, name, e, "dst[j] += src[r·stride+j] for r < m in order, for j < n.", "SI", "CX")
+	mov := "VMOVUP" + e.suffix[1:]
 	// block writes the loop over blocks of k vectors (k = 0: one element).
 	block := func(tag string, k int) {
 		width, step := k*lanes, k*32
@@ -496,87 +537,10 @@ func addRows(w *bytes.Buffer, e elem) {
 		p(w, "TESTQ DX, DX")
 		p(w, "JEQ %s", l(tag+"_store"))
 		if k == 0 {
-			p(w, "VADD%s (AX), X0, X0", e.scalar)
+			update(-1)
 		}
 		for i := 0; i < k; i++ {
-			p(w, "%s %d(AX), Y%d, Y%d", add, 32*i, i, i)
-		}
-		p(w, "ADDQ R11, AX")
-		p(w, "DECQ DX")
-		p(w, "JMP %s", l(tag+"_rows"))
-		label(w, l(tag+"_store"))
-		if k == 0 {
-			p(w, "VMOV%s X0, (DI)", e.scalar)
-		}
-		for i := 0; i < k; i++ {
-			p(w, "%s Y%d, %d(DI)", mov, i, 32*i)
-		}
-		p(w, "ADDQ $%d, DI", step)
-		p(w, "ADDQ $%d, SI", step)
-		p(w, "SUBQ $%d, CX", width)
-		p(w, "JMP %s", l(tag))
-	}
-	block("four", 4)
-	block("one", 1)
-	block("elem", 0)
-	label(w, l("done"))
-	p(w, "VZEROUPPER")
-	p(w, "RET")
-}
-
-// extremeRows writes the AVX2 routine that folds m rows of n elements,
-// row r starting stride elements after row r-1, into dst with op (Maximum
-// or Minimum): dst[j] = op(row[j], dst[j]) for each row in order, so the
-// bits of m calls of vvMaximum(dst, row, dst): the row's element where it
-// is larger (smaller) or NaN, else dst's. Laid out as addRows, a block of
-// four vectors (then one vector, then one element) of dst in Y0-Y3 while
-// the rows go by; each row's vector in Y4-Y7, the instruction's result in
-// Y8-Y11 and the row's NaN lanes in Y12-Y15.
-func extremeRows(w *bytes.Buffer, e elem, op string) {
-	name := map[string]string{"Maximum": "maxRows", "Minimum": "minRows"}[op] + e.name + "AVX2"
-	l := func(s string) string { return name + "_" + s }
-	lanes := 32 / e.size
-	ins := map[string]string{"Maximum": "VMAX", "Minimum": "VMIN"}[op]
-	mov := "VMOVUP" + e.suffix[1:]
-	blend := "VBLENDVP" + e.suffix[1:]
-	rowsEntry(w, name, e, fmt.Sprintf("dst[j] = %s(src[r·stride+j], dst[j]) for r < m in order, for j < n.", strings.ToLower(op)), "SI", "CX")
-	block := func(tag string, k int) {
-		width, step := k*lanes, k*32
-		if k == 0 {
-			width, step = 1, e.size
-		}
-		label(w, l(tag))
-		p(w, "CMPQ CX, $%d", width)
-		switch k {
-		case 4:
-			p(w, "JL %s", l("one"))
-		case 1:
-			p(w, "JL %s", l("elem"))
-		default:
-			p(w, "JL %s", l("done"))
-		}
-		if k == 0 {
-			p(w, "VMOV%s (DI), X0", e.scalar)
-		}
-		for i := 0; i < k; i++ {
-			p(w, "%s %d(DI), Y%d", mov, 32*i, i)
-		}
-		p(w, "MOVQ SI, AX")
-		p(w, "MOVQ R10, DX")
-		label(w, l(tag+"_rows"))
-		p(w, "TESTQ DX, DX")
-		p(w, "JEQ %s", l(tag+"_store"))
-		if k == 0 {
-			p(w, "VMOV%s (AX), X4", e.scalar)
-			p(w, "%s%s X0, X4, X8", ins, e.scalar)
-			p(w, "VCMP%s $3, X4, X4, X12", e.scalar)
-			p(w, "%s X12, X4, X8, X0", blend)
-		}
-		for i := 0; i < k; i++ {
-			p(w, "%s %d(AX), Y%d", mov, 32*i, 4+i)
-			p(w, "%s%s Y%d, Y%d, Y%d", ins, e.suffix, i, 4+i, 8+i)
-			p(w, "VCMP%s $3, Y%d, Y%d, Y%d", e.suffix, 4+i, 4+i, 12+i)
-			p(w, "%s Y%d, Y%d, Y%d, Y%d", blend, 12+i, 4+i, 8+i, i)
+			update(i)
 		}
 		p(w, "ADDQ R11, AX")
 		p(w, "DECQ DX")
