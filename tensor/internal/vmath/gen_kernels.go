@@ -917,6 +917,26 @@ func (g *gen) float64Function(is isa, op, what string, base2 [2]int, step func(o
 	g.i("RET")
 }
 
+// trigPrologue writes the header of the sin/cos kernel name over elements
+// of type elem, with q0 of type q0Type and inputs out of range from limit
+// on (an AVX2 kernel takes a multiple of multiple), and loads its
+// arguments into DI, SI and CX.
+func (g *gen) trigPrologue(name, elem, q0Type, limit string, multiple int) {
+	g.p("")
+	g.p("// func %s(dst, src *%s, n int, q0 %s) bool sets dst[i] = sin x", name, elem, q0Type)
+	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
+	if g.isa.inReg {
+		g.p("// not below %s (or NaN), and stores those x unchanged.", limit)
+	} else {
+		g.p("// not below %s (or NaN), and stores those x unchanged. n is a", limit)
+		g.p("// multiple of %d.", multiple)
+	}
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
+	g.i("MOVQ", "dst+0(FP)", "DI")
+	g.i("MOVQ", "src+8(FP)", "SI")
+	g.i("MOVQ", "n+16(FP)", "CX")
+}
+
 // trigFunction writes sinCosAVX512, two steps at a time (registers 0-9 and
 // 10-19), then one, then a masked tail, as function does; or sinCosAVX2,
 // one step at a time (registers 0-11, the constants in 12-15), for a
@@ -924,19 +944,7 @@ func (g *gen) float64Function(is isa, op, what string, base2 [2]int, step func(o
 func (g *gen) trigFunction(is isa) {
 	g.isa, g.op = is, "sincos"
 	name := "sinCos" + is.name
-	g.p("")
-	g.p("// func %s(dst, src *float64, n int, q0 uint64) bool sets dst[i] = sin x", name)
-	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
-	if is.inReg {
-		g.p("// not below trigMax (or NaN), and stores those x unchanged.")
-	} else {
-		g.p("// not below trigMax (or NaN), and stores those x unchanged. n is a")
-		g.p("// multiple of 4.")
-	}
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
-	g.i("MOVQ", "dst+0(FP)", "DI")
-	g.i("MOVQ", "src+8(FP)", "SI")
-	g.i("MOVQ", "n+16(FP)", "CX")
+	g.trigPrologue(name, "float64", "uint64", "trigMax", 4)
 	if is.inReg {
 		g.i("VPBROADCASTQ", "q0+24(FP)", "Z30")
 		g.i("VBROADCASTSD", "vmath_one<>(SB)", "Z31")
@@ -1604,19 +1612,7 @@ func (g *gen) trig32Function(is isa) {
 	g.isa, g.op = is, "sincos32"
 	name := "sinCos32" + is.name
 	lanes := is.step / 2
-	g.p("")
-	g.p("// func %s(dst, src *float32, n int, q0 uint32) bool sets dst[i] = sin x", name)
-	g.p("// (q0 = 0) or cos x (q0 = 1) for i < n; it reports whether some |x| was")
-	if is.inReg {
-		g.p("// not below 2^20 (or NaN), and stores those x unchanged.")
-	} else {
-		g.p("// not below 2^20 (or NaN), and stores those x unchanged. n is a")
-		g.p("// multiple of 8.")
-	}
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-33", name)
-	g.i("MOVQ", "dst+0(FP)", "DI")
-	g.i("MOVQ", "src+8(FP)", "SI")
-	g.i("MOVQ", "n+16(FP)", "CX")
+	g.trigPrologue(name, "float32", "uint32", "2^20", lanes)
 	g.regOf = nil
 	if is.inReg {
 		g.i("MOVL", "q0+24(FP)", "AX")
