@@ -611,14 +611,17 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 }
 
 // foldBlocks is outerReduce for a float sum, maximum or minimum over one
-// dim, not the last, of a dense source: src is then [A, R, B] in row-major
-// order and dst [A, B], and each row of B in dst folds in the R source rows
-// under it, in order, as the general loop does, in one call of rows (vec's
-// AddRows, MaxRows or MinRows), which keeps the row of dst in registers
-// (the soft-rank exercise's sum over the middle dim of [32,64,64] took 43
-// µs the general way, 2048 rows of 64, and 31 with an add per row; Amax(0)
-// of [256,512] float32 took 6.4 µs with a Maximum per row and takes 5.1,
-// on one Zen 5 core). It reports whether it applied.
+// dim r (others reduced have size 1), not the last, where the dims after r
+// are one contiguous run of at least vecMin elements in both src and dst:
+// a dense source, or a part of one split over the cores along a kept dim.
+// Each such run of dst folds in the runs of src under it along r, in
+// order, as the general loop does, in one call of rows (vec's AddRows,
+// MaxRows or MinRows, rows stride elements apart), which keeps the run of
+// dst in registers (the soft-rank exercise's sum over the middle dim of
+// [32,64,64] took 43 µs the general way, 2048 rows of 64, and 31 with an
+// add per row; Amax(0) of [256,512] float32 took 6.4 µs with a Maximum per
+// row and takes 5.1, timed in one process on one Zen 5 core). It reports
+// whether it applied.
 func (rs *reduceState[T]) foldBlocks(dst, src View, rows func(dst, src []T, m, stride int)) bool {
 	r := -1
 	for i, red := range rs.reduced {
@@ -629,31 +632,42 @@ func (rs *reduceState[T]) foldBlocks(dst, src View, rows func(dst, src []T, m, s
 			r = i
 		}
 	}
-	if r < 0 {
+	if r < 0 || src.Strides[r] < 0 {
 		return false
 	}
-	if _, ok := flatLayout(src); !ok {
+	b, ok := flatLayout(View{Shape: src.Shape[r+1:], Strides: src.Strides[r+1:]})
+	if !ok || b < vecMin {
 		return false
 	}
-	if _, ok := flatLayout(dst); !ok {
+	if _, ok := flatLayout(View{Shape: src.Shape[r+1:], Strides: dst.Strides[r+1:]}); !ok {
 		return false
 	}
-	a, b := 1, 1
 	for _, n := range src.Shape[:r] {
-		a *= n
+		if n == 0 {
+			return false
+		}
 	}
-	for _, n := range src.Shape[r+1:] {
-		b *= n
+	m, stride := src.Shape[r], src.Strides[r]
+	// idx runs over the dims before r, odometer style.
+	idx := make([]int, r)
+	for {
+		so, do := src.Offset, dst.Offset
+		for j, k := range idx {
+			so += k * src.Strides[j]
+			do += k * dst.Strides[j]
+		}
+		rows(rs.d[do:do+b], rs.s[so:so+(m-1)*stride+b], m, stride)
+		j := r - 1
+		for ; j >= 0; j-- {
+			if idx[j]++; idx[j] < src.Shape[j] {
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			return true
+		}
 	}
-	if b < vecMin {
-		return false
-	}
-	m := src.Shape[r]
-	d, s := rs.d[dst.Offset:], rs.s[src.Offset:]
-	for i := range a {
-		rows(d[i*b:(i+1)*b], s[i*m*b:(i+1)*m*b], m, b)
-	}
-	return true
 }
 
 // argReduce writes the index of the extreme value along dim for every position

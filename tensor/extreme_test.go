@@ -42,7 +42,11 @@ func sameValue(got, want float64) bool {
 // extremeValues returns n values with NaNs, signed zeros and infinities
 // among them (for Int64, small integers with many ties).
 func extremeValues(r *rand.Rand, dt DType, n int) []float64 {
-	sp := []float64{math.NaN(), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1, -1}
+	// NaNs with distinct payloads and signs, which survive the conversion
+	// to float32 (the payload's top bits), so that which NaN a reduction
+	// keeps shows in its bits
+	sp := []float64{math.NaN(), math.Float64frombits(0x7ff8000020000000), math.Float64frombits(0xfff8002000000000),
+		0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1, -1}
 	v := make([]float64, n)
 	for i := range v {
 		switch {
