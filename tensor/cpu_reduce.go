@@ -642,8 +642,11 @@ func (rs *reduceState[T]) foldBlocks(dst, src View, rows func(dst, src []T, m, s
 	if _, ok := flatLayout(View{Shape: src.Shape[r+1:], Strides: dst.Strides[r+1:]}); !ok {
 		return false
 	}
-	for _, n := range src.Shape[:r] {
-		if n == 0 {
+	for j, n := range src.Shape[:r] {
+		// An expanded dim (stride 0) before r is left to the general loop,
+		// which walks it innermost and adds element by element: its NaN
+		// payloads, where two NaNs meet, are not the row folds'.
+		if n == 0 || n > 1 && src.Strides[j] == 0 {
 			return false
 		}
 	}

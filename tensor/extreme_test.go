@@ -268,3 +268,23 @@ func TestArgExtremeLongRows(t *testing.T) {
 		}
 	}
 }
+
+// TestSumExpandedKeepsNaNPayload checks that a sum over a dim of an
+// expanded tensor (a stride-0 dim before it) keeps the NaN payload it kept
+// before the row folds: that of the general loop, which Stack/Select's
+// strided copy of the same values takes too.
+func TestSumExpandedKeepsNaNPayload(t *testing.T) {
+	a, b := math.Float64frombits(0x7ff8000000000001), math.Float64frombits(0xfff8000000000002)
+	v := make([]float64, 64)
+	for j := range 32 {
+		v[j], v[32+j] = a, b
+	}
+	e := FromSlice(v, 2, 32).Unsqueeze(0).Expand(4, 2, 32)
+	g := Stack(3, e, e).Select(3, 0)
+	got, want := e.Sum(1).Float64s(), g.Sum(1).Float64s()
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("element %d: %#x, the general loop gives %#x", i, math.Float64bits(got[i]), math.Float64bits(want[i]))
+		}
+	}
+}
