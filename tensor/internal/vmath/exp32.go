@@ -23,7 +23,8 @@ import "math"
 // Every product is rounded to float32 before it is added (the float32(...)
 // conversions forbid fusing), as in the assembly kernels, which run the same
 // operations in the same order without fused multiply-adds: all give the
-// same bits.
+// same bits. (The AVX-512 kernels take the product by 2^k, or 2^k1·2^k2, in
+// one VSCALEFPS: one rounding, as here, so the same bits.)
 
 const (
 	log2e32   float32 = 1.44269504088896341

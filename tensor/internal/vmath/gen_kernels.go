@@ -1102,11 +1102,11 @@ var ops32 = []struct{ name, doc string }{
 	{"tanh", "tanh x"},
 }
 
-// used32 lists the constants op32 needs, those it uses most first: on
-// AVX-512 the first 16 sit in registers Z16-Z31, the rest are broadcast
+// used32 lists the constants op's AVX-512 kernel needs, those it uses most
+// first: the first 16 sit in registers Z16-Z31, the rest are broadcast
 // memory operands.
 func used32(op string) []string {
-	common := []string{"f32log2e", "f32round", "f32ln2hi", "f32ln2lo", "f32p0", "f32p1", "f32p2", "f32p3", "f32p4", "f32p5", "f32roundBits", "f32bias", "f32one"}
+	common := []string{"f32log2e", "f32round", "f32ln2hi", "f32ln2lo", "f32p0", "f32p1", "f32p2", "f32p3", "f32p4", "f32p5", "f32one"}
 	switch op {
 	case "exp":
 		return append(common, "f32lo", "f32hi")
@@ -1163,8 +1163,9 @@ func (a *f32asm) bitOps() (and, or string) {
 
 // body32 returns the instructions of one float32-lane step of g.op: load x
 // at off(SI) (under mask K1 when masked) into r0, compute, store at off(DI).
-// Registers: r1 v, r2 t (then k, k2, 2^k2 or 2^k), r3 k as a float (then
-// r), r4 r² (then scratch), r5 the result, r6 and r7 scratch; mask
+// Registers: r1 v, r2 t (then on AVX-512 k as a float, on AVX2 k, k2, 2^k2
+// or 2^k), r3 k as a float on AVX2 (then r), r4 r² (then scratch), r5 the
+// result, r6 and r7 scratch; mask
 // registers nan for the NaN lanes and sel for sigmoid's negative x
 // (AVX-512).
 func (g *gen) body32(off int, masked bool, base int, nan, sel string) []string {
@@ -1189,13 +1190,18 @@ func (g *gen) body32(off int, masked bool, base int, nan, sel string) []string {
 		m("VMINPS", "f32tanhHi", r(1), r(1))
 		i("VADDPS", r(1), r(1), r(1))
 	}
-	// t = v·log2e + round; k = t - round; r = (v - k·ln2hi) - k·ln2lo
+	// t = v·log2e + round; k = t - round; r = (v - k·ln2hi) - k·ln2lo.
+	// AVX-512 keeps k (a float) for VSCALEFPS, AVX2 t for k's bits.
+	kf := r(3)
+	if g.isa.inReg {
+		kf = r(2)
+	}
 	m("VMULPS", "f32log2e", r(1), r(2))
 	m("VADDPS", "f32round", r(2), r(2))
-	m("VSUBPS", "f32round", r(2), r(3))
-	m("VMULPS", "f32ln2hi", r(3), r(4))
+	m("VSUBPS", "f32round", r(2), kf)
+	m("VMULPS", "f32ln2hi", kf, r(4))
 	i("VSUBPS", r(4), r(1), r(4))
-	m("VMULPS", "f32ln2lo", r(3), r(3))
+	m("VMULPS", "f32ln2lo", kf, r(3))
 	i("VSUBPS", r(3), r(4), r(3))
 	// e^r - 1 = r + r²·((p0 + p1·r) + (p2 + p3·r)·r² + (p4 + p5·r)·r⁴)
 	i("VMULPS", r(3), r(3), r(4))
@@ -1212,11 +1218,18 @@ func (g *gen) body32(off int, masked bool, base int, nan, sel string) []string {
 	i("VADDPS", r(7), r(5), r(5))
 	i("VMULPS", r(4), r(5), r(5))
 	i("VADDPS", r(3), r(5), r(5))
-	// k from t's bits
-	m("VPSUBD", "f32roundBits", r(2), r(2))
-	switch g.op {
-	case "exp", "sigmoid":
+	// The powers of two: AVX-512's VSCALEFPS multiplies by 2^k (k in r2,
+	// a float) with one rounding, which gives the bits of Exp32's two
+	// halves (both round once, into the subnormals and to +Inf alike) and
+	// of Tanh32's exact 2^k; AVX2 builds them in the exponent field.
+	switch {
+	case (g.op == "exp" || g.op == "sigmoid") && g.isa.inReg:
+		// e^v = (1 + (e^r - 1))·2^k
+		m("VADDPS", "f32one", r(5), r(5))
+		i("VSCALEFPS", r(2), r(5), r(5))
+	case g.op == "exp" || g.op == "sigmoid":
 		// e^v = (1 + (e^r - 1))·2^k1·2^k2, k1 = k>>1, k2 = k - k1
+		m("VPSUBD", "f32roundBits", r(2), r(2)) // k from t's bits
 		i("VPSRAD", "$1", r(2), r(6))
 		i("VPSUBD", r(6), r(2), r(2))
 		m("VPADDD", "f32bias", r(6), r(6))
@@ -1226,10 +1239,15 @@ func (g *gen) body32(off int, masked bool, base int, nan, sel string) []string {
 		m("VADDPS", "f32one", r(5), r(5))
 		i("VMULPS", r(6), r(5), r(5))
 		i("VMULPS", r(2), r(5), r(5))
-	case "tanh":
-		// e^v - 1 = (e^r - 1)·2^k + (2^k - 1)
-		m("VPADDD", "f32bias", r(2), r(2))
-		i("VPSLLD", "$23", r(2), r(2))
+	default: // tanh: e^v - 1 = (e^r - 1)·2^k + (2^k - 1)
+		if g.isa.inReg {
+			a.load("f32one", r(6))
+			i("VSCALEFPS", r(2), r(6), r(2))
+		} else {
+			m("VPSUBD", "f32roundBits", r(2), r(2))
+			m("VPADDD", "f32bias", r(2), r(2))
+			i("VPSLLD", "$23", r(2), r(2))
+		}
 		i("VMULPS", r(2), r(5), r(5))
 		m("VSUBPS", "f32one", r(2), r(2))
 		i("VADDPS", r(2), r(5), r(5))
