@@ -160,30 +160,24 @@ func arithRows[T Num](op BinaryOp, d, a, b []T, p, q, r, n int, in []int, m int,
 	return false
 }
 
-// vecRows is arithRows for a float type.
+// vecRows is arithRows for a float type: all m rows in one call of
+// vec.BinaryRows, which runs the kernel of a row (Binary, BinaryScalar or
+// ScalarBinary) on each in turn.
 func vecRows[T vec.Float](o vec.Op, op BinaryOp, d, a, b []T, p, q, r, n int, in []int, m int, step []int) bool {
+	var f vec.Form
 	switch {
+	case step[0] < 0 || step[1] < 0 || step[2] < 0:
+		return false
 	case in[1] == 1 && in[2] == 1:
-		k := vec.BinaryFunc[T](o)
-		for range m {
-			k(d[p:p+n], a[q:q+n], b[r:r+n])
-			p, q, r = p+step[0], q+step[1], r+step[2]
-		}
+		f = vec.VV
 	case in[1] == 1 && in[2] == 0 && op != OpDiv: // a division keeps vecBinaryScalar's exact reciprocals
-		k := vec.BinaryScalarFunc[T](o)
-		for range m {
-			k(d[p:p+n], a[q:q+n], b[r])
-			p, q, r = p+step[0], q+step[1], r+step[2]
-		}
+		f = vec.VS
 	case in[1] == 0 && in[2] == 1:
-		k := vec.ScalarBinaryFunc[T](o)
-		for range m {
-			k(d[p:p+n], a[q], b[r:r+n])
-			p, q, r = p+step[0], q+step[1], r+step[2]
-		}
+		f = vec.SV
 	default:
 		return false
 	}
+	vec.BinaryRows(o, f, d[p:], a[q:], b[r:], n, m, step[0], step[1], step[2])
 	return true
 }
 

@@ -1,6 +1,7 @@
 // Package vec holds agx's vectorised loops over contiguous float32 and float64
-// slices: the four arithmetic operations between two slices or a slice and a
-// scalar, the leaves of the pairwise sum and dot product (Sum, Dot), the
+// slices: the four arithmetic operations (and Maximum, Minimum) between two
+// slices or a slice and a scalar, also over many short rows in one call
+// (BinaryRows: a broadcast such as an outer difference), the leaves of the pairwise sum and dot product (Sum, Dot), the
 // folds of rows into one (SumRows, AddRows, MaxRows, MinRows), the
 // backward of a softmax over rows (SoftmaxBackward), the fused gradients of sigmoid and
 // tanh (GradMul), Relu, Sqrt, Axpby, MulAdd (a·b + c over three slices),

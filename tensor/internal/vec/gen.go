@@ -119,10 +119,18 @@ func label(w *bytes.Buffer, name string) { fmt.Fprintf(w, "%s:\n", name) }
 // binary writes one element-wise routine. Registers: DI dst, SI a, DX b, CX
 // the elements left, Y/Z 0-3 the values, Y/Z 15 the broadcast scalar.
 func binary(w *bytes.Buffer, x isa, e elem, f form, op string) {
-	b := binaryRoutine{w: w, x: x, e: e, f: f, op: op, name: f.prefix + op + e.name + x.name}
-	b.ins = "V" + map[string]string{"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV", "Maximum": "MAX", "Minimum": "MIN"}[op]
-	lanes := x.bytes / e.size
+	b := newBinaryRoutine(w, x, e, f, op)
 	b.entry()
+	b.loops()
+	p(w, "VZEROUPPER")
+	p(w, "RET")
+}
+
+// loops writes the routine's loops over CX elements from DI, SI and (vv)
+// DX, with the scalar in register 15 (vs, sv), and ends at its label done.
+func (b binaryRoutine) loops() {
+	w, e, x := b.w, b.e, b.x
+	lanes := x.bytes / e.size
 	l := b.l
 	label(w, l("loop4"))
 	p(w, "CMPQ CX, $%d", 4*lanes)
@@ -160,8 +168,73 @@ func binary(w *bytes.Buffer, x isa, e elem, f form, op string) {
 		p(w, "JMP %s", l("tail"))
 	}
 	label(w, l("done"))
+}
+
+// binaryRows writes the rows routine of form f and op (prefix+"Rows"+op):
+// m rows of binary's loops over n elements, the rows sd, sa and sb
+// elements apart in dst, a and b. Form vs takes row i's scalar from b,
+// sv from a, so each row computes what one call of the vs (sv) routine
+// does with that scalar and the row of a (b). Registers: R8 the rows
+// left, R9, R10 and R11 the rows of dst, a and b, R12, R13 and BX their
+// strides in bytes; within a row, binary's.
+func binaryRows(w *bytes.Buffer, x isa, e elem, f form, op string) string {
+	b := newBinaryRoutine(w, x, e, f, op)
+	b.name = f.prefix + "Rows" + op + e.name + x.name
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "// func %s(dst, a, b *%s, n, m, sd, sa, sb int)\n", b.name, e.goType)
+	fmt.Fprintf(w, "// Row i < m of the %s routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).\n", f.prefix)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-64\n", b.name)
+	shift := map[int]int{4: 2, 8: 3}[e.size]
+	p(w, "MOVQ dst+0(FP), R9")
+	p(w, "MOVQ a+8(FP), R10")
+	p(w, "MOVQ b+16(FP), R11")
+	p(w, "MOVQ m+32(FP), R8")
+	for _, s := range [][2]string{{"sd+40(FP)", "R12"}, {"sa+48(FP)", "R13"}, {"sb+56(FP)", "BX"}} {
+		p(w, "MOVQ %s, %s", s[0], s[1])
+		p(w, "SHLQ $%d, %s", shift, s[1])
+	}
+	label(w, b.l("row"))
+	p(w, "TESTQ R8, R8")
+	p(w, "JEQ %s", b.l("end"))
+	p(w, "MOVQ R9, DI")
+	p(w, "MOVQ n+24(FP), CX")
+	switch f.prefix {
+	case "vv":
+		p(w, "MOVQ R10, SI")
+		p(w, "MOVQ R11, DX")
+	case "vs":
+		p(w, "MOVQ R10, SI")
+		p(w, "VBROADCAST%s (R11), %s15", e.scalar, x.reg)
+	case "sv":
+		p(w, "MOVQ R11, SI")
+		p(w, "VBROADCAST%s (R10), %s15", e.scalar, x.reg)
+	}
+	b.loops()
+	p(w, "ADDQ R12, R9")
+	p(w, "ADDQ R13, R10")
+	p(w, "ADDQ BX, R11")
+	p(w, "DECQ R8")
+	p(w, "JMP %s", b.l("row"))
+	label(w, b.l("end"))
 	p(w, "VZEROUPPER")
 	p(w, "RET")
+	return b.name
+}
+
+// rowsKernels writes the rows routines of x and e, for every form and op.
+func rowsKernels(w *bytes.Buffer, d *decls, x isa, e elem) {
+	sig := fmt.Sprintf("(dst, a, b *%s, n, m, sd, sa, sb int)", e.goType)
+	var byForm []string
+	for _, f := range forms {
+		var names []string
+		for _, op := range ops {
+			name := binaryRows(w, x, e, f, op)
+			d.fn(name, sig)
+			names = append(names, name)
+		}
+		byForm = append(byForm, "{"+join(names)+"}")
+	}
+	d.field(x, e, fmt.Sprintf("rows: [3][numOps]func%s{%s},", sig, join(byForm)))
 }
 
 // binaryRoutine holds what the stages of binary share: the routine's
@@ -174,6 +247,11 @@ type binaryRoutine struct {
 	f       form
 	op, ins string
 	name    string
+}
+
+func newBinaryRoutine(w *bytes.Buffer, x isa, e elem, f form, op string) binaryRoutine {
+	ins := "V" + map[string]string{"Add": "ADD", "Sub": "SUB", "Mul": "MUL", "Div": "DIV", "Maximum": "MAX", "Minimum": "MIN"}[op]
+	return binaryRoutine{w: w, x: x, e: e, f: f, op: op, ins: ins, name: f.prefix + op + e.name + x.name}
 }
 
 // r is vector register i.
@@ -881,6 +959,7 @@ func kernels(w, g *bytes.Buffer) {
 	for _, x := range []isa{avx2, avx512} {
 		for _, e := range []elem{f32, f64} {
 			gradKernels(w, d, x, e)
+			rowsKernels(w, d, x, e)
 			arithKernels(w, d, x, e)
 			cmpKernels(w, d, x, e)
 			unaryKernels(w, d, x, e)

@@ -14,6 +14,11 @@ type kernels[T Float] struct {
 	// GradMul).
 	grad  [2]func(dst, y, gr *T, n int)
 	gradS [2]func(dst, y *T, s T, n int)
+	// rows[f][op] computes m rows of n elements, the rows sd, sa and sb
+	// elements apart in dst, a and b: row i as one call of impl's vv[op]
+	// (f = 0), of vs[op] with s = b[i·sb] (f = 1) or of sv[op] with s =
+	// a[i·sa] and the row of b (f = 2) (see BinaryRows).
+	rows [3][numOps]func(dst, a, b *T, n, m, sd, sa, sb int)
 	// relu computes dst[i] = max(a[i], 0).
 	relu func(dst, a *T, n int)
 	// reluGrad computes dst[i] = y[i] > 0 ? gr[i] : +0.
@@ -369,6 +374,7 @@ func goKernels[T Float]() kernels[T] {
 	return kernels[T]{
 		grad:  [2]func(dst, y, gr *T, n int){goGrad[T](SigmoidGrad), goGrad[T](TanhGrad)},
 		gradS: [2]func(dst, y *T, s T, n int){goGradS[T](SigmoidGrad), goGradS[T](TanhGrad)},
+		rows:  goRows[T](),
 		relu: func(dp, ap *T, n int) {
 			d, a := unsafe.Slice(dp, n), unsafe.Slice(ap, n)
 			for i, x := range a {
@@ -512,4 +518,32 @@ func ReluOf[T ~float32 | ~float64](x T) T {
 		return x
 	}
 	return 0
+}
+
+// goRows is the portable rows table: each row through the portable loops.
+func goRows[T Float]() [3][numOps]func(dst, a, b *T, n, m, sd, sa, sb int) {
+	var t [3][numOps]func(dst, a, b *T, n, m, sd, sa, sb int)
+	for op := range numOps {
+		t[formVV][op] = func(dp, ap, bp *T, n, m, sd, sa, sb int) {
+			for i := range m {
+				ArithGo(op, unsafe.Slice(at(dp, i*sd), n), unsafe.Slice(at(ap, i*sa), n), unsafe.Slice(at(bp, i*sb), n))
+			}
+		}
+		t[formVS][op] = func(dp, ap, bp *T, n, m, sd, sa, sb int) {
+			for i := range m {
+				ArithScalarGo(op, unsafe.Slice(at(dp, i*sd), n), unsafe.Slice(at(ap, i*sa), n), *at(bp, i*sb))
+			}
+		}
+		t[formSV][op] = func(dp, ap, bp *T, n, m, sd, sa, sb int) {
+			for i := range m {
+				ScalarArithGo(op, unsafe.Slice(at(dp, i*sd), n), *at(ap, i*sa), unsafe.Slice(at(bp, i*sb), n))
+			}
+		}
+	}
+	return t
+}
+
+// at is the element k places after the one p points to.
+func at[T Float](p *T, k int) *T {
+	return (*T)(unsafe.Add(unsafe.Pointer(p), uintptr(k)*unsafe.Sizeof(*p)))
 }

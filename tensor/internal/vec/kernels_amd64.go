@@ -15,6 +15,60 @@ func vvTanhGradF32AVX2(dst, y, gr *float32, n int)
 func vsTanhGradF32AVX2(dst, y *float32, s float32, n int)
 
 //go:noescape
+func vvRowsAddF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsSubF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMulF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsDivF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMaximumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMinimumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsAddF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsSubF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMulF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsDivF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMaximumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMinimumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsAddF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsSubF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMulF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsDivF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMaximumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMinimumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
 func reluF32AVX2(dst, a *float32, n int)
 
 //go:noescape
@@ -124,6 +178,60 @@ func vvTanhGradF64AVX2(dst, y, gr *float64, n int)
 
 //go:noescape
 func vsTanhGradF64AVX2(dst, y *float64, s float64, n int)
+
+//go:noescape
+func vvRowsAddF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsSubF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMulF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsDivF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMaximumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMinimumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsAddF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsSubF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMulF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsDivF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMaximumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMinimumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsAddF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsSubF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMulF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsDivF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMaximumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMinimumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
 
 //go:noescape
 func reluF64AVX2(dst, a *float64, n int)
@@ -237,6 +345,60 @@ func vvTanhGradF32AVX512(dst, y, gr *float32, n int)
 func vsTanhGradF32AVX512(dst, y *float32, s float32, n int)
 
 //go:noescape
+func vvRowsAddF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsSubF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMulF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsDivF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMaximumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMinimumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsAddF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsSubF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMulF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsDivF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMaximumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMinimumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsAddF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsSubF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMulF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsDivF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMaximumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMinimumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+
+//go:noescape
 func reluF32AVX512(dst, a *float32, n int)
 
 //go:noescape
@@ -345,6 +507,60 @@ func vvTanhGradF64AVX512(dst, y, gr *float64, n int)
 func vsTanhGradF64AVX512(dst, y *float64, s float64, n int)
 
 //go:noescape
+func vvRowsAddF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsSubF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMulF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsDivF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMaximumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vvRowsMinimumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsAddF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsSubF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMulF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsDivF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMaximumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func vsRowsMinimumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsAddF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsSubF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMulF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsDivF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMaximumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
+func svRowsMinimumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+
+//go:noescape
 func reluF64AVX512(dst, a *float64, n int)
 
 //go:noescape
@@ -444,6 +660,7 @@ func kernelsAVX2F32() kernels[float32] {
 	return kernels[float32]{
 		grad:        [2]func(dst, y, gr *float32, n int){vvSigmoidGradF32AVX2, vvTanhGradF32AVX2},
 		gradS:       [2]func(dst, y *float32, s float32, n int){vsSigmoidGradF32AVX2, vsTanhGradF32AVX2},
+		rows:        [3][numOps]func(dst, a, b *float32, n, m, sd, sa, sb int){{vvRowsAddF32AVX2, vvRowsSubF32AVX2, vvRowsMulF32AVX2, vvRowsDivF32AVX2, vvRowsMaximumF32AVX2, vvRowsMinimumF32AVX2}, {vsRowsAddF32AVX2, vsRowsSubF32AVX2, vsRowsMulF32AVX2, vsRowsDivF32AVX2, vsRowsMaximumF32AVX2, vsRowsMinimumF32AVX2}, {svRowsAddF32AVX2, svRowsSubF32AVX2, svRowsMulF32AVX2, svRowsDivF32AVX2, svRowsMaximumF32AVX2, svRowsMinimumF32AVX2}},
 		relu:        reluF32AVX2,
 		reluGrad:    reluGradF32AVX2,
 		sqrt:        sqrtF32AVX2,
@@ -469,6 +686,7 @@ func kernelsAVX2F64() kernels[float64] {
 	return kernels[float64]{
 		grad:        [2]func(dst, y, gr *float64, n int){vvSigmoidGradF64AVX2, vvTanhGradF64AVX2},
 		gradS:       [2]func(dst, y *float64, s float64, n int){vsSigmoidGradF64AVX2, vsTanhGradF64AVX2},
+		rows:        [3][numOps]func(dst, a, b *float64, n, m, sd, sa, sb int){{vvRowsAddF64AVX2, vvRowsSubF64AVX2, vvRowsMulF64AVX2, vvRowsDivF64AVX2, vvRowsMaximumF64AVX2, vvRowsMinimumF64AVX2}, {vsRowsAddF64AVX2, vsRowsSubF64AVX2, vsRowsMulF64AVX2, vsRowsDivF64AVX2, vsRowsMaximumF64AVX2, vsRowsMinimumF64AVX2}, {svRowsAddF64AVX2, svRowsSubF64AVX2, svRowsMulF64AVX2, svRowsDivF64AVX2, svRowsMaximumF64AVX2, svRowsMinimumF64AVX2}},
 		relu:        reluF64AVX2,
 		reluGrad:    reluGradF64AVX2,
 		sqrt:        sqrtF64AVX2,
@@ -494,6 +712,7 @@ func kernelsAVX512F32() kernels[float32] {
 	return kernels[float32]{
 		grad:        [2]func(dst, y, gr *float32, n int){vvSigmoidGradF32AVX512, vvTanhGradF32AVX512},
 		gradS:       [2]func(dst, y *float32, s float32, n int){vsSigmoidGradF32AVX512, vsTanhGradF32AVX512},
+		rows:        [3][numOps]func(dst, a, b *float32, n, m, sd, sa, sb int){{vvRowsAddF32AVX512, vvRowsSubF32AVX512, vvRowsMulF32AVX512, vvRowsDivF32AVX512, vvRowsMaximumF32AVX512, vvRowsMinimumF32AVX512}, {vsRowsAddF32AVX512, vsRowsSubF32AVX512, vsRowsMulF32AVX512, vsRowsDivF32AVX512, vsRowsMaximumF32AVX512, vsRowsMinimumF32AVX512}, {svRowsAddF32AVX512, svRowsSubF32AVX512, svRowsMulF32AVX512, svRowsDivF32AVX512, svRowsMaximumF32AVX512, svRowsMinimumF32AVX512}},
 		relu:        reluF32AVX512,
 		reluGrad:    reluGradF32AVX512,
 		sqrt:        sqrtF32AVX512,
@@ -519,6 +738,7 @@ func kernelsAVX512F64() kernels[float64] {
 	return kernels[float64]{
 		grad:        [2]func(dst, y, gr *float64, n int){vvSigmoidGradF64AVX512, vvTanhGradF64AVX512},
 		gradS:       [2]func(dst, y *float64, s float64, n int){vsSigmoidGradF64AVX512, vsTanhGradF64AVX512},
+		rows:        [3][numOps]func(dst, a, b *float64, n, m, sd, sa, sb int){{vvRowsAddF64AVX512, vvRowsSubF64AVX512, vvRowsMulF64AVX512, vvRowsDivF64AVX512, vvRowsMaximumF64AVX512, vvRowsMinimumF64AVX512}, {vsRowsAddF64AVX512, vsRowsSubF64AVX512, vsRowsMulF64AVX512, vsRowsDivF64AVX512, vsRowsMaximumF64AVX512, vsRowsMinimumF64AVX512}, {svRowsAddF64AVX512, svRowsSubF64AVX512, svRowsMulF64AVX512, svRowsDivF64AVX512, svRowsMaximumF64AVX512, svRowsMinimumF64AVX512}},
 		relu:        reluF64AVX512,
 		reluGrad:    reluGradF64AVX512,
 		sqrt:        sqrtF64AVX512,

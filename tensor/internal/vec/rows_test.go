@@ -185,3 +185,95 @@ func nanPayload[T Float](u uint32) T {
 	}
 	return T(any(math.Float64frombits(0x7ff8000000000000 | uint64(u&0x7fffffff)<<20 | uint64(u>>31)<<63)).(float64))
 }
+
+func TestBinaryRows(t *testing.T) {
+	t.Run("f32", func(t *testing.T) { testBinaryRows(t, impls32()) })
+	t.Run("f64", func(t *testing.T) { testBinaryRows(t, impls64()) })
+}
+
+// testBinaryRows holds every implementation's rows routines, every form and
+// op, to the bits of one call of its vv, vs or sv routine a row (NaN
+// payloads included; testBinary holds those to the portable loops), over every tail of both vector sizes, one to 17
+// rows, dense, spaced and repeated (stride 0) operand rows, and checks
+// that nothing between or after the destination rows is written.
+func testBinaryRows[T Float](t *testing.T, impls []*impl[T]) {
+	r := rand.New(rand.NewPCG(13, 14))
+	gen := func(k int) []T {
+		v := values[T](r, k)
+		for i := range v {
+			if r.IntN(16) == 0 {
+				v[i] = nanPayload[T](r.Uint32())
+			}
+		}
+		return v
+	}
+	for _, n := range []int{1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1029} {
+		for _, m := range []int{1, 2, 5, 17} {
+			for _, sp := range [][3]int{{n, n, n}, {n + 3, 0, n + 1}, {n + 1, n + 2, 0}} {
+				for f := range 3 {
+					sd, sa, sb := sp[0], sp[1], sp[2]
+					na, nb := n, n
+					switch Form(f) {
+					case VS:
+						nb, sb = 1, sb%3 // scalars 0, 1 or 2 apart
+					case SV:
+						na, sa = 1, sa%3
+					}
+					a := gen((m-1)*sa + na)
+					b := gen((m-1)*sb + nb)
+					for op := range numOps {
+						for _, im := range impls {
+							want := make([]T, (m-1)*sd+n)
+							for i := range m {
+								d := &want[i*sd]
+								switch Form(f) {
+								case VV:
+									im.vv[op](d, &a[i*sa], &b[i*sb], n)
+								case VS:
+									im.vs[op](d, &a[i*sa], b[i*sb], n)
+								case SV:
+									im.sv[op](d, &b[i*sb], a[i*sa], n)
+								}
+							}
+							buf := make([]T, len(want)+guard)
+							for i := range buf {
+								buf[i] = -7
+							}
+							im.rows[f][op](&buf[0], &a[0], &b[0], n, m, sd, sa, sb)
+							for k, x := range buf {
+								w := T(-7)
+								if k < len(want) && k%sd < n {
+									w = want[k]
+								}
+								if !sameBits(x, w) {
+									t.Fatalf("%s rows[%d][%s] n=%d m=%d strides %d,%d,%d: element %d has the bits of %v, want those of %v",
+										im.name, f, opNames[op], n, m, sd, sa, sb, k, x, w)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestBinaryRowsChecks(t *testing.T) {
+	d, a := make([]float32, 10), make([]float32, 10)
+	BinaryRows(Add, VS, d, a, a, 5, 2, 5, 5, 1) // fits: scalars a[0], a[1]
+	for _, bad := range []func(){
+		func() { BinaryRows(Add, VV, d, a, a, 5, 3, 5, 5, 5) },  // third row past the end
+		func() { BinaryRows(Add, VV, d, a, a, 5, 2, -5, 5, 5) }, // negative stride
+		func() { BinaryRows(Add, SV, d, a, a[:1], 5, 2, 5, 1, 5) },
+		func() { BinaryRows(Add, VV, d, a, a, -1, 2, 5, 5, 5) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("BinaryRows accepted operands that do not hold the rows")
+				}
+			}()
+			bad()
+		}()
+	}
+}

@@ -128,6 +128,58 @@ func ScalarBinaryFunc[T Float](op Op) func(dst []T, s T, b []T) {
 	}
 }
 
+// Form is how BinaryRows reads its operands: both as rows (VV), a as rows
+// and b as one scalar a row (VS), or a as one scalar a row and b as rows
+// (SV).
+type Form uint8
+
+const (
+	VV Form = iota
+	VS
+	SV
+)
+
+const (
+	formVV = int(VV)
+	formVS = int(VS)
+	formSV = int(SV)
+)
+
+// BinaryRows computes m rows of n elements: for i < m and j < n,
+// dst[i·sd+j] = x op y with x = a[i·sa+j] (a[i·sa] for SV) and y =
+// b[i·sb+j] (b[i·sb] for VS). That is the bits of m calls of Binary,
+// BinaryScalar or ScalarBinary, one a row, in order, in one call (a
+// broadcast whose rows are short). The strides must not be negative,
+// every row must fit in its slice, and the rows of dst must not overlap
+// those of a or b except by being the same elements.
+func BinaryRows[T Float](op Op, f Form, dst, a, b []T, n, m, sd, sa, sb int) {
+	if m <= 0 || n <= 0 {
+		if m < 0 || n < 0 {
+			panic(fmt.Sprintf("vec: BinaryRows: %d rows of %d elements", m, n))
+		}
+		return
+	}
+	na, nb := n, n
+	switch f {
+	case VS:
+		nb = 1
+	case SV:
+		na = 1
+	}
+	checkStrided("BinaryRows", len(dst), n, m, sd)
+	checkStrided("BinaryRows", len(a), na, m, sa)
+	checkStrided("BinaryRows", len(b), nb, m, sb)
+	active[T]().rows[f][op](unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), n, m, sd, sa, sb)
+}
+
+// checkStrided panics unless m runs of n elements (m, n > 0), stride ≥ 0
+// apart, fit in a slice of length l.
+func checkStrided(fn string, l, n, m, stride int) {
+	if stride < 0 || (m-1)*stride+n > l {
+		panic(fmt.Sprintf("vec: %s: %d rows of %d elements, %d apart, in %d", fn, m, n, stride, l))
+	}
+}
+
 // lanes is the number of interleaved partial sums of Sum's leaf: as many as
 // four AVX2 vectors hold (32 float32, 16 float64).
 func lanes[T Float]() int { return 128 / int(unsafe.Sizeof(T(0))) }

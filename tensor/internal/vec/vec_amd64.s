@@ -5822,6 +5822,1400 @@ vsTanhGradF32AVX2_done:
 	VZEROUPPER
 	RET
 
+// func vvRowsAddF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsAddF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsAddF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsAddF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsAddF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vvRowsAddF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VADDPS Y4, Y0, Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(DX), Y5
+	VADDPS Y5, Y1, Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 64(DX), Y6
+	VADDPS Y6, Y2, Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 96(DX), Y7
+	VADDPS Y7, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vvRowsAddF32AVX2_loop4
+vvRowsAddF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vvRowsAddF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VADDPS Y4, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vvRowsAddF32AVX2_loop1
+vvRowsAddF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsAddF32AVX2_done
+	VMOVSS (SI), X0
+	VADDSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vvRowsAddF32AVX2_tail
+vvRowsAddF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsAddF32AVX2_row
+vvRowsAddF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsSubF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsSubF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsSubF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsSubF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsSubF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vvRowsSubF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VSUBPS Y4, Y0, Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(DX), Y5
+	VSUBPS Y5, Y1, Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 64(DX), Y6
+	VSUBPS Y6, Y2, Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 96(DX), Y7
+	VSUBPS Y7, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vvRowsSubF32AVX2_loop4
+vvRowsSubF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vvRowsSubF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VSUBPS Y4, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vvRowsSubF32AVX2_loop1
+vvRowsSubF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsSubF32AVX2_done
+	VMOVSS (SI), X0
+	VSUBSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vvRowsSubF32AVX2_tail
+vvRowsSubF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsSubF32AVX2_row
+vvRowsSubF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMulF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMulF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsMulF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsMulF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMulF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vvRowsMulF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VMULPS Y4, Y0, Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(DX), Y5
+	VMULPS Y5, Y1, Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 64(DX), Y6
+	VMULPS Y6, Y2, Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 96(DX), Y7
+	VMULPS Y7, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vvRowsMulF32AVX2_loop4
+vvRowsMulF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vvRowsMulF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VMULPS Y4, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vvRowsMulF32AVX2_loop1
+vvRowsMulF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMulF32AVX2_done
+	VMOVSS (SI), X0
+	VMULSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vvRowsMulF32AVX2_tail
+vvRowsMulF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMulF32AVX2_row
+vvRowsMulF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsDivF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsDivF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsDivF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsDivF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsDivF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vvRowsDivF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VDIVPS Y4, Y0, Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(DX), Y5
+	VDIVPS Y5, Y1, Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 64(DX), Y6
+	VDIVPS Y6, Y2, Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 96(DX), Y7
+	VDIVPS Y7, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vvRowsDivF32AVX2_loop4
+vvRowsDivF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vvRowsDivF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VDIVPS Y4, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vvRowsDivF32AVX2_loop1
+vvRowsDivF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsDivF32AVX2_done
+	VMOVSS (SI), X0
+	VDIVSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vvRowsDivF32AVX2_tail
+vvRowsDivF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsDivF32AVX2_row
+vvRowsDivF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMaximumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMaximumF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsMaximumF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsMaximumF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMaximumF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vvRowsMaximumF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VMAXPS Y4, Y0, Y4
+	VCMPPS $3, Y0, Y0, Y8
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(DX), Y5
+	VMAXPS Y5, Y1, Y5
+	VCMPPS $3, Y1, Y1, Y9
+	VBLENDVPS Y9, Y1, Y5, Y5
+	VMOVAPS Y5, Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 64(DX), Y6
+	VMAXPS Y6, Y2, Y6
+	VCMPPS $3, Y2, Y2, Y10
+	VBLENDVPS Y10, Y2, Y6, Y6
+	VMOVAPS Y6, Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 96(DX), Y7
+	VMAXPS Y7, Y3, Y7
+	VCMPPS $3, Y3, Y3, Y11
+	VBLENDVPS Y11, Y3, Y7, Y7
+	VMOVAPS Y7, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vvRowsMaximumF32AVX2_loop4
+vvRowsMaximumF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vvRowsMaximumF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VMAXPS Y4, Y0, Y4
+	VCMPPS $3, Y0, Y0, Y8
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vvRowsMaximumF32AVX2_loop1
+vvRowsMaximumF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMaximumF32AVX2_done
+	VMOVSS (SI), X0
+	VMOVSS (DX), X1
+	VMAXSS X1, X0, X2
+	VCMPSS $3, X0, X0, X3
+	VBLENDVPS X3, X0, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vvRowsMaximumF32AVX2_tail
+vvRowsMaximumF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMaximumF32AVX2_row
+vvRowsMaximumF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMinimumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMinimumF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsMinimumF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsMinimumF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMinimumF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vvRowsMinimumF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VMINPS Y4, Y0, Y4
+	VCMPPS $3, Y0, Y0, Y8
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(DX), Y5
+	VMINPS Y5, Y1, Y5
+	VCMPPS $3, Y1, Y1, Y9
+	VBLENDVPS Y9, Y1, Y5, Y5
+	VMOVAPS Y5, Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 64(DX), Y6
+	VMINPS Y6, Y2, Y6
+	VCMPPS $3, Y2, Y2, Y10
+	VBLENDVPS Y10, Y2, Y6, Y6
+	VMOVAPS Y6, Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 96(DX), Y7
+	VMINPS Y7, Y3, Y7
+	VCMPPS $3, Y3, Y3, Y11
+	VBLENDVPS Y11, Y3, Y7, Y7
+	VMOVAPS Y7, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vvRowsMinimumF32AVX2_loop4
+vvRowsMinimumF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vvRowsMinimumF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 0(DX), Y4
+	VMINPS Y4, Y0, Y4
+	VCMPPS $3, Y0, Y0, Y8
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vvRowsMinimumF32AVX2_loop1
+vvRowsMinimumF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMinimumF32AVX2_done
+	VMOVSS (SI), X0
+	VMOVSS (DX), X1
+	VMINSS X1, X0, X2
+	VCMPSS $3, X0, X0, X3
+	VBLENDVPS X3, X0, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vvRowsMinimumF32AVX2_tail
+vvRowsMinimumF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMinimumF32AVX2_row
+vvRowsMinimumF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsAddF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsAddF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsAddF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsAddF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Y15
+vsRowsAddF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vsRowsAddF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VADDPS Y15, Y0, Y0
+	VMOVUPS 32(SI), Y1
+	VADDPS Y15, Y1, Y1
+	VMOVUPS 64(SI), Y2
+	VADDPS Y15, Y2, Y2
+	VMOVUPS 96(SI), Y3
+	VADDPS Y15, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vsRowsAddF32AVX2_loop4
+vsRowsAddF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vsRowsAddF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VADDPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vsRowsAddF32AVX2_loop1
+vsRowsAddF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsAddF32AVX2_done
+	VMOVSS (SI), X0
+	VADDSS X15, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vsRowsAddF32AVX2_tail
+vsRowsAddF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsAddF32AVX2_row
+vsRowsAddF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsSubF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsSubF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsSubF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsSubF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Y15
+vsRowsSubF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vsRowsSubF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VSUBPS Y15, Y0, Y0
+	VMOVUPS 32(SI), Y1
+	VSUBPS Y15, Y1, Y1
+	VMOVUPS 64(SI), Y2
+	VSUBPS Y15, Y2, Y2
+	VMOVUPS 96(SI), Y3
+	VSUBPS Y15, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vsRowsSubF32AVX2_loop4
+vsRowsSubF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vsRowsSubF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VSUBPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vsRowsSubF32AVX2_loop1
+vsRowsSubF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsSubF32AVX2_done
+	VMOVSS (SI), X0
+	VSUBSS X15, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vsRowsSubF32AVX2_tail
+vsRowsSubF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsSubF32AVX2_row
+vsRowsSubF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMulF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMulF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsMulF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsMulF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Y15
+vsRowsMulF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vsRowsMulF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMULPS Y15, Y0, Y0
+	VMOVUPS 32(SI), Y1
+	VMULPS Y15, Y1, Y1
+	VMOVUPS 64(SI), Y2
+	VMULPS Y15, Y2, Y2
+	VMOVUPS 96(SI), Y3
+	VMULPS Y15, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vsRowsMulF32AVX2_loop4
+vsRowsMulF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vsRowsMulF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMULPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vsRowsMulF32AVX2_loop1
+vsRowsMulF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMulF32AVX2_done
+	VMOVSS (SI), X0
+	VMULSS X15, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vsRowsMulF32AVX2_tail
+vsRowsMulF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMulF32AVX2_row
+vsRowsMulF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsDivF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsDivF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsDivF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsDivF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Y15
+vsRowsDivF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vsRowsDivF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VDIVPS Y15, Y0, Y0
+	VMOVUPS 32(SI), Y1
+	VDIVPS Y15, Y1, Y1
+	VMOVUPS 64(SI), Y2
+	VDIVPS Y15, Y2, Y2
+	VMOVUPS 96(SI), Y3
+	VDIVPS Y15, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vsRowsDivF32AVX2_loop4
+vsRowsDivF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vsRowsDivF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VDIVPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vsRowsDivF32AVX2_loop1
+vsRowsDivF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsDivF32AVX2_done
+	VMOVSS (SI), X0
+	VDIVSS X15, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vsRowsDivF32AVX2_tail
+vsRowsDivF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsDivF32AVX2_row
+vsRowsDivF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMaximumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMaximumF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsMaximumF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsMaximumF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Y15
+vsRowsMaximumF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vsRowsMaximumF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMAXPS Y15, Y0, Y4
+	VCMPPS $3, Y0, Y0, Y8
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS 32(SI), Y1
+	VMAXPS Y15, Y1, Y5
+	VCMPPS $3, Y1, Y1, Y9
+	VBLENDVPS Y9, Y1, Y5, Y5
+	VMOVAPS Y5, Y1
+	VMOVUPS 64(SI), Y2
+	VMAXPS Y15, Y2, Y6
+	VCMPPS $3, Y2, Y2, Y10
+	VBLENDVPS Y10, Y2, Y6, Y6
+	VMOVAPS Y6, Y2
+	VMOVUPS 96(SI), Y3
+	VMAXPS Y15, Y3, Y7
+	VCMPPS $3, Y3, Y3, Y11
+	VBLENDVPS Y11, Y3, Y7, Y7
+	VMOVAPS Y7, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vsRowsMaximumF32AVX2_loop4
+vsRowsMaximumF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vsRowsMaximumF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMAXPS Y15, Y0, Y4
+	VCMPPS $3, Y0, Y0, Y8
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vsRowsMaximumF32AVX2_loop1
+vsRowsMaximumF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMaximumF32AVX2_done
+	VMOVSS (SI), X0
+	VMAXSS X15, X0, X2
+	VCMPSS $3, X0, X0, X3
+	VBLENDVPS X3, X0, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vsRowsMaximumF32AVX2_tail
+vsRowsMaximumF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMaximumF32AVX2_row
+vsRowsMaximumF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMinimumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMinimumF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsMinimumF32AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsMinimumF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Y15
+vsRowsMinimumF32AVX2_loop4:
+	CMPQ CX, $32
+	JL vsRowsMinimumF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMINPS Y15, Y0, Y4
+	VCMPPS $3, Y0, Y0, Y8
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS 32(SI), Y1
+	VMINPS Y15, Y1, Y5
+	VCMPPS $3, Y1, Y1, Y9
+	VBLENDVPS Y9, Y1, Y5, Y5
+	VMOVAPS Y5, Y1
+	VMOVUPS 64(SI), Y2
+	VMINPS Y15, Y2, Y6
+	VCMPPS $3, Y2, Y2, Y10
+	VBLENDVPS Y10, Y2, Y6, Y6
+	VMOVAPS Y6, Y2
+	VMOVUPS 96(SI), Y3
+	VMINPS Y15, Y3, Y7
+	VCMPPS $3, Y3, Y3, Y11
+	VBLENDVPS Y11, Y3, Y7, Y7
+	VMOVAPS Y7, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP vsRowsMinimumF32AVX2_loop4
+vsRowsMinimumF32AVX2_loop1:
+	CMPQ CX, $8
+	JL vsRowsMinimumF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMINPS Y15, Y0, Y4
+	VCMPPS $3, Y0, Y0, Y8
+	VBLENDVPS Y8, Y0, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP vsRowsMinimumF32AVX2_loop1
+vsRowsMinimumF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMinimumF32AVX2_done
+	VMOVSS (SI), X0
+	VMINSS X15, X0, X2
+	VCMPSS $3, X0, X0, X3
+	VBLENDVPS X3, X0, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP vsRowsMinimumF32AVX2_tail
+vsRowsMinimumF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMinimumF32AVX2_row
+vsRowsMinimumF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsAddF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsAddF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsAddF32AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsAddF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Y15
+svRowsAddF32AVX2_loop4:
+	CMPQ CX, $32
+	JL svRowsAddF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VADDPS Y0, Y15, Y0
+	VMOVUPS 32(SI), Y1
+	VADDPS Y1, Y15, Y1
+	VMOVUPS 64(SI), Y2
+	VADDPS Y2, Y15, Y2
+	VMOVUPS 96(SI), Y3
+	VADDPS Y3, Y15, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP svRowsAddF32AVX2_loop4
+svRowsAddF32AVX2_loop1:
+	CMPQ CX, $8
+	JL svRowsAddF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VADDPS Y0, Y15, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP svRowsAddF32AVX2_loop1
+svRowsAddF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsAddF32AVX2_done
+	VMOVSS (SI), X1
+	VADDSS X1, X15, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP svRowsAddF32AVX2_tail
+svRowsAddF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsAddF32AVX2_row
+svRowsAddF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsSubF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsSubF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsSubF32AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsSubF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Y15
+svRowsSubF32AVX2_loop4:
+	CMPQ CX, $32
+	JL svRowsSubF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VSUBPS Y0, Y15, Y0
+	VMOVUPS 32(SI), Y1
+	VSUBPS Y1, Y15, Y1
+	VMOVUPS 64(SI), Y2
+	VSUBPS Y2, Y15, Y2
+	VMOVUPS 96(SI), Y3
+	VSUBPS Y3, Y15, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP svRowsSubF32AVX2_loop4
+svRowsSubF32AVX2_loop1:
+	CMPQ CX, $8
+	JL svRowsSubF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VSUBPS Y0, Y15, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP svRowsSubF32AVX2_loop1
+svRowsSubF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsSubF32AVX2_done
+	VMOVSS (SI), X1
+	VSUBSS X1, X15, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP svRowsSubF32AVX2_tail
+svRowsSubF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsSubF32AVX2_row
+svRowsSubF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMulF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMulF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsMulF32AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsMulF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Y15
+svRowsMulF32AVX2_loop4:
+	CMPQ CX, $32
+	JL svRowsMulF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMULPS Y0, Y15, Y0
+	VMOVUPS 32(SI), Y1
+	VMULPS Y1, Y15, Y1
+	VMOVUPS 64(SI), Y2
+	VMULPS Y2, Y15, Y2
+	VMOVUPS 96(SI), Y3
+	VMULPS Y3, Y15, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP svRowsMulF32AVX2_loop4
+svRowsMulF32AVX2_loop1:
+	CMPQ CX, $8
+	JL svRowsMulF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMULPS Y0, Y15, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP svRowsMulF32AVX2_loop1
+svRowsMulF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsMulF32AVX2_done
+	VMOVSS (SI), X1
+	VMULSS X1, X15, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP svRowsMulF32AVX2_tail
+svRowsMulF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMulF32AVX2_row
+svRowsMulF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsDivF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsDivF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsDivF32AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsDivF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Y15
+svRowsDivF32AVX2_loop4:
+	CMPQ CX, $32
+	JL svRowsDivF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VDIVPS Y0, Y15, Y0
+	VMOVUPS 32(SI), Y1
+	VDIVPS Y1, Y15, Y1
+	VMOVUPS 64(SI), Y2
+	VDIVPS Y2, Y15, Y2
+	VMOVUPS 96(SI), Y3
+	VDIVPS Y3, Y15, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP svRowsDivF32AVX2_loop4
+svRowsDivF32AVX2_loop1:
+	CMPQ CX, $8
+	JL svRowsDivF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VDIVPS Y0, Y15, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP svRowsDivF32AVX2_loop1
+svRowsDivF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsDivF32AVX2_done
+	VMOVSS (SI), X1
+	VDIVSS X1, X15, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP svRowsDivF32AVX2_tail
+svRowsDivF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsDivF32AVX2_row
+svRowsDivF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMaximumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMaximumF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsMaximumF32AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsMaximumF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Y15
+svRowsMaximumF32AVX2_loop4:
+	CMPQ CX, $32
+	JL svRowsMaximumF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMAXPS Y0, Y15, Y4
+	VCMPPS $3, Y15, Y15, Y8
+	VBLENDVPS Y8, Y15, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS 32(SI), Y1
+	VMAXPS Y1, Y15, Y5
+	VCMPPS $3, Y15, Y15, Y9
+	VBLENDVPS Y9, Y15, Y5, Y5
+	VMOVAPS Y5, Y1
+	VMOVUPS 64(SI), Y2
+	VMAXPS Y2, Y15, Y6
+	VCMPPS $3, Y15, Y15, Y10
+	VBLENDVPS Y10, Y15, Y6, Y6
+	VMOVAPS Y6, Y2
+	VMOVUPS 96(SI), Y3
+	VMAXPS Y3, Y15, Y7
+	VCMPPS $3, Y15, Y15, Y11
+	VBLENDVPS Y11, Y15, Y7, Y7
+	VMOVAPS Y7, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP svRowsMaximumF32AVX2_loop4
+svRowsMaximumF32AVX2_loop1:
+	CMPQ CX, $8
+	JL svRowsMaximumF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMAXPS Y0, Y15, Y4
+	VCMPPS $3, Y15, Y15, Y8
+	VBLENDVPS Y8, Y15, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP svRowsMaximumF32AVX2_loop1
+svRowsMaximumF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsMaximumF32AVX2_done
+	VMOVSS (SI), X1
+	VMAXSS X1, X15, X2
+	VCMPSS $3, X15, X15, X3
+	VBLENDVPS X3, X15, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP svRowsMaximumF32AVX2_tail
+svRowsMaximumF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMaximumF32AVX2_row
+svRowsMaximumF32AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMinimumF32AVX2(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMinimumF32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsMinimumF32AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsMinimumF32AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Y15
+svRowsMinimumF32AVX2_loop4:
+	CMPQ CX, $32
+	JL svRowsMinimumF32AVX2_loop1
+	VMOVUPS 0(SI), Y0
+	VMINPS Y0, Y15, Y4
+	VCMPPS $3, Y15, Y15, Y8
+	VBLENDVPS Y8, Y15, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS 32(SI), Y1
+	VMINPS Y1, Y15, Y5
+	VCMPPS $3, Y15, Y15, Y9
+	VBLENDVPS Y9, Y15, Y5, Y5
+	VMOVAPS Y5, Y1
+	VMOVUPS 64(SI), Y2
+	VMINPS Y2, Y15, Y6
+	VCMPPS $3, Y15, Y15, Y10
+	VBLENDVPS Y10, Y15, Y6, Y6
+	VMOVAPS Y6, Y2
+	VMOVUPS 96(SI), Y3
+	VMINPS Y3, Y15, Y7
+	VCMPPS $3, Y15, Y15, Y11
+	VBLENDVPS Y11, Y15, Y7, Y7
+	VMOVAPS Y7, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP svRowsMinimumF32AVX2_loop4
+svRowsMinimumF32AVX2_loop1:
+	CMPQ CX, $8
+	JL svRowsMinimumF32AVX2_tail
+	VMOVUPS 0(SI), Y0
+	VMINPS Y0, Y15, Y4
+	VCMPPS $3, Y15, Y15, Y8
+	VBLENDVPS Y8, Y15, Y4, Y4
+	VMOVAPS Y4, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP svRowsMinimumF32AVX2_loop1
+svRowsMinimumF32AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsMinimumF32AVX2_done
+	VMOVSS (SI), X1
+	VMINSS X1, X15, X2
+	VCMPSS $3, X15, X15, X3
+	VBLENDVPS X3, X15, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	SUBQ $1, CX
+	JMP svRowsMinimumF32AVX2_tail
+svRowsMinimumF32AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMinimumF32AVX2_row
+svRowsMinimumF32AVX2_end:
+	VZEROUPPER
+	RET
+
 // func reluF32AVX2(dst, a *float32, n int)
 TEXT ·reluF32AVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
@@ -8282,6 +9676,1400 @@ vsTanhGradF64AVX2_done:
 	VZEROUPPER
 	RET
 
+// func vvRowsAddF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsAddF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsAddF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsAddF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsAddF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vvRowsAddF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VADDPD Y4, Y0, Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 32(DX), Y5
+	VADDPD Y5, Y1, Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 64(DX), Y6
+	VADDPD Y6, Y2, Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 96(DX), Y7
+	VADDPD Y7, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vvRowsAddF64AVX2_loop4
+vvRowsAddF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vvRowsAddF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VADDPD Y4, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vvRowsAddF64AVX2_loop1
+vvRowsAddF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsAddF64AVX2_done
+	VMOVSD (SI), X0
+	VADDSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vvRowsAddF64AVX2_tail
+vvRowsAddF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsAddF64AVX2_row
+vvRowsAddF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsSubF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsSubF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsSubF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsSubF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsSubF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vvRowsSubF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VSUBPD Y4, Y0, Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 32(DX), Y5
+	VSUBPD Y5, Y1, Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 64(DX), Y6
+	VSUBPD Y6, Y2, Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 96(DX), Y7
+	VSUBPD Y7, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vvRowsSubF64AVX2_loop4
+vvRowsSubF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vvRowsSubF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VSUBPD Y4, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vvRowsSubF64AVX2_loop1
+vvRowsSubF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsSubF64AVX2_done
+	VMOVSD (SI), X0
+	VSUBSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vvRowsSubF64AVX2_tail
+vvRowsSubF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsSubF64AVX2_row
+vvRowsSubF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMulF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMulF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsMulF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsMulF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMulF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vvRowsMulF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VMULPD Y4, Y0, Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 32(DX), Y5
+	VMULPD Y5, Y1, Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 64(DX), Y6
+	VMULPD Y6, Y2, Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 96(DX), Y7
+	VMULPD Y7, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vvRowsMulF64AVX2_loop4
+vvRowsMulF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vvRowsMulF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VMULPD Y4, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vvRowsMulF64AVX2_loop1
+vvRowsMulF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMulF64AVX2_done
+	VMOVSD (SI), X0
+	VMULSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vvRowsMulF64AVX2_tail
+vvRowsMulF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMulF64AVX2_row
+vvRowsMulF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsDivF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsDivF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsDivF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsDivF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsDivF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vvRowsDivF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VDIVPD Y4, Y0, Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 32(DX), Y5
+	VDIVPD Y5, Y1, Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 64(DX), Y6
+	VDIVPD Y6, Y2, Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 96(DX), Y7
+	VDIVPD Y7, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vvRowsDivF64AVX2_loop4
+vvRowsDivF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vvRowsDivF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VDIVPD Y4, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vvRowsDivF64AVX2_loop1
+vvRowsDivF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsDivF64AVX2_done
+	VMOVSD (SI), X0
+	VDIVSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vvRowsDivF64AVX2_tail
+vvRowsDivF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsDivF64AVX2_row
+vvRowsDivF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMaximumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMaximumF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsMaximumF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsMaximumF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMaximumF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vvRowsMaximumF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VMAXPD Y4, Y0, Y4
+	VCMPPD $3, Y0, Y0, Y8
+	VBLENDVPD Y8, Y0, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 32(DX), Y5
+	VMAXPD Y5, Y1, Y5
+	VCMPPD $3, Y1, Y1, Y9
+	VBLENDVPD Y9, Y1, Y5, Y5
+	VMOVAPD Y5, Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 64(DX), Y6
+	VMAXPD Y6, Y2, Y6
+	VCMPPD $3, Y2, Y2, Y10
+	VBLENDVPD Y10, Y2, Y6, Y6
+	VMOVAPD Y6, Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 96(DX), Y7
+	VMAXPD Y7, Y3, Y7
+	VCMPPD $3, Y3, Y3, Y11
+	VBLENDVPD Y11, Y3, Y7, Y7
+	VMOVAPD Y7, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vvRowsMaximumF64AVX2_loop4
+vvRowsMaximumF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vvRowsMaximumF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VMAXPD Y4, Y0, Y4
+	VCMPPD $3, Y0, Y0, Y8
+	VBLENDVPD Y8, Y0, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vvRowsMaximumF64AVX2_loop1
+vvRowsMaximumF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMaximumF64AVX2_done
+	VMOVSD (SI), X0
+	VMOVSD (DX), X1
+	VMAXSD X1, X0, X2
+	VCMPSD $3, X0, X0, X3
+	VBLENDVPD X3, X0, X2, X2
+	VMOVSD X2, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vvRowsMaximumF64AVX2_tail
+vvRowsMaximumF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMaximumF64AVX2_row
+vvRowsMaximumF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMinimumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMinimumF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsMinimumF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vvRowsMinimumF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMinimumF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vvRowsMinimumF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VMINPD Y4, Y0, Y4
+	VCMPPD $3, Y0, Y0, Y8
+	VBLENDVPD Y8, Y0, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 32(DX), Y5
+	VMINPD Y5, Y1, Y5
+	VCMPPD $3, Y1, Y1, Y9
+	VBLENDVPD Y9, Y1, Y5, Y5
+	VMOVAPD Y5, Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 64(DX), Y6
+	VMINPD Y6, Y2, Y6
+	VCMPPD $3, Y2, Y2, Y10
+	VBLENDVPD Y10, Y2, Y6, Y6
+	VMOVAPD Y6, Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 96(DX), Y7
+	VMINPD Y7, Y3, Y7
+	VCMPPD $3, Y3, Y3, Y11
+	VBLENDVPD Y11, Y3, Y7, Y7
+	VMOVAPD Y7, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vvRowsMinimumF64AVX2_loop4
+vvRowsMinimumF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vvRowsMinimumF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(DX), Y4
+	VMINPD Y4, Y0, Y4
+	VCMPPD $3, Y0, Y0, Y8
+	VBLENDVPD Y8, Y0, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vvRowsMinimumF64AVX2_loop1
+vvRowsMinimumF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMinimumF64AVX2_done
+	VMOVSD (SI), X0
+	VMOVSD (DX), X1
+	VMINSD X1, X0, X2
+	VCMPSD $3, X0, X0, X3
+	VBLENDVPD X3, X0, X2, X2
+	VMOVSD X2, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vvRowsMinimumF64AVX2_tail
+vvRowsMinimumF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMinimumF64AVX2_row
+vvRowsMinimumF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsAddF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsAddF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsAddF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsAddF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Y15
+vsRowsAddF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vsRowsAddF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VADDPD Y15, Y0, Y0
+	VMOVUPD 32(SI), Y1
+	VADDPD Y15, Y1, Y1
+	VMOVUPD 64(SI), Y2
+	VADDPD Y15, Y2, Y2
+	VMOVUPD 96(SI), Y3
+	VADDPD Y15, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vsRowsAddF64AVX2_loop4
+vsRowsAddF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vsRowsAddF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VADDPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vsRowsAddF64AVX2_loop1
+vsRowsAddF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsAddF64AVX2_done
+	VMOVSD (SI), X0
+	VADDSD X15, X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vsRowsAddF64AVX2_tail
+vsRowsAddF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsAddF64AVX2_row
+vsRowsAddF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsSubF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsSubF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsSubF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsSubF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Y15
+vsRowsSubF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vsRowsSubF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VSUBPD Y15, Y0, Y0
+	VMOVUPD 32(SI), Y1
+	VSUBPD Y15, Y1, Y1
+	VMOVUPD 64(SI), Y2
+	VSUBPD Y15, Y2, Y2
+	VMOVUPD 96(SI), Y3
+	VSUBPD Y15, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vsRowsSubF64AVX2_loop4
+vsRowsSubF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vsRowsSubF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VSUBPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vsRowsSubF64AVX2_loop1
+vsRowsSubF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsSubF64AVX2_done
+	VMOVSD (SI), X0
+	VSUBSD X15, X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vsRowsSubF64AVX2_tail
+vsRowsSubF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsSubF64AVX2_row
+vsRowsSubF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMulF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMulF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsMulF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsMulF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Y15
+vsRowsMulF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vsRowsMulF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMULPD Y15, Y0, Y0
+	VMOVUPD 32(SI), Y1
+	VMULPD Y15, Y1, Y1
+	VMOVUPD 64(SI), Y2
+	VMULPD Y15, Y2, Y2
+	VMOVUPD 96(SI), Y3
+	VMULPD Y15, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vsRowsMulF64AVX2_loop4
+vsRowsMulF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vsRowsMulF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMULPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vsRowsMulF64AVX2_loop1
+vsRowsMulF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMulF64AVX2_done
+	VMOVSD (SI), X0
+	VMULSD X15, X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vsRowsMulF64AVX2_tail
+vsRowsMulF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMulF64AVX2_row
+vsRowsMulF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsDivF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsDivF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsDivF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsDivF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Y15
+vsRowsDivF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vsRowsDivF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VDIVPD Y15, Y0, Y0
+	VMOVUPD 32(SI), Y1
+	VDIVPD Y15, Y1, Y1
+	VMOVUPD 64(SI), Y2
+	VDIVPD Y15, Y2, Y2
+	VMOVUPD 96(SI), Y3
+	VDIVPD Y15, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vsRowsDivF64AVX2_loop4
+vsRowsDivF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vsRowsDivF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VDIVPD Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vsRowsDivF64AVX2_loop1
+vsRowsDivF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsDivF64AVX2_done
+	VMOVSD (SI), X0
+	VDIVSD X15, X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vsRowsDivF64AVX2_tail
+vsRowsDivF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsDivF64AVX2_row
+vsRowsDivF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMaximumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMaximumF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsMaximumF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsMaximumF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Y15
+vsRowsMaximumF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vsRowsMaximumF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMAXPD Y15, Y0, Y4
+	VCMPPD $3, Y0, Y0, Y8
+	VBLENDVPD Y8, Y0, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD 32(SI), Y1
+	VMAXPD Y15, Y1, Y5
+	VCMPPD $3, Y1, Y1, Y9
+	VBLENDVPD Y9, Y1, Y5, Y5
+	VMOVAPD Y5, Y1
+	VMOVUPD 64(SI), Y2
+	VMAXPD Y15, Y2, Y6
+	VCMPPD $3, Y2, Y2, Y10
+	VBLENDVPD Y10, Y2, Y6, Y6
+	VMOVAPD Y6, Y2
+	VMOVUPD 96(SI), Y3
+	VMAXPD Y15, Y3, Y7
+	VCMPPD $3, Y3, Y3, Y11
+	VBLENDVPD Y11, Y3, Y7, Y7
+	VMOVAPD Y7, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vsRowsMaximumF64AVX2_loop4
+vsRowsMaximumF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vsRowsMaximumF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMAXPD Y15, Y0, Y4
+	VCMPPD $3, Y0, Y0, Y8
+	VBLENDVPD Y8, Y0, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vsRowsMaximumF64AVX2_loop1
+vsRowsMaximumF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMaximumF64AVX2_done
+	VMOVSD (SI), X0
+	VMAXSD X15, X0, X2
+	VCMPSD $3, X0, X0, X3
+	VBLENDVPD X3, X0, X2, X2
+	VMOVSD X2, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vsRowsMaximumF64AVX2_tail
+vsRowsMaximumF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMaximumF64AVX2_row
+vsRowsMaximumF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMinimumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMinimumF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsMinimumF64AVX2_row:
+	TESTQ R8, R8
+	JEQ vsRowsMinimumF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Y15
+vsRowsMinimumF64AVX2_loop4:
+	CMPQ CX, $16
+	JL vsRowsMinimumF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMINPD Y15, Y0, Y4
+	VCMPPD $3, Y0, Y0, Y8
+	VBLENDVPD Y8, Y0, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD 32(SI), Y1
+	VMINPD Y15, Y1, Y5
+	VCMPPD $3, Y1, Y1, Y9
+	VBLENDVPD Y9, Y1, Y5, Y5
+	VMOVAPD Y5, Y1
+	VMOVUPD 64(SI), Y2
+	VMINPD Y15, Y2, Y6
+	VCMPPD $3, Y2, Y2, Y10
+	VBLENDVPD Y10, Y2, Y6, Y6
+	VMOVAPD Y6, Y2
+	VMOVUPD 96(SI), Y3
+	VMINPD Y15, Y3, Y7
+	VCMPPD $3, Y3, Y3, Y11
+	VBLENDVPD Y11, Y3, Y7, Y7
+	VMOVAPD Y7, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP vsRowsMinimumF64AVX2_loop4
+vsRowsMinimumF64AVX2_loop1:
+	CMPQ CX, $4
+	JL vsRowsMinimumF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMINPD Y15, Y0, Y4
+	VCMPPD $3, Y0, Y0, Y8
+	VBLENDVPD Y8, Y0, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP vsRowsMinimumF64AVX2_loop1
+vsRowsMinimumF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMinimumF64AVX2_done
+	VMOVSD (SI), X0
+	VMINSD X15, X0, X2
+	VCMPSD $3, X0, X0, X3
+	VBLENDVPD X3, X0, X2, X2
+	VMOVSD X2, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP vsRowsMinimumF64AVX2_tail
+vsRowsMinimumF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMinimumF64AVX2_row
+vsRowsMinimumF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsAddF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsAddF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsAddF64AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsAddF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Y15
+svRowsAddF64AVX2_loop4:
+	CMPQ CX, $16
+	JL svRowsAddF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VADDPD Y0, Y15, Y0
+	VMOVUPD 32(SI), Y1
+	VADDPD Y1, Y15, Y1
+	VMOVUPD 64(SI), Y2
+	VADDPD Y2, Y15, Y2
+	VMOVUPD 96(SI), Y3
+	VADDPD Y3, Y15, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP svRowsAddF64AVX2_loop4
+svRowsAddF64AVX2_loop1:
+	CMPQ CX, $4
+	JL svRowsAddF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VADDPD Y0, Y15, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP svRowsAddF64AVX2_loop1
+svRowsAddF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsAddF64AVX2_done
+	VMOVSD (SI), X1
+	VADDSD X1, X15, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP svRowsAddF64AVX2_tail
+svRowsAddF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsAddF64AVX2_row
+svRowsAddF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsSubF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsSubF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsSubF64AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsSubF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Y15
+svRowsSubF64AVX2_loop4:
+	CMPQ CX, $16
+	JL svRowsSubF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VSUBPD Y0, Y15, Y0
+	VMOVUPD 32(SI), Y1
+	VSUBPD Y1, Y15, Y1
+	VMOVUPD 64(SI), Y2
+	VSUBPD Y2, Y15, Y2
+	VMOVUPD 96(SI), Y3
+	VSUBPD Y3, Y15, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP svRowsSubF64AVX2_loop4
+svRowsSubF64AVX2_loop1:
+	CMPQ CX, $4
+	JL svRowsSubF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VSUBPD Y0, Y15, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP svRowsSubF64AVX2_loop1
+svRowsSubF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsSubF64AVX2_done
+	VMOVSD (SI), X1
+	VSUBSD X1, X15, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP svRowsSubF64AVX2_tail
+svRowsSubF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsSubF64AVX2_row
+svRowsSubF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMulF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMulF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsMulF64AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsMulF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Y15
+svRowsMulF64AVX2_loop4:
+	CMPQ CX, $16
+	JL svRowsMulF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMULPD Y0, Y15, Y0
+	VMOVUPD 32(SI), Y1
+	VMULPD Y1, Y15, Y1
+	VMOVUPD 64(SI), Y2
+	VMULPD Y2, Y15, Y2
+	VMOVUPD 96(SI), Y3
+	VMULPD Y3, Y15, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP svRowsMulF64AVX2_loop4
+svRowsMulF64AVX2_loop1:
+	CMPQ CX, $4
+	JL svRowsMulF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMULPD Y0, Y15, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP svRowsMulF64AVX2_loop1
+svRowsMulF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsMulF64AVX2_done
+	VMOVSD (SI), X1
+	VMULSD X1, X15, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP svRowsMulF64AVX2_tail
+svRowsMulF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMulF64AVX2_row
+svRowsMulF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsDivF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsDivF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsDivF64AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsDivF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Y15
+svRowsDivF64AVX2_loop4:
+	CMPQ CX, $16
+	JL svRowsDivF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VDIVPD Y0, Y15, Y0
+	VMOVUPD 32(SI), Y1
+	VDIVPD Y1, Y15, Y1
+	VMOVUPD 64(SI), Y2
+	VDIVPD Y2, Y15, Y2
+	VMOVUPD 96(SI), Y3
+	VDIVPD Y3, Y15, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP svRowsDivF64AVX2_loop4
+svRowsDivF64AVX2_loop1:
+	CMPQ CX, $4
+	JL svRowsDivF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VDIVPD Y0, Y15, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP svRowsDivF64AVX2_loop1
+svRowsDivF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsDivF64AVX2_done
+	VMOVSD (SI), X1
+	VDIVSD X1, X15, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP svRowsDivF64AVX2_tail
+svRowsDivF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsDivF64AVX2_row
+svRowsDivF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMaximumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMaximumF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsMaximumF64AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsMaximumF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Y15
+svRowsMaximumF64AVX2_loop4:
+	CMPQ CX, $16
+	JL svRowsMaximumF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMAXPD Y0, Y15, Y4
+	VCMPPD $3, Y15, Y15, Y8
+	VBLENDVPD Y8, Y15, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD 32(SI), Y1
+	VMAXPD Y1, Y15, Y5
+	VCMPPD $3, Y15, Y15, Y9
+	VBLENDVPD Y9, Y15, Y5, Y5
+	VMOVAPD Y5, Y1
+	VMOVUPD 64(SI), Y2
+	VMAXPD Y2, Y15, Y6
+	VCMPPD $3, Y15, Y15, Y10
+	VBLENDVPD Y10, Y15, Y6, Y6
+	VMOVAPD Y6, Y2
+	VMOVUPD 96(SI), Y3
+	VMAXPD Y3, Y15, Y7
+	VCMPPD $3, Y15, Y15, Y11
+	VBLENDVPD Y11, Y15, Y7, Y7
+	VMOVAPD Y7, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP svRowsMaximumF64AVX2_loop4
+svRowsMaximumF64AVX2_loop1:
+	CMPQ CX, $4
+	JL svRowsMaximumF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMAXPD Y0, Y15, Y4
+	VCMPPD $3, Y15, Y15, Y8
+	VBLENDVPD Y8, Y15, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP svRowsMaximumF64AVX2_loop1
+svRowsMaximumF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsMaximumF64AVX2_done
+	VMOVSD (SI), X1
+	VMAXSD X1, X15, X2
+	VCMPSD $3, X15, X15, X3
+	VBLENDVPD X3, X15, X2, X2
+	VMOVSD X2, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP svRowsMaximumF64AVX2_tail
+svRowsMaximumF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMaximumF64AVX2_row
+svRowsMaximumF64AVX2_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMinimumF64AVX2(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMinimumF64AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsMinimumF64AVX2_row:
+	TESTQ R8, R8
+	JEQ svRowsMinimumF64AVX2_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Y15
+svRowsMinimumF64AVX2_loop4:
+	CMPQ CX, $16
+	JL svRowsMinimumF64AVX2_loop1
+	VMOVUPD 0(SI), Y0
+	VMINPD Y0, Y15, Y4
+	VCMPPD $3, Y15, Y15, Y8
+	VBLENDVPD Y8, Y15, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD 32(SI), Y1
+	VMINPD Y1, Y15, Y5
+	VCMPPD $3, Y15, Y15, Y9
+	VBLENDVPD Y9, Y15, Y5, Y5
+	VMOVAPD Y5, Y1
+	VMOVUPD 64(SI), Y2
+	VMINPD Y2, Y15, Y6
+	VCMPPD $3, Y15, Y15, Y10
+	VBLENDVPD Y10, Y15, Y6, Y6
+	VMOVAPD Y6, Y2
+	VMOVUPD 96(SI), Y3
+	VMINPD Y3, Y15, Y7
+	VCMPPD $3, Y15, Y15, Y11
+	VBLENDVPD Y11, Y15, Y7, Y7
+	VMOVAPD Y7, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP svRowsMinimumF64AVX2_loop4
+svRowsMinimumF64AVX2_loop1:
+	CMPQ CX, $4
+	JL svRowsMinimumF64AVX2_tail
+	VMOVUPD 0(SI), Y0
+	VMINPD Y0, Y15, Y4
+	VCMPPD $3, Y15, Y15, Y8
+	VBLENDVPD Y8, Y15, Y4, Y4
+	VMOVAPD Y4, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP svRowsMinimumF64AVX2_loop1
+svRowsMinimumF64AVX2_tail:
+	TESTQ CX, CX
+	JEQ svRowsMinimumF64AVX2_done
+	VMOVSD (SI), X1
+	VMINSD X1, X15, X2
+	VCMPSD $3, X15, X15, X3
+	VBLENDVPD X3, X15, X2, X2
+	VMOVSD X2, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	SUBQ $1, CX
+	JMP svRowsMinimumF64AVX2_tail
+svRowsMinimumF64AVX2_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMinimumF64AVX2_row
+svRowsMinimumF64AVX2_end:
+	VZEROUPPER
+	RET
+
 // func reluF64AVX2(dst, a *float64, n int)
 TEXT ·reluF64AVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
@@ -10700,6 +13488,1404 @@ vsTanhGradF32AVX512_done:
 	VZEROUPPER
 	RET
 
+// func vvRowsAddF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsAddF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsAddF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsAddF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsAddF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vvRowsAddF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VADDPS Z4, Z0, Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 64(DX), Z5
+	VADDPS Z5, Z1, Z1
+	VMOVUPS 128(SI), Z2
+	VMOVUPS 128(DX), Z6
+	VADDPS Z6, Z2, Z2
+	VMOVUPS 192(SI), Z3
+	VMOVUPS 192(DX), Z7
+	VADDPS Z7, Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vvRowsAddF32AVX512_loop4
+vvRowsAddF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vvRowsAddF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VADDPS Z4, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vvRowsAddF32AVX512_loop1
+vvRowsAddF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsAddF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVUPS.Z 0(DX), K1, Z4
+	VADDPS.Z Z4, Z0, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+vvRowsAddF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsAddF32AVX512_row
+vvRowsAddF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsSubF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsSubF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsSubF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsSubF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsSubF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vvRowsSubF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VSUBPS Z4, Z0, Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 64(DX), Z5
+	VSUBPS Z5, Z1, Z1
+	VMOVUPS 128(SI), Z2
+	VMOVUPS 128(DX), Z6
+	VSUBPS Z6, Z2, Z2
+	VMOVUPS 192(SI), Z3
+	VMOVUPS 192(DX), Z7
+	VSUBPS Z7, Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vvRowsSubF32AVX512_loop4
+vvRowsSubF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vvRowsSubF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VSUBPS Z4, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vvRowsSubF32AVX512_loop1
+vvRowsSubF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsSubF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVUPS.Z 0(DX), K1, Z4
+	VSUBPS.Z Z4, Z0, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+vvRowsSubF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsSubF32AVX512_row
+vvRowsSubF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMulF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMulF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsMulF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsMulF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMulF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vvRowsMulF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VMULPS Z4, Z0, Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 64(DX), Z5
+	VMULPS Z5, Z1, Z1
+	VMOVUPS 128(SI), Z2
+	VMOVUPS 128(DX), Z6
+	VMULPS Z6, Z2, Z2
+	VMOVUPS 192(SI), Z3
+	VMOVUPS 192(DX), Z7
+	VMULPS Z7, Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vvRowsMulF32AVX512_loop4
+vvRowsMulF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vvRowsMulF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VMULPS Z4, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vvRowsMulF32AVX512_loop1
+vvRowsMulF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMulF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVUPS.Z 0(DX), K1, Z4
+	VMULPS.Z Z4, Z0, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+vvRowsMulF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMulF32AVX512_row
+vvRowsMulF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsDivF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsDivF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsDivF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsDivF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsDivF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vvRowsDivF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VDIVPS Z4, Z0, Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 64(DX), Z5
+	VDIVPS Z5, Z1, Z1
+	VMOVUPS 128(SI), Z2
+	VMOVUPS 128(DX), Z6
+	VDIVPS Z6, Z2, Z2
+	VMOVUPS 192(SI), Z3
+	VMOVUPS 192(DX), Z7
+	VDIVPS Z7, Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vvRowsDivF32AVX512_loop4
+vvRowsDivF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vvRowsDivF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VDIVPS Z4, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vvRowsDivF32AVX512_loop1
+vvRowsDivF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsDivF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVUPS.Z 0(DX), K1, Z4
+	VDIVPS.Z Z4, Z0, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+vvRowsDivF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsDivF32AVX512_row
+vvRowsDivF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMaximumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMaximumF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsMaximumF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsMaximumF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMaximumF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vvRowsMaximumF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VMAXPS Z4, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 64(DX), Z5
+	VMAXPS Z5, Z1, Z5
+	VCMPPS $3, Z1, Z1, K2
+	VMOVAPS Z1, K2, Z5
+	VMOVAPS Z5, Z1
+	VMOVUPS 128(SI), Z2
+	VMOVUPS 128(DX), Z6
+	VMAXPS Z6, Z2, Z6
+	VCMPPS $3, Z2, Z2, K2
+	VMOVAPS Z2, K2, Z6
+	VMOVAPS Z6, Z2
+	VMOVUPS 192(SI), Z3
+	VMOVUPS 192(DX), Z7
+	VMAXPS Z7, Z3, Z7
+	VCMPPS $3, Z3, Z3, K2
+	VMOVAPS Z3, K2, Z7
+	VMOVAPS Z7, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vvRowsMaximumF32AVX512_loop4
+vvRowsMaximumF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vvRowsMaximumF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VMAXPS Z4, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vvRowsMaximumF32AVX512_loop1
+vvRowsMaximumF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMaximumF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVUPS.Z 0(DX), K1, Z4
+	VMAXPS Z4, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, K1, (DI)
+vvRowsMaximumF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMaximumF32AVX512_row
+vvRowsMaximumF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMinimumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMinimumF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vvRowsMinimumF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsMinimumF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMinimumF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vvRowsMinimumF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VMINPS Z4, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 64(DX), Z5
+	VMINPS Z5, Z1, Z5
+	VCMPPS $3, Z1, Z1, K2
+	VMOVAPS Z1, K2, Z5
+	VMOVAPS Z5, Z1
+	VMOVUPS 128(SI), Z2
+	VMOVUPS 128(DX), Z6
+	VMINPS Z6, Z2, Z6
+	VCMPPS $3, Z2, Z2, K2
+	VMOVAPS Z2, K2, Z6
+	VMOVAPS Z6, Z2
+	VMOVUPS 192(SI), Z3
+	VMOVUPS 192(DX), Z7
+	VMINPS Z7, Z3, Z7
+	VCMPPS $3, Z3, Z3, K2
+	VMOVAPS Z3, K2, Z7
+	VMOVAPS Z7, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vvRowsMinimumF32AVX512_loop4
+vvRowsMinimumF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vvRowsMinimumF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 0(DX), Z4
+	VMINPS Z4, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vvRowsMinimumF32AVX512_loop1
+vvRowsMinimumF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMinimumF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMOVUPS.Z 0(DX), K1, Z4
+	VMINPS Z4, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, K1, (DI)
+vvRowsMinimumF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMinimumF32AVX512_row
+vvRowsMinimumF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsAddF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsAddF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsAddF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsAddF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Z15
+vsRowsAddF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vsRowsAddF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VADDPS Z15, Z0, Z0
+	VMOVUPS 64(SI), Z1
+	VADDPS Z15, Z1, Z1
+	VMOVUPS 128(SI), Z2
+	VADDPS Z15, Z2, Z2
+	VMOVUPS 192(SI), Z3
+	VADDPS Z15, Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vsRowsAddF32AVX512_loop4
+vsRowsAddF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vsRowsAddF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VADDPS Z15, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vsRowsAddF32AVX512_loop1
+vsRowsAddF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsAddF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VADDPS.Z Z15, Z0, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+vsRowsAddF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsAddF32AVX512_row
+vsRowsAddF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsSubF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsSubF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsSubF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsSubF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Z15
+vsRowsSubF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vsRowsSubF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VSUBPS Z15, Z0, Z0
+	VMOVUPS 64(SI), Z1
+	VSUBPS Z15, Z1, Z1
+	VMOVUPS 128(SI), Z2
+	VSUBPS Z15, Z2, Z2
+	VMOVUPS 192(SI), Z3
+	VSUBPS Z15, Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vsRowsSubF32AVX512_loop4
+vsRowsSubF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vsRowsSubF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VSUBPS Z15, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vsRowsSubF32AVX512_loop1
+vsRowsSubF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsSubF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VSUBPS.Z Z15, Z0, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+vsRowsSubF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsSubF32AVX512_row
+vsRowsSubF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMulF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMulF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsMulF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsMulF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Z15
+vsRowsMulF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vsRowsMulF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMULPS Z15, Z0, Z0
+	VMOVUPS 64(SI), Z1
+	VMULPS Z15, Z1, Z1
+	VMOVUPS 128(SI), Z2
+	VMULPS Z15, Z2, Z2
+	VMOVUPS 192(SI), Z3
+	VMULPS Z15, Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vsRowsMulF32AVX512_loop4
+vsRowsMulF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vsRowsMulF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMULPS Z15, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vsRowsMulF32AVX512_loop1
+vsRowsMulF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMulF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMULPS.Z Z15, Z0, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+vsRowsMulF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMulF32AVX512_row
+vsRowsMulF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsDivF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsDivF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsDivF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsDivF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Z15
+vsRowsDivF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vsRowsDivF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VDIVPS Z15, Z0, Z0
+	VMOVUPS 64(SI), Z1
+	VDIVPS Z15, Z1, Z1
+	VMOVUPS 128(SI), Z2
+	VDIVPS Z15, Z2, Z2
+	VMOVUPS 192(SI), Z3
+	VDIVPS Z15, Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vsRowsDivF32AVX512_loop4
+vsRowsDivF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vsRowsDivF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VDIVPS Z15, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vsRowsDivF32AVX512_loop1
+vsRowsDivF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsDivF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VDIVPS.Z Z15, Z0, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+vsRowsDivF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsDivF32AVX512_row
+vsRowsDivF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMaximumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMaximumF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsMaximumF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsMaximumF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Z15
+vsRowsMaximumF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vsRowsMaximumF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMAXPS Z15, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS 64(SI), Z1
+	VMAXPS Z15, Z1, Z5
+	VCMPPS $3, Z1, Z1, K2
+	VMOVAPS Z1, K2, Z5
+	VMOVAPS Z5, Z1
+	VMOVUPS 128(SI), Z2
+	VMAXPS Z15, Z2, Z6
+	VCMPPS $3, Z2, Z2, K2
+	VMOVAPS Z2, K2, Z6
+	VMOVAPS Z6, Z2
+	VMOVUPS 192(SI), Z3
+	VMAXPS Z15, Z3, Z7
+	VCMPPS $3, Z3, Z3, K2
+	VMOVAPS Z3, K2, Z7
+	VMOVAPS Z7, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vsRowsMaximumF32AVX512_loop4
+vsRowsMaximumF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vsRowsMaximumF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMAXPS Z15, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vsRowsMaximumF32AVX512_loop1
+vsRowsMaximumF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMaximumF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMAXPS Z15, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, K1, (DI)
+vsRowsMaximumF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMaximumF32AVX512_row
+vsRowsMaximumF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMinimumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMinimumF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+vsRowsMinimumF32AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsMinimumF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSS (R11), Z15
+vsRowsMinimumF32AVX512_loop4:
+	CMPQ CX, $64
+	JL vsRowsMinimumF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMINPS Z15, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS 64(SI), Z1
+	VMINPS Z15, Z1, Z5
+	VCMPPS $3, Z1, Z1, K2
+	VMOVAPS Z1, K2, Z5
+	VMOVAPS Z5, Z1
+	VMOVUPS 128(SI), Z2
+	VMINPS Z15, Z2, Z6
+	VCMPPS $3, Z2, Z2, K2
+	VMOVAPS Z2, K2, Z6
+	VMOVAPS Z6, Z2
+	VMOVUPS 192(SI), Z3
+	VMINPS Z15, Z3, Z7
+	VCMPPS $3, Z3, Z3, K2
+	VMOVAPS Z3, K2, Z7
+	VMOVAPS Z7, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP vsRowsMinimumF32AVX512_loop4
+vsRowsMinimumF32AVX512_loop1:
+	CMPQ CX, $16
+	JL vsRowsMinimumF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMINPS Z15, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP vsRowsMinimumF32AVX512_loop1
+vsRowsMinimumF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMinimumF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMINPS Z15, Z0, Z4
+	VCMPPS $3, Z0, Z0, K2
+	VMOVAPS Z0, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, K1, (DI)
+vsRowsMinimumF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMinimumF32AVX512_row
+vsRowsMinimumF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsAddF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsAddF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsAddF32AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsAddF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Z15
+svRowsAddF32AVX512_loop4:
+	CMPQ CX, $64
+	JL svRowsAddF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VADDPS Z0, Z15, Z0
+	VMOVUPS 64(SI), Z1
+	VADDPS Z1, Z15, Z1
+	VMOVUPS 128(SI), Z2
+	VADDPS Z2, Z15, Z2
+	VMOVUPS 192(SI), Z3
+	VADDPS Z3, Z15, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP svRowsAddF32AVX512_loop4
+svRowsAddF32AVX512_loop1:
+	CMPQ CX, $16
+	JL svRowsAddF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VADDPS Z0, Z15, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP svRowsAddF32AVX512_loop1
+svRowsAddF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsAddF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VADDPS.Z Z0, Z15, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+svRowsAddF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsAddF32AVX512_row
+svRowsAddF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsSubF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsSubF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsSubF32AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsSubF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Z15
+svRowsSubF32AVX512_loop4:
+	CMPQ CX, $64
+	JL svRowsSubF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VSUBPS Z0, Z15, Z0
+	VMOVUPS 64(SI), Z1
+	VSUBPS Z1, Z15, Z1
+	VMOVUPS 128(SI), Z2
+	VSUBPS Z2, Z15, Z2
+	VMOVUPS 192(SI), Z3
+	VSUBPS Z3, Z15, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP svRowsSubF32AVX512_loop4
+svRowsSubF32AVX512_loop1:
+	CMPQ CX, $16
+	JL svRowsSubF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VSUBPS Z0, Z15, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP svRowsSubF32AVX512_loop1
+svRowsSubF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsSubF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VSUBPS.Z Z0, Z15, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+svRowsSubF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsSubF32AVX512_row
+svRowsSubF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMulF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMulF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsMulF32AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsMulF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Z15
+svRowsMulF32AVX512_loop4:
+	CMPQ CX, $64
+	JL svRowsMulF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMULPS Z0, Z15, Z0
+	VMOVUPS 64(SI), Z1
+	VMULPS Z1, Z15, Z1
+	VMOVUPS 128(SI), Z2
+	VMULPS Z2, Z15, Z2
+	VMOVUPS 192(SI), Z3
+	VMULPS Z3, Z15, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP svRowsMulF32AVX512_loop4
+svRowsMulF32AVX512_loop1:
+	CMPQ CX, $16
+	JL svRowsMulF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMULPS Z0, Z15, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP svRowsMulF32AVX512_loop1
+svRowsMulF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsMulF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMULPS.Z Z0, Z15, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+svRowsMulF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMulF32AVX512_row
+svRowsMulF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsDivF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsDivF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsDivF32AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsDivF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Z15
+svRowsDivF32AVX512_loop4:
+	CMPQ CX, $64
+	JL svRowsDivF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VDIVPS Z0, Z15, Z0
+	VMOVUPS 64(SI), Z1
+	VDIVPS Z1, Z15, Z1
+	VMOVUPS 128(SI), Z2
+	VDIVPS Z2, Z15, Z2
+	VMOVUPS 192(SI), Z3
+	VDIVPS Z3, Z15, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP svRowsDivF32AVX512_loop4
+svRowsDivF32AVX512_loop1:
+	CMPQ CX, $16
+	JL svRowsDivF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VDIVPS Z0, Z15, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP svRowsDivF32AVX512_loop1
+svRowsDivF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsDivF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VDIVPS.Z Z0, Z15, K1, Z0
+	VMOVUPS Z0, K1, (DI)
+svRowsDivF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsDivF32AVX512_row
+svRowsDivF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMaximumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMaximumF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsMaximumF32AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsMaximumF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Z15
+svRowsMaximumF32AVX512_loop4:
+	CMPQ CX, $64
+	JL svRowsMaximumF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMAXPS Z0, Z15, Z4
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS 64(SI), Z1
+	VMAXPS Z1, Z15, Z5
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z5
+	VMOVAPS Z5, Z1
+	VMOVUPS 128(SI), Z2
+	VMAXPS Z2, Z15, Z6
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z6
+	VMOVAPS Z6, Z2
+	VMOVUPS 192(SI), Z3
+	VMAXPS Z3, Z15, Z7
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z7
+	VMOVAPS Z7, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP svRowsMaximumF32AVX512_loop4
+svRowsMaximumF32AVX512_loop1:
+	CMPQ CX, $16
+	JL svRowsMaximumF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMAXPS Z0, Z15, Z4
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP svRowsMaximumF32AVX512_loop1
+svRowsMaximumF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsMaximumF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMAXPS Z0, Z15, Z4
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, K1, (DI)
+svRowsMaximumF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMaximumF32AVX512_row
+svRowsMaximumF32AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMinimumF32AVX512(dst, a, b *float32, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMinimumF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $2, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $2, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $2, BX
+svRowsMinimumF32AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsMinimumF32AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSS (R10), Z15
+svRowsMinimumF32AVX512_loop4:
+	CMPQ CX, $64
+	JL svRowsMinimumF32AVX512_loop1
+	VMOVUPS 0(SI), Z0
+	VMINPS Z0, Z15, Z4
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS 64(SI), Z1
+	VMINPS Z1, Z15, Z5
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z5
+	VMOVAPS Z5, Z1
+	VMOVUPS 128(SI), Z2
+	VMINPS Z2, Z15, Z6
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z6
+	VMOVAPS Z6, Z2
+	VMOVUPS 192(SI), Z3
+	VMINPS Z3, Z15, Z7
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z7
+	VMOVAPS Z7, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP svRowsMinimumF32AVX512_loop4
+svRowsMinimumF32AVX512_loop1:
+	CMPQ CX, $16
+	JL svRowsMinimumF32AVX512_tail
+	VMOVUPS 0(SI), Z0
+	VMINPS Z0, Z15, Z4
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP svRowsMinimumF32AVX512_loop1
+svRowsMinimumF32AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsMinimumF32AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z 0(SI), K1, Z0
+	VMINPS Z0, Z15, Z4
+	VCMPPS $3, Z15, Z15, K2
+	VMOVAPS Z15, K2, Z4
+	VMOVAPS Z4, Z0
+	VMOVUPS Z0, K1, (DI)
+svRowsMinimumF32AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMinimumF32AVX512_row
+svRowsMinimumF32AVX512_end:
+	VZEROUPPER
+	RET
+
 // func reluF32AVX512(dst, a *float32, n int)
 TEXT ·reluF32AVX512(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
@@ -13017,6 +17203,1404 @@ vsTanhGradF64AVX512_tail:
 	VMULPD Z14, Z4, Z4
 	VMOVUPD Z4, K1, (DI)
 vsTanhGradF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func vvRowsAddF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsAddF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsAddF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsAddF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsAddF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vvRowsAddF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VADDPD Z4, Z0, Z0
+	VMOVUPD 64(SI), Z1
+	VMOVUPD 64(DX), Z5
+	VADDPD Z5, Z1, Z1
+	VMOVUPD 128(SI), Z2
+	VMOVUPD 128(DX), Z6
+	VADDPD Z6, Z2, Z2
+	VMOVUPD 192(SI), Z3
+	VMOVUPD 192(DX), Z7
+	VADDPD Z7, Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vvRowsAddF64AVX512_loop4
+vvRowsAddF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vvRowsAddF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VADDPD Z4, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vvRowsAddF64AVX512_loop1
+vvRowsAddF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsAddF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMOVUPD.Z 0(DX), K1, Z4
+	VADDPD.Z Z4, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+vvRowsAddF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsAddF64AVX512_row
+vvRowsAddF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsSubF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsSubF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsSubF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsSubF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsSubF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vvRowsSubF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VSUBPD Z4, Z0, Z0
+	VMOVUPD 64(SI), Z1
+	VMOVUPD 64(DX), Z5
+	VSUBPD Z5, Z1, Z1
+	VMOVUPD 128(SI), Z2
+	VMOVUPD 128(DX), Z6
+	VSUBPD Z6, Z2, Z2
+	VMOVUPD 192(SI), Z3
+	VMOVUPD 192(DX), Z7
+	VSUBPD Z7, Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vvRowsSubF64AVX512_loop4
+vvRowsSubF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vvRowsSubF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VSUBPD Z4, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vvRowsSubF64AVX512_loop1
+vvRowsSubF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsSubF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMOVUPD.Z 0(DX), K1, Z4
+	VSUBPD.Z Z4, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+vvRowsSubF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsSubF64AVX512_row
+vvRowsSubF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMulF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMulF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsMulF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsMulF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMulF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vvRowsMulF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VMULPD Z4, Z0, Z0
+	VMOVUPD 64(SI), Z1
+	VMOVUPD 64(DX), Z5
+	VMULPD Z5, Z1, Z1
+	VMOVUPD 128(SI), Z2
+	VMOVUPD 128(DX), Z6
+	VMULPD Z6, Z2, Z2
+	VMOVUPD 192(SI), Z3
+	VMOVUPD 192(DX), Z7
+	VMULPD Z7, Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vvRowsMulF64AVX512_loop4
+vvRowsMulF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vvRowsMulF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VMULPD Z4, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vvRowsMulF64AVX512_loop1
+vvRowsMulF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMulF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMOVUPD.Z 0(DX), K1, Z4
+	VMULPD.Z Z4, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+vvRowsMulF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMulF64AVX512_row
+vvRowsMulF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsDivF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsDivF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsDivF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsDivF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsDivF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vvRowsDivF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VDIVPD Z4, Z0, Z0
+	VMOVUPD 64(SI), Z1
+	VMOVUPD 64(DX), Z5
+	VDIVPD Z5, Z1, Z1
+	VMOVUPD 128(SI), Z2
+	VMOVUPD 128(DX), Z6
+	VDIVPD Z6, Z2, Z2
+	VMOVUPD 192(SI), Z3
+	VMOVUPD 192(DX), Z7
+	VDIVPD Z7, Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vvRowsDivF64AVX512_loop4
+vvRowsDivF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vvRowsDivF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VDIVPD Z4, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vvRowsDivF64AVX512_loop1
+vvRowsDivF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsDivF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMOVUPD.Z 0(DX), K1, Z4
+	VDIVPD.Z Z4, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+vvRowsDivF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsDivF64AVX512_row
+vvRowsDivF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMaximumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMaximumF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsMaximumF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsMaximumF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMaximumF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vvRowsMaximumF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VMAXPD Z4, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD 64(SI), Z1
+	VMOVUPD 64(DX), Z5
+	VMAXPD Z5, Z1, Z5
+	VCMPPD $3, Z1, Z1, K2
+	VMOVAPD Z1, K2, Z5
+	VMOVAPD Z5, Z1
+	VMOVUPD 128(SI), Z2
+	VMOVUPD 128(DX), Z6
+	VMAXPD Z6, Z2, Z6
+	VCMPPD $3, Z2, Z2, K2
+	VMOVAPD Z2, K2, Z6
+	VMOVAPD Z6, Z2
+	VMOVUPD 192(SI), Z3
+	VMOVUPD 192(DX), Z7
+	VMAXPD Z7, Z3, Z7
+	VCMPPD $3, Z3, Z3, K2
+	VMOVAPD Z3, K2, Z7
+	VMOVAPD Z7, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vvRowsMaximumF64AVX512_loop4
+vvRowsMaximumF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vvRowsMaximumF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VMAXPD Z4, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vvRowsMaximumF64AVX512_loop1
+vvRowsMaximumF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMaximumF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMOVUPD.Z 0(DX), K1, Z4
+	VMAXPD Z4, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, K1, (DI)
+vvRowsMaximumF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMaximumF64AVX512_row
+vvRowsMaximumF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vvRowsMinimumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vvRowsMinimumF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vvRowsMinimumF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vvRowsMinimumF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	MOVQ R11, DX
+vvRowsMinimumF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vvRowsMinimumF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VMINPD Z4, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD 64(SI), Z1
+	VMOVUPD 64(DX), Z5
+	VMINPD Z5, Z1, Z5
+	VCMPPD $3, Z1, Z1, K2
+	VMOVAPD Z1, K2, Z5
+	VMOVAPD Z5, Z1
+	VMOVUPD 128(SI), Z2
+	VMOVUPD 128(DX), Z6
+	VMINPD Z6, Z2, Z6
+	VCMPPD $3, Z2, Z2, K2
+	VMOVAPD Z2, K2, Z6
+	VMOVAPD Z6, Z2
+	VMOVUPD 192(SI), Z3
+	VMOVUPD 192(DX), Z7
+	VMINPD Z7, Z3, Z7
+	VCMPPD $3, Z3, Z3, K2
+	VMOVAPD Z3, K2, Z7
+	VMOVAPD Z7, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vvRowsMinimumF64AVX512_loop4
+vvRowsMinimumF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vvRowsMinimumF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMOVUPD 0(DX), Z4
+	VMINPD Z4, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vvRowsMinimumF64AVX512_loop1
+vvRowsMinimumF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vvRowsMinimumF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMOVUPD.Z 0(DX), K1, Z4
+	VMINPD Z4, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, K1, (DI)
+vvRowsMinimumF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vvRowsMinimumF64AVX512_row
+vvRowsMinimumF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsAddF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsAddF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsAddF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsAddF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Z15
+vsRowsAddF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vsRowsAddF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VADDPD Z15, Z0, Z0
+	VMOVUPD 64(SI), Z1
+	VADDPD Z15, Z1, Z1
+	VMOVUPD 128(SI), Z2
+	VADDPD Z15, Z2, Z2
+	VMOVUPD 192(SI), Z3
+	VADDPD Z15, Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vsRowsAddF64AVX512_loop4
+vsRowsAddF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vsRowsAddF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VADDPD Z15, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vsRowsAddF64AVX512_loop1
+vsRowsAddF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsAddF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VADDPD.Z Z15, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+vsRowsAddF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsAddF64AVX512_row
+vsRowsAddF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsSubF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsSubF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsSubF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsSubF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Z15
+vsRowsSubF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vsRowsSubF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VSUBPD Z15, Z0, Z0
+	VMOVUPD 64(SI), Z1
+	VSUBPD Z15, Z1, Z1
+	VMOVUPD 128(SI), Z2
+	VSUBPD Z15, Z2, Z2
+	VMOVUPD 192(SI), Z3
+	VSUBPD Z15, Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vsRowsSubF64AVX512_loop4
+vsRowsSubF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vsRowsSubF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VSUBPD Z15, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vsRowsSubF64AVX512_loop1
+vsRowsSubF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsSubF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VSUBPD.Z Z15, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+vsRowsSubF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsSubF64AVX512_row
+vsRowsSubF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMulF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMulF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsMulF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsMulF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Z15
+vsRowsMulF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vsRowsMulF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMULPD Z15, Z0, Z0
+	VMOVUPD 64(SI), Z1
+	VMULPD Z15, Z1, Z1
+	VMOVUPD 128(SI), Z2
+	VMULPD Z15, Z2, Z2
+	VMOVUPD 192(SI), Z3
+	VMULPD Z15, Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vsRowsMulF64AVX512_loop4
+vsRowsMulF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vsRowsMulF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMULPD Z15, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vsRowsMulF64AVX512_loop1
+vsRowsMulF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMulF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMULPD.Z Z15, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+vsRowsMulF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMulF64AVX512_row
+vsRowsMulF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsDivF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsDivF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsDivF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsDivF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Z15
+vsRowsDivF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vsRowsDivF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VDIVPD Z15, Z0, Z0
+	VMOVUPD 64(SI), Z1
+	VDIVPD Z15, Z1, Z1
+	VMOVUPD 128(SI), Z2
+	VDIVPD Z15, Z2, Z2
+	VMOVUPD 192(SI), Z3
+	VDIVPD Z15, Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vsRowsDivF64AVX512_loop4
+vsRowsDivF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vsRowsDivF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VDIVPD Z15, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vsRowsDivF64AVX512_loop1
+vsRowsDivF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsDivF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VDIVPD.Z Z15, Z0, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+vsRowsDivF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsDivF64AVX512_row
+vsRowsDivF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMaximumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMaximumF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsMaximumF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsMaximumF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Z15
+vsRowsMaximumF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vsRowsMaximumF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMAXPD Z15, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD 64(SI), Z1
+	VMAXPD Z15, Z1, Z5
+	VCMPPD $3, Z1, Z1, K2
+	VMOVAPD Z1, K2, Z5
+	VMOVAPD Z5, Z1
+	VMOVUPD 128(SI), Z2
+	VMAXPD Z15, Z2, Z6
+	VCMPPD $3, Z2, Z2, K2
+	VMOVAPD Z2, K2, Z6
+	VMOVAPD Z6, Z2
+	VMOVUPD 192(SI), Z3
+	VMAXPD Z15, Z3, Z7
+	VCMPPD $3, Z3, Z3, K2
+	VMOVAPD Z3, K2, Z7
+	VMOVAPD Z7, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vsRowsMaximumF64AVX512_loop4
+vsRowsMaximumF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vsRowsMaximumF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMAXPD Z15, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vsRowsMaximumF64AVX512_loop1
+vsRowsMaximumF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMaximumF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMAXPD Z15, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, K1, (DI)
+vsRowsMaximumF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMaximumF64AVX512_row
+vsRowsMaximumF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func vsRowsMinimumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the vs routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·vsRowsMinimumF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+vsRowsMinimumF64AVX512_row:
+	TESTQ R8, R8
+	JEQ vsRowsMinimumF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R10, SI
+	VBROADCASTSD (R11), Z15
+vsRowsMinimumF64AVX512_loop4:
+	CMPQ CX, $32
+	JL vsRowsMinimumF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMINPD Z15, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD 64(SI), Z1
+	VMINPD Z15, Z1, Z5
+	VCMPPD $3, Z1, Z1, K2
+	VMOVAPD Z1, K2, Z5
+	VMOVAPD Z5, Z1
+	VMOVUPD 128(SI), Z2
+	VMINPD Z15, Z2, Z6
+	VCMPPD $3, Z2, Z2, K2
+	VMOVAPD Z2, K2, Z6
+	VMOVAPD Z6, Z2
+	VMOVUPD 192(SI), Z3
+	VMINPD Z15, Z3, Z7
+	VCMPPD $3, Z3, Z3, K2
+	VMOVAPD Z3, K2, Z7
+	VMOVAPD Z7, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP vsRowsMinimumF64AVX512_loop4
+vsRowsMinimumF64AVX512_loop1:
+	CMPQ CX, $8
+	JL vsRowsMinimumF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMINPD Z15, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP vsRowsMinimumF64AVX512_loop1
+vsRowsMinimumF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ vsRowsMinimumF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMINPD Z15, Z0, Z4
+	VCMPPD $3, Z0, Z0, K2
+	VMOVAPD Z0, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, K1, (DI)
+vsRowsMinimumF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP vsRowsMinimumF64AVX512_row
+vsRowsMinimumF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsAddF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsAddF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsAddF64AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsAddF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Z15
+svRowsAddF64AVX512_loop4:
+	CMPQ CX, $32
+	JL svRowsAddF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VADDPD Z0, Z15, Z0
+	VMOVUPD 64(SI), Z1
+	VADDPD Z1, Z15, Z1
+	VMOVUPD 128(SI), Z2
+	VADDPD Z2, Z15, Z2
+	VMOVUPD 192(SI), Z3
+	VADDPD Z3, Z15, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP svRowsAddF64AVX512_loop4
+svRowsAddF64AVX512_loop1:
+	CMPQ CX, $8
+	JL svRowsAddF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VADDPD Z0, Z15, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP svRowsAddF64AVX512_loop1
+svRowsAddF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsAddF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VADDPD.Z Z0, Z15, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+svRowsAddF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsAddF64AVX512_row
+svRowsAddF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsSubF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsSubF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsSubF64AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsSubF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Z15
+svRowsSubF64AVX512_loop4:
+	CMPQ CX, $32
+	JL svRowsSubF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VSUBPD Z0, Z15, Z0
+	VMOVUPD 64(SI), Z1
+	VSUBPD Z1, Z15, Z1
+	VMOVUPD 128(SI), Z2
+	VSUBPD Z2, Z15, Z2
+	VMOVUPD 192(SI), Z3
+	VSUBPD Z3, Z15, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP svRowsSubF64AVX512_loop4
+svRowsSubF64AVX512_loop1:
+	CMPQ CX, $8
+	JL svRowsSubF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VSUBPD Z0, Z15, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP svRowsSubF64AVX512_loop1
+svRowsSubF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsSubF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VSUBPD.Z Z0, Z15, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+svRowsSubF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsSubF64AVX512_row
+svRowsSubF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMulF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMulF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsMulF64AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsMulF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Z15
+svRowsMulF64AVX512_loop4:
+	CMPQ CX, $32
+	JL svRowsMulF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMULPD Z0, Z15, Z0
+	VMOVUPD 64(SI), Z1
+	VMULPD Z1, Z15, Z1
+	VMOVUPD 128(SI), Z2
+	VMULPD Z2, Z15, Z2
+	VMOVUPD 192(SI), Z3
+	VMULPD Z3, Z15, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP svRowsMulF64AVX512_loop4
+svRowsMulF64AVX512_loop1:
+	CMPQ CX, $8
+	JL svRowsMulF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMULPD Z0, Z15, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP svRowsMulF64AVX512_loop1
+svRowsMulF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsMulF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMULPD.Z Z0, Z15, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+svRowsMulF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMulF64AVX512_row
+svRowsMulF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsDivF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsDivF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsDivF64AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsDivF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Z15
+svRowsDivF64AVX512_loop4:
+	CMPQ CX, $32
+	JL svRowsDivF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VDIVPD Z0, Z15, Z0
+	VMOVUPD 64(SI), Z1
+	VDIVPD Z1, Z15, Z1
+	VMOVUPD 128(SI), Z2
+	VDIVPD Z2, Z15, Z2
+	VMOVUPD 192(SI), Z3
+	VDIVPD Z3, Z15, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP svRowsDivF64AVX512_loop4
+svRowsDivF64AVX512_loop1:
+	CMPQ CX, $8
+	JL svRowsDivF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VDIVPD Z0, Z15, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP svRowsDivF64AVX512_loop1
+svRowsDivF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsDivF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VDIVPD.Z Z0, Z15, K1, Z0
+	VMOVUPD Z0, K1, (DI)
+svRowsDivF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsDivF64AVX512_row
+svRowsDivF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMaximumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMaximumF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsMaximumF64AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsMaximumF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Z15
+svRowsMaximumF64AVX512_loop4:
+	CMPQ CX, $32
+	JL svRowsMaximumF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMAXPD Z0, Z15, Z4
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD 64(SI), Z1
+	VMAXPD Z1, Z15, Z5
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z5
+	VMOVAPD Z5, Z1
+	VMOVUPD 128(SI), Z2
+	VMAXPD Z2, Z15, Z6
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z6
+	VMOVAPD Z6, Z2
+	VMOVUPD 192(SI), Z3
+	VMAXPD Z3, Z15, Z7
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z7
+	VMOVAPD Z7, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP svRowsMaximumF64AVX512_loop4
+svRowsMaximumF64AVX512_loop1:
+	CMPQ CX, $8
+	JL svRowsMaximumF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMAXPD Z0, Z15, Z4
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP svRowsMaximumF64AVX512_loop1
+svRowsMaximumF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsMaximumF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMAXPD Z0, Z15, Z4
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, K1, (DI)
+svRowsMaximumF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMaximumF64AVX512_row
+svRowsMaximumF64AVX512_end:
+	VZEROUPPER
+	RET
+
+// func svRowsMinimumF64AVX512(dst, a, b *float64, n, m, sd, sa, sb int)
+// Row i < m of the sv routine (row i of dst from i·sd, of a from i·sa, of b from i·sb).
+TEXT ·svRowsMinimumF64AVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R9
+	MOVQ a+8(FP), R10
+	MOVQ b+16(FP), R11
+	MOVQ m+32(FP), R8
+	MOVQ sd+40(FP), R12
+	SHLQ $3, R12
+	MOVQ sa+48(FP), R13
+	SHLQ $3, R13
+	MOVQ sb+56(FP), BX
+	SHLQ $3, BX
+svRowsMinimumF64AVX512_row:
+	TESTQ R8, R8
+	JEQ svRowsMinimumF64AVX512_end
+	MOVQ R9, DI
+	MOVQ n+24(FP), CX
+	MOVQ R11, SI
+	VBROADCASTSD (R10), Z15
+svRowsMinimumF64AVX512_loop4:
+	CMPQ CX, $32
+	JL svRowsMinimumF64AVX512_loop1
+	VMOVUPD 0(SI), Z0
+	VMINPD Z0, Z15, Z4
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD 64(SI), Z1
+	VMINPD Z1, Z15, Z5
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z5
+	VMOVAPD Z5, Z1
+	VMOVUPD 128(SI), Z2
+	VMINPD Z2, Z15, Z6
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z6
+	VMOVAPD Z6, Z2
+	VMOVUPD 192(SI), Z3
+	VMINPD Z3, Z15, Z7
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z7
+	VMOVAPD Z7, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $32, CX
+	JMP svRowsMinimumF64AVX512_loop4
+svRowsMinimumF64AVX512_loop1:
+	CMPQ CX, $8
+	JL svRowsMinimumF64AVX512_tail
+	VMOVUPD 0(SI), Z0
+	VMINPD Z0, Z15, Z4
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP svRowsMinimumF64AVX512_loop1
+svRowsMinimumF64AVX512_tail:
+	TESTQ CX, CX
+	JEQ svRowsMinimumF64AVX512_done
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPD.Z 0(SI), K1, Z0
+	VMINPD Z0, Z15, Z4
+	VCMPPD $3, Z15, Z15, K2
+	VMOVAPD Z15, K2, Z4
+	VMOVAPD Z4, Z0
+	VMOVUPD Z0, K1, (DI)
+svRowsMinimumF64AVX512_done:
+	ADDQ R12, R9
+	ADDQ R13, R10
+	ADDQ BX, R11
+	DECQ R8
+	JMP svRowsMinimumF64AVX512_row
+svRowsMinimumF64AVX512_end:
 	VZEROUPPER
 	RET
 
