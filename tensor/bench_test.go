@@ -391,6 +391,7 @@ func BenchmarkBroadcastRows(b *testing.B) {
 	}{
 		{"outer-sub", OpSub, col, row},
 		{"row-scalar-mul", OpMul, col, d},
+		{"row-scalar-div", OpDiv, d, col}, // x / x.SumKeep(-1), a row normalisation
 		{"dense-mul", OpMul, d, d},
 	} {
 		b.Run(c.name, func(b *testing.B) {

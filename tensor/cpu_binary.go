@@ -142,10 +142,10 @@ func arithRow[T Num](op BinaryOp, f func(x, y T) T, d, a, b []T, p, q, r, n int,
 }
 
 // arithRows runs m rows of a float op of vecOp (add, sub, mul, div,
-// maximum, minimum) whose rows are
-// dense in the destination and have a vector kernel, calling the kernel
-// chosen once for all of them (see forEachRow3), and reports whether it
-// did; otherwise the caller runs the rows one by one.
+// maximum, minimum) whose rows are dense in the destination, each operand
+// dense or one scalar along the row, and at least vecMin long, in one call
+// of vec.BinaryRows (see forEachRow3), and reports whether it did;
+// otherwise the caller runs the rows one by one.
 func arithRows[T Num](op BinaryOp, d, a, b []T, p, q, r, n int, in []int, m int, step []int) bool {
 	o, ok := vecOp(op)
 	if !ok || n < vecMin || in[0] != 1 {
@@ -162,7 +162,8 @@ func arithRows[T Num](op BinaryOp, d, a, b []T, p, q, r, n int, in []int, m int,
 
 // vecRows is arithRows for a float type: all m rows in one call of
 // vec.BinaryRows, which runs the kernel of a row (Binary, BinaryScalar or
-// ScalarBinary) on each in turn.
+// ScalarBinary) on each in turn. A division by a scalar a row divides,
+// where vecBinaryScalar multiplies by an exact reciprocal: the same bits.
 func vecRows[T vec.Float](o vec.Op, op BinaryOp, d, a, b []T, p, q, r, n int, in []int, m int, step []int) bool {
 	var f vec.Form
 	switch {
@@ -170,7 +171,7 @@ func vecRows[T vec.Float](o vec.Op, op BinaryOp, d, a, b []T, p, q, r, n int, in
 		return false
 	case in[1] == 1 && in[2] == 1:
 		f = vec.VV
-	case in[1] == 1 && in[2] == 0 && op != OpDiv: // a division keeps vecBinaryScalar's exact reciprocals
+	case in[1] == 1 && in[2] == 0:
 		f = vec.VS
 	case in[1] == 0 && in[2] == 1:
 		f = vec.SV

@@ -132,12 +132,12 @@ type rows3Func func(p, q, r, n int, inner []int, m int, step []int)
 // forEachRow3 is forEachRowMin for three operands. When the collapsed
 // space's rows are shorter than shortRow, it treats each row as one element
 // of the space without the last dim and hands fn whole runs of rows along
-// the next dim, which fn walks with a plain loop: a broadcast such as
-// [32,64,1] - [32,1,64] has 2048 rows of 64 elements, and advancing the
-// odometer and dispatching the kernel cost more per row than the row's
-// vector kernel (47 against 17 µs for the whole op on the Zen 3, against 14
-// for PyTorch). The split over the cores is then by rows, from pmin
-// elements as before. Otherwise fn gets one row at a time.
+// the next dim, to run in one loop (the arithmetic ops: in one call of
+// vec.BinaryRows): a broadcast such as [32,64,1] - [32,1,64] has 2048
+// rows of 64 elements, and advancing the odometer and calling the kernel
+// cost more per row than the row's vector kernel. The split over the
+// cores is then by rows, from pmin elements as before. Otherwise fn gets
+// one row at a time.
 func forEachRow3(pmin int, shape []int, strides [][]int, offsets []int, fn rows3Func) {
 	if _, dense := denseRow(shape, strides); dense {
 		forEachRowMin(pmin, shape, strides, offsets, fn.oneRow())

@@ -195,7 +195,8 @@ func TestBinaryRows(t *testing.T) {
 // op, to the bits of one call of its vv, vs or sv routine a row (NaN
 // payloads included; testBinary holds those to the portable loops), over every tail of both vector sizes, one to 17
 // rows, dense, spaced and repeated (stride 0) operand rows, and checks
-// that nothing between or after the destination rows is written.
+// that nothing before, between or after the destination rows, nor in the
+// operands, is written.
 func testBinaryRows[T Float](t *testing.T, impls []*impl[T]) {
 	r := rand.New(rand.NewPCG(13, 14))
 	gen := func(k int) []T {
@@ -222,6 +223,7 @@ func testBinaryRows[T Float](t *testing.T, impls []*impl[T]) {
 					a := gen((m-1)*sa + na)
 					b := gen((m-1)*sb + nb)
 					for op := range numOps {
+						a0, b0 := append([]T(nil), a...), append([]T(nil), b...)
 						for _, im := range impls {
 							want := make([]T, (m-1)*sd+n)
 							for i := range m {
@@ -235,19 +237,29 @@ func testBinaryRows[T Float](t *testing.T, impls []*impl[T]) {
 									im.sv[op](d, &b[i*sb], a[i*sa], n)
 								}
 							}
-							buf := make([]T, len(want)+guard)
+							buf := make([]T, guard+len(want)+guard)
 							for i := range buf {
 								buf[i] = -7
 							}
-							im.rows[f][op](&buf[0], &a[0], &b[0], n, m, sd, sa, sb)
+							im.rows[f][op](&buf[guard], &a[0], &b[0], n, m, sd, sa, sb)
 							for k, x := range buf {
-								w := T(-7)
-								if k < len(want) && k%sd < n {
-									w = want[k]
+								w, e := T(-7), k-guard
+								if e >= 0 && e < len(want) && e%sd < n {
+									w = want[e]
 								}
 								if !sameBits(x, w) {
 									t.Fatalf("%s rows[%d][%s] n=%d m=%d strides %d,%d,%d: element %d has the bits of %v, want those of %v",
-										im.name, f, opNames[op], n, m, sd, sa, sb, k, x, w)
+										im.name, f, opNames[op], n, m, sd, sa, sb, k-guard, x, w)
+								}
+							}
+							for k := range a {
+								if !sameBits(a[k], a0[k]) {
+									t.Fatalf("%s rows[%d][%s]: wrote a[%d]", im.name, f, opNames[op], k)
+								}
+							}
+							for k := range b {
+								if !sameBits(b[k], b0[k]) {
+									t.Fatalf("%s rows[%d][%s]: wrote b[%d]", im.name, f, opNames[op], k)
 								}
 							}
 						}
@@ -266,6 +278,8 @@ func TestBinaryRowsChecks(t *testing.T) {
 		func() { BinaryRows(Add, VV, d, a, a, 5, 2, -5, 5, 5) }, // negative stride
 		func() { BinaryRows(Add, SV, d, a, a[:1], 5, 2, 5, 1, 5) },
 		func() { BinaryRows(Add, VV, d, a, a, -1, 2, 5, 5, 5) },
+		func() { BinaryRows(Add, VS, d[:5], a, a, 5, 3, 1<<62+1, 0, 0) }, // (m-1)·stride overflows
+		func() { AddRows(d[:5], a, 3, 1<<62+1) },
 	} {
 		func() {
 			defer func() {

@@ -30,7 +30,8 @@ const (
 
 // impl is one implementation of the loops for element type T. Every routine
 // takes a length n and pointers to the first elements (which it reads only
-// when n > 0).
+// when n > 0; the rows routines, which take m rows of n, only with m and n
+// above 0).
 type impl[T Float] struct {
 	name string
 	// vv[op] computes dst[i] = a[i] op b[i].
@@ -99,35 +100,6 @@ func ScalarBinary[T Float](op Op, dst []T, s T, b []T) {
 	active[T]().sv[op](unsafe.SliceData(dst), unsafe.SliceData(b), s, len(dst))
 }
 
-// BinaryFunc returns Binary for op with T's implementation chosen once, for
-// callers that run it over many short rows.
-func BinaryFunc[T Float](op Op) func(dst, a, b []T) {
-	k := active[T]().vv[op]
-	return func(dst, a, b []T) {
-		checkLen("Binary", len(dst), len(a))
-		checkLen("Binary", len(dst), len(b))
-		k(unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), len(dst))
-	}
-}
-
-// BinaryScalarFunc returns BinaryScalar for op as BinaryFunc does Binary.
-func BinaryScalarFunc[T Float](op Op) func(dst, a []T, s T) {
-	k := active[T]().vs[op]
-	return func(dst, a []T, s T) {
-		checkLen("BinaryScalar", len(dst), len(a))
-		k(unsafe.SliceData(dst), unsafe.SliceData(a), s, len(dst))
-	}
-}
-
-// ScalarBinaryFunc returns ScalarBinary for op as BinaryFunc does Binary.
-func ScalarBinaryFunc[T Float](op Op) func(dst []T, s T, b []T) {
-	k := active[T]().sv[op]
-	return func(dst []T, s T, b []T) {
-		checkLen("ScalarBinary", len(dst), len(b))
-		k(unsafe.SliceData(dst), unsafe.SliceData(b), s, len(dst))
-	}
-}
-
 // Form is how BinaryRows reads its operands: both as rows (VV), a as rows
 // and b as one scalar a row (VS), or a as one scalar a row and b as rows
 // (SV).
@@ -166,18 +138,10 @@ func BinaryRows[T Float](op Op, f Form, dst, a, b []T, n, m, sd, sa, sb int) {
 	case SV:
 		na = 1
 	}
-	checkStrided("BinaryRows", len(dst), n, m, sd)
-	checkStrided("BinaryRows", len(a), na, m, sa)
-	checkStrided("BinaryRows", len(b), nb, m, sb)
+	checkRows("BinaryRows", len(dst), n, m, sd)
+	checkRows("BinaryRows", len(a), na, m, sa)
+	checkRows("BinaryRows", len(b), nb, m, sb)
 	active[T]().rows[f][op](unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b), n, m, sd, sa, sb)
-}
-
-// checkStrided panics unless m runs of n elements (m, n > 0), stride ≥ 0
-// apart, fit in a slice of length l.
-func checkStrided(fn string, l, n, m, stride int) {
-	if stride < 0 || (m-1)*stride+n > l {
-		panic(fmt.Sprintf("vec: %s: %d rows of %d elements, %d apart, in %d", fn, m, n, stride, l))
-	}
 }
 
 // lanes is the number of interleaved partial sums of Sum's leaf: as many as
@@ -264,13 +228,14 @@ func MinRows[T Float](dst, src []T, m, stride int) {
 }
 
 // checkRows panics unless m rows of n elements, stride apart, fit in a
-// source of length ls.
+// slice of length ls. It divides rather than multiplies, so that no
+// stride large enough to overflow (m-1)·stride passes.
 func checkRows(fn string, ls, n, m, stride int) {
 	if n < 0 || m < 0 || stride < 0 {
 		panic(fmt.Sprintf("vec: %s: negative rows, length or stride (%d rows of %d, stride %d)", fn, m, n, stride))
 	}
-	if m > 0 && (m-1)*stride+n > ls {
-		panic(fmt.Sprintf("vec: %s: %d rows of %d elements, stride %d, do not fit in a source of length %d", fn, m, n, stride, ls))
+	if m > 0 && (n > ls || m > 1 && stride > (ls-n)/(m-1)) {
+		panic(fmt.Sprintf("vec: %s: %d rows of %d elements, stride %d, do not fit in a slice of length %d", fn, m, n, stride, ls))
 	}
 }
 
