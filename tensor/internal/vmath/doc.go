@@ -115,8 +115,8 @@
 // own registers (at AVX2 the float64 sin's, cos's and erf's run one step at
 // a time: sixteen YMM registers are too few for two), so that one step's
 // dependency chain fills the other's wait; what
-// remains is mostly arithmetic: about 35 vector operations a step, and a
-// divide for sigmoid and tanh. Fused multiply-adds would save about a
+// remains is mostly arithmetic: about 30 vector operations a step with
+// AVX-512 (35 with AVX2), and a divide for sigmoid and tanh. Fused multiply-adds would save about a
 // third of them, but the Go kernels could not match their bits on CPUs
 // without them.
 //

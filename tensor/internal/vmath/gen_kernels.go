@@ -1163,9 +1163,9 @@ func (a *f32asm) bitOps() (and, or string) {
 
 // body32 returns the instructions of one float32-lane step of g.op: load x
 // at off(SI) (under mask K1 when masked) into r0, compute, store at off(DI).
-// Registers: r1 v, r2 t (then on AVX-512 k as a float, on AVX2 k, k2, 2^k2
-// or 2^k), r3 k as a float on AVX2 (then r), r4 r² (then scratch), r5 the
-// result, r6 and r7 scratch; mask
+// Registers: r1 v, r2 t (then on AVX-512 k as a float, for tanh then 2^k
+// and 2^k - 1; on AVX2 k, k2, 2^k2 or 2^k), r3 k as a float on AVX2 (then
+// r), r4 r² (then scratch), r5 the result, r6 and r7 scratch; mask
 // registers nan for the NaN lanes and sel for sigmoid's negative x
 // (AVX-512).
 func (g *gen) body32(off int, masked bool, base int, nan, sel string) []string {
