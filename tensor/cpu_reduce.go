@@ -727,23 +727,13 @@ const argVecMin = 64
 // first NaN if there is one), and its comparison kernel marks the positions
 // holding it in eq (len(row) bools; an equal value: -0 and +0 alike, as the
 // loop's ties keep the first), the first of which bytes.IndexByte finds.
-// ok is false for integer rows. On one Zen 5 core MaxDim over the rows of
+// ok is false for integer rows (and rows shorter than vecMin, which
+// argReduce does not hand it). On one Zen 5 core MaxDim over the rows of
 // [256,512] float32 took 127 µs with the loop alone, 39 with a scalar scan
-// for the position, and takes about 20.
+// for the position, and takes about 22.
 func argRowVec[T Num](row []T, isMax bool, eq []bool) (j int, ok bool) {
-	var m T
-	switch r := any(row).(type) {
-	case []float32:
-		m = any(extremeOf(r, isMax)).(T)
-		if m == m {
-			vec.CompareScalar(vec.Eq, eq, r, any(m).(float32))
-		}
-	case []float64:
-		m = any(extremeOf(r, isMax)).(T)
-		if m == m {
-			vec.CompareScalar(vec.Eq, eq, r, any(m).(float64))
-		}
-	default:
+	m, ok := vecExtreme(row, isMax)
+	if !ok {
 		return 0, false
 	}
 	if m != m {
@@ -753,16 +743,14 @@ func argRowVec[T Num](row []T, isMax bool, eq []bool) (j int, ok bool) {
 			}
 		}
 	}
+	switch r := any(row).(type) {
+	case []float32:
+		vec.CompareScalar(vec.Eq, eq, r, any(m).(float32))
+	case []float64:
+		vec.CompareScalar(vec.Eq, eq, r, any(m).(float64))
+	}
 	// A bool is one byte, 1 for true, as vec's comparison kernels write it.
 	return bytes.IndexByte(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(eq))), len(eq)), 1), true
-}
-
-// extremeOf is vec.Max (isMax) or vec.Min of v.
-func extremeOf[T vec.Float](v []T, isMax bool) T {
-	if isMax {
-		return vec.Max(v)
-	}
-	return vec.Min(v)
 }
 
 // reduceTrailing is the fast path of Reduce for small dense tensors reduced over

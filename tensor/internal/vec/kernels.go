@@ -523,27 +523,31 @@ func ReluOf[T ~float32 | ~float64](x T) T {
 // goRows is the portable rows table: each row through the portable loops.
 func goRows[T Float]() [3][numOps]func(dst, a, b *T, n, m, sd, sa, sb int) {
 	var t [3][numOps]func(dst, a, b *T, n, m, sd, sa, sb int)
-	for op := range numOps {
-		t[formVV][op] = func(dp, ap, bp *T, n, m, sd, sa, sb int) {
-			for i := range m {
-				ArithGo(op, unsafe.Slice(at(dp, i*sd), n), unsafe.Slice(at(ap, i*sa), n), unsafe.Slice(at(bp, i*sb), n))
-			}
-		}
-		t[formVS][op] = func(dp, ap, bp *T, n, m, sd, sa, sb int) {
-			for i := range m {
-				ArithScalarGo(op, unsafe.Slice(at(dp, i*sd), n), unsafe.Slice(at(ap, i*sa), n), *at(bp, i*sb))
-			}
-		}
-		t[formSV][op] = func(dp, ap, bp *T, n, m, sd, sa, sb int) {
-			for i := range m {
-				ScalarArithGo(op, unsafe.Slice(at(dp, i*sd), n), *at(ap, i*sa), unsafe.Slice(at(bp, i*sb), n))
+	for f := range 3 {
+		for op := range numOps {
+			t[f][op] = func(dp, ap, bp *T, n, m, sd, sa, sb int) {
+				na, nb := n, n
+				switch f {
+				case formVS:
+					nb = 1
+				case formSV:
+					na = 1
+				}
+				d := unsafe.Slice(dp, (m-1)*sd+n)
+				a, b := unsafe.Slice(ap, (m-1)*sa+na), unsafe.Slice(bp, (m-1)*sb+nb)
+				for i := range m {
+					dr, ar, br := d[i*sd:i*sd+n], a[i*sa:i*sa+na], b[i*sb:i*sb+nb]
+					switch f {
+					case formVV:
+						ArithGo(op, dr, ar, br)
+					case formVS:
+						ArithScalarGo(op, dr, ar, br[0])
+					case formSV:
+						ScalarArithGo(op, dr, ar[0], br)
+					}
+				}
 			}
 		}
 	}
 	return t
-}
-
-// at is the element k places after the one p points to.
-func at[T Float](p *T, k int) *T {
-	return (*T)(unsafe.Add(unsafe.Pointer(p), uintptr(k)*unsafe.Sizeof(*p)))
 }
