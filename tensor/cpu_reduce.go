@@ -157,26 +157,7 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 		rs.serial(dst, src, order)
 		return
 	}
-	// Split along a kept dim that can feed every worker: the outermost one
-	// with at least 4·w entries (the parts, whose sizes differ by at most
-	// one, within a quarter of one another), so that the parts of a dense
-	// source are dense blocks, which the fast paths take (an inner dim's
-	// parts are strided rows: a [32,64,64] sum over dim 1 split along dim 2
-	// took the general loop), else the largest.
-	best := -1
-	for i, sz := range src.Shape {
-		if !reduced[i] && sz >= 4*w {
-			best = i
-			break
-		}
-	}
-	if best < 0 {
-		for i, sz := range src.Shape {
-			if !reduced[i] && sz >= w && (best < 0 || sz > src.Shape[best]) {
-				best = i
-			}
-		}
-	}
+	best := keptSplitDim(src.Shape, reduced, w)
 	if best >= 0 {
 		parallelChunks(src.Shape[best], w, func(lo, hi int) {
 			rs.serial(narrowView(dst, best, lo, hi), narrowView(src, best, lo, hi), order)
@@ -228,6 +209,29 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 		d[o[0]] = acc
 		i++
 	})
+}
+
+// keptSplitDim returns the kept dim along which reduceT splits a large
+// reduction over w workers, or -1 where no kept dim has w entries (it then
+// shares out runs, or makes per-worker partial results). It is the
+// outermost kept dim with at least 4·w entries (the parts, whose sizes
+// differ by at most one, within a quarter of one another), so that the
+// parts of a dense source are dense blocks, which the fast paths take (an
+// inner dim's parts are strided rows: a [32,64,64] sum over dim 1 split
+// along dim 2 took the general loop), else the largest with w.
+func keptSplitDim(shape []int, reduced []bool, w int) int {
+	for i, sz := range shape {
+		if !reduced[i] && sz >= 4*w {
+			return i
+		}
+	}
+	best := -1
+	for i, sz := range shape {
+		if !reduced[i] && sz >= w && (best < 0 || sz > shape[best]) {
+			best = i
+		}
+	}
+	return best
 }
 
 // sumRunsSplit sums a dense float source whose reduced dims come after its
@@ -625,15 +629,7 @@ func (rs *reduceState[T]) outerReduce(dst, src View, order []int) {
 // row and takes 5.1, timed in one process on one Zen 5 core). It reports
 // whether it applied.
 func (rs *reduceState[T]) foldBlocks(dst, src View, rows func(dst, src []T, m, stride int)) bool {
-	r := -1
-	for i, red := range rs.reduced {
-		if red && src.Shape[i] != 1 {
-			if r >= 0 {
-				return false
-			}
-			r = i
-		}
-	}
+	r := onlyReduced(src.Shape, rs.reduced)
 	if r < 0 || src.Strides[r] < 0 {
 		return false
 	}
@@ -673,6 +669,21 @@ func (rs *reduceState[T]) foldBlocks(dst, src View, rows func(dst, src []T, m, s
 			return true
 		}
 	}
+}
+
+// onlyReduced returns the one reduced dim of more than one entry, or -1
+// where there are none or several.
+func onlyReduced(shape []int, reduced []bool) int {
+	r := -1
+	for i, red := range reduced {
+		if red && shape[i] != 1 {
+			if r >= 0 {
+				return -1
+			}
+			r = i
+		}
+	}
+	return r
 }
 
 // argReduce writes the index of the extreme value along dim for every position

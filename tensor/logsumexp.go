@@ -5,90 +5,92 @@ package tensor
 // logSumExp shifts x by its maximum m and sums exp(x - m). Composed of
 // ops, that is a whole-size result for x - m, exp in place and a
 // reduction over it: two more passes over memory, into a fresh result,
-// than the sum needs. sumExpShifted computes the same sums a block at a
-// time in a small scratch buffer that stays in cache, for a dense CPU
-// float x reduced over one dim r, seen as [outer, r, inner]:
+// than the sum needs. sumExpShifted computes the same sums without it,
+// for a dense CPU float x reduced over one dim r, seen as [outer, r,
+// inner]:
 //
 //   - inner = 1 (the last dim, as for logits): each row's differences and
-//     their exp go to a scratch row, and vec's Sum adds it, as the sum
-//     reduction does for every layout of a dense source (a row's vec.Sum,
-//     split over the cores or not).
-//   - inner ≥ vecMin (an earlier dim, such as LogSumExp(0)): blocks of
-//     columns of each outer slab add the rows' exp(x - m) in order into
-//     the result, as the reduction's row folds do. The reduction adds in
-//     that order unless it splits a large source over the cores along the
-//     reduced dim, which it does only where no kept dim has an entry for
-//     every worker; there, and for 1 < inner < vecMin, logSumExp composes
-//     the ops.
+//     their exp go to a scratch row, one per core, and vec's Sum adds it,
+//     as the sum reduction does for every layout of a dense source (a
+//     row's vec.Sum, split over the cores or not).
+//   - inner > 1 (an earlier dim, such as LogSumExp(0)): blocks of columns
+//     of each outer slab add the rows' exp(x - m) in order into the
+//     result, through a scratch block that stays in L1, as the reduction's
+//     row folds do.
 //
-// So the results are the composite's to the bit, NaN payloads aside.
+// The reduction adds in those orders unless it splits a large source
+// over the cores along the reduced dim, which it does only where no kept
+// dim has an entry for every core (keptSplitDim); there logSumExp
+// composes the ops, which keeps their bits. So the results are the
+// composite's to the bit, NaN payloads aside. It composes them too where
+// they are faster: rows of fewer than sumExpRowMin elements, fewer than
+// sumExpColMin columns (three vector calls per short row cost more than
+// the passes they save), and fewer rows than cores (the reduction splits
+// each row's sum over the cores).
 
-// sumExpShifted returns Σ exp(x - m) over dim r of x, keeping r with
-// size 1, for x dense on the CPU in a float dtype, m dense of that kept
-// shape and r the only dim of more than one entry that is reduced, and
-// reports whether it applied.
-func sumExpShifted(x, m *Tensor, r int) (*Tensor, bool) {
+// sumExpRowMin and sumExpColMin are the shortest rows and the fewest
+// columns sumExpShifted takes: at one thread on a Zen 5, LogSumExp(1) of
+// [16384,16] float32 took 1.13 ms with it and 0.86 composed, LogSumExp(0)
+// of [32768,32] 0.88 and 0.45; they break even at about 64 elements a row
+// and 128 columns.
+const (
+	sumExpRowMin = 64
+	sumExpColMin = 128
+)
+
+// sumExpBytes is the size of sumExpBlocks's blocks of columns: the block
+// of the result, of the shift and of the scratch stay in L1.
+const sumExpBytes = 8 << 10
+
+// sumExpShifted returns Σ exp(x - m) over the dims ds of x, keeping them
+// with size 1, where that is one dim of more than one entry, x is dense on
+// the CPU in a float dtype and m is dense of the kept shape; else nil.
+func sumExpShifted(x, m *Tensor, ds []int) *Tensor {
 	if _, cpu := x.Backend().(CPU); !cpu || !x.IsContiguous() || !m.IsContiguous() {
-		return nil, false
+		return nil
 	}
-	if _, cpu := m.Backend().(CPU); !cpu || !x.DType().IsFloat() || m.DType() != x.DType() {
-		return nil, false
+	switch x.DType() {
+	case Float32:
+		return sumExpShiftedT[float32](x, m, ds)
+	case Float64:
+		return sumExpShiftedT[float64](x, m, ds)
 	}
-	outer, inner := 1, 1
+	return nil
+}
+
+func sumExpShiftedT[T Float](x, m *Tensor, ds []int) *Tensor {
+	reduced := make([]bool, x.Dim())
+	for _, d := range ds {
+		reduced[d] = true
+	}
+	r := onlyReduced(x.shape, reduced)
+	if r < 0 {
+		return nil
+	}
+	outer, rows, inner := 1, x.shape[r], 1
 	for _, n := range x.shape[:r] {
 		outer *= n
 	}
 	for _, n := range x.shape[r+1:] {
 		inner *= n
 	}
-	rows, n, w := x.shape[r], x.Numel(), workers()
-	if rows < 2 || n == 0 {
-		return nil, false
+	n := x.Numel()
+	// The reduction splits from reduceParallelMin (a float sum's, one pass
+	// an element), the blocks here from parallelMin, as exp does.
+	w := workers()
+	if n >= reduceParallelMin[T](OpSum) && w > 1 && keptSplitDim(x.shape, reduced, w) < 0 {
+		return nil
 	}
-	serial := n < parallelMin
-	switch {
-	case inner == 1:
-		// Rows are shared out whole; a long row in a tensor of fewer rows
-		// than workers is left to the reduction's split of its sum.
-		if !serial && outer < w {
-			return nil, false
-		}
-	case inner >= vecMin:
-		// reduceParallelMin of a float sum.
-		if n >= parallelMinCheap(x.DType().Size()) && w > 1 && !keptDimFor(x.shape, r, w) {
-			return nil, false
-		}
-	default:
-		return nil, false
-	}
-	if serial {
+	if n < parallelMin {
 		w = 1
 	}
-	s := EmptyOn(x.Backend(), x.DType(), keptShape(x.shape, []int{r})...)
-	switch x.DType() {
-	case Float32:
-		sumExpBlocks(Data[float32](s), Data[float32](x), Data[float32](m), outer, rows, inner, w)
-	default:
-		sumExpBlocks(Data[float64](s), Data[float64](x), Data[float64](m), outer, rows, inner, w)
+	if inner == 1 && (rows < sumExpRowMin || outer < w) || inner > 1 && inner < sumExpColMin {
+		return nil
 	}
-	return s, true
+	s := EmptyOn(x.Backend(), x.DType(), keptShape(x.shape, ds)...)
+	sumExpBlocks(Data[T](s), Data[T](x), Data[T](m), outer, rows, inner, w)
+	return s
 }
-
-// keptDimFor reports whether a dim of shape other than r has at least w
-// entries: then the reduction over r, split over w workers, splits along a
-// kept dim and adds each result's terms in order.
-func keptDimFor(shape []int, r, w int) bool {
-	for i, n := range shape {
-		if i != r && n >= w {
-			return true
-		}
-	}
-	return false
-}
-
-// sumExpBytes is the size of sumExpBlocks's blocks of columns: the block
-// of the result, of the shift and of the scratch stay in L1.
-const sumExpBytes = 8 << 10
 
 // sumExpBlocks sets s (outer·inner, +0 on entry) to Σ_i exp(x[o,i,j] -
 // m[o,j]) over the rows i of x ([outer, rows, inner]), on w workers.
@@ -98,9 +100,7 @@ func sumExpBlocks[T Float](s, x, m []T, outer, rows, inner, w int) {
 		parallelChunks(outer, w, func(lo, hi int) {
 			e := make([]T, rows)
 			for o := lo; o < hi; o++ {
-				vecBinaryScalar(OpSub, e, x[o*rows:(o+1)*rows], m[o])
-				unaryContig(OpExp, e, e, nil, exp)
-				s[o] = pairwiseSum(e)
+				s[o] = expShiftedSum(e, x[o*rows:(o+1)*rows], m[o], exp)
 			}
 		})
 		return
@@ -111,7 +111,7 @@ func sumExpBlocks[T Float](s, x, m []T, outer, rows, inner, w int) {
 	if outer < w {
 		pieces = max(1, min((w+outer-1)/outer, inner/vecMin))
 	}
-	block := max(vecMin, sumExpBytes/DTypeOf[T]().Size())
+	block := sumExpBytes / DTypeOf[T]().Size()
 	parallelChunks(outer*pieces, w, func(lo, hi int) {
 		e := make([]T, min(block, inner))
 		for k := lo; k < hi; k++ {
@@ -129,4 +129,12 @@ func sumExpBlocks[T Float](s, x, m []T, outer, rows, inner, w int) {
 			}
 		}
 	})
+}
+
+// expShiftedSum sets d = exp(src - m) and returns vec's Sum of d (the
+// steps of a softmax row and of a log-sum-exp row).
+func expShiftedSum[T Float](d, src []T, m T, exp func(T) T) T {
+	vecBinaryScalar(OpSub, d, src, m)
+	unaryContig(OpExp, d, d, nil, exp)
+	return pairwiseSum(d)
 }

@@ -19,12 +19,14 @@ func TestLogSumExpFused(t *testing.T) {
 		{[]int{256, 512}, []int{0}, true},
 		{[]int{256, 512}, []int{1}, true},
 		{[]int{256, 512}, nil, false}, // two reduced dims
-		{[]int{3, 50, 40}, []int{0}, true},
-		{[]int{3, 50, 40}, []int{1}, true},
-		{[]int{3, 50, 40}, []int{2}, true},
-		{[]int{2, 90, 17}, []int{1}, true},
+		{[]int{3, 50, 130}, []int{0}, true},
+		{[]int{3, 50, 130}, []int{1}, true},
+		{[]int{3, 50, 130}, []int{2}, true},
+		{[]int{3, 50, 130}, []int{-2}, true},
+		{[]int{2, 90, 129}, []int{1}, true},
 		{[]int{4, 70, 1}, []int{1}, true},  // a trailing dim of one: rows
-		{[]int{5, 33, 8}, []int{1}, false}, // inner 8: composed
+		{[]int{5, 33, 8}, []int{1}, false}, // 8 columns: composed
+		{[]int{200, 63}, []int{1}, false},  // rows of 63: composed
 		{[]int{1, 3000}, nil, true},        // the size-one dim reduced too
 		{[]int{2000}, []int{0}, true},
 		{[]int{7, 1}, []int{1}, false}, // one entry: composed
@@ -41,35 +43,62 @@ func TestLogSumExpFused(t *testing.T) {
 						parallelMin = pmin
 						defer func() { parallelMin = old }()
 						withProcs(procs, func() {
-							if procs == 1 {
-								ds := x.reduceDims("LogSumExp", tc.dims)
+							if procs == 1 && pmin == old {
 								m := x.reduce("LogSumExp", OpMax, tc.dims, true)
-								ok := false
-								if r := onlyReduced(x.shape, ds); r >= 0 {
-									_, ok = sumExpShifted(x, m, r)
-								}
+								ok := sumExpShifted(x, m, x.reduceDims("LogSumExp", tc.dims)) != nil
 								if ok != tc.fused {
 									t.Fatalf("sumExpShifted applied: %v, want %v", ok, tc.fused)
 								}
 							}
-							for _, keep := range []bool{false, true} {
-								got := x.logSumExp(tc.dims, keep)
-								composeLogSumExp = true
-								want := x.logSumExp(tc.dims, keep)
-								composeLogSumExp = false
-								if fmt.Sprint(got.Shape()) != fmt.Sprint(want.Shape()) {
-									t.Fatalf("keep %v: shape %v, want %v", keep, got.Shape(), want.Shape())
-								}
-								g, w := got.Float64s(), want.Float64s()
-								for i := range w {
-									if !sameBits(g[i], w[i]) {
-										t.Fatalf("keep %v: element %d is %v, composed %v", keep, i, g[i], w[i])
-									}
-								}
-							}
+							checkLogSumExpBits(t, x, tc.dims)
 						})
 					})
 				}
+			}
+		}
+	}
+	// A large reduction with no kept dim of an entry per worker is split
+	// along the reduced dim, into partial sums: composed, for their bits.
+	t.Run("split along the reduced dim", func(t *testing.T) {
+		old := parallelMin
+		parallelMin = 64
+		defer func() { parallelMin = old }()
+		for _, dt := range []DType{Float32, Float64} {
+			x := lseInput(dt, []int{600, 8, 16})
+			withProcs(17, func() {
+				m := x.reduce("LogSumExp", OpMax, []int{0}, true)
+				if sumExpShifted(x, m, []int{0}) != nil {
+					t.Fatalf("%v: sumExpShifted applied at 17 workers", dt)
+				}
+				checkLogSumExpBits(t, x, []int{0})
+			})
+			withProcs(16, func() {
+				m := x.reduce("LogSumExp", OpMax, []int{0}, true)
+				if sumExpShifted(x, m, []int{0}) == nil {
+					t.Fatalf("%v: sumExpShifted did not apply at 16 workers", dt)
+				}
+				checkLogSumExpBits(t, x, []int{0})
+			})
+		}
+	})
+}
+
+// checkLogSumExpBits checks that x's LogSumExp and LogSumExpKeep over dims
+// have the bits of the composed ops.
+func checkLogSumExpBits(t *testing.T, x *Tensor, dims []int) {
+	t.Helper()
+	for _, keep := range []bool{false, true} {
+		got := x.logSumExp(dims, keep)
+		composeLogSumExp = true
+		want := x.logSumExp(dims, keep)
+		composeLogSumExp = false
+		if fmt.Sprint(got.Shape()) != fmt.Sprint(want.Shape()) {
+			t.Fatalf("keep %v: shape %v, want %v", keep, got.Shape(), want.Shape())
+		}
+		g, w := got.Float64s(), want.Float64s()
+		for i := range w {
+			if !sameBits(g[i], w[i]) {
+				t.Fatalf("keep %v: element %d is %v, composed %v", keep, i, g[i], w[i])
 			}
 		}
 	}
@@ -77,8 +106,8 @@ func TestLogSumExpFused(t *testing.T) {
 
 // lseInput is a tensor of normal values with spread 10, with a NaN, ±Inf
 // and large values in a few places, its last slice along dim 0 all
-// -Inf and its first entry along the last dim -Inf everywhere (so that
-// either way some sums are of -Inf alone).
+// -Inf and, where the last dim has more than one entry, its first entry
+// along it -Inf everywhere (so that some sums are of -Inf alone).
 func lseInput(dt DType, shape []int) *Tensor {
 	x := NewGenerator(7).Randn(Float64, shape...).Mul(10)
 	v := x.Float64s()
@@ -86,10 +115,11 @@ func lseInput(dt DType, shape []int) *Tensor {
 	for k, sp := range specials {
 		v[(2*k+1)*len(v)/11] = sp
 	}
-	last := shape[len(shape)-1]
-	for i := range v {
-		if i%last == 0 {
-			v[i] = math.Inf(-1)
+	if last := shape[len(shape)-1]; last > 1 {
+		for i := range v {
+			if i%last == 0 {
+				v[i] = math.Inf(-1)
+			}
 		}
 	}
 	if shape[0] > 1 {

@@ -267,7 +267,8 @@ func (t *Tensor) logSumExp(dims []int, keep bool) *Tensor {
 	if !x.DType().IsFloat() {
 		x = x.To(Float32)
 	}
-	if x.reduceCount(x.reduceDims("LogSumExp", dims)) == 0 {
+	ds := x.reduceDims("LogSumExp", dims)
+	if x.reduceCount(ds) == 0 {
 		// As PyTorch: log of an empty sum, -Inf (there is no maximum to shift by).
 		s := x.reduce("LogSumExp", OpSum, dims, keep)
 		UnaryTo(s, OpLog, s)
@@ -275,12 +276,11 @@ func (t *Tensor) logSumExp(dims []int, keep bool) *Tensor {
 	}
 	m := x.reduce("LogSumExp", OpMax, dims, true)
 	m = Where(m.Abs().Eq(math.Inf(1)), 0.0, m)
-	ds := x.reduceDims("LogSumExp", dims)
-	s, ok := (*Tensor)(nil), false
-	if r := onlyReduced(x.shape, ds); r >= 0 && !composeLogSumExp {
-		s, ok = sumExpShifted(x, m, r)
+	var s *Tensor
+	if !composeLogSumExp {
+		s = sumExpShifted(x, m, ds)
 	}
-	if !ok {
+	if s == nil {
 		e := x.Sub(m)
 		UnaryTo(e, OpExp, e)
 		s = e.reduce("LogSumExp", OpSum, dims, true)
@@ -298,26 +298,11 @@ func (t *Tensor) logSumExp(dims []int, keep bool) *Tensor {
 // for sumExpShifted).
 var composeLogSumExp = false
 
-// onlyReduced returns the one dim in ds of more than one entry, or -1
-// where there are none or several.
-func onlyReduced(shape, ds []int) int {
-	r := -1
-	for _, d := range ds {
-		if shape[d] > 1 {
-			if r >= 0 {
-				return -1
-			}
-			r = d
-		}
-	}
-	return r
-}
-
 // LogSumExp is log(sum(exp(x))) over dims (all dims if none), computed stably as
 // m + log(sum(exp(x - m))) with m the maximum. Integer input is promoted to Float32.
-// Over one dim of a dense CPU tensor it sums exp(x - m) a block at a time in
-// a small buffer, without a whole-size intermediate; the results are those
-// of the composed ops to the bit.
+// Over one dim of a dense CPU tensor it sums exp(x - m) a block of
+// columns or a row at a time, without a whole-size intermediate; the
+// results are those of the composed ops to the bit.
 func (t *Tensor) LogSumExp(dims ...int) *Tensor { return t.logSumExp(dims, false) }
 
 // LogSumExpKeep is LogSumExp keeping the reduced dims.

@@ -66,12 +66,11 @@ func softmaxLast[T Float](dst, src []T, n int, log bool) {
 		}
 		for r := lo; r < hi; r++ {
 			d, s := dst[r*n:(r+1)*n:(r+1)*n], src[r*n:(r+1)*n:(r+1)*n]
-			vecBinaryScalar(OpSub, d, s, maxContig(s))
 			if !log {
-				unaryContig(OpExp, d, d, nil, exp)
-				vecBinaryScalar(OpDiv, d, d, pairwiseSum(d))
+				vecBinaryScalar(OpDiv, d, d, expShiftedSum(d, s, maxContig(s), exp))
 				continue
 			}
+			vecBinaryScalar(OpSub, d, s, maxContig(s))
 			unaryContig(OpExp, e, d, nil, exp)
 			l[0] = pairwiseSum(e)
 			unaryContig(OpLog, l, l, nil, lg)
