@@ -57,9 +57,11 @@ func TestLogSumExpFused(t *testing.T) {
 			}
 		}
 	}
-	// A large reduction with no kept dim of an entry per worker is split
-	// along the reduced dim, into partial sums: composed, for their bits.
-	t.Run("split along the reduced dim", func(t *testing.T) {
+	// A large reduction over an earlier dim with no kept dim of an entry
+	// per worker is split along the reduced dim, into partial sums:
+	// composed, for their bits. Over the last dim the reduction shares out
+	// whole rows whatever the kept dims: blocked.
+	t.Run("no kept dim for every worker", func(t *testing.T) {
 		old := parallelMin
 		parallelMin = 64
 		defer func() { parallelMin = old }()
@@ -78,6 +80,14 @@ func TestLogSumExpFused(t *testing.T) {
 					t.Fatalf("%v: sumExpShifted did not apply at 16 workers", dt)
 				}
 				checkLogSumExpBits(t, x, []int{0})
+			})
+			x = lseInput(dt, []int{16, 16, 1000})
+			withProcs(17, func() {
+				m := x.reduce("LogSumExp", OpMax, []int{2}, true)
+				if sumExpShifted(x, m, []int{2}) == nil {
+					t.Fatalf("%v: sumExpShifted did not apply to rows at 17 workers", dt)
+				}
+				checkLogSumExpBits(t, x, []int{2})
 			})
 		}
 	})

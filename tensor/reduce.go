@@ -300,8 +300,9 @@ var composeLogSumExp = false
 
 // LogSumExp is log(sum(exp(x))) over dims (all dims if none), computed stably as
 // m + log(sum(exp(x - m))) with m the maximum. Integer input is promoted to Float32.
-// Over one dim of a dense CPU tensor it sums exp(x - m) a block of
-// columns or a row at a time, without a whole-size intermediate; the
+// Over one dim of a dense CPU tensor (the last in rows of at least 64
+// elements, an earlier one from 128 columns) it sums exp(x - m) a row or
+// a block of columns at a time, without a whole-size intermediate; the
 // results are those of the composed ops to the bit.
 func (t *Tensor) LogSumExp(dims ...int) *Tensor { return t.logSumExp(dims, false) }
 
