@@ -214,12 +214,12 @@ func reduceT[T Num](op ReduceOp, d, s []T, dst, src View, reduced []bool) {
 // keptSplitDim returns the kept dim along which reduceT splits a large
 // reduction over w workers, or -1 where no kept dim has w entries (it then
 // shares out runs, makes per-worker partial results along a reduced dim
-// of at least w entries, or reduces serially). It is the
-// outermost kept dim with at least 4·w entries (the parts, whose sizes
-// differ by at most one, within a quarter of one another), so that the
-// parts of a dense source are dense blocks, which the fast paths take (an
-// inner dim's parts are strided rows: a [32,64,64] sum over dim 1 split
-// along dim 2 took the general loop), else the largest with w.
+// of at least w entries, or reduces serially). It is the outermost kept
+// dim with at least 4·w entries (the parts, whose sizes differ by at most
+// one, within a quarter of one another), so that the parts of a dense
+// source are dense blocks, which the fast paths take (an inner dim's
+// parts are strided rows: a [32,64,64] sum over dim 1 split along dim 2
+// took the general loop), else the largest with at least w.
 func keptSplitDim(shape []int, reduced []bool, w int) int {
 	for i, sz := range shape {
 		if !reduced[i] && sz >= 4*w {
